@@ -1,0 +1,87 @@
+#pragma once
+/// Executor-facing interfaces a backend plugin implements: Backend (capabilities and
+/// kernels), Device (memory, streams, events), Stream (ordered task queue), Event.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ge/graph.h"
+#include "ge/kernel.h"
+#include "ge/status.h"
+
+namespace ge {
+
+class Event;
+
+/// Run a prepared kernel with the given arguments.
+struct KernelTask {
+  KernelFunction function = nullptr;
+  KernelArgs args;
+  const char* name = "";  ///< static lifetime (owned by the PreparedKernel's holder)
+};
+/// Copy `bytes` between device addresses (host addresses on host-memory devices).
+struct MemcpyTask {
+  void* destination = nullptr;
+  const void* source = nullptr;
+  size_t bytes = 0;
+};
+struct EventRecordTask { Event* event = nullptr; };
+struct EventWaitTask { Event* event = nullptr; };
+
+/// The unit a stream runs; a compiled model is a list of these per stream.
+using Task = std::variant<KernelTask, MemcpyTask, EventRecordTask, EventWaitTask>;
+
+/// A cross-stream synchronisation point.
+class Event {
+ public:
+  virtual ~Event() = default;
+  /// Blocks the host until the last recorded point has been reached.
+  virtual Status synchronize() = 0;
+};
+
+/// An ordered queue of tasks.
+class Stream {
+ public:
+  virtual ~Stream() = default;
+  /// Enqueues `tasks` in order. May run them before returning (synchronous backends).
+  /// A failing kernel makes this or the next synchronize() return its error.
+  virtual Status submit(std::span<const Task> tasks) = 0;
+  /// Waits for every submitted task; returns the first error since the last call.
+  virtual Status synchronize() = 0;
+};
+
+/// A device's memory, streams and events.
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual std::string name() const = 0;
+  /// True when device addresses are host addresses (zero-copy host I/O).
+  virtual bool host_accessible() const = 0;
+  virtual Result<void*> allocate(size_t bytes, size_t alignment = 64) = 0;
+  virtual void deallocate(void* pointer) = 0;
+  virtual Status copy_to_device(void* device_destination, const void* host_source, size_t bytes) = 0;
+  virtual Status copy_to_host(void* host_destination, const void* device_source, size_t bytes) = 0;
+  virtual Result<std::unique_ptr<Stream>> create_stream() = 0;
+  virtual Result<std::unique_ptr<Event>> create_event() = 0;
+};
+
+/// A backend: what it runs, how to prepare kernels, and its device.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  /// Whether this backend can run `node` with its current input/output descs. On false,
+  /// `reason` says why (op, dtype).
+  virtual bool supports(const Node& node, std::string* reason) const = 0;
+  /// Prepares a kernel for `node`, whose input/output descs are static. Initializer
+  /// inputs expose their data through Value::constant().
+  virtual Result<PreparedKernel> prepare(const Node& node) const = 0;
+  virtual Device& device() = 0;
+};
+
+}  // namespace ge

@@ -1,0 +1,44 @@
+#pragma once
+/// The simple executor: runs a graph node by node in topological order on one backend.
+/// Kernels are prepared once per set of input shapes; values whose shapes stay unknown
+/// after inference are inferred and prepared per run (per-op mode).
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ge/backend.h"
+#include "ge/graph.h"
+#include "ge/op_registry.h"
+#include "ge/status.h"
+#include "ge/tensor.h"
+
+namespace ge {
+
+/// A named input binding.
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+
+class Executor {
+ public:
+  ~Executor();
+
+  /// Takes ownership of `graph` (already inferred and optimised). Fails with kUnsupported
+  /// naming op, dtype and backend for a node the backend cannot run.
+  static Result<std::unique_ptr<Executor>> create(std::unique_ptr<Graph> graph, Backend& backend,
+                                                  const OpRegistry& ops);
+
+  const Graph& graph() const;
+
+  /// Runs once. `inputs` bind the graph's runtime inputs by name; each must match the
+  /// declared dtype and every static dim (named dims bind consistently). Outputs come
+  /// back in graph output order.
+  Status run(const NamedTensors& inputs, std::vector<Tensor>& outputs);
+
+ private:
+  struct Impl;
+  explicit Executor(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ge

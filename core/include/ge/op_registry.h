@@ -1,0 +1,72 @@
+#pragma once
+/// Op schemas and shape/type inference. Op libraries (plugins) provide them; the core
+/// holds a registry that dispatches by (domain, op type, opset version).
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ge/graph.h"
+#include "ge/status.h"
+
+namespace ge {
+
+/// How autofusion may group an op.
+enum class FusionKind { kOpaque, kElementwise, kBroadcast, kInjective, kReduction };
+
+/// What the registry knows about one op version.
+struct OpSchemaInfo {
+  std::string domain;
+  std::string op_type;
+  int64_t since_version = 1;
+  int min_inputs = 0, max_inputs = 0;    ///< max_inputs is INT32_MAX for variadic
+  int min_outputs = 0, max_outputs = 0;
+  FusionKind fusion_kind = FusionKind::kOpaque;
+  bool deprecated = false;
+};
+
+/// Data the inference of one node may look at besides static descs: the content of an
+/// input when it is known (an initializer, or a run-time value in per-op execution).
+/// Returns null when unknown.
+using InputDataProvider = std::function<const Tensor*(const Node& node, size_t input_index)>;
+
+class OpRegistry;
+
+/// An op library: schemas plus inference. Implemented by op_library plugins.
+class OpLibrary {
+ public:
+  virtual ~OpLibrary() = default;
+  virtual std::string name() const = 0;
+  /// The schema this library has for `op_type` in `domain` at `opset_version`, or null.
+  virtual const OpSchemaInfo* find_schema(const std::string& domain, const std::string& op_type,
+                                          int64_t opset_version) const = 0;
+  /// Infers output descs of `node` from its input descs and attributes and writes them
+  /// into node.outputs(). Subgraphs are inferred through `registry`.
+  virtual Status infer(Node& node, int64_t opset_version, const InputDataProvider& data,
+                       const OpRegistry& registry) const = 0;
+};
+
+/// All op libraries of a session. Not thread-safe for mutation; const use is.
+class OpRegistry {
+ public:
+  /// Adds a library. Later libraries are consulted first, so a custom library can
+  /// override a standard op.
+  void add_library(std::shared_ptr<const OpLibrary> library);
+  const std::vector<std::shared_ptr<const OpLibrary>>& libraries() const { return libraries_; }
+
+  /// The library and schema for `node` under its graph's opset imports, or null.
+  const OpLibrary* library_for(const Node& node) const;
+  const OpSchemaInfo* find_schema(const Node& node) const;
+
+  /// Infers one node. Unknown ops are kUnsupported errors naming op and domain.
+  Status infer_node(Node& node, const InputDataProvider& data = {}) const;
+  /// Infers every node of `graph` in topological order; initializer contents are
+  /// offered as input data.
+  Status infer_graph(Graph& graph, const InputDataProvider& data = {}) const;
+
+ private:
+  std::vector<std::shared_ptr<const OpLibrary>> libraries_;
+};
+
+}  // namespace ge

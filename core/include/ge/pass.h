@@ -1,0 +1,39 @@
+#pragma once
+/// A graph pass: a named transformation of a Graph.
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "ge/graph.h"
+#include "ge/op_registry.h"
+#include "ge/plugin_options.h"
+#include "ge/status.h"
+
+namespace ge {
+
+/// What a pass may use while it runs.
+struct PassContext {
+  const OpRegistry* ops = nullptr;  ///< for re-inference of what the pass builds
+  int opt_level = 2;
+};
+
+class Pass {
+ public:
+  virtual ~Pass() = default;
+  virtual std::string name() const = 0;
+  /// Transforms `graph`. Sets `changed` to true when it edited the graph, so the pass
+  /// manager re-runs shape inference and dumps/verifies.
+  virtual Status run(Graph& graph, PassContext& context, bool& changed) = 0;
+};
+
+/// How a pass plugin registers a pass: a name, the lowest -O level that enables it, its
+/// position within a pipeline (lower runs first) and a factory.
+struct PassInfo {
+  std::string name;
+  int min_opt_level = 1;
+  int order = 100;
+  std::function<std::unique_ptr<Pass>()> create;
+};
+
+}  // namespace ge

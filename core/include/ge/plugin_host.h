@@ -1,0 +1,83 @@
+#pragma once
+/// Finds plugin libraries through TOML registries, loads them with Boost.DLL and collects
+/// what they register. Every failure is recorded with a precise message; nothing crashes.
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ge/backend.h"
+#include "ge/memory_assigner.h"
+#include "ge/op_registry.h"
+#include "ge/parser.h"
+#include "ge/pass.h"
+#include "ge/plugin_options.h"
+#include "ge/status.h"
+
+namespace ge {
+
+enum class PluginKind { kParser, kPass, kMemoryAssigner, kBackend, kOpLibrary };
+const char* plugin_kind_name(PluginKind kind);
+
+/// One `[[plugin]]` entry and what became of it.
+struct PluginRecord {
+  std::filesystem::path registry_file;
+  int registry_line = 0;
+  std::string name;
+  PluginKind kind = PluginKind::kParser;
+  std::filesystem::path library;  ///< resolved path
+  bool enabled = true;
+  bool loaded = false;
+  std::string plugin_version;     ///< from the descriptor
+  std::vector<std::string> components;  ///< "parser onnx", "pass dce", ...
+  Status status;                  ///< why it failed, if it did
+};
+
+class PluginHost {
+ public:
+  PluginHost();
+  ~PluginHost();  ///< releases components, then unloads libraries
+  PluginHost(const PluginHost&) = delete;
+  PluginHost& operator=(const PluginHost&) = delete;
+
+  /// The registries to read, in discovery order: each `explicit_files` (--plugins), then
+  /// every path in GE_PLUGINS (colon-separated), then `default_registry` if it exists.
+  static std::vector<std::filesystem::path> discover(
+      const std::vector<std::filesystem::path>& explicit_files,
+      const std::filesystem::path& default_registry);
+
+  /// Reads one registry and loads each enabled plugin. Returns the first error, having
+  /// still tried every entry (all failures are in records() / failures()).
+  Status load_registry(const std::filesystem::path& registry_file);
+
+  const std::vector<std::filesystem::path>& registry_files() const { return registry_files_; }
+  const std::vector<PluginRecord>& records() const { return records_; }
+  /// Failures not tied to one entry (unreadable file, malformed TOML) and each entry's.
+  const std::vector<Status>& failures() const { return failures_; }
+
+  const std::vector<std::shared_ptr<Parser>>& parsers() const;
+  const std::vector<PassInfo>& passes() const;
+  const std::vector<std::shared_ptr<MemoryAssigner>>& memory_assigners() const;
+  const std::vector<std::shared_ptr<Backend>>& backends() const;
+  const std::vector<std::shared_ptr<const OpLibrary>>& op_libraries() const;
+
+  /// Parser claiming the extension of `path`; kNotFound naming the extension otherwise.
+  Result<Parser*> parser_for(const std::filesystem::path& path) const;
+  Result<Backend*> backend(const std::string& name) const;
+  /// An OpRegistry holding every loaded op library.
+  OpRegistry make_op_registry() const;
+
+  /// Multi-line report for `ge-run --list-plugins`.
+  std::string describe() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::vector<std::filesystem::path> registry_files_;
+  std::vector<PluginRecord> records_;
+  std::vector<Status> failures_;
+};
+
+}  // namespace ge

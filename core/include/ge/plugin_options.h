@@ -1,0 +1,30 @@
+#pragma once
+/// The per-plugin options table from the registry's `[plugin.options]`.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+
+namespace ge {
+
+class PluginOptions {
+ public:
+  using Value = std::variant<bool, int64_t, double, std::string>;
+
+  void set(const std::string& key, Value value) { values_[key] = std::move(value); }
+  bool contains(const std::string& key) const { return values_.count(key) != 0; }
+  const std::map<std::string, Value>& values() const { return values_; }
+
+  /// Typed lookups: the fallback when absent or of another type (an int reads as double).
+  bool get_bool(const std::string& key, bool fallback) const;
+  int64_t get_int(const std::string& key, int64_t fallback) const;
+  double get_double(const std::string& key, double fallback) const;
+  std::string get_string(const std::string& key, const std::string& fallback) const;
+
+ private:
+  std::map<std::string, Value> values_;
+};
+
+}  // namespace ge

@@ -1,0 +1,119 @@
+#include "ge/executor.h"
+
+#include <gtest/gtest.h>
+
+#include "fake_components_test_util.h"
+
+namespace ge {
+namespace {
+
+using testing::FakeBackend;
+using testing::FakeOps;
+
+struct Fixture {
+  Fixture() { ops.add_library(std::make_shared<FakeOps>()); }
+  OpRegistry ops;
+  FakeBackend backend;
+};
+
+std::unique_ptr<Graph> chain_graph(std::vector<Dim> dims) {
+  auto g = std::make_unique<Graph>();
+  Value* x = g->add_input("x", TensorDesc(DataType::kFloat32, dims));
+  Value* w = g->add_initializer("w", Tensor::from_vector<float>({3}, {10, 20, 30}));
+  Node* a = g->add_node("AddOne", {x}, 1, "a");
+  Node* b = g->add_node("Twice", {a->output(0)}, 1, "b");
+  Node* c = g->add_node("Sum2", {b->output(0), w}, 1, "c", {"y"});
+  g->add_output(c->output(0));
+  g->add_output(a->output(0));
+  return g;
+}
+
+TEST(Executor, RunsNodesInOrderWithInitializers) {
+  Fixture f;
+  auto graph = chain_graph({Dim::of(3)});
+  ASSERT_TRUE(f.ops.infer_graph(*graph).is_ok());
+  auto exec = Executor::create(std::move(graph), f.backend, f.ops);
+  ASSERT_TRUE(exec.is_ok()) << exec.status().to_string();
+  std::vector<Tensor> outputs;
+  Status s = (*exec)->run({{"x", Tensor::from_vector<float>({3}, {1, 2, 3})}}, outputs);
+  ASSERT_TRUE(s.is_ok()) << s.to_string();
+  ASSERT_EQ(outputs.size(), 2u);
+  // y = (x + 1) * 2 + w
+  EXPECT_EQ(std::vector<float>(outputs[0].values<float>().begin(), outputs[0].values<float>().end()),
+            (std::vector<float>{14, 26, 38}));
+  EXPECT_EQ(outputs[1].data<float>()[2], 4.0f);
+  const int prepared = f.backend.prepared;
+  ASSERT_TRUE((*exec)->run({{"x", Tensor::from_vector<float>({3}, {0, 0, 0})}}, outputs).is_ok());
+  EXPECT_EQ(f.backend.prepared, prepared) << "same shapes reuse the prepared kernels";
+  EXPECT_EQ(outputs[0].data<float>()[0], 12.0f);
+}
+
+TEST(Executor, RejectsBadBindings) {
+  Fixture f;
+  auto graph = chain_graph({Dim::of(3)});
+  ASSERT_TRUE(f.ops.infer_graph(*graph).is_ok());
+  auto exec = Executor::create(std::move(graph), f.backend, f.ops);
+  ASSERT_TRUE(exec.is_ok());
+  std::vector<Tensor> out;
+  Status unknown = (*exec)->run({{"z", Tensor::from_vector<float>({3}, {1, 2, 3})}}, out);
+  EXPECT_EQ(unknown.message(), "unknown input 'z'; the model's inputs are: x");
+  Status shape = (*exec)->run({{"x", Tensor::from_vector<float>({4}, {1, 2, 3, 4})}}, out);
+  EXPECT_EQ(shape.message(), "input 'x' has shape [4] but the model expects float32[3]");
+  Status dtype = (*exec)->run({{"x", Tensor::from_vector<int64_t>({3}, {1, 2, 3})}}, out);
+  EXPECT_EQ(dtype.message(), "input 'x' has dtype int64 but the model expects float32");
+  Status missing = (*exec)->run({}, out);
+  EXPECT_EQ(missing.message(), "input 'x' is not bound; the model's inputs are: x");
+  Status twice = (*exec)->run({{"x", Tensor::from_vector<float>({3}, {1, 2, 3})}, {"x", Tensor::from_vector<float>({3}, {1, 2, 3})}}, out);
+  EXPECT_EQ(twice.message(), "input 'x' is bound twice");
+}
+
+TEST(Executor, SpecialisesNamedDimsPerRun) {
+  Fixture f;
+  auto g = std::make_unique<Graph>();
+  Value* x = g->add_input("x", TensorDesc(DataType::kFloat32, {Dim::named("N")}));
+  Value* y = g->add_input("y", TensorDesc(DataType::kFloat32, {Dim::named("N")}));
+  g->add_output(g->add_node("Sum2", {x, y}, 1, "s")->output(0));
+  ASSERT_TRUE(f.ops.infer_graph(*g).is_ok());
+  auto exec = Executor::create(std::move(g), f.backend, f.ops);
+  ASSERT_TRUE(exec.is_ok());
+  std::vector<Tensor> out;
+  ASSERT_TRUE((*exec)->run({{"x", Tensor::from_vector<float>({2}, {1, 2})}, {"y", Tensor::from_vector<float>({2}, {3, 4})}}, out).is_ok());
+  EXPECT_EQ(out[0].shape(), std::vector<int64_t>{2});
+  EXPECT_EQ(out[0].data<float>()[1], 6.0f);
+  ASSERT_TRUE((*exec)->run({{"x", Tensor::from_vector<float>({1}, {5})}, {"y", Tensor::from_vector<float>({1}, {1})}}, out).is_ok());
+  EXPECT_EQ(out[0].data<float>()[0], 6.0f);
+  Status mismatch = (*exec)->run({{"x", Tensor::from_vector<float>({1}, {5})}, {"y", Tensor::from_vector<float>({2}, {1, 2})}}, out);
+  EXPECT_FALSE(mismatch.is_ok());
+  EXPECT_NE(mismatch.message().find("named dims must agree"), std::string::npos) << mismatch.message();
+}
+
+TEST(Executor, InfersDataDependentShapesAtRunTime) {
+  Fixture f;
+  auto g = std::make_unique<Graph>();
+  Value* n = g->add_input("n", TensorDesc::of(DataType::kInt64, {}));
+  Node* range = g->add_node("DynamicRange", {n}, 1, "range");
+  g->add_output(g->add_node("Twice", {range->output(0)}, 1, "twice")->output(0));
+  ASSERT_TRUE(f.ops.infer_graph(*g).is_ok());
+  auto exec = Executor::create(std::move(g), f.backend, f.ops);
+  ASSERT_TRUE(exec.is_ok()) << exec.status().to_string();
+  std::vector<Tensor> out;
+  Tensor four = Tensor::from_vector<int64_t>({}, {4});
+  Status s = (*exec)->run({{"n", four}}, out);
+  ASSERT_TRUE(s.is_ok()) << s.to_string();
+  EXPECT_EQ(out[0].shape(), std::vector<int64_t>{4});
+  EXPECT_EQ(out[0].data<float>()[3], 6.0f);
+}
+
+TEST(Executor, UnsupportedOpIsNamedBeforeAnyRun) {
+  Fixture f;
+  auto g = std::make_unique<Graph>();
+  Value* x = g->add_input("x", TensorDesc::of(DataType::kFloat32, {2}));
+  g->add_output(g->add_node("Mystery", {x}, 1, "m")->output(0));
+  auto exec = Executor::create(std::move(g), f.backend, f.ops);
+  ASSERT_FALSE(exec.is_ok());
+  EXPECT_EQ(exec.status().code(), StatusCode::kUnsupported);
+  EXPECT_EQ(exec.status().message(), "backend 'fake' cannot run Mystery 'm' with inputs (float32[2]): no kernel for Mystery");
+}
+
+}  // namespace
+}  // namespace ge

@@ -1,0 +1,430 @@
+#include "ge/plugin_host.h"
+
+#include <boost/dll/shared_library.hpp>
+#include <toml++/toml.h>
+
+#include <cstdlib>
+#include <set>
+#include <sstream>
+
+#include "ge/logging.h"
+#include "ge/plugin_api/plugin.h"
+
+namespace ge {
+
+const char* plugin_kind_name(PluginKind kind) {
+  switch (kind) {
+    case PluginKind::kParser: return "parser";
+    case PluginKind::kPass: return "pass";
+    case PluginKind::kMemoryAssigner: return "memory_assigner";
+    case PluginKind::kBackend: return "backend";
+    case PluginKind::kOpLibrary: return "op_library";
+  }
+  return "unknown";
+}
+
+namespace {
+
+std::optional<PluginKind> parse_kind(std::string_view name) {
+  for (PluginKind kind : {PluginKind::kParser, PluginKind::kPass, PluginKind::kMemoryAssigner, PluginKind::kBackend,
+                          PluginKind::kOpLibrary}) {
+    if (name == plugin_kind_name(kind)) return kind;
+  }
+  return std::nullopt;
+}
+
+std::string where(const std::filesystem::path& file, int line) {
+  return "registry '" + file.string() + "' line " + std::to_string(line);
+}
+
+}  // namespace
+
+struct PluginHost::Impl {
+  // Declared first so that it is destroyed last: components hold code from the libraries.
+  std::vector<boost::dll::shared_library> libraries;
+  std::vector<std::shared_ptr<Parser>> parsers;
+  std::vector<PassInfo> passes;
+  std::vector<std::shared_ptr<MemoryAssigner>> memory_assigners;
+  std::vector<std::shared_ptr<Backend>> backends;
+  std::vector<std::shared_ptr<const OpLibrary>> op_libraries;
+  std::set<std::filesystem::path> loaded_registries;
+  std::set<std::string> plugin_names;
+};
+
+namespace {
+
+/// Collects one plugin's components; committed to the host only if registration succeeds.
+class PendingRegistrar final : public Registrar {
+ public:
+  PendingRegistrar(const PluginHost& host, PluginKind kind, const PluginOptions& options)
+      : host_(host), kind_(kind), options_(options) {}
+
+  const PluginOptions& options() const override { return options_; }
+
+  Status add_parser(std::shared_ptr<Parser> parser) override {
+    if (!parser) return invalid_argument("add_parser: null parser");
+    GE_RETURN_IF_ERROR(admit(PluginKind::kParser, parser->name()));
+    parsers.push_back(std::move(parser));
+    return Status::ok();
+  }
+  Status add_pass(PassInfo pass) override {
+    if (!pass.create) return invalid_argument("add_pass '" + pass.name + "': no factory");
+    GE_RETURN_IF_ERROR(admit(PluginKind::kPass, pass.name));
+    passes.push_back(std::move(pass));
+    return Status::ok();
+  }
+  Status add_memory_assigner(std::shared_ptr<MemoryAssigner> assigner) override {
+    if (!assigner) return invalid_argument("add_memory_assigner: null assigner");
+    GE_RETURN_IF_ERROR(admit(PluginKind::kMemoryAssigner, assigner->name()));
+    memory_assigners.push_back(std::move(assigner));
+    return Status::ok();
+  }
+  Status add_backend(std::shared_ptr<Backend> backend) override {
+    if (!backend) return invalid_argument("add_backend: null backend");
+    GE_RETURN_IF_ERROR(admit(PluginKind::kBackend, backend->name()));
+    backends.push_back(std::move(backend));
+    return Status::ok();
+  }
+  Status add_op_library(std::shared_ptr<const OpLibrary> library) override {
+    if (!library) return invalid_argument("add_op_library: null library");
+    GE_RETURN_IF_ERROR(admit(PluginKind::kOpLibrary, library->name()));
+    op_libraries.push_back(std::move(library));
+    return Status::ok();
+  }
+
+  std::vector<std::string> components;
+  std::vector<std::shared_ptr<Parser>> parsers;
+  std::vector<PassInfo> passes;
+  std::vector<std::shared_ptr<MemoryAssigner>> memory_assigners;
+  std::vector<std::shared_ptr<Backend>> backends;
+  std::vector<std::shared_ptr<const OpLibrary>> op_libraries;
+
+ private:
+  Status admit(PluginKind kind, const std::string& name) {
+    if (kind != kind_) {
+      return plugin_error(std::string("it is declared as kind '") + plugin_kind_name(kind_) + "' but registered a " +
+                          plugin_kind_name(kind) + " '" + name + "'");
+    }
+    if (name.empty()) return plugin_error(std::string("it registered a ") + plugin_kind_name(kind) + " with an empty name");
+    const std::string label = std::string(plugin_kind_name(kind)) + " " + name;
+    bool taken = std::find(components.begin(), components.end(), label) != components.end();
+    for (const PluginRecord& r : host_.records()) {
+      taken = taken || std::find(r.components.begin(), r.components.end(), label) != r.components.end();
+    }
+    if (taken) return plugin_error("duplicate component name: a " + label + " is already registered");
+    components.push_back(label);
+    return Status::ok();
+  }
+
+  const PluginHost& host_;
+  PluginKind kind_;
+  const PluginOptions& options_;
+};
+
+Result<PluginOptions> read_options(const toml::table& table, const std::filesystem::path& file) {
+  PluginOptions options;
+  for (const auto& [key, node] : table) {
+    const std::string k(key.str());
+    if (auto v = node.value_exact<bool>()) {
+      options.set(k, *v);
+    } else if (auto i = node.value_exact<int64_t>()) {
+      options.set(k, *i);
+    } else if (auto d = node.value_exact<double>()) {
+      options.set(k, *d);
+    } else if (auto s = node.value_exact<std::string>()) {
+      options.set(k, *s);
+    } else {
+      return parse_error(where(file, static_cast<int>(node.source().begin.line)) + ": option '" + k +
+                         "' must be a bool, integer, float or string");
+    }
+  }
+  return options;
+}
+
+}  // namespace
+
+PluginHost::PluginHost() : impl_(std::make_unique<Impl>()) {}
+
+PluginHost::~PluginHost() {
+  // Components first (their code lives in the libraries), then the libraries.
+  impl_->parsers.clear();
+  impl_->passes.clear();
+  impl_->memory_assigners.clear();
+  impl_->backends.clear();
+  impl_->op_libraries.clear();
+  impl_->libraries.clear();
+}
+
+std::vector<std::filesystem::path> PluginHost::discover(const std::vector<std::filesystem::path>& explicit_files,
+                                                        const std::filesystem::path& default_registry) {
+  std::vector<std::filesystem::path> files = explicit_files;
+  if (const char* env = std::getenv("GE_PLUGINS")) {
+    std::stringstream list(env);
+    std::string item;
+    while (std::getline(list, item, ':')) {
+      if (!item.empty()) files.emplace_back(item);
+    }
+  }
+  std::error_code ec;
+  if (!default_registry.empty() && std::filesystem::exists(default_registry, ec)) files.push_back(default_registry);
+  return files;
+}
+
+Status PluginHost::load_registry(const std::filesystem::path& registry_file) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(registry_file, ec)) {
+    Status s = not_found("plugin registry '" + registry_file.string() + "' does not exist or is not a file");
+    failures_.push_back(s);
+    return s;
+  }
+  const std::filesystem::path canonical = std::filesystem::weakly_canonical(registry_file, ec);
+  if (!impl_->loaded_registries.insert(canonical).second) return Status::ok();  // listed twice
+  registry_files_.push_back(registry_file);
+
+  toml::table root;
+  try {
+    root = toml::parse_file(registry_file.string());
+  } catch (const toml::parse_error& error) {
+    Status s = parse_error(where(registry_file, static_cast<int>(error.source().begin.line)) + ", column " +
+                           std::to_string(error.source().begin.column) + ": malformed TOML: " +
+                           std::string(error.description()));
+    failures_.push_back(s);
+    return s;
+  }
+
+  Status first_error;
+  auto fail = [&](Status s) {
+    failures_.push_back(s);
+    if (first_error.is_ok()) first_error = s;
+  };
+  for (const auto& [key, node] : root) {
+    if (key.str() != "plugin") {
+      fail(parse_error(where(registry_file, static_cast<int>(node.source().begin.line)) + ": unknown top-level key '" +
+                       std::string(key.str()) + "' (expected [[plugin]] tables)"));
+    }
+  }
+  const toml::array* entries = root["plugin"].as_array();
+  if (root.contains("plugin") && entries == nullptr) {
+    fail(parse_error(where(registry_file, static_cast<int>(root["plugin"].node()->source().begin.line)) +
+                     ": 'plugin' must be an array of tables ([[plugin]])"));
+    return first_error;
+  }
+  if (entries == nullptr) return first_error;
+
+  const std::filesystem::path base = registry_file.parent_path();
+  for (const toml::node& entry_node : *entries) {
+    const int line = static_cast<int>(entry_node.source().begin.line);
+    const toml::table* entry = entry_node.as_table();
+    if (entry == nullptr) {
+      fail(parse_error(where(registry_file, line) + ": each 'plugin' entry must be a table"));
+      continue;
+    }
+    PluginRecord record;
+    record.registry_file = registry_file;
+    record.registry_line = line;
+    auto record_failure = [&](Status s) {
+      record.status = s;
+      records_.push_back(record);
+      fail(s);
+    };
+
+    bool bad = false;
+    for (const auto& [key, value] : *entry) {
+      const std::string k(key.str());
+      if (k != "name" && k != "kind" && k != "library" && k != "enabled" && k != "options") {
+        record_failure(parse_error(where(registry_file, static_cast<int>(value.source().begin.line)) + ": unknown key '" +
+                                   k + "' in [[plugin]] (expected name, kind, library, enabled, options)"));
+        bad = true;
+        break;
+      }
+    }
+    if (bad) continue;
+    auto name = (*entry)["name"].value<std::string>();
+    auto kind_name = (*entry)["kind"].value<std::string>();
+    auto library = (*entry)["library"].value<std::string>();
+    if (!name || name->empty()) {
+      record_failure(parse_error(where(registry_file, line) + ": [[plugin]] needs a non-empty string 'name'"));
+      continue;
+    }
+    record.name = *name;
+    const std::string who = where(registry_file, line) + ": plugin '" + *name + "'";
+    if (!kind_name) {
+      record_failure(parse_error(who + " needs a string 'kind'"));
+      continue;
+    }
+    std::optional<PluginKind> kind = parse_kind(*kind_name);
+    if (!kind) {
+      record_failure(parse_error(who + " has unknown kind '" + *kind_name +
+                                 "' (expected parser, pass, memory_assigner, backend or op_library)"));
+      continue;
+    }
+    record.kind = *kind;
+    if (!library || library->empty()) {
+      record_failure(parse_error(who + " needs a string 'library'"));
+      continue;
+    }
+    if ((*entry).contains("enabled") && !(*entry)["enabled"].is_boolean()) {
+      record_failure(parse_error(who + ": 'enabled' must be true or false"));
+      continue;
+    }
+    record.enabled = (*entry)["enabled"].value_or(true);
+    PluginOptions options;
+    if ((*entry).contains("options")) {
+      const toml::table* table = (*entry)["options"].as_table();
+      if (table == nullptr) {
+        record_failure(parse_error(who + ": 'options' must be a table"));
+        continue;
+      }
+      Result<PluginOptions> parsed = read_options(*table, registry_file);
+      if (!parsed) {
+        record_failure(parsed.status());
+        continue;
+      }
+      options = std::move(parsed).value();
+    }
+    std::filesystem::path path(*library);
+    if (path.is_relative()) path = base / path;
+    record.library = path.lexically_normal();
+    if (!impl_->plugin_names.insert(*name).second) {
+      record_failure(plugin_error(who + ": duplicate plugin name (another [[plugin]] entry is already called '" + *name + "')"));
+      continue;
+    }
+    if (!record.enabled) {
+      records_.push_back(record);
+      continue;
+    }
+    if (!std::filesystem::exists(record.library, ec)) {
+      record_failure(not_found(who + ": library file '" + record.library.string() + "' does not exist"));
+      continue;
+    }
+
+    boost::dll::shared_library handle;
+    try {
+      handle.load(record.library, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+    } catch (const std::exception& error) {
+      record_failure(plugin_error(who + ": cannot load library '" + record.library.string() + "': " + error.what()));
+      continue;
+    }
+    if (!handle.has(GE_PLUGIN_ENTRY_SYMBOL)) {
+      record_failure(plugin_error(who + ": library '" + record.library.string() + "' does not export the entry symbol '" +
+                                  GE_PLUGIN_ENTRY_SYMBOL + "' (define it with GE_DEFINE_PLUGIN)"));
+      continue;
+    }
+    const GePluginDescriptor* descriptor = nullptr;
+    try {
+      descriptor = handle.get<const GePluginDescriptor*()>(GE_PLUGIN_ENTRY_SYMBOL)();
+    } catch (...) {
+      descriptor = nullptr;
+    }
+    if (descriptor == nullptr) {
+      record_failure(plugin_error(who + ": entry symbol of '" + record.library.string() + "' returned no descriptor"));
+      continue;
+    }
+    if (descriptor->abi_version != kPluginAbiVersion) {
+      record_failure(plugin_error(who + ": ABI version mismatch in '" + record.library.string() + "': got " +
+                                  std::to_string(descriptor->abi_version) + ", expected " +
+                                  std::to_string(kPluginAbiVersion) + " (rebuild the plugin against this GE)"));
+      continue;
+    }
+    record.plugin_version = descriptor->version ? descriptor->version : "";
+    if (descriptor->register_components == nullptr) {
+      record_failure(plugin_error(who + ": descriptor has no register function"));
+      continue;
+    }
+    PendingRegistrar registrar(*this, *kind, options);
+    Status registered;
+    try {
+      registered = descriptor->register_components(registrar);
+    } catch (const std::exception& error) {
+      registered = plugin_error(std::string("threw an exception: ") + error.what());
+    } catch (...) {
+      registered = plugin_error("threw a non-standard exception");
+    }
+    if (!registered.is_ok()) {
+      record_failure(plugin_error(who + ": registration failed: " + registered.message()));
+      continue;
+    }
+    record.loaded = true;
+    record.components = registrar.components;
+    for (auto& p : registrar.parsers) impl_->parsers.push_back(std::move(p));
+    for (auto& p : registrar.passes) impl_->passes.push_back(std::move(p));
+    for (auto& p : registrar.memory_assigners) impl_->memory_assigners.push_back(std::move(p));
+    for (auto& p : registrar.backends) impl_->backends.push_back(std::move(p));
+    for (auto& p : registrar.op_libraries) impl_->op_libraries.push_back(std::move(p));
+    impl_->libraries.push_back(std::move(handle));
+    records_.push_back(record);
+    GE_LOG_DEBUG("loaded plugin '{}' ({}) from {}", record.name, plugin_kind_name(record.kind), record.library.string());
+  }
+  return first_error;
+}
+
+const std::vector<std::shared_ptr<Parser>>& PluginHost::parsers() const { return impl_->parsers; }
+const std::vector<PassInfo>& PluginHost::passes() const { return impl_->passes; }
+const std::vector<std::shared_ptr<MemoryAssigner>>& PluginHost::memory_assigners() const { return impl_->memory_assigners; }
+const std::vector<std::shared_ptr<Backend>>& PluginHost::backends() const { return impl_->backends; }
+const std::vector<std::shared_ptr<const OpLibrary>>& PluginHost::op_libraries() const { return impl_->op_libraries; }
+
+Result<Parser*> PluginHost::parser_for(const std::filesystem::path& path) const {
+  const std::string extension = path.extension().string();
+  for (const auto& parser : impl_->parsers) {
+    for (const std::string& e : parser->extensions()) {
+      if (e == extension) return parser.get();
+    }
+  }
+  std::string known;
+  for (const auto& parser : impl_->parsers) {
+    for (const std::string& e : parser->extensions()) known += (known.empty() ? "" : ", ") + e;
+  }
+  return not_found("no parser plugin handles '" + path.string() + "' (extension '" + extension + "'; loaded parsers handle: " +
+                   (known.empty() ? std::string("none — is a parser plugin in the registry?") : known) + ")");
+}
+
+Result<Backend*> PluginHost::backend(const std::string& name) const {
+  std::string known;
+  for (const auto& backend : impl_->backends) {
+    if (backend->name() == name) return backend.get();
+    known += (known.empty() ? "" : ", ") + backend->name();
+  }
+  return not_found("no backend named '" + name + "' (loaded backends: " + (known.empty() ? std::string("none") : known) + ")");
+}
+
+OpRegistry PluginHost::make_op_registry() const {
+  OpRegistry registry;
+  for (const auto& library : impl_->op_libraries) registry.add_library(library);
+  return registry;
+}
+
+std::string PluginHost::describe() const {
+  std::ostringstream out;
+  if (registry_files_.empty()) out << "no plugin registry found (use --plugins FILE or GE_PLUGINS)\n";
+  for (const auto& file : registry_files_) {
+    out << "registry " << file.string() << "\n";
+    for (const PluginRecord& r : records_) {
+      if (r.registry_file != file) continue;
+      out << "  " << (r.name.empty() ? "<unnamed>" : r.name) << " [" << plugin_kind_name(r.kind) << "] line "
+          << r.registry_line << "\n";
+      if (!r.library.empty()) out << "    library   " << r.library.string() << "\n";
+      if (!r.enabled) {
+        out << "    disabled\n";
+      } else if (r.loaded) {
+        out << "    version   " << r.plugin_version << "\n";
+        for (const std::string& c : r.components) out << "    registers " << c << "\n";
+      } else {
+        out << "    FAILED    " << r.status.message() << "\n";
+      }
+    }
+  }
+  size_t entry_failures = 0;
+  for (const PluginRecord& r : records_) entry_failures += r.status.is_ok() ? 0 : 1;
+  if (failures_.size() > entry_failures) {
+    out << "registry failures:\n";
+    for (const Status& s : failures_) {
+      bool is_entry = false;
+      for (const PluginRecord& r : records_) is_entry = is_entry || (!r.status.is_ok() && r.status.message() == s.message());
+      if (!is_entry) out << "  " << s.message() << "\n";
+    }
+  }
+  return out.str();
+}
+
+}  // namespace ge

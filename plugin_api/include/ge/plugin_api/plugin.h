@@ -1,0 +1,60 @@
+#pragma once
+/// What a plugin library implements: one exported C entry symbol returning a descriptor
+/// whose first field is the ABI version. The host checks it before touching anything
+/// else, then calls `register_components` with a Registrar. No exception may cross the
+/// boundary: every call returns a Status.
+
+#include <cstdint>
+#include <memory>
+
+#include "ge/backend.h"
+#include "ge/memory_assigner.h"
+#include "ge/op_registry.h"
+#include "ge/parser.h"
+#include "ge/pass.h"
+#include "ge/plugin_options.h"
+#include "ge/status.h"
+
+namespace ge {
+
+/// Bumped on any incompatible change to the plugin API or the core types it exposes.
+inline constexpr uint32_t kPluginAbiVersion = 1;
+
+/// Where a plugin puts its components. Each add_* fails on a duplicate component name or
+/// on a kind the registry entry did not declare.
+class Registrar {
+ public:
+  virtual ~Registrar() = default;
+  /// The `[plugin.options]` table of this plugin's registry entry.
+  virtual const PluginOptions& options() const = 0;
+  virtual Status add_parser(std::shared_ptr<Parser> parser) = 0;
+  virtual Status add_pass(PassInfo pass) = 0;
+  virtual Status add_memory_assigner(std::shared_ptr<MemoryAssigner> assigner) = 0;
+  virtual Status add_backend(std::shared_ptr<Backend> backend) = 0;
+  virtual Status add_op_library(std::shared_ptr<const OpLibrary> library) = 0;
+};
+
+}  // namespace ge
+
+extern "C" {
+/// Layout-stable: `abi_version` stays the first field forever.
+struct GePluginDescriptor {
+  uint32_t abi_version;
+  const char* name;
+  const char* version;
+  ge::Status (*register_components)(ge::Registrar& registrar);
+};
+}
+
+/// The one symbol a plugin exports.
+#define GE_PLUGIN_ENTRY_SYMBOL "ge_plugin_entry"
+
+/// Defines the entry symbol. Use once per library:
+///   GE_DEFINE_PLUGIN("onnx", "1.0.0", register_onnx_parser)
+#define GE_DEFINE_PLUGIN(plugin_name, plugin_version, register_fn)                  \
+  extern "C" __attribute__((visibility("default"))) const GePluginDescriptor*      \
+  ge_plugin_entry() {                                                              \
+    static const GePluginDescriptor descriptor{::ge::kPluginAbiVersion, plugin_name, \
+                                               plugin_version, register_fn};        \
+    return &descriptor;                                                            \
+  }

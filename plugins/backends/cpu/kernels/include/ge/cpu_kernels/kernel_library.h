@@ -1,0 +1,39 @@
+#pragma once
+/// The reference kernel library: one plain kernel per ONNX op, prepared per node under the
+/// kernel ABI of ge/kernel.h. Both the cpu backend and the npu_sim backend link it; the
+/// backend name only appears in messages and kernel names.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ge/graph.h"
+#include "ge/kernel.h"
+#include "ge/status.h"
+
+namespace ge::cpu_kernels {
+
+/// Non-zero codes a reference kernel returns at launch when the data forbid the result.
+enum KernelError : int {
+  kKernelOk = 0,
+  kKernelIntegerDivisionByZero = 1,
+  kKernelMissingAddress = 2,  ///< a required input/output address was null
+};
+
+/// Text for a code returned by a reference kernel ("integer division by zero").
+const char* kernel_error_message(int code);
+
+/// Whether a reference kernel exists for `node`'s op (ONNX domain) and input dtype. On
+/// false, `reason` (when not null) names the node, op, dtype and `backend_name`.
+bool supports(const Node& node, std::string_view backend_name, std::string* reason);
+
+/// Prepares the kernel of `node`, whose input/output descs must be static. Errors:
+/// kUnsupported naming op, dtype and backend for an op/dtype without a kernel;
+/// kInvalidArgument naming the node and the offending attribute or shape.
+/// Thread-safe; never throws except std::bad_alloc.
+Result<PreparedKernel> prepare(const Node& node, std::string_view backend_name);
+
+/// The op types (ONNX domain) that have a kernel, sorted.
+std::vector<std::string> supported_op_types();
+
+}  // namespace ge::cpu_kernels

@@ -1,0 +1,95 @@
+// AveragePool (opsets 1-11, and the dilations of opset 19): kernel_shape, strides, pads
+// or auto_pad, ceil_mode and count_include_pad. The divisor counts the taps inside the
+// input, or with count_include_pad the taps inside input plus pads (a window that
+// ceil_mode pushes past the end pads is cut there), as ONNX Runtime does.
+
+#include <string>
+
+#include "op_kernels.h"
+#include "pool_common.h"
+
+namespace ge::cpu_kernels {
+namespace {
+
+struct AveragePoolParams {
+  SpatialGeometry geometry;
+  int64_t planes = 0;
+  bool count_include_pad = false;
+};
+
+template <typename T>
+int average_pool_kernel(const KernelArgs& args) {
+  const auto& p = *static_cast<const AveragePoolParams*>(args.params);
+  const auto* x = static_cast<const T*>(args.inputs[0]);
+  auto* y = static_cast<T*>(args.outputs[0]);
+  if (x == nullptr || y == nullptr) return kKernelMissingAddress;
+  const SpatialGeometry& g = p.geometry;
+  const int64_t in_d = g.input[0], in_h = g.input[1], in_w = g.input[2];
+  const int64_t in_size = g.input_size();
+  // Taps of one axis inside the input, and inside input plus end pad.
+  auto count_taps = [&](int axis, int64_t start, int64_t& inside, int64_t& inside_padded) {
+    inside = inside_padded = 0;
+    for (int64_t k = 0; k < g.kernel[axis]; ++k) {
+      const int64_t position = start + k * g.dilations[axis];
+      if (position >= 0 && position < g.input[axis]) ++inside;
+      if (position < g.input[axis] + g.pads_end[axis]) ++inside_padded;
+    }
+  };
+  int64_t out_index = 0;
+  for (int64_t plane = 0; plane < p.planes; ++plane) {
+    const T* x_plane = x + plane * in_size;
+    for (int64_t od = 0; od < g.output[0]; ++od) {
+      const int64_t d0 = od * g.strides[0] - g.pads_begin[0];
+      int64_t d_inside, d_padded;
+      count_taps(0, d0, d_inside, d_padded);
+      for (int64_t oh = 0; oh < g.output[1]; ++oh) {
+        const int64_t h0 = oh * g.strides[1] - g.pads_begin[1];
+        int64_t h_inside, h_padded;
+        count_taps(1, h0, h_inside, h_padded);
+        for (int64_t ow = 0; ow < g.output[2]; ++ow, ++out_index) {
+          const int64_t w0 = ow * g.strides[2] - g.pads_begin[2];
+          int64_t w_inside, w_padded;
+          count_taps(2, w0, w_inside, w_padded);
+          double sum = 0.0;  // double keeps the float32 reference accurate
+          for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+            const int64_t id = d0 + kd * g.dilations[0];
+            if (id < 0 || id >= in_d) continue;
+            for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+              const int64_t ih = h0 + kh * g.dilations[1];
+              if (ih < 0 || ih >= in_h) continue;
+              for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+                const int64_t iw = w0 + kw * g.dilations[2];
+                if (iw < 0 || iw >= in_w) continue;
+                sum += static_cast<double>(x_plane[(id * in_h + ih) * in_w + iw]);
+              }
+            }
+          }
+          // A window entirely in padding divides 0 by 0 (NaN), as ONNX Runtime does.
+          const int64_t divisor =
+              p.count_include_pad ? d_padded * h_padded * w_padded : d_inside * h_inside * w_inside;
+          y[out_index] = static_cast<T>(sum / static_cast<double>(divisor));
+        }
+      }
+    }
+  }
+  return kKernelOk;
+}
+
+Result<PreparedKernel> prepare_average_pool(const KernelContext& context) {
+  const DataType dtype = input_dtype(context, 0);
+  GE_ASSIGN_OR_RETURN(PoolShape shape, read_pool_shape(context));
+  GE_ASSIGN_OR_RETURN(int64_t count_include_pad, int_attribute(context, "count_include_pad", 0));
+  GE_RETURN_IF_ERROR(check_output(context, 0, dtype, shape.output_dims));
+  AveragePoolParams params{shape.geometry, shape.planes, count_include_pad != 0};
+  KernelFunction function =
+      select_kernel(dtype, FloatTypes{}, []<typename T>() -> KernelFunction { return &average_pool_kernel<T>; });
+  return make_kernel(context, function, params);
+}
+
+}  // namespace
+
+void add_average_pool_kernels(std::vector<OpKernel>& table) {
+  table.push_back({"AveragePool", data_types(FloatTypes{}), &prepare_average_pool});
+}
+
+}  // namespace ge::cpu_kernels

@@ -1,0 +1,129 @@
+#include "ge/cpu_kernels/kernel_library.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "kernel_util.h"
+#include "op_kernels.h"
+
+namespace ge::cpu_kernels {
+namespace {
+
+constexpr int64_t kNewestOpset = 17;
+
+const std::vector<OpKernel>& kernel_table() {
+  // Built once, then only read: safe to share between threads.
+  static const std::vector<OpKernel> table = [] {
+    std::vector<OpKernel> entries;
+    add_conv_kernels(entries);
+    add_gemm_kernels(entries);
+    add_matmul_kernels(entries);
+    add_binary_elementwise_kernels(entries);
+    add_unary_activation_kernels(entries);
+    add_max_pool_kernels(entries);
+    add_average_pool_kernels(entries);
+    add_global_average_pool_kernels(entries);
+    add_batch_normalization_kernels(entries);
+    add_copy_kernels(entries);
+    add_transpose_kernels(entries);
+    add_concat_kernels(entries);
+    add_softmax_kernels(entries);
+    return entries;
+  }();
+  return table;
+}
+
+bool is_onnx_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
+const OpKernel* find_kernel(const Node& node) {
+  if (!is_onnx_domain(node.domain())) return nullptr;
+  for (const OpKernel& entry : kernel_table()) {
+    if (entry.op_type == node.op_type()) return &entry;
+  }
+  return nullptr;
+}
+
+int64_t onnx_opset(const Node& node) {
+  const Graph* graph = node.graph();
+  if (graph == nullptr) return 0;
+  int64_t version = graph->opset_version("");
+  if (version <= 0) version = graph->opset_version("ai.onnx");
+  // A hand-built graph without an opset import gets the newest semantics we know.
+  return version > 0 ? version : kNewestOpset;
+}
+
+// The dtype an op's kernel is selected by: input 0 for every op in the table.
+DataType selecting_dtype(const Node& node) {
+  const Value* value = node.input(0);
+  return value != nullptr ? value->desc().dtype : DataType::kUndefined;
+}
+
+// The op/dtype check shared by supports() and prepare(); ok when a kernel exists.
+Status check_supported(const Node& node, std::string_view backend_name) {
+  KernelContext context{node, backend_name, onnx_opset(node)};
+  const OpKernel* entry = find_kernel(node);
+  DataType dtype = selecting_dtype(node);
+  if (entry == nullptr) {
+    return unsupported("backend '" + std::string(backend_name) + "' has no kernel for " + node.describe() +
+                       " (domain '" + (node.domain().empty() ? std::string("ai.onnx") : node.domain()) +
+                       "', dtype " + std::string(data_type_name(dtype)) + ")");
+  }
+  if (node.input(0) == nullptr) {
+    return invalid_node(context, "input 0 is missing");
+  }
+  if (std::find(entry->dtypes.begin(), entry->dtypes.end(), dtype) == entry->dtypes.end()) {
+    return unsupported_dtype(context, dtype, entry->dtypes);
+  }
+  auto check_kind = [&](const Value* value, const char* role, size_t index) -> Status {
+    if (value == nullptr || value->desc().kind == ValueKind::kTensor) return Status::ok();
+    return unsupported_feature(context, std::string(role) + " " + std::to_string(index) + " ('" + value->name() +
+                                            "') is not a tensor: " + value->desc().to_string());
+  };
+  for (size_t i = 0; i < node.input_count(); ++i) GE_RETURN_IF_ERROR(check_kind(node.input(i), "input", i));
+  for (size_t i = 0; i < node.output_count(); ++i) GE_RETURN_IF_ERROR(check_kind(node.output(i), "output", i));
+  return Status::ok();
+}
+
+}  // namespace
+
+const char* kernel_error_message(int code) {
+  switch (code) {
+    case kKernelOk:
+      return "ok";
+    case kKernelIntegerDivisionByZero:
+      return "integer division by zero";
+    case kKernelMissingAddress:
+      return "a required input or output address is null";
+    default:
+      return "unknown kernel error";
+  }
+}
+
+bool supports(const Node& node, std::string_view backend_name, std::string* reason) {
+  Status status = check_supported(node, backend_name);
+  if (!status.is_ok() && reason != nullptr) *reason = status.message();
+  return status.is_ok();
+}
+
+Result<PreparedKernel> prepare(const Node& node, std::string_view backend_name) {
+  GE_RETURN_IF_ERROR(check_supported(node, backend_name));
+  KernelContext context{node, backend_name, onnx_opset(node)};
+  // Static descs are the kernel ABI's precondition; check them once for every op.
+  for (size_t i = 0; i < node.input_count(); ++i) {
+    if (node.input(i) != nullptr) GE_RETURN_IF_ERROR(input_dims(context, i).status());
+  }
+  for (size_t i = 0; i < node.output_count(); ++i) {
+    if (has_output(context, i)) GE_RETURN_IF_ERROR(output_dims(context, i).status());
+  }
+  return find_kernel(node)->prepare(context);
+}
+
+std::vector<std::string> supported_op_types() {
+  std::vector<std::string> names;
+  for (const OpKernel& entry : kernel_table()) names.emplace_back(entry.op_type);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace ge::cpu_kernels

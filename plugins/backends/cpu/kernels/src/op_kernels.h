@@ -1,0 +1,24 @@
+#pragma once
+// Each op file adds its OpKernel entries to the library's table through one of these.
+
+#include <vector>
+
+#include "kernel_util.h"
+
+namespace ge::cpu_kernels {
+
+void add_conv_kernels(std::vector<OpKernel>& table);
+void add_gemm_kernels(std::vector<OpKernel>& table);
+void add_matmul_kernels(std::vector<OpKernel>& table);
+void add_binary_elementwise_kernels(std::vector<OpKernel>& table);  // Add Sub Mul Div
+void add_unary_activation_kernels(std::vector<OpKernel>& table);    // Relu Sigmoid Tanh
+void add_max_pool_kernels(std::vector<OpKernel>& table);
+void add_average_pool_kernels(std::vector<OpKernel>& table);
+void add_global_average_pool_kernels(std::vector<OpKernel>& table);
+void add_batch_normalization_kernels(std::vector<OpKernel>& table);
+void add_copy_kernels(std::vector<OpKernel>& table);                // Reshape Flatten Identity
+void add_transpose_kernels(std::vector<OpKernel>& table);
+void add_concat_kernels(std::vector<OpKernel>& table);
+void add_softmax_kernels(std::vector<OpKernel>& table);
+
+}  // namespace ge::cpu_kernels

@@ -1,0 +1,94 @@
+#include "spatial_geometry.h"
+
+#include <string>
+
+namespace ge::cpu_kernels {
+
+std::vector<int64_t> SpatialGeometry::output_dims() const {
+  return std::vector<int64_t>(output.end() - rank, output.end());
+}
+
+Result<SpatialGeometry> compute_spatial_geometry(const KernelContext& context,
+                                                 const std::vector<int64_t>& input_spatial,
+                                                 const std::vector<int64_t>& kernel, bool ceil_mode) {
+  const int64_t rank = static_cast<int64_t>(input_spatial.size());
+  if (rank < 1 || rank > kMaxSpatialRank) {
+    return unsupported_feature(context, std::to_string(rank) + "-D spatial input (1-D to 3-D are supported)");
+  }
+  if (static_cast<int64_t>(kernel.size()) != rank) {
+    return invalid_attribute(context, "kernel_shape", "has " + std::to_string(kernel.size()) +
+                                                          " values for a " + std::to_string(rank) + "-D spatial input");
+  }
+  GE_ASSIGN_OR_RETURN(std::vector<int64_t> strides,
+                      ints_attribute(context, "strides", std::vector<int64_t>(rank, 1)));
+  GE_ASSIGN_OR_RETURN(std::vector<int64_t> dilations,
+                      ints_attribute(context, "dilations", std::vector<int64_t>(rank, 1)));
+  GE_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ints_attribute(context, "pads", std::vector<int64_t>(2 * rank, 0)));
+  GE_ASSIGN_OR_RETURN(std::string auto_pad, string_attribute(context, "auto_pad", "NOTSET"));
+
+  auto check_list = [&](const std::vector<int64_t>& values, const char* name, size_t size,
+                        int64_t minimum) -> Status {
+    if (values.size() != size) {
+      return invalid_attribute(context, name, "has " + std::to_string(values.size()) + " values, expected " +
+                                                  std::to_string(size) + " for a " + std::to_string(rank) +
+                                                  "-D spatial input");
+    }
+    for (int64_t value : values) {
+      if (value < minimum) {
+        return invalid_attribute(context, name, "has value " + std::to_string(value) + ", must be >= " +
+                                                    std::to_string(minimum));
+      }
+    }
+    return Status::ok();
+  };
+  GE_RETURN_IF_ERROR(check_list(kernel, "kernel_shape", rank, 1));
+  GE_RETURN_IF_ERROR(check_list(strides, "strides", rank, 1));
+  GE_RETURN_IF_ERROR(check_list(dilations, "dilations", rank, 1));
+  GE_RETURN_IF_ERROR(check_list(pads, "pads", 2 * rank, 0));
+  if (auto_pad != "NOTSET" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" && auto_pad != "VALID") {
+    return invalid_attribute(context, "auto_pad",
+                             "= '" + auto_pad + "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
+  }
+
+  SpatialGeometry geometry;
+  geometry.rank = static_cast<int>(rank);
+  const int64_t offset = kMaxSpatialRank - rank;
+  for (int64_t i = 0; i < rank; ++i) {
+    const int64_t axis = offset + i;
+    const int64_t in = input_spatial[i];
+    const int64_t stride = strides[i];
+    const int64_t effective_kernel = (kernel[i] - 1) * dilations[i] + 1;
+    int64_t pad_begin = pads[i];
+    int64_t pad_end = pads[i + rank];
+    if (auto_pad == "VALID") {
+      pad_begin = pad_end = 0;
+    } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      // The pads that make the output ceil(in / stride) long; the odd one goes at the
+      // end for SAME_UPPER and at the beginning for SAME_LOWER.
+      const int64_t target = (in + stride - 1) / stride;
+      int64_t total = (target - 1) * stride + effective_kernel - in;
+      if (total < 0) total = 0;
+      pad_begin = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pad_end = total - pad_begin;
+    }
+    const int64_t padded = in + pad_begin + pad_end;
+    if (padded < effective_kernel) {
+      return invalid_attribute(context, "kernel_shape",
+                               "gives a window of " + std::to_string(effective_kernel) + " on spatial axis " +
+                                   std::to_string(i) + ", larger than the padded input extent " +
+                                   std::to_string(padded));
+    }
+    const int64_t span = padded - effective_kernel;
+    const int64_t positions = ceil_mode ? (span + stride - 1) / stride : span / stride;
+    geometry.input[axis] = in;
+    geometry.output[axis] = positions + 1;
+    geometry.kernel[axis] = kernel[i];
+    geometry.strides[axis] = stride;
+    geometry.dilations[axis] = dilations[i];
+    geometry.pads_begin[axis] = pad_begin;
+    geometry.pads_end[axis] = pad_end;
+  }
+  return geometry;
+}
+
+}  // namespace ge::cpu_kernels

@@ -1,0 +1,42 @@
+#pragma once
+// The sliding-window geometry Conv, MaxPool and AveragePool share: kernel, strides,
+// dilations and pads (explicit or from auto_pad) per spatial axis, and the output extents
+// they give. Spatial ranks 1-3 are padded to 3 axes (leading unit axes) so that one
+// 3-D loop serves every rank.
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "kernel_util.h"
+
+namespace ge::cpu_kernels {
+
+inline constexpr int kMaxSpatialRank = 3;
+
+struct SpatialGeometry {
+  int rank = 0;  ///< the node's spatial rank (1-3); the arrays below are padded to 3
+  std::array<int64_t, kMaxSpatialRank> input{1, 1, 1};
+  std::array<int64_t, kMaxSpatialRank> output{1, 1, 1};
+  std::array<int64_t, kMaxSpatialRank> kernel{1, 1, 1};
+  std::array<int64_t, kMaxSpatialRank> strides{1, 1, 1};
+  std::array<int64_t, kMaxSpatialRank> dilations{1, 1, 1};
+  std::array<int64_t, kMaxSpatialRank> pads_begin{0, 0, 0};
+  std::array<int64_t, kMaxSpatialRank> pads_end{0, 0, 0};
+
+  int64_t input_size() const { return input[0] * input[1] * input[2]; }
+  int64_t output_size() const { return output[0] * output[1] * output[2]; }
+  int64_t kernel_size() const { return kernel[0] * kernel[1] * kernel[2]; }
+  /// The output dims of the node's spatial rank (unpadded).
+  std::vector<int64_t> output_dims() const;
+};
+
+/// Reads strides, dilations, pads and auto_pad from the node (defaults: ones, ones,
+/// zeros, NOTSET) for `input_spatial` extents and `kernel` extents, and computes the
+/// output extents as ONNX shape inference does (`ceil_mode` rounds up). Spatial rank
+/// must be 1-3.
+Result<SpatialGeometry> compute_spatial_geometry(const KernelContext& context,
+                                                 const std::vector<int64_t>& input_spatial,
+                                                 const std::vector<int64_t>& kernel, bool ceil_mode);
+
+}  // namespace ge::cpu_kernels

@@ -1,0 +1,59 @@
+#include "cpu_device.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "cpu_event.h"
+#include "cpu_stream.h"
+
+namespace ge {
+namespace {
+
+Status copy(void* destination, const void* source, size_t bytes, const char* direction) {
+  if (bytes == 0) return Status::ok();
+  if (destination == nullptr || source == nullptr) {
+    return invalid_argument(std::string("cpu device: ") + direction + " copy of " + std::to_string(bytes) +
+                            " bytes with a null address");
+  }
+  std::memmove(destination, source, bytes);
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<void*> CpuDevice::allocate(size_t bytes, size_t alignment) {
+  if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
+    return invalid_argument("cpu device: alignment " + std::to_string(alignment) + " is not a power of two");
+  }
+  // posix_memalign needs a multiple of sizeof(void*).
+  if (alignment < sizeof(void*)) alignment = sizeof(void*);
+  void* pointer = nullptr;
+  const int error = posix_memalign(&pointer, alignment, bytes == 0 ? 1 : bytes);
+  if (error != 0 || pointer == nullptr) {
+    return internal_error("cpu device: cannot allocate " + std::to_string(bytes) + " bytes aligned to " +
+                          std::to_string(alignment) + ": " + std::strerror(error));
+  }
+  return pointer;
+}
+
+void CpuDevice::deallocate(void* pointer) { std::free(pointer); }
+
+Status CpuDevice::copy_to_device(void* device_destination, const void* host_source, size_t bytes) {
+  return copy(device_destination, host_source, bytes, "host-to-device");
+}
+
+Status CpuDevice::copy_to_host(void* host_destination, const void* device_source, size_t bytes) {
+  return copy(host_destination, device_source, bytes, "device-to-host");
+}
+
+Result<std::unique_ptr<Stream>> CpuDevice::create_stream() {
+  return std::unique_ptr<Stream>(std::make_unique<CpuStream>());
+}
+
+Result<std::unique_ptr<Event>> CpuDevice::create_event() {
+  return std::unique_ptr<Event>(std::make_unique<CpuEvent>());
+}
+
+}  // namespace ge

@@ -1,0 +1,422 @@
+#include "ge/onnx_common/tensor_proto.h"
+
+#include <bit>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <system_error>
+#include <vector>
+
+namespace ge::onnx_common {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string tensor_label(const onnx::TensorProto& proto) {
+  return proto.name().empty() ? std::string("tensor <unnamed>") : "tensor '" + proto.name() + "'";
+}
+
+// ONNX stores raw_data little-endian; a big-endian host swaps each element in place.
+void little_endian_to_host(void* data, size_t count, size_t width) {
+  if constexpr (std::endian::native == std::endian::little) {
+    return;
+  } else {
+    auto* bytes = static_cast<unsigned char*>(data);
+    for (size_t i = 0; i < count; ++i) {
+      unsigned char* element = bytes + i * width;
+      for (size_t lo = 0, hi = width - 1; lo < hi; ++lo, --hi) std::swap(element[lo], element[hi]);
+    }
+  }
+}
+
+// Complex types are pairs of their component type: swap per component, not per element.
+size_t endian_unit(DataType type) {
+  switch (type) {
+    case DataType::kComplex64: return 4;
+    case DataType::kComplex128: return 8;
+    default: return element_size(type);
+  }
+}
+
+Result<int64_t> parse_non_negative(const std::string& text, const std::string& key,
+                                   const std::string& label) {
+  if (text.empty() || text.size() > 19 ||
+      text.find_first_not_of("0123456789") != std::string::npos) {
+    return parse_error(label + ": external data key '" + key + "' is not a non-negative integer: '" +
+                       text + "'");
+  }
+  return static_cast<int64_t>(std::stoll(text));
+}
+
+// True when `path` (canonical) lies inside `base` (canonical), component by component.
+bool is_within(const fs::path& path, const fs::path& base) {
+  auto p = path.begin();
+  for (auto b = base.begin(); b != base.end(); ++b, ++p) {
+    if (b->empty()) continue;  // trailing separator of the base
+    if (p == path.end() || *p != *b) return false;
+  }
+  return true;
+}
+
+// Reads the bytes an EXTERNAL tensor refers to: `location` relative to `base_dir`, never
+// leaving it, from `offset` for `length` bytes (default: the rest of the file).
+Result<std::string> read_external_data(const onnx::TensorProto& proto, const fs::path& base_dir) {
+  const std::string label = tensor_label(proto);
+  std::string location;
+  bool has_location = false;
+  int64_t offset = 0;
+  std::optional<int64_t> length;
+  for (const auto& entry : proto.external_data()) {
+    if (entry.key() == "location") {
+      location = entry.value();
+      has_location = true;
+    } else if (entry.key() == "offset") {
+      GE_ASSIGN_OR_RETURN(offset, parse_non_negative(entry.value(), "offset", label));
+    } else if (entry.key() == "length") {
+      GE_ASSIGN_OR_RETURN(length, parse_non_negative(entry.value(), "length", label));
+    }
+    // "checksum" and unknown keys carry nothing we need.
+  }
+  if (!has_location || location.empty()) {
+    return parse_error(label + ": external data has no 'location' key");
+  }
+  if (base_dir.empty()) {
+    return invalid_argument(label + ": external data '" + location +
+                            "' cannot be resolved: no base directory (parse the model from a file "
+                            "or pass a base directory)");
+  }
+  const fs::path relative(location);
+  if (relative.is_absolute() || relative.has_root_name() || relative.has_root_directory()) {
+    return invalid_argument(label + ": external data location '" + location +
+                            "' is an absolute path; only paths relative to the model folder are "
+                            "allowed");
+  }
+  std::error_code error;
+  const fs::path base = fs::canonical(base_dir, error);
+  if (error) {
+    return not_found(label + ": external data base directory '" + base_dir.string() +
+                     "' does not exist: " + error.message());
+  }
+  const fs::path resolved = fs::weakly_canonical(base / relative, error);
+  if (error) {
+    return not_found(label + ": cannot resolve external data '" + location + "' against '" +
+                     base.string() + "': " + error.message());
+  }
+  if (!is_within(resolved, base)) {
+    return invalid_argument(label + ": external data location '" + location +
+                            "' escapes the model folder '" + base.string() + "'");
+  }
+  if (!fs::is_regular_file(resolved, error)) {
+    return not_found(label + ": external data file '" + resolved.string() +
+                     "' does not exist or is not a regular file");
+  }
+  const uintmax_t file_size = fs::file_size(resolved, error);
+  if (error) {
+    return not_found(label + ": cannot read the size of external data file '" + resolved.string() +
+                     "': " + error.message());
+  }
+  if (static_cast<uintmax_t>(offset) > file_size) {
+    return parse_error(label + ": external data offset " + std::to_string(offset) +
+                       " is past the end of '" + resolved.string() + "' (" +
+                       std::to_string(file_size) + " bytes)");
+  }
+  const uintmax_t available = file_size - static_cast<uintmax_t>(offset);
+  const uintmax_t wanted = length ? static_cast<uintmax_t>(*length) : available;
+  if (wanted > available) {
+    return parse_error(label + ": external data file '" + resolved.string() + "' is too short: " +
+                       "needs " + std::to_string(wanted) + " bytes at offset " +
+                       std::to_string(offset) + ", has " + std::to_string(available));
+  }
+  std::ifstream stream(resolved, std::ios::binary);
+  if (!stream) {
+    return not_found(label + ": cannot open external data file '" + resolved.string() + "'");
+  }
+  std::string bytes(static_cast<size_t>(wanted), '\0');
+  stream.seekg(offset);
+  stream.read(bytes.data(), static_cast<std::streamsize>(wanted));
+  if (static_cast<uintmax_t>(stream.gcount()) != wanted) {
+    return parse_error(label + ": reading " + std::to_string(wanted) + " bytes from '" +
+                       resolved.string() + "' returned " + std::to_string(stream.gcount()));
+  }
+  return bytes;
+}
+
+// The typed field that carries `dtype`'s values, and how many entries one element takes.
+struct TypedField {
+  const char* name;
+  int64_t size;
+  int64_t per_element;
+};
+
+TypedField typed_field_for(const onnx::TensorProto& proto, DataType dtype) {
+  switch (dtype) {
+    case DataType::kFloat32: return {"float_data", proto.float_data_size(), 1};
+    case DataType::kComplex64: return {"float_data", proto.float_data_size(), 2};
+    case DataType::kFloat64: return {"double_data", proto.double_data_size(), 1};
+    case DataType::kComplex128: return {"double_data", proto.double_data_size(), 2};
+    case DataType::kInt64: return {"int64_data", proto.int64_data_size(), 1};
+    case DataType::kUInt32:
+    case DataType::kUInt64: return {"uint64_data", proto.uint64_data_size(), 1};
+    case DataType::kString: return {"string_data", proto.string_data_size(), 1};
+    default: return {"int32_data", proto.int32_data_size(), 1};
+  }
+}
+
+template <typename Out, typename Field>
+void copy_field(const Field& field, Out* out) {
+  for (int i = 0; i < field.size(); ++i) out[i] = static_cast<Out>(field.Get(i));
+}
+
+Result<Tensor> decode_raw(const std::string& raw, DataType dtype, std::vector<int64_t> dims,
+                          int64_t count, const std::string& label, const char* source) {
+  if (dtype == DataType::kString) {
+    return parse_error(label + ": string tensors cannot use " + std::string(source) +
+                       " (use string_data)");
+  }
+  const size_t width = element_size(dtype);
+  const uint64_t expected = static_cast<uint64_t>(count) * width;
+  if (raw.size() != expected) {
+    return parse_error(label + ": " + source + " has " + std::to_string(raw.size()) +
+                       " bytes but " + std::string(data_type_name(dtype)) + " shape " +
+                       shape_to_string(dims) + " needs " + std::to_string(expected));
+  }
+  Tensor tensor = Tensor::zeros(dtype, std::move(dims));
+  if (expected == 0) return tensor;
+  std::memcpy(tensor.raw_data(), raw.data(), raw.size());
+  const size_t unit = endian_unit(dtype);
+  little_endian_to_host(tensor.raw_data(), raw.size() / unit, unit);
+  if (dtype == DataType::kBool) {
+    // Only 0 and 1 are valid bool object representations.
+    auto* bytes = static_cast<unsigned char*>(tensor.raw_data());
+    for (int64_t i = 0; i < count; ++i) bytes[i] = bytes[i] != 0 ? 1 : 0;
+  }
+  return tensor;
+}
+
+Result<Tensor> decode_typed(const onnx::TensorProto& proto, DataType dtype,
+                            std::vector<int64_t> dims, int64_t count, const std::string& label) {
+  // Check before allocating: a hostile shape with no payload must not allocate.
+  const TypedField field = typed_field_for(proto, dtype);
+  if (field.size != count * field.per_element) {
+    return parse_error(label + ": " + field.name + " holds " + std::to_string(field.size) +
+                       " values but " + std::string(data_type_name(dtype)) + " shape " +
+                       shape_to_string(dims) + " needs " +
+                       std::to_string(count * field.per_element));
+  }
+  Tensor tensor = Tensor::zeros(dtype, std::move(dims));
+  switch (dtype) {
+    case DataType::kFloat32:
+    case DataType::kComplex64: copy_field(proto.float_data(), tensor.data<float>()); break;
+    case DataType::kFloat64:
+    case DataType::kComplex128: copy_field(proto.double_data(), tensor.data<double>()); break;
+    case DataType::kInt32: copy_field(proto.int32_data(), tensor.data<int32_t>()); break;
+    case DataType::kInt16: copy_field(proto.int32_data(), tensor.data<int16_t>()); break;
+    case DataType::kInt8: copy_field(proto.int32_data(), tensor.data<int8_t>()); break;
+    case DataType::kUInt8: copy_field(proto.int32_data(), tensor.data<uint8_t>()); break;
+    case DataType::kUInt16:
+    case DataType::kFloat16:
+    case DataType::kBFloat16:  // 16-bit floats travel as their bit pattern in int32_data
+      copy_field(proto.int32_data(), tensor.data<uint16_t>());
+      break;
+    case DataType::kBool: {
+      bool* out = tensor.data<bool>();
+      for (int i = 0; i < proto.int32_data_size(); ++i) out[i] = proto.int32_data(i) != 0;
+      break;
+    }
+    case DataType::kInt64: copy_field(proto.int64_data(), tensor.data<int64_t>()); break;
+    case DataType::kUInt32: copy_field(proto.uint64_data(), tensor.data<uint32_t>()); break;
+    case DataType::kUInt64: copy_field(proto.uint64_data(), tensor.data<uint64_t>()); break;
+    case DataType::kString: {
+      std::string* out = tensor.data<std::string>();
+      for (int i = 0; i < proto.string_data_size(); ++i) out[i] = proto.string_data(i);
+      break;
+    }
+    case DataType::kUndefined:
+      return internal_error(label + ": undefined data type reached decoding");
+  }
+  return tensor;
+}
+
+}  // namespace
+
+Result<DataType> data_type_from_onnx(int32_t onnx_type) {
+  if (onnx_type == onnx::TensorProto::UNDEFINED) {
+    return unsupported("ONNX data type UNDEFINED (0) has no GE element type");
+  }
+  if (!is_valid_data_type(onnx_type)) {
+    const std::string name = onnx::TensorProto::DataType_IsValid(onnx_type)
+                                 ? onnx::TensorProto::DataType_Name(onnx_type)
+                                 : std::string("unknown");
+    return unsupported("ONNX data type " + name + " (" + std::to_string(onnx_type) +
+                       ") is not supported by GE");
+  }
+  return static_cast<DataType>(onnx_type);
+}
+
+Result<Tensor> tensor_from_proto(const onnx::TensorProto& proto, const fs::path& base_dir) {
+  const std::string label = tensor_label(proto);
+  auto dtype_result = data_type_from_onnx(proto.data_type());
+  if (!dtype_result.is_ok()) return dtype_result.status().with_context(label);
+  const DataType dtype = *dtype_result;
+  if (proto.has_segment()) {
+    return unsupported(label + ": segmented tensors are not supported");
+  }
+
+  std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
+  int64_t count = 1;
+  for (int64_t dim : dims) {
+    if (dim < 0) {
+      return parse_error(label + ": negative dimension in shape " + shape_to_string(dims));
+    }
+    if (__builtin_mul_overflow(count, dim, &count)) {
+      return parse_error(label + ": shape " + shape_to_string(dims) + " overflows int64");
+    }
+  }
+  // Bytes for the tensor must fit in memory arithmetic; this also bounds what we allocate
+  // before validating the payload.
+  const uint64_t width = std::max<uint64_t>(element_size(dtype), 1);
+  if (static_cast<uint64_t>(count) > std::numeric_limits<uint64_t>::max() / width / 2) {
+    return parse_error(label + ": shape " + shape_to_string(dims) + " is too large");
+  }
+
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
+    GE_ASSIGN_OR_RETURN(std::string bytes, read_external_data(proto, base_dir));
+    return decode_raw(bytes, dtype, std::move(dims), count, label, "external data");
+  }
+  if (proto.has_raw_data()) {
+    return decode_raw(proto.raw_data(), dtype, std::move(dims), count, label, "raw_data");
+  }
+  return decode_typed(proto, dtype, std::move(dims), count, label);
+}
+
+onnx::TensorProto tensor_to_proto(const Tensor& tensor, const std::string& name) {
+  onnx::TensorProto proto;
+  if (!name.empty()) proto.set_name(name);
+  proto.set_data_type(static_cast<int32_t>(tensor.dtype()));
+  for (int64_t dim : tensor.shape()) proto.add_dims(dim);
+  if (!tensor.defined()) return proto;
+  const int64_t count = tensor.element_count();
+  if (tensor.dtype() == DataType::kString) {
+    const std::string* values = tensor.data<std::string>();
+    for (int64_t i = 0; i < count; ++i) proto.add_string_data(values[i]);
+    return proto;
+  }
+  std::string* raw = proto.mutable_raw_data();
+  raw->resize(tensor.byte_size());
+  if (!raw->empty()) {
+    std::memcpy(raw->data(), tensor.raw_data(), raw->size());
+    const size_t unit = endian_unit(tensor.dtype());
+    little_endian_to_host(raw->data(), raw->size() / unit, unit);  // the swap is symmetric
+  }
+  return proto;
+}
+
+namespace {
+
+Result<TensorDesc> desc_from_tensor_type(const onnx::TypeProto::Tensor& tensor_type) {
+  TensorDesc desc;
+  if (tensor_type.elem_type() != onnx::TensorProto::UNDEFINED) {
+    GE_ASSIGN_OR_RETURN(desc.dtype, data_type_from_onnx(tensor_type.elem_type()));
+  }
+  if (tensor_type.has_shape()) {
+    std::vector<Dim> dims;
+    dims.reserve(tensor_type.shape().dim_size());
+    for (const auto& dim : tensor_type.shape().dim()) {
+      if (dim.has_dim_value() && dim.dim_value() >= 0) {
+        dims.push_back(Dim::of(dim.dim_value()));
+      } else if (dim.has_dim_param() && !dim.dim_param().empty()) {
+        dims.push_back(Dim::named(dim.dim_param()));
+      } else {
+        dims.push_back(Dim::unknown());
+      }
+    }
+    desc.shape = std::move(dims);
+  }
+  return desc;
+}
+
+void fill_tensor_type(const TensorDesc& desc, onnx::TypeProto::Tensor* out) {
+  out->set_elem_type(static_cast<int32_t>(desc.dtype));
+  if (!desc.shape) return;
+  onnx::TensorShapeProto* shape = out->mutable_shape();
+  for (const Dim& dim : *desc.shape) {
+    auto* proto_dim = shape->add_dim();
+    if (dim.is_static()) {
+      proto_dim->set_dim_value(dim.value);
+    } else if (!dim.symbol.empty()) {
+      proto_dim->set_dim_param(dim.symbol);
+    }
+  }
+}
+
+}  // namespace
+
+Result<TensorDesc> desc_from_type_proto(const onnx::TypeProto& type) {
+  switch (type.value_case()) {
+    case onnx::TypeProto::kTensorType:
+      return desc_from_tensor_type(type.tensor_type());
+    case onnx::TypeProto::kSequenceType: {
+      TensorDesc desc;
+      if (type.sequence_type().has_elem_type()) {
+        const auto& elem = type.sequence_type().elem_type();
+        if (elem.value_case() != onnx::TypeProto::kTensorType) {
+          return unsupported("sequences of non-tensor types are not supported");
+        }
+        GE_ASSIGN_OR_RETURN(desc, desc_from_tensor_type(elem.tensor_type()));
+      }
+      desc.kind = ValueKind::kSequence;
+      return desc;
+    }
+    case onnx::TypeProto::kOptionalType: {
+      TensorDesc desc;
+      desc.kind = ValueKind::kOptional;
+      if (!type.optional_type().has_elem_type()) return desc;
+      const auto& elem = type.optional_type().elem_type();
+      if (elem.value_case() == onnx::TypeProto::kTensorType) {
+        GE_ASSIGN_OR_RETURN(desc, desc_from_tensor_type(elem.tensor_type()));
+        desc.kind = ValueKind::kOptional;
+        return desc;
+      }
+      if (elem.value_case() == onnx::TypeProto::kSequenceType) {
+        GE_ASSIGN_OR_RETURN(desc, desc_from_type_proto(elem));
+        desc.kind = ValueKind::kOptionalSequence;
+        return desc;
+      }
+      return unsupported("optional of a non-tensor, non-sequence type is not supported");
+    }
+    case onnx::TypeProto::kMapType:
+      return unsupported("map types are not supported");
+    case onnx::TypeProto::kSparseTensorType:
+      return unsupported("sparse tensor types are not supported");
+    case onnx::TypeProto::kOpaqueType:
+      return unsupported("opaque types are not supported");
+    case onnx::TypeProto::VALUE_NOT_SET:
+      return TensorDesc{};  // type unknown: inference fills it in
+  }
+  return unsupported("unknown TypeProto kind " + std::to_string(static_cast<int>(type.value_case())));
+}
+
+onnx::TypeProto desc_to_type_proto(const TensorDesc& desc) {
+  onnx::TypeProto type;
+  switch (desc.kind) {
+    case ValueKind::kTensor:
+      fill_tensor_type(desc, type.mutable_tensor_type());
+      break;
+    case ValueKind::kSequence:
+      fill_tensor_type(desc, type.mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type());
+      break;
+    case ValueKind::kOptional:
+      fill_tensor_type(desc, type.mutable_optional_type()->mutable_elem_type()->mutable_tensor_type());
+      break;
+    case ValueKind::kOptionalSequence:
+      fill_tensor_type(desc, type.mutable_optional_type()
+                                 ->mutable_elem_type()
+                                 ->mutable_sequence_type()
+                                 ->mutable_elem_type()
+                                 ->mutable_tensor_type());
+      break;
+  }
+  return type;
+}
+
+}  // namespace ge::onnx_common

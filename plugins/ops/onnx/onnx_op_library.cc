@@ -1,0 +1,114 @@
+#include "onnx_op_library.h"
+
+#include <climits>
+#include <exception>
+#include <utility>
+#include <vector>
+
+#include <onnx/defs/schema.h>
+
+#include "desc_merge.h"
+#include "fusion_kind.h"
+#include "inference_preconditions.h"
+#include "inference_supplements.h"
+#include "ge/onnx_common/tensor_proto.h"
+#include "node_inference_context.h"
+#include "status_error.h"
+
+namespace ge::onnx_ops {
+namespace {
+
+// libonnx names the default domain "".
+std::string onnx_domain(const std::string& domain) { return domain == "ai.onnx" ? "" : domain; }
+
+std::string display_domain(const std::string& domain) {
+  return domain.empty() ? "ai.onnx" : domain;
+}
+
+const onnx::OpSchema* lookup(const std::string& domain, const std::string& op_type,
+                             int64_t opset_version) {
+  if (opset_version < 1) return nullptr;
+  int version = opset_version > INT_MAX ? INT_MAX : static_cast<int>(opset_version);
+  return onnx::OpSchemaRegistry::Schema(op_type, version, onnx_domain(domain));
+}
+
+std::string describe_with_opset(const Node& node, int64_t opset_version) {
+  return node.describe() + " (" + display_domain(node.domain()) + " opset " +
+         std::to_string(opset_version) + ")";
+}
+
+// Converts and merges every output first, then writes, so a failure leaves the node as it
+// was.
+Status write_outputs(Node& node, const std::vector<onnx::TypeProto>& types,
+                     const std::string& where) {
+  std::vector<std::pair<Value*, TensorDesc>> updates;
+  for (size_t i = 0; i < types.size() && i < node.output_count(); ++i) {
+    Value* output = node.output(i);
+    // Omitted optional outputs have no name and nothing to describe.
+    if (output == nullptr || output->name().empty()) continue;
+    if (types[i].value_case() == onnx::TypeProto::VALUE_NOT_SET) continue;
+    std::string what = where + " output " + std::to_string(i) + " '" + output->name() + "'";
+    Result<TensorDesc> inferred = onnx_common::desc_from_type_proto(types[i]);
+    if (!inferred.is_ok()) return inferred.status().with_context(what);
+    GE_ASSIGN_OR_RETURN(TensorDesc merged, merge_inferred_desc(output->desc(), *inferred, what));
+    updates.emplace_back(output, std::move(merged));
+  }
+  for (auto& [output, desc] : updates) output->set_desc(std::move(desc));
+  return Status::ok();
+}
+
+}  // namespace
+
+const OpSchemaInfo* OnnxOpLibrary::find_schema(const std::string& domain,
+                                               const std::string& op_type,
+                                               int64_t opset_version) const {
+  const onnx::OpSchema* schema = lookup(domain, op_type, opset_version);
+  if (schema == nullptr) return nullptr;
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_ptr<OpSchemaInfo>& info = infos_[schema];
+  if (!info) {
+    info = std::make_unique<OpSchemaInfo>();
+    info->domain = schema->domain();
+    info->op_type = schema->Name();
+    info->since_version = schema->SinceVersion();
+    info->min_inputs = schema->min_input();
+    info->max_inputs = schema->max_input();
+    info->min_outputs = schema->min_output();
+    info->max_outputs = schema->max_output();
+    info->fusion_kind = fusion_kind_for(schema->domain(), schema->Name());
+    info->deprecated = schema->Deprecated();
+  }
+  return info.get();
+}
+
+Status OnnxOpLibrary::infer(Node& node, int64_t opset_version, const InputDataProvider& data,
+                            const OpRegistry& registry) const {
+  const std::string where = describe_with_opset(node, opset_version);
+  const onnx::OpSchema* schema = lookup(node.domain(), node.op_type(), opset_version);
+  if (schema == nullptr) {
+    return unsupported(where + ": libonnx has no schema for op '" + node.op_type() +
+                       "' in domain '" + display_domain(node.domain()) + "' at opset " +
+                       std::to_string(opset_version));
+  }
+  GE_RETURN_IF_ERROR(check_inference_preconditions(node, *schema, where));
+  if (!schema->has_type_and_shape_inference_function()) return Status::ok();
+
+  std::vector<onnx::TypeProto> inferred;
+  try {
+    NodeInferenceContext context(node, data, registry);
+    schema->GetTypeAndShapeInferenceFunction()(context);
+    inferred = context.output_types();
+    supplement_inference(node, inferred);
+  } catch (const StatusError& failure) {
+    return failure.status().with_context(where);
+  } catch (const onnx::InferenceError& error) {
+    return invalid_argument(where + ": type/shape inference failed: " + error.what());
+  } catch (const std::exception& error) {
+    return invalid_argument(where + ": type/shape inference failed: " + error.what());
+  } catch (...) {
+    return internal_error(where + ": type/shape inference threw a non-standard exception");
+  }
+  return write_outputs(node, inferred, where);
+}
+
+}  // namespace ge::onnx_ops

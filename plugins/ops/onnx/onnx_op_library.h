@@ -1,0 +1,43 @@
+#pragma once
+/// The ONNX standard op set as a GE op library: schemas and type/shape inference come
+/// from libonnx's OpSchemaRegistry, adapted to GE's IR.
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "ge/op_registry.h"
+
+namespace onnx {
+class OpSchema;
+}
+
+namespace ge::onnx_ops {
+
+/// Serves every domain libonnx knows ("" / "ai.onnx", "ai.onnx.ml", ...). All const
+/// members are thread-safe.
+class OnnxOpLibrary final : public OpLibrary {
+ public:
+  std::string name() const override { return "onnx_std"; }
+
+  /// The schema libonnx resolves for `opset_version` (the newest with since_version <=
+  /// it), or null. The returned pointer lives as long as this library.
+  const OpSchemaInfo* find_schema(const std::string& domain, const std::string& op_type,
+                                  int64_t opset_version) const override;
+
+  /// Checks the input/output counts against the schema, runs libonnx's inference
+  /// function and merges the result into the node's output descs (see
+  /// merge_inferred_desc). Nothing is written when any output fails to merge. Ops whose
+  /// schema has no inference function keep their outputs. Errors name the node, the op
+  /// and libonnx's message; an op libonnx does not know is kUnsupported.
+  Status infer(Node& node, int64_t opset_version, const InputDataProvider& data,
+               const OpRegistry& registry) const override;
+
+ private:
+  mutable std::mutex mutex_;
+  // Keyed by libonnx's schema object, whose address is stable for the process.
+  mutable std::map<const onnx::OpSchema*, std::unique_ptr<OpSchemaInfo>> infos_;
+};
+
+}  // namespace ge::onnx_ops

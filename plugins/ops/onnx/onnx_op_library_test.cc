@@ -1,0 +1,404 @@
+// Expected shapes are computed by hand from the formulas in the ONNX operator spec.
+
+#include "onnx_op_library.h"
+
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <memory>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "ge/graph.h"
+#include "ge/op_registry.h"
+
+namespace ge::onnx_ops {
+namespace {
+
+constexpr int64_t kOpset = 17;
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+class OnnxOpLibraryTest : public ::testing::Test {
+ protected:
+  OnnxOpLibraryTest() {
+    graph_.set_opset_import("", kOpset);
+    registry_.add_library(library_);
+  }
+
+  Status infer(Node* node, const InputDataProvider& data = {}, int64_t opset = kOpset) {
+    return library_->infer(*node, opset, data, registry_);
+  }
+
+  Value* input(const std::string& name, TensorDesc desc) { return graph_.add_input(name, std::move(desc)); }
+  Value* f32(const std::string& name, const std::vector<int64_t>& dims) {
+    return input(name, TensorDesc::of(DataType::kFloat32, dims));
+  }
+
+  std::shared_ptr<OnnxOpLibrary> library_ = std::make_shared<OnnxOpLibrary>();
+  OpRegistry registry_;
+  Graph graph_;
+};
+
+// ---- schemas ----
+
+TEST_F(OnnxOpLibraryTest, FindSchemaResolvesTheNewestVersionNotAboveTheOpset) {
+  const OpSchemaInfo* conv = library_->find_schema("", "Conv", 17);
+  ASSERT_NE(conv, nullptr);
+  EXPECT_EQ(conv->op_type, "Conv");
+  EXPECT_EQ(conv->domain, "");
+  EXPECT_EQ(conv->since_version, 11);  // Conv-1, Conv-11
+  EXPECT_EQ(conv->min_inputs, 2);
+  EXPECT_EQ(conv->max_inputs, 3);
+  EXPECT_EQ(conv->min_outputs, 1);
+  EXPECT_EQ(conv->max_outputs, 1);
+  EXPECT_EQ(conv->fusion_kind, FusionKind::kOpaque);
+  EXPECT_FALSE(conv->deprecated);
+
+  const OpSchemaInfo* conv1 = library_->find_schema("", "Conv", 10);
+  ASSERT_NE(conv1, nullptr);
+  EXPECT_EQ(conv1->since_version, 1);
+
+  // "ai.onnx" and "" name the same domain, and the info is cached per schema.
+  EXPECT_EQ(library_->find_schema("ai.onnx", "Conv", 17), conv);
+
+  const OpSchemaInfo* add = library_->find_schema("", "Add", 17);
+  ASSERT_NE(add, nullptr);
+  EXPECT_EQ(add->since_version, 14);  // Add-1, 6, 7, 13, 14
+  EXPECT_EQ(add->fusion_kind, FusionKind::kBroadcast);
+
+  const OpSchemaInfo* concat = library_->find_schema("", "Concat", 17);
+  ASSERT_NE(concat, nullptr);
+  EXPECT_EQ(concat->min_inputs, 1);
+  EXPECT_EQ(concat->max_inputs, INT32_MAX);
+  EXPECT_EQ(concat->fusion_kind, FusionKind::kInjective);
+
+  const OpSchemaInfo* dropout = library_->find_schema("", "Dropout", 17);
+  ASSERT_NE(dropout, nullptr);
+  EXPECT_EQ(dropout->min_outputs, 1);
+  EXPECT_EQ(dropout->max_outputs, 2);
+
+  EXPECT_EQ(library_->find_schema("", "Relu", 17)->fusion_kind, FusionKind::kElementwise);
+  EXPECT_EQ(library_->find_schema("", "ReduceSum", 17)->fusion_kind, FusionKind::kReduction);
+}
+
+TEST_F(OnnxOpLibraryTest, FindSchemaReportsDeprecationOtherDomainsAndUnknownOps) {
+  const OpSchemaInfo* upsample10 = library_->find_schema("", "Upsample", 10);
+  ASSERT_NE(upsample10, nullptr);
+  EXPECT_TRUE(upsample10->deprecated);  // deprecated in favour of Resize at opset 10
+  const OpSchemaInfo* upsample9 = library_->find_schema("", "Upsample", 9);
+  ASSERT_NE(upsample9, nullptr);
+  EXPECT_FALSE(upsample9->deprecated);
+
+  const OpSchemaInfo* ml = library_->find_schema("ai.onnx.ml", "LinearClassifier", 1);
+  ASSERT_NE(ml, nullptr);
+  EXPECT_EQ(ml->domain, "ai.onnx.ml");
+
+  EXPECT_EQ(library_->find_schema("", "NoSuchOp", 17), nullptr);
+  EXPECT_EQ(library_->find_schema("com.example", "Conv", 17), nullptr);
+  EXPECT_EQ(library_->find_schema("", "Conv", 0), nullptr);
+}
+
+TEST_F(OnnxOpLibraryTest, FindSchemaIsSafeFromManyThreads) {
+  std::vector<const OpSchemaInfo*> seen(8, nullptr);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < seen.size(); ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) seen[t] = library_->find_schema("", "MatMul", 17);
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  ASSERT_NE(seen[0], nullptr);
+  for (const OpSchemaInfo* info : seen) EXPECT_EQ(info, seen[0]);
+}
+
+// ---- inference ----
+
+TEST_F(OnnxOpLibraryTest, ConvOutputShapeWithPadsStridesAndDilations) {
+  Node* conv = graph_.add_node("Conv", {f32("x", {1, 3, 32, 30}), f32("w", {8, 3, 3, 3}), f32("b", {8})},
+                               1, "conv1", {"y"});
+  conv->set_attribute("strides", std::vector<int64_t>{2, 2});
+  conv->set_attribute("pads", std::vector<int64_t>{1, 0, 2, 1});  // h_begin, w_begin, h_end, w_end
+  conv->set_attribute("dilations", std::vector<int64_t>{2, 1});
+  ASSERT_TRUE(infer(conv).is_ok());
+  // H: floor((32 + 1 + 2 - ((3 - 1) * 2 + 1)) / 2) + 1 = floor(30 / 2) + 1 = 16
+  // W: floor((30 + 0 + 1 - ((3 - 1) * 1 + 1)) / 2) + 1 = floor(28 / 2) + 1 = 15
+  EXPECT_EQ(conv->output(0)->desc(), TensorDesc::of(DataType::kFloat32, {1, 8, 16, 15}));
+}
+
+TEST_F(OnnxOpLibraryTest, ConvSameUpperAutoPad) {
+  Node* conv = graph_.add_node("Conv", {f32("x", {2, 4, 7, 7}), f32("w", {6, 4, 3, 3})}, 1, "conv_same");
+  conv->set_attribute("auto_pad", "SAME_UPPER");
+  conv->set_attribute("strides", std::vector<int64_t>{2, 2});
+  ASSERT_TRUE(infer(conv).is_ok());
+  // SAME: ceil(7 / 2) = 4
+  EXPECT_EQ(conv->output(0)->desc(), TensorDesc::of(DataType::kFloat32, {2, 6, 4, 4}));
+}
+
+TEST_F(OnnxOpLibraryTest, GemmWithBothTransposes) {
+  Node* gemm = graph_.add_node("Gemm", {f32("a", {4, 3}), f32("b", {5, 4}), f32("c", {5})}, 1, "gemm");
+  gemm->set_attribute("transA", int64_t{1});
+  gemm->set_attribute("transB", int64_t{1});
+  ASSERT_TRUE(infer(gemm).is_ok());
+  // A' is [3,4], B' is [4,5]: Y = A' B' is [3,5]
+  EXPECT_EQ(gemm->output(0)->desc(), TensorDesc::of(DataType::kFloat32, {3, 5}));
+}
+
+TEST_F(OnnxOpLibraryTest, ReshapeWithKnownShapeDataHandlesZeroAndMinusOne) {
+  Value* shape = input("shape", TensorDesc::of(DataType::kInt64, {3}));
+  Node* reshape = graph_.add_node("Reshape", {f32("x", {2, 3, 4}), shape}, 1, "reshape");
+  Tensor shape_data = Tensor::from_vector<int64_t>({3}, {0, -1, 2});
+  size_t asked_index = 99;
+  InputDataProvider data = [&](const Node& node, size_t index) -> const Tensor* {
+    EXPECT_EQ(&node, reshape);
+    asked_index = index;
+    return index == 1 ? &shape_data : nullptr;
+  };
+  ASSERT_TRUE(infer(reshape, data).is_ok());
+  EXPECT_EQ(asked_index, 1u);
+  // 0 copies dim 0 (2); -1 takes the rest: 24 / (2 * 2) = 6
+  EXPECT_EQ(reshape->output(0)->desc(), TensorDesc::of(DataType::kFloat32, {2, 6, 2}));
+}
+
+TEST_F(OnnxOpLibraryTest, ReshapeWithoutDataKnowsOnlyTheRankFromAStaticShapeInput) {
+  Node* ranked = graph_.add_node(
+      "Reshape", {f32("x", {2, 3, 4}), input("shape3", TensorDesc::of(DataType::kInt64, {3}))}, 1,
+      "reshape_ranked");
+  ASSERT_TRUE(infer(ranked).is_ok());
+  EXPECT_EQ(ranked->output(0)->desc(),
+            TensorDesc(DataType::kFloat32, {Dim::unknown(), Dim::unknown(), Dim::unknown()}));
+
+  Node* unranked = graph_.add_node(
+      "Reshape",
+      {graph_.find_value("x"), input("shape_any", TensorDesc(DataType::kInt64, {Dim::unknown()}))}, 1,
+      "reshape_unranked");
+  ASSERT_TRUE(infer(unranked).is_ok());
+  EXPECT_EQ(unranked->output(0)->desc().dtype, DataType::kFloat32);
+  EXPECT_FALSE(unranked->output(0)->desc().has_rank());
+}
+
+TEST_F(OnnxOpLibraryTest, MatMulBroadcastsBatchDims) {
+  Node* matmul = graph_.add_node("MatMul", {f32("a", {2, 1, 4, 3}), f32("b", {5, 3, 6})}, 1, "matmul");
+  ASSERT_TRUE(infer(matmul).is_ok());
+  // batch dims [2,1] and [5] broadcast to [2,5]; [4,3] x [3,6] = [4,6]
+  EXPECT_EQ(matmul->output(0)->desc(), TensorDesc::of(DataType::kFloat32, {2, 5, 4, 6}));
+}
+
+TEST_F(OnnxOpLibraryTest, ConcatSumsTheAxisWithNegativeAxis) {
+  Node* concat = graph_.add_node("Concat", {f32("a", {2, 3, 4}), f32("b", {2, 5, 4}), f32("c", {2, 1, 4})},
+                                 1, "concat");
+  concat->set_attribute("axis", int64_t{-2});
+  ASSERT_TRUE(infer(concat).is_ok());
+  EXPECT_EQ(concat->output(0)->desc(), TensorDesc::of(DataType::kFloat32, {2, 9, 4}));
+}
+
+TEST_F(OnnxOpLibraryTest, NamedDimsPropagate) {
+  Value* x = input("x", TensorDesc(DataType::kFloat32, {Dim::named("N"), Dim::of(3)}));
+  Node* relu = graph_.add_node("Relu", {x}, 1, "relu");
+  ASSERT_TRUE(infer(relu).is_ok());
+  EXPECT_EQ(relu->output(0)->desc(), TensorDesc(DataType::kFloat32, {Dim::named("N"), Dim::of(3)}));
+
+  Value* col = input("col", TensorDesc(DataType::kFloat32, {Dim::named("N"), Dim::of(1)}));
+  Node* add = graph_.add_node("Add", {col, f32("row", {1, 4})}, 1, "add");
+  ASSERT_TRUE(infer(add).is_ok());
+  EXPECT_EQ(add->output(0)->desc(), TensorDesc(DataType::kFloat32, {Dim::named("N"), Dim::of(4)}));
+
+  Value* y = input("y", TensorDesc(DataType::kFloat32, {Dim::named("N"), Dim::of(2)}));
+  Node* concat = graph_.add_node("Concat", {x, y}, 1, "concat");
+  concat->set_attribute("axis", int64_t{1});
+  ASSERT_TRUE(infer(concat).is_ok());
+  EXPECT_EQ(concat->output(0)->desc(), TensorDesc(DataType::kFloat32, {Dim::named("N"), Dim::of(5)}));
+}
+
+TEST_F(OnnxOpLibraryTest, ExistingOutputInformationIsKeptWhereInferenceKnowsLess) {
+  // Reshape without data infers [?,?,?]; the producer's earlier desc [N,6,?] survives.
+  Node* reshape = graph_.add_node(
+      "Reshape", {f32("x", {2, 3, 4}), input("shape", TensorDesc::of(DataType::kInt64, {3}))}, 1,
+      "reshape");
+  reshape->output(0)->set_desc(
+      TensorDesc(DataType::kFloat32, {Dim::named("N"), Dim::of(6), Dim::unknown()}));
+  ASSERT_TRUE(infer(reshape).is_ok());
+  EXPECT_EQ(reshape->output(0)->desc(),
+            TensorDesc(DataType::kFloat32, {Dim::named("N"), Dim::of(6), Dim::unknown()}));
+}
+
+TEST_F(OnnxOpLibraryTest, SoftmaxKeepsShapeAndType) {
+  Node* softmax = graph_.add_node("Softmax", {f32("x", {2, 5})}, 1, "softmax");
+  softmax->set_attribute("axis", int64_t{-1});
+  ASSERT_TRUE(infer(softmax).is_ok());
+  EXPECT_EQ(softmax->output(0)->desc(), TensorDesc::of(DataType::kFloat32, {2, 5}));
+
+  Node* softmax11 = graph_.add_node(
+      "Softmax", {input("h", TensorDesc::of(DataType::kFloat16, {2, 3, 4}))}, 1, "softmax11");
+  softmax11->set_attribute("axis", int64_t{1});
+  ASSERT_TRUE(infer(softmax11, {}, 11).is_ok());
+  EXPECT_EQ(softmax11->output(0)->desc(), TensorDesc::of(DataType::kFloat16, {2, 3, 4}));
+}
+
+TEST_F(OnnxOpLibraryTest, TypeOnlyOpsAndAttributesOfEveryKind) {
+  // Cast reads an int attribute; ConstantOfShape a tensor attribute and its shape input data.
+  Node* cast = graph_.add_node("Cast", {f32("x", {3, 1})}, 1, "cast");
+  cast->set_attribute("to", int64_t{static_cast<int64_t>(DataType::kInt32)});
+  ASSERT_TRUE(infer(cast).is_ok());
+  EXPECT_EQ(cast->output(0)->desc(), TensorDesc::of(DataType::kInt32, {3, 1}));
+
+  Value* shape = input("shape", TensorDesc::of(DataType::kInt64, {2}));
+  Node* fill = graph_.add_node("ConstantOfShape", {shape}, 1, "fill");
+  fill->set_attribute("value", Tensor::from_vector<int8_t>({1}, {7}));
+  Tensor shape_data = Tensor::from_vector<int64_t>({2}, {4, 9});
+  ASSERT_TRUE(infer(fill, [&](const Node&, size_t) { return &shape_data; }).is_ok());
+  EXPECT_EQ(fill->output(0)->desc(), TensorDesc::of(DataType::kInt8, {4, 9}));
+}
+
+TEST_F(OnnxOpLibraryTest, OmittedOptionalInputAndOutput) {
+  // Clip-13 with min omitted and max given; Dropout with its mask output omitted.
+  Value* x = f32("x", {4, 2});
+  Node* clip = graph_.add_node("Clip", {x, nullptr, input("max", TensorDesc::of(DataType::kFloat32, {}))},
+                               1, "clip");
+  ASSERT_TRUE(infer(clip).is_ok());
+  EXPECT_EQ(clip->output(0)->desc(), TensorDesc::of(DataType::kFloat32, {4, 2}));
+
+  Node* dropout = graph_.add_node("Dropout", {x}, 2, "dropout", {"d", ""});
+  ASSERT_TRUE(infer(dropout).is_ok());
+  EXPECT_EQ(dropout->output(0)->desc(), TensorDesc::of(DataType::kFloat32, {4, 2}));
+}
+
+TEST_F(OnnxOpLibraryTest, IfMergesItsBranchesThroughTheRegistry) {
+  Value* cond = input("cond", TensorDesc::of(DataType::kBool, {}));
+  f32("x", {2, 3});
+
+  // then: (Relu(x) [2,3], Concat(x, x, axis=1) [2,6])
+  auto then_graph = std::make_shared<Graph>("then");
+  then_graph->set_parent(&graph_);
+  then_graph->set_opset_import("", kOpset);
+  Value* then_x = then_graph->add_capture("x", TensorDesc());
+  Node* then_relu = then_graph->add_node("Relu", {then_x}, 1, "then_relu");
+  Node* then_concat = then_graph->add_node("Concat", {then_x, then_x}, 1, "then_concat");
+  then_concat->set_attribute("axis", int64_t{1});
+  then_graph->set_outputs({then_relu->output(0), then_concat->output(0)});
+
+  // else: (Neg(x) [2,3], Concat(x, x, x, axis=1) [2,9])
+  auto else_graph = std::make_shared<Graph>("else");
+  else_graph->set_parent(&graph_);
+  else_graph->set_opset_import("", kOpset);
+  Value* else_x = else_graph->add_capture("x", TensorDesc());
+  Node* else_neg = else_graph->add_node("Neg", {else_x}, 1, "else_neg");
+  Node* else_concat = else_graph->add_node("Concat", {else_x, else_x, else_x}, 1, "else_concat");
+  else_concat->set_attribute("axis", int64_t{1});
+  else_graph->set_outputs({else_neg->output(0), else_concat->output(0)});
+
+  Node* if_node = graph_.add_node("If", {cond}, 2, "if0", {"r0", "r1"});
+  if_node->set_attribute("then_branch", Attribute::GraphPtr(then_graph));
+  if_node->set_attribute("else_branch", Attribute::GraphPtr(else_graph));
+  graph_.set_outputs({if_node->output(0), if_node->output(1)});
+
+  Status status = registry_.infer_graph(graph_);
+  ASSERT_TRUE(status.is_ok()) << status.to_string();
+  EXPECT_EQ(then_concat->output(0)->desc(), TensorDesc::of(DataType::kFloat32, {2, 6}));
+  EXPECT_EQ(else_concat->output(0)->desc(), TensorDesc::of(DataType::kFloat32, {2, 9}));
+  EXPECT_EQ(if_node->output(0)->desc(), TensorDesc::of(DataType::kFloat32, {2, 3}));
+  // The branches disagree on dim 1 (6 vs 9): the union leaves it unknown.
+  EXPECT_EQ(if_node->output(1)->desc(), TensorDesc(DataType::kFloat32, {Dim::of(2), Dim::unknown()}));
+}
+
+TEST_F(OnnxOpLibraryTest, IfReportsAFailureInsideABranch) {
+  Value* cond = input("cond", TensorDesc::of(DataType::kBool, {}));
+  f32("x", {2, 3});
+  auto make_branch = [&](const std::string& name, const std::string& op) {
+    auto branch = std::make_shared<Graph>(name);
+    branch->set_parent(&graph_);
+    branch->set_opset_import("", kOpset);
+    Value* x = branch->add_capture("x", TensorDesc());
+    Node* node = branch->add_node(op, {x, x}, 1, name + "_op");
+    branch->add_output(node->output(0));
+    return branch;
+  };
+  Node* if_node = graph_.add_node("If", {cond}, 1, "if_bad");
+  if_node->set_attribute("then_branch", Attribute::GraphPtr(make_branch("then", "Add")));
+  // Conv of a rank-2 input is rejected inside the else branch.
+  if_node->set_attribute("else_branch", Attribute::GraphPtr(make_branch("else", "Conv")));
+  Status status = registry_.infer_node(*if_node);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(contains(status.message(), "If 'if_bad'")) << status.message();
+  EXPECT_TRUE(contains(status.message(), "else_branch")) << status.message();
+  EXPECT_TRUE(contains(status.message(), "Conv 'else_op'")) << status.message();
+}
+
+// ---- errors ----
+
+TEST_F(OnnxOpLibraryTest, ConvWithRankTwoInputIsAnErrorNamingTheNode) {
+  Node* conv = graph_.add_node("Conv", {f32("x", {3, 4}), f32("w", {8, 3, 3, 3})}, 1, "bad_conv");
+  Status status = infer(conv);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(contains(status.message(), "Conv 'bad_conv'")) << status.message();
+  EXPECT_TRUE(contains(status.message(), "float32[3,4]")) << status.message();
+  EXPECT_FALSE(conv->output(0)->desc().has_rank());
+}
+
+TEST_F(OnnxOpLibraryTest, ConvWithMismatchedWeightRankIsAnError) {
+  Node* conv = graph_.add_node("Conv", {f32("x", {1, 3, 8, 8}), f32("w", {8, 3, 3})}, 1, "conv_w");
+  Status status = infer(conv);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_TRUE(contains(status.message(), "Conv 'conv_w'")) << status.message();
+  EXPECT_TRUE(contains(status.message(), "ranks must match")) << status.message();
+}
+
+TEST_F(OnnxOpLibraryTest, LibonnxInferenceErrorsCarryNodeOpAndMessage) {
+  // MatMul inner dims 3 vs 4 disagree: libonnx's own check fails.
+  Node* matmul = graph_.add_node("MatMul", {f32("a", {2, 3}), f32("b", {4, 5})}, 1, "mm");
+  Status status = infer(matmul);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(contains(status.message(), "MatMul 'mm' (ai.onnx opset 17)")) << status.message();
+  EXPECT_TRUE(contains(status.message(), "[ShapeInferenceError]")) << status.message();
+}
+
+TEST_F(OnnxOpLibraryTest, WrongInputCountIsAnError) {
+  Node* relu = graph_.add_node("Relu", {f32("a", {2}), f32("b", {2})}, 1, "relu2");
+  Status status = infer(relu);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), "Relu 'relu2' (ai.onnx opset 17): has 2 inputs but Relu-14 takes 1");
+
+  Node* gemm = graph_.add_node("Gemm", {f32("c", {2, 2})}, 1, "gemm1");
+  status = infer(gemm);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_TRUE(contains(status.message(), "has 1 inputs but Gemm-13 takes 2 to 3")) << status.message();
+
+  Node* add = graph_.add_node("Add", {graph_.find_value("a"), nullptr}, 1, "add_missing");
+  status = infer(add);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_TRUE(contains(status.message(), "input 1 ('B') is omitted")) << status.message();
+}
+
+TEST_F(OnnxOpLibraryTest, ConflictWithAnExistingStaticShapeIsAnError) {
+  Node* relu = graph_.add_node("Relu", {f32("x", {2, 3})}, 1, "relu", {"y"});
+  relu->output(0)->set_desc(TensorDesc::of(DataType::kFloat32, {2, 4}));
+  Status status = infer(relu);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_EQ(status.message(),
+            "Relu 'relu' (ai.onnx opset 17) output 0 'y': inferred float32[2,3] conflicts with "
+            "existing float32[2,4]: dim 1 is 3 vs 4");
+  EXPECT_EQ(relu->output(0)->desc(), TensorDesc::of(DataType::kFloat32, {2, 4}));
+}
+
+TEST_F(OnnxOpLibraryTest, UnknownOpIsUnsupported) {
+  Node* node = graph_.add_node("NoSuchOp", {f32("x", {1})}, 1, "mystery");
+  Status direct = infer(node);
+  ASSERT_FALSE(direct.is_ok());
+  EXPECT_EQ(direct.code(), StatusCode::kUnsupported);
+  EXPECT_TRUE(contains(direct.message(), "NoSuchOp")) << direct.message();
+
+  Status via_registry = registry_.infer_node(*node);
+  ASSERT_FALSE(via_registry.is_ok());
+  EXPECT_EQ(via_registry.code(), StatusCode::kUnsupported);
+  EXPECT_TRUE(contains(via_registry.message(), "NoSuchOp")) << via_registry.message();
+}
+
+}  // namespace
+}  // namespace ge::onnx_ops

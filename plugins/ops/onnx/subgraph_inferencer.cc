@@ -1,0 +1,58 @@
+#include "subgraph_inferencer.h"
+
+#include <utility>
+
+#include "desc_merge.h"
+#include "ge/onnx_common/tensor_proto.h"
+
+namespace ge::onnx_ops {
+
+SubgraphInferencer::SubgraphInferencer(const Node& owner, std::string attribute_name,
+                                       Graph& subgraph, const OpRegistry& registry)
+    : owner_(owner),
+      attribute_name_(std::move(attribute_name)),
+      subgraph_(subgraph),
+      registry_(registry) {}
+
+std::vector<const onnx::TypeProto*> SubgraphInferencer::doInferencing(
+    const std::vector<const onnx::TypeProto*>& input_types,
+    const std::vector<const onnx::TensorProto*>& /*input_data*/) {
+  // Input data is not forwarded: infer_graph already offers the subgraph's initializers,
+  // and the values ONNX passes here (Loop/Scan state) are never constant.
+  std::string where = "subgraph '" + attribute_name_ + "' ('" + subgraph_.name() + "')";
+  std::vector<Value*> inputs = subgraph_.runtime_inputs();
+  if (input_types.size() != inputs.size()) {
+    fail_type_inference(where, " has ", inputs.size(), " inputs but ", owner_.op_type(),
+                        " provides ", input_types.size());
+  }
+  Status status = bind_inputs(input_types);
+  if (!status.is_ok()) throw StatusError(status.with_context(where));
+  status = registry_.infer_graph(subgraph_);
+  if (!status.is_ok()) throw StatusError(status.with_context(where));
+
+  output_types_.clear();
+  output_types_.reserve(subgraph_.outputs().size());
+  for (const Value* output : subgraph_.outputs()) {
+    output_types_.push_back(onnx_common::desc_to_type_proto(output->desc()));
+  }
+  std::vector<const onnx::TypeProto*> result;
+  result.reserve(output_types_.size());
+  for (const onnx::TypeProto& type : output_types_) result.push_back(&type);
+  return result;
+}
+
+Status SubgraphInferencer::bind_inputs(const std::vector<const onnx::TypeProto*>& input_types) {
+  std::vector<Value*> inputs = subgraph_.runtime_inputs();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (input_types[i] == nullptr) continue;  // the op knows nothing about this input
+    GE_ASSIGN_OR_RETURN(TensorDesc given, onnx_common::desc_from_type_proto(*input_types[i]));
+    GE_ASSIGN_OR_RETURN(TensorDesc merged,
+                        merge_inferred_desc(inputs[i]->desc(), given,
+                                            "input " + std::to_string(i) + " '" +
+                                                inputs[i]->name() + "'"));
+    inputs[i]->set_desc(std::move(merged));
+  }
+  return Status::ok();
+}
+
+}  // namespace ge::onnx_ops

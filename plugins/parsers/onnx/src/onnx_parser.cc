@@ -1,0 +1,82 @@
+#include "onnx_parser.h"
+
+#include <climits>
+#include <exception>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "graph_importer.h"
+
+namespace ge::onnx_parser {
+namespace {
+
+namespace fs = std::filesystem;
+
+// `source` names the model in messages: the file path, or "ONNX model bytes".
+Result<std::unique_ptr<Graph>> parse_model(const std::string& bytes, const fs::path& base_dir,
+                                           const std::string& source) {
+  if (bytes.size() > static_cast<size_t>(INT_MAX)) {
+    return unsupported(source + " is larger than 2 GiB, which protobuf cannot parse; save the "
+                       "weights as ONNX external data");
+  }
+  onnx::ModelProto model;
+  if (!model.ParseFromString(bytes)) {
+    return parse_error(source + " is not a valid ONNX model (protobuf parse failed)");
+  }
+  auto graph = import_model(model, base_dir);
+  if (!graph.is_ok()) return graph.status().with_context(source);
+  return graph;
+}
+
+// Runs `body`, turning any exception into an internal error: none may leave the plugin.
+template <typename Body>
+Result<std::unique_ptr<Graph>> guarded(const std::string& source, Body&& body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return internal_error(source + ": out of memory while parsing the ONNX model");
+  } catch (const std::exception& e) {
+    return internal_error(source + ": unexpected error while parsing the ONNX model: " + e.what());
+  } catch (...) {
+    return internal_error(source + ": unexpected non-standard exception while parsing the ONNX model");
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Graph>> OnnxParser::parse_file(const fs::path& path) const {
+  const std::string source = "'" + path.string() + "'";
+  return guarded(source, [&]() -> Result<std::unique_ptr<Graph>> {
+    std::error_code error;
+    const fs::file_status status = fs::status(path, error);
+    if (!fs::exists(status)) {
+      if (error && error != std::errc::no_such_file_or_directory) {
+        return invalid_argument("cannot access model file " + source + ": " + error.message());
+      }
+      return not_found("model file " + source + " does not exist");
+    }
+    if (fs::is_directory(status)) {
+      return invalid_argument("model file " + source + " is a directory, not an ONNX file");
+    }
+    std::ifstream stream(path, std::ios::binary);
+    if (!stream) {
+      return invalid_argument("cannot open model file " + source +
+                              " for reading (check its permissions)");
+    }
+    std::ostringstream content;
+    content << stream.rdbuf();
+    if (stream.bad()) return invalid_argument("error while reading model file " + source);
+    // External data lives beside the model file.
+    const fs::path base_dir = fs::absolute(path, error).parent_path();
+    return parse_model(std::move(content).str(), error ? path.parent_path() : base_dir, source);
+  });
+}
+
+Result<std::unique_ptr<Graph>> OnnxParser::parse_bytes(const std::string& bytes,
+                                                       const fs::path& base_dir) const {
+  const std::string source = "ONNX model bytes";
+  return guarded(source, [&]() { return parse_model(bytes, base_dir, source); });
+}
+
+}  // namespace ge::onnx_parser

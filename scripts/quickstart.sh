@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Sets everything up, builds GE and runs ge-run on the bundled sample CNN, checking its
+# outputs against expected outputs computed independently with numpy.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/build.sh release
+echo
+echo "== plugins =="
+build/release/bin/ge-run --list-plugins
+echo
+echo "== ge-run samples/models/small_cnn.onnx =="
+build/release/bin/ge-run samples/models/small_cnn.onnx \
+  --input samples/models/small_cnn/input_0.pb \
+  --expected-dir samples/models/small_cnn --repeat 20 -v

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs every Debian package GE's build and tests need. Idempotent; run as root
+# (or with sudo available) on Debian 12.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libboost-dev libtomlplusplus-dev libspdlog-dev libfmt-dev
+  libprotobuf-dev protobuf-compiler libonnx-dev python3 python3-onnx python3-numpy
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup: done"

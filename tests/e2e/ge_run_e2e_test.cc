@@ -1,0 +1,367 @@
+// End-to-end: runs the ge-run executable on samples/models/small_cnn.onnx and on bad input,
+// checking exit status and messages. The expected output was computed by numpy in
+// samples/models/make_small_cnn.py, not by GE.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kSamples = GE_SAMPLE_MODELS_DIR;
+const fs::path kModel = kSamples / "small_cnn.onnx";
+const fs::path kData = kSamples / "small_cnn";
+
+struct Outcome {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+std::string quote(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+Outcome ge_run(const std::vector<std::string>& args) {
+  std::string command = quote(GE_RUN_PATH);
+  for (const std::string& arg : args) command += " " + quote(arg);
+  command += " 2>&1";
+  Outcome outcome;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) {
+    ADD_FAILURE() << "popen failed: " << command;
+    return outcome;
+  }
+  char buffer[4096];
+  size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0) outcome.output.append(buffer, n);
+  const int status = ::pclose(pipe);
+  outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return outcome;
+}
+
+#define EXPECT_CONTAINS(haystack, needle) \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "expected to find: " << (needle)
+
+/// A .npy version 1.0 file, written by hand from the format spec.
+void write_npy(const fs::path& path, const std::string& descr, const std::string& shape, size_t payload_bytes) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+  bytes += static_cast<char>(header.size() & 0xFF);
+  bytes += static_cast<char>(header.size() >> 8);
+  bytes += header + std::string(payload_bytes, '\0');
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+class GeRunE2ETest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    // Only the registry beside the binary: an outer GE_PLUGINS must not change results.
+    ::unsetenv("GE_PLUGINS");
+  }
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    tmp_ = fs::temp_directory_path() / ("ge_run_e2e_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::remove_all(tmp_);
+    fs::create_directories(tmp_);
+  }
+  void TearDown() override { fs::remove_all(tmp_); }
+
+  fs::path tmp_;
+};
+
+// ---- the sample model against numpy's output ----
+
+TEST_F(GeRunE2ETest, SampleMatchesNumpyAtDefaultOptLevel) {
+  Outcome r = ge_run({kModel, "--input", (kData / "input_0.pb").string(), "--expected-dir", kData.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_CONTAINS(r.output, "output 0 'output': float32[1,10]");
+  EXPECT_CONTAINS(r.output, "vs " + (kData / "output_0.pb").string() + ": OK, max abs error");
+  EXPECT_CONTAINS(r.output, "(rtol 1e-05, atol 1e-05)");
+}
+
+TEST_F(GeRunE2ETest, SampleMatchesNumpyAtO0) {
+  Outcome r = ge_run({kModel, "-O0", "--input", "input=" + (kData / "input_0.pb").string(), "--expected-dir",
+                      kData.string(), "--rtol", "1e-5", "--atol", "1e-5"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_CONTAINS(r.output, ": OK, max abs error");
+}
+
+TEST_F(GeRunE2ETest, SampleMatchesNumpyAtO3WithVerifyEach) {
+  Outcome r = ge_run({kModel, "-O3", "--verify-each", "--input", (kData / "input_0.pb").string(), "--expected-dir",
+                      kData.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_CONTAINS(r.output, ": OK, max abs error");
+}
+
+TEST_F(GeRunE2ETest, NpyInputGivesTheSameResult) {
+  Outcome r = ge_run({kModel, "--input", "input=" + (kData / "input_0.npy").string(), "--expected-dir",
+                      kData.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_CONTAINS(r.output, ": OK, max abs error");
+}
+
+TEST_F(GeRunE2ETest, OutputDirWritesTensorProtos) {
+  const fs::path out = tmp_ / "nested" / "out";
+  Outcome r = ge_run({kModel, "--input", (kData / "input_0.pb").string(), "--output-dir", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_CONTAINS(r.output, "wrote 1 output(s) to " + out.string());
+  ASSERT_TRUE(fs::exists(out / "output_0.pb"));
+  EXPECT_FALSE(fs::exists(out / "output_1.pb"));
+
+  // Decode both files with libonnx's protobuf classes and compare numbers directly.
+  auto load = [](const fs::path& path) {
+    onnx::TensorProto proto;
+    std::ifstream in(path, std::ios::binary);
+    EXPECT_TRUE(proto.ParseFromIstream(&in)) << path;
+    return proto;
+  };
+  auto floats = [](const onnx::TensorProto& proto) {
+    std::vector<float> values(proto.float_data().begin(), proto.float_data().end());
+    if (proto.has_raw_data()) {
+      values.resize(proto.raw_data().size() / sizeof(float));
+      std::memcpy(values.data(), proto.raw_data().data(), values.size() * sizeof(float));
+    }
+    return values;
+  };
+  const onnx::TensorProto got = load(out / "output_0.pb");
+  const onnx::TensorProto want = load(kData / "output_0.pb");
+  EXPECT_EQ(got.name(), "output");
+  EXPECT_EQ(got.data_type(), onnx::TensorProto::FLOAT);
+  ASSERT_EQ(got.dims_size(), 2);
+  EXPECT_EQ(got.dims(0), 1);
+  EXPECT_EQ(got.dims(1), 10);
+  const std::vector<float> got_values = floats(got), want_values = floats(want);
+  ASSERT_EQ(got_values.size(), 10u);
+  ASSERT_EQ(want_values.size(), 10u);
+  for (size_t i = 0; i < 10; ++i) EXPECT_NEAR(got_values[i], want_values[i], 1e-5 + 1e-5 * std::abs(want_values[i]));
+}
+
+TEST_F(GeRunE2ETest, MismatchWithExpectedExitsOne) {
+  // Expected all zeros: the largest error is the largest softmax output numpy computed,
+  // 0.70167089 (element 3).
+  onnx::TensorProto zeros;
+  zeros.set_data_type(onnx::TensorProto::FLOAT);
+  zeros.add_dims(1);
+  zeros.add_dims(10);
+  zeros.set_raw_data(std::string(40, '\0'));
+  std::ofstream(tmp_ / "output_0.pb", std::ios::binary) << zeros.SerializeAsString();
+  Outcome r = ge_run({kModel, "--input", (kData / "input_0.pb").string(), "--expected-dir", tmp_.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, ": MISMATCH, max abs error 0.70167");
+  EXPECT_CONTAINS(r.output, "10 of 10 elements differ; first at [0,0]");
+  EXPECT_CONTAINS(r.output, "outputs do not match the expected values in '" + tmp_.string() + "'");
+}
+
+TEST_F(GeRunE2ETest, ExpectedShapeMismatchExitsOne) {
+  onnx::TensorProto flat;
+  flat.set_data_type(onnx::TensorProto::FLOAT);
+  flat.add_dims(10);
+  flat.set_raw_data(std::string(40, '\0'));
+  std::ofstream(tmp_ / "output_0.pb", std::ios::binary) << flat.SerializeAsString();
+  Outcome r = ge_run({kModel, "--input", (kData / "input_0.pb").string(), "--expected-dir", tmp_.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "MISMATCH");
+  EXPECT_CONTAINS(r.output, "shape [1,10] but expected [10]");
+}
+
+TEST_F(GeRunE2ETest, MissingExpectedFileExitsOne) {
+  Outcome r = ge_run({kModel, "--input", (kData / "input_0.pb").string(), "--expected-dir", tmp_.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "expected output file '" + (tmp_ / "output_0.pb").string() + "' does not exist");
+}
+
+TEST_F(GeRunE2ETest, RandomInput) {
+  Outcome r = ge_run({kModel, "--input", "random"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_CONTAINS(r.output, "output 0 'output': float32[1,10]");
+  // Same seed, same numbers.
+  Outcome again = ge_run({kModel, "--input", "input=random"});
+  EXPECT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_EQ(r.output, again.output);
+}
+
+TEST_F(GeRunE2ETest, RepeatPrintsLatency) {
+  Outcome r = ge_run({kModel, "--input", "random", "--repeat", "3"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_CONTAINS(r.output, "latency over 3 runs: median ");
+  EXPECT_CONTAINS(r.output, " ms, min ");
+}
+
+TEST_F(GeRunE2ETest, VerbosePrintsPassTimings) {
+  Outcome r = ge_run({kModel, "--input", "random", "-v"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_CONTAINS(r.output, "compiled '" + kModel.string() + "' for backend cpu in ");
+  EXPECT_CONTAINS(r.output, "pass timings:");
+}
+
+TEST_F(GeRunE2ETest, DumpGraphWritesFiles) {
+  const fs::path dump = tmp_ / "dump";
+  Outcome r = ge_run({kModel, "--input", "random", "--dump-graph", dump.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  ASSERT_TRUE(fs::is_directory(dump));
+  EXPECT_FALSE(fs::is_empty(dump));
+}
+
+// ---- plugins ----
+
+TEST_F(GeRunE2ETest, ListPluginsShowsEveryKind) {
+  Outcome r = ge_run({"--list-plugins"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_CONTAINS(r.output, "ge_plugins.toml");
+  for (const char* kind : {"parser", "op_library", "pass", "backend"}) EXPECT_CONTAINS(r.output, kind);
+}
+
+TEST_F(GeRunE2ETest, BrokenRegistryEntryExitsOne) {
+  const fs::path registry = tmp_ / "broken.toml";
+  std::ofstream(registry) << "[[plugin]]\nname = \"ghost\"\nkind = \"pass\"\nlibrary = \"libge_no_such_plugin.so\"\n";
+  Outcome r = ge_run({"--plugins", registry.string(), kModel, "--input", "random"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "plugin failure");
+  EXPECT_CONTAINS(r.output, "libge_no_such_plugin.so");
+  Outcome listed = ge_run({"--plugins", registry.string(), "--list-plugins"});
+  EXPECT_EQ(listed.exit_code, 1) << listed.output;
+  EXPECT_CONTAINS(listed.output, "libge_no_such_plugin.so");
+}
+
+TEST_F(GeRunE2ETest, MissingRegistryFileExitsOne) {
+  Outcome r = ge_run({"--plugins", (tmp_ / "absent.toml").string(), kModel, "--input", "random"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "absent.toml");
+}
+
+// ---- user errors: exit 1 with a precise message ----
+
+TEST_F(GeRunE2ETest, MissingModelFile) {
+  const fs::path missing = tmp_ / "no_such_model.onnx";
+  Outcome r = ge_run({missing, "--input", "random"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "model file '" + missing.string() + "' does not exist");
+}
+
+TEST_F(GeRunE2ETest, NonOnnxFileWithOnnxExtension) {
+  const fs::path garbage = tmp_ / "garbage.onnx";
+  std::ofstream(garbage) << "this is plain text, not a protobuf-encoded ONNX model\n";
+  Outcome r = ge_run({garbage, "--input", "random"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "garbage.onnx");
+  EXPECT_CONTAINS(r.output, "ge-run: error (");
+}
+
+TEST_F(GeRunE2ETest, FileWithNoParser) {
+  const fs::path text = tmp_ / "model.txt";
+  std::ofstream(text) << "not a model\n";
+  Outcome r = ge_run({text, "--input", "random"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, ".txt");
+}
+
+TEST_F(GeRunE2ETest, UnknownInputName) {
+  Outcome r = ge_run({kModel, "--input", "nope=random"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "unknown input 'nope' in --input nope=random; the model's inputs are: 'input' "
+                            "float32[1,3,16,16]");
+}
+
+TEST_F(GeRunE2ETest, InitializerIsNotAnInput) {
+  Outcome r = ge_run({kModel, "--input", "input=random", "--input", "conv1_w=random"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "unknown input 'conv1_w'");
+}
+
+TEST_F(GeRunE2ETest, WrongInputShape) {
+  const fs::path small = tmp_ / "small.npy";
+  write_npy(small, "<f4", "(1, 3, 8, 8)", 1 * 3 * 8 * 8 * 4);
+  Outcome r = ge_run({kModel, "--input", "input=" + small.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "input 'input' from '" + small.string() +
+                                "' has shape [1,3,8,8] but the model expects float32[1,3,16,16]");
+}
+
+TEST_F(GeRunE2ETest, WrongInputDtype) {
+  const fs::path doubles = tmp_ / "doubles.npy";
+  write_npy(doubles, "<f8", "(1, 3, 16, 16)", 3 * 16 * 16 * 8);
+  Outcome r = ge_run({kModel, "--input", doubles.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "has dtype float64 but the model expects float32[1,3,16,16]");
+}
+
+TEST_F(GeRunE2ETest, CorruptNpyInput) {
+  const fs::path bad = tmp_ / "bad.npy";
+  std::ofstream(bad) << "not numpy";
+  Outcome r = ge_run({kModel, "--input", bad.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "not a .npy file");
+}
+
+TEST_F(GeRunE2ETest, MissingInputFile) {
+  Outcome r = ge_run({kModel, "--input", (tmp_ / "absent.pb").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "absent.pb' does not exist");
+}
+
+TEST_F(GeRunE2ETest, UnknownBackend) {
+  Outcome r = ge_run({kModel, "--input", "random", "--backend", "no_such_backend"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "no_such_backend");
+}
+
+TEST_F(GeRunE2ETest, UnknownPass) {
+  Outcome r = ge_run({kModel, "--input", "random", "--passes", "no_such_pass"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "no_such_pass");
+}
+
+TEST_F(GeRunE2ETest, MissingInput) {
+  Outcome r = ge_run({kModel});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "missing input 'input' float32[1,3,16,16]: bind it with --input input=FILE");
+}
+
+TEST_F(GeRunE2ETest, InputBoundTwice) {
+  Outcome r = ge_run({kModel, "--input", "random", "--input", "input=random"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "input 'input' is bound twice: --input random and --input input=random");
+}
+
+TEST_F(GeRunE2ETest, TooManyPositionalInputs) {
+  Outcome r = ge_run({kModel, "--input", "random", "--input", "random"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "more positional inputs than the model has (1)");
+}
+
+TEST_F(GeRunE2ETest, BadCommandLine) {
+  Outcome unknown = ge_run({kModel, "--frobnicate"});
+  EXPECT_EQ(unknown.exit_code, 1) << unknown.output;
+  EXPECT_CONTAINS(unknown.output, "unknown option '--frobnicate'");
+  Outcome no_model = ge_run({});
+  EXPECT_EQ(no_model.exit_code, 1) << no_model.output;
+  EXPECT_CONTAINS(no_model.output, "missing MODEL argument");
+  Outcome level = ge_run({kModel, "-O9"});
+  EXPECT_EQ(level.exit_code, 1) << level.output;
+  EXPECT_CONTAINS(level.output, "-O expects an integer in [0, 3], got '9'");
+}
+
+TEST_F(GeRunE2ETest, Help) {
+  Outcome r = ge_run({"--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_CONTAINS(r.output, "usage: ge-run");
+}
+
+}  // namespace

@@ -1,0 +1,145 @@
+#include "input_binding.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "half_float.h"
+
+namespace ge::tools {
+namespace {
+
+// Raw outputs of MT19937 seeded with 7, from numpy (MT19937()._legacy_seeding(7), whose
+// seeding is std::mt19937's): 327741615 976413892 3349725721 1369975286 1882953283 4201435347.
+// Floats are (u >> 8) * 2^-23 - 1, integers u % 5.
+TEST(RandomTensorTest, Float32MatchesReferenceSequence) {
+  Result<Tensor> t = random_tensor(TensorDesc::of(DataType::kFloat32, {2, 3}), 7);
+  ASSERT_TRUE(t.is_ok()) << t.status().to_string();
+  EXPECT_EQ(t->shape(), (std::vector<int64_t>{2, 3}));
+  const float expected[] = {-0.8473834991455078f, -0.5453219413757324f, 0.5598375797271729f,
+                            -0.3620556592941284f, -0.12318158149719238f, 0.9564456939697266f};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(t->data<float>()[i], expected[i]) << i;
+}
+
+TEST(RandomTensorTest, IntegersAreSmall) {
+  Result<Tensor> t = random_tensor(TensorDesc::of(DataType::kInt64, {6}), 7);
+  ASSERT_TRUE(t.is_ok());
+  const int64_t expected[] = {0, 2, 1, 1, 3, 2};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(t->data<int64_t>()[i], expected[i]) << i;
+}
+
+TEST(RandomTensorTest, Float16ValuesAreExactAndInRange) {
+  Result<Tensor> t = random_tensor(TensorDesc::of(DataType::kFloat16, {64}), 3);
+  ASSERT_TRUE(t.is_ok());
+  for (int i = 0; i < 64; ++i) {
+    const float value = half_bits_to_float(t->data<uint16_t>()[i]);
+    EXPECT_GE(value, -1.0f);
+    EXPECT_LT(value, 1.0f);
+    EXPECT_EQ(value * 512.0f, std::floor(value * 512.0f)) << value;  // a multiple of 2^-9
+  }
+}
+
+TEST(RandomTensorTest, SameSeedSameData) {
+  const TensorDesc desc = TensorDesc::of(DataType::kFloat64, {5});
+  Tensor a = *random_tensor(desc, 11);
+  Tensor b = *random_tensor(desc, 11);
+  Tensor c = *random_tensor(desc, 12);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(a.data<double>()[i], b.data<double>()[i]);
+  EXPECT_NE(a.data<double>()[0], c.data<double>()[0]);
+}
+
+TEST(RandomTensorTest, RefusesDynamicShapesAndStrings) {
+  Result<Tensor> dynamic = random_tensor(TensorDesc(DataType::kFloat32, {Dim::named("N"), Dim::of(3)}), 1);
+  ASSERT_FALSE(dynamic.is_ok());
+  EXPECT_EQ(dynamic.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(dynamic.status().message().find("needs a static shape, but the input is float32[N,3]"),
+            std::string::npos)
+      << dynamic.status().message();
+  Result<Tensor> strings = random_tensor(TensorDesc::of(DataType::kString, {1}), 1);
+  ASSERT_FALSE(strings.is_ok());
+  EXPECT_EQ(strings.status().code(), StatusCode::kUnsupported);
+}
+
+TEST(CheckInputMatchesTest, DtypeRankAndDims) {
+  const TensorDesc desc(DataType::kFloat32, {Dim::named("N"), Dim::of(3)});
+  EXPECT_TRUE(check_input_matches("x", "x.npy", desc, Tensor::zeros(DataType::kFloat32, {5, 3})).is_ok());
+  Status dtype = check_input_matches("x", "x.npy", desc, Tensor::zeros(DataType::kFloat64, {5, 3}));
+  EXPECT_EQ(dtype.message(), "input 'x' from 'x.npy' has dtype float64 but the model expects float32[N,3]");
+  Status dim = check_input_matches("x", "x.npy", desc, Tensor::zeros(DataType::kFloat32, {5, 4}));
+  EXPECT_EQ(dim.message(), "input 'x' from 'x.npy' has shape [5,4] but the model expects float32[N,3]");
+  Status rank = check_input_matches("x", "x.npy", desc, Tensor::zeros(DataType::kFloat32, {3}));
+  EXPECT_EQ(rank.code(), StatusCode::kInvalidArgument);
+}
+
+class BindInputsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    graph_.add_input("x", TensorDesc::of(DataType::kFloat32, {2}));
+    graph_.add_input("y", TensorDesc(DataType::kInt32, {Dim::named("N")}));
+    graph_.add_initializer("w", Tensor::from_vector<float>({1}, {1.0f}));
+    dir_ = std::filesystem::temp_directory_path() / ("ge_bind_test_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    // int32 [3] = {4, 5, 6}, written by hand in .npy version 1.0.
+    const std::string header = "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }\n";
+    std::string bytes = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) + '\0' + header;
+    for (char v : {4, 5, 6}) bytes += std::string{v, 0, 0, 0};
+    std::ofstream(dir_ / "y.npy", std::ios::binary) << bytes;
+    y_file_ = (dir_ / "y.npy").string();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string error_of(const std::vector<InputSpec>& specs) {
+    Result<NamedTensors> bound = bind_inputs(graph_, specs);
+    EXPECT_FALSE(bound.is_ok());
+    return bound.is_ok() ? std::string() : bound.status().message();
+  }
+
+  Graph graph_;
+  std::filesystem::path dir_;
+  std::string y_file_;
+};
+
+TEST_F(BindInputsTest, PositionalAndNamed) {
+  Result<NamedTensors> bound = bind_inputs(graph_, {{std::nullopt, "random"}, {"y", y_file_}});
+  ASSERT_TRUE(bound.is_ok()) << bound.status().to_string();
+  ASSERT_EQ(bound->size(), 2u);
+  EXPECT_EQ((*bound)[0].first, "x");
+  EXPECT_EQ((*bound)[0].second.shape(), (std::vector<int64_t>{2}));
+  EXPECT_EQ((*bound)[1].first, "y");
+  EXPECT_EQ((*bound)[1].second.data<int32_t>()[2], 6);
+
+  // Named first, positional still counts from the first runtime input.
+  Result<NamedTensors> reordered = bind_inputs(graph_, {{"y", y_file_}, {std::nullopt, "random"}});
+  ASSERT_TRUE(reordered.is_ok()) << reordered.status().to_string();
+  EXPECT_EQ((*reordered)[0].first, "x");
+}
+
+TEST_F(BindInputsTest, Errors) {
+  EXPECT_NE(error_of({{"z", "random"}}).find("unknown input 'z' in --input z=random; the model's inputs are: "
+                                             "'x' float32[2], 'y' int32[N]"),
+            std::string::npos);
+  EXPECT_NE(error_of({{"w", "random"}}).find("(it is an initializer, not a runtime input)"), std::string::npos);
+  EXPECT_NE(error_of({{"x", "random"}, {std::nullopt, "random"}})
+                .find("input 'x' is bound twice: --input x=random and --input random"),
+            std::string::npos);
+  EXPECT_NE(error_of({{"x", "random"}}).find("missing input 'y' int32[N]: bind it with --input y=FILE"),
+            std::string::npos);
+  EXPECT_NE(error_of({{std::nullopt, "random"}, {std::nullopt, y_file_}, {std::nullopt, "random"}})
+                .find("more positional inputs than the model has (2)"),
+            std::string::npos);
+  EXPECT_NE(error_of({{"x", "random"}, {"y", "random"}}).find("needs a static shape"), std::string::npos);
+  EXPECT_NE(error_of({{"x", y_file_}, {"y", y_file_}})
+                .find("has dtype int32 but the model expects float32[2]"),
+            std::string::npos);
+  EXPECT_NE(error_of({{"x", "random"}, {"y", (dir_ / "nope.npy").string()}}).find("nope.npy' does not exist"),
+            std::string::npos);
+  EXPECT_NE(error_of({{"x", "random"}, {"y", (dir_ / "y.txt").string()}}).find("expected a .npy"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace ge::tools

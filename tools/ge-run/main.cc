@@ -1,0 +1,223 @@
+/// ge-run: loads GE's plugins, compiles a model and runs it on one backend. See usage().
+/// Exit status: 0 success, 1 user error or output mismatch, 2 internal error.
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "ge/logging.h"
+#include "ge/plugin_host.h"
+#include "ge/session.h"
+#include "ge/status.h"
+#include "input_binding.h"
+#include "options.h"
+#include "output_compare.h"
+#include "tensor_file.h"
+
+namespace ge::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kExitOk = 0;
+constexpr int kExitUserError = 1;
+constexpr int kExitInternalError = 2;
+
+int fail(const Status& status) {
+  std::cerr << "ge-run: error (" << status_code_name(status.code()) << "): " << status.message() << "\n";
+  return status.code() == StatusCode::kInternal ? kExitInternalError : kExitUserError;
+}
+
+/// The folder holding the running executable, where the default registry lives.
+fs::path executable_dir(const char* argv0) {
+  std::error_code error;
+  fs::path self = fs::read_symlink("/proc/self/exe", error);
+  if (error) self = fs::absolute(argv0, error);
+  return self.parent_path();
+}
+
+std::string milliseconds(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.3f", value);
+  return buffer;
+}
+
+std::string output_file_name(size_t index) { return "output_" + std::to_string(index) + ".pb"; }
+
+/// Loads every discovered registry; per-plugin failures stay in host.failures().
+Status load_plugins(PluginHost& host, const RunOptions& options, const fs::path& default_registry) {
+  const std::vector<fs::path> registries = PluginHost::discover(options.plugin_files, default_registry);
+  if (registries.empty()) {
+    return not_found("no plugin registry found: none given with --plugins, GE_PLUGINS is unset or empty, and '" +
+                     default_registry.string() + "' does not exist");
+  }
+  for (const fs::path& registry : registries) {
+    // Failures are all kept in host.failures(); keep going to report every one.
+    const Status status = host.load_registry(registry);
+    if (!status.is_ok()) GE_LOG_DEBUG("registry '{}': {}", registry.string(), status.to_string());
+  }
+  return Status::ok();
+}
+
+void print_pass_timings(const Session& session) {
+  std::cout << "pass timings:\n";
+  if (session.pass_timings().empty()) std::cout << "  (no passes ran)\n";
+  for (const PassTiming& timing : session.pass_timings()) {
+    std::cout << "  " << timing.name << ": " << milliseconds(timing.milliseconds) << " ms"
+              << (timing.changed ? " (changed)" : "") << "\n";
+  }
+}
+
+void print_latency(std::vector<double> latencies) {
+  std::sort(latencies.begin(), latencies.end());
+  const size_t n = latencies.size();
+  const double median = n % 2 == 1 ? latencies[n / 2] : (latencies[n / 2 - 1] + latencies[n / 2]) / 2;
+  std::cout << "latency over " << n << " runs: median " << milliseconds(median) << " ms, min "
+            << milliseconds(latencies.front()) << " ms, max " << milliseconds(latencies.back()) << " ms\n";
+}
+
+Status write_outputs(const fs::path& dir, const std::vector<Value*>& graph_outputs,
+                     const std::vector<Tensor>& outputs) {
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error) return invalid_argument("cannot create output directory '" + dir.string() + "': " + error.message());
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    GE_RETURN_IF_ERROR(write_tensor_proto_file(dir / output_file_name(k), outputs[k], graph_outputs[k]->name()));
+  }
+  std::cout << "wrote " << outputs.size() << " output(s) to " << dir.string() << "\n";
+  return Status::ok();
+}
+
+/// Compares with DIR/output_K.pb; sets `all_match`. Errors are for unreadable files.
+Status check_expected(const RunOptions& options, const std::vector<Value*>& graph_outputs,
+                      const std::vector<Tensor>& outputs, bool& all_match) {
+  const fs::path& dir = *options.expected_dir;
+  std::error_code error;
+  if (!fs::is_directory(dir, error)) return not_found("expected-output directory '" + dir.string() + "' does not exist");
+  if (fs::exists(dir / output_file_name(outputs.size()), error)) {
+    return invalid_argument("'" + (dir / output_file_name(outputs.size())).string() + "' exists but the model has only " +
+                            std::to_string(outputs.size()) + " output(s)");
+  }
+  all_match = true;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const fs::path file = dir / output_file_name(k);
+    if (!fs::exists(file, error)) return not_found("expected output file '" + file.string() + "' does not exist");
+    GE_ASSIGN_OR_RETURN(Tensor expected, read_tensor_proto_file(file));
+    Result<TensorComparison> comparison = compare_tensors(outputs[k], expected, options.rtol, options.atol);
+    if (!comparison.is_ok()) return comparison.status().with_context("output '" + graph_outputs[k]->name() + "'");
+    std::cout << "output " << k << " '" << graph_outputs[k]->name() << "' vs " << file.string() << ": "
+              << (comparison->matches ? "OK" : "MISMATCH") << ", max abs error " << comparison->max_abs_error
+              << " (rtol " << options.rtol << ", atol " << options.atol << ")";
+    if (!comparison->matches) std::cout << ": " << comparison->detail;
+    std::cout << "\n";
+    all_match = all_match && comparison->matches;
+  }
+  return Status::ok();
+}
+
+int run(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  Result<RunOptions> parsed = parse_options(args);
+  if (!parsed.is_ok()) {
+    std::cerr << "ge-run: " << parsed.status().message() << "\nrun 'ge-run --help' for usage\n";
+    return kExitUserError;
+  }
+  const RunOptions& options = *parsed;
+  if (options.help) {
+    std::cout << usage();
+    return kExitOk;
+  }
+  if (options.verbosity > 0) increase_verbosity(options.verbosity);
+
+  PluginHost host;
+  if (Status status = load_plugins(host, options, executable_dir(argv[0]) / "ge_plugins.toml"); !status.is_ok()) {
+    return fail(status);
+  }
+  if (options.list_plugins) {
+    std::cout << host.describe();
+    for (const Status& failure : host.failures()) std::cerr << "ge-run: plugin failure: " << failure.to_string() << "\n";
+    return host.failures().empty() ? kExitOk : kExitUserError;
+  }
+  if (!host.failures().empty()) {
+    for (const Status& failure : host.failures()) std::cerr << "ge-run: plugin failure: " << failure.to_string() << "\n";
+    std::cerr << "ge-run: " << host.failures().size() << " plugin failure(s); see ge-run --list-plugins\n";
+    return kExitUserError;
+  }
+
+  const fs::path& model = *options.model;
+  std::error_code error;
+  if (!fs::exists(model, error)) return fail(not_found("model file '" + model.string() + "' does not exist"));
+  if (!fs::is_regular_file(model, error)) return fail(invalid_argument("model '" + model.string() + "' is not a regular file"));
+
+  SessionOptions session_options;
+  session_options.backend = options.backend;
+  session_options.passes = options.passes;
+  const auto compile_start = std::chrono::steady_clock::now();
+  Result<std::unique_ptr<Session>> created = Session::create(host, model, session_options);
+  if (!created.is_ok()) return fail(created.status());
+  Session& session = **created;
+  const double compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - compile_start).count();
+  if (options.verbosity > 0) {
+    std::cout << "compiled '" << model.string() << "' for backend " << options.backend << " in "
+              << milliseconds(compile_ms) << " ms\n";
+    print_pass_timings(session);
+  }
+
+  Result<NamedTensors> inputs = bind_inputs(session.graph(), options.inputs);
+  if (!inputs.is_ok()) return fail(inputs.status());
+
+  const int repeat = options.repeat.value_or(1);
+  std::vector<Tensor> outputs;
+  std::vector<double> latencies;
+  for (int i = 0; i < repeat; ++i) {
+    outputs.clear();
+    const auto start = std::chrono::steady_clock::now();
+    if (Status status = session.run(*inputs, outputs); !status.is_ok()) return fail(status);
+    latencies.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+
+  const std::vector<Value*>& graph_outputs = session.graph().outputs();
+  if (outputs.size() != graph_outputs.size()) {
+    return fail(internal_error("the run returned " + std::to_string(outputs.size()) + " outputs but the graph has " +
+                               std::to_string(graph_outputs.size())));
+  }
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    std::cout << "output " << k << " '" << graph_outputs[k]->name() << "': " << outputs[k].to_string() << "\n";
+  }
+  if (options.repeat) print_latency(latencies);
+
+  if (options.output_dir) {
+    if (Status status = write_outputs(*options.output_dir, graph_outputs, outputs); !status.is_ok()) return fail(status);
+  }
+  if (options.expected_dir) {
+    bool all_match = false;
+    if (Status status = check_expected(options, graph_outputs, outputs, all_match); !status.is_ok()) return fail(status);
+    if (!all_match) {
+      std::cerr << "ge-run: outputs do not match the expected values in '" << options.expected_dir->string() << "'\n";
+      return kExitUserError;
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+}  // namespace ge::tools
+
+int main(int argc, char** argv) {
+  try {
+    return ge::tools::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "ge-run: internal error: unexpected exception: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "ge-run: internal error: unexpected non-standard exception\n";
+  }
+  return 2;
+}

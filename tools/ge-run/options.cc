@@ -1,0 +1,234 @@
+#include "options.h"
+
+#include <charconv>
+#include <cmath>
+#include <span>
+#include <string_view>
+
+namespace ge::tools {
+namespace {
+
+/// Options that take a value (given as the next argument or after '=').
+constexpr std::string_view kValueOptions[] = {
+    "--plugins", "--input",      "--output-dir",   "--backend", "--repeat", "--passes",
+    "--disable-pass", "--dump-graph", "--expected-dir", "--rtol", "--atol",
+};
+/// Options that take none.
+constexpr std::string_view kFlagOptions[] = {"--list-plugins", "--verify-each", "--verbose", "--help"};
+
+bool contains(std::span<const std::string_view> list, std::string_view name) {
+  for (std::string_view entry : list) {
+    if (entry == name) return true;
+  }
+  return false;
+}
+
+Result<int> parse_int(const std::string& option, const std::string& text, int min, int max) {
+  int value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value < min || value > max) {
+    return invalid_argument(option + " expects an integer in [" + std::to_string(min) + ", " +
+                            std::to_string(max) + "], got '" + text + "'");
+  }
+  return value;
+}
+
+Result<double> parse_tolerance(const std::string& option, const std::string& text) {
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) ||
+      value < 0) {
+    return invalid_argument(option + " expects a finite number >= 0, got '" + text + "'");
+  }
+  return value;
+}
+
+Result<InputSpec> parse_input(const std::string& text) {
+  InputSpec spec;
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos) {
+    spec.source = text;
+  } else {
+    spec.name = text.substr(0, eq);
+    spec.source = text.substr(eq + 1);
+    if (spec.name->empty()) return invalid_argument("--input '" + text + "': empty input name before '='");
+  }
+  if (spec.source.empty()) {
+    return invalid_argument("--input '" + text + "': expected a .npy or .pb file or 'random' after '='");
+  }
+  return spec;
+}
+
+Result<std::vector<std::string>> parse_pass_list(const std::string& text) {
+  std::vector<std::string> names;
+  if (text.empty()) return names;  // an explicitly empty pipeline
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    std::string name = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (name.empty()) return invalid_argument("--passes '" + text + "': empty pass name in the list");
+    names.push_back(std::move(name));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return names;
+}
+
+Status apply_value(RunOptions& options, const std::string& option, const std::string& value,
+                   bool& tolerance_given) {
+  if (option == "--plugins") {
+    if (value.empty()) return invalid_argument("--plugins expects a registry file");
+    options.plugin_files.emplace_back(value);
+  } else if (option == "--input") {
+    GE_ASSIGN_OR_RETURN(InputSpec spec, parse_input(value));
+    options.inputs.push_back(std::move(spec));
+  } else if (option == "--output-dir") {
+    if (value.empty()) return invalid_argument("--output-dir expects a directory");
+    options.output_dir = value;
+  } else if (option == "--backend") {
+    if (value.empty()) return invalid_argument("--backend expects a backend name");
+    options.backend = value;
+  } else if (option == "--repeat") {
+    GE_ASSIGN_OR_RETURN(options.repeat, parse_int(option, value, 1, 1000000000));
+  } else if (option == "--passes") {
+    GE_ASSIGN_OR_RETURN(std::vector<std::string> names, parse_pass_list(value));
+    if (!options.passes.explicit_passes) options.passes.explicit_passes.emplace();
+    options.passes.explicit_passes->insert(options.passes.explicit_passes->end(), names.begin(), names.end());
+  } else if (option == "--disable-pass") {
+    if (value.empty()) return invalid_argument("--disable-pass expects a pass name");
+    options.passes.disabled_passes.insert(value);
+  } else if (option == "--dump-graph") {
+    if (value.empty()) return invalid_argument("--dump-graph expects a directory");
+    options.passes.dump_dir = value;
+  } else if (option == "--expected-dir") {
+    if (value.empty()) return invalid_argument("--expected-dir expects a directory");
+    options.expected_dir = value;
+  } else if (option == "--rtol") {
+    GE_ASSIGN_OR_RETURN(options.rtol, parse_tolerance(option, value));
+    tolerance_given = true;
+  } else if (option == "--atol") {
+    GE_ASSIGN_OR_RETURN(options.atol, parse_tolerance(option, value));
+    tolerance_given = true;
+  } else if (option == "-O") {
+    GE_ASSIGN_OR_RETURN(options.passes.opt_level, parse_int(option, value, 0, 3));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<RunOptions> parse_options(const std::vector<std::string>& args) {
+  RunOptions options;
+  bool tolerance_given = false;
+  bool options_ended = false;
+
+  // The value of an option at args[i]: after '=' when present, else the next argument.
+  auto take_value = [&](size_t& i, const std::string& option,
+                        const std::optional<std::string>& attached) -> Result<std::string> {
+    if (attached) return *attached;
+    if (i + 1 >= args.size()) return invalid_argument("option " + option + " expects a value");
+    const std::string& next = args[i + 1];
+    if (next.size() > 2 && next.rfind("--", 0) == 0) {
+      return invalid_argument("option " + option + " expects a value, got option '" + next + "'");
+    }
+    ++i;
+    return next;
+  };
+
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (options_ended || arg.empty() || arg[0] != '-' || arg == "-") {
+      if (options.model) {
+        return invalid_argument("unexpected argument '" + arg + "': the model is already '" +
+                                options.model->string() + "' (inputs go after --input)");
+      }
+      options.model = arg;
+      continue;
+    }
+    if (arg == "--") {
+      options_ended = true;
+      continue;
+    }
+    if (arg == "-h") {
+      options.help = true;
+      continue;
+    }
+    if (arg.rfind("-O", 0) == 0) {
+      std::optional<std::string> attached;
+      if (arg.size() > 2) attached = arg.substr(2);
+      GE_ASSIGN_OR_RETURN(std::string value, take_value(i, "-O", attached));
+      GE_RETURN_IF_ERROR(apply_value(options, "-O", value, tolerance_given));
+      continue;
+    }
+    if (arg[1] == 'v' && arg.find_first_not_of('v', 1) == std::string::npos) {
+      options.verbosity += static_cast<int>(arg.size()) - 1;
+      continue;
+    }
+    if (arg.rfind("--", 0) != 0) return invalid_argument("unknown option '" + arg + "'");
+
+    const size_t eq = arg.find('=');
+    const std::string name = arg.substr(0, eq);
+    std::optional<std::string> attached;
+    if (eq != std::string::npos) attached = arg.substr(eq + 1);
+
+    if (contains(kFlagOptions, name)) {
+      if (attached) return invalid_argument("option " + name + " takes no value, got '" + arg + "'");
+      if (name == "--list-plugins") options.list_plugins = true;
+      if (name == "--verify-each") options.passes.verify_each = true;
+      if (name == "--verbose") ++options.verbosity;
+      if (name == "--help") options.help = true;
+      continue;
+    }
+    if (!contains(kValueOptions, name)) {
+      return invalid_argument("unknown option '" + name + "' (see --help)");
+    }
+    GE_ASSIGN_OR_RETURN(std::string value, take_value(i, name, attached));
+    GE_RETURN_IF_ERROR(apply_value(options, name, value, tolerance_given));
+  }
+
+  if (options.help) return options;
+  if (tolerance_given && !options.expected_dir) {
+    return invalid_argument("--rtol/--atol apply only with --expected-dir DIR");
+  }
+  if (!options.model && !options.list_plugins) {
+    return invalid_argument("missing MODEL argument (e.g. ge-run model.onnx --input x=input.npy)");
+  }
+  return options;
+}
+
+std::string usage() {
+  return R"(usage: ge-run [--plugins FILE]... MODEL [options]
+       ge-run [--plugins FILE]... --list-plugins
+
+Compiles MODEL with GE's plugins and runs it once (or --repeat N times).
+
+Plugins:
+  --plugins FILE          plugin registry (TOML) to load; repeatable. Also read: every
+                          file in GE_PLUGINS (colon-separated), then ge_plugins.toml
+                          beside the ge-run executable
+  --list-plugins          print the registries, libraries and components, then exit
+Inputs and outputs:
+  --input NAME=SOURCE     bind model input NAME; SOURCE is a .npy file, a .pb ONNX
+                          TensorProto, or 'random' (fixed seed; needs a static shape)
+  --input SOURCE          bind the next model input in declaration order
+  --output-dir DIR        write outputs as DIR/output_K.pb (ONNX TensorProto)
+  --expected-dir DIR      compare outputs with DIR/output_K.pb; exit 1 on mismatch
+  --rtol X, --atol Y      tolerances for --expected-dir (default 1e-5 each):
+                          |got - expected| <= atol + rtol * |expected|
+Compilation:
+  --backend NAME          backend to run on (default cpu)
+  -O N                    optimisation level 0..3 (default 2)
+  --passes a,b,...        run exactly these passes, in this order
+  --disable-pass NAME     leave a pass out of the pipeline; repeatable
+  --dump-graph DIR        write the graph (text IR and DOT) before/after each pass
+  --verify-each           verify the graph after every pass
+Running:
+  --repeat N              run N times and print median/min/max latency
+  -v, -vv                 more logging; -v also prints per-pass timings
+  -h, --help              print this help
+
+Exit status: 0 success, 1 user error or output mismatch, 2 internal error.
+)";
+}
+
+}  // namespace ge::tools

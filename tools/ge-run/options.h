@@ -1,0 +1,47 @@
+#pragma once
+/// ge-run's command line: what the user asked for, parsed strictly (an unknown option, a
+/// missing or malformed value is an error naming the option, never ignored).
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ge/pass_manager.h"
+#include "ge/status.h"
+
+namespace ge::tools {
+
+/// One `--input` binding: `NAME=SOURCE` or a bare `SOURCE` bound by position.
+struct InputSpec {
+  std::optional<std::string> name;  ///< absent: bind to the next runtime input in order
+  std::string source;               ///< a .npy or .pb file, or the literal "random"
+  bool is_random() const { return source == "random"; }
+};
+
+struct RunOptions {
+  std::vector<std::filesystem::path> plugin_files;  ///< --plugins, in order
+  std::optional<std::filesystem::path> model;       ///< the one positional argument
+  std::vector<InputSpec> inputs;
+  std::optional<std::filesystem::path> output_dir;
+  std::string backend = "cpu";
+  PassManagerOptions passes;                         ///< -O, --passes, --disable-pass, ...
+  std::optional<int> repeat;                         ///< --repeat N (N >= 1)
+  bool list_plugins = false;
+  int verbosity = 0;                                 ///< count of -v
+  std::optional<std::filesystem::path> expected_dir;
+  double rtol = 1e-5;
+  double atol = 1e-5;
+  bool help = false;
+};
+
+/// Parses the arguments after the program name. Accepts `--opt VALUE` and `--opt=VALUE`,
+/// `-O2` and `-O 2`, `-v`/`-vv`/`--verbose`, and `--` before a model path starting with
+/// '-'. A model is required unless --list-plugins or --help is given. Errors are
+/// kInvalidArgument naming the offending argument.
+Result<RunOptions> parse_options(const std::vector<std::string>& args);
+
+/// The usage text printed by --help and after an argument error.
+std::string usage();
+
+}  // namespace ge::tools

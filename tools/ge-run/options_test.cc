@@ -1,0 +1,130 @@
+#include "options.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace ge::tools {
+namespace {
+
+RunOptions parse_ok(const std::vector<std::string>& args) {
+  Result<RunOptions> options = parse_options(args);
+  EXPECT_TRUE(options.is_ok()) << options.status().to_string();
+  return options.is_ok() ? *options : RunOptions();
+}
+
+std::string error_of(const std::vector<std::string>& args) {
+  Result<RunOptions> options = parse_options(args);
+  EXPECT_FALSE(options.is_ok());
+  if (options.is_ok()) return {};
+  EXPECT_EQ(options.status().code(), StatusCode::kInvalidArgument);
+  return options.status().message();
+}
+
+TEST(OptionsTest, DefaultsWithOnlyAModel) {
+  RunOptions options = parse_ok({"model.onnx"});
+  ASSERT_TRUE(options.model);
+  EXPECT_EQ(*options.model, "model.onnx");
+  EXPECT_EQ(options.backend, "cpu");
+  EXPECT_EQ(options.passes.opt_level, 2);
+  EXPECT_FALSE(options.passes.explicit_passes);
+  EXPECT_FALSE(options.passes.verify_each);
+  EXPECT_FALSE(options.repeat);
+  EXPECT_FALSE(options.list_plugins);
+  EXPECT_EQ(options.verbosity, 0);
+  EXPECT_EQ(options.rtol, 1e-5);
+  EXPECT_EQ(options.atol, 1e-5);
+  EXPECT_TRUE(options.inputs.empty());
+}
+
+TEST(OptionsTest, EveryOption) {
+  RunOptions options = parse_ok({"--plugins", "a.toml", "--plugins=b.toml", "m.onnx", "--input", "x=in.npy",
+                                 "--input", "w.pb", "--input=y=random", "--output-dir", "out", "--backend",
+                                 "npu_sim", "-O", "3", "--repeat", "5", "-vv", "--passes", "dce,cse",
+                                 "--disable-pass", "fold", "--disable-pass=fuse", "--dump-graph", "dump",
+                                 "--verify-each", "--expected-dir", "exp", "--rtol", "1e-3", "--atol=0.5"});
+  EXPECT_EQ(options.plugin_files, (std::vector<std::filesystem::path>{"a.toml", "b.toml"}));
+  EXPECT_EQ(*options.model, "m.onnx");
+  ASSERT_EQ(options.inputs.size(), 3u);
+  EXPECT_EQ(*options.inputs[0].name, "x");
+  EXPECT_EQ(options.inputs[0].source, "in.npy");
+  EXPECT_FALSE(options.inputs[1].name);
+  EXPECT_EQ(options.inputs[1].source, "w.pb");
+  EXPECT_EQ(*options.inputs[2].name, "y");
+  EXPECT_TRUE(options.inputs[2].is_random());
+  EXPECT_EQ(*options.output_dir, "out");
+  EXPECT_EQ(options.backend, "npu_sim");
+  EXPECT_EQ(options.passes.opt_level, 3);
+  EXPECT_EQ(*options.repeat, 5);
+  EXPECT_EQ(options.verbosity, 2);
+  EXPECT_EQ(*options.passes.explicit_passes, (std::vector<std::string>{"dce", "cse"}));
+  EXPECT_EQ(options.passes.disabled_passes, (std::set<std::string>{"fold", "fuse"}));
+  EXPECT_EQ(*options.passes.dump_dir, "dump");
+  EXPECT_TRUE(options.passes.verify_each);
+  EXPECT_EQ(*options.expected_dir, "exp");
+  EXPECT_EQ(options.rtol, 1e-3);
+  EXPECT_EQ(options.atol, 0.5);
+}
+
+TEST(OptionsTest, OptLevelForms) {
+  EXPECT_EQ(parse_ok({"m.onnx", "-O0"}).passes.opt_level, 0);
+  EXPECT_EQ(parse_ok({"m.onnx", "-O", "1"}).passes.opt_level, 1);
+  EXPECT_NE(error_of({"m.onnx", "-O4"}).find("-O expects an integer in [0, 3], got '4'"), std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "-Ofast"}).find("got 'fast'"), std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "-O"}).find("option -O expects a value"), std::string::npos);
+}
+
+TEST(OptionsTest, VerbosityAccumulates) {
+  EXPECT_EQ(parse_ok({"m.onnx", "-v"}).verbosity, 1);
+  EXPECT_EQ(parse_ok({"m.onnx", "-v", "-vv", "--verbose"}).verbosity, 4);
+}
+
+TEST(OptionsTest, ListPluginsNeedsNoModel) {
+  RunOptions options = parse_ok({"--list-plugins"});
+  EXPECT_TRUE(options.list_plugins);
+  EXPECT_FALSE(options.model);
+}
+
+TEST(OptionsTest, HelpNeedsNoModel) {
+  EXPECT_TRUE(parse_ok({"--help"}).help);
+  EXPECT_TRUE(parse_ok({"-h"}).help);
+  EXPECT_NE(usage().find("--expected-dir DIR"), std::string::npos);
+}
+
+TEST(OptionsTest, DoubleDashAllowsDashModel) {
+  EXPECT_EQ(*parse_ok({"--", "-odd.onnx"}).model, "-odd.onnx");
+}
+
+TEST(OptionsTest, EmptyPassListIsAnEmptyPipeline) {
+  RunOptions options = parse_ok({"m.onnx", "--passes="});
+  ASSERT_TRUE(options.passes.explicit_passes);
+  EXPECT_TRUE(options.passes.explicit_passes->empty());
+}
+
+TEST(OptionsTest, Errors) {
+  EXPECT_NE(error_of({}).find("missing MODEL argument"), std::string::npos);
+  EXPECT_NE(error_of({"a.onnx", "b.onnx"}).find("unexpected argument 'b.onnx': the model is already 'a.onnx'"),
+            std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "--frobnicate"}).find("unknown option '--frobnicate'"), std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "-x"}).find("unknown option '-x'"), std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "--input"}).find("option --input expects a value"), std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "--backend", "--repeat", "2"})
+                .find("option --backend expects a value, got option '--repeat'"),
+            std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "--input", "=x.npy"}).find("empty input name"), std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "--input", "x="}).find("expected a .npy or .pb file or 'random'"),
+            std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "--repeat", "0"}).find("--repeat expects an integer in [1, "), std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "--repeat", "3x"}).find("got '3x'"), std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "--passes", "a,,b"}).find("empty pass name"), std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "--verify-each=1"}).find("takes no value"), std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "--expected-dir", "d", "--rtol", "-1"}).find("finite number >= 0, got '-1'"),
+            std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "--expected-dir", "d", "--atol", "nan"}).find("got 'nan'"), std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "--rtol", "0.1"}).find("only with --expected-dir"), std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "--backend="}).find("--backend expects a backend name"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ge::tools

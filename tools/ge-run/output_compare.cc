@@ -1,0 +1,109 @@
+#include "output_compare.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <vector>
+
+#include "ge/tensor_desc.h"
+#include "half_float.h"
+
+namespace ge::tools {
+namespace {
+
+double element(const Tensor& tensor, int64_t i) {
+  switch (tensor.dtype()) {
+    case DataType::kFloat32: return tensor.data<float>()[i];
+    case DataType::kFloat64: return tensor.data<double>()[i];
+    case DataType::kFloat16: return half_bits_to_float(tensor.data<uint16_t>()[i]);
+    case DataType::kBFloat16: return bfloat16_bits_to_float(tensor.data<uint16_t>()[i]);
+    case DataType::kInt8: return tensor.data<int8_t>()[i];
+    case DataType::kInt16: return tensor.data<int16_t>()[i];
+    case DataType::kInt32: return tensor.data<int32_t>()[i];
+    case DataType::kInt64: return static_cast<double>(tensor.data<int64_t>()[i]);
+    case DataType::kUInt8: return tensor.data<uint8_t>()[i];
+    case DataType::kUInt16: return tensor.data<uint16_t>()[i];
+    case DataType::kUInt32: return tensor.data<uint32_t>()[i];
+    case DataType::kUInt64: return static_cast<double>(tensor.data<uint64_t>()[i]);
+    case DataType::kBool: return tensor.data<bool>()[i] ? 1.0 : 0.0;
+    default: return std::numeric_limits<double>::quiet_NaN();
+  }
+}
+
+/// "[0,3]" for flat index 3 of shape [1,10].
+std::string multi_index(const std::vector<int64_t>& shape, int64_t flat) {
+  std::vector<int64_t> index(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    index[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return shape_to_string(index);
+}
+
+std::string number(double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.9g", value);
+  return buffer;
+}
+
+}  // namespace
+
+Result<TensorComparison> compare_tensors(const Tensor& actual, const Tensor& expected, double rtol, double atol) {
+  TensorComparison result;
+  if (actual.dtype() != expected.dtype()) {
+    result.detail = "dtype " + std::string(data_type_name(actual.dtype())) + " but expected " +
+                    std::string(data_type_name(expected.dtype()));
+    return result;
+  }
+  if (actual.shape() != expected.shape()) {
+    result.detail = "shape " + shape_to_string(actual.shape()) + " but expected " +
+                    shape_to_string(expected.shape());
+    return result;
+  }
+  const DataType type = actual.dtype();
+  if (type == DataType::kComplex64 || type == DataType::kComplex128 || type == DataType::kUndefined) {
+    return unsupported("cannot compare " + std::string(data_type_name(type)) + " tensors");
+  }
+  const int64_t count = actual.element_count();
+  if (type == DataType::kString) {
+    for (int64_t i = 0; i < count; ++i) {
+      if (actual.data<std::string>()[i] == expected.data<std::string>()[i]) continue;
+      if (result.mismatched_elements++ == 0) {
+        result.detail = "first at " + multi_index(actual.shape(), i) + ": got \"" + actual.data<std::string>()[i] +
+                        "\", expected \"" + expected.data<std::string>()[i] + "\"";
+      }
+    }
+  } else {
+    for (int64_t i = 0; i < count; ++i) {
+      const double got = element(actual, i);
+      const double want = element(expected, i);
+      double error = 0;
+      bool close = true;
+      if (std::isnan(got) || std::isnan(want)) {
+        close = std::isnan(got) && std::isnan(want);
+        error = close ? 0 : std::numeric_limits<double>::infinity();
+      } else if (std::isinf(got) || std::isinf(want)) {
+        close = got == want;
+        error = close ? 0 : std::numeric_limits<double>::infinity();
+      } else {
+        error = std::fabs(got - want);
+        close = error <= atol + rtol * std::fabs(want);
+      }
+      if (error > result.max_abs_error) result.max_abs_error = error;
+      if (close) continue;
+      if (result.mismatched_elements++ == 0) {
+        result.detail = "first at " + multi_index(actual.shape(), i) + ": got " + number(got) + ", expected " +
+                        number(want) + " (|diff| " + number(error) + " > " + number(atol + rtol * std::fabs(want)) +
+                        ")";
+      }
+    }
+  }
+  result.matches = result.mismatched_elements == 0;
+  if (!result.matches) {
+    result.detail = std::to_string(result.mismatched_elements) + " of " + std::to_string(count) +
+                    " elements differ; " + result.detail;
+  }
+  return result;
+}
+
+}  // namespace ge::tools

@@ -1,0 +1,63 @@
+#include "tensor_file.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <iterator>
+
+#include <onnx/onnx_pb.h>
+
+#include "ge/onnx_common/tensor_proto.h"
+#include "npy.h"
+
+namespace ge::tools {
+namespace {
+
+std::string lower_extension(const std::filesystem::path& path) {
+  std::string extension = path.extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return extension;
+}
+
+}  // namespace
+
+Result<Tensor> read_tensor_file(const std::filesystem::path& path) {
+  const std::string extension = lower_extension(path);
+  if (extension != ".npy" && extension != ".pb") {
+    return invalid_argument("cannot read tensor file '" + path.string() +
+                            "': expected a .npy (NumPy) or .pb (ONNX TensorProto) file");
+  }
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) {
+    return not_found("tensor file '" + path.string() + "' does not exist or is not a regular file");
+  }
+  if (extension == ".npy") return read_npy(path);
+  return read_tensor_proto_file(path);
+}
+
+Result<Tensor> read_tensor_proto_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return not_found("cannot open TensorProto file '" + path.string() + "'");
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  onnx::TensorProto proto;
+  if (!proto.ParseFromString(bytes)) {
+    return parse_error("'" + path.string() + "' is not a serialized ONNX TensorProto");
+  }
+  Result<Tensor> tensor = onnx_common::tensor_from_proto(proto, path.parent_path());
+  if (!tensor.is_ok()) return tensor.status().with_context("'" + path.string() + "'");
+  return tensor;
+}
+
+Status write_tensor_proto_file(const std::filesystem::path& path, const Tensor& tensor,
+                               const std::string& name) {
+  const onnx::TensorProto proto = onnx_common::tensor_to_proto(tensor, name);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return invalid_argument("cannot open '" + path.string() + "' for writing");
+  if (!proto.SerializeToOstream(&out)) return invalid_argument("cannot write '" + path.string() + "'");
+  out.close();
+  if (!out) return invalid_argument("cannot write '" + path.string() + "'");
+  return Status::ok();
+}
+
+}  // namespace ge::tools
