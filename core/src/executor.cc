@@ -4,24 +4,47 @@
 #include <unordered_map>
 
 #include "ge/logging.h"
+#include "host_ops.h"
 
 namespace ge {
 namespace {
 
 /// One node of a plan: its kernel when shapes were static at plan time; otherwise the
-/// node is inferred and prepared at run time (per-op mode).
+/// node is inferred and prepared at run time (per-op mode). Host ops have no kernel.
 struct Step {
   Node* node = nullptr;
+  bool host = false;
   bool dynamic = false;
   PreparedKernel kernel;
 };
 
-/// A graph specialised to one set of input shapes, with its kernels.
+/// A graph specialised to one set of input types, with its kernels.
 struct Plan {
-  std::vector<std::vector<int64_t>> input_shapes;
+  std::vector<TensorDesc> input_descs;
   std::unique_ptr<Graph> graph;
   std::vector<Step> steps;
   std::unordered_map<const Value*, int> use_counts;  // data uses per value, for early release
+};
+
+/// The values of one graph activation (the top-level graph, or one run of a subgraph).
+struct Frame {
+  const Graph* graph = nullptr;
+  const Frame* parent = nullptr;
+  std::unordered_map<const Value*, RuntimeValue> values;
+
+  const RuntimeValue* find(const Value* value) const {
+    auto it = values.find(value);
+    return it == values.end() ? nullptr : &it->second;
+  }
+  /// The value an enclosing activation holds under `name`.
+  const RuntimeValue* find_outer(const std::string& name) const {
+    for (const Frame* f = parent; f != nullptr; f = f->parent) {
+      if (const Value* v = f->graph->find_value(name)) {
+        if (const RuntimeValue* rv = f->find(v)) return rv;
+      }
+    }
+    return nullptr;
+  }
 };
 
 bool output_is_omitted(const Graph& graph, const Value* value) {
@@ -39,34 +62,55 @@ std::string unsupported_message(const Node& node, const Backend& backend, const 
 
 }  // namespace
 
+TensorDesc RuntimeValue::desc() const {
+  TensorDesc d;
+  d.kind = kind;
+  d.dtype = element_type;
+  if (holds_tensor()) d = TensorDesc::of(tensor.dtype(), tensor.shape());
+  d.kind = kind;
+  return d;
+}
+
+std::string RuntimeValue::to_string() const {
+  if (!has_element) return "optional(empty)";
+  if (holds_sequence()) return "seq(" + std::to_string(sequence.size()) + " x " + std::string(data_type_name(element_type)) + ")";
+  return tensor.to_string(0);
+}
+
+bool is_host_op(const Node& node) { return detail::is_host_op_type(node); }
+
 struct Executor::Impl {
   std::unique_ptr<Graph> graph;
   Backend* backend = nullptr;
   const OpRegistry* ops = nullptr;
   std::unique_ptr<Stream> stream;
   std::unique_ptr<Plan> plan;
+  // Per-op mode caches: a node's kernel for the input descs it was last prepared with,
+  // and the order of each subgraph.
+  std::unordered_map<const Node*, std::pair<std::vector<TensorDesc>, PreparedKernel>> kernel_cache;
+  std::unordered_map<const Graph*, std::vector<Node*>> subgraph_orders;
 
-  Result<std::unique_ptr<Plan>> build_plan(const std::vector<std::vector<int64_t>>& shapes) const {
+  Result<std::unique_ptr<Plan>> build_plan(const std::vector<TensorDesc>& descs) const {
     auto plan = std::make_unique<Plan>();
-    plan->input_shapes = shapes;
+    plan->input_descs = descs;
     plan->graph = graph->clone();
     Graph& g = *plan->graph;
     std::vector<Value*> inputs = g.runtime_inputs();
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      inputs[i]->set_desc(TensorDesc::of(inputs[i]->desc().dtype, shapes[i]));
-    }
+    for (size_t i = 0; i < inputs.size(); ++i) inputs[i]->set_desc(descs[i]);
     GE_RETURN_IF_ERROR(ops->infer_graph(g).with_context("specialising to the given input shapes"));
     GE_ASSIGN_OR_RETURN(std::vector<Node*> order, g.topological_order());
     for (Node* node : order) {
       Step step;
       step.node = node;
+      step.host = is_host_op(*node);
       for (const Value* in : node->inputs()) {
         if (in != nullptr) ++plan->use_counts[in];
       }
+      for (const Value* in : g.implicit_inputs(*node)) ++plan->use_counts[in];
       for (const Value* out : node->outputs()) {
         if (!out->desc().is_static() && !output_is_omitted(g, out)) step.dynamic = true;
       }
-      if (!step.dynamic) {
+      if (!step.host && !step.dynamic) {
         std::string reason;
         if (!backend->supports(*node, &reason)) return unsupported(unsupported_message(*node, *backend, reason));
         GE_ASSIGN_OR_RETURN(step.kernel, backend->prepare(*node));
@@ -76,81 +120,154 @@ struct Executor::Impl {
     return plan;
   }
 
-  Status execute(Plan& plan, const std::map<const Value*, Tensor>& bound, std::vector<Tensor>& outputs) {
-    Graph& g = *plan.graph;
-    std::unordered_map<const Value*, Tensor> env;
-    env.reserve(plan.use_counts.size() * 2);
-    for (const auto& [value, tensor] : bound) env[value] = tensor;
-    for (const Value* init : g.initializers()) {
-      if (!env.count(init)) env[init] = *init->constant();
+  Status run_subgraph(Graph& body, const Frame& parent, const std::vector<RuntimeValue>& inputs,
+                      std::vector<RuntimeValue>& outputs) {
+    Frame frame;
+    frame.graph = &body;
+    frame.parent = &parent;
+    const std::vector<Value*> body_inputs = body.runtime_inputs();
+    if (body_inputs.size() != inputs.size()) {
+      return invalid_argument("subgraph '" + body.name() + "' takes " + std::to_string(body_inputs.size()) + " inputs, got " +
+                              std::to_string(inputs.size()));
     }
-    std::unordered_map<const Value*, int> remaining = plan.use_counts;
-    std::vector<const void*> input_addresses;
-    std::vector<void*> output_addresses;
-    const InputDataProvider runtime_data = [&env](const Node& node, size_t index) -> const Tensor* {
-      const Value* v = node.input(index);
-      auto it = v ? env.find(v) : env.end();
-      return it == env.end() ? nullptr : &it->second;
-    };
+    for (size_t i = 0; i < inputs.size(); ++i) frame.values[body_inputs[i]] = inputs[i];
+    for (const Value* init : body.initializers()) {
+      if (!frame.values.count(init)) frame.values[init] = RuntimeValue::of(*init->constant());
+    }
+    for (const Value* capture : body.captures()) {
+      const RuntimeValue* outer = frame.find_outer(capture->name());
+      if (outer == nullptr) return internal_error("subgraph '" + body.name() + "': captured value '" + capture->name() + "' has no value");
+      frame.values[capture] = *outer;
+    }
+    auto cached = subgraph_orders.find(&body);
+    if (cached == subgraph_orders.end()) {
+      GE_ASSIGN_OR_RETURN(std::vector<Node*> order, body.topological_order());
+      cached = subgraph_orders.emplace(&body, std::move(order)).first;
+    }
+    for (Node* node : cached->second) GE_RETURN_IF_ERROR(run_node(*node, frame, nullptr));
+    outputs.clear();
+    for (const Value* out : body.outputs()) {
+      const RuntimeValue* v = frame.find(out);
+      if (v == nullptr) v = frame.find_outer(out->name());
+      if (v == nullptr) return internal_error("subgraph '" + body.name() + "': output '" + out->name() + "' was not produced");
+      outputs.push_back(*v);
+    }
+    return Status::ok();
+  }
 
-    for (Step& step : plan.steps) {
-      Node& node = *step.node;
-      PreparedKernel dynamic_kernel;
-      const PreparedKernel* kernel = &step.kernel;
-      if (step.dynamic) {
-        // Per-op mode: shapes depend on data computed this run.
-        GE_RETURN_IF_ERROR(stream->synchronize());
-        GE_RETURN_IF_ERROR(ops->infer_node(node, runtime_data).with_context("run-time shape inference"));
-        for (const Value* out : node.outputs()) {
-          if (!out->desc().is_static() && !output_is_omitted(g, out)) {
-            return unsupported("cannot determine the shape of '" + out->name() + "' (output of " + node.describe() +
-                               ") even at run time: got " + out->desc().to_string());
-          }
+  Status run_node(Node& node, Frame& frame, Step* step) {
+    const Graph& g = *frame.graph;
+    std::vector<const RuntimeValue*> inputs(node.input_count(), nullptr);
+    for (size_t i = 0; i < node.input_count(); ++i) {
+      const Value* in = node.input(i);
+      if (in == nullptr) continue;
+      inputs[i] = frame.find(in);
+      if (inputs[i] == nullptr) return internal_error("executor: input '" + in->name() + "' of " + node.describe() + " has no value");
+    }
+    if (is_host_op(node)) {
+      GE_RETURN_IF_ERROR(stream->synchronize());
+      std::vector<RuntimeValue> results;
+      auto runner = [this, &frame](Graph& body, const std::vector<RuntimeValue>& in, std::vector<RuntimeValue>& out) {
+        return run_subgraph(body, frame, in, out);
+      };
+      GE_RETURN_IF_ERROR(detail::run_host_op(node, inputs, results, runner));
+      if (results.size() < node.output_count()) return internal_error(node.describe() + ": host op produced too few outputs");
+      for (size_t i = 0; i < node.output_count(); ++i) {
+        Value* out = node.output(i);
+        if (output_is_omitted(g, out)) continue;
+        out->set_desc(results[i].desc());
+        frame.values[out] = std::move(results[i]);
+      }
+      return Status::ok();
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i] != nullptr && !inputs[i]->holds_tensor()) {
+        return unsupported(node.describe() + ": input " + std::to_string(i) + " is " + inputs[i]->to_string() +
+                           ", but kernels take tensors");
+      }
+    }
+    PreparedKernel* kernel = step != nullptr && !step->dynamic ? &step->kernel : nullptr;
+    if (kernel == nullptr) {
+      // Per-op mode: shapes depend on data computed this run.
+      GE_RETURN_IF_ERROR(stream->synchronize());
+      std::vector<TensorDesc> descs(node.input_count());
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        if (inputs[i] == nullptr) continue;
+        descs[i] = inputs[i]->desc();
+        node.input(i)->set_desc(descs[i]);
+      }
+      const InputDataProvider data = [&inputs](const Node&, size_t index) -> const Tensor* {
+        return index < inputs.size() && inputs[index] != nullptr ? &inputs[index]->tensor : nullptr;
+      };
+      GE_RETURN_IF_ERROR(ops->infer_node(node, data).with_context("run-time shape inference"));
+      for (const Value* out : node.outputs()) {
+        if (!out->desc().is_static() && !output_is_omitted(g, out)) {
+          return unsupported("cannot determine the shape of '" + out->name() + "' (output of " + node.describe() +
+                             ") even at run time: got " + out->desc().to_string());
         }
+      }
+      auto& [cached_descs, cached_kernel] = kernel_cache[&node];
+      for (const Value* out : node.outputs()) descs.push_back(out->desc());
+      if (cached_kernel.function == nullptr || cached_descs != descs) {
         std::string reason;
         if (!backend->supports(node, &reason)) return unsupported(unsupported_message(node, *backend, reason));
-        GE_ASSIGN_OR_RETURN(dynamic_kernel, backend->prepare(node));
-        kernel = &dynamic_kernel;
+        GE_ASSIGN_OR_RETURN(cached_kernel, backend->prepare(node));
+        cached_descs = descs;
       }
-      input_addresses.assign(node.input_count(), nullptr);
-      for (size_t i = 0; i < node.input_count(); ++i) {
-        const Value* in = node.input(i);
-        if (in == nullptr) continue;
-        auto it = env.find(in);
-        if (it == env.end()) {
-          return internal_error("executor: input '" + in->name() + "' of " + node.describe() + " has no value");
-        }
-        input_addresses[i] = it->second.raw_data();
-      }
-      output_addresses.assign(node.output_count(), nullptr);
-      for (size_t i = 0; i < node.output_count(); ++i) {
-        const Value* out = node.output(i);
-        if (output_is_omitted(g, out)) continue;
-        Tensor tensor = Tensor::zeros(out->desc().dtype, out->desc().static_dims());
-        output_addresses[i] = tensor.raw_data();
-        env[out] = std::move(tensor);
-      }
-      std::vector<char> workspace(kernel->workspace_bytes);
-      KernelTask task;
-      task.function = kernel->function;
-      task.args.inputs = input_addresses.data();
-      task.args.outputs = output_addresses.data();
-      task.args.workspace = workspace.empty() ? nullptr : workspace.data();
-      task.args.params = kernel->params.get();
-      task.name = kernel->name.c_str();
-      const Task tasks[] = {task};
-      GE_RETURN_IF_ERROR(stream->submit(tasks).with_context(node.describe()));
-      if (step.dynamic || kernel->workspace_bytes) GE_RETURN_IF_ERROR(stream->synchronize().with_context(node.describe()));
-      for (const Value* in : node.inputs()) {
-        if (in != nullptr && --remaining[in] == 0 && !g.is_output(in) && in->producer() != nullptr) env.erase(in);
+      kernel = &cached_kernel;
+    }
+    std::vector<const void*> input_addresses(node.input_count(), nullptr);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i] != nullptr) input_addresses[i] = inputs[i]->tensor.raw_data();
+    }
+    std::vector<void*> output_addresses(node.output_count(), nullptr);
+    for (size_t i = 0; i < node.output_count(); ++i) {
+      const Value* out = node.output(i);
+      if (output_is_omitted(g, out)) continue;
+      Tensor tensor = Tensor::zeros(out->desc().dtype, out->desc().static_dims());
+      output_addresses[i] = tensor.raw_data();
+      frame.values[out] = RuntimeValue::of(std::move(tensor));
+    }
+    std::vector<char> workspace(kernel->workspace_bytes);
+    KernelTask task;
+    task.function = kernel->function;
+    task.args.inputs = input_addresses.data();
+    task.args.outputs = output_addresses.data();
+    task.args.workspace = workspace.empty() ? nullptr : workspace.data();
+    task.args.params = kernel->params.get();
+    task.name = kernel->name.c_str();
+    const Task tasks[] = {task};
+    GE_RETURN_IF_ERROR(stream->submit(tasks).with_context(node.describe()));
+    // The argument arrays and workspace live on this frame: wait before they go.
+    return stream->synchronize().with_context(node.describe());
+  }
+
+  Status execute(Plan& plan, std::vector<RuntimeValue> bound, std::vector<RuntimeValue>& outputs) {
+    Graph& g = *plan.graph;
+    Frame frame;
+    frame.graph = &g;
+    const std::vector<Value*> inputs = g.runtime_inputs();
+    for (size_t i = 0; i < inputs.size(); ++i) frame.values[inputs[i]] = std::move(bound[i]);
+    for (const Value* init : g.initializers()) {
+      if (!frame.values.count(init)) frame.values[init] = RuntimeValue::of(*init->constant());
+    }
+    std::unordered_map<const Value*, int> remaining = plan.use_counts;
+    for (Step& step : plan.steps) {
+      GE_RETURN_IF_ERROR(run_node(*step.node, frame, &step));
+      auto release = [&](const Value* in) {
+        if (in != nullptr && --remaining[in] == 0 && !g.is_output(in) && in->producer() != nullptr) frame.values.erase(in);
+      };
+      for (const Value* in : step.node->inputs()) release(in);
+      if (step.host) {
+        for (const Value* in : g.implicit_inputs(*step.node)) release(in);
       }
     }
     GE_RETURN_IF_ERROR(stream->synchronize());
     outputs.clear();
     for (const Value* out : g.outputs()) {
-      auto it = env.find(out);
-      if (it == env.end()) return internal_error("executor: graph output '" + out->name() + "' was not produced");
-      outputs.push_back(it->second);
+      const RuntimeValue* v = frame.find(out);
+      if (v == nullptr) return internal_error("executor: graph output '" + out->name() + "' was not produced");
+      outputs.push_back(*v);
     }
     return Status::ok();
   }
@@ -173,22 +290,40 @@ Result<std::unique_ptr<Executor>> Executor::create(std::unique_ptr<Graph> graph,
   GE_ASSIGN_OR_RETURN(impl->stream, backend.device().create_stream());
   // Capabilities are checked up front so that an unsupported op fails before any run.
   for (const auto& node : impl->graph->nodes()) {
+    if (is_host_op(*node)) continue;
     std::string reason;
     if (!backend.supports(*node, &reason)) return unsupported(unsupported_message(*node, backend, reason));
   }
-  std::vector<std::vector<int64_t>> shapes;
+  std::vector<TensorDesc> descs;
   bool all_static = true;
   for (const Value* in : impl->graph->runtime_inputs()) {
-    all_static = all_static && in->desc().is_static();
-    shapes.push_back(in->desc().static_dims());
+    all_static = all_static && in->desc().is_static() && in->desc().kind == ValueKind::kTensor;
+    descs.push_back(in->desc());
   }
   if (all_static) {
-    GE_ASSIGN_OR_RETURN(impl->plan, impl->build_plan(shapes));
+    GE_ASSIGN_OR_RETURN(impl->plan, impl->build_plan(descs));
   }
   return std::unique_ptr<Executor>(new Executor(std::move(impl)));
 }
 
 Status Executor::run(const NamedTensors& inputs, std::vector<Tensor>& outputs) {
+  NamedValues values;
+  values.reserve(inputs.size());
+  for (const auto& [name, tensor] : inputs) values.emplace_back(name, RuntimeValue::of(tensor));
+  std::vector<RuntimeValue> results;
+  GE_RETURN_IF_ERROR(run_values(values, results));
+  outputs.clear();
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (!results[i].is_tensor()) {
+      return unsupported("output '" + impl_->graph->outputs()[i]->name() + "' is " + results[i].to_string() +
+                         ", not a tensor; use run_values()");
+    }
+    outputs.push_back(std::move(results[i].tensor));
+  }
+  return Status::ok();
+}
+
+Status Executor::run_values(const NamedValues& inputs, std::vector<RuntimeValue>& outputs) {
   const Graph& graph = *impl_->graph;
   const std::vector<Value*> expected = graph.runtime_inputs();
   auto expected_names = [&] {
@@ -196,8 +331,8 @@ Status Executor::run(const NamedTensors& inputs, std::vector<Tensor>& outputs) {
     for (const Value* v : expected) names += (names.empty() ? "" : ", ") + v->name();
     return names.empty() ? std::string("none") : names;
   };
-  std::vector<const Tensor*> bound(expected.size(), nullptr);
-  for (const auto& [name, tensor] : inputs) {
+  std::vector<const RuntimeValue*> bound(expected.size(), nullptr);
+  for (const auto& [name, value] : inputs) {
     size_t index = expected.size();
     for (size_t i = 0; i < expected.size(); ++i) {
       if (expected[i]->name() == name) index = i;
@@ -206,46 +341,54 @@ Status Executor::run(const NamedTensors& inputs, std::vector<Tensor>& outputs) {
       return invalid_argument("unknown input '" + name + "'; the model's inputs are: " + expected_names());
     }
     if (bound[index] != nullptr) return invalid_argument("input '" + name + "' is bound twice");
-    bound[index] = &tensor;
+    bound[index] = &value;
   }
   std::map<std::string, int64_t> symbols;
-  std::vector<std::vector<int64_t>> shapes;
+  std::vector<TensorDesc> descs;
   for (size_t i = 0; i < expected.size(); ++i) {
     const Value* v = expected[i];
     if (bound[i] == nullptr) return invalid_argument("input '" + v->name() + "' is not bound; the model's inputs are: " + expected_names());
-    const Tensor& t = *bound[i];
+    const RuntimeValue& rv = *bound[i];
     const TensorDesc& desc = v->desc();
-    if (desc.dtype != DataType::kUndefined && t.dtype() != desc.dtype) {
-      return invalid_argument("input '" + v->name() + "' has dtype " + std::string(data_type_name(t.dtype())) +
+    if (rv.kind != desc.kind && !(desc.kind == ValueKind::kOptional && rv.kind == ValueKind::kTensor)) {
+      return invalid_argument("input '" + v->name() + "' is " + rv.to_string() + " but the model expects " + desc.to_string());
+    }
+    const DataType type = rv.holds_tensor() ? rv.tensor.dtype() : rv.element_type;
+    if (desc.dtype != DataType::kUndefined && type != DataType::kUndefined && type != desc.dtype) {
+      return invalid_argument("input '" + v->name() + "' has dtype " + std::string(data_type_name(type)) +
                               " but the model expects " + std::string(data_type_name(desc.dtype)));
     }
-    if (desc.shape) {
-      bool ok = static_cast<int64_t>(t.shape().size()) == desc.rank();
-      for (size_t d = 0; ok && d < t.shape().size(); ++d) {
+    if (rv.holds_tensor() && desc.shape && desc.kind == ValueKind::kTensor) {
+      const std::vector<int64_t>& shape = rv.tensor.shape();
+      bool ok = static_cast<int64_t>(shape.size()) == desc.rank();
+      for (size_t d = 0; ok && d < shape.size(); ++d) {
         const Dim& dim = (*desc.shape)[d];
         if (dim.is_static()) {
-          ok = dim.value == t.shape()[d];
+          ok = dim.value == shape[d];
         } else if (!dim.symbol.empty()) {
-          auto [it, inserted] = symbols.emplace(dim.symbol, t.shape()[d]);
-          ok = inserted || it->second == t.shape()[d];
+          auto [it, inserted] = symbols.emplace(dim.symbol, shape[d]);
+          ok = inserted || it->second == shape[d];
         }
       }
       if (!ok) {
-        return invalid_argument("input '" + v->name() + "' has shape " + shape_to_string(t.shape()) +
+        return invalid_argument("input '" + v->name() + "' has shape " + shape_to_string(shape) +
                                 " but the model expects " + desc.to_string() +
                                 (symbols.empty() ? "" : " (named dims must agree across inputs)"));
       }
     }
-    shapes.push_back(t.shape());
+    TensorDesc bound_desc = rv.desc();
+    if (!rv.holds_tensor()) bound_desc = desc;  // sequences keep the declared element type
+    descs.push_back(bound_desc);
   }
-  if (!impl_->plan || impl_->plan->input_shapes != shapes) {
+  if (!impl_->plan || impl_->plan->input_descs != descs) {
     impl_->plan.reset();
-    GE_ASSIGN_OR_RETURN(impl_->plan, impl_->build_plan(shapes));
+    impl_->kernel_cache.clear();
+    impl_->subgraph_orders.clear();
+    GE_ASSIGN_OR_RETURN(impl_->plan, impl_->build_plan(descs));
   }
-  std::map<const Value*, Tensor> values;
-  const std::vector<Value*> plan_inputs = impl_->plan->graph->runtime_inputs();
-  for (size_t i = 0; i < plan_inputs.size(); ++i) values[plan_inputs[i]] = *bound[i];
-  return impl_->execute(*impl_->plan, values, outputs);
+  std::vector<RuntimeValue> values;
+  for (const RuntimeValue* v : bound) values.push_back(*v);
+  return impl_->execute(*impl_->plan, std::move(values), outputs);
 }
 
 }  // namespace ge

@@ -43,10 +43,14 @@ std::string type_text(const TensorDesc& desc) {
     element += ']';
   }
   switch (desc.kind) {
-    case ValueKind::kTensor: return element;
-    case ValueKind::kSequence: return "seq(" + element + ")";
-    case ValueKind::kOptional: return "opt(" + element + ")";
-    case ValueKind::kOptionalSequence: return "opt(seq(" + element + "))";
+    case ValueKind::kTensor:
+      return element;
+    case ValueKind::kSequence:
+      return "seq(" + element + ")";
+    case ValueKind::kOptional:
+      return "opt(" + element + ")";
+    case ValueKind::kOptionalSequence:
+      return "opt(seq(" + element + "))";
   }
   return element;
 }

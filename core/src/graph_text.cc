@@ -48,17 +48,59 @@ bool is_statement_keyword(std::string_view s) {
   return s == "input" || s == "init" || s == "capture" || s == "output" || s == "_";
 }
 
+// Length of the well-formed UTF-8 sequence starting at s[i], or 0 when there is none.
+size_t utf8_sequence_length(std::string_view s, size_t i) {
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned char c = byte(i);
+  size_t length = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c <= 0xdf ? 2 : 0;
+  if (length == 0 || i + length > s.size()) return 0;
+  for (size_t k = 1; k < length; ++k)
+    if ((byte(i + k) & 0xc0) != 0x80) return 0;
+  // Overlong forms, UTF-16 surrogates and code points past U+10FFFF are not well formed.
+  if (c == 0xe0 && byte(i + 1) < 0xa0) return 0;
+  if (c == 0xed && byte(i + 1) >= 0xa0) return 0;
+  if (c == 0xf0 && byte(i + 1) < 0x90) return 0;
+  if (c == 0xf4 && byte(i + 1) >= 0x90) return 0;
+  return length;
+}
+
+// A double-quoted string literal. Control characters and bytes that are not well-formed
+// UTF-8 are escaped as \xHH, so the text is always valid UTF-8 and any byte string
+// round-trips.
 void append_quoted(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
   out += '"';
-  for (char ch : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    char ch = s[i];
     auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x80) {
+      size_t length = utf8_sequence_length(s, i);
+      if (length == 0) {
+        out += "\\x";
+        out += kHex[c >> 4];
+        out += kHex[c & 15];
+      } else {
+        out.append(s.substr(i, length));
+        i += length - 1;
+      }
+      continue;
+    }
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (c < 0x20 || c == 0x7f) {
           out += "\\x";
@@ -79,8 +121,10 @@ std::string quoted(std::string_view s) {
 }
 
 void append_name(std::string& out, std::string_view s) {
-  if (is_bare_ident(s)) out += s;
-  else append_quoted(out, s);
+  if (is_bare_ident(s))
+    out += s;
+  else
+    append_quoted(out, s);
 }
 
 void append_hex(std::string& out, uint64_t bits, int digits) {
@@ -99,8 +143,10 @@ void append_number(std::string& out, T value) {
 void append_float32(std::string& out, float v) {
   if (std::isnan(v)) {
     auto bits = std::bit_cast<uint32_t>(v);
-    if (bits == kCanonicalNan32) out += "nan";
-    else append_hex(out, bits, 8);  // keep sign and payload exact
+    if (bits == kCanonicalNan32)
+      out += "nan";
+    else
+      append_hex(out, bits, 8);  // keep sign and payload exact
   } else if (std::isinf(v)) {
     out += v < 0 ? "-inf" : "inf";
   } else {
@@ -111,8 +157,10 @@ void append_float32(std::string& out, float v) {
 void append_float64(std::string& out, double v) {
   if (std::isnan(v)) {
     auto bits = std::bit_cast<uint64_t>(v);
-    if (bits == kCanonicalNan64) out += "nan";
-    else append_hex(out, bits, 16);
+    if (bits == kCanonicalNan64)
+      out += "nan";
+    else
+      append_hex(out, bits, 16);
   } else if (std::isinf(v)) {
     out += v < 0 ? "-inf" : "inf";
   } else {
@@ -129,7 +177,8 @@ std::string dtype_text(DataType type) {
 
 // "an int8", "a float32": for messages.
 std::string with_article(const std::string& word) {
-  bool vowel = !word.empty() && std::strchr("aeiou", word[0]) != nullptr;
+  // "a uint8" is read "a you-int"; every other leading vowel takes "an".
+  bool vowel = !word.empty() && std::strchr("aeiou", word[0]) != nullptr && word.rfind("uint", 0) != 0;
   return (vowel ? "an " : "a ") + word;
 }
 
@@ -143,22 +192,35 @@ void append_dims(std::string& out, const std::vector<Dim>& dims) {
   for (size_t i = 0; i < dims.size(); ++i) {
     if (i) out += ',';
     const Dim& d = dims[i];
-    if (!d.symbol.empty()) append_name(out, d.symbol);
-    else if (d.value >= 0) append_number(out, d.value);
-    else out += '?';
+    if (!d.symbol.empty())
+      append_name(out, d.symbol);
+    else if (d.value >= 0)
+      append_number(out, d.value);
+    else
+      out += '?';
   }
   out += ']';
 }
 
 void append_type(std::string& out, const TensorDesc& desc) {
   std::string element = dtype_text(desc.dtype);
-  if (desc.shape) append_dims(element, *desc.shape);
-  else element += "[*]";
+  if (desc.shape)
+    append_dims(element, *desc.shape);
+  else
+    element += "[*]";
   switch (desc.kind) {
-    case ValueKind::kTensor: out += element; break;
-    case ValueKind::kSequence: out += "seq(" + element + ")"; break;
-    case ValueKind::kOptional: out += "opt(" + element + ")"; break;
-    case ValueKind::kOptionalSequence: out += "opt(seq(" + element + "))"; break;
+    case ValueKind::kTensor:
+      out += element;
+      break;
+    case ValueKind::kSequence:
+      out += "seq(" + element + ")";
+      break;
+    case ValueKind::kOptional:
+      out += "opt(" + element + ")";
+      break;
+    case ValueKind::kOptionalSequence:
+      out += "opt(seq(" + element + "))";
+      break;
   }
 }
 
@@ -186,10 +248,16 @@ T load(const Tensor& t, int64_t i) {
 
 void append_element(std::string& out, const Tensor& t, int64_t i) {
   switch (t.dtype()) {
-    case DataType::kFloat32: append_float32(out, load<float>(t, i)); break;
-    case DataType::kFloat64: append_float64(out, load<double>(t, i)); break;
+    case DataType::kFloat32:
+      append_float32(out, load<float>(t, i));
+      break;
+    case DataType::kFloat64:
+      append_float64(out, load<double>(t, i));
+      break;
     case DataType::kFloat16:
-    case DataType::kBFloat16: append_hex(out, load<uint16_t>(t, i), 4); break;
+    case DataType::kBFloat16:
+      append_hex(out, load<uint16_t>(t, i), 4);
+      break;
     case DataType::kComplex64:
       out += '(';
       append_float32(out, load<float>(t, 2 * i));
@@ -204,18 +272,40 @@ void append_element(std::string& out, const Tensor& t, int64_t i) {
       append_float64(out, load<double>(t, 2 * i + 1));
       out += ')';
       break;
-    case DataType::kInt8: append_number(out, load<int8_t>(t, i)); break;
-    case DataType::kInt16: append_number(out, load<int16_t>(t, i)); break;
-    case DataType::kInt32: append_number(out, load<int32_t>(t, i)); break;
-    case DataType::kInt64: append_number(out, load<int64_t>(t, i)); break;
-    case DataType::kUInt8: append_number(out, load<uint8_t>(t, i)); break;
-    case DataType::kUInt16: append_number(out, load<uint16_t>(t, i)); break;
-    case DataType::kUInt32: append_number(out, load<uint32_t>(t, i)); break;
-    case DataType::kUInt64: append_number(out, load<uint64_t>(t, i)); break;
+    case DataType::kInt8:
+      append_number(out, load<int8_t>(t, i));
+      break;
+    case DataType::kInt16:
+      append_number(out, load<int16_t>(t, i));
+      break;
+    case DataType::kInt32:
+      append_number(out, load<int32_t>(t, i));
+      break;
+    case DataType::kInt64:
+      append_number(out, load<int64_t>(t, i));
+      break;
+    case DataType::kUInt8:
+      append_number(out, load<uint8_t>(t, i));
+      break;
+    case DataType::kUInt16:
+      append_number(out, load<uint16_t>(t, i));
+      break;
+    case DataType::kUInt32:
+      append_number(out, load<uint32_t>(t, i));
+      break;
+    case DataType::kUInt64:
+      append_number(out, load<uint64_t>(t, i));
+      break;
     // Read the byte, not a bool: storage filled by other code may hold any non-zero value.
-    case DataType::kBool: out += load<uint8_t>(t, i) ? "true" : "false"; break;
-    case DataType::kString: append_quoted(out, t.data<std::string>()[i]); break;
-    case DataType::kUndefined: out += '?'; break;
+    case DataType::kBool:
+      out += load<uint8_t>(t, i) ? "true" : "false";
+      break;
+    case DataType::kString:
+      append_quoted(out, t.data<std::string>()[i]);
+      break;
+    case DataType::kUndefined:
+      out += '?';
+      break;
   }
 }
 
@@ -242,16 +332,26 @@ void append_tensor_literal(std::string& out, const Tensor& t) {
 
 const char* attribute_type_text(AttributeType type) {
   switch (type) {
-    case AttributeType::kInt: return "int";
-    case AttributeType::kFloat: return "float";
-    case AttributeType::kString: return "string";
-    case AttributeType::kTensor: return "tensor";
-    case AttributeType::kGraph: return "graph";
-    case AttributeType::kInts: return "ints";
-    case AttributeType::kFloats: return "floats";
-    case AttributeType::kStrings: return "strings";
-    case AttributeType::kTensors: return "tensors";
-    case AttributeType::kGraphs: return "graphs";
+    case AttributeType::kInt:
+      return "int";
+    case AttributeType::kFloat:
+      return "float";
+    case AttributeType::kString:
+      return "string";
+    case AttributeType::kTensor:
+      return "tensor";
+    case AttributeType::kGraph:
+      return "graph";
+    case AttributeType::kInts:
+      return "ints";
+    case AttributeType::kFloats:
+      return "floats";
+    case AttributeType::kStrings:
+      return "strings";
+    case AttributeType::kTensors:
+      return "tensors";
+    case AttributeType::kGraphs:
+      return "graphs";
   }
   return "?";
 }
@@ -284,8 +384,10 @@ class Printer {
       return;
     }
     out_ += '%';
-    if (is_bare_value_name(v->name())) out_ += v->name();
-    else append_quoted(out_, v->name());
+    if (is_bare_value_name(v->name()))
+      out_ += v->name();
+    else
+      append_quoted(out_, v->name());
   }
 
   void typed_value(const Value* v) {
@@ -468,8 +570,10 @@ class Printer {
   }
 
   void append_op_word(const std::string& word) {
-    if (is_bare_ident(word) && !is_statement_keyword(word)) out_ += word;
-    else append_quoted(out_, word);
+    if (is_bare_ident(word) && !is_statement_keyword(word))
+      out_ += word;
+    else
+      append_quoted(out_, word);
   }
 
   void print_subgraph(const Attribute::GraphPtr& g, int depth) {
@@ -486,13 +590,27 @@ class Printer {
   void print_attribute_value(const Attribute& attr, int depth) {
     const auto& s = attr.storage();
     switch (attr.type()) {
-      case AttributeType::kInt: append_number(out_, std::get<int64_t>(s)); break;
-      case AttributeType::kFloat: append_float32(out_, std::get<float>(s)); break;
-      case AttributeType::kString: append_quoted(out_, std::get<std::string>(s)); break;
-      case AttributeType::kTensor: append_tensor_literal(out_, std::get<Tensor>(s)); break;
-      case AttributeType::kGraph: print_subgraph(std::get<Attribute::GraphPtr>(s), depth); break;
-      case AttributeType::kInts: list(std::get<std::vector<int64_t>>(s), [&](int64_t v) { append_number(out_, v); }); break;
-      case AttributeType::kFloats: list(std::get<std::vector<float>>(s), [&](float v) { append_float32(out_, v); }); break;
+      case AttributeType::kInt:
+        append_number(out_, std::get<int64_t>(s));
+        break;
+      case AttributeType::kFloat:
+        append_float32(out_, std::get<float>(s));
+        break;
+      case AttributeType::kString:
+        append_quoted(out_, std::get<std::string>(s));
+        break;
+      case AttributeType::kTensor:
+        append_tensor_literal(out_, std::get<Tensor>(s));
+        break;
+      case AttributeType::kGraph:
+        print_subgraph(std::get<Attribute::GraphPtr>(s), depth);
+        break;
+      case AttributeType::kInts:
+        list(std::get<std::vector<int64_t>>(s), [&](int64_t v) { append_number(out_, v); });
+        break;
+      case AttributeType::kFloats:
+        list(std::get<std::vector<float>>(s), [&](float v) { append_float32(out_, v); });
+        break;
       case AttributeType::kStrings:
         list(std::get<std::vector<std::string>>(s), [&](const std::string& v) { append_quoted(out_, v); });
         break;
@@ -541,12 +659,16 @@ std::string printable_snippet(std::string_view s) {
 
 std::string describe_token(const Token& t) {
   switch (t.kind) {
-    case Token::kEnd: return "end of input";
+    case Token::kEnd:
+      return "end of input";
     case Token::kIdent:
     case Token::kNumber:
-    case Token::kPunct: return "'" + (t.text.size() > 32 ? t.text.substr(0, 32) + "..." : t.text) + "'";
-    case Token::kValue: return "value " + printable_snippet(t.text);
-    case Token::kString: return "string " + printable_snippet(t.text);
+    case Token::kPunct:
+      return "'" + (t.text.size() > 32 ? t.text.substr(0, 32) + "..." : t.text) + "'";
+    case Token::kValue:
+      return "value " + printable_snippet(t.text);
+    case Token::kString:
+      return "string " + printable_snippet(t.text);
   }
   return "?";
 }
@@ -577,8 +699,8 @@ class Lexer {
       token->text = std::string(text_.substr(start, pos_ - start));
       return Status::ok();
     }
-    if (is_digit(c) || ((c == '-' || c == '+' || c == '.') && pos_ + 1 < text_.size() &&
-                        (is_ident_char(text_[pos_ + 1])))) {
+    if (is_digit(c) ||
+        ((c == '-' || c == '+' || c == '.') && pos_ + 1 < text_.size() && (is_ident_char(text_[pos_ + 1])))) {
       token->kind = Token::kNumber;
       lex_number(token);
       return Status::ok();
@@ -683,15 +805,24 @@ class Lexer {
         continue;
       }
       ++pos_;
-      if (pos_ >= text_.size())
-        return error_here("expected an escape character after '\\' but found end of input");
+      if (pos_ >= text_.size()) return error_here("expected an escape character after '\\' but found end of input");
       char e = text_[pos_];
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'r':
+          out += '\r';
+          break;
         case 'x': {
           if (pos_ + 2 >= text_.size() || !is_hex_digit(text_[pos_ + 1]) || !is_hex_digit(text_[pos_ + 2])) {
             ++pos_;
@@ -936,14 +1067,13 @@ class Parser {
       if (ref.by_position) {
         if (ref.position < 0 || ref.position >= static_cast<int64_t>(scope.nodes.size()))
           return error_at(ref.line, ref.column,
-                          "node #" + std::to_string(ref.position) + " does not exist in graph '" +
-                              g.name() + "', which has " + std::to_string(scope.nodes.size()) + " nodes");
+                          "node #" + std::to_string(ref.position) + " does not exist in graph '" + g.name() +
+                              "', which has " + std::to_string(scope.nodes.size()) + " nodes");
         pred = scope.nodes[static_cast<size_t>(ref.position)];
       } else {
         auto it = by_name.find(ref.name);
         if (ref.name.empty() || it == by_name.end())
-          return error_at(ref.line, ref.column,
-                          "no node named " + quoted(ref.name) + " in graph '" + g.name() + "'");
+          return error_at(ref.line, ref.column, "no node named " + quoted(ref.name) + " in graph '" + g.name() + "'");
         if (it->second.size() != 1)
           return error_at(ref.line, ref.column,
                           "node name " + quoted(ref.name) + " is ambiguous in graph '" + g.name() + "'" +
@@ -956,7 +1086,8 @@ class Parser {
   }
 
   static Status undefined_value(int line, int column, const std::string& name, const Graph& g) {
-    return error_at(line, column, "value %" + printable_value_name(name) + " is not defined in graph '" + g.name() + "'");
+    return error_at(line, column,
+                    "value %" + printable_value_name(name) + " is not defined in graph '" + g.name() + "'");
   }
 
   static std::string printable_value_name(const std::string& name) {
@@ -984,15 +1115,17 @@ class Parser {
   Status define(Scope& scope, const std::string& name, Value* value, int line, int column) {
     if (name.empty()) return Status::ok();  // omitted outputs share the empty name
     if (!scope.values.emplace(name, value).second)
-      return error_at(line, column, "value %" + printable_value_name(name) + " is defined twice in graph '" +
-                                        scope.graph->name() + "'");
+      return error_at(
+          line, column,
+          "value %" + printable_value_name(name) + " is defined twice in graph '" + scope.graph->name() + "'");
     return Status::ok();
   }
 
   Status check_new_name(Scope& scope, const std::string& name, int line, int column) {
     if (!name.empty() && scope.values.count(name))
-      return error_at(line, column, "value %" + printable_value_name(name) + " is defined twice in graph '" +
-                                        scope.graph->name() + "'");
+      return error_at(
+          line, column,
+          "value %" + printable_value_name(name) + " is defined twice in graph '" + scope.graph->name() + "'");
     return Status::ok();
   }
 
@@ -1105,8 +1238,9 @@ class Parser {
           GE_RETURN_IF_ERROR(check_new_name(scope, out.name, out.line, out.column));
           for (const ParsedOutput& other : outputs)
             if (!out.name.empty() && other.name == out.name)
-              return error_at(out.line, out.column, "value %" + printable_value_name(out.name) +
-                                                        " is defined twice in graph '" + scope.graph->name() + "'");
+              return error_at(out.line, out.column,
+                              "value %" + printable_value_name(out.name) + " is defined twice in graph '" +
+                                  scope.graph->name() + "'");
         }
         outputs.push_back(std::move(out));
         if (at_punct("=")) break;
@@ -1156,8 +1290,7 @@ class Parser {
         int line = tok_.line, column = tok_.column;
         std::string name;
         GE_RETURN_IF_ERROR(parse_name("an attribute name", &name));
-        if (!seen.insert(name).second)
-          return error_at(line, column, "attribute " + quoted(name) + " is given twice");
+        if (!seen.insert(name).second) return error_at(line, column, "attribute " + quoted(name) + " is given twice");
         GE_RETURN_IF_ERROR(expect_punct(":"));
         if (tok_.kind != Token::kIdent) return expected("an attribute type");
         auto type = attribute_type_from_text(tok_.text);
@@ -1203,8 +1336,8 @@ class Parser {
     // Build the node; inputs and control edges are bound when the block closes.
     std::vector<std::string> output_names;
     for (const ParsedOutput& out : outputs) output_names.push_back(out.name);
-    Node* node = scope.graph->add_node(op_type, std::vector<Value*>(inputs.size(), nullptr), outputs.size(),
-                                       node_name, output_names, domain);
+    Node* node = scope.graph->add_node(op_type, std::vector<Value*>(inputs.size(), nullptr), outputs.size(), node_name,
+                                       output_names, domain);
     node->set_name(node_name);
     node->set_op_type(op_type);
     node->set_domain(domain);
@@ -1349,9 +1482,10 @@ class Parser {
     } else {
       // float16/bfloat16: raw bits as printed, or a number rounded to nearest even.
       uint16_t bits = 0;
-      if (auto raw = parse_hex_bits(tok_.text, 4); raw && tok_.kind == Token::kNumber) {
+      bool hex = tok_.kind == Token::kNumber && (tok_.text.rfind("0x", 0) == 0 || tok_.text.rfind("0X", 0) == 0);
+      if (auto raw = parse_hex_bits(tok_.text, 4); raw && hex) {
         bits = static_cast<uint16_t>(*raw);
-      } else if (auto value = parse_float32(tok_)) {
+      } else if (auto value = parse_float32(tok_); value && !hex) {
         bits = dtype == DataType::kFloat16 ? float_to_half_bits(*value) : float_to_bfloat16_bits(*value);
       } else {
         return expected(with_article(dtype_text(dtype)) + " value (0xHHHH bits or a number)");
@@ -1366,7 +1500,8 @@ class Parser {
       case DataType::kFloat32:
       case DataType::kFloat64:
       case DataType::kFloat16:
-      case DataType::kBFloat16: return parse_float_element(bytes, dtype);
+      case DataType::kBFloat16:
+        return parse_float_element(bytes, dtype);
       case DataType::kComplex64:
       case DataType::kComplex128: {
         DataType part = dtype == DataType::kComplex64 ? DataType::kFloat32 : DataType::kFloat64;
@@ -1376,14 +1511,22 @@ class Parser {
         GE_RETURN_IF_ERROR(parse_float_element(bytes, part));
         return expect_punct(")");
       }
-      case DataType::kInt8: return parse_integer_element<int8_t>(bytes, dtype);
-      case DataType::kInt16: return parse_integer_element<int16_t>(bytes, dtype);
-      case DataType::kInt32: return parse_integer_element<int32_t>(bytes, dtype);
-      case DataType::kInt64: return parse_integer_element<int64_t>(bytes, dtype);
-      case DataType::kUInt8: return parse_integer_element<uint8_t>(bytes, dtype);
-      case DataType::kUInt16: return parse_integer_element<uint16_t>(bytes, dtype);
-      case DataType::kUInt32: return parse_integer_element<uint32_t>(bytes, dtype);
-      case DataType::kUInt64: return parse_integer_element<uint64_t>(bytes, dtype);
+      case DataType::kInt8:
+        return parse_integer_element<int8_t>(bytes, dtype);
+      case DataType::kInt16:
+        return parse_integer_element<int16_t>(bytes, dtype);
+      case DataType::kInt32:
+        return parse_integer_element<int32_t>(bytes, dtype);
+      case DataType::kInt64:
+        return parse_integer_element<int64_t>(bytes, dtype);
+      case DataType::kUInt8:
+        return parse_integer_element<uint8_t>(bytes, dtype);
+      case DataType::kUInt16:
+        return parse_integer_element<uint16_t>(bytes, dtype);
+      case DataType::kUInt32:
+        return parse_integer_element<uint32_t>(bytes, dtype);
+      case DataType::kUInt64:
+        return parse_integer_element<uint64_t>(bytes, dtype);
       case DataType::kBool:
         if (!at_ident("true") && !at_ident("false")) return expected("a bool value (true or false)");
         store(bytes, static_cast<uint8_t>(at_ident("true") ? 1 : 0));
@@ -1392,7 +1535,8 @@ class Parser {
         if (tok_.kind != Token::kString) return expected("a string value");
         strings.push_back(tok_.text);
         return advance();
-      case DataType::kUndefined: break;
+      case DataType::kUndefined:
+        break;
     }
     return expected("a value of a defined element type");
   }
@@ -1407,7 +1551,8 @@ class Parser {
     int64_t expected_count = 1;
     bool has_zero = false;
     for (int64_t d : dims) {
-      if (d == 0) has_zero = true;
+      if (d == 0)
+        has_zero = true;
       else if (__builtin_mul_overflow(expected_count, d, &expected_count) ||
                expected_count > std::numeric_limits<int64_t>::max() / 16)
         return expected("a tensor shape with fewer elements than " + shape_text);

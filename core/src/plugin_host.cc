@@ -4,6 +4,7 @@
 #include <toml++/toml.h>
 
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -48,7 +49,7 @@ struct PluginHost::Impl {
   std::vector<std::shared_ptr<Backend>> backends;
   std::vector<std::shared_ptr<const OpLibrary>> op_libraries;
   std::set<std::filesystem::path> loaded_registries;
-  std::set<std::string> plugin_names;
+  std::map<std::string, std::filesystem::path> plugin_names;  // name -> registry that defined it
 };
 
 namespace {
@@ -285,8 +286,15 @@ Status PluginHost::load_registry(const std::filesystem::path& registry_file) {
     std::filesystem::path path(*library);
     if (path.is_relative()) path = base / path;
     record.library = path.lexically_normal();
-    if (!impl_->plugin_names.insert(*name).second) {
-      record_failure(plugin_error(who + ": duplicate plugin name (another [[plugin]] entry is already called '" + *name + "')"));
+    if (auto [it, inserted] = impl_->plugin_names.emplace(*name, registry_file); !inserted) {
+      if (it->second == registry_file) {
+        record_failure(plugin_error(who + ": duplicate plugin name (another [[plugin]] entry is already called '" + *name + "')"));
+        continue;
+      }
+      // Registries found earlier (--plugins, then GE_PLUGINS) override later ones by name.
+      record.enabled = false;
+      record.shadowed_by = it->second;
+      records_.push_back(record);
       continue;
     }
     if (!record.enabled) {
@@ -404,7 +412,9 @@ std::string PluginHost::describe() const {
       out << "  " << (r.name.empty() ? "<unnamed>" : r.name) << " [" << plugin_kind_name(r.kind) << "] line "
           << r.registry_line << "\n";
       if (!r.library.empty()) out << "    library   " << r.library.string() << "\n";
-      if (!r.enabled) {
+      if (!r.shadowed_by.empty()) {
+        out << "    overridden by the entry of the same name in " << r.shadowed_by.string() << "\n";
+      } else if (!r.enabled) {
         out << "    disabled\n";
       } else if (r.loaded) {
         out << "    version   " << r.plugin_version << "\n";

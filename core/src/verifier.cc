@@ -16,8 +16,8 @@ constexpr int kMaxGraphNesting = 64;
 bool is_plain_value_name(const std::string& s) {
   if (s.empty()) return false;
   for (char c : s) {
-    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-              c == '.' || c == '-';
+    bool ok =
+        (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
     if (!ok) return false;
   }
   return true;
@@ -86,7 +86,7 @@ class Verifier {
     if (depth > kMaxGraphNesting)
       return fail(where, "subgraphs are nested more than " + std::to_string(kMaxGraphNesting) +
                              " deep (does a graph hold itself?)");
-    Scope scope{g, where, {}, {}, {}};
+    Scope scope{g, where, {}, {}, {}, {}};
     GE_RETURN_IF_ERROR(check_definitions(scope));
     for (const auto& node : g.nodes()) GE_RETURN_IF_ERROR(check_node(scope, *node));
     for (const Value* v : scope.order) GE_RETURN_IF_ERROR(check_uses(scope, *v));
@@ -95,13 +95,15 @@ class Verifier {
       std::string what = "graph output #" + std::to_string(i);
       if (!v) return fail(where, what + " is null");
       if (!scope.roles.count(v)) return fail(where, what + " " + foreign_value(g, v));
+      if (v->name().empty())
+        return fail(where, what + " is " + scope.roles[v] + ", which is unnamed (an omitted output)");
     }
     GE_RETURN_IF_ERROR(check_captures(scope));
     for (const auto& node : g.nodes()) GE_RETURN_IF_ERROR(check_subgraphs(scope, *node, depth));
     auto order = g.topological_order();
     if (!order.is_ok()) {
       // The message already names the graph; only a nested graph needs its location.
-      const std::string& cycle = order.status().message();
+      std::string cycle = order.status().message();
       return invalid_argument(where == graph_text(g) ? cycle : where + ": " + cycle);
     }
     return Status::ok();
@@ -114,6 +116,7 @@ class Verifier {
     std::unordered_map<const Value*, std::string> roles;  // every value this graph defines
     std::vector<const Value*> order;                      // the same, in definition order
     std::unordered_set<const Node*> nodes;
+    std::unordered_map<const Value*, size_t> reads;  // input slots reading each value
   };
 
   static Status fail(const std::string& where, const std::string& message) {
@@ -128,7 +131,8 @@ class Verifier {
   // Why `v` (not defined by `g`) may not be referenced from `g`.
   std::string foreign_value(const Graph& g, const Value* v) {
     auto it = ownership().values.find(v);
-    if (it == ownership().values.end()) return "refers to a value outside this graph and the graphs around and inside it (a removed value?)";
+    if (it == ownership().values.end())
+      return "refers to a value outside this graph and the graphs around and inside it (a removed value?)";
     std::string text = "is " + value_text(*v) + " of " + graph_text(*it->second) + ", not a value of this graph";
     if (is_ancestor(it->second, g)) text += "; a subgraph must use an enclosing value through a capture";
     return text;
@@ -137,13 +141,15 @@ class Verifier {
   // Names a node through a pointer that may not be trustworthy (a broken back-pointer).
   std::string node_text(const Node* n) {
     if (!n) return "no node";
-    return ownership().nodes.count(n) ? n->describe() : "a node that no graph owns";
+    return ownership().nodes.count(n) ? n->describe() : "a node outside this graph and the graphs around and inside it";
   }
 
+  // Why node `n` (not in the graph being checked) may not be referenced from it.
   std::string foreign_node(const Node* n) {
     auto it = ownership().nodes.find(n);
-    if (it == ownership().nodes.end()) return "a node that no graph owns (a removed node?)";
-    return n->describe() + " of " + graph_text(*it->second);
+    if (it == ownership().nodes.end())
+      return "refers to a node outside this graph and the graphs around and inside it (a removed node?)";
+    return "is " + n->describe() + " of " + graph_text(*it->second) + ", not a node of this graph";
   }
 
   Status add_definition(Scope& scope, const Value* v, const std::string& role) {
@@ -170,6 +176,7 @@ class Verifier {
       std::string role = "graph input #" + std::to_string(i);
       if (!v) return fail(where, role + " is null");
       GE_RETURN_IF_ERROR(check_owned(scope, *v, role));
+      if (v->name().empty()) return fail(where, role + " has an empty name");
       if (!v->is_graph_input()) return fail(where, role + " " + value_text(*v) + " is not marked as a graph input");
       if (v->producer())
         return fail(where, role + " " + value_text(*v) + " has a producer, " + node_text(v->producer()));
@@ -183,6 +190,7 @@ class Verifier {
       if (!initializers.insert(v).second)
         return fail(where, role + " is " + value_text(*v) + ", which is listed as an initializer twice");
       GE_RETURN_IF_ERROR(check_owned(scope, *v, role));
+      if (v->name().empty()) return fail(where, role + " has an empty name");
       if (!v->is_constant()) return fail(where, role + " " + value_text(*v) + " has no data");
       if (v->producer())
         return fail(where, role + " " + value_text(*v) + " has a producer, " + node_text(v->producer()));
@@ -231,11 +239,12 @@ class Verifier {
   }
 
   // The declared type may be less specific than the data (an overridable initializer may
-  // declare symbolic dims) but never contradict it.
+  // declare symbolic dims, an undefined dtype or an unknown rank) but never contradict it.
   Status check_initializer_type(const Scope& scope, const Value& v, const std::string& role) {
     const Tensor& data = *v.constant();
     const TensorDesc& desc = v.desc();
-    bool ok = desc.kind == ValueKind::kTensor && desc.dtype == data.dtype();
+    bool ok = desc.kind == ValueKind::kTensor &&
+              (desc.dtype == data.dtype() || desc.dtype == DataType::kUndefined);  // undefined: not yet known
     if (ok && desc.shape) {
       ok = desc.shape->size() == data.shape().size();
       for (size_t i = 0; ok && i < desc.shape->size(); ++i)
@@ -244,8 +253,8 @@ class Verifier {
     if (!ok) {
       std::string shape = "[";
       for (size_t i = 0; i < data.shape().size(); ++i) shape += (i ? "," : "") + std::to_string(data.shape()[i]);
-      return fail(scope.where, role + " " + value_text(v) + " is declared " + desc.to_string() +
-                                   " but its data is " + std::string(data_type_name(data.dtype())) + shape + "]");
+      return fail(scope.where, role + " " + value_text(v) + " is declared " + desc.to_string() + " but its data is " +
+                                   std::string(data_type_name(data.dtype())) + shape + "]");
     }
     return Status::ok();
   }
@@ -255,45 +264,71 @@ class Verifier {
     for (size_t i = 0; i < node.inputs().size(); ++i) {
       const Value* v = node.inputs()[i];
       if (!v) continue;  // an omitted optional input
-      std::string what = node.describe() + ": input #" + std::to_string(i);
-      if (!scope.roles.count(v)) return fail(where, what + " " + foreign_value(scope.g, v));
-      size_t listed = 0;
-      for (const Use& use : v->uses())
-        if (use.user == &node && use.input_index == static_cast<int>(i)) ++listed;
-      if (listed != 1)
-        return fail(where, what + " is " + value_text(*v) + ", but the use list of " + value_text(*v) + " has " +
-                               std::to_string(listed) + " entries for it instead of 1");
+      if (!scope.roles.count(v))
+        return fail(where, node.describe() + ": input #" + std::to_string(i) + " " + foreign_value(scope.g, v));
+      ++scope.reads[v];
     }
     for (size_t i = 0; i < node.control_predecessors().size(); ++i) {
       const Node* pred = node.control_predecessors()[i];
+      if (pred && scope.nodes.count(pred)) continue;
       std::string what = node.describe() + ": control predecessor #" + std::to_string(i);
       if (!pred) return fail(where, what + " is null");
-      if (!scope.nodes.count(pred)) return fail(where, what + " is " + foreign_node(pred) + ", not a node of this graph");
+      return fail(where, what + " " + foreign_node(pred));
     }
     return Status::ok();
   }
 
+  struct UseHash {
+    size_t operator()(const Use& use) const {
+      return std::hash<const Node*>()(use.user) * 31 + static_cast<size_t>(use.input_index);
+    }
+  };
+
+  // Each use-list entry must be a distinct input slot that reads the value; then the list
+  // is complete exactly when it is as long as the number of slots reading the value. This
+  // keeps the check linear even for values with very many uses.
   Status check_uses(Scope& scope, const Value& v) {
     const std::string& where = scope.where;
     std::string what = "value " + value_text(v);
+    // The empty name marks an omitted optional output, which nothing may read.
+    if (v.name().empty() && v.has_uses())
+      return fail(where, scope.roles[&v] + " is unnamed (an omitted output) but has " +
+                             std::to_string(v.uses().size()) + " use(s)");
+    std::unordered_set<Use, UseHash> listed;
     for (const Use& use : v.uses()) {
       if (!use.user) return fail(where, what + " has a use with no user node");
       if (!scope.nodes.count(use.user)) {
         auto owner = ownership().nodes.find(use.user);
-        if (owner != ownership().nodes.end() && is_ancestor(&scope.g, *owner->second))
-          return fail(where, what + " is used directly by " + foreign_node(use.user) +
+        if (owner == ownership().nodes.end())
+          return fail(where, what +
+                                 " lists a use by a node outside this graph and the graphs around and inside it "
+                                 "(a removed node?)");
+        std::string user = use.user->describe() + " of " + graph_text(*owner->second);
+        if (is_ancestor(&scope.g, *owner->second))
+          return fail(where, what + " is used directly by " + user +
                                  "; a subgraph must use an enclosing value through a capture");
-        return fail(where, what + " lists a use by " + foreign_node(use.user) + ", which is not a node of this graph");
+        return fail(where, what + " lists a use by " + user + ", which is not a node of this graph");
       }
-      std::string use_text = use.user->describe() + " input #" + std::to_string(use.input_index);
+      auto use_text = [&] { return use.user->describe() + " input #" + std::to_string(use.input_index); };
       if (use.input_index < 0 || static_cast<size_t>(use.input_index) >= use.user->input_count())
-        return fail(where, what + " lists a use by " + use_text + ", but that node has only " +
+        return fail(where, what + " lists a use by " + use_text() + ", but that node has only " +
                                std::to_string(use.user->input_count()) + " inputs");
       const Value* actual = use.user->input(static_cast<size_t>(use.input_index));
       if (actual != &v)
-        return fail(where, what + " lists a use by " + use_text + ", but that input is " +
-                               (actual ? (scope.roles.count(actual) ? value_text(*actual) : std::string("another value"))
-                                       : std::string("omitted")));
+        return fail(where,
+                    what + " lists a use by " + use_text() + ", but that input is " +
+                        (actual ? (scope.roles.count(actual) ? value_text(*actual) : std::string("another value"))
+                                : std::string("omitted")));
+      if (!listed.insert(use).second) return fail(where, what + " lists its use by " + use_text() + " twice");
+    }
+    auto reads = scope.reads.find(&v);
+    size_t read_count = reads == scope.reads.end() ? 0 : reads->second;
+    if (listed.size() != read_count) {
+      for (const auto& node : scope.g.nodes())
+        for (size_t i = 0; i < node->input_count(); ++i)
+          if (node->input(i) == &v && !listed.count(Use{node.get(), static_cast<int>(i)}))
+            return fail(where, node->describe() + ": input #" + std::to_string(i) + " is " + value_text(v) +
+                                   ", but the use list of " + value_text(v) + " has no entry for it");
     }
     return Status::ok();
   }
@@ -317,9 +352,10 @@ class Verifier {
 
   const std::unordered_set<std::string>& names_of(const Graph& g) {
     auto [it, inserted] = names_.try_emplace(&g);
+    std::unordered_set<std::string>& names = it->second;
     if (inserted) {
-      auto add = [&](const Value* v) {
-        if (v && !v->name().empty()) it->second.insert(v->name());
+      auto add = [&names](const Value* v) {
+        if (v && !v->name().empty()) names.insert(v->name());
       };
       for (const Value* v : g.inputs()) add(v);
       for (const Value* v : g.initializers()) add(v);
@@ -327,7 +363,7 @@ class Verifier {
       for (const auto& node : g.nodes())
         for (const Value* v : node->outputs()) add(v);
     }
-    return it->second;
+    return names;
   }
 
   Status check_subgraphs(Scope& scope, const Node& node, int depth) {
@@ -341,8 +377,8 @@ class Verifier {
         continue;
       }
       for (size_t i = 0; i < graphs.size(); ++i) {
-        std::string attr_text = "attribute '" + name + "'" +
-                                (attr.holds<Attribute::GraphPtr>() ? std::string() : " #" + std::to_string(i));
+        std::string attr_text =
+            "attribute '" + name + "'" + (attr.holds<Attribute::GraphPtr>() ? std::string() : " #" + std::to_string(i));
         const Graph* sub = graphs[i];
         if (!sub) return fail(scope.where, node.describe() + ": " + attr_text + " holds a null graph");
         if (sub->parent() != &scope.g)

@@ -211,3 +211,27 @@ TEST_F(PluginHostTest, DiscoveryOrderIsExplicitThenEnvThenDefault) {
 
 }  // namespace
 }  // namespace ge
+
+namespace ge {
+namespace {
+
+TEST(PluginHostPrecedence, EarlierRegistriesOverrideLaterOnesByName) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("ge_plugin_precedence_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string lib = (fs::path(GE_TEST_PLUGIN_DIR) / "libge_test_good_plugin.so").string();
+  std::ofstream(dir / "first.toml") << "[[plugin]]\nname = \"p\"\nkind = \"pass\"\nlibrary = \"" << lib
+                                    << "\"\n[plugin.options]\npass_name = \"from_first\"\n";
+  std::ofstream(dir / "second.toml") << "[[plugin]]\nname = \"p\"\nkind = \"pass\"\nlibrary = \"" << lib << "\"\n";
+  PluginHost host;
+  ASSERT_TRUE(host.load_registry(dir / "first.toml").is_ok());
+  Status second = host.load_registry(dir / "second.toml");
+  EXPECT_TRUE(second.is_ok()) << second.to_string();
+  ASSERT_EQ(host.passes().size(), 1u);
+  EXPECT_EQ(host.passes()[0].name, "from_first");
+  EXPECT_THAT(host.describe(), ::testing::HasSubstr("overridden by the entry of the same name in " + (dir / "first.toml").string()));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ge

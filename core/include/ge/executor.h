@@ -1,7 +1,9 @@
 #pragma once
 /// The simple executor: runs a graph node by node in topological order on one backend.
 /// Kernels are prepared once per set of input shapes; values whose shapes stay unknown
-/// after inference are inferred and prepared per run (per-op mode).
+/// after inference are inferred and prepared per run (per-op mode). Control flow
+/// (If/Loop/Scan) and sequence/optional ops run on the host inside the executor; every
+/// other op runs as a backend kernel.
 
 #include <map>
 #include <memory>
@@ -11,6 +13,7 @@
 #include "ge/backend.h"
 #include "ge/graph.h"
 #include "ge/op_registry.h"
+#include "ge/runtime_value.h"
 #include "ge/status.h"
 #include "ge/tensor.h"
 
@@ -18,6 +21,7 @@ namespace ge {
 
 /// A named input binding.
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+using NamedValues = std::vector<std::pair<std::string, RuntimeValue>>;
 
 class Executor {
  public:
@@ -32,13 +36,19 @@ class Executor {
 
   /// Runs once. `inputs` bind the graph's runtime inputs by name; each must match the
   /// declared dtype and every static dim (named dims bind consistently). Outputs come
-  /// back in graph output order.
+  /// back in graph output order. Not thread-safe: one run at a time per executor.
   Status run(const NamedTensors& inputs, std::vector<Tensor>& outputs);
+  /// Same with sequence and optional values allowed on both sides.
+  Status run_values(const NamedValues& inputs, std::vector<RuntimeValue>& outputs);
 
  private:
   struct Impl;
   explicit Executor(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+/// Whether the executor runs `node` itself (control flow, sequences, optionals) rather
+/// than asking a backend for a kernel.
+bool is_host_op(const Node& node);
 
 }  // namespace ge

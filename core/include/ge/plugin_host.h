@@ -33,6 +33,9 @@ struct PluginRecord {
   std::string plugin_version;     ///< from the descriptor
   std::vector<std::string> components;  ///< "parser onnx", "pass dce", ...
   Status status;                  ///< why it failed, if it did
+  /// Set when a registry read earlier already defined a plugin of this name: the earlier
+  /// entry wins and this one is skipped (how --plugins overrides the default registry).
+  std::filesystem::path shadowed_by;
 };
 
 class PluginHost {
@@ -49,7 +52,9 @@ class PluginHost {
       const std::filesystem::path& default_registry);
 
   /// Reads one registry and loads each enabled plugin. Returns the first error, having
-  /// still tried every entry (all failures are in records() / failures()).
+  /// still tried every entry (all failures are in records() / failures()). A plugin name
+  /// already defined by an earlier registry is skipped (earlier registries take
+  /// precedence); a name repeated within one registry is an error.
   Status load_registry(const std::filesystem::path& registry_file);
 
   const std::vector<std::filesystem::path>& registry_files() const { return registry_files_; }

@@ -36,6 +36,10 @@ class Session {
   const OpRegistry& ops() const { return ops_; }
   const std::vector<PassTiming>& pass_timings() const { return pass_timings_; }
   Status run(const NamedTensors& inputs, std::vector<Tensor>& outputs) { return executor_->run(inputs, outputs); }
+  /// Same with sequence and optional values allowed.
+  Status run_values(const NamedValues& inputs, std::vector<RuntimeValue>& outputs) {
+    return executor_->run_values(inputs, outputs);
+  }
 
  private:
   Session() = default;

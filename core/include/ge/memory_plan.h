@@ -1,0 +1,178 @@
+#pragma once
+/// Static memory planning for a graph whose shapes are known: every value gets a region
+/// and an offset, values whose lifetimes do not overlap share bytes, and the plan is
+/// validated before anyone uses it.
+///
+/// Regions (GE's rules): weights and constants at fixed offsets (512-byte aligned, never
+/// reused); the feature map, one arena whose base the runtime may refresh (512-byte
+/// aligned buffers placed by the memory-assigner plugins); zero-copy graph I/O, one slot
+/// per top-level runtime input and output (32-byte aligned) that the runtime binds to the
+/// caller's buffers at execute time.
+///
+/// Before the assigners run, values that may share storage are merged into one buffer:
+///   - in place: an elementwise op or activation writes over an input of the same byte
+///     size whose whole buffer dies at that op;
+///   - views: Reshape/Flatten/Squeeze/Unsqueeze/Identity outputs alias their input, and a
+///     subgraph's capture aliases the outer value;
+///   - continuous memory: a Concat whose output is contiguous per input (all dims before
+///     the axis are 1) has its producers write straight into their slices.
+/// The executor runs no kernel for a view whose address is its input's and copies no
+/// Concat input that already sits at its slice's address.
+///
+/// Steps: 0 is the top-level graph's entry (inputs bound), each node takes one step, a
+/// node with subgraphs spans a range of steps holding each subgraph's entry, nodes and
+/// exit (branches one after another), and the last step is the top-level exit (outputs
+/// read). A value is live from its producer's first step to its last consumer's last
+/// step, both inclusive.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ge/graph.h"
+#include "ge/memory_assigner.h"
+#include "ge/op_registry.h"
+#include "ge/status.h"
+
+namespace ge {
+
+enum class MemoryRegion : uint8_t {
+  kUnplanned,   ///< not placed statically (dynamic shape, sequence, string): see reason
+  kWeights,     ///< initializers and Constant outputs, fixed offsets
+  kFeatureMap,  ///< the planned, reused arena
+  kGraphIo,     ///< zero-copy slots of top-level runtime inputs and graph outputs
+};
+const char* memory_region_name(MemoryRegion region);
+
+/// How a placement holds the same data as its `alias_source` (either may be made first).
+enum class MemoryAlias : uint8_t {
+  kNone,   ///< no data shared
+  kView,   ///< the source's data at the source's offset (Reshape..., captures)
+  kSlice,  ///< a part of the source's data (a Concat input inside the Concat output)
+};
+const char* memory_alias_name(MemoryAlias alias);
+
+/// Where one value, or one node's kernel workspace, lives.
+struct ValuePlacement {
+  const Value* value = nullptr;         ///< null for a workspace
+  const Node* workspace_of = nullptr;   ///< the node whose scratch memory this is
+  std::string name;                     ///< the value's name, or "<node>:workspace"
+  MemoryRegion region = MemoryRegion::kUnplanned;
+  size_t offset = 0;                    ///< from the region's base
+  size_t bytes = 0;                     ///< exact size (not rounded)
+  int64_t first_use = 0, last_use = 0;  ///< live steps, inclusive
+  MemoryAlias alias = MemoryAlias::kNone;
+  int64_t alias_source = -1;            ///< index into GraphMemoryPlan::values
+  /// In place: the index of the input whose bytes this value's producer overwrites; that
+  /// input dies at this value's first step. Independent of `alias` (a Concat slice may
+  /// also be written in place).
+  int64_t in_place_of = -1;
+  int64_t buffer = -1;                  ///< index into GraphMemoryPlan::buffers (feature map)
+  std::string unplanned_reason;         ///< set when region is kUnplanned
+};
+
+/// One feature-map buffer as handed to the assigners: a group of values sharing storage.
+struct MemoryBuffer {
+  size_t offset = 0;
+  size_t bytes = 0;  ///< rounded up to the alignment
+  int64_t first_use = 0, last_use = 0;
+};
+
+/// What one assigner produced for the plan's requests.
+struct AssignerOutcome {
+  std::string name;
+  size_t total_bytes = 0;  ///< 0 when it failed
+  double milliseconds = 0;
+  std::string error;       ///< why the answer was rejected (failed or invalid); empty if valid
+};
+
+struct MemoryStatistics {
+  size_t feature_map_bytes = 0;  ///< the chosen arena
+  /// Every feature-map value in its own rounded slot (views and Concat slices excepted).
+  size_t no_reuse_bytes = 0;
+  /// Most buffer bytes live at any step: no assignment of these buffers can be smaller.
+  size_t lower_bound_bytes = 0;
+  double ratio_to_lower_bound = 1.0;  ///< feature_map_bytes / lower_bound_bytes
+  size_t weights_bytes = 0;
+  size_t io_bytes = 0;                ///< zero-copy I/O slots together
+  size_t values = 0, buffers = 0, in_place = 0, views = 0, concat_slices = 0, unplanned = 0;
+  int64_t steps = 0;
+  double planning_ms = 0;             ///< everything plan_memory did, validation included
+  std::string assigner;               ///< the one whose answer was kept
+  std::vector<AssignerOutcome> assigners;
+};
+
+/// Multi-line summary for `ge-run -v` and the offline compiler.
+std::string format_memory_statistics(const MemoryStatistics& statistics);
+
+struct GraphMemoryPlan {
+  /// The top-level execution order the steps refer to; the executor must run this order.
+  std::vector<const Node*> order;
+  std::vector<ValuePlacement> values;
+  std::vector<MemoryBuffer> buffers;
+  size_t alignment = 512;
+  size_t io_alignment = 32;
+  size_t weights_bytes = 0, feature_map_bytes = 0, io_bytes = 0;  ///< region sizes
+  int64_t step_count = 0;  ///< steps are 0 .. step_count - 1
+  MemoryStatistics statistics;
+
+  std::unordered_map<const Value*, size_t> index;  ///< value -> position in `values`
+
+  /// The placement of `value`, or null when the plan does not know it.
+  const ValuePlacement* find(const Value* value) const;
+};
+
+enum class ExecutionOrder {
+  kStable,          ///< Graph::topological_order(kStable)
+  kMemoryPriority,  ///< memory_priority_order(): lowers the peak of live bytes
+};
+
+struct MemoryPlanOptions {
+  size_t alignment = 512;    ///< weights and feature map
+  size_t io_alignment = 32;  ///< zero-copy I/O
+  /// Off: top-level inputs and outputs live in the feature map (inputs from the entry
+  /// step, outputs to the exit step) and the runtime copies them.
+  bool zero_copy_io = true;
+  bool in_place = true;
+  bool views = true;
+  bool continuous_concat = true;
+  ExecutionOrder order = ExecutionOrder::kStable;
+  /// When not empty, the top-level execution order to plan for (every node exactly once,
+  /// producers first); overrides `order`.
+  std::vector<const Node*> explicit_order;
+  /// Optional: ops whose schema says elementwise or broadcast may run in place too (the
+  /// built-in list covers the ONNX elementwise ops and activations).
+  const OpRegistry* ops = nullptr;
+  /// Optional: kernel workspace bytes per node, planned live for the node's steps.
+  std::function<size_t(const Node&)> workspace_bytes;
+};
+
+/// A topological order of `graph`'s nodes that greedily runs, among ready nodes, the one
+/// that grows live memory the least (bytes it allocates minus bytes whose last consumer
+/// it is); ties keep the stable order. Subgraph bodies are not reordered.
+Result<std::vector<const Node*>> memory_priority_order(const Graph& graph, size_t alignment = 512);
+
+/// Plans `graph` (shapes inferred): lifetimes, regions, in-place/view/Concat merging,
+/// then every assigner in `assigners` on the feature-map buffers; the smallest valid
+/// answer is kept. Fails when no assigner is given or none gives a valid answer, naming
+/// each one's error. The plan refers to `graph`'s nodes and values.
+Result<GraphMemoryPlan> plan_memory(const Graph& graph, const std::vector<std::shared_ptr<MemoryAssigner>>& assigners,
+                                    const MemoryPlanOptions& options = {});
+
+/// Checks one assigner answer: one offset per request, alignment, inside total_bytes, no
+/// two conflicting requests overlapping. Errors name the requests.
+Status validate_assignment(const std::vector<MemoryRequest>& requests, const MemoryPlan& plan, size_t alignment);
+
+/// Checks a whole plan without trusting how it was made: every placement inside its
+/// region; aliases in the source's region, views at the source's offset, slices inside
+/// the source, in-place values at the source's offset made when the source dies; buffer
+/// bases aligned; and no two values live at the same step overlapping in bytes unless
+/// they hold the same data (views, slices) or hand over in place at that step. Errors
+/// name both values.
+Status validate_memory_plan(const GraphMemoryPlan& plan);
+
+}  // namespace ge

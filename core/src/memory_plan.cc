@@ -1,0 +1,1110 @@
+#include "ge/memory_plan.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <optional>
+#include <queue>
+#include <set>
+#include <tuple>
+#include <unordered_set>
+
+#include "ge/logging.h"
+
+namespace ge {
+
+const char* memory_region_name(MemoryRegion region) {
+  switch (region) {
+    case MemoryRegion::kUnplanned: return "unplanned";
+    case MemoryRegion::kWeights: return "weights";
+    case MemoryRegion::kFeatureMap: return "feature_map";
+    case MemoryRegion::kGraphIo: return "graph_io";
+  }
+  return "?";
+}
+
+const char* memory_alias_name(MemoryAlias alias) {
+  switch (alias) {
+    case MemoryAlias::kNone: return "none";
+    case MemoryAlias::kView: return "view";
+    case MemoryAlias::kSlice: return "slice";
+  }
+  return "?";
+}
+
+const ValuePlacement* GraphMemoryPlan::find(const Value* value) const {
+  auto it = index.find(value);
+  return it == index.end() ? nullptr : &values[it->second];
+}
+
+namespace {
+
+// Sizes beyond this are refused rather than risking overflow in offset arithmetic.
+constexpr size_t kMaxBytes = size_t{1} << 56;
+
+size_t round_up(size_t bytes, size_t alignment) {
+  return alignment <= 1 ? bytes : (bytes + alignment - 1) / alignment * alignment;
+}
+
+// ---- which ops may share storage ----
+
+// ONNX ops that compute each output element from the same element of an input of equal
+// shape (other inputs may broadcast), so the output may overwrite that input.
+bool is_builtin_in_place_op(const std::string& type) {
+  static const std::unordered_set<std::string> kOps = {
+      "Abs", "Acos", "Acosh", "Add", "And", "Asin", "Asinh", "Atan", "Atanh", "BatchNormalization", "BitShift",
+      "Ceil", "Celu", "Clip", "Cos", "Cosh", "Div", "Elu", "Erf", "Exp", "Floor", "HardSigmoid", "HardSwish",
+      "LeakyRelu", "Log", "Max", "Mean", "Min", "Mish", "Mod", "Mul", "Neg", "Not", "Or", "Pow", "PRelu",
+      "Reciprocal", "Relu", "Round", "Selu", "Sigmoid", "Sign", "Sin", "Sinh", "Softplus", "Softsign", "Sqrt",
+      "Sub", "Sum", "Tan", "Tanh", "ThresholdedRelu", "Where", "Xor"};
+  return kOps.count(type) != 0;
+}
+
+bool is_view_op(const std::string& type) {
+  return type == "Reshape" || type == "Flatten" || type == "Squeeze" || type == "Unsqueeze" || type == "Identity";
+}
+
+bool is_onnx_domain(const Node& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
+
+bool output_is_omitted(const Graph& graph, const Value* value) {
+  return value == nullptr || (value->name().empty() && !value->has_uses() && !graph.is_output(value));
+}
+
+// Exact byte size of a statically planable value, or why it cannot be planned.
+bool static_bytes(const TensorDesc& desc, size_t& bytes, std::string& reason) {
+  if (desc.kind != ValueKind::kTensor) {
+    reason = "a sequence or optional value";
+    return false;
+  }
+  if (desc.dtype == DataType::kUndefined) {
+    reason = "element type unknown";
+    return false;
+  }
+  if (desc.dtype == DataType::kString) {
+    reason = "string tensors hold constructed objects";
+    return false;
+  }
+  if (!desc.is_static()) {
+    reason = "shape " + desc.to_string() + " is not static";
+    return false;
+  }
+  size_t total = element_size(desc.dtype);
+  for (int64_t d : desc.static_dims()) {
+    const auto extent = static_cast<size_t>(d);
+    if (extent != 0 && total > kMaxBytes / extent) {
+      reason = "size of " + desc.to_string() + " overflows";
+      return false;
+    }
+    total *= extent;
+  }
+  bytes = total;
+  return true;
+}
+
+// ---- the planner ----
+
+struct StepNode {
+  const Node* node = nullptr;
+  const Graph* graph = nullptr;
+  int64_t begin = 0, end = 0;
+};
+
+class Planner {
+ public:
+  Planner(const Graph& graph, const MemoryPlanOptions& options) : graph_(graph), options_(options) {}
+
+  Status run(const std::vector<std::shared_ptr<MemoryAssigner>>& assigners, GraphMemoryPlan& plan);
+
+ private:
+  Status choose_order();
+  Result<int64_t> visit_graph(const Graph& graph, int64_t entry, bool top);
+  int add_placement(ValuePlacement placement);
+  int add_value(const Value* value, MemoryRegion region, int64_t step);
+  Status extend(const Value* value, int64_t step, const Graph& graph);
+  int index_of(const Value* value) const {
+    auto it = index_.find(value);
+    return it == index_.end() ? -1 : it->second;
+  }
+
+  // Groups of feature-map values sharing storage: a union-find whose links carry the
+  // byte offset of a member inside its parent.
+  std::pair<int, size_t> find(int i);
+  void attach(int child_root, int parent_root, size_t offset);
+  bool singleton(int i) { return find(i).first == i && members_[i] == 1; }
+  // x's group occupies exactly x's bytes (x at offset 0, nothing larger around it).
+  bool exact_group(int i) {
+    auto [root, offset] = find(i);
+    return offset == 0 && extent_[root] == values_[i].bytes;
+  }
+
+  void merge_concat(const StepNode& step);
+  void merge_view(const StepNode& step);
+  void merge_in_place(const StepNode& step);
+  bool in_place_allowed(const Node& node) const;
+
+  Status assign(const std::vector<std::shared_ptr<MemoryAssigner>>& assigners, GraphMemoryPlan& plan);
+  Status resolve_offsets(GraphMemoryPlan& plan);
+
+  const Graph& graph_;
+  const MemoryPlanOptions& options_;
+  std::vector<const Node*> top_order_;
+  std::unordered_set<const Value*> top_outputs_;
+  std::vector<StepNode> steps_;
+  std::vector<ValuePlacement> values_;
+  std::unordered_map<const Value*, int> index_;
+  std::vector<char> produced_;  // made by a node of its graph (not an input/capture)
+  int64_t step_ = 0;
+
+  std::vector<int> parent_;
+  std::vector<size_t> link_offset_;  // offset inside parent (or inside an I/O Concat)
+  std::vector<size_t> extent_;       // group size, valid at roots
+  std::vector<int> members_;         // group member count, valid at roots
+  std::vector<int64_t> group_first_, group_last_;
+};
+
+int Planner::add_placement(ValuePlacement placement) {
+  values_.push_back(std::move(placement));
+  produced_.push_back(0);
+  return static_cast<int>(values_.size() - 1);
+}
+
+int Planner::add_value(const Value* value, MemoryRegion region, int64_t step) {
+  ValuePlacement p;
+  p.value = value;
+  p.name = value->name();
+  p.first_use = p.last_use = step;
+  size_t bytes = 0;
+  if (static_bytes(value->desc(), bytes, p.unplanned_reason)) {
+    p.region = region;
+    p.bytes = bytes;
+  }
+  int i = add_placement(std::move(p));
+  index_[value] = i;
+  return i;
+}
+
+Status Planner::extend(const Value* value, int64_t step, const Graph& graph) {
+  int i = index_of(value);
+  if (i < 0) {
+    return invalid_argument("memory planning: value '" + value->name() + "' used in graph '" + graph.name() +
+                            "' is neither defined there nor captured");
+  }
+  values_[i].last_use = std::max(values_[i].last_use, step);
+  return Status::ok();
+}
+
+Status Planner::choose_order() {
+  if (!options_.explicit_order.empty()) {
+    std::unordered_map<const Node*, size_t> position;
+    for (const auto& n : graph_.nodes()) position[n.get()] = SIZE_MAX;
+    for (size_t i = 0; i < options_.explicit_order.size(); ++i) {
+      const Node* node = options_.explicit_order[i];
+      auto it = position.find(node);
+      if (it == position.end()) return invalid_argument("memory planning: the given order names a node not in graph '" + graph_.name() + "'");
+      if (it->second != SIZE_MAX) return invalid_argument("memory planning: the given order lists " + node->describe() + " twice");
+      it->second = i;
+    }
+    if (options_.explicit_order.size() != graph_.node_count()) {
+      return invalid_argument("memory planning: the given order has " + std::to_string(options_.explicit_order.size()) +
+                              " nodes, graph '" + graph_.name() + "' has " + std::to_string(graph_.node_count()));
+    }
+    for (const Node* node : options_.explicit_order) {
+      auto check = [&](const Node* before) -> Status {
+        if (before == nullptr) return Status::ok();
+        auto it = position.find(before);
+        if (it != position.end() && it->second > position[node]) {
+          return invalid_argument("memory planning: the given order runs " + node->describe() + " before " +
+                                  before->describe() + ", which it depends on");
+        }
+        return Status::ok();
+      };
+      for (const Value* in : node->inputs()) {
+        if (in != nullptr) GE_RETURN_IF_ERROR(check(in->producer()));
+      }
+      if (!node->attributes().empty()) {
+        for (const Value* in : graph_.implicit_inputs(*node)) GE_RETURN_IF_ERROR(check(in->producer()));
+      }
+      for (const Node* p : node->control_predecessors()) GE_RETURN_IF_ERROR(check(p));
+    }
+    top_order_ = options_.explicit_order;
+    return Status::ok();
+  }
+  if (options_.order == ExecutionOrder::kMemoryPriority) {
+    GE_ASSIGN_OR_RETURN(top_order_, memory_priority_order(graph_, options_.alignment));
+    return Status::ok();
+  }
+  GE_ASSIGN_OR_RETURN(std::vector<Node*> order, graph_.topological_order(TopoOrder::kStable));
+  top_order_.assign(order.begin(), order.end());
+  return Status::ok();
+}
+
+Result<int64_t> Planner::visit_graph(const Graph& graph, int64_t entry, bool top) {
+  for (const Value* init : graph.initializers()) {
+    if (index_of(init) < 0) add_value(init, MemoryRegion::kWeights, 0);
+  }
+  for (const Value* in : graph.inputs()) {
+    if (index_of(in) >= 0) continue;
+    if (in->is_constant()) {
+      add_value(in, MemoryRegion::kWeights, 0);
+      continue;
+    }
+    // Top-level inputs are the caller's buffers; a subgraph's are bound by its node.
+    const bool io = top && options_.zero_copy_io;
+    add_value(in, io ? MemoryRegion::kGraphIo : MemoryRegion::kFeatureMap, entry);
+  }
+  for (const Value* capture : graph.captures()) {
+    const Value* outer = graph.parent() != nullptr ? graph.parent()->resolve_name(capture->name()) : nullptr;
+    const int source = outer != nullptr ? index_of(outer) : -1;
+    int i = add_value(capture, MemoryRegion::kFeatureMap, entry);
+    ValuePlacement& p = values_[i];
+    if (source < 0) {
+      p.region = MemoryRegion::kUnplanned;
+      p.unplanned_reason = "captures '" + capture->name() + "', which no enclosing graph defines";
+    } else if (values_[source].region == MemoryRegion::kUnplanned) {
+      p.region = MemoryRegion::kUnplanned;
+      p.unplanned_reason = "captures an unplanned value: " + values_[source].unplanned_reason;
+    } else {
+      p.region = values_[source].region;
+      p.bytes = values_[source].bytes;
+      p.alias = MemoryAlias::kView;
+      p.alias_source = source;
+    }
+  }
+
+  std::vector<const Node*> order;
+  if (top) {
+    order = top_order_;
+  } else {
+    GE_ASSIGN_OR_RETURN(std::vector<Node*> nodes, graph.topological_order(TopoOrder::kStable));
+    order.assign(nodes.begin(), nodes.end());
+  }
+  for (const Node* node : order) {
+    const int64_t begin = ++step_;
+    std::vector<Graph*> subgraphs;
+    if (!node->attributes().empty()) subgraphs = node->subgraphs();
+    for (const Graph* sub : subgraphs) {
+      GE_ASSIGN_OR_RETURN(int64_t sub_exit, visit_graph(*sub, ++step_, false));
+      (void)sub_exit;
+    }
+    const int64_t end = subgraphs.empty() ? begin : ++step_;
+    steps_.push_back({node, &graph, begin, end});
+    const bool constant_node = node->op_type() == "Constant" && node->input_count() == 0 && is_onnx_domain(*node);
+    for (const Value* out : node->outputs()) {
+      if (output_is_omitted(graph, out)) continue;
+      MemoryRegion region = MemoryRegion::kFeatureMap;
+      if (constant_node) {
+        region = MemoryRegion::kWeights;
+      } else if (top && options_.zero_copy_io && top_outputs_.count(out)) {
+        region = MemoryRegion::kGraphIo;
+      }
+      int i = add_value(out, region, begin);
+      produced_[i] = region == MemoryRegion::kFeatureMap;
+    }
+    for (const Value* in : node->inputs()) {
+      if (in != nullptr) GE_RETURN_IF_ERROR(extend(in, end, graph).with_context(node->describe()));
+    }
+    if (!subgraphs.empty()) {
+      for (const Value* in : graph.implicit_inputs(*node)) {
+        GE_RETURN_IF_ERROR(extend(in, end, graph).with_context(node->describe()));
+      }
+    }
+    if (options_.workspace_bytes) {
+      const size_t bytes = options_.workspace_bytes(*node);
+      if (bytes > 0) {
+        ValuePlacement p;
+        p.workspace_of = node;
+        p.name = (node->name().empty() ? node->op_type() : node->name()) + ":workspace";
+        p.region = MemoryRegion::kFeatureMap;
+        p.bytes = bytes;
+        p.first_use = begin;
+        p.last_use = end;
+        add_placement(std::move(p));
+      }
+    }
+  }
+  const int64_t exit = ++step_;
+  for (const Value* out : graph.outputs()) GE_RETURN_IF_ERROR(extend(out, exit, graph).with_context("graph output"));
+  if (!top) {
+    // The node running this body binds its inputs for the whole body and reads its
+    // outputs at the end: neither may be overwritten before the exit.
+    for (const Value* in : graph.inputs()) GE_RETURN_IF_ERROR(extend(in, exit, graph));
+  }
+  for (const Value* capture : graph.captures()) GE_RETURN_IF_ERROR(extend(capture, exit, graph));
+  return exit;
+}
+
+std::pair<int, size_t> Planner::find(int i) {
+  size_t offset = 0;
+  int root = i;
+  while (parent_[root] != root) {
+    offset += link_offset_[root];
+    root = parent_[root];
+  }
+  // Path compression: point every node on the path straight at the root.
+  size_t remaining = offset;
+  for (int node = i; parent_[node] != node;) {
+    const int next = parent_[node];
+    const size_t own = link_offset_[node];
+    parent_[node] = root;
+    link_offset_[node] = remaining;
+    remaining -= own;
+    node = next;
+  }
+  return {root, offset};
+}
+
+void Planner::attach(int child_root, int parent_root, size_t offset) {
+  parent_[child_root] = parent_root;
+  link_offset_[child_root] = offset;
+  members_[parent_root] += members_[child_root];
+  group_first_[parent_root] = std::min(group_first_[parent_root], group_first_[child_root]);
+  group_last_[parent_root] = std::max(group_last_[parent_root], group_last_[child_root]);
+}
+
+void Planner::merge_concat(const StepNode& step) {
+  const Node& node = *step.node;
+  if (node.op_type() != "Concat" || !is_onnx_domain(node) || node.output_count() < 1) return;
+  const int c = index_of(node.output(0));
+  if (c < 0) return;
+  const ValuePlacement& out = values_[c];
+  if (out.region != MemoryRegion::kFeatureMap && out.region != MemoryRegion::kGraphIo) return;
+  if (out.alias != MemoryAlias::kNone || out.bytes == 0) return;
+  // Producers can write slices only when each input is one contiguous run of the output:
+  // every dim before the axis is 1.
+  const std::vector<int64_t> dims = out.value->desc().static_dims();
+  int64_t axis = node.get_int("axis", 0);
+  if (axis < 0) axis += static_cast<int64_t>(dims.size());
+  if (axis < 0 || axis >= static_cast<int64_t>(dims.size())) return;
+  for (int64_t d = 0; d < axis; ++d) {
+    if (dims[d] != 1) return;
+  }
+  size_t total = 0;
+  for (const Value* in : node.inputs()) {
+    const int i = in != nullptr ? index_of(in) : -1;
+    if (i < 0 || values_[i].region == MemoryRegion::kUnplanned || in->desc().dtype != out.value->desc().dtype) return;
+    total += values_[i].bytes;
+  }
+  if (total != out.bytes) return;
+
+  size_t slot = 0;
+  for (size_t k = 0; k < node.input_count(); ++k) {
+    const Value* in = node.input(k);
+    const int i = index_of(in);
+    const size_t bytes = values_[i].bytes;
+    const bool repeated = std::count(node.inputs().begin(), node.inputs().end(), in) > 1;
+    ValuePlacement& p = values_[i];
+    const bool eligible = !repeated && bytes > 0 && produced_[i] && p.region == MemoryRegion::kFeatureMap &&
+                          p.alias == MemoryAlias::kNone && p.value->graph() == out.value->graph();
+    if (eligible && out.region == MemoryRegion::kFeatureMap) {
+      // The input's whole group (a nested Concat, say) moves into the slot.
+      const int root = find(i).first;
+      if (root != find(c).first && exact_group(i)) {
+        attach(root, find(c).first, find(c).second + slot);
+        p.alias = MemoryAlias::kSlice;
+        p.alias_source = c;
+      }
+    } else if (eligible && out.region == MemoryRegion::kGraphIo && singleton(i)) {
+      // The producer writes straight into the caller's output buffer.
+      p.region = MemoryRegion::kGraphIo;
+      p.alias = MemoryAlias::kSlice;
+      p.alias_source = c;
+      link_offset_[i] = slot;
+    }
+    slot += bytes;
+  }
+}
+
+void Planner::merge_view(const StepNode& step) {
+  const Node& node = *step.node;
+  if (!is_view_op(node.op_type()) || !is_onnx_domain(node) || node.input(0) == nullptr || node.output_count() < 1) return;
+  const int x = index_of(node.input(0));
+  const int v = index_of(node.output(0));
+  if (x < 0 || v < 0) return;
+  ValuePlacement& view = values_[v];
+  const ValuePlacement& source = values_[x];
+  if (view.region != MemoryRegion::kFeatureMap || view.bytes == 0) return;
+  if (source.region == MemoryRegion::kUnplanned || source.bytes != view.bytes) return;
+  if (view.alias == MemoryAlias::kNone && singleton(v)) {
+    if (source.region != MemoryRegion::kFeatureMap) {
+      view.region = source.region;  // a read-only alias of a weight or a caller's buffer
+    } else {
+      auto [root, offset] = find(x);
+      attach(v, root, offset);
+    }
+    view.alias = MemoryAlias::kView;
+    view.alias_source = x;
+  } else if (source.region == MemoryRegion::kFeatureMap && source.alias == MemoryAlias::kNone && exact_group(x) &&
+             find(x).first != find(v).first) {
+    // The view is already a Concat slice: the viewed value moves into that slice and is
+    // recorded as the view's alias (same data, made first).
+    auto [root, offset] = find(v);
+    attach(find(x).first, root, offset);
+    values_[x].alias = MemoryAlias::kView;
+    values_[x].alias_source = v;
+  }
+}
+
+bool Planner::in_place_allowed(const Node& node) const {
+  if (is_onnx_domain(node) && is_builtin_in_place_op(node.op_type())) return true;
+  if (options_.ops != nullptr) {
+    const OpSchemaInfo* schema = options_.ops->find_schema(node);
+    return schema != nullptr &&
+           (schema->fusion_kind == FusionKind::kElementwise || schema->fusion_kind == FusionKind::kBroadcast);
+  }
+  return false;
+}
+
+void Planner::merge_in_place(const StepNode& step) {
+  const Node& node = *step.node;
+  if (step.begin != step.end || node.output_count() < 1 || !in_place_allowed(node)) return;
+  for (size_t k = 1; k < node.output_count(); ++k) {
+    if (!output_is_omitted(*step.graph, node.output(k))) return;
+  }
+  const int y = index_of(node.output(0));
+  if (y < 0) return;
+  ValuePlacement& out = values_[y];
+  if (out.region != MemoryRegion::kFeatureMap || out.in_place_of >= 0 || out.bytes == 0) return;
+  const TensorDesc& out_desc = out.value->desc();
+  for (const Value* in : node.inputs()) {
+    const int x = in != nullptr ? index_of(in) : -1;
+    if (x < 0 || x == y) continue;
+    const ValuePlacement& source = values_[x];
+    if (source.region != MemoryRegion::kFeatureMap || source.bytes != out.bytes) continue;
+    if (element_size(in->desc().dtype) != element_size(out_desc.dtype) ||
+        in->desc().element_count() != out_desc.element_count()) {
+      continue;  // a broadcast input: its elements are read at other positions
+    }
+    auto [root, offset] = find(x);
+    // The whole buffer must die here: nothing else in it may be read later.
+    if (group_last_[root] != step.begin) continue;
+    bool shared = false;  // another input reads the same buffer
+    for (const Value* other : node.inputs()) {
+      const int o = other != nullptr && other != in ? index_of(other) : -1;
+      if (o >= 0 && values_[o].region == MemoryRegion::kFeatureMap && find(o).first == root) shared = true;
+    }
+    if (shared) continue;
+    if (singleton(y)) {
+      attach(y, root, offset);
+    } else if (exact_group(x) && root != find(y).first) {
+      auto [out_root, out_offset] = find(y);
+      attach(root, out_root, out_offset);
+    } else {
+      continue;
+    }
+    out.in_place_of = x;
+    return;
+  }
+}
+
+Status Planner::assign(const std::vector<std::shared_ptr<MemoryAssigner>>& assigners, GraphMemoryPlan& plan) {
+  // One request per group root.
+  std::vector<int> buffer_of(values_.size(), -1);
+  std::vector<MemoryRequest> requests;
+  for (size_t i = 0; i < values_.size(); ++i) {
+    const ValuePlacement& p = values_[i];
+    if (p.region != MemoryRegion::kFeatureMap || p.bytes == 0) continue;
+    const int root = find(static_cast<int>(i)).first;
+    if (buffer_of[root] < 0) {
+      buffer_of[root] = static_cast<int>(requests.size());
+      requests.push_back({round_up(extent_[root], options_.alignment), group_first_[root], group_last_[root]});
+    }
+    values_[i].buffer = buffer_of[root];
+  }
+
+  if (assigners.empty()) {
+    return invalid_argument("memory planning: no memory assigner is loaded (enable one of kind 'memory_assigner' in the plugin registry)");
+  }
+  MemoryStatistics& stats = plan.statistics;
+  std::optional<MemoryPlan> best;
+  std::string failures;
+  for (const auto& assigner : assigners) {
+    AssignerOutcome outcome;
+    const auto start = std::chrono::steady_clock::now();
+    Result<MemoryPlan> answer = internal_error("assigner threw an exception");
+    try {
+      outcome.name = assigner->name();
+      answer = assigner->assign(requests, options_.alignment);
+    } catch (const std::exception& e) {
+      answer = internal_error(std::string("assigner threw: ") + e.what());
+    } catch (...) {
+    }
+    outcome.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    Status status = answer.status();
+    if (status.is_ok()) status = validate_assignment(requests, *answer, options_.alignment);
+    if (status.is_ok()) {
+      outcome.total_bytes = answer->total_bytes;
+      if (!best || answer->total_bytes < best->total_bytes) {
+        best = *answer;
+        stats.assigner = outcome.name;
+      }
+    } else {
+      outcome.error = status.to_string();
+      failures += "\n  " + outcome.name + ": " + outcome.error;
+      GE_LOG_WARN("memory assigner '{}' rejected: {}", outcome.name, outcome.error);
+    }
+    stats.assigners.push_back(std::move(outcome));
+  }
+  if (!best) return internal_error("memory planning: no memory assigner produced a valid plan:" + failures);
+
+  plan.feature_map_bytes = best->total_bytes;
+  plan.buffers.reserve(requests.size());
+  for (size_t b = 0; b < requests.size(); ++b) {
+    plan.buffers.push_back({best->offsets[b], requests[b].bytes, requests[b].first_use, requests[b].last_use});
+  }
+  stats.lower_bound_bytes = peak_live_bytes(requests);
+  return Status::ok();
+}
+
+Status Planner::resolve_offsets(GraphMemoryPlan& plan) {
+  // Weights and I/O slots one after another; feature-map values from their buffer.
+  size_t weights = 0, io = 0;
+  std::vector<char> done(values_.size(), 0);
+  for (size_t i = 0; i < values_.size(); ++i) {
+    ValuePlacement& p = values_[i];
+    if (p.alias != MemoryAlias::kNone && p.region != MemoryRegion::kFeatureMap) continue;
+    if (p.region == MemoryRegion::kWeights) {
+      p.offset = round_up(weights, options_.alignment);
+      weights = p.offset + p.bytes;
+    } else if (p.region == MemoryRegion::kGraphIo) {
+      p.offset = round_up(io, options_.io_alignment);
+      io = p.offset + p.bytes;
+    } else if (p.region == MemoryRegion::kFeatureMap && p.buffer >= 0) {
+      p.offset = plan.buffers[p.buffer].offset + find(static_cast<int>(i)).second;
+    }
+    done[i] = 1;
+  }
+  // Aliases outside the feature map follow their source (which may itself be an alias).
+  for (size_t i = 0; i < values_.size(); ++i) {
+    std::vector<size_t> chain;
+    for (size_t j = i; !done[j];) {
+      chain.push_back(j);
+      const int64_t source = values_[j].alias_source;
+      if (source < 0 || chain.size() > values_.size()) return internal_error("memory planning: alias chain of '" + values_[i].name + "' is broken");
+      j = static_cast<size_t>(source);
+    }
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      ValuePlacement& p = values_[*it];
+      const ValuePlacement& source = values_[p.alias_source];
+      p.offset = source.offset + (p.alias == MemoryAlias::kSlice ? link_offset_[*it] : 0);
+      done[*it] = 1;
+    }
+  }
+  plan.weights_bytes = round_up(weights, options_.alignment);
+  plan.io_bytes = round_up(io, options_.io_alignment);
+  return Status::ok();
+}
+
+Status Planner::run(const std::vector<std::shared_ptr<MemoryAssigner>>& assigners, GraphMemoryPlan& plan) {
+  if (options_.alignment == 0 || options_.io_alignment == 0) return invalid_argument("memory planning: alignment must be positive");
+  GE_RETURN_IF_ERROR(choose_order());
+  top_outputs_.insert(graph_.outputs().begin(), graph_.outputs().end());
+  index_.reserve(graph_.node_count() * 2 + graph_.initializers().size() + graph_.inputs().size());
+  GE_ASSIGN_OR_RETURN(int64_t exit, visit_graph(graph_, 0, true));
+  for (ValuePlacement& p : values_) {
+    if (p.region == MemoryRegion::kWeights) {
+      // Weights are loaded before the first step and stay.
+      p.first_use = 0;
+      p.last_use = exit;
+    }
+  }
+
+  const size_t n = values_.size();
+  parent_.resize(n);
+  link_offset_.assign(n, 0);
+  extent_.resize(n);
+  members_.assign(n, 1);
+  group_first_.resize(n);
+  group_last_.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    parent_[i] = static_cast<int>(i);
+    extent_[i] = values_[i].bytes;
+    group_first_[i] = values_[i].first_use;
+    group_last_[i] = values_[i].last_use;
+  }
+  // Captures share the outer value's storage (the only aliases made while visiting).
+  for (size_t i = 0; i < n; ++i) {
+    const ValuePlacement& p = values_[i];
+    if (p.alias == MemoryAlias::kView && p.region == MemoryRegion::kFeatureMap) {
+      auto [root, offset] = find(static_cast<int>(p.alias_source));
+      attach(static_cast<int>(i), root, offset);
+    }
+  }
+  // Concat first, so that producers found later in the order can still write into slices.
+  if (options_.continuous_concat) {
+    for (const StepNode& step : steps_) merge_concat(step);
+  }
+  for (const StepNode& step : steps_) {
+    if (options_.views) merge_view(step);
+    if (options_.in_place) merge_in_place(step);
+  }
+
+  GE_RETURN_IF_ERROR(assign(assigners, plan));
+  GE_RETURN_IF_ERROR(resolve_offsets(plan));
+
+  plan.order = top_order_;
+  plan.alignment = options_.alignment;
+  plan.io_alignment = options_.io_alignment;
+  plan.step_count = exit + 1;
+  plan.values = std::move(values_);
+  plan.index.reserve(index_.size());
+  for (const auto& [value, i] : index_) plan.index.emplace(value, static_cast<size_t>(i));
+  return Status::ok();
+}
+
+// ---- validation helpers ----
+
+struct DisjointSets {
+  std::vector<size_t> parent;
+  explicit DisjointSets(size_t n) : parent(n) {
+    for (size_t i = 0; i < n; ++i) parent[i] = i;
+  }
+  size_t find(size_t i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  }
+  void unite(size_t a, size_t b) { parent[find(a)] = find(b); }
+};
+
+std::string describe_placement(const ValuePlacement& p) {
+  return "'" + p.name + "' (" + memory_region_name(p.region) + " bytes [" + std::to_string(p.offset) + ", " +
+         std::to_string(p.offset + p.bytes) + "), steps " + std::to_string(p.first_use) + ".." +
+         std::to_string(p.last_use) + ")";
+}
+
+bool bytes_overlap(size_t a_offset, size_t a_bytes, size_t b_offset, size_t b_bytes) {
+  return a_bytes > 0 && b_bytes > 0 && a_offset < b_offset + b_bytes && b_offset < a_offset + a_bytes;
+}
+
+bool lifetimes_overlap(int64_t a_first, int64_t a_last, int64_t b_first, int64_t b_last) {
+  return a_first <= b_last && b_first <= a_last;
+}
+
+// Items with a byte range and a live range; finds the first pair that overlaps in both.
+// Sweep over steps with the live items kept sorted by offset: while no two overlap, a new
+// item can only collide with its neighbours.
+struct SweepItem {
+  size_t offset = 0, bytes = 0;
+  int64_t first = 0, last = 0;
+};
+
+std::optional<std::pair<size_t, size_t>> find_conflict(const std::vector<SweepItem>& items) {
+  std::vector<size_t> by_first;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].bytes > 0) by_first.push_back(i);
+  }
+  std::sort(by_first.begin(), by_first.end(), [&](size_t a, size_t b) {
+    return std::tie(items[a].first, a) < std::tie(items[b].first, b);
+  });
+  using Expiry = std::pair<int64_t, size_t>;
+  std::priority_queue<Expiry, std::vector<Expiry>, std::greater<>> expiry;
+  std::set<std::pair<size_t, size_t>> live;  // (offset, item)
+  for (size_t i : by_first) {
+    const SweepItem& item = items[i];
+    while (!expiry.empty() && expiry.top().first < item.first) {
+      const size_t gone = expiry.top().second;
+      live.erase({items[gone].offset, gone});
+      expiry.pop();
+    }
+    auto next = live.lower_bound({item.offset, 0});
+    if (next != live.end() && next->first < item.offset + item.bytes) return std::make_pair(next->second, i);
+    if (next != live.begin()) {
+      auto prev = std::prev(next);
+      if (items[prev->second].offset + items[prev->second].bytes > item.offset) return std::make_pair(prev->second, i);
+    }
+    live.insert({item.offset, i});
+    expiry.push({item.last, i});
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Status validate_assignment(const std::vector<MemoryRequest>& requests, const MemoryPlan& plan, size_t alignment) {
+  if (plan.offsets.size() != requests.size()) {
+    return internal_error("memory assignment has " + std::to_string(plan.offsets.size()) + " offsets for " +
+                          std::to_string(requests.size()) + " requests");
+  }
+  std::vector<SweepItem> items(requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const MemoryRequest& r = requests[i];
+    const size_t offset = plan.offsets[i];
+    if (alignment > 1 && offset % alignment != 0) {
+      return internal_error("memory assignment: request " + std::to_string(i) + " at offset " + std::to_string(offset) +
+                            " is not a multiple of the alignment " + std::to_string(alignment));
+    }
+    if (offset > kMaxBytes || r.bytes > kMaxBytes || offset + r.bytes > plan.total_bytes) {
+      return internal_error("memory assignment: request " + std::to_string(i) + " at [" + std::to_string(offset) + ", " +
+                            std::to_string(offset + r.bytes) + ") ends past the arena of " +
+                            std::to_string(plan.total_bytes) + " bytes");
+    }
+    items[i] = {offset, r.bytes, r.first_use, r.last_use};
+  }
+  if (auto conflict = find_conflict(items)) {
+    auto [a, b] = *conflict;
+    auto describe = [&](size_t i) {
+      return "request " + std::to_string(i) + " (bytes [" + std::to_string(items[i].offset) + ", " +
+             std::to_string(items[i].offset + items[i].bytes) + "), steps " + std::to_string(items[i].first) + ".." +
+             std::to_string(items[i].last) + ")";
+    };
+    return internal_error("memory assignment: " + describe(a) + " and " + describe(b) +
+                          " overlap in bytes while both live");
+  }
+  return Status::ok();
+}
+
+Status validate_memory_plan(const GraphMemoryPlan& plan) {
+  const std::vector<ValuePlacement>& values = plan.values;
+  const size_t n = values.size();
+  auto fail = [](const std::string& message) { return internal_error("memory plan: " + message); };
+  auto region_size = [&](MemoryRegion region) -> size_t {
+    switch (region) {
+      case MemoryRegion::kWeights: return plan.weights_bytes;
+      case MemoryRegion::kFeatureMap: return plan.feature_map_bytes;
+      case MemoryRegion::kGraphIo: return plan.io_bytes;
+      default: return 0;
+    }
+  };
+  auto region_alignment = [&](MemoryRegion region) {
+    return region == MemoryRegion::kGraphIo ? plan.io_alignment : plan.alignment;
+  };
+
+  // Each placement on its own, and each alias against its source.
+  for (size_t i = 0; i < n; ++i) {
+    const ValuePlacement& p = values[i];
+    if (p.region == MemoryRegion::kUnplanned) continue;
+    if (p.first_use > p.last_use) return fail(describe_placement(p) + " dies before it is made");
+    if (p.offset > kMaxBytes || p.bytes > kMaxBytes || p.offset + p.bytes > region_size(p.region)) {
+      return fail(describe_placement(p) + " ends past its region of " + std::to_string(region_size(p.region)) + " bytes");
+    }
+    if (p.in_place_of >= 0) {
+      if (static_cast<size_t>(p.in_place_of) >= n || static_cast<size_t>(p.in_place_of) == i) {
+        return fail(describe_placement(p) + " is written in place over no valid value");
+      }
+      const ValuePlacement& s = values[p.in_place_of];
+      const std::string pair = describe_placement(p) + " written in place over " + describe_placement(s);
+      if (p.region != MemoryRegion::kFeatureMap || s.region != MemoryRegion::kFeatureMap) {
+        return fail(pair + ": only the feature map is written in place");
+      }
+      if (p.offset != s.offset || p.bytes > s.bytes) return fail(pair + ": it must sit at its source's bytes");
+      if (s.last_use != p.first_use) return fail(pair + ": the source is still read after step " + std::to_string(p.first_use));
+    }
+    if (p.alias == MemoryAlias::kNone) continue;
+    if (p.alias_source < 0 || static_cast<size_t>(p.alias_source) >= n || static_cast<size_t>(p.alias_source) == i) {
+      return fail(describe_placement(p) + " is a " + memory_alias_name(p.alias) + " of no valid value");
+    }
+    const ValuePlacement& s = values[p.alias_source];
+    const std::string pair = describe_placement(p) + " as " + memory_alias_name(p.alias) + " of " + describe_placement(s);
+    if (s.region != p.region) return fail(pair + ": regions differ");
+    if (p.alias == MemoryAlias::kView && (p.offset != s.offset || p.bytes > s.bytes)) {
+      return fail(pair + ": a view must start at its source and stay inside it");
+    }
+    if (p.alias == MemoryAlias::kSlice && (p.offset < s.offset || p.offset + p.bytes > s.offset + s.bytes)) {
+      return fail(pair + ": a slice must lie inside its source");
+    }
+  }
+
+  // Components: values sharing storage through any alias. Pure trees: the alias edges
+  // that keep data (views, slices); in-place edges hand bytes to new data.
+  DisjointSets component(n), pure(n);
+  std::set<std::tuple<size_t, size_t, int64_t>> handovers;  // (pure source, pure result, step)
+  std::vector<int64_t> pure_parent(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    const ValuePlacement& p = values[i];
+    if (p.region == MemoryRegion::kUnplanned) continue;
+    if (p.in_place_of >= 0) component.unite(i, static_cast<size_t>(p.in_place_of));
+    if (p.alias != MemoryAlias::kNone) {
+      component.unite(i, static_cast<size_t>(p.alias_source));
+      pure.unite(i, static_cast<size_t>(p.alias_source));
+      pure_parent[i] = p.alias_source;
+    }
+  }
+  std::vector<int64_t> pure_depth(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<size_t> path;
+    size_t j = i;
+    while (pure_depth[j] < 0 && pure_parent[j] >= 0 && path.size() <= n) {
+      path.push_back(j);
+      j = static_cast<size_t>(pure_parent[j]);
+    }
+    if (path.size() > n) return fail("alias cycle through " + describe_placement(values[i]));
+    if (pure_depth[j] < 0) pure_depth[j] = 0;
+    for (auto it = path.rbegin(); it != path.rend(); ++it) {
+      pure_depth[*it] = pure_depth[j] + 1;
+      j = *it;
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const ValuePlacement& p = values[i];
+    if (p.region != MemoryRegion::kUnplanned && p.in_place_of >= 0) {
+      handovers.insert({pure.find(static_cast<size_t>(p.in_place_of)), pure.find(i), p.first_use});
+    }
+  }
+  // Two members of one pure tree hold the same data where they overlap unless they are
+  // different parts of a common ancestor: from their nearest common ancestor, at least
+  // one of them must be reached through views only.
+  auto same_data = [&](size_t a, size_t b) {
+    bool a_sliced = false, b_sliced = false;
+    while (a != b) {
+      if (pure_depth[a] >= pure_depth[b]) {
+        a_sliced |= values[a].alias == MemoryAlias::kSlice;
+        a = static_cast<size_t>(pure_parent[a]);
+      } else {
+        b_sliced |= values[b].alias == MemoryAlias::kSlice;
+        b = static_cast<size_t>(pure_parent[b]);
+      }
+    }
+    return !a_sliced || !b_sliced;
+  };
+  auto legal_overlap = [&](size_t a, size_t b) {
+    if (pure.find(a) == pure.find(b)) return same_data(a, b);
+    const ValuePlacement& x = values[a];
+    const ValuePlacement& y = values[b];
+    if (x.last_use == y.first_use && handovers.count({pure.find(a), pure.find(b), y.first_use})) return true;
+    if (y.last_use == x.first_use && handovers.count({pure.find(b), pure.find(a), x.first_use})) return true;
+    return false;
+  };
+
+  // Between components: extents and live ranges must be disjoint.
+  std::map<size_t, std::vector<size_t>> members;  // component root -> values
+  for (size_t i = 0; i < n; ++i) {
+    if (values[i].region != MemoryRegion::kUnplanned) members[component.find(i)].push_back(i);
+  }
+  for (MemoryRegion region : {MemoryRegion::kWeights, MemoryRegion::kFeatureMap, MemoryRegion::kGraphIo}) {
+    std::vector<SweepItem> items;
+    std::vector<size_t> roots;
+    for (const auto& [root, list] : members) {
+      if (values[root].region != region) continue;
+      SweepItem item{SIZE_MAX, 0, std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()};
+      size_t end = 0;
+      for (size_t i : list) {
+        item.offset = std::min(item.offset, values[i].offset);
+        end = std::max(end, values[i].offset + values[i].bytes);
+        item.first = std::min(item.first, values[i].first_use);
+        item.last = std::max(item.last, values[i].last_use);
+      }
+      item.bytes = end - item.offset;
+      if (item.bytes > 0 && item.offset % region_alignment(region) != 0) {
+        return fail("the buffer of " + describe_placement(values[list.front()]) + " starts at " +
+                    std::to_string(item.offset) + ", not a multiple of " + std::to_string(region_alignment(region)));
+      }
+      items.push_back(item);
+      roots.push_back(root);
+    }
+    if (auto conflict = find_conflict(items)) {
+      const std::vector<size_t>& a = members[roots[conflict->first]];
+      const std::vector<size_t>& b = members[roots[conflict->second]];
+      for (size_t i : a) {
+        for (size_t j : b) {
+          const ValuePlacement& x = values[i];
+          const ValuePlacement& y = values[j];
+          if (bytes_overlap(x.offset, x.bytes, y.offset, y.bytes) &&
+              lifetimes_overlap(x.first_use, x.last_use, y.first_use, y.last_use)) {
+            return fail(describe_placement(x) + " and " + describe_placement(y) + " overlap in bytes while both live");
+          }
+        }
+      }
+      return fail("the buffers of " + describe_placement(values[a.front()]) + " and " +
+                  describe_placement(values[b.front()]) + " overlap in bytes while both live");
+    }
+  }
+
+  // Inside a component: only same-data pairs and in-place handovers may overlap.
+  for (auto& [root, list] : members) {
+    if (list.size() < 2) continue;
+    std::sort(list.begin(), list.end(), [&](size_t a, size_t b) {
+      return std::tie(values[a].first_use, a) < std::tie(values[b].first_use, b);
+    });
+    std::vector<size_t> live;
+    for (size_t i : list) {
+      const ValuePlacement& p = values[i];
+      live.erase(std::remove_if(live.begin(), live.end(), [&](size_t j) { return values[j].last_use < p.first_use; }),
+                 live.end());
+      for (size_t j : live) {
+        const ValuePlacement& q = values[j];
+        if (bytes_overlap(p.offset, p.bytes, q.offset, q.bytes) && !legal_overlap(j, i)) {
+          return fail(describe_placement(q) + " and " + describe_placement(p) +
+                      " overlap in bytes while both live and hold different data");
+        }
+      }
+      live.push_back(i);
+    }
+  }
+  return Status::ok();
+}
+
+Result<std::vector<const Node*>> memory_priority_order(const Graph& graph, size_t alignment) {
+  GE_ASSIGN_OR_RETURN(std::vector<Node*> stable, graph.topological_order(TopoOrder::kStable));
+  const size_t n = stable.size();
+  std::unordered_map<const Node*, size_t> rank;
+  rank.reserve(n);
+  for (size_t i = 0; i < n; ++i) rank[stable[i]] = i;
+
+  // Distinct values each node reads (explicit and through subgraph captures).
+  std::vector<std::vector<const Value*>> reads(n);
+  std::unordered_map<const Value*, std::vector<size_t>> consumers;
+  std::vector<size_t> pending(n, 0);
+  std::vector<std::vector<size_t>> successors(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Node* node = stable[i];
+    std::vector<const Value*> r;
+    for (const Value* in : node->inputs()) {
+      if (in != nullptr) r.push_back(in);
+    }
+    if (!node->attributes().empty()) {
+      for (const Value* in : graph.implicit_inputs(*node)) r.push_back(in);
+    }
+    std::sort(r.begin(), r.end());
+    r.erase(std::unique(r.begin(), r.end()), r.end());
+    std::vector<size_t> preds;
+    for (const Value* v : r) {
+      consumers[v].push_back(i);
+      if (v->producer() != nullptr) {
+        auto it = rank.find(v->producer());
+        if (it != rank.end()) preds.push_back(it->second);
+      }
+    }
+    for (const Node* p : node->control_predecessors()) {
+      auto it = rank.find(p);
+      if (it != rank.end()) preds.push_back(it->second);
+    }
+    std::sort(preds.begin(), preds.end());
+    preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
+    pending[i] = preds.size();
+    for (size_t p : preds) successors[p].push_back(i);
+    reads[i] = std::move(r);
+  }
+
+  std::unordered_set<const Value*> outputs(graph.outputs().begin(), graph.outputs().end());
+  auto planned_bytes = [&](const Value* v) -> int64_t {
+    size_t bytes = 0;
+    std::string reason;
+    if (v == nullptr || !static_bytes(v->desc(), bytes, reason)) return 0;
+    return static_cast<int64_t>(round_up(bytes, alignment));
+  };
+  std::unordered_map<const Value*, size_t> remaining;
+  for (const auto& [v, list] : consumers) remaining[v] = list.size();
+  std::vector<char> scheduled(n, 0);
+  std::vector<int64_t> score(n, 0);
+  auto compute_score = [&](size_t i) {
+    int64_t s = 0;
+    for (const Value* out : stable[i]->outputs()) {
+      if (!output_is_omitted(graph, out)) s += planned_bytes(out);
+    }
+    for (const Value* in : reads[i]) {
+      if (in->producer() != nullptr && !outputs.count(in) && remaining[in] == 1) s -= planned_bytes(in);
+    }
+    return s;
+  };
+  using Entry = std::tuple<int64_t, size_t>;  // (score, stable rank)
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
+  for (size_t i = 0; i < n; ++i) {
+    if (pending[i] == 0) {
+      score[i] = compute_score(i);
+      ready.push({score[i], i});
+    }
+  }
+  std::vector<const Node*> order;
+  order.reserve(n);
+  while (!ready.empty()) {
+    auto [s, i] = ready.top();
+    ready.pop();
+    if (scheduled[i] || s != score[i]) continue;  // stale entry
+    scheduled[i] = 1;
+    order.push_back(stable[i]);
+    for (const Value* in : reads[i]) {
+      if (--remaining[in] != 1) continue;
+      // Its last consumer now frees it: that consumer became cheaper.
+      for (size_t c : consumers[in]) {
+        if (!scheduled[c] && pending[c] == 0) {
+          score[c] = compute_score(c);
+          ready.push({score[c], c});
+        }
+      }
+    }
+    for (size_t succ : successors[i]) {
+      if (--pending[succ] == 0) {
+        score[succ] = compute_score(succ);
+        ready.push({score[succ], succ});
+      }
+    }
+  }
+  if (order.size() != n) return internal_error("memory_priority_order: graph '" + graph.name() + "' could not be ordered");
+  return order;
+}
+
+Result<GraphMemoryPlan> plan_memory(const Graph& graph, const std::vector<std::shared_ptr<MemoryAssigner>>& assigners,
+                                    const MemoryPlanOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  GraphMemoryPlan plan;
+  Planner planner(graph, options);
+  GE_RETURN_IF_ERROR(planner.run(assigners, plan).with_context("graph '" + graph.name() + "'"));
+  GE_RETURN_IF_ERROR(validate_memory_plan(plan).with_context("graph '" + graph.name() + "'"));
+
+  MemoryStatistics& stats = plan.statistics;
+  stats.feature_map_bytes = plan.feature_map_bytes;
+  stats.weights_bytes = plan.weights_bytes;
+  stats.io_bytes = plan.io_bytes;
+  stats.buffers = plan.buffers.size();
+  stats.steps = plan.step_count;
+  for (const ValuePlacement& p : plan.values) {
+    if (p.region == MemoryRegion::kUnplanned) {
+      ++stats.unplanned;
+      continue;
+    }
+    ++stats.values;
+    if (p.in_place_of >= 0) ++stats.in_place;
+    if (p.alias == MemoryAlias::kView) ++stats.views;
+    if (p.alias == MemoryAlias::kSlice) ++stats.concat_slices;
+    if (p.region == MemoryRegion::kFeatureMap && p.alias != MemoryAlias::kView && p.alias != MemoryAlias::kSlice) {
+      stats.no_reuse_bytes += round_up(p.bytes, plan.alignment);
+    }
+  }
+  stats.ratio_to_lower_bound = stats.lower_bound_bytes == 0
+                                   ? 1.0
+                                   : static_cast<double>(stats.feature_map_bytes) / static_cast<double>(stats.lower_bound_bytes);
+  stats.planning_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return plan;
+}
+
+namespace {
+std::string human_bytes(size_t bytes) {
+  char text[64];
+  if (bytes >= (size_t{1} << 20)) {
+    std::snprintf(text, sizeof text, "%.2f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  } else if (bytes >= 1024) {
+    std::snprintf(text, sizeof text, "%.1f KiB", static_cast<double>(bytes) / 1024.0);
+  } else {
+    std::snprintf(text, sizeof text, "%zu B", bytes);
+  }
+  return text;
+}
+}  // namespace
+
+std::string format_memory_statistics(const MemoryStatistics& s) {
+  char line[256];
+  std::string text;
+  std::snprintf(line, sizeof line, "memory plan: assigner '%s', planned in %.3f ms, %" PRId64 " steps\n",
+                s.assigner.c_str(), s.planning_ms, s.steps);
+  text += line;
+  text += "  feature map " + human_bytes(s.feature_map_bytes) + " (" + std::to_string(s.feature_map_bytes) +
+          " B), no reuse " + human_bytes(s.no_reuse_bytes) + ", lower bound " + human_bytes(s.lower_bound_bytes);
+  std::snprintf(line, sizeof line, ", ratio %.4f\n", s.ratio_to_lower_bound);
+  text += line;
+  text += "  weights " + human_bytes(s.weights_bytes) + ", zero-copy I/O " + human_bytes(s.io_bytes) + "\n";
+  text += "  values " + std::to_string(s.values) + " in " + std::to_string(s.buffers) + " buffers (in place " +
+          std::to_string(s.in_place) + ", views " + std::to_string(s.views) + ", concat slices " +
+          std::to_string(s.concat_slices) + "), unplanned " + std::to_string(s.unplanned) + "\n";
+  text += "  assigners:";
+  for (const AssignerOutcome& a : s.assigners) {
+    std::snprintf(line, sizeof line, " %s=%s (%.3f ms)", a.name.c_str(),
+                  a.error.empty() ? human_bytes(a.total_bytes).c_str() : "rejected", a.milliseconds);
+    text += line;
+  }
+  text += "\n";
+  return text;
+}
+
+}  // namespace ge

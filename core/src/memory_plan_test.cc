@@ -1,0 +1,656 @@
+#include "ge/memory_plan.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "memory_plan_test_util.h"
+
+namespace ge {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::FirstFitAssigner;
+using testing::parse_memory_dsl;
+using testing::SequentialAssigner;
+
+std::vector<std::shared_ptr<MemoryAssigner>> first_fit() { return {std::make_shared<FirstFitAssigner>()}; }
+
+GraphMemoryPlan plan_or_die(const Graph& graph, const MemoryPlanOptions& options = {},
+                            std::vector<std::shared_ptr<MemoryAssigner>> assigners = first_fit()) {
+  Result<GraphMemoryPlan> plan = plan_memory(graph, assigners, options);
+  EXPECT_TRUE(plan.is_ok()) << plan.status().to_string();
+  return plan.is_ok() ? std::move(plan).value() : GraphMemoryPlan{};
+}
+
+const ValuePlacement& at(const GraphMemoryPlan& plan, const Graph& graph, const std::string& name) {
+  const Value* value = graph.find_value(name);
+  EXPECT_NE(value, nullptr) << name;
+  const ValuePlacement* p = plan.find(value);
+  EXPECT_NE(p, nullptr) << name;
+  static const ValuePlacement kMissing;
+  return p != nullptr ? *p : kMissing;
+}
+
+int64_t index_of(const GraphMemoryPlan& plan, const Graph& graph, const std::string& name) {
+  return static_cast<int64_t>(plan.index.at(graph.find_value(name)));
+}
+
+// ---- lifetimes, sizes, regions ----
+
+TEST(MemoryPlanTest, LifetimesSizesAndRegions) {
+  // step 0 entry (x bound) | 1 a=Conv(x,k) | 2 b=Conv(a) | 3 c=Conv(b,a) | 4 exit (c read)
+  auto g = parse_memory_dsl("in x[100]; w k[3]; a=Conv(x,k)[129]; b=Conv(a)[128]; c=Conv(b,a)[5]; out c");
+  GraphMemoryPlan plan = plan_or_die(*g);
+  EXPECT_EQ(plan.step_count, 5);
+
+  const ValuePlacement& x = at(plan, *g, "x");
+  EXPECT_EQ(x.region, MemoryRegion::kGraphIo);
+  EXPECT_EQ(x.offset, 0u);
+  EXPECT_EQ(x.bytes, 400u);
+  EXPECT_EQ(x.first_use, 0);
+  EXPECT_EQ(x.last_use, 1);
+
+  const ValuePlacement& k = at(plan, *g, "k");
+  EXPECT_EQ(k.region, MemoryRegion::kWeights);
+  EXPECT_EQ(k.offset, 0u);
+  EXPECT_EQ(k.bytes, 12u);
+  EXPECT_EQ(plan.weights_bytes, 512u);
+
+  const ValuePlacement& a = at(plan, *g, "a");
+  EXPECT_EQ(a.region, MemoryRegion::kFeatureMap);
+  EXPECT_EQ(a.bytes, 516u);
+  EXPECT_EQ(a.first_use, 1);
+  EXPECT_EQ(a.last_use, 3);
+  ASSERT_GE(a.buffer, 0);
+  EXPECT_EQ(plan.buffers[a.buffer].bytes, 1024u);  // 516 rounded up to 512
+
+  const ValuePlacement& b = at(plan, *g, "b");
+  EXPECT_EQ(b.first_use, 2);
+  EXPECT_EQ(b.last_use, 3);
+  EXPECT_EQ(plan.buffers[b.buffer].bytes, 512u);
+
+  // The output goes to the caller's buffer, 32-byte aligned after x (400 -> 416).
+  const ValuePlacement& c = at(plan, *g, "c");
+  EXPECT_EQ(c.region, MemoryRegion::kGraphIo);
+  EXPECT_EQ(c.offset, 416u);
+  EXPECT_EQ(c.first_use, 3);
+  EXPECT_EQ(c.last_use, 4);
+  EXPECT_EQ(plan.io_bytes, 448u);  // 436 rounded up to 32
+
+  EXPECT_EQ(a.offset, 0u);
+  EXPECT_EQ(b.offset, 1024u);
+  EXPECT_EQ(plan.feature_map_bytes, 1536u);
+  EXPECT_EQ(plan.statistics.lower_bound_bytes, 1536u);
+  EXPECT_EQ(plan.statistics.no_reuse_bytes, 1536u);
+  EXPECT_EQ(plan.statistics.weights_bytes, 512u);
+  EXPECT_EQ(plan.statistics.io_bytes, 448u);
+}
+
+TEST(MemoryPlanTest, WithoutZeroCopyInputsAndOutputsLiveInTheFeatureMap) {
+  // step 0 x bound | 1 a=Conv(x) | 2 b=Conv(a) | 3 exit: x [0,1], a [1,2], b [2,3]
+  auto g = parse_memory_dsl("in x[128]; a=Conv(x)[128]; b=Conv(a)[128]; out b");
+  MemoryPlanOptions options;
+  options.zero_copy_io = false;
+  GraphMemoryPlan plan = plan_or_die(*g, options);
+  EXPECT_EQ(at(plan, *g, "x").region, MemoryRegion::kFeatureMap);
+  EXPECT_EQ(at(plan, *g, "b").region, MemoryRegion::kFeatureMap);
+  EXPECT_EQ(at(plan, *g, "b").last_use, 3);
+  // First fit in order: x@0, a@512 (x live at 1), b@0 (x dead after 1).
+  EXPECT_EQ(at(plan, *g, "x").offset, 0u);
+  EXPECT_EQ(at(plan, *g, "a").offset, 512u);
+  EXPECT_EQ(at(plan, *g, "b").offset, 0u);
+  EXPECT_EQ(plan.io_bytes, 0u);
+  EXPECT_EQ(plan.feature_map_bytes, 1024u);
+}
+
+TEST(MemoryPlanTest, ConstantNodesGoToWeights) {
+  auto g = parse_memory_dsl("in x[128]; k[4]=Constant(); a=Conv(x,k)[128]; out a");
+  GraphMemoryPlan plan = plan_or_die(*g);
+  EXPECT_EQ(at(plan, *g, "k").region, MemoryRegion::kWeights);
+  EXPECT_EQ(plan.weights_bytes, 512u);
+  EXPECT_EQ(plan.feature_map_bytes, 0u);
+}
+
+TEST(MemoryPlanTest, DynamicAndStringValuesStayUnplanned) {
+  Graph g;
+  Value* x = g.add_input("x", TensorDesc(DataType::kFloat32, {Dim::named("N"), Dim::of(4)}));
+  Value* s = g.add_input("s", TensorDesc::of(DataType::kString, {2}));
+  Node* relu = g.add_node("Relu", {x}, 1, "relu", {"y"});
+  relu->output(0)->set_desc(x->desc());
+  Node* id = g.add_node("Identity", {s}, 1, "id", {"t"});
+  id->output(0)->set_desc(s->desc());
+  g.add_output(relu->output(0));
+  g.add_output(id->output(0));
+  GraphMemoryPlan plan = plan_or_die(g);
+  EXPECT_EQ(plan.find(x)->region, MemoryRegion::kUnplanned);
+  EXPECT_THAT(plan.find(x)->unplanned_reason, HasSubstr("not static"));
+  EXPECT_EQ(plan.find(relu->output(0))->region, MemoryRegion::kUnplanned);
+  EXPECT_THAT(plan.find(s)->unplanned_reason, HasSubstr("string"));
+  EXPECT_EQ(plan.statistics.unplanned, 4u);
+}
+
+TEST(MemoryPlanTest, OmittedOutputsAreNotPlannedButDeadOnesAre) {
+  // BatchNormalization-style optional outputs: '_' omitted, 'm' named but unused.
+  auto g = parse_memory_dsl("in x[128]; a=Conv(x)[128]; y,_,m[64]=Norm(a); b=Conv(y); out b");
+  GraphMemoryPlan plan = plan_or_die(*g);
+  const Node* norm = g->find_node("n_y");
+  ASSERT_NE(norm, nullptr);
+  EXPECT_EQ(plan.find(norm->output(1)), nullptr);
+  const ValuePlacement& m = at(plan, *g, "m");
+  EXPECT_EQ(m.region, MemoryRegion::kFeatureMap);
+  EXPECT_EQ(m.first_use, 2);
+  EXPECT_EQ(m.last_use, 2);
+}
+
+TEST(MemoryPlanTest, WorkspacesArePlannedForTheirNodeStep) {
+  auto g = parse_memory_dsl("in x[128]; a=Conv(x)[128]; b=Conv(a)[128]; out b");
+  MemoryPlanOptions options;
+  options.workspace_bytes = [](const Node& node) -> size_t { return node.name() == "n_a" ? 1000 : 0; };
+  GraphMemoryPlan plan = plan_or_die(*g, options);
+  const ValuePlacement* workspace = nullptr;
+  for (const ValuePlacement& p : plan.values) {
+    if (p.workspace_of != nullptr) workspace = &p;
+  }
+  ASSERT_NE(workspace, nullptr);
+  EXPECT_EQ(workspace->name, "n_a:workspace");
+  EXPECT_EQ(workspace->bytes, 1000u);
+  EXPECT_EQ(workspace->first_use, 1);
+  EXPECT_EQ(workspace->last_use, 1);
+  // a [1,2] @0, workspace [1,1] @512 (1024 bytes rounded)
+  EXPECT_EQ(workspace->offset, 512u);
+  EXPECT_EQ(plan.feature_map_bytes, 1536u);
+}
+
+// ---- in place and views ----
+
+TEST(MemoryPlanTest, ActivationChainRunsInPlace) {
+  // 1 a=Conv | 2 b=Relu(a): a dies -> b over a | 3 c=Sigmoid(b): b dies -> c over b | 4 d
+  auto g = parse_memory_dsl("in x[128]; a=Conv(x)[256]; b=Relu(a); c=Sigmoid(b); d=Conv(c)[128]; out d");
+  GraphMemoryPlan plan = plan_or_die(*g);
+  EXPECT_EQ(at(plan, *g, "b").in_place_of, index_of(plan, *g, "a"));
+  EXPECT_EQ(at(plan, *g, "c").in_place_of, index_of(plan, *g, "b"));
+  EXPECT_EQ(at(plan, *g, "a").offset, 0u);
+  EXPECT_EQ(at(plan, *g, "c").offset, 0u);
+  EXPECT_EQ(plan.buffers.size(), 1u);
+  EXPECT_EQ(plan.buffers[0].first_use, 1);
+  EXPECT_EQ(plan.buffers[0].last_use, 4);
+  EXPECT_EQ(plan.feature_map_bytes, 1024u);
+  EXPECT_EQ(plan.statistics.lower_bound_bytes, 1024u);
+  EXPECT_EQ(plan.statistics.no_reuse_bytes, 3072u);
+  EXPECT_EQ(plan.statistics.in_place, 2u);
+  EXPECT_DOUBLE_EQ(plan.statistics.ratio_to_lower_bound, 1.0);
+  EXPECT_THAT(format_memory_statistics(plan.statistics), HasSubstr("ratio 1.0000"));
+}
+
+TEST(MemoryPlanTest, NoInPlaceOverAValueReadLater) {
+  // 1 a | 2 b=Relu(a): a read again at 3 -> own bytes | 3 c=Add(b,a): b dies -> c over b
+  auto g = parse_memory_dsl("in x[128]; a=Conv(x)[128]; b=Relu(a); c=Add(b,a); d=Conv(c); out d");
+  GraphMemoryPlan plan = plan_or_die(*g);
+  EXPECT_EQ(at(plan, *g, "b").in_place_of, -1);
+  EXPECT_EQ(at(plan, *g, "c").in_place_of, index_of(plan, *g, "b"));
+  EXPECT_EQ(at(plan, *g, "a").offset, 0u);
+  EXPECT_EQ(at(plan, *g, "b").offset, 512u);
+  EXPECT_EQ(at(plan, *g, "c").offset, 512u);
+}
+
+TEST(MemoryPlanTest, NoInPlaceOverABroadcastInputOrAGraphInput) {
+  // s has one element and is broadcast: c may only overwrite a.
+  auto g = parse_memory_dsl("in x[128]; s=Conv(x)[1]; a=Conv(x)[128]; c=Add(s,a)[128]; d=Conv(c); out d");
+  GraphMemoryPlan plan = plan_or_die(*g);
+  EXPECT_EQ(at(plan, *g, "c").in_place_of, index_of(plan, *g, "a"));
+
+  // x is the caller's buffer: never written.
+  auto h = parse_memory_dsl("in x[128]; r=Relu(x); d=Conv(r); out d");
+  GraphMemoryPlan plan2 = plan_or_die(*h);
+  EXPECT_EQ(at(plan2, *h, "r").in_place_of, -1);
+  EXPECT_EQ(at(plan2, *h, "r").region, MemoryRegion::kFeatureMap);
+}
+
+TEST(MemoryPlanTest, InPlaceCanBeSwitchedOff) {
+  auto g = parse_memory_dsl("in x[128]; a=Conv(x)[128]; b=Relu(a); d=Conv(b); out d");
+  MemoryPlanOptions options;
+  options.in_place = false;
+  GraphMemoryPlan plan = plan_or_die(*g, options);
+  EXPECT_EQ(at(plan, *g, "b").in_place_of, -1);
+  EXPECT_EQ(plan.statistics.in_place, 0u);
+}
+
+TEST(MemoryPlanTest, ReshapeFamilyAreViews) {
+  // a, r (view of a), f (view of r) share one buffer live from 1 to 4.
+  auto g = parse_memory_dsl("in x[128]; a=Conv(x)[128]; r=Reshape(a)[2,64]; f=Flatten(r)[1,128]; b=Conv(f); out b");
+  GraphMemoryPlan plan = plan_or_die(*g);
+  EXPECT_EQ(at(plan, *g, "r").alias, MemoryAlias::kView);
+  EXPECT_EQ(at(plan, *g, "r").alias_source, index_of(plan, *g, "a"));
+  EXPECT_EQ(at(plan, *g, "f").alias, MemoryAlias::kView);
+  EXPECT_EQ(at(plan, *g, "f").alias_source, index_of(plan, *g, "r"));
+  ASSERT_EQ(plan.buffers.size(), 1u);
+  EXPECT_EQ(plan.buffers[0].first_use, 1);
+  EXPECT_EQ(plan.buffers[0].last_use, 4);
+  EXPECT_EQ(plan.statistics.views, 2u);
+}
+
+TEST(MemoryPlanTest, ViewsOfInputsAliasTheCallerBufferAndOutputsAreNotViews) {
+  auto g = parse_memory_dsl("in y[4]; in x[2,64]; r=Reshape(x)[128]; b=Conv(r); out b");
+  GraphMemoryPlan plan = plan_or_die(*g);
+  EXPECT_EQ(at(plan, *g, "r").region, MemoryRegion::kGraphIo);
+  EXPECT_EQ(at(plan, *g, "r").alias, MemoryAlias::kView);
+  EXPECT_EQ(at(plan, *g, "r").offset, 32u);  // x sits after y's 16 bytes, 32-aligned
+
+  auto h = parse_memory_dsl("in x[128]; a=Conv(x); r=Reshape(a)[2,64]; out r");
+  GraphMemoryPlan plan2 = plan_or_die(*h);
+  EXPECT_EQ(at(plan2, *h, "r").region, MemoryRegion::kGraphIo);
+  EXPECT_EQ(at(plan2, *h, "r").alias, MemoryAlias::kNone);
+}
+
+// ---- continuous memory for Concat ----
+
+TEST(MemoryPlanTest, ConcatProducersWriteIntoTheirSlices) {
+  // a (512 B) and b (1024 B) are made straight inside c: one buffer [1,4] of 1536 B.
+  auto g = parse_memory_dsl("in x[128]; a=Conv(x)[128]; b=Conv(x)[256]; c=Concat(a,b){axis=0}; d=Conv(c)[128]; out d");
+  GraphMemoryPlan plan = plan_or_die(*g);
+  const ValuePlacement& c = at(plan, *g, "c");
+  EXPECT_EQ(at(plan, *g, "a").alias, MemoryAlias::kSlice);
+  EXPECT_EQ(at(plan, *g, "a").alias_source, index_of(plan, *g, "c"));
+  EXPECT_EQ(at(plan, *g, "a").offset, c.offset);
+  EXPECT_EQ(at(plan, *g, "b").offset, c.offset + 512);
+  ASSERT_EQ(plan.buffers.size(), 1u);
+  EXPECT_EQ(plan.buffers[0].bytes, 1536u);
+  EXPECT_EQ(plan.buffers[0].first_use, 1);
+  EXPECT_EQ(plan.feature_map_bytes, 1536u);
+  EXPECT_EQ(plan.statistics.concat_slices, 2u);
+}
+
+TEST(MemoryPlanTest, ConcatSlicesNeedContiguityAndDistinctInputs) {
+  // Axis 1 of [2,64]: each input is two separate runs of the output.
+  auto g = parse_memory_dsl("in x[2,64]; a=Conv(x)[2,64]; b=Conv(x)[2,64]; c=Concat(a,b){axis=1}[2,128]; d=Conv(c); out d");
+  GraphMemoryPlan plan = plan_or_die(*g);
+  EXPECT_EQ(at(plan, *g, "a").alias, MemoryAlias::kNone);
+  EXPECT_EQ(at(plan, *g, "b").alias, MemoryAlias::kNone);
+
+  // Leading dims of 1 keep it contiguous (axis -1 of [1,64]).
+  auto h = parse_memory_dsl("in x[1,64]; a=Conv(x)[1,64]; b=Conv(x)[1,32]; c=Concat(a,b){axis=-1}[1,96]; d=Conv(c); out d");
+  GraphMemoryPlan plan2 = plan_or_die(*h);
+  EXPECT_EQ(at(plan2, *h, "b").alias, MemoryAlias::kSlice);
+  EXPECT_EQ(at(plan2, *h, "b").offset, at(plan2, *h, "c").offset + 256);
+
+  // One value cannot sit in two slices; graph inputs are the caller's.
+  auto k = parse_memory_dsl("in x[128]; a=Conv(x); c=Concat(a,a,x){axis=0}[384]; d=Conv(c); out d");
+  GraphMemoryPlan plan3 = plan_or_die(*k);
+  EXPECT_EQ(at(plan3, *k, "a").alias, MemoryAlias::kNone);
+  EXPECT_EQ(at(plan3, *k, "x").alias, MemoryAlias::kNone);
+}
+
+TEST(MemoryPlanTest, ActivationBeforeConcatRunsInPlaceInsideTheSlice) {
+  // 1 a=Conv | 2 r=Relu(a) (slice 0 of c; a dies -> a moves into the slice too)
+  // 3 b=Conv (slice 1) | 4 c=Concat (no copy) | 5 d
+  auto g = parse_memory_dsl(
+      "in x[128]; a=Conv(x)[128]; r=Relu(a); b=Conv(x)[128]; c=Concat(r,b){axis=0}; d=Conv(c); out d");
+  GraphMemoryPlan plan = plan_or_die(*g);
+  const size_t base = at(plan, *g, "c").offset;
+  EXPECT_EQ(at(plan, *g, "r").alias, MemoryAlias::kSlice);
+  EXPECT_EQ(at(plan, *g, "r").in_place_of, index_of(plan, *g, "a"));
+  EXPECT_EQ(at(plan, *g, "a").offset, base);
+  EXPECT_EQ(at(plan, *g, "r").offset, base);
+  EXPECT_EQ(at(plan, *g, "b").offset, base + 512);
+  ASSERT_EQ(plan.buffers.size(), 1u);
+  EXPECT_EQ(plan.feature_map_bytes, 1024u);
+}
+
+TEST(MemoryPlanTest, NestedConcatAndConcatIntoTheCallersOutput) {
+  auto g = parse_memory_dsl(
+      "in x[128]; a=Conv(x); b=Conv(x); c=Concat(a,b){axis=0}[256]; e=Conv(x); f=Concat(c,e){axis=0}[384]; "
+      "h=Conv(f)[128]; out h");
+  GraphMemoryPlan plan = plan_or_die(*g);
+  const size_t base = at(plan, *g, "f").offset;
+  EXPECT_EQ(at(plan, *g, "c").offset, base);
+  EXPECT_EQ(at(plan, *g, "a").offset, base);
+  EXPECT_EQ(at(plan, *g, "b").offset, base + 512);
+  EXPECT_EQ(at(plan, *g, "e").offset, base + 1024);
+  EXPECT_EQ(plan.feature_map_bytes, 1536u);
+
+  // c is a graph output: a and b are written into the caller's buffer (after x's 512 B).
+  auto h = parse_memory_dsl("in x[128]; a=Conv(x)[128]; b=Conv(x)[64]; c=Concat(a,b){axis=0}[192]; out c");
+  GraphMemoryPlan plan2 = plan_or_die(*h);
+  EXPECT_EQ(at(plan2, *h, "c").offset, 512u);
+  EXPECT_EQ(at(plan2, *h, "a").region, MemoryRegion::kGraphIo);
+  EXPECT_EQ(at(plan2, *h, "a").offset, 512u);
+  EXPECT_EQ(at(plan2, *h, "b").offset, 1024u);
+  EXPECT_EQ(plan2.feature_map_bytes, 0u);
+  EXPECT_EQ(plan2.io_bytes, 1280u);
+}
+
+// ---- subgraphs ----
+
+TEST(MemoryPlanTest, SubgraphValuesLiveInsideTheirNodesSteps) {
+  // Subgraphs run in attribute-name order (else_branch, then_branch), one after another:
+  // 0 entry | 1 a | 2 If begins | else: 3 entry, 4 e=Conv(a'), 5 exit | then: 6 entry,
+  // 7 t=Relu(a'), 8 exit | 9 If ends | 10 z | 11 exit
+  Graph g;
+  Value* cond = g.add_input("cond", TensorDesc::of(DataType::kBool, {1}));
+  Value* x = g.add_input("x", TensorDesc::of(DataType::kFloat32, {128}));
+  Node* conv = g.add_node("Conv", {x}, 1, "conv", {"a"});
+  conv->output(0)->set_desc(x->desc());
+  auto make_branch = [&](const std::string& name, const std::string& op, const std::string& out) {
+    auto branch = std::make_shared<Graph>(name);
+    branch->set_parent(&g);
+    branch->set_opset_import("", 17);
+    Value* captured = branch->add_capture("a", x->desc());
+    Node* n = branch->add_node(op, {captured}, 1, name + "_node", {out});
+    n->output(0)->set_desc(x->desc());
+    branch->add_output(n->output(0));
+    return branch;
+  };
+  auto then_graph = make_branch("then", "Relu", "t");
+  auto else_graph = make_branch("else", "Conv", "e");
+  Node* branch = g.add_node("If", {cond}, 1, "if", {"y"});
+  branch->set_attribute("then_branch", Attribute(then_graph));
+  branch->set_attribute("else_branch", Attribute(else_graph));
+  branch->output(0)->set_desc(x->desc());
+  Node* last = g.add_node("Conv", {branch->output(0)}, 1, "last", {"z"});
+  last->output(0)->set_desc(x->desc());
+  g.add_output(last->output(0));
+
+  GraphMemoryPlan plan = plan_or_die(g);
+  EXPECT_EQ(plan.step_count, 12);
+  const ValuePlacement* a = plan.find(conv->output(0));
+  EXPECT_EQ(a->first_use, 1);
+  EXPECT_EQ(a->last_use, 9);  // captured: lives until the If ends
+  const ValuePlacement* captured = plan.find(then_graph->captures()[0]);
+  EXPECT_EQ(captured->alias, MemoryAlias::kView);
+  EXPECT_EQ(captured->offset, a->offset);
+  EXPECT_EQ(captured->first_use, 6);
+  EXPECT_EQ(captured->last_use, 8);
+  const ValuePlacement* e = plan.find(else_graph->outputs()[0]);
+  const ValuePlacement* t = plan.find(then_graph->outputs()[0]);
+  EXPECT_EQ(e->first_use, 4);
+  EXPECT_EQ(e->last_use, 5);
+  EXPECT_EQ(t->first_use, 7);
+  EXPECT_EQ(t->last_use, 8);
+  EXPECT_EQ(t->in_place_of, -1);  // a is read after the branch: no Relu in place
+  const ValuePlacement* y = plan.find(branch->output(0));
+  EXPECT_EQ(y->first_use, 2);
+  EXPECT_EQ(y->last_use, 10);
+  // First fit in order: a@0; e@512; t@512 (e is dead by 7); y [2,10] after all @1024.
+  EXPECT_EQ(a->offset, 0u);
+  EXPECT_EQ(e->offset, 512u);
+  EXPECT_EQ(t->offset, 512u);
+  EXPECT_EQ(y->offset, 1024u);
+}
+
+// ---- orders ----
+
+TEST(MemoryPlanTest, MemoryPriorityOrderLowersTheBound) {
+  // Three 5120-byte a_i each reduced to a 512-byte b_i. Stable order makes all a_i first
+  // (peak a1+a2+a3+b1 = 31 x 512); memory priority finishes each branch first
+  // (a1 b1 a2 b2 a3 b3: peak b1+b2+a3+b3 = 13 x 512).
+  const char* text =
+      "in x[128]; a1=Conv(x)[1280]; a2=Conv(x)[1280]; a3=Conv(x)[1280]; b1=Conv(a1)[128]; b2=Conv(a2)[128]; "
+      "b3=Conv(a3)[128]; s=Sum(b1,b2,b3); out s";
+  auto g = parse_memory_dsl(text);
+  GraphMemoryPlan stable = plan_or_die(*g);
+  EXPECT_EQ(stable.statistics.lower_bound_bytes, 31u * 512);
+
+  MemoryPlanOptions options;
+  options.order = ExecutionOrder::kMemoryPriority;
+  GraphMemoryPlan priority = plan_or_die(*g, options);
+  EXPECT_EQ(priority.statistics.lower_bound_bytes, 13u * 512);
+  std::vector<std::string> names;
+  for (const Node* n : priority.order) names.push_back(n->name());
+  EXPECT_EQ(names, (std::vector<std::string>{"n_a1", "n_b1", "n_a2", "n_b2", "n_a3", "n_b3", "n_s"}));
+}
+
+TEST(MemoryPlanTest, ExplicitOrderIsCheckedAndUsed) {
+  auto g = parse_memory_dsl("in x[128]; a=Conv(x); b=Conv(x); c=Add(a,b); out c");
+  const Node* a = g->find_node("n_a");
+  const Node* b = g->find_node("n_b");
+  const Node* c = g->find_node("n_c");
+  MemoryPlanOptions options;
+  options.explicit_order = {b, a, c};
+  GraphMemoryPlan plan = plan_or_die(*g, options);
+  EXPECT_EQ(plan.order, options.explicit_order);
+  EXPECT_EQ(at(plan, *g, "b").first_use, 1);
+
+  options.explicit_order = {c, a, b};
+  Result<GraphMemoryPlan> bad = plan_memory(*g, first_fit(), options);
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("runs Add 'n_c' before Conv 'n_a'"));
+
+  options.explicit_order = {a, b};
+  bad = plan_memory(*g, first_fit(), options);
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("has 2 nodes, graph 'dsl' has 3"));
+}
+
+// ---- choosing among assigners ----
+
+// Puts everything at offset 0: invalid whenever two buffers live together.
+class OverlappingAssigner final : public MemoryAssigner {
+ public:
+  std::string name() const override { return "test_overlapping"; }
+  Result<MemoryPlan> assign(const std::vector<MemoryRequest>& requests, size_t) const override {
+    MemoryPlan plan;
+    plan.offsets.assign(requests.size(), 0);
+    for (const MemoryRequest& r : requests) plan.total_bytes = std::max(plan.total_bytes, r.bytes);
+    return plan;
+  }
+};
+
+class FailingAssigner final : public MemoryAssigner {
+ public:
+  std::string name() const override { return "test_failing"; }
+  Result<MemoryPlan> assign(const std::vector<MemoryRequest>&, size_t) const override {
+    return internal_error("out of ideas");
+  }
+};
+
+TEST(MemoryPlanTest, KeepsTheSmallestValidAnswer) {
+  auto g = parse_memory_dsl("in x[128]; a=Conv(x); b=Conv(a); c=Conv(b); d=Conv(c); out d");
+  std::vector<std::shared_ptr<MemoryAssigner>> assigners{
+      std::make_shared<SequentialAssigner>(), std::make_shared<OverlappingAssigner>(),
+      std::make_shared<FirstFitAssigner>(), std::make_shared<FailingAssigner>()};
+  GraphMemoryPlan plan = plan_or_die(*g, {}, assigners);
+  const MemoryStatistics& s = plan.statistics;
+  EXPECT_EQ(s.assigner, "test_first_fit");
+  ASSERT_EQ(s.assigners.size(), 4u);
+  EXPECT_EQ(s.assigners[0].total_bytes, 1536u);  // a, b, c one after another
+  EXPECT_THAT(s.assigners[1].error, HasSubstr("overlap in bytes while both live"));
+  EXPECT_EQ(s.assigners[2].total_bytes, 1024u);  // a and c share
+  EXPECT_THAT(s.assigners[3].error, HasSubstr("out of ideas"));
+  EXPECT_EQ(plan.feature_map_bytes, 1024u);
+  EXPECT_THAT(format_memory_statistics(s), HasSubstr("test_overlapping=rejected"));
+
+  Result<GraphMemoryPlan> none = plan_memory(*g, {std::make_shared<OverlappingAssigner>()});
+  ASSERT_FALSE(none.is_ok());
+  EXPECT_THAT(none.status().message(), HasSubstr("no memory assigner produced a valid plan"));
+  EXPECT_THAT(none.status().message(), HasSubstr("test_overlapping"));
+
+  Result<GraphMemoryPlan> empty = plan_memory(*g, {});
+  ASSERT_FALSE(empty.is_ok());
+  EXPECT_THAT(empty.status().message(), HasSubstr("no memory assigner is loaded"));
+}
+
+// ---- the validators catch broken plans ----
+
+TEST(ValidateAssignmentTest, CatchesBrokenAnswers) {
+  std::vector<MemoryRequest> requests{{512, 0, 2}, {1024, 1, 3}, {512, 3, 4}};
+  MemoryPlan good{{0, 512, 0}, 1536};
+  EXPECT_TRUE(validate_assignment(requests, good, 512).is_ok());
+
+  MemoryPlan overlap{{0, 0, 0}, 1536};
+  Status s = validate_assignment(requests, overlap, 512);
+  EXPECT_THAT(s.message(), HasSubstr("request 0 (bytes [0, 512), steps 0..2) and request 1"));
+  // Requests 0 and 2 never live together: sharing is fine; 1 and 2 meet at step 3.
+  EXPECT_TRUE(validate_assignment(requests, MemoryPlan{{0, 512, 0}, 1536}, 512).is_ok());
+  EXPECT_FALSE(validate_assignment(requests, MemoryPlan{{0, 512, 512}, 1536}, 512).is_ok());
+
+  EXPECT_THAT(validate_assignment(requests, MemoryPlan{{0, 544, 0}, 1568}, 512).message(),
+              HasSubstr("not a multiple of the alignment 512"));
+  EXPECT_THAT(validate_assignment(requests, MemoryPlan{{0, 512, 0}, 1024}, 512).message(),
+              HasSubstr("ends past the arena of 1024 bytes"));
+  EXPECT_THAT(validate_assignment(requests, MemoryPlan{{0, 512}, 1536}, 512).message(),
+              HasSubstr("2 offsets for 3 requests"));
+}
+
+class BrokenPlanTest : public ::testing::Test {
+ protected:
+  // 1 a | 2 b=Relu(a) in place | 3 r=Reshape(b) view | 4 p, 5 q: slices of c | 6 c | 7 d
+  // Buffers: {a,b,r} [1,7] @0 and {c,p,q} [4,7] @512.
+  void SetUp() override {
+    graph_ = parse_memory_dsl(
+        "in x[128]; a=Conv(x)[128]; b=Relu(a); r=Reshape(b)[2,64]; p=Conv(x)[128]; q=Conv(x)[128]; "
+        "c=Concat(p,q){axis=0}; d=Conv(r,c)[128]; out d");
+    plan_ = plan_or_die(*graph_);
+    ASSERT_TRUE(validate_memory_plan(plan_).is_ok());
+    ASSERT_EQ(value("c").offset, 512u);
+    ASSERT_EQ(value("b").in_place_of, static_cast<int64_t>(plan_.index.at(graph_->find_value("a"))));
+    ASSERT_EQ(value("r").alias, MemoryAlias::kView);
+    ASSERT_EQ(value("q").alias, MemoryAlias::kSlice);
+  }
+  ValuePlacement& value(const std::string& name) { return plan_.values[plan_.index.at(graph_->find_value(name))]; }
+  std::string error() { return validate_memory_plan(plan_).message(); }
+
+  std::unique_ptr<Graph> graph_;
+  GraphMemoryPlan plan_;
+};
+
+TEST_F(BrokenPlanTest, TwoLiveBuffersOverlapping) {
+  for (const char* name : {"c", "p", "q"}) value(name).offset -= 512;
+  EXPECT_THAT(error(), HasSubstr("overlap in bytes while both live"));
+}
+
+TEST_F(BrokenPlanTest, MisalignedBuffer) {
+  for (const char* name : {"c", "p", "q"}) value(name).offset += 32;
+  plan_.feature_map_bytes += 32;
+  EXPECT_THAT(error(), HasSubstr("starts at 544, not a multiple of 512"));
+}
+
+TEST_F(BrokenPlanTest, ViewAwayFromItsSource) {
+  value("r").offset = 512;
+  EXPECT_THAT(error(), HasSubstr("'r'"));
+  EXPECT_THAT(error(), HasSubstr("a view must start at its source"));
+}
+
+TEST_F(BrokenPlanTest, SliceOutsideItsSource) {
+  value("q").offset = 512 + 1024;
+  plan_.feature_map_bytes += 512;
+  EXPECT_THAT(error(), HasSubstr("a slice must lie inside its source"));
+}
+
+TEST_F(BrokenPlanTest, OverlappingSlicesOfOneConcat) {
+  value("q").offset = value("p").offset;
+  EXPECT_THAT(error(), HasSubstr("hold different data"));
+}
+
+TEST_F(BrokenPlanTest, InPlaceOverAValueStillRead) {
+  value("a").last_use = 3;
+  EXPECT_THAT(error(), HasSubstr("the source is still read after step 2"));
+}
+
+TEST_F(BrokenPlanTest, SharedBytesWithoutAnAlias) {
+  value("b").in_place_of = -1;  // b now claims a's bytes at step 2 on its own
+  EXPECT_THAT(error(), HasSubstr("overlap in bytes while both live"));
+}
+
+TEST_F(BrokenPlanTest, PastTheRegionEnd) {
+  plan_.feature_map_bytes = 1024;
+  EXPECT_THAT(error(), HasSubstr("ends past its region of 1024 bytes"));
+}
+
+TEST_F(BrokenPlanTest, AliasOfNothing) {
+  value("r").alias_source = 999;
+  EXPECT_THAT(error(), HasSubstr("is a view of no valid value"));
+}
+
+TEST_F(BrokenPlanTest, LifetimeBackwards) {
+  value("d").first_use = 9;
+  EXPECT_THAT(error(), HasSubstr("dies before it is made"));
+}
+
+// ---- property: random DAGs ----
+
+// Independent of the validator: buffers with intersecting lifetimes never share bytes,
+// values sharing bytes while live belong to one buffer, and the bound is the peak.
+void check_buffers(const GraphMemoryPlan& plan) {
+  const auto& buffers = plan.buffers;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    for (size_t j = i + 1; j < buffers.size(); ++j) {
+      const MemoryBuffer& a = buffers[i];
+      const MemoryBuffer& b = buffers[j];
+      if (a.first_use <= b.last_use && b.first_use <= a.last_use) {
+        ASSERT_TRUE(a.offset + a.bytes <= b.offset || b.offset + b.bytes <= a.offset)
+            << "buffers " << i << " and " << j << " overlap";
+      }
+    }
+  }
+  for (const ValuePlacement& x : plan.values) {
+    for (const ValuePlacement& y : plan.values) {
+      if (&x == &y || x.region != MemoryRegion::kFeatureMap || y.region != MemoryRegion::kFeatureMap) continue;
+      if (x.bytes == 0 || y.bytes == 0) continue;
+      const bool live = x.first_use <= y.last_use && y.first_use <= x.last_use;
+      const bool shared = x.offset < y.offset + y.bytes && y.offset < x.offset + x.bytes;
+      if (live && shared) {
+        ASSERT_EQ(x.buffer, y.buffer) << x.name << " and " << y.name;
+      }
+    }
+  }
+  size_t peak = 0;
+  for (int64_t step = 0; step < plan.step_count; ++step) {
+    size_t live = 0;
+    for (const MemoryBuffer& b : buffers) {
+      if (b.first_use <= step && step <= b.last_use) live += b.bytes;
+    }
+    peak = std::max(peak, live);
+  }
+  EXPECT_EQ(plan.statistics.lower_bound_bytes, peak);
+  EXPECT_GE(plan.feature_map_bytes, peak);
+}
+
+TEST(MemoryPlanPropertyTest, RandomDagsRunCorrectlyFromEveryPlan) {
+  std::mt19937 rng(20240611);
+  size_t in_place = 0, views = 0, slices = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    auto graph = testing::random_memory_dag(rng, 1 + trial % 40);
+    MemoryPlanOptions options;
+    options.zero_copy_io = rng() % 4 != 0;
+    options.in_place = rng() % 5 != 0;
+    options.views = rng() % 5 != 0;
+    options.continuous_concat = rng() % 5 != 0;
+    options.order = rng() % 2 ? ExecutionOrder::kMemoryPriority : ExecutionOrder::kStable;
+    Result<GraphMemoryPlan> plan = plan_memory(*graph, first_fit(), options);
+    ASSERT_TRUE(plan.is_ok()) << "trial " << trial << ": " << plan.status().to_string();
+    ASSERT_TRUE(validate_memory_plan(*plan).is_ok());
+    ASSERT_EQ(testing::simulate_plan(*graph, *plan), "") << "trial " << trial;
+    check_buffers(*plan);
+    if (::testing::Test::HasFatalFailure()) return;
+    in_place += plan->statistics.in_place;
+    views += plan->statistics.views;
+    slices += plan->statistics.concat_slices;
+  }
+  // The generator really exercised every kind of sharing.
+  EXPECT_GT(in_place, 1000u);
+  EXPECT_GT(views, 500u);
+  EXPECT_GT(slices, 500u);
+}
+
+TEST(MemoryPlanPropertyTest, SimulatorCatchesAPlanWithoutSharingRules) {
+  // Guard for the property above: the simulator does notice clobbering. Put every
+  // feature-map value at offset 0 and expect a complaint.
+  std::mt19937 rng(7);
+  int caught = 0;
+  for (int trial = 0; trial < 50; ++trial) {
+    auto graph = testing::random_memory_dag(rng, 12);
+    Result<GraphMemoryPlan> plan = plan_memory(*graph, first_fit());
+    ASSERT_TRUE(plan.is_ok());
+    if (plan->buffers.size() < 2) continue;
+    for (ValuePlacement& p : plan->values) {
+      if (p.region == MemoryRegion::kFeatureMap) p.offset = 0;
+    }
+    if (!testing::simulate_plan(*graph, *plan).empty()) ++caught;
+  }
+  EXPECT_GT(caught, 40);
+}
+
+}  // namespace
+}  // namespace ge
