@@ -79,6 +79,46 @@ std::string RuntimeValue::to_string() const {
 
 bool is_host_op(const Node& node) { return detail::is_host_op_type(node); }
 
+Result<std::vector<Tensor>> evaluate_node(const Node& node, const std::vector<Tensor>& inputs, Backend& backend,
+                                          const OpRegistry& ops) {
+  // A one-node graph whose inputs are initializers: the executor then runs it like any
+  // other graph (host ops and subgraphs included).
+  auto graph = std::make_unique<Graph>("evaluate_" + node.name());
+  if (node.graph() != nullptr) {
+    for (const auto& [domain, version] : node.graph()->opset_imports()) graph->set_opset_import(domain, version);
+    for (const Graph* g = node.graph(); g != nullptr; g = g->parent()) {
+      for (const auto& [domain, version] : g->opset_imports()) {
+        if (!graph->opset_imports().count(domain)) graph->set_opset_import(domain, version);
+      }
+    }
+  }
+  if (inputs.size() != node.input_count()) {
+    return invalid_argument("evaluate_node: " + node.describe() + " has " + std::to_string(node.input_count()) +
+                            " inputs, got " + std::to_string(inputs.size()));
+  }
+  std::vector<Value*> values;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    values.push_back(inputs[i].defined() ? graph->add_initializer("input_" + std::to_string(i), inputs[i]) : nullptr);
+  }
+  std::vector<std::string> names;
+  for (size_t i = 0; i < node.output_count(); ++i) names.push_back("output_" + std::to_string(i));
+  Node* copy = graph->add_node(node.op_type(), values, node.output_count(), node.name(), names, node.domain());
+  for (const auto& [key, attr] : node.attributes()) {
+    if (attr.holds<Attribute::GraphPtr>() || attr.holds<std::vector<Attribute::GraphPtr>>()) {
+      return unsupported("evaluate_node: " + node.describe() + " has a subgraph attribute");
+    }
+    copy->set_attribute(key, attr);
+  }
+  for (size_t i = 0; i < node.output_count(); ++i) {
+    if (!node.output(i)->name().empty()) graph->add_output(copy->output(i));
+  }
+  GE_RETURN_IF_ERROR(ops.infer_graph(*graph));
+  GE_ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor, Executor::create(std::move(graph), backend, ops));
+  std::vector<Tensor> outputs;
+  GE_RETURN_IF_ERROR(executor->run({}, outputs));
+  return outputs;
+}
+
 struct Executor::Impl {
   std::unique_ptr<Graph> graph;
   Backend* backend = nullptr;

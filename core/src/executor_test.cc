@@ -115,5 +115,21 @@ TEST(Executor, UnsupportedOpIsNamedBeforeAnyRun) {
   EXPECT_EQ(exec.status().message(), "backend 'fake' cannot run Mystery 'm' with inputs (float32[2]): no kernel for Mystery");
 }
 
+TEST(EvaluateNode, RunsOneNodeOnConstantInputs) {
+  Fixture f;
+  Graph g;
+  Value* x = g.add_input("x", TensorDesc::of(DataType::kFloat32, {2}));
+  Value* y = g.add_input("y", TensorDesc::of(DataType::kFloat32, {2}));
+  Node* sum = g.add_node("Sum2", {x, y}, 1, "s");
+  auto out = evaluate_node(*sum, {Tensor::from_vector<float>({2}, {1, 2}), Tensor::from_vector<float>({2}, {10, 20})},
+                           f.backend, f.ops);
+  ASSERT_TRUE(out.is_ok()) << out.status().to_string();
+  ASSERT_EQ(out->size(), 1u);
+  EXPECT_EQ((*out)[0].data<float>()[1], 22.0f);
+  EXPECT_EQ(g.node_count(), 1u) << "the node's own graph is untouched";
+  auto wrong = evaluate_node(*sum, {Tensor::from_vector<float>({2}, {1, 2})}, f.backend, f.ops);
+  EXPECT_FALSE(wrong.is_ok());
+}
+
 }  // namespace
 }  // namespace ge

@@ -304,11 +304,12 @@ Result<int64_t> Planner::visit_graph(const Graph& graph, int64_t entry, bool top
       produced_[i] = region == MemoryRegion::kFeatureMap;
     }
     for (const Value* in : node->inputs()) {
-      if (in != nullptr) GE_RETURN_IF_ERROR(extend(in, end, graph).with_context(node->describe()));
+      if (in == nullptr) continue;
+      if (Status st = extend(in, end, graph); !st.is_ok()) return st.with_context(node->describe());
     }
     if (!subgraphs.empty()) {
       for (const Value* in : graph.implicit_inputs(*node)) {
-        GE_RETURN_IF_ERROR(extend(in, end, graph).with_context(node->describe()));
+        if (Status st = extend(in, end, graph); !st.is_ok()) return st.with_context(node->describe());
       }
     }
     if (options_.workspace_bytes) {
@@ -326,7 +327,7 @@ Result<int64_t> Planner::visit_graph(const Graph& graph, int64_t entry, bool top
     }
   }
   const int64_t exit = ++step_;
-  for (const Value* out : graph.outputs()) GE_RETURN_IF_ERROR(extend(out, exit, graph).with_context("graph output"));
+  for (const Value* out : graph.outputs()) GE_RETURN_IF_ERROR(extend(out, exit, graph));
   if (!top) {
     // The node running this body binds its inputs for the whole body and reads its
     // outputs at the end: neither may be overwritten before the exit.
@@ -784,32 +785,35 @@ Status validate_memory_plan(const GraphMemoryPlan& plan) {
         return fail(describe_placement(p) + " is written in place over no valid value");
       }
       const ValuePlacement& s = values[p.in_place_of];
-      const std::string pair = describe_placement(p) + " written in place over " + describe_placement(s);
+      auto pair = [&] { return describe_placement(p) + " written in place over " + describe_placement(s); };
       if (p.region != MemoryRegion::kFeatureMap || s.region != MemoryRegion::kFeatureMap) {
-        return fail(pair + ": only the feature map is written in place");
+        return fail(pair() + ": only the feature map is written in place");
       }
-      if (p.offset != s.offset || p.bytes > s.bytes) return fail(pair + ": it must sit at its source's bytes");
-      if (s.last_use != p.first_use) return fail(pair + ": the source is still read after step " + std::to_string(p.first_use));
+      if (p.offset != s.offset || p.bytes > s.bytes) return fail(pair() + ": it must sit at its source's bytes");
+      if (s.last_use != p.first_use) return fail(pair() + ": the source is still read after step " + std::to_string(p.first_use));
     }
     if (p.alias == MemoryAlias::kNone) continue;
     if (p.alias_source < 0 || static_cast<size_t>(p.alias_source) >= n || static_cast<size_t>(p.alias_source) == i) {
       return fail(describe_placement(p) + " is a " + memory_alias_name(p.alias) + " of no valid value");
     }
     const ValuePlacement& s = values[p.alias_source];
-    const std::string pair = describe_placement(p) + " as " + memory_alias_name(p.alias) + " of " + describe_placement(s);
-    if (s.region != p.region) return fail(pair + ": regions differ");
+    auto pair = [&] { return describe_placement(p) + " as " + memory_alias_name(p.alias) + " of " + describe_placement(s); };
+    if (s.region != p.region) return fail(pair() + ": regions differ");
     if (p.alias == MemoryAlias::kView && (p.offset != s.offset || p.bytes > s.bytes)) {
-      return fail(pair + ": a view must start at its source and stay inside it");
+      return fail(pair() + ": a view must start at its source and stay inside it");
     }
     if (p.alias == MemoryAlias::kSlice && (p.offset < s.offset || p.offset + p.bytes > s.offset + s.bytes)) {
-      return fail(pair + ": a slice must lie inside its source");
+      return fail(pair() + ": a slice must lie inside its source");
     }
   }
 
   // Components: values sharing storage through any alias. Pure trees: the alias edges
   // that keep data (views, slices); in-place edges hand bytes to new data.
   DisjointSets component(n), pure(n);
-  std::set<std::tuple<size_t, size_t, int64_t>> handovers;  // (pure source, pure result, step)
+  // In-place handovers: (pure tree of the source, of the result, step) -> the source's
+  // bytes. Only values holding exactly those bytes may still be read at that step: the
+  // op reads them element by element where it writes.
+  std::map<std::tuple<size_t, size_t, int64_t>, std::pair<size_t, size_t>> handovers;
   std::vector<int64_t> pure_parent(n, -1);
   for (size_t i = 0; i < n; ++i) {
     const ValuePlacement& p = values[i];
@@ -839,7 +843,8 @@ Status validate_memory_plan(const GraphMemoryPlan& plan) {
   for (size_t i = 0; i < n; ++i) {
     const ValuePlacement& p = values[i];
     if (p.region != MemoryRegion::kUnplanned && p.in_place_of >= 0) {
-      handovers.insert({pure.find(static_cast<size_t>(p.in_place_of)), pure.find(i), p.first_use});
+      const ValuePlacement& source = values[p.in_place_of];
+      handovers[{pure.find(static_cast<size_t>(p.in_place_of)), pure.find(i), p.first_use}] = {source.offset, source.bytes};
     }
   }
   // Two members of one pure tree hold the same data where they overlap unless they are
@@ -860,11 +865,13 @@ Status validate_memory_plan(const GraphMemoryPlan& plan) {
   };
   auto legal_overlap = [&](size_t a, size_t b) {
     if (pure.find(a) == pure.find(b)) return same_data(a, b);
-    const ValuePlacement& x = values[a];
-    const ValuePlacement& y = values[b];
-    if (x.last_use == y.first_use && handovers.count({pure.find(a), pure.find(b), y.first_use})) return true;
-    if (y.last_use == x.first_use && handovers.count({pure.find(b), pure.find(a), x.first_use})) return true;
-    return false;
+    auto handed_over = [&](size_t old_value, size_t new_value) {
+      const ValuePlacement& o = values[old_value];
+      if (o.last_use != values[new_value].first_use) return false;
+      auto it = handovers.find({pure.find(old_value), pure.find(new_value), o.last_use});
+      return it != handovers.end() && it->second == std::make_pair(o.offset, o.bytes);
+    };
+    return handed_over(a, b) || handed_over(b, a);
   };
 
   // Between components: extents and live ranges must be disjoint.

@@ -208,6 +208,24 @@ TEST(MemoryPlanTest, NoInPlaceOverABroadcastInputOrAGraphInput) {
   EXPECT_EQ(at(plan2, *h, "r").region, MemoryRegion::kFeatureMap);
 }
 
+TEST(MemoryPlanTest, NoInPlaceWhenAnotherInputSharesTheBuffer) {
+  // p (one element) is the first slice of c; y = Add(c, p) reads p[0] for every element,
+  // so writing y over c would clobber p after the first element.
+  auto g = parse_memory_dsl(
+      "in x[128]; p=Conv(x)[1]; q=Conv(x)[127]; c=Concat(p,q){axis=0}; y=Add(c,p)[128]; d=Conv(y); out d");
+  GraphMemoryPlan plan = plan_or_die(*g);
+  ASSERT_EQ(at(plan, *g, "p").alias, MemoryAlias::kSlice);
+  EXPECT_EQ(at(plan, *g, "y").in_place_of, -1);
+
+  // Forced anyway, the validator refuses it: p is read at step 4 where y is written.
+  ValuePlacement& y = plan.values[index_of(plan, *g, "y")];
+  y.offset = at(plan, *g, "c").offset;
+  y.in_place_of = index_of(plan, *g, "c");
+  Status status = validate_memory_plan(plan);
+  EXPECT_THAT(status.message(), HasSubstr("'p'"));
+  EXPECT_THAT(status.message(), HasSubstr("hold different data"));
+}
+
 TEST(MemoryPlanTest, InPlaceCanBeSwitchedOff) {
   auto g = parse_memory_dsl("in x[128]; a=Conv(x)[128]; b=Relu(a); d=Conv(b); out d");
   MemoryPlanOptions options;

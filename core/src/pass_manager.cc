@@ -70,7 +70,7 @@ Status PassManager::dump(const Graph& graph, int step, const std::string& pass, 
   return Status::ok();
 }
 
-Status PassManager::run(Graph& graph) {
+Status PassManager::run(Graph& graph, Backend* target_backend, Backend* reference_backend) {
   timings_.clear();
   GE_ASSIGN_OR_RETURN(std::vector<std::string> names, pipeline());
 #ifndef NDEBUG
@@ -78,7 +78,7 @@ Status PassManager::run(Graph& graph) {
 #else
   const bool verify = options_.verify_each;
 #endif
-  PassContext context{&ops_, options_.opt_level};
+  PassContext context{&ops_, options_.opt_level, target_backend, reference_backend};
   int step = 0;
   for (const std::string& name : names) {
     const PassInfo& info = *std::find_if(available_.begin(), available_.end(), [&](const PassInfo& p) { return p.name == name; });

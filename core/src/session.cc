@@ -21,10 +21,11 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
   session->ops_ = host.make_op_registry();
   GE_RETURN_IF_ERROR(verify_graph(*graph).with_context("imported graph"));
   GE_RETURN_IF_ERROR(session->ops_.infer_graph(*graph));
-  PassManager passes(host.passes(), session->ops_, options.passes);
-  GE_RETURN_IF_ERROR(passes.run(*graph));
-  session->pass_timings_ = passes.timings();
   GE_ASSIGN_OR_RETURN(Backend * backend, host.backend(options.backend));
+  PassManager passes(host.passes(), session->ops_, options.passes);
+  Result<Backend*> reference = host.backend("cpu");
+  GE_RETURN_IF_ERROR(passes.run(*graph, backend, reference.is_ok() ? *reference : nullptr));
+  session->pass_timings_ = passes.timings();
   GE_ASSIGN_OR_RETURN(session->executor_, Executor::create(std::move(graph), *backend, session->ops_));
   return session;
 }

@@ -115,8 +115,7 @@ TEST(Verifier, RejectsInputsMissingFromUseLists) {
   Node snapshot = *f.b;
   f.b->set_input(0, nullptr);  // %a_out forgets its use by 'b'
   *f.b = snapshot;             // ... but 'b' reads %a_out again
-  EXPECT_EQ(error_of(f.g),
-            "graph 'main': Neg 'b': input #0 is %a_out, but the use list of %a_out has no entry for it");
+  EXPECT_EQ(error_of(f.g), "graph 'main': Neg 'b': input #0 is %a_out, but the use list of %a_out has no entry for it");
 }
 
 TEST(Verifier, RejectsUsesListedTwice) {

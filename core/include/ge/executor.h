@@ -47,6 +47,12 @@ class Executor {
   std::unique_ptr<Impl> impl_;
 };
 
+/// Runs one node on `backend` with the given input values (one per node input, an
+/// undefined Tensor for omitted optionals) and returns its outputs. The node's graph is
+/// not modified. Used by constant folding.
+Result<std::vector<Tensor>> evaluate_node(const Node& node, const std::vector<Tensor>& inputs, Backend& backend,
+                                          const OpRegistry& ops);
+
 /// Whether the executor runs `node` itself (control flow, sequences, optionals) rather
 /// than asking a backend for a kernel.
 bool is_host_op(const Node& node);

@@ -12,10 +12,18 @@
 
 namespace ge {
 
+class Backend;
+
 /// What a pass may use while it runs.
 struct PassContext {
   const OpRegistry* ops = nullptr;  ///< for re-inference of what the pass builds
   int opt_level = 2;
+  /// The backend the model is compiled for (null when unknown): fusions check that it
+  /// supports what they build.
+  Backend* target_backend = nullptr;
+  /// The reference backend ("cpu" when loaded, else null) for evaluating constant
+  /// subgraphs with ge::evaluate_node().
+  Backend* reference_backend = nullptr;
 };
 
 class Pass {

@@ -39,8 +39,8 @@ class PassManager {
   /// level sorted by (order, name), minus disabled ones. Unknown names are errors.
   Result<std::vector<std::string>> pipeline() const;
 
-  /// Runs the pipeline on `graph`.
-  Status run(Graph& graph);
+  /// Runs the pipeline on `graph`; the backends are handed to passes in PassContext.
+  Status run(Graph& graph, Backend* target_backend = nullptr, Backend* reference_backend = nullptr);
 
   const std::vector<PassTiming>& timings() const { return timings_; }
 
