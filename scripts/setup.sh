@@ -7,19 +7,25 @@ packages=(
   libboost-dev libtomlplusplus-dev libspdlog-dev libfmt-dev
   libprotobuf-dev protobuf-compiler libonnx-dev python3 python3-onnx python3-numpy
   libgtest-dev libgmock-dev libbenchmark-dev
+  libonnx-testdata locales
 )
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "setup: all ${#packages[@]} packages already installed"
-  exit 0
-fi
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-echo "setup: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages already installed"
+else
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# The ONNX StringNormalizer conformance cases need an en_US.UTF-8 locale.
+if ! locale -a 2>/dev/null | grep -qix 'en_US.utf-\?8'; then
+  echo "setup: generating the en_US.UTF-8 locale"
+  $SUDO localedef -i en_US -f UTF-8 en_US.UTF-8
+fi
 echo "setup: done"

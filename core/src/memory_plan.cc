@@ -4,11 +4,13 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <future>
 #include <limits>
 #include <map>
 #include <optional>
 #include <queue>
 #include <set>
+#include <system_error>
 #include <tuple>
 #include <unordered_set>
 
@@ -126,7 +128,7 @@ class Planner {
   Status extend(const Value* value, int64_t step, const Graph& graph);
   int index_of(const Value* value) const {
     auto it = index_.find(value);
-    return it == index_.end() ? -1 : it->second;
+    return it == index_.end() ? -1 : static_cast<int>(it->second);
   }
 
   // Groups of feature-map values sharing storage: a union-find whose links carry the
@@ -154,7 +156,7 @@ class Planner {
   std::unordered_set<const Value*> top_outputs_;
   std::vector<StepNode> steps_;
   std::vector<ValuePlacement> values_;
-  std::unordered_map<const Value*, int> index_;
+  std::unordered_map<const Value*, size_t> index_;
   std::vector<char> produced_;  // made by a node of its graph (not an input/capture)
   int64_t step_ = 0;
 
@@ -182,7 +184,7 @@ int Planner::add_value(const Value* value, MemoryRegion region, int64_t step) {
     p.bytes = bytes;
   }
   int i = add_placement(std::move(p));
-  index_[value] = i;
+  index_[value] = static_cast<size_t>(i);
   return i;
 }
 
@@ -518,31 +520,57 @@ Status Planner::assign(const std::vector<std::shared_ptr<MemoryAssigner>>& assig
   if (assigners.empty()) {
     return invalid_argument("memory planning: no memory assigner is loaded (enable one of kind 'memory_assigner' in the plugin registry)");
   }
+  // The assigners run concurrently (assign() is const and thread-safe by contract); each
+  // answer is validated in its own thread, and the choice below is in assigner order, so
+  // the result does not depend on timing.
+  struct Answer {
+    std::string name;
+    Result<MemoryPlan> plan = internal_error("assigner threw an exception");
+    Status valid;
+    double milliseconds = 0;
+  };
+  auto run_one = [&requests, alignment = options_.alignment](const MemoryAssigner* assigner) {
+    Answer answer;
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      answer.name = assigner->name();
+      answer.plan = assigner->assign(requests, alignment);
+    } catch (const std::exception& e) {
+      answer.plan = internal_error(std::string("assigner threw: ") + e.what());
+    } catch (...) {
+    }
+    answer.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    answer.valid = answer.plan.status();
+    if (answer.valid.is_ok()) answer.valid = validate_assignment(requests, *answer.plan, alignment);
+    return answer;
+  };
+  std::vector<std::future<Answer>> running;
+  for (size_t k = 1; k < assigners.size(); ++k) {
+    try {
+      running.push_back(std::async(std::launch::async, run_one, assigners[k].get()));
+    } catch (const std::system_error&) {
+      running.push_back(std::async(std::launch::deferred, run_one, assigners[k].get()));
+    }
+  }
+  std::vector<Answer> answers;
+  answers.push_back(run_one(assigners[0].get()));
+  for (auto& f : running) answers.push_back(f.get());
+
   MemoryStatistics& stats = plan.statistics;
   std::optional<MemoryPlan> best;
   std::string failures;
-  for (const auto& assigner : assigners) {
+  for (Answer& answer : answers) {
     AssignerOutcome outcome;
-    const auto start = std::chrono::steady_clock::now();
-    Result<MemoryPlan> answer = internal_error("assigner threw an exception");
-    try {
-      outcome.name = assigner->name();
-      answer = assigner->assign(requests, options_.alignment);
-    } catch (const std::exception& e) {
-      answer = internal_error(std::string("assigner threw: ") + e.what());
-    } catch (...) {
-    }
-    outcome.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    Status status = answer.status();
-    if (status.is_ok()) status = validate_assignment(requests, *answer, options_.alignment);
-    if (status.is_ok()) {
-      outcome.total_bytes = answer->total_bytes;
-      if (!best || answer->total_bytes < best->total_bytes) {
-        best = *answer;
+    outcome.name = answer.name;
+    outcome.milliseconds = answer.milliseconds;
+    if (answer.valid.is_ok()) {
+      outcome.total_bytes = answer.plan->total_bytes;
+      if (!best || answer.plan->total_bytes < best->total_bytes) {
+        best = std::move(answer.plan).value();
         stats.assigner = outcome.name;
       }
     } else {
-      outcome.error = status.to_string();
+      outcome.error = answer.valid.to_string();
       failures += "\n  " + outcome.name + ": " + outcome.error;
       GE_LOG_WARN("memory assigner '{}' rejected: {}", outcome.name, outcome.error);
     }
@@ -650,8 +678,7 @@ Status Planner::run(const std::vector<std::shared_ptr<MemoryAssigner>>& assigner
   plan.io_alignment = options_.io_alignment;
   plan.step_count = exit + 1;
   plan.values = std::move(values_);
-  plan.index.reserve(index_.size());
-  for (const auto& [value, i] : index_) plan.index.emplace(value, static_cast<size_t>(i));
+  plan.index = std::move(index_);
   return Status::ok();
 }
 
@@ -875,34 +902,51 @@ Status validate_memory_plan(const GraphMemoryPlan& plan) {
   };
 
   // Between components: extents and live ranges must be disjoint.
-  std::map<size_t, std::vector<size_t>> members;  // component root -> values
+  // Planned values grouped by component: `grouped` holds each component's members
+  // contiguously, `ranges` where each starts and ends.
+  std::vector<size_t> grouped;
   for (size_t i = 0; i < n; ++i) {
-    if (values[i].region != MemoryRegion::kUnplanned) members[component.find(i)].push_back(i);
+    if (values[i].region != MemoryRegion::kUnplanned) grouped.push_back(i);
   }
+  std::vector<size_t> root_of(n);
+  for (size_t i : grouped) root_of[i] = component.find(i);
+  std::stable_sort(grouped.begin(), grouped.end(), [&](size_t a, size_t b) { return root_of[a] < root_of[b]; });
+  std::vector<std::pair<size_t, size_t>> ranges;
+  for (size_t k = 0; k < grouped.size(); ++k) {
+    if (k == 0 || root_of[grouped[k]] != root_of[grouped[k - 1]]) ranges.push_back({k, k});
+    ranges.back().second = k + 1;
+  }
+  auto members = [&](size_t r) {
+    return std::vector<size_t>(grouped.begin() + static_cast<int64_t>(ranges[r].first),
+                               grouped.begin() + static_cast<int64_t>(ranges[r].second));
+  };
+
   for (MemoryRegion region : {MemoryRegion::kWeights, MemoryRegion::kFeatureMap, MemoryRegion::kGraphIo}) {
     std::vector<SweepItem> items;
-    std::vector<size_t> roots;
-    for (const auto& [root, list] : members) {
-      if (values[root].region != region) continue;
+    std::vector<size_t> item_range;
+    for (size_t r = 0; r < ranges.size(); ++r) {
+      const size_t front = grouped[ranges[r].first];
+      if (values[front].region != region) continue;
       SweepItem item{SIZE_MAX, 0, std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()};
       size_t end = 0;
-      for (size_t i : list) {
-        item.offset = std::min(item.offset, values[i].offset);
-        end = std::max(end, values[i].offset + values[i].bytes);
-        item.first = std::min(item.first, values[i].first_use);
-        item.last = std::max(item.last, values[i].last_use);
+      for (size_t k = ranges[r].first; k < ranges[r].second; ++k) {
+        const ValuePlacement& v = values[grouped[k]];
+        item.offset = std::min(item.offset, v.offset);
+        end = std::max(end, v.offset + v.bytes);
+        item.first = std::min(item.first, v.first_use);
+        item.last = std::max(item.last, v.last_use);
       }
       item.bytes = end - item.offset;
       if (item.bytes > 0 && item.offset % region_alignment(region) != 0) {
-        return fail("the buffer of " + describe_placement(values[list.front()]) + " starts at " +
+        return fail("the buffer of " + describe_placement(values[front]) + " starts at " +
                     std::to_string(item.offset) + ", not a multiple of " + std::to_string(region_alignment(region)));
       }
       items.push_back(item);
-      roots.push_back(root);
+      item_range.push_back(r);
     }
     if (auto conflict = find_conflict(items)) {
-      const std::vector<size_t>& a = members[roots[conflict->first]];
-      const std::vector<size_t>& b = members[roots[conflict->second]];
+      const std::vector<size_t> a = members(item_range[conflict->first]);
+      const std::vector<size_t> b = members(item_range[conflict->second]);
       for (size_t i : a) {
         for (size_t j : b) {
           const ValuePlacement& x = values[i];
@@ -919,12 +963,14 @@ Status validate_memory_plan(const GraphMemoryPlan& plan) {
   }
 
   // Inside a component: only same-data pairs and in-place handovers may overlap.
-  for (auto& [root, list] : members) {
-    if (list.size() < 2) continue;
+  std::vector<size_t> live;
+  for (size_t r = 0; r < ranges.size(); ++r) {
+    if (ranges[r].second - ranges[r].first < 2) continue;
+    std::vector<size_t> list = members(r);
     std::sort(list.begin(), list.end(), [&](size_t a, size_t b) {
       return std::tie(values[a].first_use, a) < std::tie(values[b].first_use, b);
     });
-    std::vector<size_t> live;
+    live.clear();
     for (size_t i : list) {
       const ValuePlacement& p = values[i];
       live.erase(std::remove_if(live.begin(), live.end(), [&](size_t j) { return values[j].last_use < p.first_use; }),
@@ -949,30 +995,51 @@ Result<std::vector<const Node*>> memory_priority_order(const Graph& graph, size_
   rank.reserve(n);
   for (size_t i = 0; i < n; ++i) rank[stable[i]] = i;
 
-  // Distinct values each node reads (explicit and through subgraph captures).
-  std::vector<std::vector<const Value*>> reads(n);
-  std::unordered_map<const Value*, std::vector<size_t>> consumers;
+  // Node outputs that take feature-map memory: bytes, producer, distinct consumers.
+  struct Produced {
+    int64_t bytes = 0;
+    size_t producer = 0;
+    bool graph_output = false;
+    std::vector<size_t> consumers;
+  };
+  std::vector<Produced> produced;
+  std::unordered_map<const Value*, size_t> produced_index;
+  produced_index.reserve(n * 2);
+  std::unordered_set<const Value*> outputs(graph.outputs().begin(), graph.outputs().end());
+  std::vector<int64_t> allocates(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    for (const Value* out : stable[i]->outputs()) {
+      if (output_is_omitted(graph, out)) continue;
+      Produced p;
+      size_t bytes = 0;
+      std::string reason;
+      if (static_bytes(out->desc(), bytes, reason)) p.bytes = static_cast<int64_t>(round_up(bytes, alignment));
+      p.producer = i;
+      p.graph_output = outputs.count(out) != 0;
+      allocates[i] += p.bytes;
+      produced_index[out] = produced.size();
+      produced.push_back(std::move(p));
+    }
+  }
+  // What each node reads (explicit and through subgraph captures), and its predecessors.
+  std::vector<std::vector<size_t>> reads(n), successors(n);
   std::vector<size_t> pending(n, 0);
-  std::vector<std::vector<size_t>> successors(n);
   for (size_t i = 0; i < n; ++i) {
     const Node* node = stable[i];
-    std::vector<const Value*> r;
-    for (const Value* in : node->inputs()) {
-      if (in != nullptr) r.push_back(in);
-    }
+    std::vector<const Value*> inputs(node->inputs().begin(), node->inputs().end());
     if (!node->attributes().empty()) {
-      for (const Value* in : graph.implicit_inputs(*node)) r.push_back(in);
+      for (const Value* in : graph.implicit_inputs(*node)) inputs.push_back(in);
     }
-    std::sort(r.begin(), r.end());
-    r.erase(std::unique(r.begin(), r.end()), r.end());
     std::vector<size_t> preds;
-    for (const Value* v : r) {
-      consumers[v].push_back(i);
-      if (v->producer() != nullptr) {
-        auto it = rank.find(v->producer());
-        if (it != rank.end()) preds.push_back(it->second);
-      }
+    for (const Value* in : inputs) {
+      auto it = in != nullptr ? produced_index.find(in) : produced_index.end();
+      if (it == produced_index.end()) continue;
+      reads[i].push_back(it->second);
+      preds.push_back(produced[it->second].producer);
     }
+    std::sort(reads[i].begin(), reads[i].end());
+    reads[i].erase(std::unique(reads[i].begin(), reads[i].end()), reads[i].end());
+    for (size_t v : reads[i]) produced[v].consumers.push_back(i);
     for (const Node* p : node->control_predecessors()) {
       auto it = rank.find(p);
       if (it != rank.end()) preds.push_back(it->second);
@@ -981,64 +1048,84 @@ Result<std::vector<const Node*>> memory_priority_order(const Graph& graph, size_
     preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
     pending[i] = preds.size();
     for (size_t p : preds) successors[p].push_back(i);
-    reads[i] = std::move(r);
   }
 
-  std::unordered_set<const Value*> outputs(graph.outputs().begin(), graph.outputs().end());
-  auto planned_bytes = [&](const Value* v) -> int64_t {
-    size_t bytes = 0;
-    std::string reason;
-    if (v == nullptr || !static_bytes(v->desc(), bytes, reason)) return 0;
-    return static_cast<int64_t>(round_up(bytes, alignment));
-  };
-  std::unordered_map<const Value*, size_t> remaining;
-  for (const auto& [v, list] : consumers) remaining[v] = list.size();
+  std::vector<size_t> remaining(produced.size());
+  for (size_t v = 0; v < produced.size(); ++v) remaining[v] = produced[v].consumers.size();
   std::vector<char> scheduled(n, 0);
   std::vector<int64_t> score(n, 0);
   auto compute_score = [&](size_t i) {
-    int64_t s = 0;
-    for (const Value* out : stable[i]->outputs()) {
-      if (!output_is_omitted(graph, out)) s += planned_bytes(out);
-    }
-    for (const Value* in : reads[i]) {
-      if (in->producer() != nullptr && !outputs.count(in) && remaining[in] == 1) s -= planned_bytes(in);
+    int64_t s = allocates[i];
+    for (size_t v : reads[i]) {
+      if (!produced[v].graph_output && remaining[v] == 1) s -= produced[v].bytes;
     }
     return s;
   };
   using Entry = std::tuple<int64_t, size_t>;  // (score, stable rank)
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
+  auto push = [&](size_t i) {
+    score[i] = compute_score(i);
+    ready.push({score[i], i});
+  };
   for (size_t i = 0; i < n; ++i) {
-    if (pending[i] == 0) {
-      score[i] = compute_score(i);
-      ready.push({score[i], i});
-    }
+    if (pending[i] == 0) push(i);
   }
-  std::vector<const Node*> order;
-  order.reserve(n);
+  std::vector<size_t> greedy;
+  greedy.reserve(n);
   while (!ready.empty()) {
     auto [s, i] = ready.top();
     ready.pop();
     if (scheduled[i] || s != score[i]) continue;  // stale entry
     scheduled[i] = 1;
-    order.push_back(stable[i]);
-    for (const Value* in : reads[i]) {
-      if (--remaining[in] != 1) continue;
+    greedy.push_back(i);
+    for (size_t v : reads[i]) {
+      if (--remaining[v] != 1) continue;
       // Its last consumer now frees it: that consumer became cheaper.
-      for (size_t c : consumers[in]) {
-        if (!scheduled[c] && pending[c] == 0) {
-          score[c] = compute_score(c);
-          ready.push({score[c], c});
-        }
+      for (size_t c : produced[v].consumers) {
+        if (!scheduled[c] && pending[c] == 0) push(c);
       }
     }
-    for (size_t succ : successors[i]) {
-      if (--pending[succ] == 0) {
-        score[succ] = compute_score(succ);
-        ready.push({score[succ], succ});
-      }
+    for (size_t next : successors[i]) {
+      if (--pending[next] == 0) push(next);
     }
   }
-  if (order.size() != n) return internal_error("memory_priority_order: graph '" + graph.name() + "' could not be ordered");
+  if (greedy.size() != n) return internal_error("memory_priority_order: graph '" + graph.name() + "' could not be ordered");
+
+  // The greedy choice is short-sighted on some graphs: keep whichever of it, a
+  // depth-first order and the stable order has the lowest peak of live node outputs.
+  auto peak_of = [&](const std::vector<size_t>& candidate) {
+    std::vector<int64_t> position(n);  // by stable rank
+    for (size_t k = 0; k < n; ++k) position[candidate[k]] = static_cast<int64_t>(k);
+    std::vector<int64_t> delta(n + 1, 0);
+    for (const Produced& p : produced) {
+      if (p.graph_output) continue;
+      int64_t last = position[p.producer];
+      for (size_t c : p.consumers) last = std::max(last, position[c]);
+      delta[position[p.producer]] += p.bytes;
+      delta[last + 1] -= p.bytes;
+    }
+    int64_t live = 0, peak = 0;
+    for (int64_t d : delta) peak = std::max(peak, live += d);
+    return peak;
+  };
+  GE_ASSIGN_OR_RETURN(std::vector<Node*> depth_first, graph.topological_order(TopoOrder::kDfs));
+  std::vector<size_t> dfs(n), identity(n);
+  for (size_t k = 0; k < n; ++k) {
+    dfs[k] = rank.at(depth_first[k]);
+    identity[k] = k;
+  }
+  const std::vector<size_t>* best = &greedy;
+  int64_t best_peak = peak_of(greedy);
+  for (const std::vector<size_t>* candidate : {&dfs, &identity}) {
+    const int64_t peak = peak_of(*candidate);
+    if (peak < best_peak) {
+      best_peak = peak;
+      best = candidate;
+    }
+  }
+  std::vector<const Node*> order;
+  order.reserve(n);
+  for (size_t k : *best) order.push_back(stable[k]);
   return order;
 }
 

@@ -316,6 +316,21 @@ TEST(MemoryPlanTest, ActivationBeforeConcatRunsInPlaceInsideTheSlice) {
   EXPECT_EQ(plan.feature_map_bytes, 1024u);
 }
 
+TEST(MemoryPlanTest, ViewBeforeConcatMovesItsSourceIntoTheSlice) {
+  // 1 a=Conv | 2 r=Reshape(a): r is slice 0 of c, so a is made there and recorded as the
+  // view's alias | 3 b (slice 1) | 4 c=Concat (no copy) | 5 d
+  auto g = parse_memory_dsl(
+      "in x[128]; a=Conv(x)[2,64]; r=Reshape(a)[128]; b=Conv(x)[128]; c=Concat(r,b){axis=0}; d=Conv(c); out d");
+  GraphMemoryPlan plan = plan_or_die(*g);
+  EXPECT_EQ(at(plan, *g, "r").alias, MemoryAlias::kSlice);
+  EXPECT_EQ(at(plan, *g, "a").alias, MemoryAlias::kView);
+  EXPECT_EQ(at(plan, *g, "a").alias_source, index_of(plan, *g, "r"));
+  EXPECT_EQ(at(plan, *g, "a").offset, at(plan, *g, "c").offset);
+  ASSERT_EQ(plan.buffers.size(), 1u);
+  EXPECT_EQ(plan.buffers[0].first_use, 1);
+  EXPECT_EQ(plan.feature_map_bytes, 1024u);
+}
+
 TEST(MemoryPlanTest, NestedConcatAndConcatIntoTheCallersOutput) {
   auto g = parse_memory_dsl(
       "in x[128]; a=Conv(x); b=Conv(x); c=Concat(a,b){axis=0}[256]; e=Conv(x); f=Concat(c,e){axis=0}[384]; "
@@ -628,7 +643,8 @@ void check_buffers(const GraphMemoryPlan& plan) {
 TEST(MemoryPlanPropertyTest, RandomDagsRunCorrectlyFromEveryPlan) {
   std::mt19937 rng(20240611);
   size_t in_place = 0, views = 0, slices = 0;
-  for (int trial = 0; trial < 3000; ++trial) {
+  int priority_lower = 0, in_place_into_slice = 0, moved_into_slice = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
     auto graph = testing::random_memory_dag(rng, 1 + trial % 40);
     MemoryPlanOptions options;
     options.zero_copy_io = rng() % 4 != 0;
@@ -642,11 +658,28 @@ TEST(MemoryPlanPropertyTest, RandomDagsRunCorrectlyFromEveryPlan) {
     ASSERT_EQ(testing::simulate_plan(*graph, *plan), "") << "trial " << trial;
     check_buffers(*plan);
     if (::testing::Test::HasFatalFailure()) return;
+    // Without sharing rules the bound is the peak of live node outputs, which memory
+    // priority never makes worse than the stable order.
+    MemoryPlanOptions plain;
+    plain.in_place = plain.views = plain.continuous_concat = false;
+    Result<GraphMemoryPlan> stable = plan_memory(*graph, first_fit(), plain);
+    plain.order = ExecutionOrder::kMemoryPriority;
+    Result<GraphMemoryPlan> priority = plan_memory(*graph, first_fit(), plain);
+    ASSERT_TRUE(stable.is_ok() && priority.is_ok());
+    ASSERT_LE(priority->statistics.lower_bound_bytes, stable->statistics.lower_bound_bytes) << "trial " << trial;
+    priority_lower += priority->statistics.lower_bound_bytes < stable->statistics.lower_bound_bytes;
     in_place += plan->statistics.in_place;
+    for (const ValuePlacement& p : plan->values) {
+      if (p.in_place_of >= 0 && p.alias == MemoryAlias::kSlice) ++in_place_into_slice;
+      if (p.alias == MemoryAlias::kView && plan->values[p.alias_source].first_use > p.first_use) ++moved_into_slice;
+    }
     views += plan->statistics.views;
     slices += plan->statistics.concat_slices;
   }
   // The generator really exercised every kind of sharing.
+  EXPECT_GT(priority_lower, 200) << "memory priority never beat the stable order";
+  EXPECT_GT(in_place_into_slice, 200);  // an activation written in place inside a Concat slice
+  EXPECT_GT(moved_into_slice, 50);     // a value made straight into the slice of its view
   EXPECT_GT(in_place, 1000u);
   EXPECT_GT(views, 500u);
   EXPECT_GT(slices, 500u);

@@ -205,7 +205,7 @@ class SequentialAssigner final : public MemoryAssigner {
 ///   Relu(x)                unary elementwise (in place)
 ///   Add(x, y)              elementwise; y has x's length or length 1 (broadcast)
 ///   Conv(x, ...)           opaque: any output length, reads inputs at scattered positions
-///   Reshape(x)             view: same length, shape [1, n]
+///   Reshape(x)             view: same length, shape [1, n] or [n]
 ///   Concat(x, y, ...)      axis 0 (contiguous for 1-D inputs)
 /// plus initializers read by Conv, dead outputs and several graph outputs.
 inline std::unique_ptr<Graph> random_memory_dag(std::mt19937& rng, int node_count, int max_length = 700) {
@@ -254,7 +254,7 @@ inline std::unique_ptr<Graph> random_memory_dag(std::mt19937& rng, int node_coun
       if (extra_output) node->output(1)->set_desc(TensorDesc::of(DataType::kFloat32, {pick(1, max_length)}));
     } else if (kind == 7) {
       node = graph->add_node("Reshape", {x}, 1, "n_" + name, {name});
-      out_shape = {1, n};
+      if (pick(0, 1) == 0) out_shape = {1, n};
     } else {
       std::vector<Value*> ins{x};
       const int more = pick(1, 3);

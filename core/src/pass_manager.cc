@@ -2,15 +2,162 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <random>
+#include <sstream>
 
+#include "ge/executor.h"
 #include "ge/graph_dot.h"
 #include "ge/graph_text.h"
 #include "ge/logging.h"
 #include "ge/verifier.h"
 
 namespace ge {
+namespace {
+
+bool is_float_type(DataType type) {
+  return type == DataType::kFloat32 || type == DataType::kFloat64 || type == DataType::kFloat16 ||
+         type == DataType::kBFloat16;
+}
+
+bool is_integer_type(DataType type) {
+  switch (type) {
+    case DataType::kInt8: case DataType::kInt16: case DataType::kInt32: case DataType::kInt64:
+    case DataType::kUInt8: case DataType::kUInt16: case DataType::kUInt32: case DataType::kUInt64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+template <typename T>
+void fill_uniform(Tensor& tensor, std::mt19937& rng) {
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  T* data = tensor.data<T>();
+  for (int64_t i = 0; i < tensor.element_count(); ++i) data[i] = static_cast<T>(dist(rng));
+}
+
+template <typename T>
+void fill_binary(Tensor& tensor, std::mt19937& rng) {
+  T* data = tensor.data<T>();
+  for (int64_t i = 0; i < tensor.element_count(); ++i) data[i] = static_cast<T>(rng() & 1u);
+}
+
+Result<Tensor> generate_input(const Value& input, std::mt19937& rng) {
+  const TensorDesc& desc = input.desc();
+  const std::string what = "--check-passes: cannot generate graph input '" + input.name() + "' (" + desc.to_string() + ")";
+  if (desc.kind != ValueKind::kTensor) return unsupported(what + ": not a tensor; give it in check_inputs");
+  if (!desc.has_rank()) return unsupported(what + ": unknown rank; give it in check_inputs");
+  std::vector<int64_t> dims;
+  for (const Dim& d : *desc.shape) dims.push_back(d.is_static() ? d.value : 1);
+  Tensor tensor = Tensor::zeros(desc.dtype, dims);
+  switch (desc.dtype) {
+    case DataType::kFloat32: fill_uniform<float>(tensor, rng); break;
+    case DataType::kFloat64: fill_uniform<double>(tensor, rng); break;
+    case DataType::kInt8: fill_binary<int8_t>(tensor, rng); break;
+    case DataType::kInt16: fill_binary<int16_t>(tensor, rng); break;
+    case DataType::kInt32: fill_binary<int32_t>(tensor, rng); break;
+    case DataType::kInt64: fill_binary<int64_t>(tensor, rng); break;
+    case DataType::kUInt8: case DataType::kBool: fill_binary<uint8_t>(tensor, rng); break;
+    case DataType::kUInt16: fill_binary<uint16_t>(tensor, rng); break;
+    case DataType::kUInt32: fill_binary<uint32_t>(tensor, rng); break;
+    case DataType::kUInt64: fill_binary<uint64_t>(tensor, rng); break;
+    default:
+      return unsupported(what + ": no generator for dtype " + std::string(data_type_name(desc.dtype)) +
+                         "; give it in check_inputs");
+  }
+  return tensor;
+}
+
+std::string element_text(const Tensor& t, int64_t i) {
+  if (is_integer_type(t.dtype())) return std::to_string(t.scalar_as_int64(i));
+  std::ostringstream out;
+  out.precision(9);
+  out << t.scalar_as_double(i);
+  return out.str();
+}
+
+/// Runs `graph` once on `backend` (a clone: the executor takes ownership).
+Result<std::vector<Tensor>> run_model(const Graph& graph, Backend& backend, const OpRegistry& ops,
+                                      const std::vector<std::pair<std::string, Tensor>>& inputs) {
+  GE_ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor, Executor::create(graph.clone(), backend, ops));
+  std::vector<Tensor> outputs;
+  GE_RETURN_IF_ERROR(executor->run(inputs, outputs));
+  return outputs;
+}
+
+}  // namespace
+
+Result<std::vector<std::pair<std::string, Tensor>>> make_check_inputs(
+    const Graph& graph, const std::vector<std::pair<std::string, Tensor>>& given) {
+  std::vector<std::pair<std::string, Tensor>> inputs;
+  std::mt19937 rng(20240601u);
+  for (const Value* input : graph.runtime_inputs()) {
+    auto it = std::find_if(given.begin(), given.end(), [&](const auto& g) { return g.first == input->name(); });
+    if (it != given.end()) {
+      inputs.push_back(*it);
+      continue;
+    }
+    GE_ASSIGN_OR_RETURN(Tensor tensor, generate_input(*input, rng));
+    inputs.emplace_back(input->name(), std::move(tensor));
+  }
+  return inputs;
+}
+
+Result<double> compare_check_outputs(const std::vector<Tensor>& before, const std::vector<Tensor>& after,
+                                     const std::vector<std::string>& output_names, double rtol, double atol) {
+  if (before.size() != after.size()) {
+    return internal_error("the model has " + std::to_string(after.size()) + " outputs, it had " +
+                          std::to_string(before.size()));
+  }
+  double max_difference = 0;
+  for (size_t o = 0; o < before.size(); ++o) {
+    const Tensor& b = before[o];
+    const Tensor& a = after[o];
+    const std::string what =
+        "output " + std::to_string(o) + (o < output_names.size() ? " '" + output_names[o] + "'" : std::string());
+    if (a.dtype() != b.dtype() || a.shape() != b.shape()) {
+      return internal_error(what + " is " + std::string(data_type_name(a.dtype())) + shape_to_string(a.shape()) +
+                            ", it was " + std::string(data_type_name(b.dtype())) + shape_to_string(b.shape()));
+    }
+    if (!is_float_type(b.dtype()) && !is_integer_type(b.dtype()) && b.dtype() != DataType::kBool) {
+      if (b.dtype() == DataType::kString) {
+        for (int64_t i = 0; i < b.element_count(); ++i) {
+          if (a.data<std::string>()[i] != b.data<std::string>()[i]) {
+            return internal_error(what + " element " + std::to_string(i) + ": \"" + a.data<std::string>()[i] +
+                                  "\", it was \"" + b.data<std::string>()[i] + "\"");
+          }
+        }
+      }
+      continue;  // complex: compared by the op's own tests, not here
+    }
+    for (int64_t i = 0; i < b.element_count(); ++i) {
+      if (!is_float_type(b.dtype())) {
+        if (a.scalar_as_int64(i) != b.scalar_as_int64(i)) {
+          return internal_error(what + " element " + std::to_string(i) + ": " + element_text(a, i) + ", it was " +
+                                element_text(b, i));
+        }
+        continue;
+      }
+      const double x = b.scalar_as_double(i);
+      const double y = a.scalar_as_double(i);
+      if (std::isnan(x) && std::isnan(y)) continue;
+      if (x == y) continue;  // also equal infinities
+      const double difference = std::fabs(y - x);
+      if (!(difference <= atol + rtol * std::fabs(x))) {
+        char tolerance[96];
+        std::snprintf(tolerance, sizeof(tolerance), " (|difference| %.3g > atol %g + rtol %g * |before|)", difference,
+                      atol, rtol);
+        return internal_error(what + " element " + std::to_string(i) + ": " + element_text(a, i) + ", it was " +
+                              element_text(b, i) + tolerance);
+      }
+      max_difference = std::max(max_difference, difference);
+    }
+  }
+  return max_difference;
+}
 
 PassManager::PassManager(std::vector<PassInfo> available, const OpRegistry& ops, PassManagerOptions options)
     : available_(std::move(available)), ops_(ops), options_(std::move(options)) {}
@@ -78,6 +225,23 @@ Status PassManager::run(Graph& graph, Backend* target_backend, Backend* referenc
 #else
   const bool verify = options_.verify_each;
 #endif
+  // Check mode: the unoptimised model's outputs are the reference every pass is held to.
+  std::vector<std::pair<std::string, Tensor>> check_inputs;
+  std::vector<Tensor> reference_outputs;
+  std::vector<std::string> output_names;
+  if (options_.check_passes && !names.empty()) {
+    if (reference_backend == nullptr) {
+      return invalid_argument("--check-passes needs the reference backend 'cpu', which is not loaded");
+    }
+    GE_ASSIGN_OR_RETURN(check_inputs, make_check_inputs(graph, options_.check_inputs));
+    Result<std::vector<Tensor>> outputs = run_model(graph, *reference_backend, ops_, check_inputs);
+    if (!outputs.is_ok()) {
+      return outputs.status().with_context("--check-passes: the model does not run on backend '" +
+                                           reference_backend->name() + "' before any pass");
+    }
+    reference_outputs = std::move(outputs).value();
+    for (const Value* out : graph.outputs()) output_names.push_back(out != nullptr ? out->name() : std::string());
+  }
   PassContext context{&ops_, options_.opt_level, target_backend, reference_backend};
   int step = 0;
   for (const std::string& name : names) {
@@ -92,10 +256,27 @@ Status PassManager::run(Graph& graph, Backend* target_backend, Backend* referenc
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!status.is_ok()) return status.with_context("pass '" + name + "'");
     if (changed) GE_RETURN_IF_ERROR(ops_.infer_graph(graph).with_context("after pass '" + name + "'"));
-    timings_.push_back({name, ms, changed});
+    PassTiming timing{name, ms, changed};
     GE_LOG_INFO("pass {:<24} {:>9.3f} ms {}", name, ms, changed ? "changed" : "unchanged");
     GE_RETURN_IF_ERROR(dump(graph, step, name, "after"));
     if (verify) GE_RETURN_IF_ERROR(verify_graph(graph).with_context("verifier after pass '" + name + "'"));
+    if (options_.check_passes && changed) {
+      Result<std::vector<Tensor>> outputs = run_model(graph, *reference_backend, ops_, check_inputs);
+      if (!outputs.is_ok()) {
+        return internal_error("--check-passes: pass '" + name + "' broke the model: it no longer runs on backend '" +
+                              reference_backend->name() + "': " + outputs.status().message());
+      }
+      Result<double> difference =
+          compare_check_outputs(reference_outputs, *outputs, output_names, options_.check_rtol, options_.check_atol);
+      if (!difference.is_ok()) {
+        return internal_error("--check-passes: pass '" + name + "' is the first pass that changed the outputs: " +
+                              difference.status().message());
+      }
+      timing.checked = true;
+      timing.max_abs_difference = *difference;
+      GE_LOG_INFO("pass {:<24} checked on '{}': max |difference| {:.3g}", name, reference_backend->name(), *difference);
+    }
+    timings_.push_back(std::move(timing));
   }
   return Status::ok();
 }

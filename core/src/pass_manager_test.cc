@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <functional>
 
 #include "fake_components_test_util.h"
 
@@ -95,6 +97,122 @@ TEST(PassManager, RunsTimesAndDumps) {
   EXPECT_TRUE(std::filesystem::exists(*o.dump_dir / "002_aggressive_after.dot"));
   EXPECT_TRUE(std::filesystem::exists(*o.dump_dir / "003_late_after.ir"));
   std::filesystem::remove_all(*o.dump_dir);
+}
+
+// A pass that edits the graph through `edit` and reports a change.
+class EditingPass final : public Pass {
+ public:
+  EditingPass(std::string name, std::function<void(Graph&)> edit) : name_(std::move(name)), edit_(std::move(edit)) {}
+  std::string name() const override { return name_; }
+  Status run(Graph& graph, PassContext&, bool& changed) override {
+    edit_(graph);
+    changed = true;
+    return Status::ok();
+  }
+
+ private:
+  std::string name_;
+  std::function<void(Graph&)> edit_;
+};
+
+PassInfo editing(const std::string& name, int order, std::function<void(Graph&)> edit) {
+  return PassInfo{name, 1, order, [=] { return std::make_unique<EditingPass>(name, edit); }};
+}
+
+// x -> AddOne 'a' -> Twice 't' -> y
+std::unique_ptr<Graph> add_one_twice() {
+  auto g = std::make_unique<Graph>();
+  Value* x = g->add_input("x", TensorDesc::of(DataType::kFloat32, {3}));
+  Node* a = g->add_node("AddOne", {x}, 1, "a", {"a_out"});
+  Node* t = g->add_node("Twice", {a->output(0)}, 1, "t", {"y"});
+  g->add_output(t->output(0));
+  return g;
+}
+
+TEST(PassManager, CheckModeNamesTheFirstPassThatChangesOutputs) {
+  OpRegistry ops;
+  ops.add_library(std::make_shared<testing::FakeOps>());
+  testing::FakeBackend backend;
+  // 'rename' keeps numerics; 'break_twice' turns Twice into AddOne: (x+1)+1 != 2(x+1).
+  std::vector<PassInfo> available = {
+      editing("rename", 10, [](Graph& g) { g.find_node("a")->set_name("renamed"); }),
+      editing("break_twice", 20, [](Graph& g) { g.find_node("t")->set_op_type("AddOne"); }),
+      editing("never_reached", 30, [](Graph&) {})};
+  PassManagerOptions o;
+  o.opt_level = 1;
+  o.check_passes = true;
+  o.check_inputs = {{"x", Tensor::from_vector<float>({3}, {0.f, 1.f, 2.f})}};
+  PassManager pm(available, ops, o);
+  auto g = add_one_twice();
+  Status s = pm.run(*g, &backend, &backend);
+  EXPECT_EQ(s.code(), StatusCode::kInternal);
+  // Before: 2*(x+1) = [2, 4, 6]; after break_twice: x+2 = [2, 3, 4]; element 0 agrees.
+  EXPECT_EQ(s.message(),
+            "--check-passes: pass 'break_twice' is the first pass that changed the outputs: output 0 'y' element 1: "
+            "3, it was 4 (|difference| 1 > atol 1e-05 + rtol 0.0001 * |before|)");
+  ASSERT_EQ(pm.timings().size(), 1u);
+  EXPECT_EQ(pm.timings()[0].name, "rename");
+  EXPECT_TRUE(pm.timings()[0].checked);
+  EXPECT_EQ(pm.timings()[0].max_abs_difference, 0.0);
+}
+
+TEST(PassManager, CheckModeNeedsAReferenceBackendAndARunnableModel) {
+  OpRegistry ops;
+  ops.add_library(std::make_shared<testing::FakeOps>());
+  testing::FakeBackend backend;
+  PassManagerOptions o;
+  o.opt_level = 1;
+  o.check_passes = true;
+  std::vector<PassInfo> available = {editing("noop", 10, [](Graph&) {}),
+                                     editing("unknown_op", 20, [](Graph& g) { g.find_node("t")->set_op_type("Nope"); })};
+  auto g = add_one_twice();
+  EXPECT_EQ(PassManager(available, ops, o).run(*g, &backend, nullptr).message(),
+            "--check-passes needs the reference backend 'cpu', which is not loaded");
+  // A pass that leaves an op no library knows fails at re-inference, before the check.
+  Status s = PassManager(available, ops, o).run(*g, &backend, &backend);
+  EXPECT_NE(s.message().find("after pass 'unknown_op'"), std::string::npos) << s.message();
+}
+
+TEST(PassManager, CheckInputsAreGeneratedReproducibly) {
+  Graph g;
+  g.add_input("f", TensorDesc(DataType::kFloat32, {Dim::named("N"), Dim::of(4)}));
+  g.add_input("i", TensorDesc::of(DataType::kInt64, {5}));
+  g.add_input("given", TensorDesc::of(DataType::kFloat32, {1}));
+  g.add_initializer("w", Tensor::from_vector<float>({1}, {1.f}));
+  std::vector<std::pair<std::string, Tensor>> given = {{"given", Tensor::from_vector<float>({1}, {42.f})}};
+  auto first = make_check_inputs(g, given);
+  ASSERT_TRUE(first.is_ok()) << first.status().to_string();
+  ASSERT_EQ(first->size(), 3u);
+  EXPECT_EQ((*first)[0].first, "f");
+  EXPECT_EQ((*first)[0].second.shape(), (std::vector<int64_t>{1, 4}));  // named dim N -> 1
+  for (float v : (*first)[0].second.values<float>()) {
+    EXPECT_GE(v, -1.f);
+    EXPECT_LE(v, 1.f);
+  }
+  for (int64_t v : (*first)[1].second.values<int64_t>()) EXPECT_TRUE(v == 0 || v == 1);
+  EXPECT_EQ((*first)[2].second.values<float>()[0], 42.f);
+  auto second = make_check_inputs(g, given);
+  ASSERT_TRUE(second.is_ok());
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ((*first)[0].second.values<float>()[i], (*second)[0].second.values<float>()[i]);
+
+  Graph strings;
+  strings.add_input("s", TensorDesc::of(DataType::kString, {2}));
+  EXPECT_EQ(make_check_inputs(strings, {}).status().message(),
+            "--check-passes: cannot generate graph input 's' (string[2]): no generator for dtype string; give it in "
+            "check_inputs");
+}
+
+TEST(PassManager, CompareCheckOutputs) {
+  auto f = [](std::vector<float> v) { return Tensor::from_vector<float>({static_cast<int64_t>(v.size())}, v); };
+  const float nan = std::nanf("");
+  auto same = compare_check_outputs({f({1.f, nan, 100.f})}, {f({1.f, nan, 100.005f})}, {"y"}, 1e-4, 1e-5);
+  ASSERT_TRUE(same.is_ok()) << same.status().to_string();
+  EXPECT_NEAR(*same, 0.005, 1e-4);
+  EXPECT_EQ(compare_check_outputs({f({1.f})}, {f({1.f, 2.f})}, {"y"}, 1e-4, 1e-5).status().message(),
+            "output 0 'y' is float32[2], it was float32[1]");
+  auto ints = [](std::vector<int64_t> v) { return Tensor::from_vector<int64_t>({static_cast<int64_t>(v.size())}, v); };
+  EXPECT_EQ(compare_check_outputs({ints({1, 2})}, {ints({1, 3})}, {}, 1.0, 1.0).status().message(),
+            "output 0 element 1: 3, it was 2");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // samples/models/make_small_cnn.py, not by GE.
 
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,8 +15,6 @@
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include <onnx/onnx_pb.h>
 
 namespace {
 
@@ -104,15 +103,15 @@ TEST_F(GeRunE2ETest, SampleMatchesNumpyAtO0) {
 }
 
 TEST_F(GeRunE2ETest, SampleMatchesNumpyAtO3WithVerifyEach) {
-  Outcome r = ge_run({kModel, "-O3", "--verify-each", "--input", (kData / "input_0.pb").string(), "--expected-dir",
-                      kData.string()});
+  Outcome r = ge_run(
+      {kModel, "-O3", "--verify-each", "--input", (kData / "input_0.pb").string(), "--expected-dir", kData.string()});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_CONTAINS(r.output, ": OK, max abs error");
 }
 
 TEST_F(GeRunE2ETest, NpyInputGivesTheSameResult) {
-  Outcome r = ge_run({kModel, "--input", "input=" + (kData / "input_0.npy").string(), "--expected-dir",
-                      kData.string()});
+  Outcome r =
+      ge_run({kModel, "--input", "input=" + (kData / "input_0.npy").string(), "--expected-dir", kData.string()});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_CONTAINS(r.output, ": OK, max abs error");
 }
@@ -275,8 +274,9 @@ TEST_F(GeRunE2ETest, FileWithNoParser) {
 TEST_F(GeRunE2ETest, UnknownInputName) {
   Outcome r = ge_run({kModel, "--input", "nope=random"});
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_CONTAINS(r.output, "unknown input 'nope' in --input nope=random; the model's inputs are: 'input' "
-                            "float32[1,3,16,16]");
+  EXPECT_CONTAINS(r.output,
+                  "unknown input 'nope' in --input nope=random; the model's inputs are: 'input' "
+                  "float32[1,3,16,16]");
 }
 
 TEST_F(GeRunE2ETest, InitializerIsNotAnInput) {

@@ -29,7 +29,7 @@ std::string describe_spec(const InputSpec& spec) {
   return "--input " + (spec.name ? *spec.name + "=" : std::string()) + spec.source;
 }
 
-/// Fills `tensor` element by element from `next(generator)`.
+/// Fills `tensor` element by element with make(generator()).
 template <typename T, typename Make>
 void fill(Tensor& tensor, std::mt19937& generator, Make make) {
   T* data = tensor.data<T>();
@@ -55,8 +55,12 @@ Result<Tensor> random_tensor(const TensorDesc& desc, uint64_t seed) {
     return static_cast<float>(std::ldexp(static_cast<double>(bits >> (32 - keep)), 1 - keep) - 1.0);
   };
   switch (desc.dtype) {
-    case DataType::kFloat32: fill<float>(tensor, generator, [&](uint32_t u) { return unit(u, 24); }); break;
-    case DataType::kFloat64: fill<double>(tensor, generator, [&](uint32_t u) { return double(unit(u, 24)); }); break;
+    case DataType::kFloat32:
+      fill<float>(tensor, generator, [&](uint32_t u) { return unit(u, 24); });
+      break;
+    case DataType::kFloat64:
+      fill<double>(tensor, generator, [&](uint32_t u) { return double(unit(u, 24)); });
+      break;
     case DataType::kFloat16:
       fill<uint16_t>(tensor, generator, [&](uint32_t u) { return exact_float_to_half_bits(unit(u, 10)); });
       break;
@@ -64,15 +68,33 @@ Result<Tensor> random_tensor(const TensorDesc& desc, uint64_t seed) {
       fill<uint16_t>(tensor, generator,
                      [&](uint32_t u) { return static_cast<uint16_t>(std::bit_cast<uint32_t>(unit(u, 8)) >> 16); });
       break;
-    case DataType::kInt8: fill<int8_t>(tensor, generator, [](uint32_t u) { return int8_t(u % 5); }); break;
-    case DataType::kInt16: fill<int16_t>(tensor, generator, [](uint32_t u) { return int16_t(u % 5); }); break;
-    case DataType::kInt32: fill<int32_t>(tensor, generator, [](uint32_t u) { return int32_t(u % 5); }); break;
-    case DataType::kInt64: fill<int64_t>(tensor, generator, [](uint32_t u) { return int64_t(u % 5); }); break;
-    case DataType::kUInt8: fill<uint8_t>(tensor, generator, [](uint32_t u) { return uint8_t(u % 5); }); break;
-    case DataType::kUInt16: fill<uint16_t>(tensor, generator, [](uint32_t u) { return uint16_t(u % 5); }); break;
-    case DataType::kUInt32: fill<uint32_t>(tensor, generator, [](uint32_t u) { return uint32_t(u % 5); }); break;
-    case DataType::kUInt64: fill<uint64_t>(tensor, generator, [](uint32_t u) { return uint64_t(u % 5); }); break;
-    case DataType::kBool: fill<bool>(tensor, generator, [](uint32_t u) { return (u >> 31) != 0; }); break;
+    case DataType::kInt8:
+      fill<int8_t>(tensor, generator, [](uint32_t u) { return int8_t(u % 5); });
+      break;
+    case DataType::kInt16:
+      fill<int16_t>(tensor, generator, [](uint32_t u) { return int16_t(u % 5); });
+      break;
+    case DataType::kInt32:
+      fill<int32_t>(tensor, generator, [](uint32_t u) { return int32_t(u % 5); });
+      break;
+    case DataType::kInt64:
+      fill<int64_t>(tensor, generator, [](uint32_t u) { return int64_t(u % 5); });
+      break;
+    case DataType::kUInt8:
+      fill<uint8_t>(tensor, generator, [](uint32_t u) { return uint8_t(u % 5); });
+      break;
+    case DataType::kUInt16:
+      fill<uint16_t>(tensor, generator, [](uint32_t u) { return uint16_t(u % 5); });
+      break;
+    case DataType::kUInt32:
+      fill<uint32_t>(tensor, generator, [](uint32_t u) { return uint32_t(u % 5); });
+      break;
+    case DataType::kUInt64:
+      fill<uint64_t>(tensor, generator, [](uint32_t u) { return uint64_t(u % 5); });
+      break;
+    case DataType::kBool:
+      fill<bool>(tensor, generator, [](uint32_t u) { return (u >> 31) != 0; });
+      break;
     default:
       return unsupported("random data for dtype " + std::string(data_type_name(desc.dtype)) +
                          " is not supported; give a .npy or .pb file instead");
@@ -131,8 +153,8 @@ Result<NamedTensors> bind_inputs(const Graph& graph, const std::vector<InputSpec
       }
     }
     if (bound[target] != nullptr) {
-      return invalid_argument("input '" + runtime[target]->name() + "' is bound twice: " +
-                              describe_spec(*bound[target]) + " and " + describe_spec(spec));
+      return invalid_argument("input '" + runtime[target]->name() +
+                              "' is bound twice: " + describe_spec(*bound[target]) + " and " + describe_spec(spec));
     }
     bound[target] = &spec;
   }
@@ -140,8 +162,7 @@ Result<NamedTensors> bind_inputs(const Graph& graph, const std::vector<InputSpec
     if (bound[i] != nullptr) continue;
     const std::string& name = runtime[i]->name();
     return invalid_argument("missing input '" + name + "' " + runtime[i]->desc().to_string() +
-                            ": bind it with --input " + name + "=FILE (.npy or .pb) or --input " + name +
-                            "=random");
+                            ": bind it with --input " + name + "=FILE (.npy or .pb) or --input " + name + "=random");
   }
 
   NamedTensors tensors;

@@ -20,7 +20,7 @@ TEST(RandomTensorTest, Float32MatchesReferenceSequence) {
   Result<Tensor> t = random_tensor(TensorDesc::of(DataType::kFloat32, {2, 3}), 7);
   ASSERT_TRUE(t.is_ok()) << t.status().to_string();
   EXPECT_EQ(t->shape(), (std::vector<int64_t>{2, 3}));
-  const float expected[] = {-0.8473834991455078f, -0.5453219413757324f, 0.5598375797271729f,
+  const float expected[] = {-0.8473834991455078f, -0.5453219413757324f,  0.5598375797271729f,
                             -0.3620556592941284f, -0.12318158149719238f, 0.9564456939697266f};
   for (int i = 0; i < 6; ++i) EXPECT_EQ(t->data<float>()[i], expected[i]) << i;
 }
@@ -56,8 +56,7 @@ TEST(RandomTensorTest, RefusesDynamicShapesAndStrings) {
   Result<Tensor> dynamic = random_tensor(TensorDesc(DataType::kFloat32, {Dim::named("N"), Dim::of(3)}), 1);
   ASSERT_FALSE(dynamic.is_ok());
   EXPECT_EQ(dynamic.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(dynamic.status().message().find("needs a static shape, but the input is float32[N,3]"),
-            std::string::npos)
+  EXPECT_NE(dynamic.status().message().find("needs a static shape, but the input is float32[N,3]"), std::string::npos)
       << dynamic.status().message();
   Result<Tensor> strings = random_tensor(TensorDesc::of(DataType::kString, {1}), 1);
   ASSERT_FALSE(strings.is_ok());
@@ -119,8 +118,9 @@ TEST_F(BindInputsTest, PositionalAndNamed) {
 }
 
 TEST_F(BindInputsTest, Errors) {
-  EXPECT_NE(error_of({{"z", "random"}}).find("unknown input 'z' in --input z=random; the model's inputs are: "
-                                             "'x' float32[2], 'y' int32[N]"),
+  EXPECT_NE(error_of({{"z", "random"}})
+                .find("unknown input 'z' in --input z=random; the model's inputs are: "
+                      "'x' float32[2], 'y' int32[N]"),
             std::string::npos);
   EXPECT_NE(error_of({{"w", "random"}}).find("(it is an initializer, not a runtime input)"), std::string::npos);
   EXPECT_NE(error_of({{"x", "random"}, {std::nullopt, "random"}})
@@ -132,13 +132,11 @@ TEST_F(BindInputsTest, Errors) {
                 .find("more positional inputs than the model has (2)"),
             std::string::npos);
   EXPECT_NE(error_of({{"x", "random"}, {"y", "random"}}).find("needs a static shape"), std::string::npos);
-  EXPECT_NE(error_of({{"x", y_file_}, {"y", y_file_}})
-                .find("has dtype int32 but the model expects float32[2]"),
+  EXPECT_NE(error_of({{"x", y_file_}, {"y", y_file_}}).find("has dtype int32 but the model expects float32[2]"),
             std::string::npos);
   EXPECT_NE(error_of({{"x", "random"}, {"y", (dir_ / "nope.npy").string()}}).find("nope.npy' does not exist"),
             std::string::npos);
-  EXPECT_NE(error_of({{"x", "random"}, {"y", (dir_ / "y.txt").string()}}).find("expected a .npy"),
-            std::string::npos);
+  EXPECT_NE(error_of({{"x", "random"}, {"y", (dir_ / "y.txt").string()}}).find("expected a .npy"), std::string::npos);
 }
 
 }  // namespace

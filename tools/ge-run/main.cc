@@ -100,10 +100,11 @@ Status check_expected(const RunOptions& options, const std::vector<Value*>& grap
                       const std::vector<Tensor>& outputs, bool& all_match) {
   const fs::path& dir = *options.expected_dir;
   std::error_code error;
-  if (!fs::is_directory(dir, error)) return not_found("expected-output directory '" + dir.string() + "' does not exist");
+  if (!fs::is_directory(dir, error))
+    return not_found("expected-output directory '" + dir.string() + "' does not exist");
   if (fs::exists(dir / output_file_name(outputs.size()), error)) {
-    return invalid_argument("'" + (dir / output_file_name(outputs.size())).string() + "' exists but the model has only " +
-                            std::to_string(outputs.size()) + " output(s)");
+    return invalid_argument("'" + (dir / output_file_name(outputs.size())).string() +
+                            "' exists but the model has only " + std::to_string(outputs.size()) + " output(s)");
   }
   all_match = true;
   for (size_t k = 0; k < outputs.size(); ++k) {
@@ -142,11 +143,13 @@ int run(int argc, char** argv) {
   }
   if (options.list_plugins) {
     std::cout << host.describe();
-    for (const Status& failure : host.failures()) std::cerr << "ge-run: plugin failure: " << failure.to_string() << "\n";
+    for (const Status& failure : host.failures())
+      std::cerr << "ge-run: plugin failure: " << failure.to_string() << "\n";
     return host.failures().empty() ? kExitOk : kExitUserError;
   }
   if (!host.failures().empty()) {
-    for (const Status& failure : host.failures()) std::cerr << "ge-run: plugin failure: " << failure.to_string() << "\n";
+    for (const Status& failure : host.failures())
+      std::cerr << "ge-run: plugin failure: " << failure.to_string() << "\n";
     std::cerr << "ge-run: " << host.failures().size() << " plugin failure(s); see ge-run --list-plugins\n";
     return kExitUserError;
   }
@@ -154,7 +157,8 @@ int run(int argc, char** argv) {
   const fs::path& model = *options.model;
   std::error_code error;
   if (!fs::exists(model, error)) return fail(not_found("model file '" + model.string() + "' does not exist"));
-  if (!fs::is_regular_file(model, error)) return fail(invalid_argument("model '" + model.string() + "' is not a regular file"));
+  if (!fs::is_regular_file(model, error))
+    return fail(invalid_argument("model '" + model.string() + "' is not a regular file"));
 
   SessionOptions session_options;
   session_options.backend = options.backend;
@@ -195,11 +199,13 @@ int run(int argc, char** argv) {
   if (options.repeat) print_latency(latencies);
 
   if (options.output_dir) {
-    if (Status status = write_outputs(*options.output_dir, graph_outputs, outputs); !status.is_ok()) return fail(status);
+    if (Status status = write_outputs(*options.output_dir, graph_outputs, outputs); !status.is_ok())
+      return fail(status);
   }
   if (options.expected_dir) {
     bool all_match = false;
-    if (Status status = check_expected(options, graph_outputs, outputs, all_match); !status.is_ok()) return fail(status);
+    if (Status status = check_expected(options, graph_outputs, outputs, all_match); !status.is_ok())
+      return fail(status);
     if (!all_match) {
       std::cerr << "ge-run: outputs do not match the expected values in '" << options.expected_dir->string() << "'\n";
       return kExitUserError;

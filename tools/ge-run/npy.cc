@@ -91,15 +91,15 @@ class HeaderParser {
   bool at(char c) const { return pos_ < text_.size() && text_[pos_] == c; }
 
   void skip_space() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' ||
-                                   text_[pos_] == '\r')) {
+    while (pos_ < text_.size() &&
+           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r')) {
       ++pos_;
     }
   }
 
   Status error(const std::string& what) const {
-    return parse_error(source_ + ": malformed .npy header at offset " + std::to_string(pos_) + ": " +
-                       what + " in \"" + std::string(text_) + "\"");
+    return parse_error(source_ + ": malformed .npy header at offset " + std::to_string(pos_) + ": " + what + " in \"" +
+                       std::string(text_) + "\"");
   }
 
   Status expect(char c) {
@@ -246,8 +246,9 @@ Result<Tensor> parse_npy(std::string_view bytes, const std::string& source) {
   }
   GE_ASSIGN_OR_RETURN(NpyHeader header, HeaderParser(header_text, source).parse());
   if (*header.fortran_order) {
-    return unsupported(source + ": .npy array is in Fortran order; only C order is supported "
-                                "(save np.ascontiguousarray(arr))");
+    return unsupported(source +
+                       ": .npy array is in Fortran order; only C order is supported "
+                       "(save np.ascontiguousarray(arr))");
   }
   GE_ASSIGN_OR_RETURN(DataType type, dtype_from_descr(*header.descr, source));
 
@@ -263,9 +264,8 @@ Result<Tensor> parse_npy(std::string_view bytes, const std::string& source) {
   const std::string_view payload = bytes.substr(header_start + header_length);
   const uint64_t expected_bytes = count * item_size;
   if (payload.size() != expected_bytes) {
-    return parse_error(source + ": .npy payload is " + std::to_string(payload.size()) + " bytes but " +
-                       *header.descr + " " + shape_to_string(shape) + " needs " +
-                       std::to_string(expected_bytes));
+    return parse_error(source + ": .npy payload is " + std::to_string(payload.size()) + " bytes but " + *header.descr +
+                       " " + shape_to_string(shape) + " needs " + std::to_string(expected_bytes));
   }
   if (type == DataType::kBool) {
     for (size_t i = 0; i < payload.size(); ++i) {
@@ -293,8 +293,8 @@ Result<std::string> serialize_npy(const Tensor& tensor) {
     return unsupported("cannot write dtype " + std::string(data_type_name(tensor.dtype())) +
                        " to .npy (supported: float16/32/64, int8..64, uint8..64, bool)");
   }
-  std::string header = "{'descr': '" + *descr + "', 'fortran_order': False, 'shape': " +
-                       shape_literal(tensor.shape()) + ", }";
+  std::string header =
+      "{'descr': '" + *descr + "', 'fortran_order': False, 'shape': " + shape_literal(tensor.shape()) + ", }";
   // numpy pads with spaces and a final newline so the payload starts 64-byte aligned.
   size_t prefix = 10;
   if (header.size() + 1 + prefix > 0xFFFF) prefix = 12;

@@ -10,8 +10,8 @@ namespace {
 
 /// Options that take a value (given as the next argument or after '=').
 constexpr std::string_view kValueOptions[] = {
-    "--plugins", "--input",      "--output-dir",   "--backend", "--repeat", "--passes",
-    "--disable-pass", "--dump-graph", "--expected-dir", "--rtol", "--atol",
+    "--plugins",      "--input",      "--output-dir",   "--backend", "--repeat", "--passes",
+    "--disable-pass", "--dump-graph", "--expected-dir", "--rtol",    "--atol",
 };
 /// Options that take none.
 constexpr std::string_view kFlagOptions[] = {"--list-plugins", "--verify-each", "--verbose", "--help"};
@@ -27,8 +27,8 @@ Result<int> parse_int(const std::string& option, const std::string& text, int mi
   int value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value < min || value > max) {
-    return invalid_argument(option + " expects an integer in [" + std::to_string(min) + ", " +
-                            std::to_string(max) + "], got '" + text + "'");
+    return invalid_argument(option + " expects an integer in [" + std::to_string(min) + ", " + std::to_string(max) +
+                            "], got '" + text + "'");
   }
   return value;
 }
@@ -36,8 +36,7 @@ Result<int> parse_int(const std::string& option, const std::string& text, int mi
 Result<double> parse_tolerance(const std::string& option, const std::string& text) {
   double value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) ||
-      value < 0) {
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value < 0) {
     return invalid_argument(option + " expects a finite number >= 0, got '" + text + "'");
   }
   return value;
@@ -74,8 +73,7 @@ Result<std::vector<std::string>> parse_pass_list(const std::string& text) {
   return names;
 }
 
-Status apply_value(RunOptions& options, const std::string& option, const std::string& value,
-                   bool& tolerance_given) {
+Status apply_value(RunOptions& options, const std::string& option, const std::string& value, bool& tolerance_given) {
   if (option == "--plugins") {
     if (value.empty()) return invalid_argument("--plugins expects a registry file");
     options.plugin_files.emplace_back(value);
@@ -139,8 +137,8 @@ Result<RunOptions> parse_options(const std::vector<std::string>& args) {
     const std::string& arg = args[i];
     if (options_ended || arg.empty() || arg[0] != '-' || arg == "-") {
       if (options.model) {
-        return invalid_argument("unexpected argument '" + arg + "': the model is already '" +
-                                options.model->string() + "' (inputs go after --input)");
+        return invalid_argument("unexpected argument '" + arg + "': the model is already '" + options.model->string() +
+                                "' (inputs go after --input)");
       }
       options.model = arg;
       continue;

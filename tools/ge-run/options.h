@@ -25,10 +25,10 @@ struct RunOptions {
   std::vector<InputSpec> inputs;
   std::optional<std::filesystem::path> output_dir;
   std::string backend = "cpu";
-  PassManagerOptions passes;                         ///< -O, --passes, --disable-pass, ...
-  std::optional<int> repeat;                         ///< --repeat N (N >= 1)
+  PassManagerOptions passes;  ///< -O, --passes, --disable-pass, ...
+  std::optional<int> repeat;  ///< --repeat N (N >= 1)
   bool list_plugins = false;
-  int verbosity = 0;                                 ///< count of -v
+  int verbosity = 0;  ///< count of -v
   std::optional<std::filesystem::path> expected_dir;
   double rtol = 1e-5;
   double atol = 1e-5;

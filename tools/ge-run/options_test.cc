@@ -39,11 +39,37 @@ TEST(OptionsTest, DefaultsWithOnlyAModel) {
 }
 
 TEST(OptionsTest, EveryOption) {
-  RunOptions options = parse_ok({"--plugins", "a.toml", "--plugins=b.toml", "m.onnx", "--input", "x=in.npy",
-                                 "--input", "w.pb", "--input=y=random", "--output-dir", "out", "--backend",
-                                 "npu_sim", "-O", "3", "--repeat", "5", "-vv", "--passes", "dce,cse",
-                                 "--disable-pass", "fold", "--disable-pass=fuse", "--dump-graph", "dump",
-                                 "--verify-each", "--expected-dir", "exp", "--rtol", "1e-3", "--atol=0.5"});
+  RunOptions options = parse_ok({"--plugins",
+                                 "a.toml",
+                                 "--plugins=b.toml",
+                                 "m.onnx",
+                                 "--input",
+                                 "x=in.npy",
+                                 "--input",
+                                 "w.pb",
+                                 "--input=y=random",
+                                 "--output-dir",
+                                 "out",
+                                 "--backend",
+                                 "npu_sim",
+                                 "-O",
+                                 "3",
+                                 "--repeat",
+                                 "5",
+                                 "-vv",
+                                 "--passes",
+                                 "dce,cse",
+                                 "--disable-pass",
+                                 "fold",
+                                 "--disable-pass=fuse",
+                                 "--dump-graph",
+                                 "dump",
+                                 "--verify-each",
+                                 "--expected-dir",
+                                 "exp",
+                                 "--rtol",
+                                 "1e-3",
+                                 "--atol=0.5"});
   EXPECT_EQ(options.plugin_files, (std::vector<std::filesystem::path>{"a.toml", "b.toml"}));
   EXPECT_EQ(*options.model, "m.onnx");
   ASSERT_EQ(options.inputs.size(), 3u);
@@ -92,9 +118,7 @@ TEST(OptionsTest, HelpNeedsNoModel) {
   EXPECT_NE(usage().find("--expected-dir DIR"), std::string::npos);
 }
 
-TEST(OptionsTest, DoubleDashAllowsDashModel) {
-  EXPECT_EQ(*parse_ok({"--", "-odd.onnx"}).model, "-odd.onnx");
-}
+TEST(OptionsTest, DoubleDashAllowsDashModel) { EXPECT_EQ(*parse_ok({"--", "-odd.onnx"}).model, "-odd.onnx"); }
 
 TEST(OptionsTest, EmptyPassListIsAnEmptyPipeline) {
   RunOptions options = parse_ok({"m.onnx", "--passes="});
@@ -113,8 +137,7 @@ TEST(OptionsTest, Errors) {
                 .find("option --backend expects a value, got option '--repeat'"),
             std::string::npos);
   EXPECT_NE(error_of({"m.onnx", "--input", "=x.npy"}).find("empty input name"), std::string::npos);
-  EXPECT_NE(error_of({"m.onnx", "--input", "x="}).find("expected a .npy or .pb file or 'random'"),
-            std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "--input", "x="}).find("expected a .npy or .pb file or 'random'"), std::string::npos);
   EXPECT_NE(error_of({"m.onnx", "--repeat", "0"}).find("--repeat expects an integer in [1, "), std::string::npos);
   EXPECT_NE(error_of({"m.onnx", "--repeat", "3x"}).find("got '3x'"), std::string::npos);
   EXPECT_NE(error_of({"m.onnx", "--passes", "a,,b"}).find("empty pass name"), std::string::npos);

@@ -13,20 +13,34 @@ namespace {
 
 double element(const Tensor& tensor, int64_t i) {
   switch (tensor.dtype()) {
-    case DataType::kFloat32: return tensor.data<float>()[i];
-    case DataType::kFloat64: return tensor.data<double>()[i];
-    case DataType::kFloat16: return half_bits_to_float(tensor.data<uint16_t>()[i]);
-    case DataType::kBFloat16: return bfloat16_bits_to_float(tensor.data<uint16_t>()[i]);
-    case DataType::kInt8: return tensor.data<int8_t>()[i];
-    case DataType::kInt16: return tensor.data<int16_t>()[i];
-    case DataType::kInt32: return tensor.data<int32_t>()[i];
-    case DataType::kInt64: return static_cast<double>(tensor.data<int64_t>()[i]);
-    case DataType::kUInt8: return tensor.data<uint8_t>()[i];
-    case DataType::kUInt16: return tensor.data<uint16_t>()[i];
-    case DataType::kUInt32: return tensor.data<uint32_t>()[i];
-    case DataType::kUInt64: return static_cast<double>(tensor.data<uint64_t>()[i]);
-    case DataType::kBool: return tensor.data<bool>()[i] ? 1.0 : 0.0;
-    default: return std::numeric_limits<double>::quiet_NaN();
+    case DataType::kFloat32:
+      return tensor.data<float>()[i];
+    case DataType::kFloat64:
+      return tensor.data<double>()[i];
+    case DataType::kFloat16:
+      return half_bits_to_float(tensor.data<uint16_t>()[i]);
+    case DataType::kBFloat16:
+      return bfloat16_bits_to_float(tensor.data<uint16_t>()[i]);
+    case DataType::kInt8:
+      return tensor.data<int8_t>()[i];
+    case DataType::kInt16:
+      return tensor.data<int16_t>()[i];
+    case DataType::kInt32:
+      return tensor.data<int32_t>()[i];
+    case DataType::kInt64:
+      return static_cast<double>(tensor.data<int64_t>()[i]);
+    case DataType::kUInt8:
+      return tensor.data<uint8_t>()[i];
+    case DataType::kUInt16:
+      return tensor.data<uint16_t>()[i];
+    case DataType::kUInt32:
+      return tensor.data<uint32_t>()[i];
+    case DataType::kUInt64:
+      return static_cast<double>(tensor.data<uint64_t>()[i]);
+    case DataType::kBool:
+      return tensor.data<bool>()[i] ? 1.0 : 0.0;
+    default:
+      return std::numeric_limits<double>::quiet_NaN();
   }
 }
 
@@ -56,8 +70,7 @@ Result<TensorComparison> compare_tensors(const Tensor& actual, const Tensor& exp
     return result;
   }
   if (actual.shape() != expected.shape()) {
-    result.detail = "shape " + shape_to_string(actual.shape()) + " but expected " +
-                    shape_to_string(expected.shape());
+    result.detail = "shape " + shape_to_string(actual.shape()) + " but expected " + shape_to_string(expected.shape());
     return result;
   }
   const DataType type = actual.dtype();
@@ -100,8 +113,8 @@ Result<TensorComparison> compare_tensors(const Tensor& actual, const Tensor& exp
   }
   result.matches = result.mismatched_elements == 0;
   if (!result.matches) {
-    result.detail = std::to_string(result.mismatched_elements) + " of " + std::to_string(count) +
-                    " elements differ; " + result.detail;
+    result.detail = std::to_string(result.mismatched_elements) + " of " + std::to_string(count) + " elements differ; " +
+                    result.detail;
   }
   return result;
 }

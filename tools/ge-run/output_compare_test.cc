@@ -16,8 +16,8 @@ TensorComparison compare(const Tensor& actual, const Tensor& expected, double rt
 
 TEST(OutputCompareTest, WithinToleranceMatches) {
   // |1.00001 - 1| = 1e-5 <= 1e-5 + 1e-5 * 1; |-2.00002 - -2| = 2e-5 <= 1e-5 + 2e-5.
-  TensorComparison c = compare(Tensor::from_vector<double>({2}, {1.00001, -2.00002}),
-                               Tensor::from_vector<double>({2}, {1.0, -2.0}));
+  TensorComparison c =
+      compare(Tensor::from_vector<double>({2}, {1.00001, -2.00002}), Tensor::from_vector<double>({2}, {1.0, -2.0}));
   EXPECT_TRUE(c.matches) << c.detail;
   EXPECT_NEAR(c.max_abs_error, 2e-5, 1e-12);
   EXPECT_EQ(c.mismatched_elements, 0);
@@ -35,15 +35,16 @@ TEST(OutputCompareTest, ReportsFirstMismatchWithIndex) {
 }
 
 TEST(OutputCompareTest, AbsoluteToleranceAlone) {
-  TensorComparison c = compare(Tensor::from_vector<float>({1}, {0.1f}), Tensor::from_vector<float>({1}, {0.0f}),
-                               0.0, 0.2);
+  TensorComparison c =
+      compare(Tensor::from_vector<float>({1}, {0.1f}), Tensor::from_vector<float>({1}, {0.0f}), 0.0, 0.2);
   EXPECT_TRUE(c.matches);
 }
 
 TEST(OutputCompareTest, NanAndInfinity) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
-  EXPECT_TRUE(compare(Tensor::from_vector<float>({2}, {nan, inf}), Tensor::from_vector<float>({2}, {nan, inf})).matches);
+  EXPECT_TRUE(
+      compare(Tensor::from_vector<float>({2}, {nan, inf}), Tensor::from_vector<float>({2}, {nan, inf})).matches);
   TensorComparison c = compare(Tensor::from_vector<float>({2}, {nan, -inf}), Tensor::from_vector<float>({2}, {1, inf}));
   EXPECT_FALSE(c.matches);
   EXPECT_EQ(c.mismatched_elements, 2);
@@ -62,7 +63,8 @@ TEST(OutputCompareTest, DtypeAndShapeMustMatch) {
 TEST(OutputCompareTest, IntegersBoolsAndFloat16) {
   EXPECT_TRUE(compare(Tensor::from_vector<int64_t>({2}, {3, -4}), Tensor::from_vector<int64_t>({2}, {3, -4})).matches);
   EXPECT_FALSE(compare(Tensor::from_vector<int32_t>({1}, {3}), Tensor::from_vector<int32_t>({1}, {4})).matches);
-  EXPECT_FALSE(compare(Tensor::from_vector<bool>({2}, {true, false}), Tensor::from_vector<bool>({2}, {true, true})).matches);
+  EXPECT_FALSE(
+      compare(Tensor::from_vector<bool>({2}, {true, false}), Tensor::from_vector<bool>({2}, {true, true})).matches);
   // 0x3C00 = 1.0 and 0x3C01 = 1.0009765625 in binary16: differ by 2^-10.
   Tensor a = Tensor::zeros(DataType::kFloat16, {1});
   Tensor b = Tensor::zeros(DataType::kFloat16, {1});

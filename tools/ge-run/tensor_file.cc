@@ -1,11 +1,11 @@
 #include "tensor_file.h"
 
+#include <onnx/onnx_pb.h>
+
 #include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <iterator>
-
-#include <onnx/onnx_pb.h>
 
 #include "ge/onnx_common/tensor_proto.h"
 #include "npy.h"
@@ -49,8 +49,7 @@ Result<Tensor> read_tensor_proto_file(const std::filesystem::path& path) {
   return tensor;
 }
 
-Status write_tensor_proto_file(const std::filesystem::path& path, const Tensor& tensor,
-                               const std::string& name) {
+Status write_tensor_proto_file(const std::filesystem::path& path, const Tensor& tensor, const std::string& name) {
   const onnx::TensorProto proto = onnx_common::tensor_to_proto(tensor, name);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) return invalid_argument("cannot open '" + path.string() + "' for writing");

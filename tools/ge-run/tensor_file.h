@@ -19,7 +19,6 @@ Result<Tensor> read_tensor_file(const std::filesystem::path& path);
 Result<Tensor> read_tensor_proto_file(const std::filesystem::path& path);
 
 /// Writes `tensor` as an ONNX TensorProto named `name` to `path`.
-Status write_tensor_proto_file(const std::filesystem::path& path, const Tensor& tensor,
-                               const std::string& name);
+Status write_tensor_proto_file(const std::filesystem::path& path, const Tensor& tensor, const std::string& name);
 
 }  // namespace ge::tools

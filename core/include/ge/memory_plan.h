@@ -137,9 +137,9 @@ struct MemoryPlanOptions {
   /// Off: top-level inputs and outputs live in the feature map (inputs from the entry
   /// step, outputs to the exit step) and the runtime copies them.
   bool zero_copy_io = true;
-  bool in_place = true;
-  bool views = true;
-  bool continuous_concat = true;
+  bool in_place = true;           ///< elementwise ops and activations over a dying input
+  bool views = true;              ///< Reshape/Flatten/Squeeze/Unsqueeze/Identity alias
+  bool continuous_concat = true;  ///< Concat producers write into their slices
   ExecutionOrder order = ExecutionOrder::kStable;
   /// When not empty, the top-level execution order to plan for (every node exactly once,
   /// producers first); overrides `order`.
@@ -151,15 +151,20 @@ struct MemoryPlanOptions {
   std::function<size_t(const Node&)> workspace_bytes;
 };
 
-/// A topological order of `graph`'s nodes that greedily runs, among ready nodes, the one
-/// that grows live memory the least (bytes it allocates minus bytes whose last consumer
-/// it is); ties keep the stable order. Subgraph bodies are not reordered.
+/// A topological order of `graph`'s nodes meant to lower the peak of live memory: a list
+/// schedule that runs, among ready nodes, the one that grows live memory the least (bytes
+/// it allocates minus bytes whose last consumer it is; ties keep the stable order) --
+/// unless the depth-first or the stable order has a lower peak of live node outputs, in
+/// which case that one. Subgraph bodies are not reordered.
 Result<std::vector<const Node*>> memory_priority_order(const Graph& graph, size_t alignment = 512);
 
 /// Plans `graph` (shapes inferred): lifetimes, regions, in-place/view/Concat merging,
 /// then every assigner in `assigners` on the feature-map buffers; the smallest valid
-/// answer is kept. Fails when no assigner is given or none gives a valid answer, naming
-/// each one's error. The plan refers to `graph`'s nodes and values.
+/// answer is kept (ties: the earlier assigner) and the whole plan is validated. Fails
+/// when no assigner is given or none gives a valid answer, naming each one's error.
+/// Values that cannot be placed statically are kept with region kUnplanned and a
+/// reason. The plan refers to `graph`'s nodes and values. Thread-safe for distinct
+/// graphs.
 Result<GraphMemoryPlan> plan_memory(const Graph& graph, const std::vector<std::shared_ptr<MemoryAssigner>>& assigners,
                                     const MemoryPlanOptions& options = {});
 

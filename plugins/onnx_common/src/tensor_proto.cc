@@ -311,6 +311,33 @@ onnx::TensorProto tensor_to_proto(const Tensor& tensor, const std::string& name)
   return proto;
 }
 
+Result<Tensor> read_tensor_file(const fs::path& path) {
+  const std::string source = "'" + path.string() + "'";
+  std::error_code error;
+  if (!fs::is_regular_file(path, error)) {
+    return not_found("tensor file " + source + " does not exist or is not a regular file");
+  }
+  std::ifstream stream(path, std::ios::binary);
+  if (!stream) return invalid_argument("cannot open tensor file " + source + " for reading");
+  onnx::TensorProto proto;
+  if (!proto.ParseFromIstream(&stream)) {
+    return parse_error("tensor file " + source + " is not a valid ONNX TensorProto (protobuf parse failed)");
+  }
+  const fs::path folder = fs::absolute(path, error).parent_path();
+  auto tensor = tensor_from_proto(proto, error ? path.parent_path() : folder);
+  if (!tensor.is_ok()) return tensor.status().with_context("tensor file " + source);
+  return tensor;
+}
+
+Status write_tensor_file(const Tensor& tensor, const fs::path& path, const std::string& name) {
+  std::ofstream stream(path, std::ios::binary | std::ios::trunc);
+  if (!stream) return invalid_argument("cannot open '" + path.string() + "' for writing");
+  if (!tensor_to_proto(tensor, name).SerializeToOstream(&stream) || !stream.flush()) {
+    return invalid_argument("error while writing tensor file '" + path.string() + "'");
+  }
+  return Status::ok();
+}
+
 namespace {
 
 Result<TensorDesc> desc_from_tensor_type(const onnx::TypeProto::Tensor& tensor_type) {

@@ -481,6 +481,50 @@ TEST(TensorToProto, RoundTripsFloat16Bits) {
   EXPECT_EQ(proto.raw_data(), bytes({0x00, 0x3C, 0xFF, 0x7B}));
 }
 
+// ---- tensor files ----
+
+TEST(TensorFile, WriteThenReadAndTestDataFile) {
+  TempDir dir;
+  const Tensor tensor = Tensor::from_vector<int64_t>({3}, {5, -6, 7});
+  ASSERT_TRUE(write_tensor_file(tensor, dir.path() / "t.pb", "t").is_ok());
+  auto back = read_tensor_file(dir.path() / "t.pb");
+  ASSERT_TRUE(back.is_ok()) << back.status().to_string();
+  EXPECT_EQ(back->shape(), (std::vector<int64_t>{3}));
+  EXPECT_EQ(back->data<int64_t>()[1], -6);
+
+  // A file written by hand with typed fields, as ONNX's test data does.
+  auto proto = make_proto("in", onnx::TensorProto::FLOAT, {2});
+  proto.add_float_data(0.25f);
+  proto.add_float_data(-4.f);
+  dir.write("input_0.pb", proto.SerializeAsString());
+  auto input = read_tensor_file(dir.path() / "input_0.pb");
+  ASSERT_TRUE(input.is_ok());
+  EXPECT_EQ(input->data<float>()[1], -4.f);
+}
+
+TEST(TensorFile, Errors) {
+  TempDir dir;
+  auto missing = read_tensor_file(dir.path() / "none.pb");
+  ASSERT_FALSE(missing.is_ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("none.pb"), std::string::npos);
+
+  dir.write("junk.pb", std::string("\xff\xff\xff\xff\xff", 5));
+  auto junk = read_tensor_file(dir.path() / "junk.pb");
+  ASSERT_FALSE(junk.is_ok());
+  EXPECT_EQ(junk.status().code(), StatusCode::kParseError);
+
+  auto bad = make_proto("bad", onnx::TensorProto::FLOAT, {4});
+  bad.add_float_data(1.f);
+  dir.write("bad.pb", bad.SerializeAsString());
+  auto short_payload = read_tensor_file(dir.path() / "bad.pb");
+  ASSERT_FALSE(short_payload.is_ok());
+  EXPECT_NE(short_payload.status().message().find("bad.pb"), std::string::npos);
+  EXPECT_NE(short_payload.status().message().find("needs 4"), std::string::npos);
+
+  EXPECT_FALSE(write_tensor_file(Tensor::from_vector<float>({1}, {1.f}), dir.path() / "no" / "dir.pb").is_ok());
+}
+
 // ---- TypeProto <-> TensorDesc ----
 
 onnx::TypeProto tensor_type(int32_t elem, std::vector<std::variant<int64_t, std::string, std::monostate>> dims) {

@@ -6,7 +6,8 @@
 
 namespace ge::onnx_ops {
 
-NodeInferenceContext::NodeInferenceContext(Node& node, const InputDataProvider& data,
+NodeInferenceContext::NodeInferenceContext(Node& node, const onnx::OpSchema& schema,
+                                           const InputDataProvider& data,
                                            const OpRegistry& registry)
     : node_(node), data_(data), registry_(registry) {
   for (const auto& [name, attribute] : node.attributes()) {
@@ -16,6 +17,13 @@ NodeInferenceContext::NodeInferenceContext(Node& node, const InputDataProvider& 
     Result<onnx::AttributeProto> proto = onnx_common::attribute_to_proto(name, attribute);
     if (!proto.is_ok()) throw StatusError(proto.status().with_context("attribute '" + name + "'"));
     attributes_.emplace(name, std::move(proto).value());
+  }
+  for (const auto& [name, formal] : schema.attributes()) {
+    if (formal.required || formal.default_value.type() == onnx::AttributeProto::UNDEFINED) continue;
+    if (attributes_.count(name) != 0 || node.has_attribute(name)) continue;
+    onnx::AttributeProto& proto = attributes_[name];
+    proto = formal.default_value;
+    proto.set_name(name);
   }
   input_types_.resize(node.input_count());
   for (size_t i = 0; i < node.input_count(); ++i) {

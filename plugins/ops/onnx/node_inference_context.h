@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <onnx/defs/schema.h>
 #include <onnx/defs/shape_inference.h>
 
 #include "ge/graph.h"
@@ -15,13 +16,15 @@
 
 namespace ge::onnx_ops {
 
-/// Presents `node` (its attributes, input descs and, through `data`, known input
-/// contents) to an ONNX inference function and collects the output types it writes.
+/// Presents `node` (its attributes, with `schema`'s defaults for absent ones, its input
+/// descs and, through `data`, known input contents) to an ONNX inference function and
+/// collects the output types it writes.
 /// Single-threaded; lives for one inference call. `node`, `data` and `registry` must
 /// outlive it. The constructor throws StatusError when an attribute cannot be converted.
 class NodeInferenceContext final : public onnx::InferenceContext {
  public:
-  NodeInferenceContext(Node& node, const InputDataProvider& data, const OpRegistry& registry);
+  NodeInferenceContext(Node& node, const onnx::OpSchema& schema, const InputDataProvider& data,
+                       const OpRegistry& registry);
 
   const onnx::AttributeProto* getAttribute(const std::string& name) const override;
   size_t getNumInputs() const override;
@@ -45,7 +48,9 @@ class NodeInferenceContext final : public onnx::InferenceContext {
   const InputDataProvider& data_;
   const OpRegistry& registry_;
   // Graph attributes are left out: the standard inference functions reach subgraphs
-  // only through getGraphAttributeInferencer.
+  // only through getGraphAttributeInferencer. Absent attributes that have a default in
+  // the schema are filled in, since an absent attribute means its default and some
+  // libonnx 1.12 inference functions assume another one (STFT's onesided).
   std::map<std::string, onnx::AttributeProto> attributes_;
   std::vector<std::unique_ptr<onnx::TypeProto>> input_types_;  // null for omitted inputs
   // Converted lazily (most ops never ask) and kept alive for the whole call.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <onnx/defs/schema.h>
+#include <onnx/shape_inference/implementation.h>
 
 #include "desc_merge.h"
 #include "fusion_kind.h"
@@ -91,12 +92,22 @@ Status OnnxOpLibrary::infer(Node& node, int64_t opset_version, const InputDataPr
                        std::to_string(opset_version));
   }
   GE_RETURN_IF_ERROR(check_inference_preconditions(node, *schema, where));
-  if (!schema->has_type_and_shape_inference_function()) return Status::ok();
+  // Ops defined by a function body (LessOrEqual, MeanVarianceNormalization, ...) have no
+  // inference function of their own: libonnx infers them through the body.
+  const bool has_function = schema->has_type_and_shape_inference_function();
+  const bool has_body = !has_function && schema->HasFunction() && schema->GetFunction() != nullptr;
+  if (!has_function && !has_body) return Status::ok();
 
   std::vector<onnx::TypeProto> inferred;
   try {
-    NodeInferenceContext context(node, data, registry);
-    schema->GetTypeAndShapeInferenceFunction()(context);
+    NodeInferenceContext context(node, *schema, data, registry);
+    if (has_function) {
+      schema->GetTypeAndShapeInferenceFunction()(context);
+    } else {
+      onnx::ShapeInferenceOptions strict(/*check_type=*/false, /*strict_mode=*/1);
+      onnx::shape_inference::InferShapeForFunctionNode(
+          *schema->GetFunction(), onnx::OpSchemaRegistry::Instance(), context, strict);
+    }
     inferred = context.output_types();
     supplement_inference(node, inferred);
   } catch (const StatusError& failure) {

@@ -26,11 +26,13 @@ class OnnxOpLibrary final : public OpLibrary {
   const OpSchemaInfo* find_schema(const std::string& domain, const std::string& op_type,
                                   int64_t opset_version) const override;
 
-  /// Checks the input/output counts against the schema, runs libonnx's inference
-  /// function and merges the result into the node's output descs (see
-  /// merge_inferred_desc). Nothing is written when any output fails to merge. Ops whose
-  /// schema has no inference function keep their outputs. Errors name the node, the op
-  /// and libonnx's message; an op libonnx does not know is kUnsupported.
+  /// Checks the input/output counts against the schema (and the preconditions libonnx
+  /// assumes), runs libonnx's inference function (or infers through the op's function
+  /// body when it has no function; ops with neither keep their outputs), adds what
+  /// libonnx 1.12 leaves out (see supplement_inference) and merges the result into the
+  /// node's output descs (see merge_inferred_desc); nothing is written when any output
+  /// fails to merge. Errors name the node, the op and libonnx's message; an op libonnx
+  /// does not know is kUnsupported.
   Status infer(Node& node, int64_t opset_version, const InputDataProvider& data,
                const OpRegistry& registry) const override;
 

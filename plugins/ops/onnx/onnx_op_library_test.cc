@@ -6,7 +6,6 @@
 
 #include <climits>
 #include <memory>
-#include <set>
 #include <thread>
 #include <vector>
 
@@ -163,6 +162,7 @@ TEST_F(OnnxOpLibraryTest, ReshapeWithKnownShapeDataHandlesZeroAndMinusOne) {
   EXPECT_EQ(reshape->output(0)->desc(), TensorDesc::of(DataType::kFloat32, {2, 6, 2}));
 }
 
+// libonnx 1.12 infers no rank here; the library supplements it as ONNX >= 1.13 does.
 TEST_F(OnnxOpLibraryTest, ReshapeWithoutDataKnowsOnlyTheRankFromAStaticShapeInput) {
   Node* ranked = graph_.add_node(
       "Reshape", {f32("x", {2, 3, 4}), input("shape3", TensorDesc::of(DataType::kInt64, {3}))}, 1,
@@ -253,6 +253,29 @@ TEST_F(OnnxOpLibraryTest, TypeOnlyOpsAndAttributesOfEveryKind) {
   EXPECT_EQ(fill->output(0)->desc(), TensorDesc::of(DataType::kInt8, {4, 9}));
 }
 
+TEST_F(OnnxOpLibraryTest, OpsDefinedByAFunctionBodyAreInferredThroughIt) {
+  // LessOrEqual-16 has no inference function in libonnx 1.12, only a body (Less, Equal, Or).
+  Node* le = graph_.add_node("LessOrEqual", {f32("a", {3, 1}), f32("b", {1, 4})}, 1, "le");
+  ASSERT_TRUE(infer(le).is_ok());
+  EXPECT_EQ(le->output(0)->desc(), TensorDesc::of(DataType::kBool, {3, 4}));
+}
+
+TEST_F(OnnxOpLibraryTest, AbsentAttributesMeanTheSchemaDefault) {
+  // STFT-17 without `onesided` (default 1): libonnx 1.12 reads it as 0 unless the default is
+  // supplied. Output [batch, frames, bins, 2] with frames = floor((128 - 16) / 8) + 1 = 15
+  // and bins = 16 / 2 + 1 = 9.
+  Value* step = input("step", TensorDesc::of(DataType::kInt64, {}));
+  Value* length = input("length", TensorDesc::of(DataType::kInt64, {}));
+  Node* stft = graph_.add_node("STFT", {f32("signal", {1, 128, 1}), step, nullptr, length}, 1, "stft");
+  Tensor step_data = Tensor::from_vector<int64_t>({}, {8});
+  Tensor length_data = Tensor::from_vector<int64_t>({}, {16});
+  InputDataProvider data = [&](const Node&, size_t index) -> const Tensor* {
+    return index == 1 ? &step_data : index == 3 ? &length_data : nullptr;
+  };
+  ASSERT_TRUE(infer(stft, data).is_ok());
+  EXPECT_EQ(stft->output(0)->desc(), TensorDesc::of(DataType::kFloat32, {1, 15, 9, 2}));
+}
+
 TEST_F(OnnxOpLibraryTest, OmittedOptionalInputAndOutput) {
   // Clip-13 with min omitted and max given; Dropout with its mask output omitted.
   Value* x = f32("x", {4, 2});
@@ -326,6 +349,42 @@ TEST_F(OnnxOpLibraryTest, IfReportsAFailureInsideABranch) {
   EXPECT_TRUE(contains(status.message(), "If 'if_bad'")) << status.message();
   EXPECT_TRUE(contains(status.message(), "else_branch")) << status.message();
   EXPECT_TRUE(contains(status.message(), "Conv 'else_op'")) << status.message();
+}
+
+TEST_F(OnnxOpLibraryTest, LoopBindsBodyInputsAndStacksScanOutputs) {
+  // Loop(M, cond, v0) with body (i, c_in, v_in) -> (c_out, v_out, s_out).
+  Value* trip_count = input("M", TensorDesc::of(DataType::kInt64, {}));
+  Value* cond = input("cond", TensorDesc::of(DataType::kBool, {}));
+  Value* v0 = f32("v0", {2, 3});
+
+  auto body = std::make_shared<Graph>("body");
+  body->set_parent(&graph_);
+  body->set_opset_import("", kOpset);
+  body->add_input("i", TensorDesc());
+  Value* c_in = body->add_input("c_in", TensorDesc());
+  // The body declares the state's shape; Loop itself passes only its dtype.
+  Value* v_in = body->add_input("v_in", TensorDesc(DataType::kUndefined, {Dim::of(2), Dim::of(3)}));
+  Node* keep_going = body->add_node("Identity", {c_in}, 1, "keep_going");
+  Node* twice = body->add_node("Add", {v_in, v_in}, 1, "twice");
+  Node* relu = body->add_node("Relu", {v_in}, 1, "relu");
+  body->set_outputs({keep_going->output(0), twice->output(0), relu->output(0)});
+
+  Node* loop = graph_.add_node("Loop", {trip_count, cond, v0}, 2, "loop", {"v_final", "stacked"});
+  loop->set_attribute("body", Attribute::GraphPtr(body));
+  Status status = registry_.infer_node(*loop);
+  ASSERT_TRUE(status.is_ok()) << status.to_string();
+
+  // Body inputs: iteration number int64 (libonnx 1.12 passes no shape for it), condition
+  // bool scalar, state float32[2,3].
+  EXPECT_EQ(body->inputs()[0]->desc().dtype, DataType::kInt64);
+  EXPECT_EQ(c_in->desc(), TensorDesc::of(DataType::kBool, {}));
+  EXPECT_EQ(v_in->desc(), TensorDesc::of(DataType::kFloat32, {2, 3}));
+  EXPECT_EQ(twice->output(0)->desc(), TensorDesc::of(DataType::kFloat32, {2, 3}));
+  // The final state keeps its dtype (its shape may change across iterations); a scan
+  // output stacks the per-iteration [2,3] along a new leading axis of unknown length.
+  EXPECT_EQ(loop->output(0)->desc().dtype, DataType::kFloat32);
+  EXPECT_EQ(loop->output(1)->desc(),
+            TensorDesc(DataType::kFloat32, {Dim::unknown(), Dim::of(2), Dim::of(3)}));
 }
 
 // ---- errors ----

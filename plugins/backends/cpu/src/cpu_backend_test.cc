@@ -1,0 +1,84 @@
+// Tests of CpuBackend: it answers for the reference kernels under the name "cpu" and runs
+// a prepared kernel through its own device and stream.
+
+#include "cpu_backend.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "ge/tensor.h"
+
+namespace ge {
+namespace {
+
+// Relu over a [4] float32 graph input, with the output desc shape inference would set.
+struct ReluGraph {
+  Graph graph;
+  Node* node = nullptr;
+  explicit ReluGraph(DataType dtype = DataType::kFloat32) {
+    graph.set_opset_import("", 17);
+    Value* x = graph.add_input("x", TensorDesc::of(dtype, {4}));
+    node = graph.add_node("Relu", {x}, 1, "relu", {"y"});
+    node->output(0)->set_desc(TensorDesc::of(dtype, {4}));
+    graph.add_output(node->output(0));
+  }
+};
+
+TEST(CpuBackend, IsNamedCpu) {
+  CpuBackend backend;
+  EXPECT_EQ(backend.name(), "cpu");
+  EXPECT_EQ(backend.device().name(), "cpu");
+}
+
+TEST(CpuBackend, SupportsAndRejectsWithAReason) {
+  CpuBackend backend;
+  ReluGraph ok;
+  std::string reason;
+  EXPECT_TRUE(backend.supports(*ok.node, &reason));
+  ReluGraph strings(DataType::kString);
+  EXPECT_FALSE(backend.supports(*strings.node, &reason));
+  EXPECT_NE(reason.find("backend 'cpu'"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("Relu 'relu'"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("string"), std::string::npos) << reason;
+  Result<PreparedKernel> kernel = backend.prepare(*strings.node);
+  ASSERT_FALSE(kernel.is_ok());
+  EXPECT_EQ(kernel.status().code(), StatusCode::kUnsupported);
+}
+
+TEST(CpuBackend, PreparedKernelRunsOnItsDevice) {
+  CpuBackend backend;
+  ReluGraph relu;
+  Result<PreparedKernel> kernel = backend.prepare(*relu.node);
+  ASSERT_TRUE(kernel.is_ok()) << kernel.status().to_string();
+  EXPECT_EQ(kernel->name, "cpu.Relu");
+
+  Device& device = backend.device();
+  const std::vector<float> host_x{-1, 2, -3, 4};
+  Result<void*> x = device.allocate(sizeof(float) * 4);
+  Result<void*> y = device.allocate(sizeof(float) * 4);
+  ASSERT_TRUE(x.is_ok() && y.is_ok());
+  ASSERT_TRUE(device.copy_to_device(*x, host_x.data(), sizeof(float) * 4).is_ok());
+  const void* inputs[] = {*x};
+  void* outputs[] = {*y};
+  KernelTask task;
+  task.function = kernel->function;
+  task.args.inputs = inputs;
+  task.args.outputs = outputs;
+  task.args.params = kernel->params.get();
+  task.name = kernel->name.c_str();
+  Result<std::unique_ptr<Stream>> stream = device.create_stream();
+  ASSERT_TRUE(stream.is_ok());
+  std::vector<Task> tasks{task};
+  ASSERT_TRUE((*stream)->submit(tasks).is_ok());
+  ASSERT_TRUE((*stream)->synchronize().is_ok());
+  std::vector<float> host_y(4);
+  ASSERT_TRUE(device.copy_to_host(host_y.data(), *y, sizeof(float) * 4).is_ok());
+  EXPECT_EQ(host_y, (std::vector<float>{0, 2, 0, 4}));
+  device.deallocate(*x);
+  device.deallocate(*y);
+}
+
+}  // namespace
+}  // namespace ge

@@ -1,0 +1,127 @@
+// Tests of CpuDevice, CpuStream and CpuEvent.
+
+#include "cpu_device.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace ge {
+namespace {
+
+TEST(CpuDevice, IsHostAccessible) {
+  CpuDevice device;
+  EXPECT_EQ(device.name(), "cpu");
+  EXPECT_TRUE(device.host_accessible());
+}
+
+TEST(CpuDevice, AllocatesAlignedMemory) {
+  CpuDevice device;
+  for (size_t alignment : {size_t{1}, size_t{64}, size_t{512}, size_t{4096}}) {
+    Result<void*> pointer = device.allocate(1000, alignment);
+    ASSERT_TRUE(pointer.is_ok()) << pointer.status().to_string();
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(*pointer) % alignment, 0u) << alignment;
+    std::memset(*pointer, 0x5A, 1000);  // writable end to end
+    device.deallocate(*pointer);
+  }
+}
+
+TEST(CpuDevice, ZeroBytesGiveDistinctAddresses) {
+  CpuDevice device;
+  Result<void*> a = device.allocate(0);
+  Result<void*> b = device.allocate(0);
+  ASSERT_TRUE(a.is_ok() && b.is_ok());
+  EXPECT_NE(*a, nullptr);
+  EXPECT_NE(*a, *b);
+  device.deallocate(*a);
+  device.deallocate(*b);
+  device.deallocate(nullptr);
+}
+
+TEST(CpuDevice, AlignmentMustBeAPowerOfTwo) {
+  CpuDevice device;
+  Result<void*> pointer = device.allocate(16, 48);
+  ASSERT_FALSE(pointer.is_ok());
+  EXPECT_EQ(pointer.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(pointer.status().message().find("48"), std::string::npos) << pointer.status().message();
+}
+
+TEST(CpuDevice, CopiesBothWays) {
+  CpuDevice device;
+  const std::vector<float> host{1, 2, 3, 4};
+  Result<void*> memory = device.allocate(sizeof(float) * 4);
+  ASSERT_TRUE(memory.is_ok());
+  ASSERT_TRUE(device.copy_to_device(*memory, host.data(), sizeof(float) * 4).is_ok());
+  std::vector<float> back(4, 0.0f);
+  ASSERT_TRUE(device.copy_to_host(back.data(), *memory, sizeof(float) * 4).is_ok());
+  EXPECT_EQ(back, host);
+  EXPECT_FALSE(device.copy_to_host(nullptr, *memory, 4).is_ok());
+  EXPECT_TRUE(device.copy_to_host(nullptr, nullptr, 0).is_ok());
+  device.deallocate(*memory);
+}
+
+int add_one_kernel(const KernelArgs& args) {
+  const auto* in = static_cast<const int32_t*>(args.inputs[0]);
+  auto* out = static_cast<int32_t*>(args.outputs[0]);
+  *out = *in + 1;
+  return 0;
+}
+
+int failing_kernel(const KernelArgs&) { return 1; }
+
+TEST(CpuStream, RunsTasksInOrderBeforeSubmitReturns) {
+  CpuDevice device;
+  Result<std::unique_ptr<Stream>> stream = device.create_stream();
+  Result<std::unique_ptr<Event>> event = device.create_event();
+  ASSERT_TRUE(stream.is_ok() && event.is_ok());
+  int32_t a = 41, b = 0, c = 0;
+  const void* inputs[] = {&a};
+  void* outputs[] = {&b};
+  KernelTask kernel;
+  kernel.function = &add_one_kernel;
+  kernel.args.inputs = inputs;
+  kernel.args.outputs = outputs;
+  kernel.name = "test.add_one";
+  // kernel (b = a + 1), then copy b into c: the copy must see the kernel's result.
+  std::vector<Task> tasks{kernel, EventRecordTask{event->get()}, EventWaitTask{event->get()},
+                          MemcpyTask{&c, &b, sizeof(int32_t)}};
+  ASSERT_TRUE((*stream)->submit(tasks).is_ok());
+  EXPECT_EQ(b, 42);
+  EXPECT_EQ(c, 42);
+  EXPECT_TRUE((*stream)->synchronize().is_ok());
+  EXPECT_TRUE((*event)->synchronize().is_ok());
+}
+
+TEST(CpuStream, FailingKernelIsAnErrorNamingIt) {
+  CpuDevice device;
+  Result<std::unique_ptr<Stream>> stream = device.create_stream();
+  ASSERT_TRUE(stream.is_ok());
+  int32_t untouched = 7, source = 9;
+  KernelTask kernel;
+  kernel.function = &failing_kernel;
+  kernel.name = "cpu.Div";
+  std::vector<Task> tasks{kernel, MemcpyTask{&untouched, &source, sizeof(int32_t)}};
+  Status status = (*stream)->submit(tasks);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_NE(status.message().find("kernel 'cpu.Div'"), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("code 1"), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("integer division by zero"), std::string::npos) << status.message();
+  EXPECT_EQ(untouched, 7) << "tasks after a failure must not run";
+}
+
+TEST(CpuStream, MalformedTasksAreErrors) {
+  CpuDevice device;
+  Result<std::unique_ptr<Stream>> stream = device.create_stream();
+  ASSERT_TRUE(stream.is_ok());
+  std::vector<Task> no_function{KernelTask{}};
+  EXPECT_EQ((*stream)->submit(no_function).code(), StatusCode::kInternal);
+  std::vector<Task> null_copy{MemcpyTask{nullptr, nullptr, 4}};
+  EXPECT_EQ((*stream)->submit(null_copy).code(), StatusCode::kInternal);
+  std::vector<Task> no_event{EventWaitTask{nullptr}};
+  EXPECT_EQ((*stream)->submit(no_event).code(), StatusCode::kInternal);
+}
+
+}  // namespace
+}  // namespace ge

@@ -18,9 +18,8 @@ Status run_task(const KernelTask& task, size_t index) {
   }
   const int code = task.function(task.args);
   if (code != 0) {
-    return invalid_argument("cpu stream: kernel '" + name + "' (task " + std::to_string(index) +
-                            ") failed with code " + std::to_string(code) + ": " +
-                            cpu_kernels::kernel_error_message(code));
+    return invalid_argument("cpu stream: kernel '" + name + "' (task " + std::to_string(index) + ") failed with code " +
+                            std::to_string(code) + ": " + cpu_kernels::kernel_error_message(code));
   }
   return Status::ok();
 }

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "ge/logging.h"
 #include "ge/onnx_common/attribute_proto.h"
 #include "ge/onnx_common/tensor_proto.h"
 
@@ -204,6 +205,7 @@ Result<Attribute> GraphImporter::import_attribute(const onnx::AttributeProto& pr
   const std::string attr_label = label + " attribute '" + proto.name() + "'";
   switch (onnx_common::effective_attribute_type(proto)) {
     case onnx::AttributeProto::GRAPH: {
+      if (!proto.has_g()) return parse_error(attr_label + " is of type GRAPH but holds no graph");
       auto sub = import_subgraph(proto.g(), scope, scope.graph->name() + "/" + proto.name());
       if (!sub.is_ok()) return sub.status().with_context(attr_label);
       return Attribute(std::move(sub).value());
@@ -345,7 +347,14 @@ Status GraphImporter::import_graph(const onnx::GraphProto& proto, Scope& scope) 
     if (value->producer() == nullptr) return Status::ok();  // inputs and weights keep theirs
     auto desc = onnx_common::desc_from_type_proto(info.type());
     if (!desc.is_ok()) {
-      return desc.status().with_context(graph_label + " " + what + " '" + info.name() + "'");
+      // A type GE cannot hold (a map from ZipMap, say) only loses a hint here: the value
+      // stays untyped and whatever consumes it reports the real problem.
+      if (desc.status().code() != StatusCode::kUnsupported) {
+        return desc.status().with_context(graph_label + " " + what + " '" + info.name() + "'");
+      }
+      GE_LOG_WARN("{} {} '{}': type ignored: {}", graph_label, what, info.name(),
+                  desc.status().message());
+      return Status::ok();
     }
     value->set_desc(std::move(desc).value());
     return Status::ok();

@@ -3,7 +3,6 @@
 #include <climits>
 #include <exception>
 #include <fstream>
-#include <sstream>
 #include <system_error>
 
 #include "graph_importer.h"
@@ -59,17 +58,24 @@ Result<std::unique_ptr<Graph>> OnnxParser::parse_file(const fs::path& path) cons
     if (fs::is_directory(status)) {
       return invalid_argument("model file " + source + " is a directory, not an ONNX file");
     }
-    std::ifstream stream(path, std::ios::binary);
+    std::ifstream stream(path, std::ios::binary | std::ios::ate);
     if (!stream) {
       return invalid_argument("cannot open model file " + source +
                               " for reading (check its permissions)");
     }
-    std::ostringstream content;
-    content << stream.rdbuf();
-    if (stream.bad()) return invalid_argument("error while reading model file " + source);
+    const std::streamoff size = stream.tellg();
+    if (size < 0) return invalid_argument("cannot determine the size of model file " + source);
+    std::string bytes(static_cast<size_t>(size), '\0');
+    stream.seekg(0);
+    stream.read(bytes.data(), size);
+    if (stream.gcount() != size) {
+      return invalid_argument("error while reading model file " + source + ": read " +
+                              std::to_string(stream.gcount()) + " of " + std::to_string(size) +
+                              " bytes");
+    }
     // External data lives beside the model file.
     const fs::path base_dir = fs::absolute(path, error).parent_path();
-    return parse_model(std::move(content).str(), error ? path.parent_path() : base_dir, source);
+    return parse_model(bytes, error ? path.parent_path() : base_dir, source);
   });
 }
 

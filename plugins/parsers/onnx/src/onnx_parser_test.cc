@@ -238,6 +238,54 @@ TEST(OnnxParser, ValueInfoAppliedToIntermediateValues) {
   EXPECT_EQ(find_node_by_type(**graph, "Relu")->output(0)->desc(), TensorDesc::of(DataType::kFloat32, {4}));
 }
 
+TEST(OnnxParser, UnsupportedOutputTypeLeavesValueUntyped) {
+  // ai.onnx.ml ZipMap produces seq(map(int64, float)): GE has no map type, but the model
+  // still parses and the value simply has no desc.
+  auto model = make_model(13);
+  auto* ml = model.add_opset_import();
+  ml->set_domain("ai.onnx.ml");
+  ml->set_version(1);
+  auto* g = model.mutable_graph();
+  add_value(g->mutable_input(), "probs", onnx::TensorProto::FLOAT, {int64_t{1}, int64_t{2}});
+  add_node(g, "ZipMap", {"probs"}, {"out"}, "zip")->set_domain("ai.onnx.ml");
+  auto* out = g->add_output();
+  out->set_name("out");
+  auto* map = out->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_map_type();
+  map->set_key_type(onnx::TensorProto::INT64);
+  map->mutable_value_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  auto graph = parse(model);
+  ASSERT_PARSED(graph);
+  EXPECT_EQ((*graph)->outputs()[0]->desc(), TensorDesc{});
+}
+
+TEST(OnnxParser, MapTypedInputIsUnsupported) {
+  auto model = make_model(13);
+  auto* g = model.mutable_graph();
+  auto* in = g->add_input();
+  in->set_name("m");
+  in->mutable_type()->mutable_map_type()->set_key_type(onnx::TensorProto::STRING);
+  add_node(g, "Identity", {"m"}, {"y"});
+  auto* out = g->add_output();
+  out->set_name("y");
+  auto graph = parse(model);
+  ASSERT_FALSE(graph.is_ok());
+  EXPECT_EQ(graph.status().code(), StatusCode::kUnsupported);
+  EXPECT_TRUE(contains(graph.status().message(), "input 'm'")) << graph.status().message();
+}
+
+TEST(OnnxParser, GraphAttributeWithoutGraph) {
+  auto model = make_model(13);
+  auto* g = model.mutable_graph();
+  add_value(g->mutable_input(), "c", onnx::TensorProto::BOOL, {});
+  auto* node = add_node(g, "If", {"c"}, {"y"}, "empty_if");
+  add_attribute(node, "then_branch", onnx::AttributeProto::GRAPH);
+  add_value(g->mutable_output(), "y");
+  auto graph = parse(model);
+  ASSERT_FALSE(graph.is_ok());
+  EXPECT_EQ(graph.status().code(), StatusCode::kParseError);
+  EXPECT_TRUE(contains(graph.status().message(), "empty_if")) << graph.status().message();
+}
+
 TEST(OnnxParser, SequenceAndOptionalInputs) {
   auto model = make_model(16);
   auto* g = model.mutable_graph();
@@ -809,6 +857,35 @@ TEST(OnnxParserFiles, RandomBytesNeverCrash) {
     auto graph = OnnxParser().parse_bytes(bytes, {});
     EXPECT_FALSE(graph.is_ok());
   }
+}
+
+TEST(OnnxParserFiles, MutatedModelsNeverCrash) {
+  // Byte flips and cuts of a model with subgraphs, initializers and attributes: protobuf
+  // often still parses these, so they reach the importer with arbitrary field values.
+  auto model = if_model();
+  auto* g = model.mutable_graph();
+  *g->add_initializer() = float_tensor("extra", {2, 2}, {1.f, 2.f, 3.f, 4.f});
+  auto* n = add_node(g, "Transpose", {"extra"}, {"tr"}, "tr");
+  auto* perm = add_attribute(n, "perm", onnx::AttributeProto::INTS);
+  perm->add_ints(1);
+  perm->add_ints(0);
+  const std::string original = model.SerializeAsString();
+  std::mt19937 rng(7);
+  size_t parsed = 0;
+  for (int round = 0; round < 2000; ++round) {
+    std::string bytes = original;
+    const int flips = 1 + static_cast<int>(rng() % 4);
+    for (int f = 0; f < flips; ++f) bytes[rng() % bytes.size()] = static_cast<char>(rng() & 0xFF);
+    if (round % 5 == 0) bytes.resize(rng() % bytes.size());
+    auto graph = OnnxParser().parse_bytes(bytes, {});
+    if (graph.is_ok()) {
+      ++parsed;
+    } else {
+      EXPECT_FALSE(graph.status().message().empty());
+      EXPECT_NE(graph.status().code(), StatusCode::kInternal) << graph.status().message();
+    }
+  }
+  EXPECT_GT(parsed, 0u);  // some mutations are harmless (e.g. in a name)
 }
 
 TEST(OnnxParserFiles, EmptyFileHasNoGraph) {

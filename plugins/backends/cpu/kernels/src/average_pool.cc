@@ -65,8 +65,7 @@ int average_pool_kernel(const KernelArgs& args) {
             }
           }
           // A window entirely in padding divides 0 by 0 (NaN), as ONNX Runtime does.
-          const int64_t divisor =
-              p.count_include_pad ? d_padded * h_padded * w_padded : d_inside * h_inside * w_inside;
+          const int64_t divisor = p.count_include_pad ? d_padded * h_padded * w_padded : d_inside * h_inside * w_inside;
           y[out_index] = static_cast<T>(sum / static_cast<double>(divisor));
         }
       }

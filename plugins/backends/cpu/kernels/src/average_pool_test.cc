@@ -44,10 +44,9 @@ TEST(AveragePoolKernel, CountIncludePad) {
       .attribute("count_include_pad", int64_t{1})
       .output(F::kFloat32, {1, 1, 4, 4});
   GE_RUN_KERNEL(out, test);
-  expect_tensor<float>(out[0], {1, 1, 4, 4},
-                       {1.111111f, 2, 2.666667f, 2, 3, 5, 6, 4.333333f, 5.666667f, 9, 10, 7, 4.666667f, 7.333333f, 8,
-                        5.555555f},
-                       1e-6);
+  expect_tensor<float>(
+      out[0], {1, 1, 4, 4},
+      {1.111111f, 2, 2.666667f, 2, 3, 5, 6, 4.333333f, 5.666667f, 9, 10, 7, 4.666667f, 7.333333f, 8, 5.555555f}, 1e-6);
 }
 
 TEST(AveragePoolKernel, CountIncludePadWithCeilModeCutsAtThePads) {
@@ -123,7 +122,9 @@ TEST(AveragePoolKernel, OneDimensionalFloat64) {
 
 TEST(AveragePoolKernel, Int32IsUnsupported) {
   KernelTest test("AveragePool");
-  test.input(i32({1, 1, 2, 2}, {1, 2, 3, 4})).attribute("kernel_shape", std::vector<int64_t>{2, 2}).output(F::kInt32, {1, 1, 1, 1});
+  test.input(i32({1, 1, 2, 2}, {1, 2, 3, 4}))
+      .attribute("kernel_shape", std::vector<int64_t>{2, 2})
+      .output(F::kInt32, {1, 1, 1, 1});
   Result<PreparedKernel> kernel = test.prepare();
   ASSERT_FALSE(kernel.is_ok());
   EXPECT_EQ(kernel.status().code(), StatusCode::kUnsupported);

@@ -14,7 +14,7 @@ namespace {
 struct BatchNormalizationParams {
   int64_t batch = 0;
   int64_t channels = 0;
-  int64_t inner = 0;  // elements per (n, c): product of the spatial dims
+  int64_t inner = 0;         // elements per (n, c): product of the spatial dims
   bool per_element = false;  // spatial = 0: one parameter set per (c, spatial position)
   float epsilon = 1e-5f;
 };
@@ -57,7 +57,8 @@ Result<PreparedKernel> prepare_batch_normalization(const KernelContext& context)
   for (size_t i = 1; i < context.node.output_count(); ++i) {
     if (has_output(context, i)) {
       return unsupported_feature(context, "training output " + std::to_string(i) + " ('" +
-                                              context.node.output(i)->name() + "'); only Y is computed in inference mode");
+                                              context.node.output(i)->name() +
+                                              "'); only Y is computed in inference mode");
     }
   }
   BatchNormalizationParams params;
@@ -72,7 +73,8 @@ Result<PreparedKernel> prepare_batch_normalization(const KernelContext& context)
   for (size_t i = 1; i <= 4; ++i) {
     GE_RETURN_IF_ERROR(check_input_dtype(context, i, dtype));
     GE_ASSIGN_OR_RETURN(std::vector<int64_t> dims, input_dims(context, i));
-    const bool ok = params.per_element ? product(dims) == parameter_count : dims == std::vector<int64_t>{params.channels};
+    const bool ok =
+        params.per_element ? product(dims) == parameter_count : dims == std::vector<int64_t>{params.channels};
     if (!ok) {
       return invalid_node(context, std::string("input ") + names[i] + " has shape " + shape_to_string(dims) +
                                        ", expected " + (params.per_element ? "X's dims after N" : "[C]") + " for X " +
@@ -80,8 +82,8 @@ Result<PreparedKernel> prepare_batch_normalization(const KernelContext& context)
     }
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, x_dims));
-  KernelFunction function = select_kernel(
-      dtype, FloatTypes{}, []<typename T>() -> KernelFunction { return &batch_normalization_kernel<T>; });
+  KernelFunction function =
+      select_kernel(dtype, FloatTypes{}, []<typename T>() -> KernelFunction { return &batch_normalization_kernel<T>; });
   return make_kernel(context, function, params);
 }
 

@@ -26,8 +26,8 @@ TEST(BatchNormalizationKernel, PerChannelDefaultEpsilon) {
   test.output(F::kFloat32, {1, 3, 2, 2});
   GE_RUN_KERNEL(out, test);
   expect_tensor<float>(out[0], {1, 3, 2, 2},
-                       {-1.341635f, -0.4472118f, 0.4472118f, 1.341635f, -0.4999982f, 0.5000006f, 1.499999f,
-                        2.499998f, -2.49997f, -1.49999f, -0.50001f, 0.49997f},
+                       {-1.341635f, -0.4472118f, 0.4472118f, 1.341635f, -0.4999982f, 0.5000006f, 1.499999f, 2.499998f,
+                        -2.49997f, -1.49999f, -0.50001f, 0.49997f},
                        1e-6);
 }
 
@@ -92,6 +92,9 @@ TEST(BatchNormalizationKernel, TrainingModeIsUnsupported) {
   ASSERT_FALSE(kernel.is_ok());
   EXPECT_EQ(kernel.status().code(), StatusCode::kUnsupported);
   EXPECT_NE(kernel.status().message().find("training_mode"), std::string::npos) << kernel.status().message();
+  std::string reason;
+  EXPECT_FALSE(supports(test.node(), "cpu", &reason));
+  EXPECT_EQ(reason, kernel.status().message());
 }
 
 TEST(BatchNormalizationKernel, WrongParameterShapeIsInvalid) {

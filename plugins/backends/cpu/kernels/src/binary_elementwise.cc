@@ -12,21 +12,27 @@ namespace ge::cpu_kernels {
 namespace {
 
 struct BinaryParams {
-  StridedLoop loop;         // operand 0 is A, operand 1 is B
-  int64_t b_elements = 0;   // for the integer-division zero check
+  StridedLoop loop;        // operand 0 is A, operand 1 is B
+  int64_t b_elements = 0;  // for the integer-division zero check
 };
 
 struct AddOp {
   template <typename T>
-  static T apply(T a, T b) { return wrapping_add(a, b); }
+  static T apply(T a, T b) {
+    return wrapping_add(a, b);
+  }
 };
 struct SubOp {
   template <typename T>
-  static T apply(T a, T b) { return wrapping_sub(a, b); }
+  static T apply(T a, T b) {
+    return wrapping_sub(a, b);
+  }
 };
 struct MulOp {
   template <typename T>
-  static T apply(T a, T b) { return wrapping_mul(a, b); }
+  static T apply(T a, T b) {
+    return wrapping_mul(a, b);
+  }
 };
 struct DivOp {
   template <typename T>
@@ -84,8 +90,9 @@ Result<std::vector<int64_t>> legacy_b_dims(const KernelContext& context, const s
   GE_ASSIGN_OR_RETURN(int64_t broadcast, int_attribute(context, "broadcast", 0));
   if (broadcast == 0) {
     if (a_dims != b_dims) {
-      return invalid_attribute(context, "broadcast", "= 0 but the input shapes differ: " + shape_to_string(a_dims) +
-                                                         " and " + shape_to_string(b_dims));
+      return invalid_attribute(
+          context, "broadcast",
+          "= 0 but the input shapes differ: " + shape_to_string(a_dims) + " and " + shape_to_string(b_dims));
     }
     return b_dims;
   }
@@ -95,9 +102,9 @@ Result<std::vector<int64_t>> legacy_b_dims(const KernelContext& context, const s
   GE_ASSIGN_OR_RETURN(int64_t axis_value, int_attribute(context, "axis", 0));
   GE_ASSIGN_OR_RETURN(int64_t axis, normalize_axis(context, "axis", axis_value, a_rank));
   if (axis + b_rank > a_rank) {
-    return invalid_attribute(context, "axis", "= " + std::to_string(axis_value) + " places B " +
-                                                  shape_to_string(b_dims) + " past the end of A " +
-                                                  shape_to_string(a_dims));
+    return invalid_attribute(context, "axis",
+                             "= " + std::to_string(axis_value) + " places B " + shape_to_string(b_dims) +
+                                 " past the end of A " + shape_to_string(a_dims));
   }
   std::vector<int64_t> aligned(a_rank, 1);
   for (int64_t i = 0; i < b_rank; ++i) aligned[axis + i] = b_dims[i];
@@ -117,18 +124,18 @@ Result<PreparedKernel> prepare_binary(const KernelContext& context) {
   }
   std::optional<std::vector<int64_t>> y_dims = broadcast_shapes(a_dims, b_dims);
   if (!y_dims) {
-    return invalid_node(context, "input shapes " + shape_to_string(a_dims) + " and " + shape_to_string(b_dims) +
-                                     " do not broadcast");
+    return invalid_node(
+        context, "input shapes " + shape_to_string(a_dims) + " and " + shape_to_string(b_dims) + " do not broadcast");
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, *y_dims));
   std::optional<StridedLoop> loop = make_strided_loop(
       *y_dims, {broadcast_strides(a_dims, y_dims->size()), broadcast_strides(b_dims, y_dims->size())});
-  if (!loop) return unsupported_feature(context, "broadcast of rank " + std::to_string(y_dims->size()) +
-                                                     " that does not merge below " + std::to_string(kMaxLoopRank) + " axes");
+  if (!loop)
+    return unsupported_feature(context, "broadcast of rank " + std::to_string(y_dims->size()) +
+                                            " that does not merge below " + std::to_string(kMaxLoopRank) + " axes");
   params.loop = *loop;
-  KernelFunction function = select_kernel(dtype, NumericTypes{}, []<typename T>() -> KernelFunction {
-    return &binary_kernel<T, Op>;
-  });
+  KernelFunction function =
+      select_kernel(dtype, NumericTypes{}, []<typename T>() -> KernelFunction { return &binary_kernel<T, Op>; });
   return make_kernel(context, function, std::move(params));
 }
 

@@ -25,8 +25,8 @@ TEST(BinaryElementwiseKernel, SubBroadcastsTheFirstOperand) {
   KernelTest test("Sub");
   test.input(f32({3, 1}, {10, 20, 30})).input(f32_iota({2, 3, 4})).output(F::kFloat32, {2, 3, 4});
   GE_RUN_KERNEL(out, test);
-  expect_tensor<float>(out[0], {2, 3, 4}, {10, 9,  8,  7,  16, 15, 14, 13, 22, 21, 20, 19,
-                                           -2, -3, -4, -5, 4,  3,  2,  1,  10, 9,  8,  7});
+  expect_tensor<float>(out[0], {2, 3, 4},
+                       {10, 9, 8, 7, 16, 15, 14, 13, 22, 21, 20, 19, -2, -3, -4, -5, 4, 3, 2, 1, 10, 9, 8, 7});
 }
 
 TEST(BinaryElementwiseKernel, MulBroadcastsTheLastAxis) {
@@ -34,8 +34,8 @@ TEST(BinaryElementwiseKernel, MulBroadcastsTheLastAxis) {
   KernelTest test("Mul");
   test.input(f32_iota({2, 3, 4})).input(f32({4}, {1, 2, 3, 4})).output(F::kFloat32, {2, 3, 4});
   GE_RUN_KERNEL(out, test);
-  expect_tensor<float>(out[0], {2, 3, 4}, {0,  2,  6,  12, 4,  10, 18, 28, 8,  18, 30, 44,
-                                           12, 26, 42, 60, 16, 34, 54, 76, 20, 42, 66, 92});
+  expect_tensor<float>(out[0], {2, 3, 4},
+                       {0, 2, 6, 12, 4, 10, 18, 28, 8, 18, 30, 44, 12, 26, 42, 60, 16, 34, 54, 76, 20, 42, 66, 92});
 }
 
 TEST(BinaryElementwiseKernel, DivBroadcastsLeadingAxis) {
@@ -43,7 +43,7 @@ TEST(BinaryElementwiseKernel, DivBroadcastsLeadingAxis) {
   KernelTest test("Div");
   test.input(f32_iota({2, 3, 4})).input(f32({2, 1, 1}, {2, 4})).output(F::kFloat32, {2, 3, 4});
   GE_RUN_KERNEL(out, test);
-  expect_tensor<float>(out[0], {2, 3, 4}, {0,  0.5f,  1,    1.5f,  2, 2.5f,  3,    3.5f,  4, 4.5f,  5,    5.5f,
+  expect_tensor<float>(out[0], {2, 3, 4}, {0, 0.5f,  1,    1.5f,  2, 2.5f,  3,    3.5f,  4, 4.5f,  5,    5.5f,
                                            3, 3.25f, 3.5f, 3.75f, 4, 4.25f, 4.5f, 4.75f, 5, 5.25f, 5.5f, 5.75f});
 }
 

@@ -111,8 +111,8 @@ Result<PreparedKernel> prepare_conv(const KernelContext& context) {
     return invalid_node(context, "input X must have rank >= 3 ([N, C, spatial...]), got " + shape_to_string(x_dims));
   }
   if (w_dims.size() != x_dims.size()) {
-    return invalid_node(context, "weight W " + shape_to_string(w_dims) + " must have the rank of input X " +
-                                     shape_to_string(x_dims));
+    return invalid_node(
+        context, "weight W " + shape_to_string(w_dims) + " must have the rank of input X " + shape_to_string(x_dims));
   }
   ConvParams params;
   params.batch = x_dims[0];
@@ -123,12 +123,14 @@ Result<PreparedKernel> prepare_conv(const KernelContext& context) {
     return invalid_attribute(context, "group", "= " + std::to_string(params.group) + " must be >= 1");
   }
   if (params.in_channels % params.group != 0) {
-    return invalid_attribute(context, "group", "= " + std::to_string(params.group) + " does not divide the " +
-                                                   std::to_string(params.in_channels) + " input channels");
+    return invalid_attribute(context, "group",
+                             "= " + std::to_string(params.group) + " does not divide the " +
+                                 std::to_string(params.in_channels) + " input channels");
   }
   if (params.out_channels % params.group != 0) {
-    return invalid_attribute(context, "group", "= " + std::to_string(params.group) + " does not divide the " +
-                                                   std::to_string(params.out_channels) + " output channels of W");
+    return invalid_attribute(context, "group",
+                             "= " + std::to_string(params.group) + " does not divide the " +
+                                 std::to_string(params.out_channels) + " output channels of W");
   }
   if (w_dims[1] * params.group != params.in_channels) {
     return invalid_node(context, "weight W " + shape_to_string(w_dims) + " has " + std::to_string(w_dims[1]) +
@@ -138,9 +140,9 @@ Result<PreparedKernel> prepare_conv(const KernelContext& context) {
   const std::vector<int64_t> weight_kernel(w_dims.begin() + 2, w_dims.end());
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> kernel, ints_attribute(context, "kernel_shape", weight_kernel));
   if (kernel != weight_kernel) {
-    return invalid_attribute(context, "kernel_shape", "= " + shape_to_string(kernel) +
-                                                          " does not match the spatial dims of W " +
-                                                          shape_to_string(w_dims));
+    return invalid_attribute(
+        context, "kernel_shape",
+        "= " + shape_to_string(kernel) + " does not match the spatial dims of W " + shape_to_string(w_dims));
   }
   const std::vector<int64_t> x_spatial(x_dims.begin() + 2, x_dims.end());
   GE_ASSIGN_OR_RETURN(params.geometry, compute_spatial_geometry(context, x_spatial, kernel, false));
@@ -160,7 +162,8 @@ Result<PreparedKernel> prepare_conv(const KernelContext& context) {
   const SpatialGeometry& g = params.geometry;
   params.pointwise = g.kernel_size() == 1 && g.input == g.output &&
                      std::all_of(g.pads_begin.begin(), g.pads_begin.end(), [](int64_t v) { return v == 0; });
-  params.column_elements = params.pointwise ? 0 : (params.in_channels / params.group) * g.kernel_size() * g.output_size();
+  params.column_elements =
+      params.pointwise ? 0 : (params.in_channels / params.group) * g.kernel_size() * g.output_size();
   KernelFunction function =
       select_kernel(dtype, FloatTypes{}, []<typename T>() -> KernelFunction { return &conv_kernel<T>; });
   const size_t workspace = static_cast<size_t>(params.column_elements) * element_size(dtype);

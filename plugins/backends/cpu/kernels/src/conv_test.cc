@@ -59,11 +59,11 @@ TEST(ConvKernel, TwoGroupsWithPadsAndBias) {
       .attribute("group", int64_t{2})
       .output(F::kFloat32, {1, 4, 3, 3});
   GE_RUN_KERNEL(out, test);
-  expect_tensor<float>(out[0], {1, 4, 3, 3},
-                       {0.5f,  -7.0f,  -4.0f,   5.5f,   7.5f,  9.0f,   3.0f,   10.5f, 14.5f,
-                        0.75f, 9.75f,  13.0f,   -9.5f,  -5.25f, 6.0f,  -7.75f, -6.75f, -4.0f,
-                        -12.25f, -11.25f, -12.25f, -2.5f, -5.0f, -16.75f, 3.75f, 19.5f, 9.25f,
-                        0.25f, 14.5f,  6.5f,    -12.0f, -5.75f, -3.75f, -1.75f, -18.5f, -16.25f});
+  expect_tensor<float>(
+      out[0], {1, 4, 3, 3},
+      {0.5f,  -7.0f,  -4.0f, 5.5f,   7.5f,   9.0f,  3.0f,    10.5f,   14.5f,   0.75f,  9.75f,  13.0f,
+       -9.5f, -5.25f, 6.0f,  -7.75f, -6.75f, -4.0f, -12.25f, -11.25f, -12.25f, -2.5f,  -5.0f,  -16.75f,
+       3.75f, 19.5f,  9.25f, 0.25f,  14.5f,  6.5f,  -12.0f,  -5.75f,  -3.75f,  -1.75f, -18.5f, -16.25f});
 }
 
 TEST(ConvKernel, Depthwise) {
@@ -182,8 +182,8 @@ TEST(ConvKernel, ThreeDimensional) {
       .output(F::kFloat32, {1, 2, 3, 3, 2});
   GE_RUN_KERNEL(out, test);
   expect_tensor<float>(out[0], {1, 2, 3, 3, 2},
-                       {-7, -7, -10, -13, -19, -22, -7, -7, -37, -40, -46, -49, 20, 21, -32, -34, -38, -40,
-                        -4, -7, -1,  0,   2,   3,   -31, -34, 8, 9,  11,  12,  -56, -59, -9, -9, -9, -9});
+                       {-7, -7, -10, -13, -19, -22, -7,  -7,  -37, -40, -46, -49, 20,  21,  -32, -34, -38, -40,
+                        -4, -7, -1,  0,   2,   3,   -31, -34, 8,   9,   11,  12,  -56, -59, -9,  -9,  -9,  -9});
 }
 
 TEST(ConvKernel, BatchedPointwiseWithBias) {
@@ -199,9 +199,9 @@ TEST(ConvKernel, BatchedPointwiseWithBias) {
   EXPECT_EQ(kernel->name, "cpu.Conv.pointwise");
   EXPECT_EQ(kernel->workspace_bytes, 0u);
   GE_RUN_KERNEL(out, test);
-  expect_tensor<float>(out[0], {2, 2, 2, 2},
-                       {16.25f, 19.25f, 22.25f, 25.25f, 6, 6.5f, 7, 7.5f, 52.25f, 55.25f, 58.25f, 61.25f, 12,
-                        12.5f, 13, 13.5f});
+  expect_tensor<float>(
+      out[0], {2, 2, 2, 2},
+      {16.25f, 19.25f, 22.25f, 25.25f, 6, 6.5f, 7, 7.5f, 52.25f, 55.25f, 58.25f, 61.25f, 12, 12.5f, 13, 13.5f});
 }
 
 TEST(ConvKernel, Float64) {
@@ -293,7 +293,7 @@ TEST(ConvKernel, Int32IsUnsupported) {
   Result<PreparedKernel> kernel = test.prepare();
   ASSERT_FALSE(kernel.is_ok());
   EXPECT_EQ(kernel.status().code(), StatusCode::kUnsupported);
-  const std::string& message = kernel.status().message();
+  const std::string message = kernel.status().message();
   EXPECT_NE(message.find("'cpu'"), std::string::npos) << message;
   EXPECT_NE(message.find("Conv"), std::string::npos) << message;
   EXPECT_NE(message.find("int32"), std::string::npos) << message;

@@ -1,0 +1,79 @@
+// Reshape, Flatten and Identity kernel tests: the data are copied unchanged; prepare
+// checks the output shape against the op's definition.
+
+#include <gtest/gtest.h>
+
+#include "kernel_test_util.h"
+
+namespace ge::cpu_kernels::testing {
+namespace {
+
+using F = DataType;
+
+TEST(CopyKernels, ReshapeCopiesIntoTheOutputShape) {
+  // Shape [0, -1] on [2,3,4] gives [2,12] (shape inference resolved it into the desc).
+  KernelTest test("Reshape", 14);
+  test.input(f32_iota({2, 3, 4})).initializer(i64({2}, {0, -1})).output(F::kFloat32, {2, 12});
+  GE_RUN_KERNEL(out, test);
+  std::vector<float> expected(24);
+  for (int i = 0; i < 24; ++i) expected[i] = static_cast<float>(i);
+  expect_tensor<float>(out[0], {2, 12}, expected);
+}
+
+TEST(CopyKernels, ReshapeWithWrongElementCountIsInvalid) {
+  KernelTest test("Reshape");
+  test.input(f32_iota({2, 3})).initializer(i64({1}, {5})).output(F::kFloat32, {5});
+  Result<PreparedKernel> kernel = test.prepare();
+  ASSERT_FALSE(kernel.is_ok());
+  EXPECT_EQ(kernel.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(kernel.status().message().find("6 elements"), std::string::npos) << kernel.status().message();
+}
+
+TEST(CopyKernels, FlattenAxes) {
+  // [2,3,4]: axis 0 -> [1,24], axis 2 -> [6,4], axis -1 -> [6,4], default axis 1 -> [2,12].
+  const std::vector<std::pair<int64_t, std::vector<int64_t>>> cases = {
+      {0, {1, 24}}, {2, {6, 4}}, {-1, {6, 4}}, {3, {24, 1}}};
+  for (const auto& [axis, dims] : cases) {
+    KernelTest test("Flatten");
+    test.input(i64({2, 3, 4}, std::vector<int64_t>(24, 7))).attribute("axis", axis).output(F::kInt64, dims);
+    GE_RUN_KERNEL(out, test);
+    expect_tensor<int64_t>(out[0], dims, std::vector<int64_t>(24, 7));
+  }
+  KernelTest by_default("Flatten");
+  by_default.input(f32_iota({2, 3, 4})).output(F::kFloat32, {2, 12});
+  GE_RUN_KERNEL(out, by_default);
+  EXPECT_EQ(out[0].shape(), (std::vector<int64_t>{2, 12}));
+}
+
+TEST(CopyKernels, FlattenWithWrongOutputIsInvalid) {
+  KernelTest test("Flatten");
+  test.input(f32_iota({2, 3, 4})).attribute("axis", int64_t{2}).output(F::kFloat32, {2, 12});
+  Result<PreparedKernel> kernel = test.prepare();
+  ASSERT_FALSE(kernel.is_ok());
+  EXPECT_EQ(kernel.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(kernel.status().message().find("[6,4]"), std::string::npos) << kernel.status().message();
+}
+
+TEST(CopyKernels, IdentityOfBoolAndInt32) {
+  Tensor flags = Tensor::from_vector<bool>({3}, {true, false, true});
+  KernelTest test("Identity");
+  test.input(flags).output(F::kBool, {3});
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<bool>(out[0], {3}, {true, false, true});
+  KernelTest ints("Identity");
+  ints.input(i32({2}, {-5, 5})).output(F::kInt32, {2});
+  GE_RUN_KERNEL(int_out, ints);
+  expect_tensor<int32_t>(int_out[0], {2}, {-5, 5});
+}
+
+TEST(CopyKernels, StringIsUnsupported) {
+  KernelTest test("Identity");
+  test.input(Tensor::from_strings({1}, {"a"})).output(F::kString, {1});
+  Result<PreparedKernel> kernel = test.prepare();
+  ASSERT_FALSE(kernel.is_ok());
+  EXPECT_EQ(kernel.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(kernel.status().message().find("string"), std::string::npos) << kernel.status().message();
+}
+
+}  // namespace
+}  // namespace ge::cpu_kernels::testing

@@ -27,11 +27,19 @@ int gemm_kernel(const KernelArgs& args) {
   const T* c = p.use_c ? static_cast<const T*>(args.inputs[2]) : nullptr;
   auto* y = static_cast<T*>(args.outputs[0]);
   if (a == nullptr || b == nullptr || y == nullptr || (p.use_c && c == nullptr)) return kKernelMissingAddress;
+  if (p.trans_b) {
+    // B is [N, K]: lay it out as [K, N] in the workspace so the tiled loop streams its
+    // rows (a transposed B would otherwise take the dot-product loop).
+    auto* packed = static_cast<T*>(args.workspace);
+    if (packed == nullptr && p.k * p.n > 0) return kKernelMissingAddress;
+    for (int64_t n = 0; n < p.n; ++n)
+      for (int64_t k = 0; k < p.k; ++k) packed[k * p.n + n] = b[n * p.k + k];
+    b = packed;
+  }
   std::fill(y, y + p.m * p.n, T(0));
-  // A is [M, K] or, transposed, [K, M]; B is [K, N] or [N, K].
+  // A is [M, K] or, transposed, [K, M].
   const int64_t a_row = p.trans_a ? 1 : p.k, a_col = p.trans_a ? p.m : 1;
-  const int64_t b_row = p.trans_b ? 1 : p.n, b_col = p.trans_b ? p.k : 1;
-  gemm_accumulate(p.m, p.n, p.k, a, a_row, a_col, b, b_row, b_col, y, p.n);
+  gemm_accumulate(p.m, p.n, p.k, a, a_row, a_col, b, p.n, 1, y, p.n);
   const T alpha = static_cast<T>(p.alpha);
   const T beta = static_cast<T>(p.beta);
   for (int64_t i = 0; i < p.m; ++i) {
@@ -50,8 +58,8 @@ Result<PreparedKernel> prepare_gemm(const KernelContext& context) {
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> a_dims, input_dims(context, 0));
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> b_dims, input_dims(context, 1));
   if (a_dims.size() != 2 || b_dims.size() != 2) {
-    return invalid_node(context, "inputs A " + shape_to_string(a_dims) + " and B " + shape_to_string(b_dims) +
-                                     " must both be 2-D");
+    return invalid_node(
+        context, "inputs A " + shape_to_string(a_dims) + " and B " + shape_to_string(b_dims) + " must both be 2-D");
   }
   GemmParams params;
   GE_ASSIGN_OR_RETURN(int64_t trans_a, int_attribute(context, "transA", 0));
@@ -65,9 +73,9 @@ Result<PreparedKernel> prepare_gemm(const KernelContext& context) {
   params.n = params.trans_b ? b_dims[0] : b_dims[1];
   const int64_t b_k = params.trans_b ? b_dims[1] : b_dims[0];
   if (b_k != params.k) {
-    return invalid_node(context, "inner dimensions differ: A " + shape_to_string(a_dims) + " (transA=" +
-                                     std::to_string(trans_a) + ") and B " + shape_to_string(b_dims) + " (transB=" +
-                                     std::to_string(trans_b) + ")");
+    return invalid_node(context, "inner dimensions differ: A " + shape_to_string(a_dims) +
+                                     " (transA=" + std::to_string(trans_a) + ") and B " + shape_to_string(b_dims) +
+                                     " (transB=" + std::to_string(trans_b) + ")");
   }
   // beta = 0 ignores C entirely, as ONNX Runtime does (no NaN from 0 * inf).
   params.use_c = has_input(context, 2) && params.beta != 0.0f;
@@ -77,8 +85,8 @@ Result<PreparedKernel> prepare_gemm(const KernelContext& context) {
     const std::vector<int64_t> target{params.m, params.n};
     std::optional<std::vector<int64_t>> merged = broadcast_shapes(target, c_dims);
     if (c_dims.size() > 2 || !merged || *merged != target) {
-      return invalid_node(context, "input C " + shape_to_string(c_dims) + " does not broadcast to [M, N] = " +
-                                       shape_to_string(target));
+      return invalid_node(
+          context, "input C " + shape_to_string(c_dims) + " does not broadcast to [M, N] = " + shape_to_string(target));
     }
     std::vector<int64_t> strides = broadcast_strides(c_dims, 2);
     params.c_row_stride = strides[0];
@@ -87,7 +95,8 @@ Result<PreparedKernel> prepare_gemm(const KernelContext& context) {
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, {params.m, params.n}));
   KernelFunction function =
       select_kernel(dtype, GemmTypes{}, []<typename T>() -> KernelFunction { return &gemm_kernel<T>; });
-  return make_kernel(context, function, params);
+  const size_t workspace = params.trans_b ? static_cast<size_t>(params.k * params.n) * element_size(dtype) : 0;
+  return make_kernel(context, function, params, workspace);
 }
 
 }  // namespace

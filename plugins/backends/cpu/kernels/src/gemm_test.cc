@@ -86,6 +86,29 @@ TEST(GemmKernel, Int32WithFullC) {
   expect_tensor<int32_t>(out[0], {2, 4}, {16, 19, 22, 25, -84, -79, -74, -69});
 }
 
+TEST(GemmKernel, LargeTransposedBAsInALinearLayer) {
+  // A[i][k] = i + 1 (10 x 300); B stored transposed, Bt[n][k] = k % 7 + n % 5 (600 x 300);
+  // C[n] = n. The sum over k < 300 of k % 7 is 42 * 21 + 15 = 897, so
+  // Y[i][n] = (i + 1) * (897 + 300 * (n % 5)) + n.
+  constexpr int kM = 10, kK = 300, kN = 600;
+  std::vector<float> a(kM * kK), bt(kN * kK), c(kN), expected(kM * kN);
+  for (int i = 0; i < kM; ++i)
+    for (int k = 0; k < kK; ++k) a[i * kK + k] = static_cast<float>(i + 1);
+  for (int n = 0; n < kN; ++n)
+    for (int k = 0; k < kK; ++k) bt[n * kK + k] = static_cast<float>(k % 7 + n % 5);
+  for (int n = 0; n < kN; ++n) c[n] = static_cast<float>(n);
+  for (int i = 0; i < kM; ++i)
+    for (int n = 0; n < kN; ++n) expected[i * kN + n] = static_cast<float>((i + 1) * (897 + 300 * (n % 5)) + n);
+  KernelTest test("Gemm");
+  test.input(f32({kM, kK}, a))
+      .initializer(f32({kN, kK}, bt))
+      .initializer(f32({kN}, c))
+      .attribute("transB", int64_t{1})
+      .output(F::kFloat32, {kM, kN});
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {kM, kN}, expected);
+}
+
 TEST(GemmKernel, MismatchedInnerDimensionIsInvalid) {
   KernelTest test("Gemm");
   test.input(matrix_a()).input(matrix_b()).attribute("transB", int64_t{1}).output(F::kFloat32, {2, 3});

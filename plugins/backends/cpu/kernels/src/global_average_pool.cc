@@ -36,8 +36,8 @@ Result<PreparedKernel> prepare_global_average_pool(const KernelContext& context)
   y_dims[1] = x_dims[1];
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, y_dims));
   GlobalAveragePoolParams params{x_dims[0] * x_dims[1], product(x_dims, 2, x_dims.size())};
-  KernelFunction function = select_kernel(
-      dtype, FloatTypes{}, []<typename T>() -> KernelFunction { return &global_average_pool_kernel<T>; });
+  KernelFunction function =
+      select_kernel(dtype, FloatTypes{}, []<typename T>() -> KernelFunction { return &global_average_pool_kernel<T>; });
   return make_kernel(context, function, params);
 }
 

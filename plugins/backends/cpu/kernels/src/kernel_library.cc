@@ -29,6 +29,10 @@ const std::vector<OpKernel>& kernel_table() {
     add_transpose_kernels(entries);
     add_concat_kernels(entries);
     add_softmax_kernels(entries);
+    add_math_family_kernels(entries);
+    add_tensor_family_kernels(entries);
+    add_nn_family_kernels(entries);
+    add_fused_kernels(entries);
     return entries;
   }();
   return table;
@@ -37,9 +41,10 @@ const std::vector<OpKernel>& kernel_table() {
 bool is_onnx_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
 const OpKernel* find_kernel(const Node& node) {
-  if (!is_onnx_domain(node.domain())) return nullptr;
+  // Entries of other domains are keyed "domain::Op" (the "ge" domain's fused ops).
+  const std::string key = is_onnx_domain(node.domain()) ? node.op_type() : node.domain() + "::" + node.op_type();
   for (const OpKernel& entry : kernel_table()) {
-    if (entry.op_type == node.op_type()) return &entry;
+    if (entry.op_type == key) return &entry;
   }
   return nullptr;
 }
@@ -66,13 +71,13 @@ Status check_supported(const Node& node, std::string_view backend_name) {
   DataType dtype = selecting_dtype(node);
   if (entry == nullptr) {
     return unsupported("backend '" + std::string(backend_name) + "' has no kernel for " + node.describe() +
-                       " (domain '" + (node.domain().empty() ? std::string("ai.onnx") : node.domain()) +
-                       "', dtype " + std::string(data_type_name(dtype)) + ")");
+                       " (domain '" + (node.domain().empty() ? std::string("ai.onnx") : node.domain()) + "', dtype " +
+                       std::string(data_type_name(dtype)) + ")");
   }
   if (node.input(0) == nullptr) {
     return invalid_node(context, "input 0 is missing");
   }
-  if (std::find(entry->dtypes.begin(), entry->dtypes.end(), dtype) == entry->dtypes.end()) {
+  if (!entry->dtypes.empty() && std::find(entry->dtypes.begin(), entry->dtypes.end(), dtype) == entry->dtypes.end()) {
     return unsupported_dtype(context, dtype, entry->dtypes);
   }
   auto check_kind = [&](const Value* value, const char* role, size_t index) -> Status {
@@ -83,6 +88,16 @@ Status check_supported(const Node& node, std::string_view backend_name) {
   for (size_t i = 0; i < node.input_count(); ++i) GE_RETURN_IF_ERROR(check_kind(node.input(i), "input", i));
   for (size_t i = 0; i < node.output_count(); ++i) GE_RETURN_IF_ERROR(check_kind(node.output(i), "output", i));
   return Status::ok();
+}
+
+bool has_static_descs(const Node& node) {
+  for (const Value* value : node.inputs()) {
+    if (value != nullptr && !value->desc().is_static()) return false;
+  }
+  for (const Value* value : node.outputs()) {
+    if (!value->name().empty() && !value->desc().is_static()) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -102,6 +117,13 @@ const char* kernel_error_message(int code) {
 
 bool supports(const Node& node, std::string_view backend_name, std::string* reason) {
   Status status = check_supported(node, backend_name);
+  // With static descs the whole prepare step can run: it finds what the op/dtype check
+  // cannot (a training-mode BatchNormalization, a 4-D Conv), so that supports() and
+  // prepare() agree. Its other errors are the node's fault, not a missing kernel.
+  if (status.is_ok() && has_static_descs(node)) {
+    Result<PreparedKernel> kernel = prepare(node, backend_name);
+    if (!kernel.is_ok() && kernel.status().code() == StatusCode::kUnsupported) status = kernel.status();
+  }
   if (!status.is_ok() && reason != nullptr) *reason = status.message();
   return status.is_ok();
 }

@@ -1,0 +1,110 @@
+// Tests of the library's front door: which nodes it supports and the messages it gives.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "kernel_test_util.h"
+
+namespace ge::cpu_kernels::testing {
+namespace {
+
+using F = DataType;
+
+TEST(KernelLibrary, ListsEveryOpItHasAKernelFor) {
+  const std::vector<std::string> expected = {"Add",      "AveragePool", "BatchNormalization",
+                                             "Concat",   "Conv",        "Div",
+                                             "Flatten",  "Gemm",        "GlobalAveragePool",
+                                             "Identity", "MatMul",      "MaxPool",
+                                             "Mul",      "Relu",        "Reshape",
+                                             "Sigmoid",  "Softmax",     "Sub",
+                                             "Tanh",     "Transpose"};
+  std::vector<std::string> sorted_expected = expected;
+  std::sort(sorted_expected.begin(), sorted_expected.end());
+  EXPECT_EQ(supported_op_types(), sorted_expected);
+}
+
+TEST(KernelLibrary, SupportsNamesOpDtypeAndBackend) {
+  KernelTest relu("Relu");
+  relu.input(f32_iota({2})).output(F::kFloat32, {2});
+  std::string reason;
+  EXPECT_TRUE(supports(relu.node(), "cpu", &reason));
+  EXPECT_TRUE(reason.empty());
+
+  KernelTest unsigned_relu("Relu");
+  unsigned_relu.input(Tensor::zeros(F::kUInt8, {2})).output(F::kUInt8, {2});
+  EXPECT_FALSE(supports(unsigned_relu.node(), "cpu", &reason));
+  EXPECT_NE(reason.find("backend 'cpu'"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("Relu 'node'"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("uint8"), std::string::npos) << reason;
+}
+
+TEST(KernelLibrary, UnknownOpIsUnsupported) {
+  KernelTest test("Erf");
+  test.input(f32_iota({2})).output(F::kFloat32, {2});
+  std::string reason;
+  EXPECT_FALSE(supports(test.node(), "cpu", &reason));
+  EXPECT_NE(reason.find("no kernel for Erf 'node'"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("float32"), std::string::npos) << reason;
+  Result<PreparedKernel> kernel = test.prepare();
+  ASSERT_FALSE(kernel.is_ok());
+  EXPECT_EQ(kernel.status().code(), StatusCode::kUnsupported);
+  EXPECT_EQ(kernel.status().message(), reason);
+}
+
+TEST(KernelLibrary, OtherDomainsAreUnsupported) {
+  KernelTest test("Relu");
+  test.input(f32_iota({2})).output(F::kFloat32, {2});
+  test.node().set_domain("com.example");
+  std::string reason;
+  EXPECT_FALSE(supports(test.node(), "npu_sim", &reason));
+  EXPECT_NE(reason.find("backend 'npu_sim'"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("com.example"), std::string::npos) << reason;
+}
+
+TEST(KernelLibrary, NonStaticShapeIsInvalid) {
+  KernelTest test("Relu");
+  test.input(f32_iota({2})).output(F::kFloat32, {2});
+  test.node().output(0)->set_desc(TensorDesc(F::kFloat32, {Dim::named("N")}));
+  Result<PreparedKernel> kernel = test.prepare();
+  ASSERT_FALSE(kernel.is_ok());
+  EXPECT_EQ(kernel.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(kernel.status().message().find("no static shape"), std::string::npos) << kernel.status().message();
+}
+
+TEST(KernelLibrary, SequenceValuesAreUnsupported) {
+  KernelTest test("Identity");
+  test.input(f32_iota({2})).output(F::kFloat32, {2});
+  test.node().output(0)->mutable_desc().kind = ValueKind::kSequence;
+  std::string reason;
+  EXPECT_FALSE(supports(test.node(), "cpu", &reason));
+  EXPECT_NE(reason.find("not a tensor"), std::string::npos) << reason;
+}
+
+TEST(KernelLibrary, KernelNamesCarryBackendAndOp) {
+  KernelTest test("Relu");
+  test.input(f32_iota({2})).output(F::kFloat32, {2});
+  Result<PreparedKernel> kernel = prepare(test.node(), "npu_sim");
+  ASSERT_TRUE(kernel.is_ok()) << kernel.status().to_string();
+  EXPECT_EQ(kernel->name, "npu_sim.Relu");
+  EXPECT_NE(kernel->function, nullptr);
+  EXPECT_NE(kernel->params, nullptr);
+}
+
+TEST(KernelLibrary, AttributeOfTheWrongTypeIsInvalid) {
+  KernelTest test("Softmax");
+  test.input(f32_iota({2})).attribute("axis", "last").output(F::kFloat32, {2});
+  Result<PreparedKernel> kernel = test.prepare();
+  ASSERT_FALSE(kernel.is_ok());
+  EXPECT_EQ(kernel.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(kernel.status().message().find("attribute 'axis' must be an int"), std::string::npos)
+      << kernel.status().message();
+}
+
+TEST(KernelLibrary, ErrorMessages) {
+  EXPECT_STREQ(kernel_error_message(kKernelIntegerDivisionByZero), "integer division by zero");
+  EXPECT_STREQ(kernel_error_message(12345), "unknown kernel error");
+}
+
+}  // namespace
+}  // namespace ge::cpu_kernels::testing

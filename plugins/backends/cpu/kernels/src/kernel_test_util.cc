@@ -40,7 +40,8 @@ Node& KernelTest::node() {
   std::vector<Value*> values;
   for (size_t i = 0; i < inputs_.size(); ++i) {
     const InputSpec& spec = inputs_[i];
-    const std::string name = "x" + std::to_string(i);
+    std::string name = "x";  // appended: `"x" + std::to_string(i)` trips GCC 12's -Wrestrict at -O3
+    name += std::to_string(i);
     if (!spec.data) {
       values.push_back(nullptr);
     } else if (spec.initializer) {
@@ -50,7 +51,7 @@ Node& KernelTest::node() {
     }
   }
   std::vector<std::string> output_names;
-  for (size_t i = 0; i < outputs_.size(); ++i) output_names.push_back("y" + std::to_string(i));
+  for (size_t i = 0; i < outputs_.size(); ++i) output_names.push_back(std::string("y").append(std::to_string(i)));
   node_ = graph_.add_node(op_type_, values, outputs_.size(), "node", output_names);
   for (const auto& [name, value] : attributes_) node_->set_attribute(name, value);
   for (size_t i = 0; i < outputs_.size(); ++i) {

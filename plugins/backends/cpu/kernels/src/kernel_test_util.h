@@ -87,13 +87,12 @@ void expect_tensor(const Tensor& actual, const std::vector<int64_t>& dims, const
   }
 }
 
-
 }  // namespace ge::cpu_kernels::testing
 
 /// `GE_RUN_KERNEL(outputs, test);` runs `test`, asserts success and declares
 /// `std::vector<Tensor> outputs` holding its output tensors.
-#define GE_RUN_KERNEL_IMPL(tmp, outputs, test)                                        \
-  auto tmp = (test).run();                                                            \
-  ASSERT_TRUE(tmp.is_ok()) << tmp.status().to_string();                               \
+#define GE_RUN_KERNEL_IMPL(tmp, outputs, test)          \
+  auto tmp = (test).run();                              \
+  ASSERT_TRUE(tmp.is_ok()) << tmp.status().to_string(); \
   std::vector<::ge::Tensor> outputs = std::move(tmp).value()
 #define GE_RUN_KERNEL(outputs, test) GE_RUN_KERNEL_IMPL(GE_CONCAT(ge_run_kernel_tmp_, __LINE__), outputs, test)

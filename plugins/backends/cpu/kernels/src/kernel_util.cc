@@ -7,10 +7,9 @@
 namespace ge::cpu_kernels {
 
 std::vector<DataType> all_fixed_size_types() {
-  return {DataType::kFloat32,  DataType::kUInt8,   DataType::kInt8,      DataType::kUInt16,
-          DataType::kInt16,    DataType::kInt32,   DataType::kInt64,     DataType::kBool,
-          DataType::kFloat16,  DataType::kFloat64, DataType::kUInt32,    DataType::kUInt64,
-          DataType::kComplex64, DataType::kComplex128, DataType::kBFloat16};
+  return {DataType::kFloat32, DataType::kUInt8,  DataType::kInt8,      DataType::kUInt16,     DataType::kInt16,
+          DataType::kInt32,   DataType::kInt64,  DataType::kBool,      DataType::kFloat16,    DataType::kFloat64,
+          DataType::kUInt32,  DataType::kUInt64, DataType::kComplex64, DataType::kComplex128, DataType::kBFloat16};
 }
 
 std::string data_type_list(std::span<const DataType> types) {
@@ -24,8 +23,8 @@ std::string data_type_list(std::span<const DataType> types) {
 
 Status unsupported_dtype(const KernelContext& context, DataType dtype, std::span<const DataType> supported) {
   return unsupported("backend '" + std::string(context.backend) + "' does not support " + context.node.describe() +
-                     " with dtype " + std::string(data_type_name(dtype)) + " (supported: " +
-                     data_type_list(supported) + ")");
+                     " with dtype " + std::string(data_type_name(dtype)) + " (supported: " + data_type_list(supported) +
+                     ")");
 }
 
 Status unsupported_feature(const KernelContext& context, std::string_view what) {
@@ -81,8 +80,8 @@ Status check_input_dtype(const KernelContext& context, size_t index, DataType dt
   const Value* value = context.node.input(index);
   if (value == nullptr) return invalid_node(context, "input " + std::to_string(index) + " is missing");
   if (value->desc().dtype != dtype) {
-    return unsupported("backend '" + std::string(context.backend) + "' does not support " +
-                       context.node.describe() + " with input " + std::to_string(index) + " of dtype " +
+    return unsupported("backend '" + std::string(context.backend) + "' does not support " + context.node.describe() +
+                       " with input " + std::to_string(index) + " of dtype " +
                        std::string(data_type_name(value->desc().dtype)) + " next to input 0 of dtype " +
                        std::string(data_type_name(dtype)));
   }
@@ -109,7 +108,8 @@ Result<int64_t> int_attribute(const KernelContext& context, const std::string& n
   const Attribute* attribute = context.node.attribute(name);
   if (attribute == nullptr) return fallback;
   if (!attribute->holds<int64_t>()) {
-    return invalid_attribute(context, name, std::string("must be an int, not ") + attribute_type_name(attribute->type()));
+    return invalid_attribute(context, name,
+                             std::string("must be an int, not ") + attribute_type_name(attribute->type()));
   }
   return attribute->get<int64_t>();
 }
@@ -120,7 +120,8 @@ Result<float> float_attribute(const KernelContext& context, const std::string& n
   if (attribute->holds<float>()) return attribute->get<float>();
   // An integral value written where a float is expected is still unambiguous.
   if (attribute->holds<int64_t>()) return static_cast<float>(attribute->get<int64_t>());
-  return invalid_attribute(context, name, std::string("must be a float, not ") + attribute_type_name(attribute->type()));
+  return invalid_attribute(context, name,
+                           std::string("must be a float, not ") + attribute_type_name(attribute->type()));
 }
 
 Result<std::string> string_attribute(const KernelContext& context, const std::string& name,
@@ -128,7 +129,8 @@ Result<std::string> string_attribute(const KernelContext& context, const std::st
   const Attribute* attribute = context.node.attribute(name);
   if (attribute == nullptr) return fallback;
   if (!attribute->holds<std::string>()) {
-    return invalid_attribute(context, name, std::string("must be a string, not ") + attribute_type_name(attribute->type()));
+    return invalid_attribute(context, name,
+                             std::string("must be a string, not ") + attribute_type_name(attribute->type()));
   }
   return attribute->get<std::string>();
 }
@@ -138,7 +140,8 @@ Result<std::vector<int64_t>> ints_attribute(const KernelContext& context, const 
   const Attribute* attribute = context.node.attribute(name);
   if (attribute == nullptr) return fallback;
   if (!attribute->holds<std::vector<int64_t>>()) {
-    return invalid_attribute(context, name, std::string("must be a list of ints, not ") + attribute_type_name(attribute->type()));
+    return invalid_attribute(context, name,
+                             std::string("must be a list of ints, not ") + attribute_type_name(attribute->type()));
   }
   return attribute->get<std::vector<int64_t>>();
 }
@@ -147,9 +150,9 @@ Result<int64_t> normalize_axis(const KernelContext& context, const std::string& 
                                bool allow_rank) {
   int64_t upper = allow_rank ? rank : rank - 1;
   if (axis < -rank || axis > upper) {
-    return invalid_attribute(context, name, "= " + std::to_string(axis) + " is out of range [" +
-                                                std::to_string(-rank) + ", " + std::to_string(upper) + "] for rank " +
-                                                std::to_string(rank));
+    return invalid_attribute(context, name,
+                             "= " + std::to_string(axis) + " is out of range [" + std::to_string(-rank) + ", " +
+                                 std::to_string(upper) + "] for rank " + std::to_string(rank));
   }
   return axis < 0 ? axis + rank : axis;
 }
@@ -167,8 +170,15 @@ int64_t product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
 }
 
 std::string kernel_name(const KernelContext& context, std::string_view variant) {
-  std::string name = std::string(context.backend) + "." + context.node.op_type();
-  if (!variant.empty()) name += "." + std::string(variant);
+  // Appends rather than `"." + std::string(...)`, which trips GCC 12's -Wrestrict false
+  // positive (bug 105329) at -O3.
+  std::string name(context.backend);
+  name += '.';
+  name += context.node.op_type();
+  if (!variant.empty()) {
+    name += '.';
+    name.append(variant);
+  }
   return name;
 }
 

@@ -42,8 +42,7 @@ struct TypeList {};
 
 using FloatTypes = TypeList<float, double>;
 using SignedIntTypes = TypeList<int8_t, int16_t, int32_t, int64_t>;
-using NumericTypes =
-    TypeList<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t>;
+using NumericTypes = TypeList<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t>;
 using GemmTypes = TypeList<float, double, int32_t, int64_t, uint32_t, uint64_t>;
 
 template <typename... Ts>

@@ -31,8 +31,8 @@ int matmul_kernel(const KernelArgs& args) {
   for (size_t batch = 0; batch < p.a_matrix.size(); ++batch) {
     T* y_matrix = y + static_cast<int64_t>(batch) * p.m * p.n;
     std::fill(y_matrix, y_matrix + p.m * p.n, T(0));
-    gemm_accumulate(p.m, p.n, p.k, a + p.a_matrix[batch] * p.m * p.k, p.k, 1, b + p.b_matrix[batch] * p.k * p.n,
-                    p.n, b_col_stride, y_matrix, p.n);
+    gemm_accumulate(p.m, p.n, p.k, a + p.a_matrix[batch] * p.m * p.k, p.k, 1, b + p.b_matrix[batch] * p.k * p.n, p.n,
+                    b_col_stride, y_matrix, p.n);
   }
   return kKernelOk;
 }
@@ -43,8 +43,8 @@ Result<PreparedKernel> prepare_matmul(const KernelContext& context) {
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> a_dims, input_dims(context, 0));
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> b_dims, input_dims(context, 1));
   if (a_dims.empty() || b_dims.empty()) {
-    return invalid_node(context, "inputs A " + shape_to_string(a_dims) + " and B " + shape_to_string(b_dims) +
-                                     " must have rank >= 1");
+    return invalid_node(
+        context, "inputs A " + shape_to_string(a_dims) + " and B " + shape_to_string(b_dims) + " must have rank >= 1");
   }
   const bool a_vector = a_dims.size() == 1;
   const bool b_vector = b_dims.size() == 1;
@@ -55,8 +55,8 @@ Result<PreparedKernel> prepare_matmul(const KernelContext& context) {
   params.k = a_dims.back();
   params.n = b_dims.back();
   if (b_dims[b_dims.size() - 2] != params.k) {
-    return invalid_node(context, "inner dimensions differ: A " + shape_to_string(a_dims) + " and B " +
-                                     shape_to_string(b_dims));
+    return invalid_node(context,
+                        "inner dimensions differ: A " + shape_to_string(a_dims) + " and B " + shape_to_string(b_dims));
   }
   const std::vector<int64_t> a_batch(a_dims.begin(), a_dims.end() - 2);
   const std::vector<int64_t> b_batch(b_dims.begin(), b_dims.end() - 2);

@@ -16,9 +16,9 @@ TEST(MatMulKernel, BatchedBroadcast) {
   test.input(f32_iota({2, 1, 3, 4}, 0, 0.25f)).input(f32_iota({3, 4, 2}, -10)).output(F::kFloat32, {2, 3, 3, 2});
   GE_RUN_KERNEL(out, test);
   expect_tensor<float>(out[0], {2, 3, 3, 2},
-                       {-8,  -6.5f,   -36,  -30.5f, -64,  -54.5f,  4,   5.5f,   8,   13.5f,  12,  21.5f,
-                        16,  17.5f,   52,   57.5f,  88,   97.5f,   -92, -78.5f, -120, -102.5f, -148, -126.5f,
-                        16,  29.5f,   20,   37.5f,  24,   45.5f,   124, 137.5f, 160, 177.5f, 196, 217.5f});
+                       {-8, -6.5f, -36, -30.5f, -64, -54.5f, 4,   5.5f,   8,    13.5f,   12,   21.5f,
+                        16, 17.5f, 52,  57.5f,  88,  97.5f,  -92, -78.5f, -120, -102.5f, -148, -126.5f,
+                        16, 29.5f, 20,  37.5f,  24,  45.5f,  124, 137.5f, 160,  177.5f,  196,  217.5f});
 }
 
 TEST(MatMulKernel, MatrixTimesVector) {
@@ -53,20 +53,23 @@ TEST(MatMulKernel, Int64) {
   expect_tensor<int64_t>(out[0], {2, 2}, {-6, -15, 48, 66});
 }
 
-TEST(MatMulKernel, LargerThanTheCacheBlocks) {
-  // A[i][k] = i + 1 (2 x 130), B[k][n] = k % 7 + n % 5 (130 x 600): the sum over k of
-  // k % 7 is 18 * 21 + (0+1+2+3) = 384, so Y[i][n] = (i + 1) * (384 + 130 * (n % 5)).
-  std::vector<float> a(2 * 130), b(130 * 600), expected(2 * 600);
-  for (int i = 0; i < 2; ++i)
-    for (int k = 0; k < 130; ++k) a[i * 130 + k] = static_cast<float>(i + 1);
-  for (int k = 0; k < 130; ++k)
-    for (int n = 0; n < 600; ++n) b[k * 600 + n] = static_cast<float>(k % 7 + n % 5);
-  for (int i = 0; i < 2; ++i)
-    for (int n = 0; n < 600; ++n) expected[i * 600 + n] = static_cast<float>((i + 1) * (384 + 130 * (n % 5)));
+TEST(MatMulKernel, LargerThanTheTilesAndCacheBlocks) {
+  // A[i][k] = i + 1 (10 x 300), B[k][n] = k % 7 + n % 5 (300 x 600): 10 rows and 600
+  // columns leave partial tiles, 300 and 600 cross the 256 depth and column blocks.
+  // The sum over k < 300 of k % 7 is 42 * 21 + (0+1+2+3+4+5) = 897, so
+  // Y[i][n] = (i + 1) * (897 + 300 * (n % 5)).
+  constexpr int kM = 10, kK = 300, kN = 600;
+  std::vector<float> a(kM * kK), b(kK * kN), expected(kM * kN);
+  for (int i = 0; i < kM; ++i)
+    for (int k = 0; k < kK; ++k) a[i * kK + k] = static_cast<float>(i + 1);
+  for (int k = 0; k < kK; ++k)
+    for (int n = 0; n < kN; ++n) b[k * kN + n] = static_cast<float>(k % 7 + n % 5);
+  for (int i = 0; i < kM; ++i)
+    for (int n = 0; n < kN; ++n) expected[i * kN + n] = static_cast<float>((i + 1) * (897 + 300 * (n % 5)));
   KernelTest test("MatMul");
-  test.input(f32({2, 130}, a)).input(f32({130, 600}, b)).output(F::kFloat32, {2, 600});
+  test.input(f32({kM, kK}, a)).input(f32({kK, kN}, b)).output(F::kFloat32, {kM, kN});
   GE_RUN_KERNEL(out, test);
-  expect_tensor<float>(out[0], {2, 600}, expected);
+  expect_tensor<float>(out[0], {kM, kN}, expected);
 }
 
 TEST(MatMulKernel, IncompatibleBatchIsInvalid) {

@@ -55,7 +55,8 @@ int max_pool_kernel(const KernelArgs& args) {
                 const T value = x_plane[(id * in_h + ih) * in_w + iw];
                 if (best_index < 0 || value > best) {
                   best = value;
-                  best_index = p.column_major_indices ? id + ih * in_d + iw * in_d * in_h : (id * in_h + ih) * in_w + iw;
+                  best_index =
+                      p.column_major_indices ? id + ih * in_d + iw * in_d * in_h : (id * in_h + ih) * in_w + iw;
                 }
               }
             }

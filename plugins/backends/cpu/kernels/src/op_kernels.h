@@ -16,9 +16,21 @@ void add_max_pool_kernels(std::vector<OpKernel>& table);
 void add_average_pool_kernels(std::vector<OpKernel>& table);
 void add_global_average_pool_kernels(std::vector<OpKernel>& table);
 void add_batch_normalization_kernels(std::vector<OpKernel>& table);
-void add_copy_kernels(std::vector<OpKernel>& table);                // Reshape Flatten Identity
+void add_copy_kernels(std::vector<OpKernel>& table);  // Reshape Flatten Identity
 void add_transpose_kernels(std::vector<OpKernel>& table);
 void add_concat_kernels(std::vector<OpKernel>& table);
 void add_softmax_kernels(std::vector<OpKernel>& table);
+
+// Kernel families for the full ONNX op set. Each family owns its files
+// (family_<name>*.cc) and registers every op it implements here. An entry whose
+// `dtypes` list is empty accepts any input dtype: its prepare() checks and returns
+// kUnsupported itself (for ops selected by an attribute or a later input).
+void add_math_family_kernels(std::vector<OpKernel>& table);    // elementwise math, compare, logic, Cast, Clip
+void add_tensor_family_kernels(std::vector<OpKernel>& table);  // indexing, shape, reductions, Pad, TopK, ...
+void add_nn_family_kernels(std::vector<OpKernel>& table);      // NN, RNN, Resize, quantization, signal, training
+
+// The "ge" domain's fused ops (keyed "ge::FusedConv", ...) and, unless a family has it,
+// LayerNormalization. Called last.
+void add_fused_kernels(std::vector<OpKernel>& table);
 
 }  // namespace ge::cpu_kernels

@@ -11,7 +11,7 @@ namespace ge::cpu_kernels {
 
 struct PoolShape {
   SpatialGeometry geometry;
-  int64_t planes = 0;              ///< N * C: each pooled independently
+  int64_t planes = 0;                ///< N * C: each pooled independently
   std::vector<int64_t> output_dims;  ///< [N, C, output spatial...]
 };
 

@@ -16,27 +16,26 @@ Result<SpatialGeometry> compute_spatial_geometry(const KernelContext& context,
     return unsupported_feature(context, std::to_string(rank) + "-D spatial input (1-D to 3-D are supported)");
   }
   if (static_cast<int64_t>(kernel.size()) != rank) {
-    return invalid_attribute(context, "kernel_shape", "has " + std::to_string(kernel.size()) +
-                                                          " values for a " + std::to_string(rank) + "-D spatial input");
+    return invalid_attribute(
+        context, "kernel_shape",
+        "has " + std::to_string(kernel.size()) + " values for a " + std::to_string(rank) + "-D spatial input");
   }
-  GE_ASSIGN_OR_RETURN(std::vector<int64_t> strides,
-                      ints_attribute(context, "strides", std::vector<int64_t>(rank, 1)));
+  GE_ASSIGN_OR_RETURN(std::vector<int64_t> strides, ints_attribute(context, "strides", std::vector<int64_t>(rank, 1)));
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> dilations,
                       ints_attribute(context, "dilations", std::vector<int64_t>(rank, 1)));
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ints_attribute(context, "pads", std::vector<int64_t>(2 * rank, 0)));
   GE_ASSIGN_OR_RETURN(std::string auto_pad, string_attribute(context, "auto_pad", "NOTSET"));
 
-  auto check_list = [&](const std::vector<int64_t>& values, const char* name, size_t size,
-                        int64_t minimum) -> Status {
+  auto check_list = [&](const std::vector<int64_t>& values, const char* name, size_t size, int64_t minimum) -> Status {
     if (values.size() != size) {
-      return invalid_attribute(context, name, "has " + std::to_string(values.size()) + " values, expected " +
-                                                  std::to_string(size) + " for a " + std::to_string(rank) +
-                                                  "-D spatial input");
+      return invalid_attribute(context, name,
+                               "has " + std::to_string(values.size()) + " values, expected " + std::to_string(size) +
+                                   " for a " + std::to_string(rank) + "-D spatial input");
     }
     for (int64_t value : values) {
       if (value < minimum) {
-        return invalid_attribute(context, name, "has value " + std::to_string(value) + ", must be >= " +
-                                                    std::to_string(minimum));
+        return invalid_attribute(context, name,
+                                 "has value " + std::to_string(value) + ", must be >= " + std::to_string(minimum));
       }
     }
     return Status::ok();

@@ -16,7 +16,7 @@ inline constexpr int kMaxLoopRank = 16;
 inline constexpr int kMaxLoopOperands = 2;
 
 struct StridedLoop {
-  int rank = 1;      ///< >= 1; the last axis is the inner run
+  int rank = 1;        ///< >= 1; the last axis is the inner run
   bool empty = false;  ///< the output has no elements
   std::array<int64_t, kMaxLoopRank> dims{};
   std::array<std::array<int64_t, kMaxLoopRank>, kMaxLoopOperands> strides{};

@@ -55,8 +55,9 @@ Result<PreparedKernel> prepare_transpose(const KernelContext& context) {
     if (valid) seen[perm[i]] = true;
   }
   if (!valid) {
-    return invalid_attribute(context, "perm", "= " + shape_to_string(perm) + " is not a permutation of the " +
-                                                  std::to_string(rank) + " axes of input " + shape_to_string(x_dims));
+    return invalid_attribute(context, "perm",
+                             "= " + shape_to_string(perm) + " is not a permutation of the " + std::to_string(rank) +
+                                 " axes of input " + shape_to_string(x_dims));
   }
   const std::vector<int64_t> x_strides = contiguous_strides(x_dims);
   std::vector<int64_t> y_dims(rank), read_strides(rank);
@@ -66,16 +67,27 @@ Result<PreparedKernel> prepare_transpose(const KernelContext& context) {
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, y_dims));
   std::optional<StridedLoop> loop = make_strided_loop(y_dims, {read_strides});
-  if (!loop) return unsupported_feature(context, "a permutation that keeps more than " + std::to_string(kMaxLoopRank) +
-                                                     " axes after merging");
+  if (!loop)
+    return unsupported_feature(
+        context, "a permutation that keeps more than " + std::to_string(kMaxLoopRank) + " axes after merging");
   TransposeParams params{*loop, element_size(dtype)};
   KernelFunction function = nullptr;
   switch (params.element_bytes) {
-    case 1: function = &transpose_kernel<1>; break;
-    case 2: function = &transpose_kernel<2>; break;
-    case 4: function = &transpose_kernel<4>; break;
-    case 8: function = &transpose_kernel<8>; break;
-    case 16: function = &transpose_kernel<16>; break;
+    case 1:
+      function = &transpose_kernel<1>;
+      break;
+    case 2:
+      function = &transpose_kernel<2>;
+      break;
+    case 4:
+      function = &transpose_kernel<4>;
+      break;
+    case 8:
+      function = &transpose_kernel<8>;
+      break;
+    case 16:
+      function = &transpose_kernel<16>;
+      break;
     default:
       return unsupported_dtype(context, dtype, all_fixed_size_types());
   }

@@ -16,16 +16,22 @@ struct UnaryParams {
 
 struct ReluOp {
   template <typename T>
-  static T apply(T x) { return x > T(0) ? x : T(0); }
+  static T apply(T x) {
+    return x > T(0) ? x : T(0);
+  }
 };
 struct SigmoidOp {
   // exp(-x) overflows to inf for very negative x, which still gives the right limit 0.
   template <typename T>
-  static T apply(T x) { return T(1) / (T(1) + std::exp(-x)); }
+  static T apply(T x) {
+    return T(1) / (T(1) + std::exp(-x));
+  }
 };
 struct TanhOp {
   template <typename T>
-  static T apply(T x) { return std::tanh(x); }
+  static T apply(T x) {
+    return std::tanh(x);
+  }
 };
 
 template <typename T, typename Op>

@@ -29,6 +29,13 @@ Result<Tensor> tensor_from_proto(const onnx::TensorProto& proto,
 /// Encodes a tensor as a TensorProto with raw_data (strings in string_data).
 onnx::TensorProto tensor_to_proto(const Tensor& tensor, const std::string& name = {});
 
+/// Reads a serialized TensorProto file (ONNX test data's input_K.pb / output_K.pb);
+/// external data resolves against the file's folder. Errors name the file.
+Result<Tensor> read_tensor_file(const std::filesystem::path& path);
+/// Writes `tensor` as a serialized TensorProto named `name`.
+Status write_tensor_file(const Tensor& tensor, const std::filesystem::path& path,
+                         const std::string& name = {});
+
 /// TypeProto (tensor, sequence, optional) → TensorDesc: static dims, named dims (dim_param)
 /// and unknown dims preserved.
 Result<TensorDesc> desc_from_type_proto(const onnx::TypeProto& type);

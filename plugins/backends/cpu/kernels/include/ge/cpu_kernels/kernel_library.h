@@ -23,8 +23,10 @@ enum KernelError : int {
 /// Text for a code returned by a reference kernel ("integer division by zero").
 const char* kernel_error_message(int code);
 
-/// Whether a reference kernel exists for `node`'s op (ONNX domain) and input dtype. On
-/// false, `reason` (when not null) names the node, op, dtype and `backend_name`.
+/// Whether a reference kernel exists for `node`'s op (ONNX domain) and input dtype, and,
+/// when its descs are static, whether prepare() would accept its attributes (it runs
+/// prepare and reports its kUnsupported errors). On false, `reason` (when not null)
+/// names the node, op, dtype or feature, and `backend_name`.
 bool supports(const Node& node, std::string_view backend_name, std::string* reason);
 
 /// Prepares the kernel of `node`, whose input/output descs must be static. Errors:

@@ -1,0 +1,334 @@
+// Kernels of the "ge" domain ops the fusion passes produce, plus LayerNormalization
+// (ai.onnx opset 17, what the LayerNorm fusion builds) when the library has no kernel of
+// its own for it:
+// - ge::FusedConv / ge::FusedGemm: the Conv / Gemm kernel, then the activation over the
+//   output in the same launch.
+// - ge::FusedMatMul(A, B, [bias]): the MatMul kernel, the bias broadcast-added, then the
+//   activation.
+// - ge::Gelu {approximate: none | tanh}.
+// Activations compute in the element type with the formulas of the standalone kernels,
+// so a fused node gives the same values as the chain it replaced.
+
+#include <cmath>
+#include <string>
+#include <string_view>
+
+#include "op_kernels.h"
+#include "strided_loop.h"
+
+namespace ge::cpu_kernels {
+namespace {
+
+enum class Activation { kNone, kRelu, kSigmoid, kTanh, kHardSwish, kLeakyRelu, kHardSigmoid, kClip };
+
+struct ActivationParams {
+  Activation kind = Activation::kNone;
+  float a = 0, b = 0;
+};
+
+Result<ActivationParams> read_activation(const KernelContext& context) {
+  GE_ASSIGN_OR_RETURN(std::string name, string_attribute(context, "activation", ""));
+  std::vector<float> values = context.node.get_floats("activation_params");
+  struct Known {
+    const char* name;
+    Activation kind;
+    size_t params;
+    float a, b;  // defaults when the params are absent
+  };
+  static const Known known[] = {{"", Activation::kNone, 0, 0, 0},
+                                {"Relu", Activation::kRelu, 0, 0, 0},
+                                {"Sigmoid", Activation::kSigmoid, 0, 0, 0},
+                                {"Tanh", Activation::kTanh, 0, 0, 0},
+                                {"HardSwish", Activation::kHardSwish, 0, 0, 0},
+                                {"LeakyRelu", Activation::kLeakyRelu, 1, 0.01f, 0},
+                                {"HardSigmoid", Activation::kHardSigmoid, 2, 0.2f, 0.5f},
+                                {"Clip", Activation::kClip, 2, -INFINITY, INFINITY}};
+  for (const Known& k : known) {
+    if (name != k.name) continue;
+    if (!values.empty() && values.size() != k.params) {
+      return invalid_attribute(context, "activation_params",
+                               "has " + std::to_string(values.size()) + " values, " + name + " takes " +
+                                   std::to_string(k.params));
+    }
+    ActivationParams params{k.kind, k.a, k.b};
+    if (values.size() >= 1) params.a = values[0];
+    if (values.size() >= 2) params.b = values[1];
+    return params;
+  }
+  return unsupported_feature(context, "activation '" + name + "'");
+}
+
+template <typename T>
+void apply_activation(T* y, int64_t count, const ActivationParams& p) {
+  const T a = static_cast<T>(p.a), b = static_cast<T>(p.b);
+  switch (p.kind) {
+    case Activation::kNone:
+      return;
+    case Activation::kRelu:
+      for (int64_t i = 0; i < count; ++i) y[i] = y[i] > T(0) ? y[i] : T(0);
+      return;
+    case Activation::kSigmoid:
+      for (int64_t i = 0; i < count; ++i) y[i] = T(1) / (T(1) + std::exp(-y[i]));
+      return;
+    case Activation::kTanh:
+      for (int64_t i = 0; i < count; ++i) y[i] = std::tanh(y[i]);
+      return;
+    case Activation::kHardSwish:
+      for (int64_t i = 0; i < count; ++i) y[i] = y[i] * std::max(T(0), std::min(T(1), y[i] / T(6) + T(0.5)));
+      return;
+    case Activation::kLeakyRelu:
+      for (int64_t i = 0; i < count; ++i) y[i] = y[i] < T(0) ? a * y[i] : y[i];
+      return;
+    case Activation::kHardSigmoid:
+      for (int64_t i = 0; i < count; ++i) y[i] = std::max(T(0), std::min(T(1), a * y[i] + b));
+      return;
+    case Activation::kClip:
+      for (int64_t i = 0; i < count; ++i) y[i] = y[i] < a ? a : (y[i] > b ? b : y[i]);
+      return;
+  }
+}
+
+/// The standard op kernels the fused ones wrap.
+const OpKernel& standard_kernel(std::string_view op_type) {
+  static const std::vector<OpKernel> table = [] {
+    std::vector<OpKernel> entries;
+    add_conv_kernels(entries);
+    add_gemm_kernels(entries);
+    add_matmul_kernels(entries);
+    return entries;
+  }();
+  for (const OpKernel& entry : table) {
+    if (entry.op_type == op_type) return entry;
+  }
+  std::abort();  // the three are always in the table above
+}
+
+struct FusedParams {
+  PreparedKernel inner;  // the Conv / Gemm / MatMul kernel
+  ActivationParams activation;
+  int64_t elements = 0;
+  bool has_bias = false;
+  StridedLoop bias_loop;  // operand 0: the bias, over the output
+};
+
+template <typename T>
+int fused_kernel(const KernelArgs& args) {
+  const auto& p = *static_cast<const FusedParams*>(args.params);
+  KernelArgs inner = args;
+  inner.params = p.inner.params.get();
+  if (int code = p.inner.function(inner)) return code;
+  auto* y = static_cast<T*>(args.outputs[0]);
+  if (p.has_bias) {
+    const auto* bias = static_cast<const T*>(args.inputs[2]);
+    if (bias == nullptr) return kKernelMissingAddress;
+    const int64_t run = p.bias_loop.inner_size();
+    const int64_t stride = p.bias_loop.inner_stride(0);
+    for_each_run(p.bias_loop, [&](int64_t row, int64_t offset, int64_t) {
+      T* out = y + row * run;
+      for (int64_t j = 0; j < run; ++j) out[j] = out[j] + bias[offset + j * stride];
+    });
+  }
+  apply_activation(y, p.elements, p.activation);
+  return kKernelOk;
+}
+
+Result<PreparedKernel> prepare_fused(const KernelContext& context, std::string_view standard, bool matmul_bias) {
+  const DataType dtype = input_dtype(context, 0);
+  GE_ASSIGN_OR_RETURN(ActivationParams activation, read_activation(context));
+  GE_ASSIGN_OR_RETURN(PreparedKernel inner, standard_kernel(standard).prepare(context));
+  GE_ASSIGN_OR_RETURN(std::vector<int64_t> y_dims, output_dims(context, 0));
+  FusedParams params;
+  params.activation = activation;
+  params.elements = product(y_dims);
+  if (matmul_bias && has_input(context, 2)) {
+    GE_RETURN_IF_ERROR(check_input_dtype(context, 2, dtype));
+    GE_ASSIGN_OR_RETURN(std::vector<int64_t> bias_dims, input_dims(context, 2));
+    std::optional<std::vector<int64_t>> merged = broadcast_shapes(y_dims, bias_dims);
+    if (bias_dims.size() > y_dims.size() || !merged || *merged != y_dims) {
+      return invalid_node(context, "bias " + shape_to_string(bias_dims) + " does not broadcast to the product " +
+                                       shape_to_string(y_dims));
+    }
+    std::optional<StridedLoop> loop =
+        make_strided_loop(y_dims, {broadcast_strides(bias_dims, y_dims.size()), std::vector<int64_t>(y_dims.size(), 0)});
+    if (!loop) return unsupported_feature(context, "a bias broadcast over more than 16 axes");
+    params.has_bias = true;
+    params.bias_loop = *loop;
+  }
+  const size_t workspace = inner.workspace_bytes;
+  std::string variant = inner.name.substr(inner.name.rfind('.') + 1);  // "cpu.Conv.im2col" -> "im2col"
+  if (variant == context.node.op_type()) variant.clear();
+  params.inner = std::move(inner);
+  KernelFunction function =
+      select_kernel(dtype, FloatTypes{}, []<typename T>() -> KernelFunction { return &fused_kernel<T>; });
+  return make_kernel(context, function, std::move(params), workspace, variant);
+}
+
+Result<PreparedKernel> prepare_fused_conv(const KernelContext& context) { return prepare_fused(context, "Conv", false); }
+Result<PreparedKernel> prepare_fused_gemm(const KernelContext& context) { return prepare_fused(context, "Gemm", false); }
+Result<PreparedKernel> prepare_fused_matmul(const KernelContext& context) {
+  return prepare_fused(context, "MatMul", true);
+}
+
+// ---- Gelu ----
+
+struct GeluParams {
+  int64_t elements = 0;
+  bool tanh = false;
+};
+
+template <typename T>
+int gelu_kernel(const KernelArgs& args) {
+  const auto& p = *static_cast<const GeluParams*>(args.params);
+  const auto* x = static_cast<const T*>(args.inputs[0]);
+  auto* y = static_cast<T*>(args.outputs[0]);
+  if (x == nullptr || y == nullptr) return kKernelMissingAddress;
+  constexpr double kInvSqrt2 = 0.70710678118654752440;
+  constexpr double kSqrt2OverPi = 0.79788456080286535588;
+  for (int64_t i = 0; i < p.elements; ++i) {
+    const double v = static_cast<double>(x[i]);
+    const double inner = p.tanh ? std::tanh(kSqrt2OverPi * (v + 0.044715 * v * v * v)) : std::erf(v * kInvSqrt2);
+    y[i] = static_cast<T>(0.5 * v * (1.0 + inner));
+  }
+  return kKernelOk;
+}
+
+Result<PreparedKernel> prepare_gelu(const KernelContext& context) {
+  const DataType dtype = input_dtype(context, 0);
+  GE_ASSIGN_OR_RETURN(std::vector<int64_t> dims, input_dims(context, 0));
+  GE_RETURN_IF_ERROR(check_output(context, 0, dtype, dims));
+  GE_ASSIGN_OR_RETURN(std::string approximate, string_attribute(context, "approximate", "none"));
+  if (approximate != "none" && approximate != "tanh") {
+    return invalid_attribute(context, "approximate", "is '" + approximate + "', expected 'none' or 'tanh'");
+  }
+  KernelFunction function =
+      select_kernel(dtype, FloatTypes{}, []<typename T>() -> KernelFunction { return &gelu_kernel<T>; });
+  return make_kernel(context, function, GeluParams{product(dims), approximate == "tanh"});
+}
+
+// ---- LayerNormalization (opset 17) ----
+
+struct LayerNormParams {
+  int64_t rows = 0, size = 0;  // rows normalised independently, elements per row
+  float epsilon = 1e-5f;
+  // Per element of a row: where its scale and bias live (broadcast to the row's shape).
+  std::vector<int64_t> scale_index, bias_index;
+  bool has_bias = false;
+  DataType mean_dtype = DataType::kUndefined, inv_std_dtype = DataType::kUndefined;  // undefined: not produced
+};
+
+void store(void* out, DataType dtype, int64_t index, double value) {
+  if (dtype == DataType::kFloat64) {
+    static_cast<double*>(out)[index] = value;
+  } else {
+    static_cast<float*>(out)[index] = static_cast<float>(value);
+  }
+}
+
+template <typename T>
+int layer_norm_kernel(const KernelArgs& args) {
+  const auto& p = *static_cast<const LayerNormParams*>(args.params);
+  const auto* x = static_cast<const T*>(args.inputs[0]);
+  const auto* scale = static_cast<const T*>(args.inputs[1]);
+  const T* bias = p.has_bias ? static_cast<const T*>(args.inputs[2]) : nullptr;
+  auto* y = static_cast<T*>(args.outputs[0]);
+  if (x == nullptr || scale == nullptr || y == nullptr || (p.has_bias && bias == nullptr)) return kKernelMissingAddress;
+  for (int64_t r = 0; r < p.rows; ++r) {
+    const T* row = x + r * p.size;
+    T* out = y + r * p.size;
+    double mean = 0;  // double statistics keep the float32 reference accurate
+    for (int64_t i = 0; i < p.size; ++i) mean += static_cast<double>(row[i]);
+    mean /= static_cast<double>(p.size);
+    double variance = 0;
+    for (int64_t i = 0; i < p.size; ++i) variance += (static_cast<double>(row[i]) - mean) * (static_cast<double>(row[i]) - mean);
+    variance /= static_cast<double>(p.size);
+    const double inv_std = 1.0 / std::sqrt(variance + static_cast<double>(p.epsilon));
+    for (int64_t i = 0; i < p.size; ++i) {
+      double v = (static_cast<double>(row[i]) - mean) * inv_std * static_cast<double>(scale[p.scale_index[i]]);
+      if (bias != nullptr) v += static_cast<double>(bias[p.bias_index[i]]);
+      out[i] = static_cast<T>(v);
+    }
+    if (p.mean_dtype != DataType::kUndefined && args.outputs[1] != nullptr) store(args.outputs[1], p.mean_dtype, r, mean);
+    if (p.inv_std_dtype != DataType::kUndefined && args.outputs[2] != nullptr) {
+      store(args.outputs[2], p.inv_std_dtype, r, inv_std);
+    }
+  }
+  return kKernelOk;
+}
+
+/// Flat index into a tensor of `dims` broadcast (unidirectionally) to `target`, per
+/// element of `target`.
+Result<std::vector<int64_t>> broadcast_index(const KernelContext& context, const char* what,
+                                             const std::vector<int64_t>& dims, const std::vector<int64_t>& target) {
+  std::optional<std::vector<int64_t>> merged = broadcast_shapes(target, dims);
+  if (dims.size() > target.size() || !merged || *merged != target) {
+    return invalid_node(context, std::string(what) + " " + shape_to_string(dims) +
+                                     " does not broadcast to the normalised shape " + shape_to_string(target));
+  }
+  const std::vector<int64_t> strides = broadcast_strides(dims, target.size());
+  std::vector<int64_t> index(static_cast<size_t>(product(target)));
+  std::vector<int64_t> position(target.size(), 0);
+  for (size_t flat = 0; flat < index.size(); ++flat) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < target.size(); ++d) offset += position[d] * strides[d];
+    index[flat] = offset;
+    for (size_t d = target.size(); d-- > 0;) {
+      if (++position[d] < target[d]) break;
+      position[d] = 0;
+    }
+  }
+  return index;
+}
+
+Result<PreparedKernel> prepare_layer_norm(const KernelContext& context) {
+  const DataType dtype = input_dtype(context, 0);
+  GE_ASSIGN_OR_RETURN(std::vector<int64_t> x_dims, input_dims(context, 0));
+  GE_RETURN_IF_ERROR(check_input_dtype(context, 1, dtype));
+  GE_ASSIGN_OR_RETURN(std::vector<int64_t> scale_dims, input_dims(context, 1));
+  const int64_t rank = static_cast<int64_t>(x_dims.size());
+  GE_ASSIGN_OR_RETURN(int64_t axis_value, int_attribute(context, "axis", -1));
+  GE_ASSIGN_OR_RETURN(int64_t axis, normalize_axis(context, "axis", axis_value, rank));
+  GE_ASSIGN_OR_RETURN(int64_t stash_type, int_attribute(context, "stash_type", 1));
+  if (stash_type != 1) return unsupported_feature(context, "stash_type=" + std::to_string(stash_type));
+  LayerNormParams params;
+  GE_ASSIGN_OR_RETURN(params.epsilon, float_attribute(context, "epsilon", 1e-5f));
+  const std::vector<int64_t> normalised(x_dims.begin() + axis, x_dims.end());
+  params.rows = product(x_dims, 0, static_cast<size_t>(axis));
+  params.size = product(normalised);
+  GE_ASSIGN_OR_RETURN(params.scale_index, broadcast_index(context, "scale", scale_dims, normalised));
+  params.has_bias = has_input(context, 2);
+  if (params.has_bias) {
+    GE_RETURN_IF_ERROR(check_input_dtype(context, 2, dtype));
+    GE_ASSIGN_OR_RETURN(std::vector<int64_t> bias_dims, input_dims(context, 2));
+    GE_ASSIGN_OR_RETURN(params.bias_index, broadcast_index(context, "bias", bias_dims, normalised));
+  }
+  GE_RETURN_IF_ERROR(check_output(context, 0, dtype, x_dims));
+  std::vector<int64_t> stat_dims(x_dims.begin(), x_dims.begin() + axis);
+  stat_dims.resize(x_dims.size(), 1);
+  for (size_t o = 1; o <= 2; ++o) {
+    if (!has_output(context, o)) continue;
+    const DataType stat = context.node.output(o)->desc().dtype;
+    if (stat != DataType::kFloat32 && stat != DataType::kFloat64) {
+      return unsupported_feature(context, "output " + std::to_string(o) + " of dtype " + std::string(data_type_name(stat)));
+    }
+    GE_RETURN_IF_ERROR(check_output(context, o, stat, stat_dims));
+    (o == 1 ? params.mean_dtype : params.inv_std_dtype) = stat;
+  }
+  KernelFunction function =
+      select_kernel(dtype, FloatTypes{}, []<typename T>() -> KernelFunction { return &layer_norm_kernel<T>; });
+  return make_kernel(context, function, std::move(params));
+}
+
+}  // namespace
+
+void add_fused_kernels(std::vector<OpKernel>& table) {
+  table.push_back({"ge::FusedConv", data_types(FloatTypes{}), &prepare_fused_conv});
+  table.push_back({"ge::FusedGemm", data_types(FloatTypes{}), &prepare_fused_gemm});
+  table.push_back({"ge::FusedMatMul", data_types(FloatTypes{}), &prepare_fused_matmul});
+  table.push_back({"ge::Gelu", data_types(FloatTypes{}), &prepare_gelu});
+  // A LayerNormalization kernel of the library's own, added before this call, wins.
+  bool has_layer_norm = false;
+  for (const OpKernel& entry : table) has_layer_norm = has_layer_norm || entry.op_type == "LayerNormalization";
+  if (!has_layer_norm) table.push_back({"LayerNormalization", data_types(FloatTypes{}), &prepare_layer_norm});
+}
+
+}  // namespace ge::cpu_kernels

@@ -1,0 +1,75 @@
+#include "best_fit_placer.h"
+
+#include <algorithm>
+
+namespace ge::memory {
+namespace {
+
+// Step points actually used, so that the index is as small as the request count.
+std::vector<int64_t> step_points(const std::vector<MemoryRequest>& requests) {
+  std::vector<int64_t> points;
+  points.reserve(requests.size() * 2);
+  for (const MemoryRequest& r : requests) {
+    points.push_back(r.first_use);
+    points.push_back(r.last_use);
+  }
+  std::sort(points.begin(), points.end());
+  points.erase(std::unique(points.begin(), points.end()), points.end());
+  return points;
+}
+
+size_t round_up(size_t bytes, size_t alignment) {
+  return alignment <= 1 ? bytes : (bytes + alignment - 1) / alignment * alignment;
+}
+
+}  // namespace
+
+BestFitPlacer::BestFitPlacer(const std::vector<MemoryRequest>& requests)
+    : requests_(requests), index_(0) {
+  const std::vector<int64_t> points = step_points(requests);
+  auto position = [&](int64_t step) {
+    return static_cast<size_t>(std::lower_bound(points.begin(), points.end(), step) - points.begin());
+  };
+  first_.reserve(requests.size());
+  last_.reserve(requests.size());
+  for (const MemoryRequest& r : requests) {
+    first_.push_back(position(r.first_use));
+    last_.push_back(position(r.last_use));
+  }
+  index_ = IntervalIndex(points.size());
+}
+
+MemoryPlan BestFitPlacer::place(const std::vector<uint32_t>& order, size_t alignment) {
+  index_.clear();
+  MemoryPlan plan;
+  plan.offsets.assign(requests_.size(), 0);
+  std::vector<std::pair<size_t, size_t>> taken;  // conflicting [offset, end)
+  for (uint32_t id : order) {
+    const size_t bytes = requests_[id].bytes;
+    if (bytes == 0 || first_[id] > last_[id]) continue;
+    conflicts_.clear();
+    index_.query(first_[id], last_[id], conflicts_);
+    taken.clear();
+    for (uint32_t c : conflicts_) taken.emplace_back(plan.offsets[c], plan.offsets[c] + requests_[c].bytes);
+    std::sort(taken.begin(), taken.end());
+    size_t best = SIZE_MAX, best_gap = SIZE_MAX, cursor = 0;
+    for (const auto& [begin, end] : taken) {
+      const size_t start = round_up(cursor, alignment);
+      if (begin > start) {
+        const size_t gap = begin - start;
+        if (gap >= bytes && gap < best_gap) {
+          best = start;
+          best_gap = gap;
+        }
+      }
+      cursor = std::max(cursor, end);
+    }
+    if (best == SIZE_MAX) best = round_up(cursor, alignment);
+    plan.offsets[id] = best;
+    plan.total_bytes = std::max(plan.total_bytes, best + bytes);
+    index_.insert(id, first_[id], last_[id]);
+  }
+  return plan;
+}
+
+}  // namespace ge::memory

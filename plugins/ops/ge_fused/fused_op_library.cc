@@ -1,0 +1,167 @@
+#include "fused_op_library.h"
+
+#include <memory>
+
+namespace ge::fused_ops {
+namespace {
+
+bool is_float(DataType type) {
+  return type == DataType::kFloat32 || type == DataType::kFloat64 || type == DataType::kFloat16 ||
+         type == DataType::kBFloat16;
+}
+
+Status check_activation(const Node& node) {
+  const std::string activation = node.get_string("activation", "");
+  if (activation.empty()) return Status::ok();
+  const int expected = activation_param_count(activation);
+  if (expected < 0) {
+    return invalid_argument(node.describe() + ": attribute 'activation' is '" + activation +
+                            "', expected one of Relu, Sigmoid, Tanh, HardSwish, LeakyRelu, HardSigmoid, Clip");
+  }
+  const std::vector<float> params = node.get_floats("activation_params");
+  if (static_cast<int>(params.size()) != expected) {
+    return invalid_argument(node.describe() + ": activation " + activation + " takes " + std::to_string(expected) +
+                            " activation_params, got " + std::to_string(params.size()));
+  }
+  return Status::ok();
+}
+
+/// Keeps what the node's output already says where the inference left a dim unknown.
+TensorDesc merged(const TensorDesc& existing, const TensorDesc& inferred) {
+  if (!inferred.has_rank()) return existing.dtype == DataType::kUndefined ? inferred : existing;
+  TensorDesc result = inferred;
+  if (existing.has_rank() && existing.rank() == inferred.rank()) {
+    for (size_t i = 0; i < result.shape->size(); ++i) {
+      if (!(*result.shape)[i].is_static() && (*result.shape)[i].symbol.empty()) (*result.shape)[i] = (*existing.shape)[i];
+    }
+  }
+  return result;
+}
+
+/// Infers `node` as the standard op `onnx_type` over its first `input_count` inputs, in a
+/// one-node scratch graph, and writes the result into output 0.
+Status infer_as(const std::string& onnx_type, Node& node, size_t input_count, const InputDataProvider& data,
+                const OpRegistry& registry) {
+  Graph scratch("infer_" + node.name());
+  for (const Graph* g = node.graph(); g != nullptr; g = g->parent()) {
+    for (const auto& [domain, version] : g->opset_imports()) {
+      if (!scratch.opset_imports().count(domain)) scratch.set_opset_import(domain, version);
+    }
+  }
+  if (scratch.opset_version("") <= 0) scratch.set_opset_import("", 17);
+  std::vector<Value*> inputs;
+  for (size_t i = 0; i < input_count && i < node.input_count(); ++i) {
+    const Value* in = node.input(i);
+    const std::string name = "input_" + std::to_string(i);
+    const Tensor* known = in != nullptr && data ? data(node, i) : nullptr;
+    inputs.push_back(in == nullptr ? nullptr
+                     : known != nullptr ? scratch.add_initializer(name, *known)
+                                        : scratch.add_input(name, in->desc()));
+  }
+  Node* standard = scratch.add_node(onnx_type, inputs, 1, node.name(), {"output_0"});
+  for (const auto& [key, attribute] : node.attributes()) {
+    if (key != "activation" && key != "activation_params") standard->set_attribute(key, attribute);
+  }
+  GE_RETURN_IF_ERROR(registry.infer_node(*standard, [](const Node& n, size_t i) -> const Tensor* {
+    const Value* v = n.input(i);
+    return v != nullptr ? v->constant() : nullptr;
+  }).with_context(node.describe() + " (inferred as " + onnx_type + ")"));
+  node.output(0)->set_desc(merged(node.output(0)->desc(), standard->output(0)->desc()));
+  return Status::ok();
+}
+
+/// Whether `bias` broadcasts to `output` without changing it (numpy rules, one way).
+bool broadcasts_into(const TensorDesc& bias, const TensorDesc& output) {
+  if (!bias.has_rank() || !output.has_rank()) return true;  // checked again at prepare time
+  if (bias.rank() > output.rank()) return false;
+  const size_t offset = static_cast<size_t>(output.rank() - bias.rank());
+  for (size_t i = 0; i < bias.shape->size(); ++i) {
+    const Dim& b = (*bias.shape)[i];
+    const Dim& o = (*output.shape)[offset + i];
+    if (b.is_static() && b.value != 1 && o.is_static() && b.value != o.value) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int activation_param_count(const std::string& activation) {
+  static const std::map<std::string, int> counts = {{"Relu", 0},      {"Sigmoid", 0},     {"Tanh", 0},
+                                                    {"HardSwish", 0}, {"LeakyRelu", 1},   {"HardSigmoid", 2},
+                                                    {"Clip", 2}};
+  auto it = counts.find(activation);
+  return it == counts.end() ? -1 : it->second;
+}
+
+FusedOpLibrary::FusedOpLibrary() {
+  auto add = [this](const char* op, int min_inputs, int max_inputs) {
+    OpSchemaInfo info;
+    info.domain = kDomain;
+    info.op_type = op;
+    info.since_version = 1;
+    info.min_inputs = min_inputs;
+    info.max_inputs = max_inputs;
+    info.min_outputs = info.max_outputs = 1;
+    info.fusion_kind = std::string(op) == "Gelu" ? FusionKind::kElementwise : FusionKind::kOpaque;
+    schemas_[op] = info;
+  };
+  add("FusedConv", 2, 3);
+  add("FusedGemm", 2, 3);
+  add("FusedMatMul", 2, 3);
+  add("Gelu", 1, 1);
+}
+
+const OpSchemaInfo* FusedOpLibrary::find_schema(const std::string& domain, const std::string& op_type,
+                                                int64_t /*opset_version*/) const {
+  if (domain != kDomain) return nullptr;
+  auto it = schemas_.find(op_type);
+  return it == schemas_.end() ? nullptr : &it->second;
+}
+
+Status FusedOpLibrary::infer(Node& node, int64_t, const InputDataProvider& data, const OpRegistry& registry) const {
+  const OpSchemaInfo* schema = find_schema(node.domain(), node.op_type(), 1);
+  if (schema == nullptr) return unsupported("op library 'ge_fused' does not know " + node.describe());
+  if (static_cast<int>(node.input_count()) < schema->min_inputs ||
+      static_cast<int>(node.input_count()) > schema->max_inputs || node.output_count() != 1) {
+    return invalid_argument(node.describe() + ": has " + std::to_string(node.input_count()) + " inputs and " +
+                            std::to_string(node.output_count()) + " outputs, expected " +
+                            std::to_string(schema->min_inputs) + ".." + std::to_string(schema->max_inputs) +
+                            " inputs and 1 output");
+  }
+  for (int i = 0; i < schema->min_inputs; ++i) {
+    if (node.input(static_cast<size_t>(i)) == nullptr) {
+      return invalid_argument(node.describe() + ": input " + std::to_string(i) + " is required");
+    }
+  }
+  if (node.op_type() == "Gelu") {
+    const std::string approximate = node.get_string("approximate", "none");
+    if (approximate != "none" && approximate != "tanh") {
+      return invalid_argument(node.describe() + ": attribute 'approximate' is '" + approximate +
+                              "', expected 'none' or 'tanh'");
+    }
+    const TensorDesc& x = node.input(0)->desc();
+    if (x.dtype != DataType::kUndefined && !is_float(x.dtype)) {
+      return invalid_argument(node.describe() + ": input X is " + x.to_string() + ", expected a float tensor");
+    }
+    node.output(0)->set_desc(merged(node.output(0)->desc(), x));
+    return Status::ok();
+  }
+  GE_RETURN_IF_ERROR(check_activation(node));
+  if (node.op_type() == "FusedConv") return infer_as("Conv", node, 3, data, registry);
+  if (node.op_type() == "FusedGemm") return infer_as("Gemm", node, 3, data, registry);
+  GE_RETURN_IF_ERROR(infer_as("MatMul", node, 2, data, registry));
+  if (const Value* bias = node.input(2); bias != nullptr) {
+    const TensorDesc& out = node.output(0)->desc();
+    if (bias->desc().dtype != DataType::kUndefined && bias->desc().dtype != out.dtype) {
+      return invalid_argument(node.describe() + ": bias %" + bias->name() + " is " + bias->desc().to_string() +
+                              ", the product is " + out.to_string());
+    }
+    if (!broadcasts_into(bias->desc(), out)) {
+      return invalid_argument(node.describe() + ": bias %" + bias->name() + " " + bias->desc().to_string() +
+                              " does not broadcast to the product " + out.to_string());
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace ge::fused_ops

@@ -1,0 +1,44 @@
+#pragma once
+/// The "ge" op domain: ops the built-in fusion passes produce. Shape inference of a fused
+/// op is the inference of the standard op it extends, run through the registry, so the
+/// two can never disagree.
+///
+/// - ge::FusedConv(X, W, [B])   Conv's inputs and attributes, plus `activation` and
+///   `activation_params`; Y = activation(Conv(X, W, B)).
+/// - ge::FusedGemm(A, B, [C])   Gemm's inputs and attributes, plus the activation.
+/// - ge::FusedMatMul(A, B, [bias])  Y = activation(MatMul(A, B) + bias), the bias
+///   broadcasting to MatMul's output without changing its shape.
+/// - ge::Gelu(X) {approximate: "none" | "tanh"}   as ONNX Gelu-20.
+///
+/// `activation` is one of Relu, Sigmoid, Tanh, HardSwish (no params), LeakyRelu [alpha],
+/// HardSigmoid [alpha, beta], Clip [min, max]; an empty or absent `activation` is none.
+
+#include <map>
+#include <string>
+
+#include "ge/op_registry.h"
+
+namespace ge::fused_ops {
+
+inline constexpr const char* kDomain = "ge";
+
+/// How many activation_params each activation takes; -1 for an unknown activation.
+int activation_param_count(const std::string& activation);
+
+class FusedOpLibrary final : public OpLibrary {
+ public:
+  FusedOpLibrary();
+  std::string name() const override { return "ge_fused"; }
+  /// Every version of the "ge" domain (including an unimported one, 0) has these ops.
+  const OpSchemaInfo* find_schema(const std::string& domain, const std::string& op_type,
+                                  int64_t opset_version) const override;
+  /// Checks the activation attributes, then infers like the standard op. Errors name the
+  /// node and the attribute or input.
+  Status infer(Node& node, int64_t opset_version, const InputDataProvider& data,
+               const OpRegistry& registry) const override;
+
+ private:
+  std::map<std::string, OpSchemaInfo> schemas_;
+};
+
+}  // namespace ge::fused_ops

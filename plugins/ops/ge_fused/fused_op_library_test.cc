@@ -1,0 +1,100 @@
+#include "fused_op_library.h"
+
+#include <gtest/gtest.h>
+
+#include "ge/graph_text.h"
+#include "plugin_test_env.h"
+
+namespace ge::fused_ops {
+namespace {
+
+using pass_testing::PluginEnvironment;
+
+/// Parses `ir` and infers it with the build's op libraries; the inferred text or the error.
+std::string infer(const std::string& ir) {
+  Status required = PluginEnvironment::get().require({"onnx_std", "ge_fused"});
+  if (!required.is_ok()) return required.to_string();
+  auto graph = parse_graph(ir);
+  if (!graph.is_ok()) return graph.status().to_string();
+  Status status = PluginEnvironment::get().ops().infer_graph(**graph);
+  return status.is_ok() ? print_graph(**graph) : status.message();
+}
+
+TEST(FusedOpLibrary, FusedConvInfersLikeConv) {
+  EXPECT_EQ(infer(R"(graph g (opset ""=17, "ge"=1) {
+  input %x : float32[N,3,8,8]
+  init %w : float32[4,3,3,3] = float32[4,3,3,3] [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+  %y = ge::FusedConv(%x, %w) {activation: string = "Clip", activation_params: floats = [0, 6], pads: ints = [1, 1, 1, 1], strides: ints = [2, 2]} "c"
+  output %y
+})"),
+            R"(graph g (opset ""=17, "ge"=1) {
+  input %x : float32[N,3,8,8]
+  init %w : float32[4,3,3,3] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+  %y : float32[N,4,4,4] = ge::FusedConv(%x, %w) {activation: string = "Clip", activation_params: floats = [0, 6], pads: ints = [1, 1, 1, 1], strides: ints = [2, 2]} "c"
+  output %y
+}
+)");
+}
+
+TEST(FusedOpLibrary, FusedGemmAndMatMulInferLikeTheStandardOps) {
+  const std::string out = infer(R"(graph g (opset ""=17, "ge"=1) {
+  input %a : float32[2,3]
+  input %b : float32[5,3]
+  input %c : float32[5]
+  input %x : float32[B,7,3]
+  input %w : float32[3,5]
+  %g = ge::FusedGemm(%a, %b, %c) {activation: string = "LeakyRelu", activation_params: floats = [0.1], transB: int = 1} "gemm"
+  %m = ge::FusedMatMul(%x, %w, %c) {activation: string = "Relu"} "mm"
+  output %g
+  output %m
+})");
+  EXPECT_NE(out.find("%g : float32[2,5] = ge::FusedGemm"), std::string::npos) << out;
+  EXPECT_NE(out.find("%m : float32[B,7,5] = ge::FusedMatMul"), std::string::npos) << out;
+}
+
+TEST(FusedOpLibrary, RejectsBadActivationsAndBiases) {
+  EXPECT_EQ(infer(R"(graph g (opset ""=17, "ge"=1) {
+  input %a : float32[2,3]
+  input %b : float32[3,4]
+  %y = ge::FusedMatMul(%a, %b) {activation: string = "Swish"} "mm"
+  output %y
+})"),
+            "shape inference in graph 'g': ge::FusedMatMul 'mm': attribute 'activation' is 'Swish', expected one of "
+            "Relu, Sigmoid, Tanh, HardSwish, LeakyRelu, HardSigmoid, Clip");
+  EXPECT_EQ(infer(R"(graph g (opset ""=17, "ge"=1) {
+  input %a : float32[2,3]
+  input %b : float32[3,4]
+  %y = ge::FusedMatMul(%a, %b) {activation: string = "Clip", activation_params: floats = [0]} "mm"
+  output %y
+})"),
+            "shape inference in graph 'g': ge::FusedMatMul 'mm': activation Clip takes 2 activation_params, got 1");
+  EXPECT_EQ(infer(R"(graph g (opset ""=17, "ge"=1) {
+  input %a : float32[2,3]
+  input %b : float32[3,4]
+  input %bias : float32[3]
+  %y = ge::FusedMatMul(%a, %b, %bias) "mm"
+  output %y
+})"),
+            "shape inference in graph 'g': ge::FusedMatMul 'mm': bias %bias float32[3] does not broadcast to the "
+            "product float32[2,4]");
+  EXPECT_EQ(infer(R"(graph g (opset ""=17, "ge"=1) {
+  input %x : float32[2]
+  %y = ge::Gelu(%x) {approximate: string = "fast"} "gelu"
+  output %y
+})"),
+            "shape inference in graph 'g': ge::Gelu 'gelu': attribute 'approximate' is 'fast', expected 'none' or "
+            "'tanh'");
+}
+
+TEST(FusedOpLibrary, ConvErrorsNameTheFusedNode) {
+  const std::string error = infer(R"(graph g (opset ""=17, "ge"=1) {
+  input %x : float32[1,3,8,8]
+  input %w : float32[4,3,3]
+  %y = ge::FusedConv(%x, %w) "c"
+  output %y
+})");
+  EXPECT_NE(error.find("ge::FusedConv 'c' (inferred as Conv)"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace ge::fused_ops

@@ -1,0 +1,194 @@
+#include "case_runner.h"
+
+#include <onnx/onnx_pb.h>
+// After onnx_pb.h, which defines ONNX_API.
+#include <onnx/onnx-data.pb.h>
+
+#include <algorithm>
+#include <exception>
+#include <fstream>
+#include <system_error>
+#include <vector>
+
+#include "expectations.h"
+#include "ge/onnx_common/tensor_proto.h"
+#include "ge/session.h"
+
+namespace ge::conformance {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The first line of `message`, without the case's folder: reasons then read the same on
+/// every machine ("model.onnx: ...", "test_data_set_0/input_1.pb: ...").
+CaseOutcome failure(const TestCase& test_case, const std::string& message) {
+  std::string text = message;
+  const std::string folder = test_case.dir.string() + "/";
+  for (size_t at = text.find(folder); at != std::string::npos; at = text.find(folder, at))
+    text.erase(at, folder.size());
+  std::string reason = one_line_reason(text);
+  if (reason.empty()) reason = "failed without a message";
+  return {false, reason};
+}
+
+Result<std::string> read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return not_found("cannot open '" + path.string() + "'");
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+Result<std::vector<Tensor>> sequence_from_proto(const onnx::SequenceProto& proto, const fs::path& path) {
+  if (proto.elem_type() != onnx::SequenceProto::TENSOR && proto.elem_type() != onnx::SequenceProto::UNDEFINED) {
+    return unsupported("'" + path.string() + "': only sequences of tensors are supported");
+  }
+  std::vector<Tensor> items;
+  for (const auto& t : proto.tensor_values()) {
+    GE_ASSIGN_OR_RETURN(Tensor tensor, onnx_common::tensor_from_proto(t));
+    items.push_back(std::move(tensor));
+  }
+  return items;
+}
+
+/// Reads a test-data file as the kind of value `desc` declares: a TensorProto, a
+/// SequenceProto or an OptionalProto.
+Result<RuntimeValue> read_value(const fs::path& path, const TensorDesc& desc) {
+  if (desc.kind == ValueKind::kTensor) {
+    GE_ASSIGN_OR_RETURN(Tensor tensor, onnx_common::read_tensor_file(path));
+    return RuntimeValue::of(std::move(tensor));
+  }
+  GE_ASSIGN_OR_RETURN(std::string bytes, read_bytes(path));
+  if (desc.kind == ValueKind::kSequence) {
+    onnx::SequenceProto proto;
+    if (!proto.ParseFromString(bytes)) return parse_error("'" + path.string() + "' is not a SequenceProto");
+    GE_ASSIGN_OR_RETURN(std::vector<Tensor> items, sequence_from_proto(proto, path));
+    return RuntimeValue::of_sequence(std::move(items), desc.dtype);
+  }
+  onnx::OptionalProto proto;
+  if (!proto.ParseFromString(bytes)) return parse_error("'" + path.string() + "' is not an OptionalProto");
+  if (proto.has_tensor_value()) {
+    GE_ASSIGN_OR_RETURN(Tensor tensor, onnx_common::tensor_from_proto(proto.tensor_value()));
+    RuntimeValue v = RuntimeValue::of(std::move(tensor));
+    v.kind = ValueKind::kOptional;
+    return v;
+  }
+  if (proto.has_sequence_value()) {
+    GE_ASSIGN_OR_RETURN(std::vector<Tensor> items, sequence_from_proto(proto.sequence_value(), path));
+    RuntimeValue v = RuntimeValue::of_sequence(std::move(items), desc.dtype);
+    v.kind = ValueKind::kOptionalSequence;
+    return v;
+  }
+  return RuntimeValue::empty_optional(desc.kind, desc.dtype);
+}
+
+/// Compares a produced value with an expected one of the same kind.
+Status compare_values(const RuntimeValue& got, const RuntimeValue& expected, const Tolerance& tolerance) {
+  if (got.has_element != expected.has_element) {
+    return invalid_argument(std::string("optional is ") + (got.has_element ? "present" : "empty") + ", expected " +
+                            (expected.has_element ? "present" : "empty"));
+  }
+  if (!expected.has_element) return Status::ok();
+  if (got.holds_sequence() != expected.holds_sequence()) {
+    return invalid_argument("got " + got.to_string() + ", expected " + expected.to_string());
+  }
+  if (expected.holds_sequence()) {
+    if (got.sequence.size() != expected.sequence.size()) {
+      return invalid_argument("sequence has " + std::to_string(got.sequence.size()) + " elements, expected " +
+                              std::to_string(expected.sequence.size()));
+    }
+    for (size_t i = 0; i < got.sequence.size(); ++i) {
+      const TensorComparison c = compare_tensors(got.sequence[i], expected.sequence[i], tolerance);
+      if (!c.matches) return invalid_argument("sequence element " + std::to_string(i) + ": " + c.detail);
+    }
+    return Status::ok();
+  }
+  const TensorComparison c = compare_tensors(got.tensor, expected.tensor, tolerance);
+  return c.matches ? Status::ok() : invalid_argument(c.detail);
+}
+
+/// test_data_set_* folders, sorted.
+std::vector<fs::path> data_sets(const fs::path& case_dir) {
+  std::vector<fs::path> sets;
+  std::error_code error;
+  for (fs::directory_iterator it(case_dir, error), end; !error && it != end; it.increment(error)) {
+    if (it->is_directory(error) && it->path().filename().string().rfind("test_data_set_", 0) == 0) {
+      sets.push_back(it->path());
+    }
+  }
+  std::sort(sets.begin(), sets.end());
+  return sets;
+}
+
+/// Number of consecutive `<prefix>K.pb` files from K = 0.
+size_t count_files(const fs::path& dir, const std::string& prefix) {
+  std::error_code error;
+  size_t count = 0;
+  while (fs::exists(dir / (prefix + std::to_string(count) + ".pb"), error)) ++count;
+  return count;
+}
+
+Status run_data_set(Session& session, const fs::path& set_dir, const Tolerance& tolerance) {
+  const std::string set_name = set_dir.filename().string();
+  const std::vector<Value*> runtime_inputs = session.graph().runtime_inputs();
+  const size_t input_files = count_files(set_dir, "input_");
+  if (input_files != runtime_inputs.size()) {
+    return invalid_argument(set_name + " has " + std::to_string(input_files) + " input file(s) but the graph has " +
+                            std::to_string(runtime_inputs.size()) + " runtime input(s)");
+  }
+  NamedValues inputs;
+  for (size_t k = 0; k < input_files; ++k) {
+    GE_ASSIGN_OR_RETURN(RuntimeValue value,
+                        read_value(set_dir / ("input_" + std::to_string(k) + ".pb"), runtime_inputs[k]->desc()));
+    inputs.emplace_back(runtime_inputs[k]->name(), std::move(value));
+  }
+  std::vector<RuntimeValue> outputs;
+  GE_RETURN_IF_ERROR(session.run_values(inputs, outputs));
+
+  const std::vector<Value*>& graph_outputs = session.graph().outputs();
+  const size_t output_files = count_files(set_dir, "output_");
+  if (output_files != outputs.size()) {
+    return invalid_argument("the model produced " + std::to_string(outputs.size()) + " output(s) but " + set_name +
+                            " has " + std::to_string(output_files) + " output file(s)");
+  }
+  for (size_t k = 0; k < output_files; ++k) {
+    const std::string name = k < graph_outputs.size() ? graph_outputs[k]->name() : std::string();
+    GE_ASSIGN_OR_RETURN(RuntimeValue expected,
+                        read_value(set_dir / ("output_" + std::to_string(k) + ".pb"), graph_outputs[k]->desc()));
+    const Status compared = compare_values(outputs[k], expected, tolerance);
+    if (!compared.is_ok()) {
+      return invalid_argument("output " + std::to_string(k) + " '" + name + "' (" + set_name + ") differs: " +
+                              compared.message());
+    }
+  }
+  return Status::ok();
+}
+
+CaseOutcome run_case_unguarded(const PluginHost& host, const TestCase& test_case, int opt_level,
+                               const Tolerance& tolerance) {
+  const fs::path model_file = test_case.dir / "model.onnx";
+  const std::vector<fs::path> sets = data_sets(test_case.dir);
+  if (sets.empty()) return failure(test_case, "no test_data_set_* folder in '" + test_case.dir.string() + "'");
+
+  SessionOptions options;
+  options.passes.opt_level = opt_level;
+  Result<std::unique_ptr<Session>> session = Session::create(host, model_file, options);
+  if (!session.is_ok()) return failure(test_case, session.status().message());
+  for (const fs::path& set_dir : sets) {
+    const Status status = run_data_set(**session, set_dir, tolerance);
+    if (!status.is_ok()) return failure(test_case, status.message());
+  }
+  return {true, {}};
+}
+
+}  // namespace
+
+CaseOutcome run_case(const PluginHost& host, const TestCase& test_case, int opt_level, const Tolerance& tolerance) {
+  try {
+    return run_case_unguarded(host, test_case, opt_level, tolerance);
+  } catch (const std::exception& error) {
+    return failure(test_case, std::string("exception: ") + error.what());
+  } catch (...) {
+    return failure(test_case, "unknown exception");
+  }
+}
+
+}  // namespace ge::conformance

@@ -1,0 +1,165 @@
+#include "tensor_compare.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace ge::conformance {
+namespace {
+
+const Tolerance kDefault;  // rtol 1e-3, atol 1e-5
+
+Tensor raw16(DataType type, std::vector<int64_t> shape, const std::vector<uint16_t>& bits) {
+  Tensor tensor = Tensor::zeros(type, std::move(shape));
+  for (size_t i = 0; i < bits.size(); ++i) tensor.data<uint16_t>()[i] = bits[i];
+  return tensor;
+}
+
+TEST(TensorCompareTest, FloatWithinToleranceMatches) {
+  // |1000.9 - 1000| = 0.9 <= 1e-5 + 1e-3 * 1000 = 1.00001.
+  const Tensor actual = Tensor::from_vector<float>({2}, {1000.9f, 0.000005f});
+  const Tensor expected = Tensor::from_vector<float>({2}, {1000.0f, 0.0f});
+  EXPECT_TRUE(compare_tensors(actual, expected, kDefault).matches);
+}
+
+TEST(TensorCompareTest, FloatOutsideToleranceReportsFirstElement) {
+  // Element [1,0]: |1.01 - 1| = 0.01 > 1e-5 + 1e-3 * 1 = 0.00101.
+  const Tensor actual = Tensor::from_vector<float>({2, 2}, {1, 2, 1.01f, 4});
+  const Tensor expected = Tensor::from_vector<float>({2, 2}, {1, 2, 1, 4});
+  const TensorComparison comparison = compare_tensors(actual, expected, kDefault);
+  EXPECT_FALSE(comparison.matches);
+  EXPECT_NE(comparison.detail.find("1 of 4 elements differ"), std::string::npos) << comparison.detail;
+  EXPECT_NE(comparison.detail.find("first at [1,0]"), std::string::npos) << comparison.detail;
+}
+
+TEST(TensorCompareTest, NanEqualsNanOnly) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_TRUE(
+      compare_tensors(Tensor::from_vector<double>({1}, {nan}), Tensor::from_vector<double>({1}, {nan}), kDefault)
+          .matches);
+  EXPECT_FALSE(
+      compare_tensors(Tensor::from_vector<double>({1}, {0.0}), Tensor::from_vector<double>({1}, {nan}), kDefault)
+          .matches);
+  EXPECT_FALSE(
+      compare_tensors(Tensor::from_vector<double>({1}, {nan}), Tensor::from_vector<double>({1}, {0.0}), kDefault)
+          .matches);
+}
+
+TEST(TensorCompareTest, InfinityEqualsSameInfinityOnly) {
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_TRUE(compare_tensors(Tensor::from_vector<float>({1}, {inf}), Tensor::from_vector<float>({1}, {inf}), kDefault)
+                  .matches);
+  EXPECT_FALSE(
+      compare_tensors(Tensor::from_vector<float>({1}, {-inf}), Tensor::from_vector<float>({1}, {inf}), kDefault)
+          .matches);
+  EXPECT_FALSE(
+      compare_tensors(Tensor::from_vector<float>({1}, {3.4e38f}), Tensor::from_vector<float>({1}, {inf}), kDefault)
+          .matches);
+}
+
+TEST(TensorCompareTest, DtypeMustMatch) {
+  const TensorComparison comparison =
+      compare_tensors(Tensor::from_vector<double>({1}, {1.0}), Tensor::from_vector<float>({1}, {1.0f}), kDefault);
+  EXPECT_FALSE(comparison.matches);
+  EXPECT_EQ(comparison.detail, "dtype float64 but expected float32");
+}
+
+TEST(TensorCompareTest, ShapeMustMatch) {
+  const TensorComparison comparison =
+      compare_tensors(Tensor::from_vector<float>({1, 2}, {1, 2}), Tensor::from_vector<float>({2}, {1, 2}), kDefault);
+  EXPECT_FALSE(comparison.matches);
+  EXPECT_EQ(comparison.detail, "shape [1,2] but expected [2]");
+}
+
+TEST(TensorCompareTest, IntegersCompareExactly) {
+  // Within rtol 1e-3 of each other, but integers must be equal.
+  EXPECT_FALSE(compare_tensors(Tensor::from_vector<int32_t>({1}, {100001}), Tensor::from_vector<int32_t>({1}, {100000}),
+                               kDefault)
+                   .matches);
+  // 2^53 + 1 and 2^53 are the same double: compared as int64 they differ.
+  const int64_t big = int64_t{1} << 53;
+  const TensorComparison comparison =
+      compare_tensors(Tensor::from_vector<int64_t>({1}, {big + 1}), Tensor::from_vector<int64_t>({1}, {big}), kDefault);
+  EXPECT_FALSE(comparison.matches);
+  EXPECT_NE(comparison.detail.find("got 9007199254740993, expected 9007199254740992"), std::string::npos)
+      << comparison.detail;
+  const uint64_t top = std::numeric_limits<uint64_t>::max();
+  EXPECT_FALSE(compare_tensors(Tensor::from_vector<uint64_t>({1}, {top - 1}), Tensor::from_vector<uint64_t>({1}, {top}),
+                               kDefault)
+                   .matches);
+  EXPECT_TRUE(compare_tensors(Tensor::from_vector<int8_t>({3}, {-128, 0, 127}),
+                              Tensor::from_vector<int8_t>({3}, {-128, 0, 127}), kDefault)
+                  .matches);
+}
+
+TEST(TensorCompareTest, BoolsCompareByTruth) {
+  EXPECT_TRUE(compare_tensors(Tensor::from_vector<bool>({2}, {true, false}),
+                              Tensor::from_vector<bool>({2}, {true, false}), kDefault)
+                  .matches);
+  const TensorComparison comparison = compare_tensors(Tensor::from_vector<bool>({2}, {true, true}),
+                                                      Tensor::from_vector<bool>({2}, {true, false}), kDefault);
+  EXPECT_FALSE(comparison.matches);
+  EXPECT_NE(comparison.detail.find("got true, expected false"), std::string::npos) << comparison.detail;
+}
+
+TEST(TensorCompareTest, StringsCompareExactly) {
+  EXPECT_TRUE(
+      compare_tensors(Tensor::from_strings({2}, {"a", "b"}), Tensor::from_strings({2}, {"a", "b"}), kDefault).matches);
+  const TensorComparison comparison =
+      compare_tensors(Tensor::from_strings({2}, {"a", "B"}), Tensor::from_strings({2}, {"a", "b"}), kDefault);
+  EXPECT_FALSE(comparison.matches);
+  EXPECT_NE(comparison.detail.find("got \"B\", expected \"b\""), std::string::npos) << comparison.detail;
+}
+
+TEST(TensorCompareTest, HalfAndBfloat16DecodeExactly) {
+  EXPECT_EQ(half_to_float(0x3C00), 1.0f);
+  EXPECT_EQ(half_to_float(0xC000), -2.0f);
+  EXPECT_EQ(half_to_float(0x3555), 0.333251953125f);        // nearest half to 1/3
+  EXPECT_EQ(half_to_float(0x0001), std::ldexp(1.0f, -24));  // smallest subnormal
+  EXPECT_EQ(half_to_float(0x7C00), std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isnan(half_to_float(0x7E00)));
+  EXPECT_EQ(bfloat16_to_float(0x3F80), 1.0f);
+  EXPECT_EQ(bfloat16_to_float(0xC040), -3.0f);
+}
+
+TEST(TensorCompareTest, Float16ComparesDecodedValues) {
+  // 1.0 vs 1.0009765625 (0x3C01): |diff| 0.000977 <= 1e-5 + 1e-3 = 0.00101.
+  EXPECT_TRUE(
+      compare_tensors(raw16(DataType::kFloat16, {1}, {0x3C01}), raw16(DataType::kFloat16, {1}, {0x3C00}), kDefault)
+          .matches);
+  // 1.0 vs 1.001953125 (0x3C02): |diff| 0.00195 > 0.00101.
+  EXPECT_FALSE(
+      compare_tensors(raw16(DataType::kFloat16, {1}, {0x3C02}), raw16(DataType::kFloat16, {1}, {0x3C00}), kDefault)
+          .matches);
+  // bfloat16 1.0 vs 1.0078125 (0x3F81).
+  EXPECT_FALSE(
+      compare_tensors(raw16(DataType::kBFloat16, {1}, {0x3F81}), raw16(DataType::kBFloat16, {1}, {0x3F80}), kDefault)
+          .matches);
+}
+
+TEST(TensorCompareTest, ComplexComparesBothParts) {
+  Tensor expected = Tensor::zeros(DataType::kComplex64, {1});
+  Tensor actual = Tensor::zeros(DataType::kComplex64, {1});
+  expected.data<float>()[0] = 1;
+  expected.data<float>()[1] = 2;
+  actual.data<float>()[0] = 1;
+  actual.data<float>()[1] = 2;
+  EXPECT_TRUE(compare_tensors(actual, expected, kDefault).matches);
+  actual.data<float>()[1] = 2.5f;
+  const TensorComparison comparison = compare_tensors(actual, expected, kDefault);
+  EXPECT_FALSE(comparison.matches);
+  EXPECT_NE(comparison.detail.find("imaginary part"), std::string::npos) << comparison.detail;
+}
+
+TEST(TensorCompareTest, EmptyTensorsOfSameShapeMatch) {
+  EXPECT_TRUE(
+      compare_tensors(Tensor::zeros(DataType::kFloat32, {0, 3}), Tensor::zeros(DataType::kFloat32, {0, 3}), kDefault)
+          .matches);
+}
+
+}  // namespace
+}  // namespace ge::conformance
