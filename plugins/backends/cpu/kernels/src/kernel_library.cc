@@ -32,6 +32,7 @@ const std::vector<OpKernel>& kernel_table() {
     add_math_family_kernels(entries);
     add_tensor_family_kernels(entries);
     add_nn_family_kernels(entries);
+    add_sequence_family_kernels(entries);
     add_fused_kernels(entries);
     return entries;
   }();

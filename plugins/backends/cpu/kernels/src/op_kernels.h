@@ -27,7 +27,8 @@ void add_softmax_kernels(std::vector<OpKernel>& table);
 // kUnsupported itself (for ops selected by an attribute or a later input).
 void add_math_family_kernels(std::vector<OpKernel>& table);    // elementwise math, compare, logic, Cast, Clip
 void add_tensor_family_kernels(std::vector<OpKernel>& table);  // indexing, shape, reductions, Pad, TopK, ...
-void add_nn_family_kernels(std::vector<OpKernel>& table);      // NN, RNN, Resize, quantization, signal, training
+void add_nn_family_kernels(std::vector<OpKernel>& table);      // NN layers, Resize, quantization, pooling extras
+void add_sequence_family_kernels(std::vector<OpKernel>& table);  // RNN/GRU/LSTM, losses, signal, text, training, random
 
 // The "ge" domain's fused ops (keyed "ge::FusedConv", ...) and, unless a family has it,
 // LayerNormalization. Called last.
