@@ -8,12 +8,14 @@
 //
 // Models are parsed with the ONNX parser plugin and shape-inferred with the op-library
 // plugins from the same registry. --check exits 1 when a model's plan (stable order, all
-// assigners) exceeds 1.02x its bound or the synthetic graph takes 1 s or more to plan.
+// assigners) exceeds 1.02x its bound or, in an optimised build, a synthetic graph takes
+// 1 s or more to plan (timings of a debug build say little and are not checked).
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <random>
 #include <string>
 #include <vector>
@@ -23,6 +25,12 @@
 #include "ge/plugin_host.h"
 
 namespace {
+
+#ifdef NDEBUG
+constexpr bool kOptimisedBuild = true;
+#else
+constexpr bool kOptimisedBuild = false;
+#endif
 
 struct Args {
   std::string registry;
@@ -64,24 +72,29 @@ bool parse_args(int argc, char** argv, Args& args) {
 double mib(size_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
 
 void print_header() {
-  std::printf("%-16s %-15s %-16s %10s %10s %7s %10s %9s %8s %7s %6s %9s\n", "graph", "order", "assigner",
-              "arena MiB", "bound MiB", "ratio", "noreuse", "weights", "I/O KiB", "buffers", "inpl", "plan ms");
+  std::printf("%-16s %-15s %-20s %10s %10s %7s %10s %9s %8s %7s %6s %9s %9s\n", "graph", "order", "assigner",
+              "arena MiB", "bound MiB", "ratio", "noreuse", "weights", "I/O KiB", "buffers", "inpl", "plan ms",
+              "cpu ms");
 }
 
 void print_row(const std::string& graph, const std::string& order, const std::string& assigner,
-               const ge::MemoryStatistics& s, double plan_ms) {
-  std::printf("%-16s %-15s %-16s %10.3f %10.3f %7.4f %10.3f %9.3f %8.1f %7zu %6zu %9.2f\n", graph.c_str(), order.c_str(),
-              assigner.c_str(), mib(s.feature_map_bytes), mib(s.lower_bound_bytes), s.ratio_to_lower_bound,
-              mib(s.no_reuse_bytes), mib(s.weights_bytes), static_cast<double>(s.io_bytes) / 1024.0, s.buffers,
-              s.in_place, plan_ms);
+               const ge::MemoryStatistics& s, double plan_ms, double cpu_ms) {
+  std::printf("%-16s %-15s %-20s %10.3f %10.3f %7.4f %10.3f %9.3f %8.1f %7zu %6zu %9.2f %9.2f\n", graph.c_str(),
+              order.c_str(), assigner.c_str(), mib(s.feature_map_bytes), mib(s.lower_bound_bytes),
+              s.ratio_to_lower_bound, mib(s.no_reuse_bytes), mib(s.weights_bytes),
+              static_cast<double>(s.io_bytes) / 1024.0, s.buffers, s.in_place, plan_ms, cpu_ms);
 }
 
-// Plans `repeat` times; returns the last plan's statistics and the median planning time.
+// Plans `repeat` times; returns the last plan's statistics and the median wall and
+// process CPU times (all threads; on a loaded machine the CPU time is the steadier one).
 bool plan_repeatedly(const ge::Graph& graph, const std::vector<std::shared_ptr<ge::MemoryAssigner>>& assigners,
-                     const ge::MemoryPlanOptions& options, int repeat, ge::MemoryStatistics& stats, double& median_ms) {
-  std::vector<double> times;
+                     const ge::MemoryPlanOptions& options, int repeat, ge::MemoryStatistics& stats, double& median_ms,
+                     double& median_cpu_ms) {
+  std::vector<double> times, cpu_times;
   for (int r = 0; r < repeat; ++r) {
+    const std::clock_t cpu_start = std::clock();
     ge::Result<ge::GraphMemoryPlan> plan = ge::plan_memory(graph, assigners, options);
+    cpu_times.push_back(1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);
     if (!plan.is_ok()) {
       std::fprintf(stderr, "planning failed: %s\n", plan.status().to_string().c_str());
       return false;
@@ -90,7 +103,9 @@ bool plan_repeatedly(const ge::Graph& graph, const std::vector<std::shared_ptr<g
     stats = plan->statistics;
   }
   std::sort(times.begin(), times.end());
+  std::sort(cpu_times.begin(), cpu_times.end());
   median_ms = times[times.size() / 2];
+  median_cpu_ms = cpu_times[cpu_times.size() / 2];
   return true;
 }
 
@@ -171,6 +186,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   bool ok = true;
+  if (args.check && !kOptimisedBuild) {
+    std::fprintf(stderr,
+                 "note: a debug build: the planning-time target is not checked (use -DCMAKE_BUILD_TYPE=Release)\n");
+  }
   print_header();
 
   auto run_all = [&](const std::string& label, const ge::Graph& graph, bool is_model) {
@@ -181,21 +200,21 @@ int main(int argc, char** argv) {
       // Each assigner alone, then all of them (what a build does).
       for (const auto& assigner : assigners) {
         ge::MemoryStatistics s;
-        double ms = 0;
-        if (!plan_repeatedly(graph, {assigner}, options, args.repeat, s, ms)) return false;
-        print_row(label, order_name, assigner->name(), s, ms);
+        double ms = 0, cpu_ms = 0;
+        if (!plan_repeatedly(graph, {assigner}, options, args.repeat, s, ms, cpu_ms)) return false;
+        print_row(label, order_name, assigner->name(), s, ms, cpu_ms);
       }
       ge::MemoryStatistics s;
-      double ms = 0;
-      if (!plan_repeatedly(graph, assigners, options, args.repeat, s, ms)) return false;
-      print_row(label, order_name, "all->" + s.assigner, s, ms);
+      double ms = 0, cpu_ms = 0;
+      if (!plan_repeatedly(graph, assigners, options, args.repeat, s, ms, cpu_ms)) return false;
+      print_row(label, order_name, "all->" + s.assigner, s, ms, cpu_ms);
       if (order == ge::ExecutionOrder::kStable && args.check) {
         if (is_model && s.ratio_to_lower_bound > 1.02) {
           std::fprintf(stderr, "CHECK FAILED: %s plan is %.4fx its lower bound (target <= 1.02)\n", label.c_str(),
                        s.ratio_to_lower_bound);
           ok = false;
         }
-        if (!is_model && ms >= 1000) {
+        if (!is_model && ms >= 1000 && kOptimisedBuild) {
           std::fprintf(stderr, "CHECK FAILED: %s took %.1f ms to plan (target < 1000)\n", label.c_str(), ms);
           ok = false;
         }
@@ -205,9 +224,9 @@ int main(int argc, char** argv) {
     ge::MemoryPlanOptions plain;
     plain.in_place = plain.views = plain.continuous_concat = false;
     ge::MemoryStatistics s;
-    double ms = 0;
-    if (!plan_repeatedly(graph, assigners, plain, 1, s, ms)) return false;
-    print_row(label, "stable,noshare", "all->" + s.assigner, s, ms);
+    double ms = 0, cpu_ms = 0;
+    if (!plan_repeatedly(graph, assigners, plain, 1, s, ms, cpu_ms)) return false;
+    print_row(label, "stable,noshare", "all->" + s.assigner, s, ms, cpu_ms);
     return true;
   };
 

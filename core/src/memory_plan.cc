@@ -56,12 +56,14 @@ size_t round_up(size_t bytes, size_t alignment) {
 // ONNX ops that compute each output element from the same element of an input of equal
 // shape (other inputs may broadcast), so the output may overwrite that input.
 bool is_builtin_in_place_op(const std::string& type) {
+  // clang-format off
   static const std::unordered_set<std::string> kOps = {
       "Abs", "Acos", "Acosh", "Add", "And", "Asin", "Asinh", "Atan", "Atanh", "BatchNormalization", "BitShift",
       "Ceil", "Celu", "Clip", "Cos", "Cosh", "Div", "Elu", "Erf", "Exp", "Floor", "HardSigmoid", "HardSwish",
       "LeakyRelu", "Log", "Max", "Mean", "Min", "Mish", "Mod", "Mul", "Neg", "Not", "Or", "Pow", "PRelu",
       "Reciprocal", "Relu", "Round", "Selu", "Sigmoid", "Sign", "Sin", "Sinh", "Softplus", "Softsign", "Sqrt",
       "Sub", "Sum", "Tan", "Tanh", "ThresholdedRelu", "Where", "Xor"};
+  // clang-format on
   return kOps.count(type) != 0;
 }
 
@@ -205,8 +207,10 @@ Status Planner::choose_order() {
     for (size_t i = 0; i < options_.explicit_order.size(); ++i) {
       const Node* node = options_.explicit_order[i];
       auto it = position.find(node);
-      if (it == position.end()) return invalid_argument("memory planning: the given order names a node not in graph '" + graph_.name() + "'");
-      if (it->second != SIZE_MAX) return invalid_argument("memory planning: the given order lists " + node->describe() + " twice");
+      if (it == position.end())
+        return invalid_argument("memory planning: the given order names a node not in graph '" + graph_.name() + "'");
+      if (it->second != SIZE_MAX)
+        return invalid_argument("memory planning: the given order lists " + node->describe() + " twice");
       it->second = i;
     }
     if (options_.explicit_order.size() != graph_.node_count()) {
@@ -422,7 +426,8 @@ void Planner::merge_concat(const StepNode& step) {
 
 void Planner::merge_view(const StepNode& step) {
   const Node& node = *step.node;
-  if (!is_view_op(node.op_type()) || !is_onnx_domain(node) || node.input(0) == nullptr || node.output_count() < 1) return;
+  if (!is_view_op(node.op_type()) || !is_onnx_domain(node) || node.input(0) == nullptr || node.output_count() < 1)
+    return;
   const int x = index_of(node.input(0));
   const int v = index_of(node.output(0));
   if (x < 0 || v < 0) return;
@@ -518,7 +523,8 @@ Status Planner::assign(const std::vector<std::shared_ptr<MemoryAssigner>>& assig
   }
 
   if (assigners.empty()) {
-    return invalid_argument("memory planning: no memory assigner is loaded (enable one of kind 'memory_assigner' in the plugin registry)");
+    return invalid_argument(
+        "memory planning: no memory assigner is loaded (enable one of kind 'memory_assigner' in the plugin registry)");
   }
   // The assigners run concurrently (assign() is const and thread-safe by contract); each
   // answer is validated in its own thread, and the choice below is in assigner order, so
@@ -611,7 +617,8 @@ Status Planner::resolve_offsets(GraphMemoryPlan& plan) {
     for (size_t j = i; !done[j];) {
       chain.push_back(j);
       const int64_t source = values_[j].alias_source;
-      if (source < 0 || chain.size() > values_.size()) return internal_error("memory planning: alias chain of '" + values_[i].name + "' is broken");
+      if (source < 0 || chain.size() > values_.size())
+        return internal_error("memory planning: alias chain of '" + values_[i].name + "' is broken");
       j = static_cast<size_t>(source);
     }
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
@@ -627,7 +634,8 @@ Status Planner::resolve_offsets(GraphMemoryPlan& plan) {
 }
 
 Status Planner::run(const std::vector<std::shared_ptr<MemoryAssigner>>& assigners, GraphMemoryPlan& plan) {
-  if (options_.alignment == 0 || options_.io_alignment == 0) return invalid_argument("memory planning: alignment must be positive");
+  if (options_.alignment == 0 || options_.io_alignment == 0)
+    return invalid_argument("memory planning: alignment must be positive");
   GE_RETURN_IF_ERROR(choose_order());
   top_outputs_.insert(graph_.outputs().begin(), graph_.outputs().end());
   index_.reserve(graph_.node_count() * 2 + graph_.initializers().size() + graph_.inputs().size());
@@ -723,9 +731,8 @@ std::optional<std::pair<size_t, size_t>> find_conflict(const std::vector<SweepIt
   for (size_t i = 0; i < items.size(); ++i) {
     if (items[i].bytes > 0) by_first.push_back(i);
   }
-  std::sort(by_first.begin(), by_first.end(), [&](size_t a, size_t b) {
-    return std::tie(items[a].first, a) < std::tie(items[b].first, b);
-  });
+  std::sort(by_first.begin(), by_first.end(),
+            [&](size_t a, size_t b) { return std::tie(items[a].first, a) < std::tie(items[b].first, b); });
   using Expiry = std::pair<int64_t, size_t>;
   std::priority_queue<Expiry, std::vector<Expiry>, std::greater<>> expiry;
   std::set<std::pair<size_t, size_t>> live;  // (offset, item)
@@ -764,8 +771,8 @@ Status validate_assignment(const std::vector<MemoryRequest>& requests, const Mem
                             " is not a multiple of the alignment " + std::to_string(alignment));
     }
     if (offset > kMaxBytes || r.bytes > kMaxBytes || offset + r.bytes > plan.total_bytes) {
-      return internal_error("memory assignment: request " + std::to_string(i) + " at [" + std::to_string(offset) + ", " +
-                            std::to_string(offset + r.bytes) + ") ends past the arena of " +
+      return internal_error("memory assignment: request " + std::to_string(i) + " at [" + std::to_string(offset) +
+                            ", " + std::to_string(offset + r.bytes) + ") ends past the arena of " +
                             std::to_string(plan.total_bytes) + " bytes");
     }
     items[i] = {offset, r.bytes, r.first_use, r.last_use};
@@ -805,7 +812,8 @@ Status validate_memory_plan(const GraphMemoryPlan& plan) {
     if (p.region == MemoryRegion::kUnplanned) continue;
     if (p.first_use > p.last_use) return fail(describe_placement(p) + " dies before it is made");
     if (p.offset > kMaxBytes || p.bytes > kMaxBytes || p.offset + p.bytes > region_size(p.region)) {
-      return fail(describe_placement(p) + " ends past its region of " + std::to_string(region_size(p.region)) + " bytes");
+      return fail(describe_placement(p) + " ends past its region of " + std::to_string(region_size(p.region)) +
+                  " bytes");
     }
     if (p.in_place_of >= 0) {
       if (static_cast<size_t>(p.in_place_of) >= n || static_cast<size_t>(p.in_place_of) == i) {
@@ -817,14 +825,17 @@ Status validate_memory_plan(const GraphMemoryPlan& plan) {
         return fail(pair() + ": only the feature map is written in place");
       }
       if (p.offset != s.offset || p.bytes > s.bytes) return fail(pair() + ": it must sit at its source's bytes");
-      if (s.last_use != p.first_use) return fail(pair() + ": the source is still read after step " + std::to_string(p.first_use));
+      if (s.last_use != p.first_use)
+        return fail(pair() + ": the source is still read after step " + std::to_string(p.first_use));
     }
     if (p.alias == MemoryAlias::kNone) continue;
     if (p.alias_source < 0 || static_cast<size_t>(p.alias_source) >= n || static_cast<size_t>(p.alias_source) == i) {
       return fail(describe_placement(p) + " is a " + memory_alias_name(p.alias) + " of no valid value");
     }
     const ValuePlacement& s = values[p.alias_source];
-    auto pair = [&] { return describe_placement(p) + " as " + memory_alias_name(p.alias) + " of " + describe_placement(s); };
+    auto pair = [&] {
+      return describe_placement(p) + " as " + memory_alias_name(p.alias) + " of " + describe_placement(s);
+    };
     if (s.region != p.region) return fail(pair() + ": regions differ");
     if (p.alias == MemoryAlias::kView && (p.offset != s.offset || p.bytes > s.bytes)) {
       return fail(pair() + ": a view must start at its source and stay inside it");
@@ -871,7 +882,8 @@ Status validate_memory_plan(const GraphMemoryPlan& plan) {
     const ValuePlacement& p = values[i];
     if (p.region != MemoryRegion::kUnplanned && p.in_place_of >= 0) {
       const ValuePlacement& source = values[p.in_place_of];
-      handovers[{pure.find(static_cast<size_t>(p.in_place_of)), pure.find(i), p.first_use}] = {source.offset, source.bytes};
+      handovers[{pure.find(static_cast<size_t>(p.in_place_of)), pure.find(i), p.first_use}] = {source.offset,
+                                                                                               source.bytes};
     }
   }
   // Two members of one pure tree hold the same data where they overlap unless they are
@@ -938,8 +950,8 @@ Status validate_memory_plan(const GraphMemoryPlan& plan) {
       }
       item.bytes = end - item.offset;
       if (item.bytes > 0 && item.offset % region_alignment(region) != 0) {
-        return fail("the buffer of " + describe_placement(values[front]) + " starts at " +
-                    std::to_string(item.offset) + ", not a multiple of " + std::to_string(region_alignment(region)));
+        return fail("the buffer of " + describe_placement(values[front]) + " starts at " + std::to_string(item.offset) +
+                    ", not a multiple of " + std::to_string(region_alignment(region)));
       }
       items.push_back(item);
       item_range.push_back(r);
@@ -967,9 +979,8 @@ Status validate_memory_plan(const GraphMemoryPlan& plan) {
   for (size_t r = 0; r < ranges.size(); ++r) {
     if (ranges[r].second - ranges[r].first < 2) continue;
     std::vector<size_t> list = members(r);
-    std::sort(list.begin(), list.end(), [&](size_t a, size_t b) {
-      return std::tie(values[a].first_use, a) < std::tie(values[b].first_use, b);
-    });
+    std::sort(list.begin(), list.end(),
+              [&](size_t a, size_t b) { return std::tie(values[a].first_use, a) < std::tie(values[b].first_use, b); });
     live.clear();
     for (size_t i : list) {
       const ValuePlacement& p = values[i];
@@ -1089,7 +1100,8 @@ Result<std::vector<const Node*>> memory_priority_order(const Graph& graph, size_
       if (--pending[next] == 0) push(next);
     }
   }
-  if (greedy.size() != n) return internal_error("memory_priority_order: graph '" + graph.name() + "' could not be ordered");
+  if (greedy.size() != n)
+    return internal_error("memory_priority_order: graph '" + graph.name() + "' could not be ordered");
 
   // The greedy choice is short-sighted on some graphs: keep whichever of it, a
   // depth-first order and the stable order has the lowest peak of live node outputs.
@@ -1156,9 +1168,9 @@ Result<GraphMemoryPlan> plan_memory(const Graph& graph, const std::vector<std::s
       stats.no_reuse_bytes += round_up(p.bytes, plan.alignment);
     }
   }
-  stats.ratio_to_lower_bound = stats.lower_bound_bytes == 0
-                                   ? 1.0
-                                   : static_cast<double>(stats.feature_map_bytes) / static_cast<double>(stats.lower_bound_bytes);
+  stats.ratio_to_lower_bound = stats.lower_bound_bytes == 0 ? 1.0
+                                                            : static_cast<double>(stats.feature_map_bytes) /
+                                                                  static_cast<double>(stats.lower_bound_bytes);
   stats.planning_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return plan;
 }

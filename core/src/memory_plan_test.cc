@@ -10,8 +10,8 @@
 namespace ge {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::FirstFitAssigner;
+using ::testing::HasSubstr;
 using testing::parse_memory_dsl;
 using testing::SequentialAssigner;
 
@@ -282,13 +282,15 @@ TEST(MemoryPlanTest, ConcatProducersWriteIntoTheirSlices) {
 
 TEST(MemoryPlanTest, ConcatSlicesNeedContiguityAndDistinctInputs) {
   // Axis 1 of [2,64]: each input is two separate runs of the output.
-  auto g = parse_memory_dsl("in x[2,64]; a=Conv(x)[2,64]; b=Conv(x)[2,64]; c=Concat(a,b){axis=1}[2,128]; d=Conv(c); out d");
+  auto g =
+      parse_memory_dsl("in x[2,64]; a=Conv(x)[2,64]; b=Conv(x)[2,64]; c=Concat(a,b){axis=1}[2,128]; d=Conv(c); out d");
   GraphMemoryPlan plan = plan_or_die(*g);
   EXPECT_EQ(at(plan, *g, "a").alias, MemoryAlias::kNone);
   EXPECT_EQ(at(plan, *g, "b").alias, MemoryAlias::kNone);
 
   // Leading dims of 1 keep it contiguous (axis -1 of [1,64]).
-  auto h = parse_memory_dsl("in x[1,64]; a=Conv(x)[1,64]; b=Conv(x)[1,32]; c=Concat(a,b){axis=-1}[1,96]; d=Conv(c); out d");
+  auto h =
+      parse_memory_dsl("in x[1,64]; a=Conv(x)[1,64]; b=Conv(x)[1,32]; c=Concat(a,b){axis=-1}[1,96]; d=Conv(c); out d");
   GraphMemoryPlan plan2 = plan_or_die(*h);
   EXPECT_EQ(at(plan2, *h, "b").alias, MemoryAlias::kSlice);
   EXPECT_EQ(at(plan2, *h, "b").offset, at(plan2, *h, "c").offset + 256);
@@ -303,8 +305,8 @@ TEST(MemoryPlanTest, ConcatSlicesNeedContiguityAndDistinctInputs) {
 TEST(MemoryPlanTest, ActivationBeforeConcatRunsInPlaceInsideTheSlice) {
   // 1 a=Conv | 2 r=Relu(a) (slice 0 of c; a dies -> a moves into the slice too)
   // 3 b=Conv (slice 1) | 4 c=Concat (no copy) | 5 d
-  auto g = parse_memory_dsl(
-      "in x[128]; a=Conv(x)[128]; r=Relu(a); b=Conv(x)[128]; c=Concat(r,b){axis=0}; d=Conv(c); out d");
+  auto g =
+      parse_memory_dsl("in x[128]; a=Conv(x)[128]; r=Relu(a); b=Conv(x)[128]; c=Concat(r,b){axis=0}; d=Conv(c); out d");
   GraphMemoryPlan plan = plan_or_die(*g);
   const size_t base = at(plan, *g, "c").offset;
   EXPECT_EQ(at(plan, *g, "r").alias, MemoryAlias::kSlice);
@@ -679,7 +681,7 @@ TEST(MemoryPlanPropertyTest, RandomDagsRunCorrectlyFromEveryPlan) {
   // The generator really exercised every kind of sharing.
   EXPECT_GT(priority_lower, 200) << "memory priority never beat the stable order";
   EXPECT_GT(in_place_into_slice, 200);  // an activation written in place inside a Concat slice
-  EXPECT_GT(moved_into_slice, 50);     // a value made straight into the slice of its view
+  EXPECT_GT(moved_into_slice, 50);      // a value made straight into the slice of its view
   EXPECT_GT(in_place, 1000u);
   EXPECT_GT(views, 500u);
   EXPECT_GT(slices, 500u);

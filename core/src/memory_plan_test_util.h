@@ -215,7 +215,9 @@ inline std::unique_ptr<Graph> random_memory_dag(std::mt19937& rng, int node_coun
   std::vector<Value*> pool;
   auto length_of = [](const Value* v) { return v->desc().element_count(); };
   const int inputs = pick(1, 2);
-  for (int i = 0; i < inputs; ++i) pool.push_back(graph->add_input("in" + std::to_string(i), TensorDesc::of(DataType::kFloat32, {pick(1, max_length)})));
+  for (int i = 0; i < inputs; ++i)
+    pool.push_back(
+        graph->add_input("in" + std::to_string(i), TensorDesc::of(DataType::kFloat32, {pick(1, max_length)})));
   Value* weight = graph->add_initializer("w0", Tensor::zeros(DataType::kFloat32, {pick(1, 64)}));
   // Recent values are picked more often, so chains and short lifetimes dominate.
   auto choose = [&]() -> Value* {
@@ -249,8 +251,9 @@ inline std::unique_ptr<Graph> random_memory_dag(std::mt19937& rng, int node_coun
       if (pick(0, 3) == 0) ins.push_back(weight);
       out_length = pick(0, 9) == 0 ? 1 : pick(1, max_length);
       const bool extra_output = pick(0, 5) == 0;
-      node = graph->add_node("Conv", ins, extra_output ? 2 : 1, "n_" + name,
-                             extra_output ? std::vector<std::string>{name, name + "_dead"} : std::vector<std::string>{name});
+      node = graph->add_node(
+          "Conv", ins, extra_output ? 2 : 1, "n_" + name,
+          extra_output ? std::vector<std::string>{name, name + "_dead"} : std::vector<std::string>{name});
       if (extra_output) node->output(1)->set_desc(TensorDesc::of(DataType::kFloat32, {pick(1, max_length)}));
     } else if (kind == 7) {
       node = graph->add_node("Reshape", {x}, 1, "n_" + name, {name});
@@ -273,7 +276,8 @@ inline std::unique_ptr<Graph> random_memory_dag(std::mt19937& rng, int node_coun
       node = graph->add_node("Concat", ins, 1, "n_" + name, {name});
       node->set_attribute("axis", Attribute(int64_t{0}));
     }
-    node->output(0)->set_desc(TensorDesc::of(DataType::kFloat32, out_shape.empty() ? std::vector<int64_t>{out_length} : out_shape));
+    node->output(0)->set_desc(
+        TensorDesc::of(DataType::kFloat32, out_shape.empty() ? std::vector<int64_t>{out_length} : out_shape));
     pool.push_back(node->output(0));
   }
   // Outputs: the last value, plus a few random ones (possibly an input or a duplicate).

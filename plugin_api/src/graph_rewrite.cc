@@ -116,10 +116,13 @@ void ensure_opset_import(Graph& graph, const std::string& domain, int64_t versio
   root_graph(graph).set_opset_import(domain, version);
 }
 
-Result<bool> bypass_output(Graph& graph, Node& node, size_t output_index, Value* replacement) {
+Result<bool> bypass_output(Graph& graph, Node& node, size_t output_index, Value* replacement,
+                           const std::set<std::string>* captured_names_of_graph) {
   Value* out = node.output(output_index);
   if (out == nullptr || replacement == nullptr || replacement == out) return false;
-  const std::set<std::string> captured = captured_names(graph);
+  std::set<std::string> computed;
+  if (captured_names_of_graph == nullptr) computed = captured_names(graph);
+  const std::set<std::string>& captured = captured_names_of_graph != nullptr ? *captured_names_of_graph : computed;
   const bool named_use = graph.is_output(out) || captured.count(out->name()) != 0;
   if (named_use) {
     // The replacement inherits the name: it must be free to change its own.

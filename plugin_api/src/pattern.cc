@@ -8,26 +8,31 @@
 namespace ge {
 
 PatternOp& PatternOp::attr(const std::string& name, Attribute expected, std::optional<Attribute> when_absent) {
+  pattern_->validated_.reset();
   attribute_tests_.push_back({name, std::move(expected), std::move(when_absent)});
   return *this;
 }
 
 PatternOp& PatternOp::where(std::string description, std::function<bool(const Node&)> test) {
+  pattern_->validated_.reset();
   node_tests_.push_back({std::move(description), std::move(test)});
   return *this;
 }
 
 PatternOp& PatternOp::commutative(int a, int b) {
+  pattern_->validated_.reset();
   commutative_pairs_.emplace_back(a, b);
   return *this;
 }
 
 PatternOp& PatternOp::optional(int passthrough_input) {
+  pattern_->validated_.reset();
   passthrough_ = passthrough_input;
   return *this;
 }
 
 PatternOp& PatternOp::allow_extra_inputs() {
+  pattern_->validated_.reset();
   extra_inputs_ = true;
   return *this;
 }
@@ -52,7 +57,11 @@ Pattern::Pattern(std::string name) : name_(std::move(name)) {}
 Pattern::~Pattern() = default;
 
 Pattern::Pattern(Pattern&& other) noexcept
-    : name_(std::move(other.name_)), ops_(std::move(other.ops_)), values_(std::move(other.values_)), root_(other.root_) {
+    : name_(std::move(other.name_)),
+      ops_(std::move(other.ops_)),
+      values_(std::move(other.values_)),
+      root_(other.root_),
+      validated_(std::move(other.validated_)) {
   for (PatternOp& op : ops_) op.pattern_ = this;  // ops point back at their pattern
 }
 
@@ -61,11 +70,13 @@ Pattern& Pattern::operator=(Pattern&& other) noexcept {
   ops_ = std::move(other.ops_);
   values_ = std::move(other.values_);
   root_ = other.root_;
+  validated_ = std::move(other.validated_);
   for (PatternOp& op : ops_) op.pattern_ = this;
   return *this;
 }
 
 int Pattern::add_value(ValueInfo info) {
+  validated_.reset();
   values_.push_back(std::move(info));
   return static_cast<int>(values_.size()) - 1;
 }
@@ -96,6 +107,7 @@ PatternValue Pattern::scalar(double value, std::string capture, double relative_
 void Pattern::where(PatternValue value, std::string description, std::function<bool(const Value&)> test) {
   if (!value.valid() || static_cast<size_t>(value.id()) >= values_.size()) return;  // validate() reports it
   values_[static_cast<size_t>(value.id())].tests.push_back({std::move(description), std::move(test)});
+  validated_.reset();
 }
 
 PatternValue Pattern::maybe(PatternValue value) {
@@ -103,8 +115,8 @@ PatternValue Pattern::maybe(PatternValue value) {
   return value;
 }
 
-PatternOp& Pattern::op(std::string type, std::vector<PatternValue> inputs, std::string name) {
-  return op(std::vector<std::string>{std::move(type)}, std::move(inputs), std::move(name));
+PatternOp& Pattern::op(const char* type, std::vector<PatternValue> inputs, std::string name) {
+  return op(std::vector<std::string>{type != nullptr ? type : ""}, std::move(inputs), std::move(name));
 }
 
 PatternOp& Pattern::op(std::vector<std::string> types, std::vector<PatternValue> inputs, std::string name) {
@@ -116,12 +128,18 @@ PatternOp& Pattern::op(std::vector<std::string> types, std::vector<PatternValue>
   op.types_ = std::move(types);
   op.inputs_ = std::move(inputs);
   root_ = op.id_;
+  validated_.reset();
   return op;
 }
 
 const PatternOp& Pattern::root() const { return ops_.at(static_cast<size_t>(root_)); }
 
 Status Pattern::validate() const {
+  if (!validated_) validated_ = check();
+  return *validated_;
+}
+
+Status Pattern::check() const {
   const std::string where = "pattern '" + name_ + "': ";
   if (ops_.empty() || root_ < 0) return invalid_argument(where + "has no ops");
   std::set<std::string> names;

@@ -12,20 +12,6 @@
 namespace ge {
 namespace {
 
-/// A replacement dim is acceptable where the matched output's dim is unknown, or equal.
-bool same_type_and_shape(const TensorDesc& matched, const TensorDesc& replacement) {
-  if (matched.kind != replacement.kind || matched.dtype != replacement.dtype) return false;
-  if (!matched.has_rank()) return true;
-  if (!replacement.has_rank() || replacement.rank() != matched.rank()) return false;
-  for (size_t i = 0; i < matched.shape->size(); ++i) {
-    const Dim& m = (*matched.shape)[i];
-    const Dim& r = (*replacement.shape)[i];
-    if (m.is_static() && !(r.is_static() && r.value == m.value)) return false;
-    if (!m.is_static() && !m.symbol.empty() && !r.is_static() && !r.symbol.empty() && r.symbol != m.symbol) return false;
-  }
-  return true;
-}
-
 /// Nodes with control edges in either direction: a rewrite would lose those edges.
 std::unordered_set<const Node*> nodes_with_control_edges(const Graph& graph) {
   std::unordered_set<const Node*> nodes;
@@ -49,6 +35,7 @@ bool PatternFusionPass::meets_requirements(const Match&, const PassContext&, std
 
 Status PatternFusionPass::run(Graph& graph, PassContext& context, bool& changed) {
   events_.clear();
+  reported_.clear();
   if (context.ops == nullptr) return internal_error("pass '" + name() + "' needs PassContext::ops to infer replacements");
   std::vector<Pattern> list = patterns();
   for (const Pattern& pattern : list) GE_RETURN_IF_ERROR(pattern.validate().with_context("pass '" + name() + "'"));
@@ -58,12 +45,12 @@ Status PatternFusionPass::run(Graph& graph, PassContext& context, bool& changed)
 namespace {
 
 struct SweepState {
-  std::set<std::string> captured;
-  std::unordered_set<const Node*> control;
-  std::unordered_set<const Node*> removed;
+  std::set<std::string> captured;                  // names subgraphs capture
+  std::unordered_set<const Node*> control;         // nodes with control edges
+  std::unordered_set<const Node*> removed;         // matched nodes rewritten this sweep
 };
 
-/// Why `match` may not be rewritten, or "" when its structure allows it.
+/// Why `match` may not be rewritten as it stands in the graph, or "".
 std::string interior_problem(const Graph& graph, const Match& match, const SweepState& state) {
   const std::vector<Node*> nodes = match.nodes();
   const std::unordered_set<const Node*> members(nodes.begin(), nodes.end());
@@ -86,7 +73,156 @@ std::string interior_problem(const Graph& graph, const Match& match, const Sweep
   return {};
 }
 
+/// Why the replacement's wiring does not fit the match, or "": it may only read values
+/// that stay, and must give a value for every root output that is used.
+std::string wiring_problem(const Graph& graph, const Match& match, const Replacement& replacement,
+                           const SweepState& state) {
+  const std::vector<Node*> nodes = match.nodes();
+  const std::unordered_set<const Node*> members(nodes.begin(), nodes.end());
+  auto removed_by_rewrite = [&](const Value* original) {
+    return original != nullptr && original->producer() != nullptr && members.count(original->producer()) != 0;
+  };
+  for (const Node* node : replacement.new_nodes()) {
+    for (const Value* in : node->inputs()) {
+      const Value* original = in != nullptr ? replacement.original_of(in) : nullptr;
+      if (removed_by_rewrite(original)) return "the replacement uses %" + original->name() + ", which the rewrite removes";
+    }
+  }
+  const Node* root = match.root();
+  const std::vector<Value*> outputs = replacement.outputs();
+  for (size_t i = 0; i < root->output_count(); ++i) {
+    const Value* old = root->output(i);
+    const bool named_use = graph.is_output(old) || state.captured.count(old->name()) != 0;
+    if (!old->has_uses() && !named_use) continue;
+    if (outputs[i] == nullptr) return "the replacement gives no value for output " + std::to_string(i) + " %" + old->name();
+    const Value* original = replacement.original_of(outputs[i]);
+    if (removed_by_rewrite(original)) {
+      return "the replacement's output " + std::to_string(i) + " is %" + original->name() + ", which the rewrite removes";
+    }
+    if (original != nullptr && named_use) {
+      return "output %" + old->name() + " is a graph output or captured, and the replacement would rename it";
+    }
+  }
+  return {};
+}
+
+/// A replacement dim is acceptable where the matched output's dim is unknown, or equal.
+bool same_type_and_shape(const TensorDesc& matched, const TensorDesc& replacement) {
+  if (matched.kind != replacement.kind || matched.dtype != replacement.dtype) return false;
+  if (!matched.has_rank()) return true;
+  if (!replacement.has_rank() || replacement.rank() != matched.rank()) return false;
+  for (size_t i = 0; i < matched.shape->size(); ++i) {
+    const Dim& m = (*matched.shape)[i];
+    const Dim& r = (*replacement.shape)[i];
+    if (m.is_static() && !(r.is_static() && r.value == m.value)) return false;
+    if (!m.is_static() && !m.symbol.empty() && !r.is_static() && !r.symbol.empty() && r.symbol != m.symbol) return false;
+  }
+  return true;
+}
+
+/// Infers the replacement and compares it with what it replaces; "" when it fits.
+std::string inference_problem(const OpRegistry& ops, const Match& match, Replacement& replacement) {
+  Status inferred = ops.infer_graph(replacement.scratch());
+  if (!inferred.is_ok()) return "the replacement does not infer: " + inferred.message();
+  const Node* root = match.root();
+  const std::vector<Value*> outputs = replacement.outputs();
+  for (size_t i = 0; i < root->output_count(); ++i) {
+    if (outputs[i] == nullptr || replacement.original_of(outputs[i]) != nullptr) continue;
+    const TensorDesc& before = root->output(i)->desc();
+    const TensorDesc& after = outputs[i]->desc();
+    if (!same_type_and_shape(before, after)) {
+      return "the replacement's output " + std::to_string(i) + " infers to " + after.to_string() +
+             ", the matched output %" + root->output(i)->name() + " is " + before.to_string();
+    }
+  }
+  return {};
+}
+
+std::string backend_problem(Backend* backend, const Replacement& replacement) {
+  if (backend == nullptr) return {};
+  for (const Node* node : replacement.new_nodes()) {
+    std::string why;
+    if (!backend->supports(*node, &why)) {
+      return "backend '" + backend->name() + "' does not support the replacement " + node->describe() +
+             (why.empty() ? "" : ": " + why);
+    }
+  }
+  return {};
+}
+
+/// Copies the replacement into `graph`, rewires the root's users and removes the match.
+/// Returns the new nodes, described, for the log.
+Result<std::string> commit(Graph& graph, const Match& match, const Replacement& replacement, SweepState& state) {
+  const std::vector<Node*> matched = match.nodes();
+  const std::unordered_set<const Node*> members(matched.begin(), matched.end());
+  const Node* root = match.root();
+  const std::vector<Value*> outputs = replacement.outputs();
+  std::map<const Value*, size_t> replaces;  // scratch value -> root output it replaces
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i] != nullptr && !replaces.count(outputs[i])) replaces[outputs[i]] = i;
+  }
+  std::map<const Value*, Value*> real;  // scratch value -> graph value
+  for (Value* constant : replacement.new_constants()) {
+    const std::string& hint = constant->name();
+    real[constant] = graph.add_initializer(graph.find_value(hint) == nullptr ? hint : graph.unique_name(hint),
+                                           *constant->constant());
+  }
+  auto graph_value = [&](Value* scratch_value) -> Value* {
+    if (scratch_value == nullptr) return nullptr;
+    if (Value* original = replacement.original_of(scratch_value)) return original;
+    return real.at(scratch_value);
+  };
+  std::string description;
+  for (Node* node : replacement.new_nodes()) {
+    std::vector<Value*> inputs;
+    for (Value* in : node->inputs()) inputs.push_back(graph_value(in));
+    // A name of a matched node may be reused: that node is removed below.
+    std::string node_name = node->name();
+    if (Node* existing = graph.find_node(node_name); existing != nullptr && !members.count(existing)) {
+      node_name = graph.unique_name(node_name);
+    }
+    // A replacing value takes the replaced one's name (shared until the match is removed
+    // below), so graph outputs and captures keep their names.
+    std::vector<std::string> output_names;
+    for (const Value* out : node->outputs()) {
+      auto it = replaces.find(out);
+      output_names.push_back(it != replaces.end()                      ? root->output(it->second)->name()
+                             : graph.find_value(out->name()) == nullptr ? out->name()
+                                                                        : graph.unique_name(out->name()));
+    }
+    Node* added = graph.add_node(node->op_type(), inputs, node->output_count(), node_name, output_names, node->domain());
+    for (const auto& [key, attribute] : node->attributes()) added->set_attribute(key, attribute);
+    for (size_t i = 0; i < node->output_count(); ++i) {
+      added->output(i)->set_desc(node->output(i)->desc());
+      real[node->output(i)] = added->output(i);
+    }
+    if (!node->domain().empty() && node->domain() != "ai.onnx") {
+      ensure_opset_import(graph, node->domain(), replacement.scratch_opset(node->domain()));
+    }
+    description += (description.empty() ? "" : ", ") + added->describe();
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i] != nullptr) graph.replace_all_uses(root->output(i), graph_value(outputs[i]));
+  }
+  for (Node* node : matched) {
+    for (size_t i = 0; i < node->input_count(); ++i) node->set_input(i, nullptr);
+  }
+  for (Node* node : matched) {
+    Status removed = graph.remove_node(node);
+    if (!removed.is_ok()) return internal_error(removed.message());
+    state.removed.insert(node);
+  }
+  return "replaced by " + (description.empty() ? std::string("existing values") : description);
+}
+
 }  // namespace
+
+void PatternFusionPass::report(FusionEvent event) {
+  const std::string line = event.to_string(name());
+  if (event.kind == FusionEvent::Kind::kRejected && !reported_.insert(line).second) return;
+  GE_LOG_INFO("{}", line);
+  events_.push_back(std::move(event));
+}
 
 Status PatternFusionPass::run_on(Graph& graph, const std::vector<Pattern>& list, PassContext& context, bool& changed) {
   for (int sweep = 0; sweep < max_sweeps_; ++sweep) {
@@ -95,160 +231,52 @@ Status PatternFusionPass::run_on(Graph& graph, const std::vector<Pattern>& list,
     state.captured = captured_names(graph);
     state.control = nodes_with_control_edges(graph);
     bool fused_any = false;
-    for (Node* anchor : order) {
+    // Consumers first: the largest pattern rooted at the end of a chain wins over a
+    // smaller one rooted inside it (x*0.5*(1+erf(..)) before the inner x*0.5).
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      Node* anchor = *it;
       if (state.removed.count(anchor)) continue;
-      const std::string anchor_text = anchor->describe();  // the anchor may be removed below
+      std::string anchor_text;  // described once a pattern's root fits (the anchor may be removed below)
+      const std::string key = anchor->domain().empty() || anchor->domain() == "ai.onnx"
+                                  ? anchor->op_type()
+                                  : anchor->domain() + "::" + anchor->op_type();
       for (const Pattern& pattern : list) {
+        // Only anchors of the root's op type are tried, and worth a line when they fail:
+        // that is where a user expected the pattern to fire.
+        const std::vector<std::string>& root_types = pattern.root().types();
+        if (std::find(root_types.begin(), root_types.end(), key) == root_types.end()) continue;
+        if (anchor_text.empty()) anchor_text = anchor->describe();
         Result<Match> match = match_pattern(pattern, *anchor);
         if (!match.is_ok()) {
-          // Only anchors of the root's op type are worth a line: that is where a user
-          // expected the pattern to fire.
-          const std::string message = match.status().message();
-          if (message.rfind(anchor_text + " is not a ", 0) != 0) {
-            events_.push_back({FusionEvent::Kind::kRejected, pattern.name(), anchor_text, message});
-            GE_LOG_INFO("{}", events_.back().to_string(name()));
-          }
+          report({FusionEvent::Kind::kRejected, pattern.name(), anchor_text, match.status().message()});
           continue;
         }
         std::string reason = interior_problem(graph, *match, state);
-        std::vector<Node*> matched = match->nodes();
-        std::unique_ptr<Replacement> replacement;
-        std::vector<Value*> outputs;
         if (reason.empty() && !meets_requirements(*match, context, reason) && reason.empty()) {
           reason = "meets_requirements() said no";
         }
+        Replacement built(graph, *match);
         if (reason.empty()) {
-          replacement = std::make_unique<Replacement>(graph, *match);
-          Status built = this->replacement(*match, *replacement);
-          if (!built.is_ok()) {
-            if (built.code() == StatusCode::kInternal) return built.with_context(match->describe());
-            reason = built.message();
-          } else if (replacement->new_nodes().empty() && replacement->outputs().empty()) {
+          Status status = replacement(*match, built);
+          if (status.code() == StatusCode::kInternal) return status.with_context(match->describe());
+          if (!status.is_ok()) reason = status.message();
+        }
+        if (reason.empty() && built.new_nodes().empty()) {
+          const std::vector<Value*> outputs = built.outputs();
+          if (std::all_of(outputs.begin(), outputs.end(), [](const Value* v) { return v == nullptr; })) {
             reason = "the replacement is empty";
           }
         }
-        const Node* root = match->root();
-        if (reason.empty()) {
-          outputs = replacement->outputs();
-          const std::unordered_set<const Node*> members(matched.begin(), matched.end());
-          for (Node* node : replacement->new_nodes()) {
-            for (const Value* in : node->inputs()) {
-              const Value* original = in != nullptr ? replacement->original_of(in) : nullptr;
-              if (original != nullptr && original->producer() != nullptr && members.count(original->producer())) {
-                reason = "the replacement uses %" + original->name() + ", which the rewrite removes";
-              }
-            }
-          }
-          for (size_t i = 0; reason.empty() && i < root->output_count(); ++i) {
-            const Value* old = root->output(i);
-            const bool used = old->has_uses() || graph.is_output(old) || state.captured.count(old->name());
-            if (!used) continue;
-            if (outputs[i] == nullptr) {
-              reason = "the replacement gives no value for output " + std::to_string(i) + " %" + old->name();
-            } else if (const Value* original = replacement->original_of(outputs[i]); original != nullptr) {
-              if (original->producer() != nullptr && members.count(original->producer())) {
-                reason = "the replacement's output " + std::to_string(i) + " is %" + original->name() +
-                         ", which the rewrite removes";
-              } else if (graph.is_output(old) || state.captured.count(old->name())) {
-                reason = "output %" + old->name() + " is a graph output or captured, and the replacement would rename it";
-              }
-            }
-          }
-        }
-        if (reason.empty()) {
-          Status inferred = context.ops->infer_graph(replacement->scratch());
-          if (!inferred.is_ok()) reason = "the replacement does not infer: " + inferred.message();
-        }
-        for (size_t i = 0; reason.empty() && i < root->output_count(); ++i) {
-          if (outputs[i] == nullptr || replacement->original_of(outputs[i]) != nullptr) continue;
-          const TensorDesc& before = root->output(i)->desc();
-          const TensorDesc& after = outputs[i]->desc();
-          if (!same_type_and_shape(before, after)) {
-            reason = "the replacement's output " + std::to_string(i) + " infers to " + after.to_string() +
-                     ", the matched output %" + root->output(i)->name() + " is " + before.to_string();
-          }
-        }
-        if (reason.empty() && context.target_backend != nullptr) {
-          for (const Node* node : replacement->new_nodes()) {
-            std::string why;
-            if (!context.target_backend->supports(*node, &why)) {
-              reason = "backend '" + context.target_backend->name() + "' does not support the replacement " +
-                       node->describe() + (why.empty() ? "" : ": " + why);
-              break;
-            }
-          }
-        }
+        if (reason.empty()) reason = wiring_problem(graph, *match, built, state);
+        if (reason.empty()) reason = inference_problem(*context.ops, *match, built);
+        if (reason.empty()) reason = backend_problem(context.target_backend, built);
         if (!reason.empty()) {
-          events_.push_back({FusionEvent::Kind::kRejected, pattern.name(), anchor_text, reason});
-          GE_LOG_INFO("{}", events_.back().to_string(name()));
+          report({FusionEvent::Kind::kRejected, pattern.name(), anchor_text, reason});
           continue;
         }
-
-        // ---- commit: copy the scratch nodes in, rewire, remove the match ----
-        std::map<const Value*, Value*> real;  // scratch value -> graph value
-        std::map<const Value*, size_t> replaces;  // scratch value -> root output it replaces
-        for (size_t i = 0; i < outputs.size(); ++i) {
-          if (outputs[i] != nullptr && !replaces.count(outputs[i])) replaces[outputs[i]] = i;
-        }
-        const std::unordered_set<const Node*> members(matched.begin(), matched.end());
-        for (Value* constant : replacement->new_constants()) {
-          std::string value_name = graph.find_value(constant->name()) == nullptr ? constant->name()
-                                                                                  : graph.unique_name(constant->name());
-          real[constant] = graph.add_initializer(value_name, *constant->constant());
-        }
-        std::string fused_text;
-        for (Node* node : replacement->new_nodes()) {
-          std::vector<Value*> inputs;
-          for (Value* in : node->inputs()) {
-            if (in == nullptr) {
-              inputs.push_back(nullptr);
-            } else if (Value* original = replacement->original_of(in)) {
-              inputs.push_back(original);
-            } else {
-              inputs.push_back(real.at(in));
-            }
-          }
-          std::string node_name = node->name();
-          if (Node* existing = graph.find_node(node_name); existing != nullptr && !members.count(existing)) {
-            node_name = graph.unique_name(node_name);
-          }
-          std::vector<std::string> output_names;
-          for (const Value* out : node->outputs()) {
-            auto it = replaces.find(out);
-            // A replacing value takes the replaced one's name (shared until the match is
-            // removed below), so graph outputs and captures keep their names.
-            output_names.push_back(it != replaces.end() ? root->output(it->second)->name()
-                                   : graph.find_value(out->name()) == nullptr ? out->name()
-                                                                              : graph.unique_name(out->name()));
-          }
-          Node* added = graph.add_node(node->op_type(), inputs, node->output_count(), node_name, output_names,
-                                       node->domain());
-          for (const auto& [key, attribute] : node->attributes()) added->set_attribute(key, attribute);
-          for (size_t i = 0; i < node->output_count(); ++i) {
-            added->output(i)->set_desc(node->output(i)->desc());
-            real[node->output(i)] = added->output(i);
-          }
-          if (!node->domain().empty() && node->domain() != "ai.onnx") {
-            ensure_opset_import(graph, node->domain(), replacement->scratch().opset_version(node->domain()));
-          }
-          fused_text += (fused_text.empty() ? "" : ", ") + added->describe();
-        }
-        for (size_t i = 0; i < outputs.size(); ++i) {
-          if (outputs[i] == nullptr) continue;
-          Value* original = replacement->original_of(outputs[i]);
-          graph.replace_all_uses(root->output(i), original != nullptr ? original : real.at(outputs[i]));
-        }
-        for (Node* node : matched) {
-          for (size_t i = 0; i < node->input_count(); ++i) node->set_input(i, nullptr);
-        }
-        for (Node* node : matched) {
-          Status removed = graph.remove_node(node);
-          if (!removed.is_ok()) return internal_error("pass '" + name() + "': " + removed.message());
-          state.removed.insert(node);
-        }
-        events_.push_back({FusionEvent::Kind::kFused, pattern.name(), anchor_text,
-                           "replaced by " + (fused_text.empty() ? std::string("existing values") : fused_text)});
-        GE_LOG_INFO("{}", events_.back().to_string(name()));
+        Result<std::string> done = commit(graph, *match, built, state);
+        if (!done.is_ok()) return internal_error("pass '" + name() + "': " + done.status().message());
+        report({FusionEvent::Kind::kFused, pattern.name(), anchor_text, *done});
         changed = true;
         fused_any = true;
         break;  // the anchor is gone

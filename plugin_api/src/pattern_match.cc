@@ -42,106 +42,131 @@ class PatternMatcher {
         values_(pattern.values().size(), nullptr) {}
 
   bool match_root(Node& anchor) {
-    const PatternOp& root = pattern_.root();
-    return match_node(root, anchor, {}, [] { return true; });
+    return match_node(pattern_.root(), anchor, Where{}, [] { return true; });
   }
 
   Match result() const { return Match(&pattern_, nodes_, values_); }
   const std::string& failure() const { return failure_; }
 
  private:
-  void fail(const std::string& reason) {
+  /// Where a value is being matched: input `input` of `node` (pattern op `op`), or the
+  /// anchor itself. Formatted only for the message that is kept.
+  struct Where {
+    const PatternOp* op = nullptr;
+    const Node* node = nullptr;
+    size_t input = 0;
+    bool anchor() const { return node == nullptr; }
+    std::string text() const {
+      return "input " + std::to_string(input) + " of " + node->describe() + " (pattern op '" + op->name() + "')";
+    }
+  };
+
+  static std::string at(const PatternOp& op, const Node& node) {
+    return node.describe() + " (pattern op '" + op.name() + "')";
+  }
+
+  /// Keeps the reason of the most complete attempt. Messages are only built when kept:
+  /// a pass tries every pattern at every node, and most attempts fail at once.
+  template <typename MakeReason>
+  void fail(MakeReason&& make_reason) {
     int bound = 0;
     for (Node* n : nodes_) bound += n != nullptr ? 1 : 0;
     if (bound > failure_score_) {
       failure_score_ = bound;
-      failure_ = reason;
+      failure_ = make_reason();
     }
   }
 
-  std::string where(const PatternOp& op, const Node& node) const {
-    return node.describe() + " (pattern op '" + op.name() + "')";
-  }
-
-  bool value_tests_pass(int id, const Value& value, const std::string& context) {
+  bool value_tests_pass(int id, const Value& value, const Where& where) {
     for (const Described<Value>& test : pattern_.values()[static_cast<size_t>(id)].tests) {
       if (!test.test(value)) {
-        fail(context + ": %" + value.name() + " is not " + test.description);
+        fail([&] { return where.text() + ": %" + value.name() + " is not " + test.description; });
         return false;
       }
     }
     return true;
   }
 
-  bool match_value(const PatternValue& slot, Value* value, const std::string& context, const Continuation& k) {
-    const int id = slot.id();
-    if (values_[static_cast<size_t>(id)] != nullptr) {
-      if (values_[static_cast<size_t>(id)] == value) return k();
-      fail(context + ": " + value_text(value) + " is not the value matched earlier, " +
-           value_text(values_[static_cast<size_t>(id)]));
+  bool match_value(const PatternValue& slot, Value* value, const Where& where, const Continuation& k) {
+    const size_t id = static_cast<size_t>(slot.id());
+    if (values_[id] != nullptr) {
+      if (values_[id] == value) return k();
+      fail([&] {
+        return where.text() + ": " + value_text(value) + " is not the value matched earlier, " + value_text(values_[id]);
+      });
       return false;
     }
-    const Pattern::ValueInfo& info = pattern_.values()[static_cast<size_t>(id)];
+    const Pattern::ValueInfo& info = pattern_.values()[id];
     if (info.kind != Pattern::ValueKind::kOpOutput) {
       if (info.kind == Pattern::ValueKind::kConstant && !is_constant_value(value)) {
-        fail(context + ": " + value_text(value) + " is not a constant");
+        fail([&] { return where.text() + ": " + value_text(value) + " is not a constant"; });
         return false;
       }
-      if (!value_tests_pass(id, *value, context)) return false;
-      values_[static_cast<size_t>(id)] = value;
+      if (!value_tests_pass(slot.id(), *value, where)) return false;
+      values_[id] = value;
       if (k()) return true;
-      values_[static_cast<size_t>(id)] = nullptr;
+      values_[id] = nullptr;
       return false;
     }
     const PatternOp& op = pattern_.ops()[static_cast<size_t>(info.op)];
-    if (nodes_[static_cast<size_t>(op.id())] == nullptr && !absent_[static_cast<size_t>(op.id())]) {
-      Node* producer = value->producer();
-      if (producer != nullptr && value->producer_output_index() == info.output_index) {
-        if (match_node(op, *producer, context, [&] { return value_tests_pass(id, *value, context) && k(); })) return true;
-      } else {
-        fail(context + ": " + value_text(value) + " is not output " + std::to_string(info.output_index) + " of a " +
-             types_text(op.types_) + " (pattern op '" + op.name() + "')");
-      }
-      if (op.passthrough_ && info.output_index == 0) {
-        // The optional op is absent: its output is its pass-through input.
-        absent_[static_cast<size_t>(op.id())] = true;
-        values_[static_cast<size_t>(id)] = value;
-        const PatternValue& through = op.inputs_[static_cast<size_t>(*op.passthrough_)];
-        if (match_value(through, value, context, k)) return true;
-        values_[static_cast<size_t>(id)] = nullptr;
-        absent_[static_cast<size_t>(op.id())] = false;
-      }
+    const size_t op_id = static_cast<size_t>(op.id());
+    if (nodes_[op_id] != nullptr || absent_[op_id]) {
+      // Bound already (binding a node binds all its output values) but not to this value.
+      fail([&] {
+        return where.text() + ": " + value_text(value) + " does not fit pattern op '" + op.name() + "' as matched earlier";
+      });
       return false;
     }
-    // The op is bound (present with this output unbound cannot happen: binding a node
-    // binds all its output values) or absent with another output: no match.
-    fail(context + ": " + value_text(value) + " does not fit pattern op '" + op.name() + "' as matched earlier");
+    Node* producer = value->producer();
+    if (producer != nullptr && value->producer_output_index() == info.output_index) {
+      if (match_node(op, *producer, where, [&] { return value_tests_pass(slot.id(), *value, where) && k(); })) {
+        return true;
+      }
+    } else {
+      fail([&] {
+        return where.text() + ": " + value_text(value) + " is not output " + std::to_string(info.output_index) +
+               " of a " + types_text(op.types()) + " (pattern op '" + op.name() + "')";
+      });
+    }
+    if (op.passthrough_ && info.output_index == 0) {
+      // The optional op is absent: its output is its pass-through input.
+      absent_[op_id] = true;
+      values_[id] = value;
+      if (match_value(op.inputs_[static_cast<size_t>(*op.passthrough_)], value, where, k)) return true;
+      values_[id] = nullptr;
+      absent_[op_id] = false;
+    }
     return false;
   }
 
-  bool match_node(const PatternOp& op, Node& node, const std::string& context, const Continuation& k) {
+  bool match_node(const PatternOp& op, Node& node, const Where& where, const Continuation& k) {
     const std::string key = type_key(node);
-    if (std::find(op.types_.begin(), op.types_.end(), key) == op.types_.end()) {
-      fail((context.empty() ? "" : context + ": ") + node.describe() + " is not a " + types_text(op.types_) +
-           " (pattern op '" + op.name() + "')");
+    if (std::find(op.types().begin(), op.types().end(), key) == op.types().end()) {
+      fail([&] {
+        return (where.anchor() ? "" : where.text() + ": ") + node.describe() + " is not a " + types_text(op.types()) +
+               " (pattern op '" + op.name() + "')";
+      });
       return false;
     }
     if (std::find(nodes_.begin(), nodes_.end(), &node) != nodes_.end()) {
-      fail(where(op, node) + " is already matched by another pattern op");
+      fail([&] { return at(op, node) + " is already matched by another pattern op"; });
       return false;
     }
     for (const auto& test : op.attribute_tests_) {
       const Attribute* actual = node.attribute(test.name);
-      bool ok = actual != nullptr ? attributes_equal(*actual, test.expected)
-                                  : test.when_absent.has_value() && attributes_equal(*test.when_absent, test.expected);
+      const bool ok = actual != nullptr
+                          ? attributes_equal(*actual, test.expected)
+                          : test.when_absent.has_value() && attributes_equal(*test.when_absent, test.expected);
       if (!ok) {
-        fail(where(op, node) + ": attribute '" + test.name + "' " + (actual != nullptr ? "has another value" : "is absent"));
+        fail([&] {
+          return at(op, node) + ": attribute '" + test.name + "' " + (actual != nullptr ? "has another value" : "is absent");
+        });
         return false;
       }
     }
     for (const Described<Node>& test : op.node_tests_) {
       if (!test.test(node)) {
-        fail(where(op, node) + ": not " + test.description);
+        fail([&] { return at(op, node) + ": not " + test.description; });
         return false;
       }
     }
@@ -149,29 +174,32 @@ class PatternMatcher {
     if (!op.extra_inputs_) {
       for (size_t i = pattern_inputs; i < node.input_count(); ++i) {
         if (node.input(i) != nullptr) {
-          fail(where(op, node) + ": has input " + std::to_string(i) + ", the pattern expects at most " +
-               std::to_string(pattern_inputs));
+          fail([&] {
+            return at(op, node) + ": has input " + std::to_string(i) + ", the pattern expects at most " +
+                   std::to_string(pattern_inputs);
+          });
           return false;
         }
       }
     }
     nodes_[static_cast<size_t>(op.id())] = &node;
     std::vector<int> bound_outputs;
-    bool outputs_ok = true;
+    bool outputs_fit = true;
     for (size_t o = 0; o < op.outputs_.size(); ++o) {
       const int id = op.outputs_[o];
       if (id < 0) continue;
       Value* out = node.output(o);
-      if (out == nullptr || (values_[static_cast<size_t>(id)] != nullptr && values_[static_cast<size_t>(id)] != out)) {
-        outputs_ok = false;
+      Value*& bound = values_[static_cast<size_t>(id)];
+      if (out == nullptr || (bound != nullptr && bound != out)) {
+        outputs_fit = false;
         break;
       }
-      if (values_[static_cast<size_t>(id)] == nullptr) {
-        values_[static_cast<size_t>(id)] = out;
+      if (bound == nullptr) {
+        bound = out;
         bound_outputs.push_back(id);
       }
     }
-    if (outputs_ok) {
+    if (outputs_fit) {
       // Every combination of the commutative swaps, the identity order first.
       const size_t pairs = op.commutative_pairs_.size();
       for (size_t mask = 0; mask < (size_t{1} << pairs); ++mask) {
@@ -186,7 +214,7 @@ class PatternMatcher {
         if (match_inputs(op, node, order, 0, k)) return true;
       }
     } else {
-      fail(where(op, node) + ": its outputs do not fit the values matched earlier");
+      fail([&] { return at(op, node) + ": its outputs do not fit the values matched earlier"; });
     }
     for (int id : bound_outputs) values_[static_cast<size_t>(id)] = nullptr;
     nodes_[static_cast<size_t>(op.id())] = nullptr;
@@ -197,13 +225,13 @@ class PatternMatcher {
     if (i == order.size()) return k();
     const PatternValue& slot = op.inputs_[i];
     Value* value = node.input(order[i]);
-    const std::string context = "input " + std::to_string(order[i]) + " of " + where(op, node);
+    const Where where{&op, &node, order[i]};
     if (value == nullptr) {
       if (slot.optional_slot()) return match_inputs(op, node, order, i + 1, k);
-      fail(context + ": the input is omitted");
+      fail([&] { return where.text() + ": the input is omitted"; });
       return false;
     }
-    return match_value(slot, value, context, [&] { return match_inputs(op, node, order, i + 1, k); });
+    return match_value(slot, value, where, [&] { return match_inputs(op, node, order, i + 1, k); });
   }
 
   const Pattern& pattern_;

@@ -75,6 +75,8 @@ std::vector<Value*> Replacement::outputs() const {
   return result;
 }
 
+int64_t Replacement::scratch_opset(const std::string& domain) const { return scratch_->opset_version(domain); }
+
 Value* Replacement::original_of(const Value* stand_in) const {
   auto it = originals_.find(stand_in);
   return it == originals_.end() ? nullptr : it->second;

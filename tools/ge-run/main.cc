@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ge/logging.h"
+#include "ge/model_file.h"
 #include "ge/plugin_host.h"
 #include "ge/session.h"
 #include "ge/status.h"
@@ -164,7 +165,10 @@ int run(int argc, char** argv) {
   session_options.backend = options.backend;
   session_options.passes = options.passes;
   const auto compile_start = std::chrono::steady_clock::now();
-  Result<std::unique_ptr<Session>> created = Session::create(host, model, session_options);
+  // A compiled .gem model loads without running the compiler.
+  Result<std::unique_ptr<Session>> created = model.extension() == ".gem"
+                                                 ? create_session_from_model_file(host, model, session_options)
+                                                 : Session::create(host, model, session_options);
   if (!created.is_ok()) return fail(created.status());
   Session& session = **created;
   const double compile_ms =

@@ -58,21 +58,21 @@ const char* memory_alias_name(MemoryAlias alias);
 
 /// Where one value, or one node's kernel workspace, lives.
 struct ValuePlacement {
-  const Value* value = nullptr;         ///< null for a workspace
-  const Node* workspace_of = nullptr;   ///< the node whose scratch memory this is
-  std::string name;                     ///< the value's name, or "<node>:workspace"
+  const Value* value = nullptr;        ///< null for a workspace
+  const Node* workspace_of = nullptr;  ///< the node whose scratch memory this is
+  std::string name;                    ///< the value's name, or "<node>:workspace"
   MemoryRegion region = MemoryRegion::kUnplanned;
   size_t offset = 0;                    ///< from the region's base
   size_t bytes = 0;                     ///< exact size (not rounded)
   int64_t first_use = 0, last_use = 0;  ///< live steps, inclusive
   MemoryAlias alias = MemoryAlias::kNone;
-  int64_t alias_source = -1;            ///< index into GraphMemoryPlan::values
+  int64_t alias_source = -1;  ///< index into GraphMemoryPlan::values
   /// In place: the index of the input whose bytes this value's producer overwrites; that
   /// input dies at this value's first step. Independent of `alias` (a Concat slice may
   /// also be written in place).
   int64_t in_place_of = -1;
-  int64_t buffer = -1;                  ///< index into GraphMemoryPlan::buffers (feature map)
-  std::string unplanned_reason;         ///< set when region is kUnplanned
+  int64_t buffer = -1;           ///< index into GraphMemoryPlan::buffers (feature map)
+  std::string unplanned_reason;  ///< set when region is kUnplanned
 };
 
 /// One feature-map buffer as handed to the assigners: a group of values sharing storage.
@@ -87,7 +87,7 @@ struct AssignerOutcome {
   std::string name;
   size_t total_bytes = 0;  ///< 0 when it failed
   double milliseconds = 0;
-  std::string error;       ///< why the answer was rejected (failed or invalid); empty if valid
+  std::string error;  ///< why the answer was rejected (failed or invalid); empty if valid
 };
 
 struct MemoryStatistics {
@@ -98,11 +98,11 @@ struct MemoryStatistics {
   size_t lower_bound_bytes = 0;
   double ratio_to_lower_bound = 1.0;  ///< feature_map_bytes / lower_bound_bytes
   size_t weights_bytes = 0;
-  size_t io_bytes = 0;                ///< zero-copy I/O slots together
+  size_t io_bytes = 0;  ///< zero-copy I/O slots together
   size_t values = 0, buffers = 0, in_place = 0, views = 0, concat_slices = 0, unplanned = 0;
   int64_t steps = 0;
-  double planning_ms = 0;             ///< everything plan_memory did, validation included
-  std::string assigner;               ///< the one whose answer was kept
+  double planning_ms = 0;  ///< everything plan_memory did, validation included
+  std::string assigner;    ///< the one whose answer was kept
   std::vector<AssignerOutcome> assigners;
 };
 
@@ -117,7 +117,7 @@ struct GraphMemoryPlan {
   size_t alignment = 512;
   size_t io_alignment = 32;
   size_t weights_bytes = 0, feature_map_bytes = 0, io_bytes = 0;  ///< region sizes
-  int64_t step_count = 0;  ///< steps are 0 .. step_count - 1
+  int64_t step_count = 0;                                         ///< steps are 0 .. step_count - 1
   MemoryStatistics statistics;
 
   std::unordered_map<const Value*, size_t> index;  ///< value -> position in `values`

@@ -24,8 +24,7 @@ size_t round_up(size_t bytes, size_t alignment) {
 
 }  // namespace
 
-BestFitPlacer::BestFitPlacer(const std::vector<MemoryRequest>& requests)
-    : requests_(requests), index_(0) {
+BestFitPlacer::BestFitPlacer(const std::vector<MemoryRequest>& requests) : requests_(requests), index_(0) {
   const std::vector<int64_t> points = step_points(requests);
   auto position = [&](int64_t step) {
     return static_cast<size_t>(std::lower_bound(points.begin(), points.end(), step) - points.begin());

@@ -11,7 +11,8 @@ template <typename Key>
 std::vector<uint32_t> sorted_by(const std::vector<MemoryRequest>& requests, Key key) {
   std::vector<uint32_t> order(requests.size());
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return key(requests[a]) < key(requests[b]); });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return key(requests[a]) < key(requests[b]); });
   return order;
 }
 

@@ -72,7 +72,8 @@ TEST(GreedyBySizeAssignerTest, BestFitTakesTheSmallestGap) {
   // Order r1 r0 r4 r2 r3: r1@0, r0@6U, r4@10U, r2@13U. r3 meets r0 and r2 only: gaps
   // [0,6U) and [10U,13U); the smaller one that fits wins -> r3@10U (first fit: @0).
   GreedyBySizeAssigner greedy;
-  Result<MemoryPlan> plan = greedy.assign({{4 * U, 3, 6}, {6 * U, 5, 5}, {2 * U, 3, 6}, {1 * U, 3, 3}, {3 * U, 5, 6}}, U);
+  Result<MemoryPlan> plan =
+      greedy.assign({{4 * U, 3, 6}, {6 * U, 5, 5}, {2 * U, 3, 6}, {1 * U, 3, 3}, {3 * U, 5, 6}}, U);
   ASSERT_TRUE(plan.is_ok());
   EXPECT_EQ(plan->offsets, (std::vector<size_t>{6 * U, 0, 13 * U, 10 * U, 10 * U}));
   EXPECT_EQ(plan->total_bytes, 15 * U);

@@ -1,5 +1,6 @@
 // The greedy_by_size memory assigner plugin.
 #include "ge/plugin_api/plugin.h"
+
 #include "greedy_by_size_assigner.h"
 
 namespace {

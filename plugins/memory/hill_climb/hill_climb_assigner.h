@@ -15,10 +15,10 @@
 namespace ge::memory {
 
 struct HillClimbOptions {
-  int64_t max_iterations = 2000;        ///< local-search moves at most
-  int64_t max_placements = 4'000'000;   ///< requests placed in all, so big graphs stay fast
-  double time_budget_ms = 100;          ///< wall-clock guard beyond the first (largest-first) pass
-  uint64_t seed = 1;                    ///< the search is deterministic for a seed (within the budget)
+  int64_t max_iterations = 2000;       ///< local-search moves at most
+  int64_t max_placements = 4'000'000;  ///< requests placed in all, so big graphs stay fast
+  double time_budget_ms = 100;         ///< wall-clock guard beyond the first (largest-first) pass
+  uint64_t seed = 1;                   ///< the search is deterministic for a seed (within the budget)
 
   /// Reads max_iterations, max_placements, time_budget_ms and seed from a plugin's
   /// `[plugin.options]`, keeping the defaults for absent keys.

@@ -2,6 +2,7 @@
 //   [plugin.options]  max_iterations = 2000, max_placements = 4000000,
 //                     time_budget_ms = 100, seed = 1
 #include "ge/plugin_api/plugin.h"
+
 #include "hill_climb_assigner.h"
 
 namespace {
@@ -10,7 +11,8 @@ ge::Status register_hill_climb(ge::Registrar& registrar) {
   try {
     ge::memory::HillClimbOptions options = ge::memory::HillClimbOptions::from(registrar.options());
     if (options.max_iterations < 0 || options.max_placements < 0 || options.time_budget_ms < 0) {
-      return ge::invalid_argument("hill_climb memory assigner: max_iterations, max_placements and time_budget_ms must not be negative");
+      return ge::invalid_argument(
+          "hill_climb memory assigner: max_iterations, max_placements and time_budget_ms must not be negative");
     }
     return registrar.add_memory_assigner(std::make_shared<ge::memory::HillClimbAssigner>(options));
   } catch (const std::exception& e) {

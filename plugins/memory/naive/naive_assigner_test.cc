@@ -10,7 +10,8 @@ namespace {
 
 // Sizes in the DSL are float32 elements: [128] = 512 bytes = one alignment unit U.
 constexpr const char* kChainWithSkips =
-    "in x[128]; a=Conv(x)[256]; b=Conv(a)[128]; c=Conv(b)[384]; d=Conv(c,a)[128]; e=Conv(d)[512]; f=Conv(e,d)[128]; out f";
+    "in x[128]; a=Conv(x)[256]; b=Conv(a)[128]; c=Conv(b)[384]; d=Conv(c,a)[128]; e=Conv(d)[512]; f=Conv(e,d)[128]; "
+    "out f";
 
 TEST(NaiveAssignerTest, GoldenOffsets) {
   // step: 1 alloc a(2U) | 2 alloc b(1U) | 3 alloc c(3U), free b | 4 alloc d(1U), free a c

@@ -1,5 +1,6 @@
 // The naive memory assigner plugin.
 #include "ge/plugin_api/plugin.h"
+
 #include "naive_assigner.h"
 
 namespace {

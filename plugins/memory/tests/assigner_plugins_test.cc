@@ -16,14 +16,16 @@ namespace {
 using ::testing::HasSubstr;
 
 std::filesystem::path write_registry(const std::string& name, const std::string& hill_climb_options) {
-  const auto dir = std::filesystem::temp_directory_path() / ("ge_memory_plugins_" + name + "_" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("ge_memory_plugins_" + name + "_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto path = dir / "registry.toml";
   std::ofstream out(path);
   out << "[[plugin]]\nname = \"naive\"\nkind = \"memory_assigner\"\nlibrary = \"" GE_MEMORY_NAIVE_PLUGIN "\"\n\n"
-      << "[[plugin]]\nname = \"greedy_by_size\"\nkind = \"memory_assigner\"\nlibrary = \"" GE_MEMORY_GREEDY_BY_SIZE_PLUGIN
-         "\"\n\n"
-      << "[[plugin]]\nname = \"hill_climb\"\nkind = \"memory_assigner\"\nlibrary = \"" GE_MEMORY_HILL_CLIMB_PLUGIN "\"\n"
+      << "[[plugin]]\nname = \"greedy_by_size\"\nkind = \"memory_assigner\"\nlibrary = "
+         "\"" GE_MEMORY_GREEDY_BY_SIZE_PLUGIN "\"\n\n"
+      << "[[plugin]]\nname = \"hill_climb\"\nkind = \"memory_assigner\"\nlibrary = \"" GE_MEMORY_HILL_CLIMB_PLUGIN
+         "\"\n"
       << "[plugin.options]\n"
       << hill_climb_options;
   return path;

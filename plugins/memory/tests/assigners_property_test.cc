@@ -49,8 +49,9 @@ TEST(AssignersPropertyTest, RandomRequestsAreAlwaysValid) {
   std::mt19937 rng(5);
   HillClimbOptions search;
   search.time_budget_ms = 1e9;  // the iteration cap alone decides: same answers on any machine
-  const std::vector<std::shared_ptr<MemoryAssigner>> assigners{
-      std::make_shared<NaiveAssigner>(), std::make_shared<GreedyBySizeAssigner>(), std::make_shared<HillClimbAssigner>(search)};
+  const std::vector<std::shared_ptr<MemoryAssigner>> assigners{std::make_shared<NaiveAssigner>(),
+                                                               std::make_shared<GreedyBySizeAssigner>(),
+                                                               std::make_shared<HillClimbAssigner>(search)};
   size_t greedy_at_bound = 0, hill_at_bound = 0;
   const int trials = 2000;
   for (int trial = 0; trial < trials; ++trial) {
@@ -67,7 +68,8 @@ TEST(AssignersPropertyTest, RandomRequestsAreAlwaysValid) {
       Result<MemoryPlan> plan = assigners[k]->assign(requests, alignment);
       ASSERT_TRUE(plan.is_ok());
       ASSERT_TRUE(validate_assignment(requests, *plan, alignment).is_ok())
-          << assigners[k]->name() << " trial " << trial << ": " << validate_assignment(requests, *plan, alignment).message();
+          << assigners[k]->name() << " trial " << trial << ": "
+          << validate_assignment(requests, *plan, alignment).message();
       ASSERT_GE(plan->total_bytes, bound);
       totals[k] = plan->total_bytes;
     }

@@ -46,7 +46,10 @@ void ensure_opset_import(Graph& graph, const std::string& domain, int64_t versio
 /// captured by a subgraph, `replacement` takes over its name, which is only possible when
 /// `replacement` is a node output of the same graph that is not itself a graph output or
 /// captured; otherwise nothing changes and the result is false.
-Result<bool> bypass_output(Graph& graph, Node& node, size_t output_index, Value* replacement);
+/// `captured` (when given) must be captured_names(graph); passes that bypass many nodes
+/// compute it once.
+Result<bool> bypass_output(Graph& graph, Node& node, size_t output_index, Value* replacement,
+                           const std::set<std::string>* captured = nullptr);
 
 /// Axes given as attribute `attribute` (older opsets) or as constant input `input_index`
 /// (newer ones), normalised to [0, rank). nullopt when absent or not constant, or out of

@@ -68,6 +68,8 @@ class PatternOp {
 
   const std::string& name() const { return name_; }
   int id() const { return id_; }
+  /// The op types this matcher accepts ("Conv", "ge::FusedConv").
+  const std::vector<std::string>& types() const { return types_; }
 
  private:
   friend class Pattern;
@@ -119,11 +121,16 @@ class Pattern {
 
   /// An op matcher for one of `types` ("Relu", or "domain::Op" outside ai.onnx) with
   /// these inputs. `name` (unique in the pattern) is how Match::node() finds it.
-  PatternOp& op(std::string type, std::vector<PatternValue> inputs, std::string name = {});
+  /// (A `const char*` and a list, not std::string: {"Pow", "Mul"} would also read as a
+  /// std::string built from two iterators.)
+  PatternOp& op(const char* type, std::vector<PatternValue> inputs, std::string name = {});
   PatternOp& op(std::vector<std::string> types, std::vector<PatternValue> inputs, std::string name = {});
 
   /// The op matching is anchored at: the last one added unless set.
-  void set_root(const PatternOp& root) { root_ = root.id(); }
+  void set_root(const PatternOp& root) {
+    root_ = root.id();
+    validated_.reset();
+  }
   const PatternOp& root() const;
 
   // ---- read access for the matcher ----
@@ -137,17 +144,20 @@ class Pattern {
   const std::deque<PatternOp>& ops() const { return ops_; }
   const std::vector<ValueInfo>& values() const { return values_; }
   /// Ok when every op feeds the root, names are unique and inputs are valid handles;
-  /// otherwise kInvalidArgument naming the pattern and the problem.
+  /// otherwise kInvalidArgument naming the pattern and the problem. The result is kept
+  /// until the pattern changes, so matching many anchors checks it once.
   Status validate() const;
 
  private:
   friend class PatternOp;
   int add_value(ValueInfo info);
+  Status check() const;
 
   std::string name_;
   std::deque<PatternOp> ops_;
   std::vector<ValueInfo> values_;
   int root_ = -1;
+  mutable std::optional<Status> validated_;  // cleared by every change
 };
 
 }  // namespace ge

@@ -12,8 +12,10 @@
 ///     }
 ///   };
 ///
-/// Each sweep visits the nodes in a stable topological order and, at each, tries the
-/// patterns in order; the first that matches and passes every check is rewritten at once.
+/// Each sweep visits the nodes in reverse stable topological order (consumers first, so
+/// the largest pattern rooted at the end of a chain wins over a smaller one inside it)
+/// and, at each, tries the patterns in order; the first that matches and passes every
+/// check is rewritten at once.
 /// Sweeps repeat until one finds nothing (at most max_sweeps). Matches therefore never
 /// overlap and the result is deterministic. A match is rejected, with the reason logged
 /// at info level (-v) and kept in events(), when:
@@ -24,8 +26,10 @@
 /// - a replacement output infers to a different dtype or shape than the output it replaces;
 /// - the target backend (PassContext::target_backend, when set) does not support a new
 ///   node with its inferred dtypes.
+/// A rejection is reported once per run even when later sweeps meet it again.
 /// Subgraphs (If/Loop/Scan bodies) are processed too, innermost last.
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -66,8 +70,11 @@ class PatternFusionPass : public Pass {
 
  private:
   Status run_on(Graph& graph, const std::vector<Pattern>& patterns, PassContext& context, bool& changed);
+  /// Logs `event` at info level and keeps it; a rejection already reported is dropped.
+  void report(FusionEvent event);
 
   std::vector<FusionEvent> events_;
+  std::set<std::string> reported_;  // rejection lines already logged this run
   int max_sweeps_ = 8;
 };
 

@@ -45,6 +45,8 @@ class Replacement {
   std::vector<Value*> outputs() const;
   /// The original value a stand-in was made for; null for new values.
   Value* original_of(const Value* stand_in) const;
+  /// The opset version the scratch graph imports for `domain` (0 when none).
+  int64_t scratch_opset(const std::string& domain) const;
   /// The scratch nodes in the order they were added.
   const std::vector<Node*>& new_nodes() const { return new_nodes_; }
   /// Initializers made with constant(), in order.

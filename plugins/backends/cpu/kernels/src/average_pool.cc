@@ -2,9 +2,11 @@
 // or auto_pad, ceil_mode and count_include_pad. The divisor counts the taps inside the
 // input, or with count_include_pad the taps inside input plus pads (a window that
 // ceil_mode pushes past the end pads is cut there), as ONNX Runtime does.
+// float16/bfloat16 compute in float32.
 
 #include <string>
 
+#include "nn_float_bridge.h"
 #include "op_kernels.h"
 #include "pool_common.h"
 
@@ -80,15 +82,16 @@ Result<PreparedKernel> prepare_average_pool(const KernelContext& context) {
   GE_ASSIGN_OR_RETURN(int64_t count_include_pad, int_attribute(context, "count_include_pad", 0));
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, shape.output_dims));
   AveragePoolParams params{shape.geometry, shape.planes, count_include_pad != 0};
-  KernelFunction function =
-      select_kernel(dtype, FloatTypes{}, []<typename T>() -> KernelFunction { return &average_pool_kernel<T>; });
-  return make_kernel(context, function, params);
+  nn::FloatBridge bridge{{shape.planes * params.geometry.input_size()}, {product(shape.output_dims)}};
+  return nn::prepare_with_bridge<AveragePoolParams, &average_pool_kernel<float>>(
+      context, dtype, params, std::move(bridge), 0, 0, {},
+      []<typename T>() -> KernelFunction { return &average_pool_kernel<T>; });
 }
 
 }  // namespace
 
 void add_average_pool_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"AveragePool", data_types(FloatTypes{}), &prepare_average_pool});
+  table.push_back({"AveragePool", nn::dtypes(nn::FloatingTypes{}), &prepare_average_pool});
 }
 
 }  // namespace ge::cpu_kernels

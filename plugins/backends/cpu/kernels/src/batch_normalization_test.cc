@@ -83,18 +83,59 @@ TEST(BatchNormalizationKernel, Float64) {
   expect_tensor<double>(out[0], {1, 1, 3}, {-0.5, 0.5, 1.5}, 1e-12);
 }
 
-TEST(BatchNormalizationKernel, TrainingModeIsUnsupported) {
+TEST(BatchNormalizationKernel, TrainingModeUsesBatchStatistics) {
+  // X [2, 2]: channel 0 = [1, 3] (mean 2, var 1), channel 1 = [2, 6] (mean 4, var 4).
+  // epsilon 0: Y = [[-1, -1], [1, 1]]. Running stats with momentum 0.9:
+  // mean 0 * 0.9 + 2 * 0.1 = 0.2, 10 * 0.9 + 4 * 0.1 = 9.4; var 0.9 + 0.1, 0.9 + 0.4.
+  KernelTest test("BatchNormalization", 15);
+  test.input(f32({2, 2}, {1, 2, 3, 6}))
+      .initializer(f32({2}, {1, 1}))
+      .initializer(f32({2}, {0, 0}))
+      .input(f32({2}, {0, 10}))
+      .input(f32({2}, {1, 1}))
+      .attribute("training_mode", int64_t{1})
+      .attribute("epsilon", 0.0f)
+      .output(F::kFloat32, {2, 2})
+      .output(F::kFloat32, {2})
+      .output(F::kFloat32, {2});
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {2, 2}, {-1, -1, 1, 1});
+  expect_tensor<float>(out[1], {2}, {0.2f, 9.4f});
+  expect_tensor<float>(out[2], {2}, {1.0f, 1.3f});
+}
+
+TEST(BatchNormalizationKernel, LegacyTrainingOutputsSavedStatistics) {
+  // Opset 9 with the extra outputs trains; outputs 3 and 4 are the batch mean and var.
+  KernelTest test("BatchNormalization", 9);
+  test.input(f32({2, 1}, {1, 3}))
+      .initializer(f32({1}, {2}))
+      .initializer(f32({1}, {0.5f}))
+      .initializer(f32({1}, {0}))
+      .initializer(f32({1}, {1}))
+      .attribute("epsilon", 0.0f)
+      .attribute("momentum", 0.5f)
+      .output(F::kFloat32, {2, 1})
+      .output(F::kFloat32, {1})
+      .output(F::kFloat32, {1})
+      .output(F::kFloat32, {1})
+      .output(F::kFloat32, {1});
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {2, 1}, {-1.5f, 2.5f});
+  expect_tensor<float>(out[1], {1}, {1});
+  expect_tensor<float>(out[2], {1}, {1});
+  expect_tensor<float>(out[3], {1}, {2});
+  expect_tensor<float>(out[4], {1}, {1});
+}
+
+TEST(BatchNormalizationKernel, TrainingOutputsNeedTrainingMode) {
   KernelTest test("BatchNormalization", 15);
   test.input(f32_iota({1, 3, 1, 1}));
   add_parameters(test);
-  test.attribute("training_mode", int64_t{1}).output(F::kFloat32, {1, 3, 1, 1});
+  test.output(F::kFloat32, {1, 3, 1, 1}).output(F::kFloat32, {3});
   Result<PreparedKernel> kernel = test.prepare();
   ASSERT_FALSE(kernel.is_ok());
-  EXPECT_EQ(kernel.status().code(), StatusCode::kUnsupported);
+  EXPECT_EQ(kernel.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(kernel.status().message().find("training_mode"), std::string::npos) << kernel.status().message();
-  std::string reason;
-  EXPECT_FALSE(supports(test.node(), "cpu", &reason));
-  EXPECT_EQ(reason, kernel.status().message());
 }
 
 TEST(BatchNormalizationKernel, WrongParameterShapeIsInvalid) {

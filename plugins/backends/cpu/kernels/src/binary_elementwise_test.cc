@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "kernel_test_util.h"
+#include "math_test_util.h"
 
 namespace ge::cpu_kernels::testing {
 namespace {
@@ -153,6 +153,42 @@ TEST(BinaryElementwiseKernel, BoolIsUnsupported) {
   EXPECT_EQ(kernel.status().code(), StatusCode::kUnsupported);
   EXPECT_NE(kernel.status().message().find("Add 'node' with dtype bool"), std::string::npos)
       << kernel.status().message();
+}
+
+TEST(BinaryElementwiseKernel, Float16AddAndMulRoundToNearestEven) {
+  // numpy float16: [1.5, 0.1, 65504] + / * [2.25, 0.2, 65504]; the sum and product of the
+  // largest finite value overflow to inf (0x7c00).
+  Tensor a = half_bits(F::kFloat16, {3}, {0x3e00, 0x2e66, 0x7bff});
+  Tensor b = half_bits(F::kFloat16, {3}, {0x4080, 0x3266, 0x7bff});
+  KernelTest add("Add");
+  add.input(a).input(b).output(F::kFloat16, {3});
+  GE_RUN_KERNEL(sum, add);
+  expect_half_bits(sum[0], F::kFloat16, {3}, {0x4380, 0x34cc, 0x7c00});
+  KernelTest mul("Mul");
+  mul.input(a).input(b).output(F::kFloat16, {3});
+  GE_RUN_KERNEL(product, mul);
+  expect_half_bits(product[0], F::kFloat16, {3}, {0x42c0, 0x251e, 0x7c00});
+}
+
+TEST(BinaryElementwiseKernel, BFloat16Sub) {
+  // 3.75 (0x4070) - 1.5 (0x3fc0) = 2.25 (0x4010)
+  KernelTest test("Sub");
+  test.input(half_bits(F::kBFloat16, {1}, {0x4070})).input(half_bits(F::kBFloat16, {1}, {0x3fc0})).output(
+      F::kBFloat16, {1});
+  GE_RUN_KERNEL(out, test);
+  expect_half_bits(out[0], F::kBFloat16, {1}, {0x4010});
+}
+
+TEST(BinaryElementwiseKernel, NarrowIntegersWrap) {
+  // uint8: 200 + 100 = 300 - 256 = 44; int8: -128 / -1 wraps to -128
+  KernelTest add("Add");
+  add.input(typed<uint8_t>({1}, {200})).input(typed<uint8_t>({1}, {100})).output(F::kUInt8, {1});
+  GE_RUN_KERNEL(sum, add);
+  expect_tensor<uint8_t>(sum[0], {1}, {44});
+  KernelTest div("Div");
+  div.input(typed<int8_t>({2}, {-128, 7})).input(typed<int8_t>({2}, {-1, 2})).output(F::kInt8, {2});
+  GE_RUN_KERNEL(quotient, div);
+  expect_tensor<int8_t>(quotient[0], {2}, {-128, 3});
 }
 
 }  // namespace

@@ -1,11 +1,13 @@
 // Concat (opsets 1-13): joins inputs along `axis` (default 1 in opset 1, required
 // later; negative from opset 11). For each index of the axes before `axis`, each input
-// contributes one contiguous chunk, copied in input order.
+// contributes one contiguous chunk, copied in input order: memcpy for fixed-size dtypes,
+// element-wise assignment for strings.
 
 #include <cstring>
 #include <string>
 
 #include "op_kernels.h"
+#include "tensor_common.h"
 
 namespace ge::cpu_kernels {
 namespace {
@@ -13,6 +15,7 @@ namespace {
 struct ConcatParams {
   int64_t outer = 0;                // product of the dims before axis
   std::vector<size_t> chunk_bytes;  // per input: its slice for one outer index
+  std::vector<int64_t> chunk_elements;  // the same in elements (strings)
 };
 
 int concat_kernel(const KernelArgs& args) {
@@ -30,6 +33,25 @@ int concat_kernel(const KernelArgs& args) {
       if (bytes == 0) continue;
       std::memcpy(y, static_cast<const unsigned char*>(args.inputs[i]) + static_cast<size_t>(o) * bytes, bytes);
       y += bytes;
+    }
+  }
+  return kKernelOk;
+}
+
+int concat_string_kernel(const KernelArgs& args) {
+  const auto& p = *static_cast<const ConcatParams*>(args.params);
+  auto* y = static_cast<std::string*>(args.outputs[0]);
+  int64_t total = 0;
+  for (size_t i = 0; i < p.chunk_elements.size(); ++i) {
+    if (p.chunk_elements[i] > 0 && args.inputs[i] == nullptr) return kKernelMissingAddress;
+    total += p.chunk_elements[i];
+  }
+  if (total > 0 && y == nullptr) return kKernelMissingAddress;
+  for (int64_t o = 0; o < p.outer; ++o) {
+    for (size_t i = 0; i < p.chunk_elements.size(); ++i) {
+      const int64_t count = p.chunk_elements[i];
+      tensor::copy_elements(y, static_cast<const std::string*>(args.inputs[i]) + o * count, count);
+      y += count;
     }
   }
   return kKernelOk;
@@ -61,15 +83,17 @@ Result<PreparedKernel> prepare_concat(const KernelContext& context) {
     }
     y_dims[axis] += dims[axis];
     params.chunk_bytes.push_back(static_cast<size_t>(dims[axis] * inner) * element_size(dtype));
+    params.chunk_elements.push_back(dims[axis] * inner);
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, y_dims));
+  if (dtype == DataType::kString) return make_kernel(context, &concat_string_kernel, std::move(params), 0, "string");
   return make_kernel(context, &concat_kernel, std::move(params));
 }
 
 }  // namespace
 
 void add_concat_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"Concat", all_fixed_size_types(), &prepare_concat});
+  table.push_back({"Concat", tensor::copy_types(), &prepare_concat});
 }
 
 }  // namespace ge::cpu_kernels

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "kernel_test_util.h"
+#include "tensor_test_support.h"
 
 namespace ge::cpu_kernels::testing {
 namespace {
@@ -67,6 +68,16 @@ TEST(ConcatKernel, MissingAxisIsInvalidFromOpset4) {
   EXPECT_EQ(kernel.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(kernel.status().message().find("attribute 'axis' is required"), std::string::npos)
       << kernel.status().message();
+}
+
+TEST(ConcatKernel, Strings) {
+  KernelTest test("Concat");
+  test.initializer(Tensor::from_strings({2, 1}, {"a", "b"}))
+      .initializer(Tensor::from_strings({2, 2}, {"c", "d", "e", "a long string beyond SSO"}))
+      .attribute("axis", int64_t{1})
+      .output(F::kString, {2, 3});
+  GE_RUN_CONSTANT_KERNEL(out, test);
+  expect_strings(out[0], {2, 3}, {"a", "c", "d", "b", "e", "a long string beyond SSO"});
 }
 
 }  // namespace

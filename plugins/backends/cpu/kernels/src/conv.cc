@@ -1,5 +1,5 @@
 // Conv (opsets 1, 11): grouped, strided, padded (explicit or auto_pad), dilated 1-D to
-// 3-D convolution with optional bias. Each (image, group) is one GEMM of the group's
+// 3-D convolution with optional bias; float16/bfloat16 compute in float32. Each (image, group) is one GEMM of the group's
 // weights [M/g, C/g * kernel] with the im2col matrix [C/g * kernel, output positions].
 
 #include <algorithm>
@@ -7,6 +7,8 @@
 #include <string>
 
 #include "gemm_reference.h"
+#include "nn_float_bridge.h"
+#include "nn_im2col.h"
 #include "op_kernels.h"
 #include "spatial_geometry.h"
 
@@ -24,45 +26,6 @@ struct ConvParams {
   bool pointwise = false;
   int64_t column_elements = 0;  // workspace elements of the im2col matrix
 };
-
-// Writes the [channels * kernel positions, output positions] matrix of `x` (channels
-// planes of the padded-3-D input) to `columns`; taps in the padding read as zero.
-template <typename T>
-void im2col(const T* x, int64_t channels, const SpatialGeometry& g, T* columns) {
-  const int64_t in_d = g.input[0], in_h = g.input[1], in_w = g.input[2];
-  const int64_t out_d = g.output[0], out_h = g.output[1], out_w = g.output[2];
-  T* out = columns;
-  for (int64_t c = 0; c < channels; ++c) {
-    const T* plane = x + c * g.input_size();
-    for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-      for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-        for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-          for (int64_t od = 0; od < out_d; ++od) {
-            const int64_t id = od * g.strides[0] - g.pads_begin[0] + kd * g.dilations[0];
-            if (id < 0 || id >= in_d) {
-              std::fill(out, out + out_h * out_w, T(0));
-              out += out_h * out_w;
-              continue;
-            }
-            for (int64_t oh = 0; oh < out_h; ++oh) {
-              const int64_t ih = oh * g.strides[1] - g.pads_begin[1] + kh * g.dilations[1];
-              if (ih < 0 || ih >= in_h) {
-                std::fill(out, out + out_w, T(0));
-                out += out_w;
-                continue;
-              }
-              const T* row = plane + (id * in_h + ih) * in_w;
-              for (int64_t ow = 0; ow < out_w; ++ow) {
-                const int64_t iw = ow * g.strides[2] - g.pads_begin[2] + kw * g.dilations[2];
-                *out++ = (iw >= 0 && iw < in_w) ? row[iw] : T(0);
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-}
 
 template <typename T>
 int conv_kernel(const KernelArgs& args) {
@@ -164,17 +127,20 @@ Result<PreparedKernel> prepare_conv(const KernelContext& context) {
                      std::all_of(g.pads_begin.begin(), g.pads_begin.end(), [](int64_t v) { return v == 0; });
   params.column_elements =
       params.pointwise ? 0 : (params.in_channels / params.group) * g.kernel_size() * g.output_size();
-  KernelFunction function =
-      select_kernel(dtype, FloatTypes{}, []<typename T>() -> KernelFunction { return &conv_kernel<T>; });
-  const size_t workspace = static_cast<size_t>(params.column_elements) * element_size(dtype);
+  // float16/bfloat16 run the float32 loop on converted copies.
+  nn::FloatBridge bridge{{product(x_dims), product(w_dims), params.has_bias ? params.out_channels : 0},
+                         {product(y_dims)}};
+  const auto columns = static_cast<size_t>(params.column_elements);
   const char* variant = params.pointwise ? "pointwise" : "im2col";
-  return make_kernel(context, function, std::move(params), workspace, variant);
+  return nn::prepare_with_bridge<ConvParams, &conv_kernel<float>>(
+      context, dtype, std::move(params), std::move(bridge), columns * sizeof(float), columns * element_size(dtype),
+      variant, []<typename T>() -> KernelFunction { return &conv_kernel<T>; });
 }
 
 }  // namespace
 
 void add_conv_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"Conv", data_types(FloatTypes{}), &prepare_conv});
+  table.push_back({"Conv", nn::dtypes(nn::FloatingTypes{}), &prepare_conv});
 }
 
 }  // namespace ge::cpu_kernels

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "kernel_test_util.h"
+#include "nn_test_util.h"
 
 namespace ge::cpu_kernels::testing {
 namespace {
@@ -285,6 +286,18 @@ TEST(ConvKernel, OutputShapeDisagreeingWithAttributesIsInvalid) {
   ASSERT_FALSE(kernel.is_ok());
   EXPECT_EQ(kernel.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(kernel.status().message().find("[1,1,2,2]"), std::string::npos) << kernel.status().message();
+}
+
+TEST(ConvKernel, Float16ComputesInFloat32) {
+  // [1, 2] * 0.5 + 1 = [1.5, 2]; float16 bits: 1 = 0x3c00, 2 = 0x4000, 0.5 = 0x3800,
+  // 1.5 = 0x3e00.
+  KernelTest test("Conv");
+  test.input(float16_bits({1, 1, 1, 2}, {0x3c00, 0x4000}))
+      .initializer(float16_bits({1, 1, 1, 1}, {0x3800}))
+      .initializer(float16_bits({1}, {0x3c00}))
+      .output(F::kFloat16, {1, 1, 1, 2});
+  GE_RUN_KERNEL(out, test);
+  EXPECT_EQ(bits_of(out[0]), (std::vector<uint16_t>{0x3e00, 0x4000}));
 }
 
 TEST(ConvKernel, Int32IsUnsupported) {

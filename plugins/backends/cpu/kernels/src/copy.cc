@@ -1,17 +1,20 @@
-// Reshape, Flatten and Identity: the output desc already carries the new shape (shape
-// inference resolved 0, -1 and allowzero), so the kernel is a byte copy. prepare checks
-// that the output shape is the one the op defines for the input.
+// Reshape, Flatten, Identity, Squeeze and Unsqueeze: the output desc already carries the
+// new shape (shape inference resolved 0, -1, allowzero and the axes, attribute or input),
+// so the kernel is a plain copy — a byte copy, or element-wise assignment for strings.
+// prepare checks that the output shape is the one the op defines for the input.
 
 #include <cstring>
 #include <string>
 
 #include "op_kernels.h"
+#include "tensor_common.h"
 
 namespace ge::cpu_kernels {
 namespace {
 
 struct CopyParams {
-  size_t bytes = 0;
+  size_t bytes = 0;     // fixed-size dtypes
+  int64_t strings = 0;  // string dtype: element count
 };
 
 int copy_kernel(const KernelArgs& args) {
@@ -24,11 +27,25 @@ int copy_kernel(const KernelArgs& args) {
   return kKernelOk;
 }
 
+int copy_string_kernel(const KernelArgs& args) {
+  const auto& p = *static_cast<const CopyParams*>(args.params);
+  if (p.strings == 0) return kKernelOk;
+  const auto* x = static_cast<const std::string*>(args.inputs[0]);
+  auto* y = static_cast<std::string*>(args.outputs[0]);
+  if (x == nullptr || y == nullptr) return kKernelMissingAddress;
+  if (x != y) tensor::copy_elements(y, x, p.strings);
+  return kKernelOk;
+}
+
 Result<PreparedKernel> make_copy(const KernelContext& context, const std::vector<int64_t>& x_dims,
                                  const std::vector<int64_t>& y_dims) {
   const DataType dtype = input_dtype(context, 0);
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, y_dims));
-  CopyParams params{static_cast<size_t>(product(x_dims)) * element_size(dtype)};
+  if (dtype == DataType::kString) {
+    return make_kernel(context, &copy_string_kernel, CopyParams{0, product(x_dims)}, 0, "string");
+  }
+  if (element_size(dtype) == 0) return unsupported_dtype(context, dtype, tensor::copy_types());
+  CopyParams params{static_cast<size_t>(product(x_dims)) * element_size(dtype), 0};
   return make_kernel(context, &copy_kernel, params);
 }
 
@@ -56,12 +73,43 @@ Result<PreparedKernel> prepare_identity(const KernelContext& context) {
   return make_copy(context, x_dims, x_dims);
 }
 
+std::vector<int64_t> without_ones(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> kept;
+  for (int64_t dim : dims) {
+    if (dim != 1) kept.push_back(dim);
+  }
+  return kept;
+}
+
+// Squeeze drops unit axes and Unsqueeze inserts them: either way the output has the
+// input's non-unit dims in order, and the output rank moves the right way.
+Result<PreparedKernel> prepare_squeeze_or_unsqueeze(const KernelContext& context, bool squeeze) {
+  GE_ASSIGN_OR_RETURN(std::vector<int64_t> x_dims, input_dims(context, 0));
+  GE_ASSIGN_OR_RETURN(std::vector<int64_t> y_dims, output_dims(context, 0));
+  const bool rank_ok = squeeze ? y_dims.size() <= x_dims.size() : y_dims.size() >= x_dims.size();
+  if (!rank_ok || without_ones(x_dims) != without_ones(y_dims)) {
+    return invalid_node(context, "output shape " + shape_to_string(y_dims) + " is not input " +
+                                     shape_to_string(x_dims) + (squeeze ? " without" : " with added") + " unit axes");
+  }
+  return make_copy(context, x_dims, y_dims);
+}
+
+Result<PreparedKernel> prepare_squeeze(const KernelContext& context) {
+  return prepare_squeeze_or_unsqueeze(context, /*squeeze=*/true);
+}
+
+Result<PreparedKernel> prepare_unsqueeze(const KernelContext& context) {
+  return prepare_squeeze_or_unsqueeze(context, /*squeeze=*/false);
+}
+
 }  // namespace
 
 void add_copy_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"Reshape", all_fixed_size_types(), &prepare_reshape});
-  table.push_back({"Flatten", all_fixed_size_types(), &prepare_flatten});
-  table.push_back({"Identity", all_fixed_size_types(), &prepare_identity});
+  table.push_back({"Reshape", tensor::copy_types(), &prepare_reshape});
+  table.push_back({"Flatten", tensor::copy_types(), &prepare_flatten});
+  table.push_back({"Identity", tensor::copy_types(), &prepare_identity});
+  table.push_back({"Squeeze", tensor::copy_types(), &prepare_squeeze});
+  table.push_back({"Unsqueeze", tensor::copy_types(), &prepare_unsqueeze});
 }
 
 }  // namespace ge::cpu_kernels

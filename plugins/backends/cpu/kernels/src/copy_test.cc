@@ -1,9 +1,10 @@
-// Reshape, Flatten and Identity kernel tests: the data are copied unchanged; prepare
+// Reshape, Flatten, Identity, Squeeze and Unsqueeze kernel tests: the data are copied unchanged; prepare
 // checks the output shape against the op's definition.
 
 #include <gtest/gtest.h>
 
 #include "kernel_test_util.h"
+#include "tensor_test_support.h"
 
 namespace ge::cpu_kernels::testing {
 namespace {
@@ -66,13 +67,33 @@ TEST(CopyKernels, IdentityOfBoolAndInt32) {
   expect_tensor<int32_t>(int_out[0], {2}, {-5, 5});
 }
 
-TEST(CopyKernels, StringIsUnsupported) {
-  KernelTest test("Identity");
-  test.input(Tensor::from_strings({1}, {"a"})).output(F::kString, {1});
+TEST(CopyKernels, StringsAreCopiedElementWise) {
+  KernelTest test("Reshape", 14);
+  test.initializer(Tensor::from_strings({2, 2}, {"a", "bb", "", "a longer string than SSO"}))
+      .initializer(i64({1}, {4}))
+      .output(F::kString, {4});
+  GE_RUN_CONSTANT_KERNEL(out, test);
+  expect_strings(out[0], {4}, {"a", "bb", "", "a longer string than SSO"});
+}
+
+TEST(CopyKernels, SqueezeAndUnsqueezeMoveUnitAxes) {
+  KernelTest squeeze("Squeeze", 13);
+  squeeze.input(f32_iota({1, 3, 1, 2})).initializer(i64({1}, {0})).output(F::kFloat32, {3, 1, 2});
+  GE_RUN_KERNEL(squeezed, squeeze);
+  expect_tensor<float>(squeezed[0], {3, 1, 2}, {0, 1, 2, 3, 4, 5});
+  KernelTest unsqueeze("Unsqueeze", 11);
+  unsqueeze.input(i64({2}, {7, 8})).attribute("axes", std::vector<int64_t>{0, 2}).output(F::kInt64, {1, 2, 1});
+  GE_RUN_KERNEL(unsqueezed, unsqueeze);
+  expect_tensor<int64_t>(unsqueezed[0], {1, 2, 1}, {7, 8});
+}
+
+TEST(CopyKernels, SqueezeOfANonUnitAxisIsInvalid) {
+  KernelTest test("Squeeze", 13);
+  test.input(f32_iota({2, 3})).output(F::kFloat32, {3, 2});
   Result<PreparedKernel> kernel = test.prepare();
   ASSERT_FALSE(kernel.is_ok());
-  EXPECT_EQ(kernel.status().code(), StatusCode::kUnsupported);
-  EXPECT_NE(kernel.status().message().find("string"), std::string::npos) << kernel.status().message();
+  EXPECT_EQ(kernel.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(kernel.status().message().find("without unit axes"), std::string::npos) << kernel.status().message();
 }
 
 }  // namespace

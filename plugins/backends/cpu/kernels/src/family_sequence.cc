@@ -1,8 +1,20 @@
-// The sequence kernel family: registers its ops (see op_kernels.h).
+// The sequence kernel family: recurrent layers, losses, signal processing, text,
+// training optimizers and random generators (see sequence_kernels.h).
 #include "op_kernels.h"
+#include "sequence_kernels.h"
 
 namespace ge::cpu_kernels {
 
-void add_sequence_family_kernels(std::vector<OpKernel>& table) { (void)table; }
+void add_sequence_family_kernels(std::vector<OpKernel>& table) {
+  sequence::add_recurrent_kernels(table);
+  sequence::add_loss_kernels(table);
+  sequence::add_non_max_suppression_kernels(table);
+  sequence::add_fourier_kernels(table);
+  sequence::add_window_kernels(table);
+  sequence::add_string_normalizer_kernels(table);
+  sequence::add_tfidf_vectorizer_kernels(table);
+  sequence::add_optimizer_kernels(table);
+  sequence::add_random_kernels(table);
+}
 
 }  // namespace ge::cpu_kernels

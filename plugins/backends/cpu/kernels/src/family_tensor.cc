@@ -1,8 +1,33 @@
-// The tensor kernel family: registers its ops (see op_kernels.h).
+// The tensor kernel family: indexing, shape, reductions, Pad, TopK, ... (see
+// tensor_kernels.h for which file holds which op). Reshape/Flatten/Identity/Squeeze/
+// Unsqueeze (copy.cc), Transpose, Concat and Softmax/LogSoftmax/Hardmax (softmax.cc)
+// register through their own add_*_kernels.
 #include "op_kernels.h"
+#include "tensor_kernels.h"
 
 namespace ge::cpu_kernels {
 
-void add_tensor_family_kernels(std::vector<OpKernel>& table) { (void)table; }
+void add_tensor_family_kernels(std::vector<OpKernel>& table) {
+  tensor::add_shape_kernels(table);
+  tensor::add_slice_kernels(table);
+  tensor::add_split_kernels(table);
+  tensor::add_gather_kernels(table);
+  tensor::add_scatter_kernels(table);
+  tensor::add_broadcast_kernels(table);
+  tensor::add_pad_kernels(table);
+  tensor::add_one_hot_kernels(table);
+  tensor::add_non_zero_kernels(table);
+  tensor::add_compress_kernels(table);
+  tensor::add_unique_kernels(table);
+  tensor::add_top_k_kernels(table);
+  tensor::add_arg_extreme_kernels(table);
+  tensor::add_reduce_kernels(table);
+  tensor::add_cum_sum_kernels(table);
+  tensor::add_trilu_kernels(table);
+  tensor::add_depth_space_kernels(table);
+  tensor::add_reverse_sequence_kernels(table);
+  tensor::add_einsum_kernels(table);
+  tensor::add_det_kernels(table);
+}
 
 }  // namespace ge::cpu_kernels

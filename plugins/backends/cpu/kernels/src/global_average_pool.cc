@@ -1,5 +1,7 @@
-// GlobalAveragePool (opset 1): the mean of each [N, C] plane over all spatial axes.
+// GlobalAveragePool (opset 1): the mean of each [N, C] plane over all spatial axes;
+// float16/bfloat16 compute in float32.
 
+#include "nn_float_bridge.h"
 #include "op_kernels.h"
 
 namespace ge::cpu_kernels {
@@ -36,15 +38,16 @@ Result<PreparedKernel> prepare_global_average_pool(const KernelContext& context)
   y_dims[1] = x_dims[1];
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, y_dims));
   GlobalAveragePoolParams params{x_dims[0] * x_dims[1], product(x_dims, 2, x_dims.size())};
-  KernelFunction function =
-      select_kernel(dtype, FloatTypes{}, []<typename T>() -> KernelFunction { return &global_average_pool_kernel<T>; });
-  return make_kernel(context, function, params);
+  nn::FloatBridge bridge{{product(x_dims)}, {params.planes}};
+  return nn::prepare_with_bridge<GlobalAveragePoolParams, &global_average_pool_kernel<float>>(
+      context, dtype, params, std::move(bridge), 0, 0, {},
+      []<typename T>() -> KernelFunction { return &global_average_pool_kernel<T>; });
 }
 
 }  // namespace
 
 void add_global_average_pool_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"GlobalAveragePool", data_types(FloatTypes{}), &prepare_global_average_pool});
+  table.push_back({"GlobalAveragePool", nn::dtypes(nn::FloatingTypes{}), &prepare_global_average_pool});
 }
 
 }  // namespace ge::cpu_kernels

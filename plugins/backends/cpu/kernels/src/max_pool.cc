@@ -3,10 +3,12 @@
 // column-major flat positions of the whole input (as ONNX Runtime computes them).
 // Padding never wins: taps outside the input are skipped. A window with no tap inside
 // the input (possible with ceil_mode) yields the lowest value and index -1.
+// float16/bfloat16 compute in float32.
 
 #include <limits>
 #include <string>
 
+#include "nn_float_bridge.h"
 #include "op_kernels.h"
 #include "pool_common.h"
 
@@ -80,6 +82,14 @@ Result<PreparedKernel> prepare_max_pool(const KernelContext& context) {
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, shape.output_dims));
   if (has_output(context, 1)) GE_RETURN_IF_ERROR(check_output(context, 1, DataType::kInt64, shape.output_dims));
   MaxPoolParams params{shape.geometry, shape.planes, storage_order == 1, context.node.output_count() > 1};
+  if (dtype == DataType::kFloat16 || dtype == DataType::kBFloat16) {
+    // The float32 loop on converted copies; Indices (int64) are written directly.
+    nn::FloatBridge bridge{{product(input_dims(context, 0).value())}, {product(shape.output_dims)}};
+    if (params.has_indices_slot) bridge.output_counts.push_back(0);
+    return nn::prepare_with_bridge<MaxPoolParams, &max_pool_kernel<float>>(
+        context, dtype, params, std::move(bridge), 0, 0, {},
+        []<typename T>() -> KernelFunction { return &max_pool_kernel<T>; });
+  }
   KernelFunction function =
       select_kernel(dtype, MaxPoolTypes{}, []<typename T>() -> KernelFunction { return &max_pool_kernel<T>; });
   return make_kernel(context, function, params);
@@ -88,7 +98,10 @@ Result<PreparedKernel> prepare_max_pool(const KernelContext& context) {
 }  // namespace
 
 void add_max_pool_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"MaxPool", data_types(MaxPoolTypes{}), &prepare_max_pool});
+  std::vector<DataType> dtypes = data_types(MaxPoolTypes{});
+  dtypes.push_back(DataType::kFloat16);
+  dtypes.push_back(DataType::kBFloat16);
+  table.push_back({"MaxPool", std::move(dtypes), &prepare_max_pool});
 }
 
 }  // namespace ge::cpu_kernels

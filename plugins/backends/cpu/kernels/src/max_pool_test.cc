@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "kernel_test_util.h"
+#include "nn_test_util.h"
 
 namespace ge::cpu_kernels::testing {
 namespace {
@@ -173,6 +174,18 @@ TEST(MaxPoolKernel, MissingKernelShapeIsInvalid) {
   EXPECT_EQ(kernel.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(kernel.status().message().find("attribute 'kernel_shape' is required"), std::string::npos)
       << kernel.status().message();
+}
+
+TEST(MaxPoolKernel, Float16WithIndices) {
+  // [1, 3, 2] (0x3c00, 0x4200, 0x4000), window 2, stride 1: both windows pick 3 at index 1.
+  KernelTest test("MaxPool", 12);
+  test.input(float16_bits({1, 1, 3}, {0x3c00, 0x4200, 0x4000}))
+      .attribute("kernel_shape", std::vector<int64_t>{2})
+      .output(F::kFloat16, {1, 1, 2})
+      .output(F::kInt64, {1, 1, 2});
+  GE_RUN_KERNEL(out, test);
+  EXPECT_EQ(bits_of(out[0]), (std::vector<uint16_t>{0x4200, 0x4200}));
+  expect_tensor<int64_t>(out[1], {1, 1, 2}, {1, 1});
 }
 
 }  // namespace

@@ -77,5 +77,42 @@ TEST(SoftmaxKernel, AxisOutOfRangeIsInvalid) {
   EXPECT_NE(kernel.status().message().find("attribute 'axis'"), std::string::npos) << kernel.status().message();
 }
 
+TEST(LogSoftmaxKernel, RowsAndLargeValues) {
+  // x - max - log(sum(exp(x - max))) per row of [[1,2,3],[3,2,1]] (numpy).
+  KernelTest test("LogSoftmax", 13);
+  test.input(f32({2, 3}, {1, 2, 3, 3, 2, 1})).output(F::kFloat32, {2, 3});
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {2, 3}, {-2.4076061f, -1.4076060f, -0.4076060f, -0.4076060f, -1.4076060f, -2.4076061f});
+  KernelTest large("LogSoftmax", 13);
+  large.input(f32({2}, {10000, 10000})).output(F::kFloat32, {2});
+  GE_RUN_KERNEL(large_out, large);
+  expect_tensor<float>(large_out[0], {2}, {-0.6931472f, -0.6931472f});
+}
+
+TEST(HardmaxKernel, FirstMaximumPerAxisAndOldCoercion) {
+  // Opset 13 along axis 0 of [[1,3],[3,3]]: column 0 -> row 1, column 1 -> row 0 (first).
+  KernelTest test("Hardmax", 13);
+  test.input(f32({2, 2}, {1, 3, 3, 3})).attribute("axis", int64_t{0}).output(F::kFloat32, {2, 2});
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {2, 2}, {0, 1, 1, 0});
+  // Opset 11 with axis 0 coerces to one row of 4: only the first 3 is marked.
+  KernelTest old("Hardmax", 11);
+  old.input(f32({2, 2}, {1, 3, 3, 3})).attribute("axis", int64_t{0}).output(F::kFloat32, {2, 2});
+  GE_RUN_KERNEL(old_out, old);
+  expect_tensor<float>(old_out[0], {2, 2}, {0, 1, 0, 0});
+}
+
+TEST(SoftmaxKernel, Float16RoundTrips) {
+  // softmax([0, ln 3]) = [0.25, 0.75], both exact in float16 (0x3400, 0x3a00).
+  Tensor x = Tensor::zeros(F::kFloat16, {2});
+  x.data<uint16_t>()[0] = 0x0000;
+  x.data<uint16_t>()[1] = 0x3c65;  // float16 nearest to ln 3 = 1.0986: 1.0986328
+  KernelTest test("Softmax", 13);
+  test.input(x).output(F::kFloat16, {2});
+  GE_RUN_KERNEL(out, test);
+  EXPECT_EQ(out[0].data<uint16_t>()[0], 0x3400);
+  EXPECT_EQ(out[0].data<uint16_t>()[1], 0x3a00);
+}
+
 }  // namespace
 }  // namespace ge::cpu_kernels::testing

@@ -1,39 +1,36 @@
 // Transpose (opsets 1, 13): output axis i is input axis perm[i]; perm defaults to the
-// reversed axes. A strided copy by element size, so every fixed-size dtype works.
+// reversed axes. A strided copy by element size, so every fixed-size dtype works, and
+// by std::string assignment for strings.
 
 #include <cstring>
 #include <string>
 
 #include "op_kernels.h"
 #include "strided_loop.h"
+#include "tensor_common.h"
 
 namespace ge::cpu_kernels {
 namespace {
 
 struct TransposeParams {
   StridedLoop loop;  // operand 0 is the input
-  size_t element_bytes = 0;
 };
 
-template <size_t kBytes>
-struct Element {
-  unsigned char bytes[kBytes];
-};
-
-template <size_t kBytes>
+// T is tensor::Bytes<element size> or std::string.
+template <typename T>
 int transpose_kernel(const KernelArgs& args) {
   const auto& p = *static_cast<const TransposeParams*>(args.params);
-  const auto* x = static_cast<const Element<kBytes>*>(args.inputs[0]);
-  auto* y = static_cast<Element<kBytes>*>(args.outputs[0]);
+  const auto* x = static_cast<const T*>(args.inputs[0]);
+  auto* y = static_cast<T*>(args.outputs[0]);
   if (p.loop.empty) return kKernelOk;
   if (x == nullptr || y == nullptr) return kKernelMissingAddress;
   const int64_t inner = p.loop.inner_size();
   const int64_t step = p.loop.inner_stride(0);
   for_each_run(p.loop, [&](int64_t row, int64_t x_offset, int64_t) {
-    Element<kBytes>* out = y + row * inner;
-    const Element<kBytes>* in = x + x_offset;
+    T* out = y + row * inner;
+    const T* in = x + x_offset;
     if (step == 1) {
-      std::memcpy(out, in, static_cast<size_t>(inner) * kBytes);
+      tensor::copy_elements(out, in, inner);
     } else {
       for (int64_t i = 0; i < inner; ++i) out[i] = in[i * step];
     }
@@ -70,34 +67,17 @@ Result<PreparedKernel> prepare_transpose(const KernelContext& context) {
   if (!loop)
     return unsupported_feature(
         context, "a permutation that keeps more than " + std::to_string(kMaxLoopRank) + " axes after merging");
-  TransposeParams params{*loop, element_size(dtype)};
-  KernelFunction function = nullptr;
-  switch (params.element_bytes) {
-    case 1:
-      function = &transpose_kernel<1>;
-      break;
-    case 2:
-      function = &transpose_kernel<2>;
-      break;
-    case 4:
-      function = &transpose_kernel<4>;
-      break;
-    case 8:
-      function = &transpose_kernel<8>;
-      break;
-    case 16:
-      function = &transpose_kernel<16>;
-      break;
-    default:
-      return unsupported_dtype(context, dtype, all_fixed_size_types());
-  }
+  TransposeParams params{*loop};
+  KernelFunction function =
+      tensor::select_copy(dtype, []<typename T>() -> KernelFunction { return &transpose_kernel<T>; });
+  if (function == nullptr) return unsupported_dtype(context, dtype, tensor::copy_types());
   return make_kernel(context, function, params);
 }
 
 }  // namespace
 
 void add_transpose_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"Transpose", all_fixed_size_types(), &prepare_transpose});
+  table.push_back({"Transpose", tensor::copy_types(), &prepare_transpose});
 }
 
 }  // namespace ge::cpu_kernels

@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "kernel_test_util.h"
+#include "tensor_test_support.h"
 
 namespace ge::cpu_kernels::testing {
 namespace {
@@ -59,6 +62,26 @@ TEST(TransposeKernel, BadPermIsInvalid) {
   ASSERT_FALSE(kernel.is_ok());
   EXPECT_EQ(kernel.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(kernel.status().message().find("attribute 'perm'"), std::string::npos) << kernel.status().message();
+}
+
+TEST(TransposeKernel, StringsAndFloat16) {
+  // [["a","b","c"],["d","e","f"]] transposed; float16 bit patterns move unchanged.
+  KernelTest strings("Transpose");
+  strings.initializer(Tensor::from_strings({2, 3}, {"a", "b", "c", "d", "e", "a long string beyond SSO"}))
+      .output(F::kString, {3, 2});
+  GE_RUN_CONSTANT_KERNEL(out, strings);
+  expect_strings(out[0], {3, 2}, {"a", "d", "b", "e", "c", "a long string beyond SSO"});
+  Tensor halves = Tensor::zeros(F::kFloat16, {2, 2});
+  const uint16_t bits[] = {0x3c00, 0x4000, 0x4200, 0x4400};  // 1, 2, 3, 4
+  std::memcpy(halves.raw_data(), bits, sizeof(bits));
+  KernelTest half("Transpose");
+  half.initializer(halves).output(F::kFloat16, {2, 2});
+  GE_RUN_CONSTANT_KERNEL(half_out, half);
+  const auto* y = half_out[0].data<uint16_t>();
+  EXPECT_EQ(y[0], 0x3c00);
+  EXPECT_EQ(y[1], 0x4200);
+  EXPECT_EQ(y[2], 0x4000);
+  EXPECT_EQ(y[3], 0x4400);
 }
 
 }  // namespace

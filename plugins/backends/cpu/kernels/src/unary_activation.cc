@@ -1,65 +1,170 @@
-// Relu (opsets 1-14; integer types from 14), Sigmoid and Tanh (opsets 1-13): one
-// function applied to every element of a contiguous tensor.
+// The one-input activations: Relu (integer types from opset 14), Sigmoid, Tanh,
+// LeakyRelu, Elu, Selu, Celu, HardSigmoid, HardSwish, ThresholdedRelu, Softplus,
+// Softsign, Shrink (every numeric type) and Mish, each with the attribute defaults of
+// the ONNX spec. float16/bfloat16 compute in float; NaN inputs give NaN as numpy does.
 
 #include <cmath>
+#include <type_traits>
 
-#include "op_kernels.h"
+#include "math_unary.h"
 
 namespace ge::cpu_kernels {
 namespace {
 
-using ReluTypes = TypeList<float, double, int8_t, int16_t, int32_t, int64_t>;
-
-struct UnaryParams {
-  int64_t elements = 0;
-};
+using math::FloatingTypes;
+using math::read_float;
+using math::SignedNumericTypes;
+using math::UnaryParams;
 
 struct ReluOp {
-  template <typename T>
-  static T apply(T x) {
-    return x > T(0) ? x : T(0);
+  template <typename C>
+  static C apply(const UnaryParams&, C x) {
+    return x < C(0) ? C(0) : x;
   }
 };
 struct SigmoidOp {
   // exp(-x) overflows to inf for very negative x, which still gives the right limit 0.
-  template <typename T>
-  static T apply(T x) {
-    return T(1) / (T(1) + std::exp(-x));
+  template <typename C>
+  static C apply(const UnaryParams&, C x) {
+    return C(1) / (C(1) + std::exp(-x));
   }
 };
 struct TanhOp {
-  template <typename T>
-  static T apply(T x) {
+  template <typename C>
+  static C apply(const UnaryParams&, C x) {
     return std::tanh(x);
   }
 };
-
-template <typename T, typename Op>
-int unary_kernel(const KernelArgs& args) {
-  const auto& p = *static_cast<const UnaryParams*>(args.params);
-  const auto* x = static_cast<const T*>(args.inputs[0]);
-  auto* y = static_cast<T*>(args.outputs[0]);
-  if (x == nullptr || y == nullptr) return kKernelMissingAddress;
-  for (int64_t i = 0; i < p.elements; ++i) y[i] = Op::apply(x[i]);
-  return kKernelOk;
+struct LeakyReluOp {
+  static Status read_attributes(const KernelContext& context, UnaryParams& p) {
+    return read_float(context, "alpha", 0.01f, p.alpha);
+  }
+  template <typename C>
+  static C apply(const UnaryParams& p, C x) {
+    return x < C(0) ? C(p.alpha) * x : x;
+  }
+};
+struct EluOp {
+  static Status read_attributes(const KernelContext& context, UnaryParams& p) {
+    return read_float(context, "alpha", 1.0f, p.alpha);
+  }
+  template <typename C>
+  static C apply(const UnaryParams& p, C x) {
+    return x < C(0) ? C(p.alpha) * std::expm1(x) : x;
+  }
+};
+struct SeluOp {
+  static Status read_attributes(const KernelContext& context, UnaryParams& p) {
+    GE_RETURN_IF_ERROR(read_float(context, "alpha", 1.67326319217681884765625f, p.alpha));
+    return read_float(context, "gamma", 1.05070102214813232421875f, p.gamma);
+  }
+  template <typename C>
+  static C apply(const UnaryParams& p, C x) {
+    return x <= C(0) ? C(p.gamma) * (C(p.alpha) * std::exp(x) - C(p.alpha)) : C(p.gamma) * x;
+  }
+};
+struct CeluOp {
+  static Status read_attributes(const KernelContext& context, UnaryParams& p) {
+    GE_RETURN_IF_ERROR(read_float(context, "alpha", 1.0f, p.alpha));
+    if (p.alpha == 0.0f) return invalid_attribute(context, "alpha", "must not be 0 (Celu divides by it)");
+    return Status::ok();
+  }
+  template <typename C>
+  static C apply(const UnaryParams& p, C x) {
+    const C alpha = C(p.alpha);
+    return x > C(0) ? x : alpha * std::expm1(x / alpha);
+  }
+};
+// max(0, min(1, alpha * x + beta)), letting NaN through.
+template <typename C>
+C hard_sigmoid(C x, C alpha, C beta) {
+  const C v = alpha * x + beta;
+  return v < C(0) ? C(0) : (v > C(1) ? C(1) : v);
 }
-
-template <typename Op, typename Types>
-Result<PreparedKernel> prepare_unary(const KernelContext& context) {
-  const DataType dtype = input_dtype(context, 0);
-  GE_ASSIGN_OR_RETURN(std::vector<int64_t> dims, input_dims(context, 0));
-  GE_RETURN_IF_ERROR(check_output(context, 0, dtype, dims));
-  KernelFunction function =
-      select_kernel(dtype, Types{}, []<typename T>() -> KernelFunction { return &unary_kernel<T, Op>; });
-  return make_kernel(context, function, UnaryParams{product(dims)});
+struct HardSigmoidOp {
+  static Status read_attributes(const KernelContext& context, UnaryParams& p) {
+    GE_RETURN_IF_ERROR(read_float(context, "alpha", 0.2f, p.alpha));
+    return read_float(context, "beta", 0.5f, p.beta);
+  }
+  template <typename C>
+  static C apply(const UnaryParams& p, C x) {
+    return hard_sigmoid(x, C(p.alpha), C(p.beta));
+  }
+};
+struct HardSwishOp {  // x * HardSigmoid(x) with alpha = 1/6, beta = 0.5 (no attributes)
+  template <typename C>
+  static C apply(const UnaryParams&, C x) {
+    return x * hard_sigmoid(x, C(1) / C(6), C(0.5));
+  }
+};
+struct ThresholdedReluOp {
+  static Status read_attributes(const KernelContext& context, UnaryParams& p) {
+    return read_float(context, "alpha", 1.0f, p.alpha);
+  }
+  template <typename C>
+  static C apply(const UnaryParams& p, C x) {
+    return x > C(p.alpha) ? x : (std::isnan(x) ? x : C(0));
+  }
+};
+// log(exp(x) + 1) without overflowing exp for large x.
+template <typename C>
+C softplus(C x) {
+  return x > C(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
 }
+struct SoftplusOp {
+  template <typename C>
+  static C apply(const UnaryParams&, C x) {
+    return softplus(x);
+  }
+};
+struct SoftsignOp {
+  template <typename C>
+  static C apply(const UnaryParams&, C x) {
+    return x / (C(1) + std::fabs(x));
+  }
+};
+struct ShrinkOp {
+  static Status read_attributes(const KernelContext& context, UnaryParams& p) {
+    GE_RETURN_IF_ERROR(read_float(context, "bias", 0.0f, p.beta));
+    return read_float(context, "lambd", 0.5f, p.alpha);
+  }
+  // Integers compute in double (the attributes are floats); the result truncates back.
+  template <typename C>
+  static auto apply(const UnaryParams& p, C x) {
+    using W = std::conditional_t<std::is_integral_v<C>, double, C>;
+    const W v = static_cast<W>(x);
+    const W lambd = static_cast<W>(p.alpha);
+    const W bias = static_cast<W>(p.beta);
+    return v < -lambd ? v + bias : (v > lambd ? v - bias : W(0));
+  }
+};
+struct MishOp {
+  template <typename C>
+  static C apply(const UnaryParams&, C x) {
+    return x * std::tanh(softplus(x));
+  }
+};
 
 }  // namespace
 
 void add_unary_activation_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"Relu", data_types(ReluTypes{}), &prepare_unary<ReluOp, ReluTypes>});
-  table.push_back({"Sigmoid", data_types(FloatTypes{}), &prepare_unary<SigmoidOp, FloatTypes>});
-  table.push_back({"Tanh", data_types(FloatTypes{}), &prepare_unary<TanhOp, FloatTypes>});
+  using math::dtypes;
+  using math::prepare_same_type_unary;
+  const std::vector<DataType> floating = dtypes(FloatingTypes{});
+  table.push_back({"Relu", dtypes(SignedNumericTypes{}), &prepare_same_type_unary<ReluOp, SignedNumericTypes>});
+  table.push_back({"Sigmoid", floating, &prepare_same_type_unary<SigmoidOp, FloatingTypes>});
+  table.push_back({"Tanh", floating, &prepare_same_type_unary<TanhOp, FloatingTypes>});
+  table.push_back({"LeakyRelu", floating, &prepare_same_type_unary<LeakyReluOp, FloatingTypes>});
+  table.push_back({"Elu", floating, &prepare_same_type_unary<EluOp, FloatingTypes>});
+  table.push_back({"Selu", floating, &prepare_same_type_unary<SeluOp, FloatingTypes>});
+  table.push_back({"Celu", floating, &prepare_same_type_unary<CeluOp, FloatingTypes>});
+  table.push_back({"HardSigmoid", floating, &prepare_same_type_unary<HardSigmoidOp, FloatingTypes>});
+  table.push_back({"HardSwish", floating, &prepare_same_type_unary<HardSwishOp, FloatingTypes>});
+  table.push_back({"ThresholdedRelu", floating, &prepare_same_type_unary<ThresholdedReluOp, FloatingTypes>});
+  table.push_back({"Softplus", floating, &prepare_same_type_unary<SoftplusOp, FloatingTypes>});
+  table.push_back({"Softsign", floating, &prepare_same_type_unary<SoftsignOp, FloatingTypes>});
+  table.push_back({"Shrink", dtypes(math::NumericTypes{}), &prepare_same_type_unary<ShrinkOp, math::NumericTypes>});
+  table.push_back({"Mish", floating, &prepare_same_type_unary<MishOp, FloatingTypes>});
 }
 
 }  // namespace ge::cpu_kernels

@@ -1,0 +1,107 @@
+#pragma once
+/// The .gem model file: an optimised graph that loads and runs without the parser or the
+/// pass pipeline.
+///
+/// Layout (all integers little-endian):
+///   offset  0  magic "GEMODEL\0" (8 bytes)
+///           8  uint32 format version (kModelFileFormatVersion)
+///          12  uint32 flags (no flag is defined yet: any set bit is refused)
+///          16  uint64 payload size: bytes after the 40-byte header (the whole rest of the file)
+///          24  uint64 checksum: 64-bit FNV-1a of the payload
+///          32  uint32 table size: bytes of the PartitionTable protobuf opening the payload
+///          36  uint32 reserved, 0
+///   payload: PartitionTable (core/proto/gem.proto), then the partitions, each at an
+///   offset from the start of the file, weights aligned to kModelFileAlignment:
+///     graph      the optimised graph in the text IR (ge/graph_text.h), every top-level
+///                non-string initializer replaced by an empty placeholder of its dtype;
+///     weights    the raw bytes of those initializers, each aligned;
+///     model info a ModelInfo protobuf: backend, required plugins, the weight directory,
+///                inputs, outputs, op histogram.
+/// Loading checks the header, the checksum, every offset and size, then parses; nothing
+/// is allocated for a size the file does not hold.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ge/graph.h"
+#include "ge/plugin_host.h"
+#include "ge/session.h"
+#include "ge/status.h"
+
+namespace ge {
+
+inline constexpr char kModelFileMagic[8] = {'G', 'E', 'M', 'O', 'D', 'E', 'L', '\0'};
+inline constexpr uint32_t kModelFileFormatVersion = 1;
+inline constexpr size_t kModelFileHeaderBytes = 40;
+inline constexpr size_t kModelFileAlignment = 64;
+/// Files larger than this are refused before they are read (16 GiB).
+inline constexpr uint64_t kModelFileMaxBytes = uint64_t{16} << 30;
+
+/// Partition kinds, as stored in the table (gem.proto PartitionKind).
+enum class ModelPartitionKind : uint32_t { kGraph = 1, kWeights = 2, kModelInfo = 3 };
+
+/// A plugin the model needs at load time, with the version it was compiled against.
+struct RequiredPlugin {
+  std::string name;
+  std::string version;
+  std::string kind;  ///< plugin_kind_name()
+};
+
+/// What a .gem file says about itself (ge-compile --info).
+struct ModelFileInfo {
+  uint32_t format_version = kModelFileFormatVersion;
+  std::string backend = "cpu";
+  int opt_level = 2;
+  std::string producer;
+  std::string source_model;
+  std::vector<RequiredPlugin> plugins;
+  std::vector<std::pair<std::string, std::string>> inputs;   ///< runtime inputs: name, type
+  std::vector<std::pair<std::string, std::string>> outputs;  ///< name, type
+  std::vector<std::pair<std::string, uint64_t>> op_histogram;  ///< "[domain::]Op", count
+  uint64_t weights_bytes = 0;  ///< initializer bytes in the weights partition
+  uint64_t weight_count = 0;
+  uint64_t node_count = 0;
+  uint64_t file_bytes = 0;     ///< set when read
+};
+
+struct LoadedModelFile {
+  ModelFileInfo info;
+  std::unique_ptr<Graph> graph;
+};
+
+/// 64-bit FNV-1a, the header checksum.
+uint64_t model_file_checksum(std::string_view bytes);
+
+/// Serialises `graph` (already optimised; its initializers become the weights partition).
+/// `info` supplies backend, opt level, producer, source and plugins; the graph-derived
+/// fields are computed here.
+Result<std::string> serialize_model_file(const Graph& graph, const ModelFileInfo& info);
+Status write_model_file(const std::filesystem::path& path, const Graph& graph, const ModelFileInfo& info);
+
+/// Verifies and decodes a whole file image. `origin` names it in errors.
+Result<LoadedModelFile> deserialize_model_file(std::string_view bytes, const std::string& origin);
+/// Same, reading `path` (refused when larger than kModelFileMaxBytes).
+Result<LoadedModelFile> read_model_file(const std::filesystem::path& path);
+
+/// The plugins of `host` a model compiled for `backend` needs: the backend's plugin and
+/// every op library (parsers and passes are not needed to load).
+std::vector<RequiredPlugin> required_plugins(const PluginHost& host, const std::string& backend);
+/// kNotFound naming a required plugin `host` did not load, or kInvalidArgument naming one
+/// loaded with another version.
+Status check_required_plugins(const ModelFileInfo& info, const PluginHost& host);
+
+/// Multi-line report for ge-compile --info.
+std::string describe_model_file(const ModelFileInfo& info);
+
+/// Loads a .gem file and builds a session on `options.backend` (must equal the file's
+/// backend) without running the pass pipeline: the graph is verified and re-inferred
+/// only. `host` must outlive the session.
+Result<std::unique_ptr<Session>> create_session_from_model_file(const PluginHost& host,
+                                                                 const std::filesystem::path& path,
+                                                                 const SessionOptions& options);
+
+}  // namespace ge

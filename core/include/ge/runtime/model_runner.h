@@ -1,0 +1,68 @@
+#pragma once
+/// Task sink: a static-shape graph loaded once into per-stream task lists, then run with
+/// one call per execute.
+///
+/// Loading prepares every kernel, allocates one feature-map arena (values whose lifetimes
+/// do not overlap share bytes when the model runs on one stream), copies the weights to
+/// the device, plans streams and events (ge/runtime/stream_plan.h) and builds argument
+/// tables in which every address is resolved. Executing only refreshes the address slots
+/// of the graph's inputs and outputs and submits the task lists. The per-op mode is
+/// ge::Executor (ge/executor.h); both give the same results.
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "ge/backend.h"
+#include "ge/executor.h"
+#include "ge/graph.h"
+#include "ge/runtime/stream_plan.h"
+#include "ge/status.h"
+#include "ge/tensor.h"
+
+namespace ge {
+
+struct ModelRunnerOptions {
+  /// Independent branches go on up to this many streams (see plan_streams).
+  int max_streams = 1;
+};
+
+class ModelRunner {
+ public:
+  ~ModelRunner();
+  ModelRunner(const ModelRunner&) = delete;
+  ModelRunner& operator=(const ModelRunner&) = delete;
+
+  /// Loads `graph` (already inferred and optimised; copied, not kept). Every value must
+  /// be a tensor of static shape and every node a backend kernel: control flow,
+  /// sequences and dynamic shapes fail with kUnsupported naming the node (use
+  /// ge::Executor for those). `backend` must outlive the runner.
+  static Result<std::unique_ptr<ModelRunner>> load(const Graph& graph, Backend& backend,
+                                                   const ModelRunnerOptions& options = {});
+
+  /// Runs once. `inputs` bind the runtime inputs by name with exactly the declared dtype
+  /// and shape. On a host-accessible device the caller's input buffers and the returned
+  /// output tensors are bound zero-copy; otherwise they are copied through device
+  /// staging buffers. Not thread-safe: one execute at a time per runner.
+  Status execute(const NamedTensors& inputs, std::vector<Tensor>& outputs);
+
+  /// Runs once on caller-owned device buffers: one address per runtime input and per
+  /// graph output, in graph order, each holding the declared byte size. Only the I/O
+  /// address slots of the argument tables are rewritten.
+  Status execute_bound(std::span<const void* const> inputs, std::span<void* const> outputs);
+
+  const Graph& graph() const;
+  const StreamPlan& stream_plan() const;
+  /// The sunk task lists, one per stream (kernel launches and event record/wait).
+  const std::vector<std::vector<Task>>& stream_tasks() const;
+  size_t feature_map_bytes() const;
+  size_t weight_bytes() const;
+
+ private:
+  struct Impl;
+  explicit ModelRunner(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ge

@@ -1,0 +1,42 @@
+#pragma once
+/// Stream planning: places the nodes of a DAG on up to `max_streams` ordered streams so
+/// that independent branches run side by side, and computes the cross-stream events the
+/// placement needs. An event (producer, consumer) means "record after `producer` on its
+/// stream, wait before `consumer` on its stream". Only dependencies not already implied
+/// by stream order or by earlier events are given an event, so the event set is minimal
+/// for the chosen placement: dropping any one of them leaves some dependency unordered.
+
+#include <cstddef>
+#include <vector>
+
+#include "ge/status.h"
+
+namespace ge {
+
+struct StreamPlanOptions {
+  /// The most streams the plan may use (>= 1). 1 gives one stream and no events.
+  int max_streams = 1;
+};
+
+/// One cross-stream synchronisation: the consumer's stream waits for the producer.
+struct StreamEvent {
+  size_t producer = 0;
+  size_t consumer = 0;
+  bool operator==(const StreamEvent&) const = default;
+};
+
+struct StreamPlan {
+  int stream_count = 0;
+  std::vector<int> stream_of;                ///< per node: its stream
+  std::vector<std::vector<size_t>> streams;  ///< per stream: its nodes, in run order
+  std::vector<StreamEvent> events;           ///< sorted by consumer, then producer
+};
+
+/// Plans `predecessors.size()` nodes numbered in a topological order: every entry of
+/// `predecessors[v]` must be < v (duplicates are allowed). A node continues the stream of
+/// a predecessor that is that stream's last node; otherwise it opens a new stream while
+/// fewer than `max_streams` exist, else joins the stream with the fewest nodes.
+/// Fails with kInvalidArgument naming the node for a bad predecessor or option.
+Result<StreamPlan> plan_streams(const std::vector<std::vector<size_t>>& predecessors, const StreamPlanOptions& options);
+
+}  // namespace ge

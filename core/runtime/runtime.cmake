@@ -1,0 +1,19 @@
+# The runtime (task sink, stream planning): a static library beside ge_core plus its
+# tests. Included from core/CMakeLists.txt after ge_core is defined.
+set(GE_RUNTIME_DIR ${CMAKE_CURRENT_LIST_DIR}/..)
+add_library(ge_runtime STATIC
+  ${GE_RUNTIME_DIR}/src/runtime/stream_plan.cc
+  ${GE_RUNTIME_DIR}/src/runtime/model_runner.cc)
+add_library(ge::runtime ALIAS ge_runtime)
+target_link_libraries(ge_runtime PUBLIC ge_core)
+
+ge_add_test(ge_runtime_stream_plan_test
+  SOURCES ${GE_RUNTIME_DIR}/src/runtime/stream_plan_test.cc
+  LIBRARIES ge_runtime)
+# Loads the cpu backend, the ONNX op library and parser through the built registry.
+ge_add_test(ge_runtime_model_runner_test
+  SOURCES ${GE_RUNTIME_DIR}/src/runtime/model_runner_test.cc
+  LIBRARIES ge_runtime)
+if(TARGET ge_runtime_model_runner_test)
+  add_dependencies(ge_runtime_model_runner_test ge_backend_cpu ge_ops_onnx ge_parser_onnx)
+endif()

@@ -1,0 +1,407 @@
+#include "ge/model_file.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "gem.pb.h"
+#include "ge/data_type.h"
+#include "ge/graph_text.h"
+
+namespace ge {
+namespace {
+
+constexpr uint32_t kKnownFlags = 0;
+
+void put_u32(std::string& out, size_t at, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+void put_u64(std::string& out, size_t at, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+uint32_t get_u32(std::string_view in, size_t at) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= uint32_t{static_cast<uint8_t>(in[at + i])} << (8 * i);
+  return v;
+}
+uint64_t get_u64(std::string_view in, size_t at) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= uint64_t{static_cast<uint8_t>(in[at + i])} << (8 * i);
+  return v;
+}
+
+size_t align_up(size_t n, size_t alignment) { return (n + alignment - 1) / alignment * alignment; }
+
+std::string desc_string(const Value& value) { return value.desc().to_string(); }
+
+std::string op_key(const Node& node) {
+  return node.domain().empty() ? node.op_type() : node.domain() + "::" + node.op_type();
+}
+
+/// Whether `value`'s bytes go to the weights partition (strings are not raw bytes).
+bool is_stripped(const Value& value) {
+  const Tensor* data = value.constant();
+  return data != nullptr && data->defined() && data->dtype() != DataType::kString;
+}
+
+void fill_graph_fields(const Graph& graph, ModelFileInfo& info) {
+  info.inputs.clear();
+  info.outputs.clear();
+  info.op_histogram.clear();
+  for (const Value* v : graph.runtime_inputs()) info.inputs.emplace_back(v->name(), desc_string(*v));
+  for (const Value* v : graph.outputs()) {
+    if (v == nullptr)
+      info.outputs.emplace_back("_", "");
+    else
+      info.outputs.emplace_back(v->name(), desc_string(*v));
+  }
+  std::map<std::string, uint64_t> histogram;
+  for (const auto& node : graph.nodes()) ++histogram[op_key(*node)];
+  info.op_histogram.assign(histogram.begin(), histogram.end());
+  info.node_count = graph.node_count();
+}
+
+Status corrupt(const std::string& origin, const std::string& what) {
+  return parse_error("model file '" + origin + "' is corrupt: " + what);
+}
+
+}  // namespace
+
+uint64_t model_file_checksum(std::string_view bytes) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (char c : bytes) {
+    hash ^= static_cast<uint8_t>(c);
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+Result<std::string> serialize_model_file(const Graph& graph, const ModelFileInfo& given) {
+  ModelFileInfo info = given;
+  fill_graph_fields(graph, info);
+
+  // Move initializer bytes out of the text: the clone keeps a zero-element placeholder of
+  // the same dtype in each one's place, restored from the weights partition on load.
+  std::unique_ptr<Graph> stripped = graph.clone();
+  gem::ModelInfo model_info;
+  std::string weights;
+  uint64_t weights_bytes = 0;
+  for (Value* value : stripped->initializers()) {
+    if (!is_stripped(*value)) continue;
+    const Tensor& data = *value->constant();
+    weights.resize(align_up(weights.size(), kModelFileAlignment), '\0');
+    gem::WeightEntry* entry = model_info.add_weights();
+    entry->set_value_name(value->name());
+    entry->set_dtype(static_cast<int32_t>(data.dtype()));
+    for (int64_t d : data.shape()) entry->add_shape(d);
+    entry->set_offset(weights.size());
+    entry->set_size(data.byte_size());
+    weights.append(static_cast<const char*>(data.raw_data()), data.byte_size());
+    weights_bytes += data.byte_size();
+    stripped->set_constant(value, Tensor::zeros(data.dtype(), {0}));
+  }
+  const std::string graph_text = print_graph(*stripped);
+
+  model_info.set_backend(info.backend);
+  model_info.set_opt_level(info.opt_level);
+  model_info.set_producer(info.producer);
+  model_info.set_source_model(info.source_model);
+  for (const RequiredPlugin& plugin : info.plugins) {
+    gem::RequiredPlugin* p = model_info.add_plugins();
+    p->set_name(plugin.name);
+    p->set_version(plugin.version);
+    p->set_kind(plugin.kind);
+  }
+  for (const auto& [name, type] : info.inputs) {
+    gem::ValueSummary* s = model_info.add_inputs();
+    s->set_name(name);
+    s->set_type(type);
+  }
+  for (const auto& [name, type] : info.outputs) {
+    gem::ValueSummary* s = model_info.add_outputs();
+    s->set_name(name);
+    s->set_type(type);
+  }
+  for (const auto& [op, count] : info.op_histogram) {
+    gem::OpCount* c = model_info.add_op_histogram();
+    c->set_op(op);
+    c->set_count(count);
+  }
+  model_info.set_weights_bytes(weights_bytes);
+  model_info.set_node_count(info.node_count);
+  std::string info_bytes;
+  if (!model_info.SerializeToString(&info_bytes)) return internal_error("cannot serialise the model info");
+
+  // The table's size depends on the offsets it holds: lay out with a fixed upper bound
+  // for the table (three partitions of at most 3 x 11 bytes each), padded.
+  const std::vector<std::pair<ModelPartitionKind, const std::string*>> parts = {
+      {ModelPartitionKind::kModelInfo, &info_bytes},
+      {ModelPartitionKind::kGraph, &graph_text},
+      {ModelPartitionKind::kWeights, &weights}};
+  constexpr size_t kTableReserve = 128;
+  size_t cursor = kModelFileHeaderBytes + kTableReserve;
+  gem::PartitionTable table;
+  for (const auto& [kind, bytes] : parts) {
+    cursor = align_up(cursor, kModelFileAlignment);
+    gem::Partition* p = table.add_partitions();
+    p->set_kind(static_cast<gem::PartitionKind>(kind));
+    p->set_offset(cursor);
+    p->set_size(bytes->size());
+    cursor += bytes->size();
+  }
+  std::string table_bytes;
+  if (!table.SerializeToString(&table_bytes) || table_bytes.size() > kTableReserve)
+    return internal_error("cannot serialise the partition table");
+
+  std::string file(cursor, '\0');
+  std::memcpy(file.data(), kModelFileMagic, sizeof(kModelFileMagic));
+  put_u32(file, 8, kModelFileFormatVersion);
+  put_u32(file, 12, 0);
+  put_u64(file, 16, file.size() - kModelFileHeaderBytes);
+  put_u32(file, 32, static_cast<uint32_t>(table_bytes.size()));
+  put_u32(file, 36, 0);
+  std::memcpy(file.data() + kModelFileHeaderBytes, table_bytes.data(), table_bytes.size());
+  for (int i = 0; i < table.partitions_size(); ++i) {
+    const std::string& bytes = *parts[i].second;
+    if (!bytes.empty()) std::memcpy(file.data() + table.partitions(i).offset(), bytes.data(), bytes.size());
+  }
+  put_u64(file, 24, model_file_checksum(std::string_view(file).substr(kModelFileHeaderBytes)));
+  return file;
+}
+
+Status write_model_file(const std::filesystem::path& path, const Graph& graph, const ModelFileInfo& info) {
+  GE_ASSIGN_OR_RETURN(std::string bytes, serialize_model_file(graph, info));
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return invalid_argument("cannot open '" + path.string() + "' for writing");
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) return invalid_argument("cannot write '" + path.string() + "'");
+  return Status::ok();
+}
+
+Result<LoadedModelFile> deserialize_model_file(std::string_view file, const std::string& origin) {
+  // ---- header ----
+  if (file.size() < kModelFileHeaderBytes) {
+    if (file.size() >= 8 && std::memcmp(file.data(), kModelFileMagic, 8) != 0)
+      return parse_error("'" + origin + "' is not a GE model file (wrong magic)");
+    return corrupt(origin, "truncated: " + std::to_string(file.size()) + " bytes is shorter than the " +
+                               std::to_string(kModelFileHeaderBytes) + "-byte header");
+  }
+  if (std::memcmp(file.data(), kModelFileMagic, 8) != 0)
+    return parse_error("'" + origin + "' is not a GE model file (wrong magic)");
+  const uint32_t version = get_u32(file, 8);
+  if (version > kModelFileFormatVersion) {
+    return unsupported("model file '" + origin + "' has format version " + std::to_string(version) +
+                       ", newer than this build reads (" + std::to_string(kModelFileFormatVersion) +
+                       "); recompile it with this ge-compile");
+  }
+  if (version == 0) return corrupt(origin, "format version 0 is not valid");
+  const uint32_t flags = get_u32(file, 12);
+  if ((flags & ~kKnownFlags) != 0) {
+    return unsupported("model file '" + origin + "' sets unknown flags 0x" +
+                       [&] {
+                         std::ostringstream s;
+                         s << std::hex << (flags & ~kKnownFlags);
+                         return s.str();
+                       }() +
+                       "; it was written by a newer ge-compile");
+  }
+  const uint64_t payload_size = get_u64(file, 16);
+  const uint64_t actual_payload = file.size() - kModelFileHeaderBytes;
+  if (payload_size > actual_payload) {
+    return corrupt(origin, "truncated: the header promises " + std::to_string(payload_size) +
+                               " payload bytes but the file holds " + std::to_string(actual_payload));
+  }
+  if (payload_size < actual_payload) {
+    return corrupt(origin, std::to_string(actual_payload - payload_size) + " unexpected bytes after the payload");
+  }
+  const uint64_t checksum = model_file_checksum(file.substr(kModelFileHeaderBytes));
+  if (checksum != get_u64(file, 24)) return corrupt(origin, "checksum mismatch (the file was modified or damaged)");
+  if (get_u32(file, 36) != 0) return corrupt(origin, "reserved header field is not 0");
+
+  // ---- partition table ----
+  const uint32_t table_size = get_u32(file, 32);
+  if (table_size > payload_size) {
+    return corrupt(origin, "partition table size " + std::to_string(table_size) + " exceeds the payload (" +
+                               std::to_string(payload_size) + " bytes)");
+  }
+  gem::PartitionTable table;
+  if (!table.ParseFromArray(file.data() + kModelFileHeaderBytes, static_cast<int>(table_size)))
+    return corrupt(origin, "the partition table does not parse");
+  const uint64_t data_start = kModelFileHeaderBytes + table_size;
+  std::map<ModelPartitionKind, std::string_view> partitions;
+  for (const gem::Partition& p : table.partitions()) {
+    const uint32_t kind = static_cast<uint32_t>(p.kind());
+    const std::string label = "partition " + std::to_string(kind);
+    if (kind < 1 || kind > 3) return corrupt(origin, "unknown " + label);
+    if (p.offset() < data_start || p.offset() > file.size() || p.size() > file.size() - p.offset()) {
+      return corrupt(origin, label + " at offset " + std::to_string(p.offset()) + " with size " +
+                                 std::to_string(p.size()) + " lies outside the file's partition area [" +
+                                 std::to_string(data_start) + ", " + std::to_string(file.size()) + ")");
+    }
+    if (!partitions.emplace(static_cast<ModelPartitionKind>(kind), file.substr(p.offset(), p.size())).second)
+      return corrupt(origin, label + " appears twice");
+  }
+  for (auto [kind, name] : {std::pair{ModelPartitionKind::kGraph, "graph"},
+                            std::pair{ModelPartitionKind::kWeights, "weights"},
+                            std::pair{ModelPartitionKind::kModelInfo, "model info"}}) {
+    if (!partitions.count(kind)) return corrupt(origin, std::string("the ") + name + " partition is missing");
+  }
+
+  // ---- model info ----
+  const std::string_view info_bytes = partitions[ModelPartitionKind::kModelInfo];
+  gem::ModelInfo model_info;
+  if (info_bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+      !model_info.ParseFromArray(info_bytes.data(), static_cast<int>(info_bytes.size())))
+    return corrupt(origin, "the model info partition does not parse");
+  LoadedModelFile loaded;
+  ModelFileInfo& info = loaded.info;
+  info.format_version = version;
+  info.file_bytes = file.size();
+  info.backend = model_info.backend();
+  info.opt_level = model_info.opt_level();
+  info.producer = model_info.producer();
+  info.source_model = model_info.source_model();
+  for (const gem::RequiredPlugin& p : model_info.plugins()) info.plugins.push_back({p.name(), p.version(), p.kind()});
+  for (const gem::ValueSummary& s : model_info.inputs()) info.inputs.emplace_back(s.name(), s.type());
+  for (const gem::ValueSummary& s : model_info.outputs()) info.outputs.emplace_back(s.name(), s.type());
+  for (const gem::OpCount& c : model_info.op_histogram()) info.op_histogram.emplace_back(c.op(), c.count());
+  info.weights_bytes = model_info.weights_bytes();
+  info.weight_count = static_cast<uint64_t>(model_info.weights_size());
+  info.node_count = model_info.node_count();
+
+  // ---- graph ----
+  Result<std::unique_ptr<Graph>> graph = parse_graph(partitions[ModelPartitionKind::kGraph]);
+  if (!graph.is_ok()) return graph.status().with_context("model file '" + origin + "': graph partition");
+  loaded.graph = std::move(*graph);
+
+  // ---- weights: every size is checked against the partition before anything is allocated ----
+  const std::string_view weights = partitions[ModelPartitionKind::kWeights];
+  std::vector<Value*> placeholders;
+  for (Value* value : loaded.graph->initializers()) {
+    if (is_stripped(*value) && value->constant()->element_count() == 0) placeholders.push_back(value);
+  }
+  // A genuinely empty initializer is stored as an entry of size 0 too, so counts match.
+  if (placeholders.size() != static_cast<size_t>(model_info.weights_size())) {
+    return corrupt(origin, "the graph has " + std::to_string(placeholders.size()) +
+                               " weight placeholders but the weight directory lists " +
+                               std::to_string(model_info.weights_size()));
+  }
+  uint64_t total = 0;
+  for (int i = 0; i < model_info.weights_size(); ++i) {
+    const gem::WeightEntry& entry = model_info.weights(i);
+    Value* value = placeholders[static_cast<size_t>(i)];
+    const std::string label = "weight '" + entry.value_name() + "'";
+    if (entry.value_name() != value->name())
+      return corrupt(origin, label + " does not match the graph's initializer '" + value->name() + "'");
+    if (!is_valid_data_type(entry.dtype()) || entry.dtype() == static_cast<int32_t>(DataType::kUndefined) ||
+        entry.dtype() == static_cast<int32_t>(DataType::kString) ||
+        entry.dtype() != static_cast<int32_t>(value->constant()->dtype())) {
+      return corrupt(origin, label + " has dtype " + std::to_string(entry.dtype()) + " but its placeholder is " +
+                                 std::string(data_type_name(value->constant()->dtype())));
+    }
+    const DataType dtype = static_cast<DataType>(entry.dtype());
+    // Element count without overflow, bounded by what the partition can hold.
+    const uint64_t limit = weights.size() / element_size(dtype);
+    uint64_t elements = 1;
+    std::vector<int64_t> shape;
+    for (int64_t d : entry.shape()) {
+      if (d < 0) return corrupt(origin, label + " has a negative dimension " + std::to_string(d));
+      if (d != 0 && elements > limit / static_cast<uint64_t>(d)) elements = limit + 1;  // saturate
+      else elements *= static_cast<uint64_t>(d);
+      shape.push_back(d);
+    }
+    if (elements > limit || entry.size() != elements * element_size(dtype)) {
+      return corrupt(origin, label + " claims " + std::to_string(entry.size()) + " bytes for shape " +
+                                 shape_to_string(shape) + " but the weights partition holds " +
+                                 std::to_string(weights.size()) + " bytes");
+    }
+    if (entry.offset() > weights.size() || entry.size() > weights.size() - entry.offset()) {
+      return corrupt(origin, label + " at offset " + std::to_string(entry.offset()) + " with size " +
+                                 std::to_string(entry.size()) + " lies outside the weights partition (" +
+                                 std::to_string(weights.size()) + " bytes)");
+    }
+    Tensor data = Tensor::zeros(dtype, shape);
+    if (entry.size() != 0) std::memcpy(data.raw_data(), weights.data() + entry.offset(), entry.size());
+    loaded.graph->set_constant(value, std::move(data));
+    total += entry.size();
+  }
+  if (total != info.weights_bytes)
+    return corrupt(origin, "weights total " + std::to_string(total) + " bytes but the model info says " +
+                               std::to_string(info.weights_bytes));
+  return loaded;
+}
+
+Result<LoadedModelFile> read_model_file(const std::filesystem::path& path) {
+  std::error_code error;
+  const uintmax_t size = std::filesystem::file_size(path, error);
+  if (error) return not_found("cannot read model file '" + path.string() + "': " + error.message());
+  if (size > kModelFileMaxBytes) {
+    return invalid_argument("model file '" + path.string() + "' is " + std::to_string(size) +
+                            " bytes, more than the " + std::to_string(kModelFileMaxBytes) + "-byte limit");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return not_found("cannot open model file '" + path.string() + "'");
+  std::string bytes(static_cast<size_t>(size), '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(size));
+  if (static_cast<uintmax_t>(in.gcount()) != size) return invalid_argument("cannot read model file '" + path.string() + "'");
+  return deserialize_model_file(bytes, path.string());
+}
+
+std::vector<RequiredPlugin> required_plugins(const PluginHost& host, const std::string& backend) {
+  std::vector<RequiredPlugin> result;
+  for (const PluginRecord& record : host.records()) {
+    if (!record.loaded || !record.shadowed_by.empty()) continue;
+    bool needed = record.kind == PluginKind::kOpLibrary;
+    if (record.kind == PluginKind::kBackend) {
+      needed = std::find(record.components.begin(), record.components.end(), "backend " + backend) !=
+               record.components.end();
+    }
+    if (needed) result.push_back({record.name, record.plugin_version, plugin_kind_name(record.kind)});
+  }
+  return result;
+}
+
+Status check_required_plugins(const ModelFileInfo& info, const PluginHost& host) {
+  for (const RequiredPlugin& needed : info.plugins) {
+    const PluginRecord* found = nullptr;
+    for (const PluginRecord& record : host.records()) {
+      if (record.name == needed.name && record.loaded && record.shadowed_by.empty()) found = &record;
+    }
+    if (found == nullptr) {
+      return not_found("the model needs plugin '" + needed.name + "' (" + needed.kind + ", version " +
+                       needed.version + ") but it is not loaded; add it to the registry or pass --plugins");
+    }
+    if (found->plugin_version != needed.version) {
+      return invalid_argument("the model was compiled with plugin '" + needed.name + "' version " + needed.version +
+                              " but version " + found->plugin_version + " is loaded (from '" +
+                              found->library.string() + "'); recompile the model with ge-compile");
+    }
+  }
+  return Status::ok();
+}
+
+std::string describe_model_file(const ModelFileInfo& info) {
+  std::ostringstream out;
+  out << "format version: " << info.format_version << "\n";
+  out << "producer: " << info.producer << "\n";
+  out << "source model: " << info.source_model << "\n";
+  out << "backend: " << info.backend << " (-O" << info.opt_level << ")\n";
+  out << "file size: " << info.file_bytes << " bytes\n";
+  out << "weights: " << info.weight_count << " tensors, " << info.weights_bytes << " bytes\n";
+  out << "inputs:\n";
+  for (const auto& [name, type] : info.inputs) out << "  " << name << " : " << type << "\n";
+  out << "outputs:\n";
+  for (const auto& [name, type] : info.outputs) out << "  " << name << " : " << type << "\n";
+  out << "nodes: " << info.node_count << "\nop histogram:\n";
+  for (const auto& [op, count] : info.op_histogram) out << "  " << op << ": " << count << "\n";
+  out << "required plugins:\n";
+  if (info.plugins.empty()) out << "  (none)\n";
+  for (const RequiredPlugin& p : info.plugins) out << "  " << p.name << " " << p.version << " (" << p.kind << ")\n";
+  return out.str();
+}
+
+}  // namespace ge

@@ -1,0 +1,309 @@
+#include "ge/model_file.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ge/graph_text.h"
+
+namespace ge {
+namespace {
+
+// ---- an independent encoder for the documented layout (header + protobuf wire format) ----
+
+void varint(std::string& out, uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+void field_varint(std::string& out, int field, uint64_t v) {
+  varint(out, static_cast<uint64_t>(field) << 3);
+  varint(out, v);
+}
+void field_bytes(std::string& out, int field, const std::string& bytes) {
+  varint(out, (static_cast<uint64_t>(field) << 3) | 2);
+  varint(out, bytes.size());
+  out += bytes;
+}
+void le(std::string& out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+struct RawPartition {
+  uint32_t kind;
+  std::string bytes;
+  int64_t offset_override = -1;  // absolute file offset written in the table instead
+  int64_t size_override = -1;
+};
+
+/// Header + table + partitions back to back (table first, fixed 96-byte slot), signed.
+std::string assemble(const std::vector<RawPartition>& parts, uint32_t version = 1, uint32_t flags = 0) {
+  constexpr size_t kTableSlot = 96;
+  std::string table;
+  size_t cursor = kModelFileHeaderBytes + kTableSlot;
+  std::string data;
+  for (const RawPartition& p : parts) {
+    std::string entry;
+    field_varint(entry, 1, p.kind);
+    field_varint(entry, 2, p.offset_override >= 0 ? static_cast<uint64_t>(p.offset_override) : cursor);
+    field_varint(entry, 3, p.size_override >= 0 ? static_cast<uint64_t>(p.size_override) : p.bytes.size());
+    field_bytes(table, 1, entry);
+    cursor += p.bytes.size();
+    data += p.bytes;
+  }
+  EXPECT_LE(table.size(), kTableSlot);
+  // Pad the table slot with a protobuf-neutral filler: an unknown length-delimited field 15.
+  std::string payload = table;
+  const size_t pad = kTableSlot - table.size();
+  payload.push_back(static_cast<char>((15 << 3) | 2));
+  payload.push_back(static_cast<char>(pad - 2));
+  payload.append(pad - 2, '\0');
+  payload += data;
+  std::string file(kModelFileMagic, 8);
+  le(file, version, 4);
+  le(file, flags, 4);
+  le(file, payload.size(), 8);
+  le(file, model_file_checksum(payload), 8);
+  le(file, kTableSlot, 4);
+  le(file, 0, 4);
+  return file + payload;
+}
+
+/// ModelInfo with one weight entry (field numbers from gem.proto).
+std::string model_info_with_weight(const std::string& name, int dtype, std::vector<int64_t> shape, uint64_t offset,
+                                   uint64_t size, uint64_t total) {
+  std::string entry, shape_bytes, info;
+  field_bytes(entry, 1, name);
+  field_varint(entry, 2, static_cast<uint64_t>(dtype));
+  for (int64_t d : shape) varint(shape_bytes, static_cast<uint64_t>(d));
+  field_bytes(entry, 3, shape_bytes);
+  field_varint(entry, 4, offset);
+  field_varint(entry, 5, size);
+  field_bytes(info, 1, "cpu");
+  field_bytes(info, 6, entry);
+  field_varint(info, 10, total);
+  return info;
+}
+
+const std::string kOneWeightGraph = "graph main {\n  init %w : float32[0] = []\n  output %w\n}\n";
+
+std::string one_weight_file(std::vector<int64_t> shape, uint64_t size, uint64_t offset = 0) {
+  std::string weights(16, '\0');
+  const float values[4] = {1.5f, -2.f, 0.25f, 8.f};
+  std::memcpy(weights.data(), values, 16);
+  return assemble({{3, model_info_with_weight("w", 1, shape, offset, size, size)}, {1, kOneWeightGraph}, {2, weights}});
+}
+
+std::unique_ptr<Graph> sample_graph() {
+  auto g = std::make_unique<Graph>("main");
+  g->set_opset_import("", 17);
+  Value* x = g->add_input("x", TensorDesc(DataType::kFloat32, {Dim::named("N"), Dim::of(3)}));
+  Value* w = g->add_initializer("w", Tensor::from_vector<float>({1, 3}, {0.5f, -1.25f, 3.0e-8f}));
+  Value* shape = g->add_initializer("shape", Tensor::from_vector<int64_t>({2}, {-1, 3}));
+  g->add_initializer("names", Tensor::from_strings({2}, {"a", "b\n"}));
+  Value* empty = g->add_initializer("empty", Tensor::zeros(DataType::kFloat32, {0, 3}));
+  Node* add = g->add_node("Add", {x, w}, 1, "add", {"y"});
+  Node* reshape = g->add_node("Reshape", {add->output(0), shape}, 1, "reshape", {"z"});
+  Node* fused = g->add_node("FusedThing", {reshape->output(0), empty}, 1, "fused", {"f"}, "ge.fused");
+  g->add_output(fused->output(0));
+  return g;
+}
+
+TEST(ModelFile, ChecksumIsFnv1a64) {
+  // Reference values of 64-bit FNV-1a.
+  EXPECT_EQ(model_file_checksum(""), 0xcbf29ce484222325ull);
+  EXPECT_EQ(model_file_checksum("a"), 0xaf63dc4c8601ec8cull);
+  EXPECT_EQ(model_file_checksum("foobar"), 0x85944171f73967e8ull);
+}
+
+TEST(ModelFile, RoundTripKeepsGraphAndWeightsExactly) {
+  std::unique_ptr<Graph> g = sample_graph();
+  ModelFileInfo info;
+  info.backend = "cpu";
+  info.opt_level = 3;
+  info.producer = "test";
+  info.plugins = {{"ops", "1.2.3", "op_library"}};
+  Result<std::string> bytes = serialize_model_file(*g, info);
+  ASSERT_TRUE(bytes.is_ok()) << bytes.status().to_string();
+  ASSERT_EQ(bytes->substr(0, 8), std::string("GEMODEL\0", 8));
+
+  Result<LoadedModelFile> loaded = deserialize_model_file(*bytes, "mem");
+  ASSERT_TRUE(loaded.is_ok()) << loaded.status().to_string();
+  EXPECT_EQ(print_graph(*loaded->graph), print_graph(*g));
+  const Value* w = loaded->graph->find_value("w");
+  ASSERT_NE(w, nullptr);
+  ASSERT_TRUE(w->is_constant());
+  EXPECT_EQ(w->constant()->shape(), (std::vector<int64_t>{1, 3}));
+  const float* data = w->constant()->data<float>();
+  EXPECT_EQ(data[0], 0.5f);
+  EXPECT_EQ(data[1], -1.25f);
+  EXPECT_EQ(data[2], 3.0e-8f);
+  EXPECT_EQ(loaded->graph->find_value("empty")->constant()->shape(), (std::vector<int64_t>{0, 3}));
+  EXPECT_EQ(loaded->info.backend, "cpu");
+  EXPECT_EQ(loaded->info.opt_level, 3);
+  EXPECT_EQ(loaded->info.weight_count, 3u);      // w, shape, empty (strings stay in the text)
+  EXPECT_EQ(loaded->info.weights_bytes, 12u + 16u);  // 3 floats + 2 int64
+  EXPECT_EQ(loaded->info.node_count, 3u);
+  ASSERT_EQ(loaded->info.plugins.size(), 1u);
+  EXPECT_EQ(loaded->info.plugins[0].version, "1.2.3");
+  ASSERT_EQ(loaded->info.inputs.size(), 1u);
+  EXPECT_EQ(loaded->info.inputs[0].first, "x");
+  EXPECT_EQ(loaded->info.op_histogram,
+            (std::vector<std::pair<std::string, uint64_t>>{{"Add", 1}, {"Reshape", 1}, {"ge.fused::FusedThing", 1}}));
+  EXPECT_EQ(loaded->info.file_bytes, bytes->size());
+  const std::string described = describe_model_file(loaded->info);
+  EXPECT_NE(described.find("ops 1.2.3 (op_library)"), std::string::npos) << described;
+  EXPECT_NE(described.find("weights: 3 tensors, 28 bytes"), std::string::npos) << described;
+}
+
+TEST(ModelFile, NamesThatAreNotUtf8RoundTrip) {
+  // The text IR allows any byte string as a name; the weight directory must too.
+  auto g = std::make_unique<Graph>("main");
+  Value* w = g->add_initializer("w\xff\x01", Tensor::from_vector<float>({2}, {1.f, 2.f}));
+  g->add_output(w);
+  Result<std::string> bytes = serialize_model_file(*g, ModelFileInfo{});
+  ASSERT_TRUE(bytes.is_ok()) << bytes.status().to_string();
+  Result<LoadedModelFile> loaded = deserialize_model_file(*bytes, "mem");
+  ASSERT_TRUE(loaded.is_ok()) << loaded.status().to_string();
+  const Value* back = loaded->graph->find_value("w\xff\x01");
+  ASSERT_NE(back, nullptr);
+  EXPECT_EQ(back->constant()->data<float>()[1], 2.f);
+}
+
+TEST(ModelFile, HandAssembledFileLoads) {
+  Result<LoadedModelFile> loaded = deserialize_model_file(one_weight_file({2, 2}, 16), "hand.gem");
+  ASSERT_TRUE(loaded.is_ok()) << loaded.status().to_string();
+  const Tensor* w = loaded->graph->find_value("w")->constant();
+  ASSERT_EQ(w->shape(), (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(w->data<float>()[0], 1.5f);
+  EXPECT_EQ(w->data<float>()[3], 8.f);
+}
+
+void expect_error(const std::string& bytes, StatusCode code, const std::string& fragment) {
+  Result<LoadedModelFile> loaded = deserialize_model_file(bytes, "bad.gem");
+  ASSERT_FALSE(loaded.is_ok()) << "expected an error containing: " << fragment;
+  EXPECT_EQ(loaded.status().code(), code) << loaded.status().to_string();
+  EXPECT_NE(loaded.status().message().find(fragment), std::string::npos) << loaded.status().message();
+  EXPECT_NE(loaded.status().message().find("bad.gem"), std::string::npos) << loaded.status().message();
+}
+
+std::string good_file() {
+  Result<std::string> bytes = serialize_model_file(*sample_graph(), ModelFileInfo{});
+  EXPECT_TRUE(bytes.is_ok());
+  return *bytes;
+}
+
+TEST(ModelFileCorruption, EmptyAndTruncated) {
+  expect_error("", StatusCode::kParseError, "truncated: 0 bytes is shorter than the 40-byte header");
+  const std::string good = good_file();
+  expect_error(good.substr(0, 39), StatusCode::kParseError, "shorter than the 40-byte header");
+  for (size_t keep : {size_t{40}, size_t{41}, good.size() / 2, good.size() - 1}) {
+    expect_error(good.substr(0, keep), StatusCode::kParseError,
+                 "truncated: the header promises " + std::to_string(good.size() - 40) + " payload bytes but the file holds " +
+                     std::to_string(keep - 40));
+  }
+}
+
+TEST(ModelFileCorruption, TrailingBytes) {
+  expect_error(good_file() + "xx", StatusCode::kParseError, "2 unexpected bytes after the payload");
+}
+
+TEST(ModelFileCorruption, EveryBitFlipInThePayloadIsCaught) {
+  const std::string good = good_file();
+  for (size_t byte = 40; byte < good.size(); byte += 7) {
+    std::string bad = good;
+    bad[byte] = static_cast<char>(bad[byte] ^ (1 << (byte % 8)));
+    expect_error(bad, StatusCode::kParseError, "checksum mismatch");
+  }
+}
+
+TEST(ModelFileCorruption, WrongMagic) {
+  std::string bad = good_file();
+  bad[0] = 'X';
+  expect_error(bad, StatusCode::kParseError, "is not a GE model file (wrong magic)");
+  expect_error(std::string("\x08\x01\x12\x04onnx-model-bytes-here", 24), StatusCode::kParseError, "wrong magic");
+}
+
+TEST(ModelFileCorruption, FutureVersionAndUnknownFlags) {
+  std::string bad = good_file();
+  bad[8] = 2;
+  expect_error(bad, StatusCode::kUnsupported, "has format version 2, newer than this build reads (1)");
+  bad = good_file();
+  bad[12] = 4;
+  expect_error(bad, StatusCode::kUnsupported, "sets unknown flags 0x4");
+}
+
+TEST(ModelFileCorruption, PartitionOutOfRange) {
+  // Offset far past the end, size past the end, offset inside the header.
+  expect_error(assemble({{1, kOneWeightGraph, 1000000}}), StatusCode::kParseError,
+               "partition 1 at offset 1000000 with size");
+  expect_error(assemble({{1, kOneWeightGraph, -1, int64_t{1} << 62}}), StatusCode::kParseError,
+               "lies outside the file's partition area");
+  expect_error(assemble({{1, kOneWeightGraph, 0}}), StatusCode::kParseError, "partition 1 at offset 0");
+  // A size near 2^63 (offset + size must not wrap).
+  expect_error(assemble({{1, kOneWeightGraph, 136, INT64_MAX}}), StatusCode::kParseError, "lies outside");
+}
+
+TEST(ModelFileCorruption, TableProblems) {
+  std::string bad = good_file();
+  bad[32] = static_cast<char>(0xff);
+  bad[33] = static_cast<char>(0xff);
+  bad[34] = static_cast<char>(0xff);
+  // The header is outside the checksum, so the table bound itself must catch this.
+  expect_error(bad, StatusCode::kParseError, "partition table size 16777215 exceeds the payload");
+  expect_error(assemble({{7, "x"}}), StatusCode::kParseError, "unknown partition 7");
+  expect_error(assemble({{1, kOneWeightGraph}, {1, kOneWeightGraph}}), StatusCode::kParseError,
+               "partition 1 appears twice");
+  expect_error(assemble({{1, kOneWeightGraph}, {2, ""}}), StatusCode::kParseError,
+               "the model info partition is missing");
+}
+
+TEST(ModelFileCorruption, AbsurdWeightSizeAllocatesNothing) {
+  // 2.5e14 float32 elements = 10^15 bytes, in a 16-byte weights partition.
+  expect_error(one_weight_file({250000000000000}, 1000000000000000), StatusCode::kParseError,
+               "weight 'w' claims 1000000000000000 bytes for shape [250000000000000] but the weights partition "
+               "holds 16 bytes");
+  // Dims whose product overflows 64 bits.
+  expect_error(one_weight_file({int64_t{1} << 40, int64_t{1} << 40}, 16), StatusCode::kParseError,
+               "weight 'w' claims 16 bytes");
+  expect_error(one_weight_file({-4}, 16), StatusCode::kParseError, "negative dimension -4");
+  // Size consistent with the shape but the entry runs past the partition.
+  expect_error(one_weight_file({2, 2}, 16, 8), StatusCode::kParseError,
+               "weight 'w' at offset 8 with size 16 lies outside the weights partition (16 bytes)");
+}
+
+TEST(ModelFileCorruption, WeightDirectoryDisagreesWithGraph) {
+  std::string weights(16, '\0');
+  expect_error(assemble({{3, model_info_with_weight("v", 1, {4}, 0, 16, 16)}, {1, kOneWeightGraph}, {2, weights}}),
+               StatusCode::kParseError, "weight 'v' does not match the graph's initializer 'w'");
+  expect_error(assemble({{3, model_info_with_weight("w", 7, {2}, 0, 16, 16)}, {1, kOneWeightGraph}, {2, weights}}),
+               StatusCode::kParseError, "weight 'w' has dtype 7 but its placeholder is float32");
+  expect_error(assemble({{3, model_info_with_weight("w", 99, {4}, 0, 16, 16)}, {1, kOneWeightGraph}, {2, weights}}),
+               StatusCode::kParseError, "has dtype 99");
+  std::string no_entries;
+  field_bytes(no_entries, 1, "cpu");
+  expect_error(assemble({{3, no_entries}, {1, kOneWeightGraph}, {2, weights}}), StatusCode::kParseError,
+               "the graph has 1 weight placeholders but the weight directory lists 0");
+}
+
+TEST(ModelFileCorruption, GarbageGraphAndInfo) {
+  std::string weights(16, '\0');
+  expect_error(assemble({{3, model_info_with_weight("w", 1, {4}, 0, 16, 16)}, {1, "graph main { %% }"}, {2, weights}}),
+               StatusCode::kParseError, "graph partition: line 1");
+  expect_error(assemble({{3, std::string("\xff\xff\xff", 3)}, {1, kOneWeightGraph}, {2, weights}}),
+               StatusCode::kParseError, "the model info partition does not parse");
+}
+
+TEST(ModelFile, ReadMissingFile) {
+  Result<LoadedModelFile> loaded = read_model_file("/nonexistent/m.gem");
+  ASSERT_FALSE(loaded.is_ok());
+  EXPECT_EQ(loaded.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(loaded.status().message().find("/nonexistent/m.gem"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ge

@@ -1,0 +1,357 @@
+#include "ge/runtime/model_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "ge/executor.h"
+#include "ge/plugin_host.h"
+#include "ge/session.h"
+
+namespace ge {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path env_path(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? fs::path(value) : fs::path();
+}
+
+/// The cpu backend and the ONNX ops, loaded from the build's registry once.
+struct Plugins {
+  Plugins() {
+    status = host.load_registry(env_path("GE_TEST_BIN_DIR") / "ge_plugins.toml");
+    if (!host.backend("npu_sim").is_ok()) {
+      // Builds that add the plugin after writing the registry: name it in our own.
+      const fs::path registry = fs::temp_directory_path() / ("ge_runtime_test_" + std::to_string(::getpid()) + ".toml");
+      std::ofstream(registry) << "[[plugin]]\nname = \"npu_sim\"\nkind = \"backend\"\nlibrary = \""
+                              << (env_path("GE_TEST_LIB_DIR") / "libge_backend_npu_sim.so").string()
+                              << "\"\n[plugin.options]\ncapacity_mib = 64\n";
+      npu_status = host.load_registry(registry);
+      fs::remove(registry);
+    }
+    ops = host.make_op_registry();
+  }
+  PluginHost host;
+  Status status, npu_status;
+  OpRegistry ops;
+};
+
+Plugins& plugins() {
+  static Plugins* p = new Plugins();
+  return *p;
+}
+
+/// Every test runs unchanged on each backend.
+class ModelRunnerTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    auto found = plugins().host.backend(GetParam());
+    ASSERT_TRUE(found.is_ok()) << GetParam() << " backend not loaded: " << plugins().status.to_string() << "; "
+                               << plugins().npu_status.to_string();
+    backend_ = *found;
+  }
+  Backend& backend() { return *backend_; }
+  Backend* backend_ = nullptr;
+  const OpRegistry& ops() { return plugins().ops; }
+
+  std::unique_ptr<Graph> new_graph(const std::string& name) {
+    auto g = std::make_unique<Graph>(name);
+    g->set_opset_import("", 17);
+    return g;
+  }
+  std::unique_ptr<ModelRunner> load(Graph& g, int streams) {
+    Status inferred = ops().infer_graph(g);
+    EXPECT_TRUE(inferred.is_ok()) << inferred.to_string();
+    ModelRunnerOptions options;
+    options.max_streams = streams;
+    auto runner = ModelRunner::load(g, backend(), options);
+    EXPECT_TRUE(runner.is_ok()) << runner.status().to_string();
+    return runner.is_ok() ? std::move(*runner) : nullptr;
+  }
+};
+
+std::vector<float> values_of(const Tensor& t) { return std::vector<float>(t.values<float>().begin(), t.values<float>().end()); }
+
+TEST_P(ModelRunnerTest, RunsAChainWithWeightsAndTwoInputs) {
+  auto g = new_graph("chain");
+  Value* x = g->add_input("x", TensorDesc::of(DataType::kFloat32, {2, 3}));
+  Value* y = g->add_input("y", TensorDesc::of(DataType::kFloat32, {2, 3}));
+  Value* w = g->add_initializer("w", Tensor::from_vector<float>({2, 3}, {1, 2, 3, 4, 5, 6}));
+  Node* relu = g->add_node("Relu", {x}, 1, "relu");
+  Node* add = g->add_node("Add", {relu->output(0), w}, 1, "add");
+  Node* mul = g->add_node("Mul", {add->output(0), y}, 1, "mul", {"out"});
+  g->add_output(mul->output(0));
+  auto runner = load(*g, 1);
+  ASSERT_NE(runner, nullptr);
+  EXPECT_EQ(runner->stream_tasks().size(), 1u);
+  EXPECT_EQ(runner->stream_tasks()[0].size(), 3u);
+  EXPECT_EQ(runner->weight_bytes(), 512u);
+  // relu and add outputs die at the next step: 2 x 512 bytes, never 3.
+  EXPECT_EQ(runner->feature_map_bytes(), 1024u);
+  for (int round = 0; round < 2; ++round) {
+    const float scale = round == 0 ? 1.0f : -1.0f;
+    std::vector<Tensor> outputs;
+    Status s = runner->execute({{"x", Tensor::from_vector<float>({2, 3}, {-1, 0, 1, 2, -3, 4})},
+                                {"y", Tensor::from_vector<float>({2, 3}, {scale, 2, 2, 2, 2, 0.5f})}},
+                               outputs);
+    ASSERT_TRUE(s.is_ok()) << s.to_string();
+    ASSERT_EQ(outputs.size(), 1u);
+    // (relu(x) + w) * y, by hand.
+    EXPECT_EQ(values_of(outputs[0]), (std::vector<float>{1 * scale, 4, 8, 12, 10, 5}));
+  }
+}
+
+TEST_P(ModelRunnerTest, FourBranchesOnFourStreams) {
+  auto g = new_graph("branches");
+  Value* x = g->add_input("x", TensorDesc::of(DataType::kFloat32, {4}));
+  std::vector<Value*> ends;
+  for (int b = 0; b < 4; ++b) {
+    Value* c = g->add_initializer("c" + std::to_string(b), Tensor::from_vector<float>({4}, std::vector<float>(4, float(b + 1))));
+    Node* m = g->add_node("Mul", {x, c}, 1, "mul" + std::to_string(b));
+    Node* r = g->add_node("Relu", {m->output(0)}, 1, "relu" + std::to_string(b));
+    ends.push_back(r->output(0));
+  }
+  Node* s01 = g->add_node("Add", {ends[0], ends[1]}, 1, "s01");
+  Node* s23 = g->add_node("Add", {ends[2], ends[3]}, 1, "s23");
+  Node* s = g->add_node("Add", {s01->output(0), s23->output(0)}, 1, "sum", {"out"});
+  g->add_output(s->output(0));
+  auto runner = load(*g, 4);
+  ASSERT_NE(runner, nullptr);
+  EXPECT_EQ(runner->stream_plan().stream_count, 4);
+  // s01 continues branch 0 and waits for branch 1; s23 continues branch 2 and waits for
+  // branch 3; sum continues s01 and waits for s23: three events.
+  EXPECT_EQ(runner->stream_plan().events.size(), 3u);
+  size_t records = 0, waits = 0;
+  for (const auto& list : runner->stream_tasks()) {
+    for (const Task& t : list) {
+      records += std::holds_alternative<EventRecordTask>(t);
+      waits += std::holds_alternative<EventWaitTask>(t);
+    }
+  }
+  EXPECT_EQ(records, 3u);
+  EXPECT_EQ(waits, 3u);
+  std::vector<Tensor> outputs;
+  Status st = runner->execute({{"x", Tensor::from_vector<float>({4}, {1, -1, 2, 0.5f})}}, outputs);
+  ASSERT_TRUE(st.is_ok()) << st.to_string();
+  // sum over b of relu((b+1) x) = 10 relu(x).
+  EXPECT_EQ(values_of(outputs[0]), (std::vector<float>{10, 0, 20, 5}));
+}
+
+TEST_P(ModelRunnerTest, PassThroughAndRepeatedOutputs) {
+  auto g = new_graph("passthrough");
+  Value* x = g->add_input("x", TensorDesc::of(DataType::kFloat32, {2}));
+  Value* w = g->add_initializer("w", Tensor::from_vector<float>({2}, {7, 8}));
+  Node* neg = g->add_node("Neg", {x}, 1, "neg", {"n"});
+  Node* add = g->add_node("Add", {neg->output(0), w}, 1, "add", {"a"});
+  g->add_output(neg->output(0));  // also consumed by add
+  g->add_output(x);
+  g->add_output(w);
+  g->add_output(neg->output(0));
+  g->add_output(add->output(0));
+  auto runner = load(*g, 1);
+  ASSERT_NE(runner, nullptr);
+  std::vector<Tensor> outputs;
+  Status st = runner->execute({{"x", Tensor::from_vector<float>({2}, {1, -2})}}, outputs);
+  ASSERT_TRUE(st.is_ok()) << st.to_string();
+  ASSERT_EQ(outputs.size(), 5u);
+  EXPECT_EQ(values_of(outputs[0]), (std::vector<float>{-1, 2}));
+  EXPECT_EQ(values_of(outputs[1]), (std::vector<float>{1, -2}));
+  EXPECT_EQ(values_of(outputs[2]), (std::vector<float>{7, 8}));
+  EXPECT_EQ(values_of(outputs[3]), (std::vector<float>{-1, 2}));
+  EXPECT_EQ(values_of(outputs[4]), (std::vector<float>{6, 10}));
+}
+
+TEST_P(ModelRunnerTest, ExecuteBoundRefreshesOnlyIoSlots) {
+  auto g = new_graph("bound");
+  Value* x = g->add_input("x", TensorDesc::of(DataType::kFloat32, {3}));
+  Node* a = g->add_node("Abs", {x}, 1, "abs");
+  Node* n = g->add_node("Neg", {a->output(0)}, 1, "neg", {"y"});
+  g->add_output(n->output(0));
+  auto runner = load(*g, 1);
+  ASSERT_NE(runner, nullptr);
+  // Device buffers, so that the test runs on devices the host cannot address.
+  Device& device = backend().device();
+  std::vector<void*> buffers;
+  for (int i = 0; i < 4; ++i) buffers.push_back(device.allocate(3 * sizeof(float)).value());
+  const float in1[3] = {1, -2, 3}, in2[3] = {-4, 5, -6};
+  ASSERT_TRUE(device.copy_to_device(buffers[0], in1, sizeof in1).is_ok());
+  ASSERT_TRUE(device.copy_to_device(buffers[1], in2, sizeof in2).is_ok());
+  const void* ins1[] = {buffers[0]};
+  void* outs1[] = {buffers[2]};
+  ASSERT_TRUE(runner->execute_bound(ins1, outs1).is_ok());
+  const void* ins2[] = {buffers[1]};
+  void* outs2[] = {buffers[3]};
+  ASSERT_TRUE(runner->execute_bound(ins2, outs2).is_ok());
+  float out1[3], out2[3];
+  ASSERT_TRUE(device.copy_to_host(out1, buffers[2], sizeof out1).is_ok());
+  ASSERT_TRUE(device.copy_to_host(out2, buffers[3], sizeof out2).is_ok());
+  EXPECT_EQ(std::vector<float>(out1, out1 + 3), (std::vector<float>{-1, -2, -3}));
+  EXPECT_EQ(std::vector<float>(out2, out2 + 3), (std::vector<float>{-4, -5, -6}));
+  Status wrong = runner->execute_bound(ins1, {});
+  EXPECT_EQ(wrong.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(wrong.message().find("takes 1 inputs and 1 outputs, got 1 and 0"), std::string::npos) << wrong.message();
+  for (void* p : buffers) device.deallocate(p);
+}
+
+TEST_P(ModelRunnerTest, RejectsBadBindings) {
+  auto g = new_graph("bindings");
+  Value* x = g->add_input("x", TensorDesc::of(DataType::kFloat32, {2}));
+  g->add_output(g->add_node("Relu", {x}, 1, "relu", {"y"})->output(0));
+  auto runner = load(*g, 1);
+  ASSERT_NE(runner, nullptr);
+  std::vector<Tensor> outputs;
+  Status unknown = runner->execute({{"z", Tensor::from_vector<float>({2}, {1, 2})}}, outputs);
+  EXPECT_EQ(unknown.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(unknown.message().find("unknown input 'z'"), std::string::npos);
+  Status missing = runner->execute({}, outputs);
+  EXPECT_NE(missing.message().find("input 'x' is not bound"), std::string::npos);
+  Status shape = runner->execute({{"x", Tensor::from_vector<float>({3}, {1, 2, 3})}}, outputs);
+  EXPECT_EQ(shape.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(shape.message().find("input 'x' is"), std::string::npos);
+  EXPECT_NE(shape.message().find("expects"), std::string::npos);
+  Status twice = runner->execute({{"x", Tensor::from_vector<float>({2}, {1, 2})}, {"x", Tensor::from_vector<float>({2}, {1, 2})}},
+                                 outputs);
+  EXPECT_NE(twice.message().find("bound twice"), std::string::npos);
+}
+
+TEST_P(ModelRunnerTest, RejectsDynamicShapes) {
+  auto g = new_graph("dynamic");
+  Value* x = g->add_input("x", TensorDesc(DataType::kFloat32, {Dim::named("n")}));
+  g->add_output(g->add_node("Relu", {x}, 1, "relu", {"y"})->output(0));
+  ASSERT_TRUE(ops().infer_graph(*g).is_ok());
+  auto runner = ModelRunner::load(*g, backend());
+  ASSERT_FALSE(runner.is_ok());
+  EXPECT_EQ(runner.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(runner.status().message().find("static shape"), std::string::npos) << runner.status().message();
+  EXPECT_NE(runner.status().message().find("relu"), std::string::npos) << runner.status().message();
+}
+
+TEST_P(ModelRunnerTest, ReportsAFailingKernelByName) {
+  auto g = new_graph("divide");
+  Value* a = g->add_input("a", TensorDesc::of(DataType::kInt32, {2}));
+  Value* b = g->add_input("b", TensorDesc::of(DataType::kInt32, {2}));
+  g->add_output(g->add_node("Div", {a, b}, 1, "div", {"q"})->output(0));
+  auto runner = load(*g, 1);
+  ASSERT_NE(runner, nullptr);
+  std::vector<Tensor> outputs;
+  Status ok = runner->execute({{"a", Tensor::from_vector<int32_t>({2}, {6, 7})}, {"b", Tensor::from_vector<int32_t>({2}, {1, 2})}},
+                              outputs);
+  ASSERT_TRUE(ok.is_ok()) << ok.to_string();
+  EXPECT_EQ(outputs[0].values<int32_t>()[0], 6);
+  EXPECT_EQ(outputs[0].values<int32_t>()[1], 3);
+  Status bad = runner->execute({{"a", Tensor::from_vector<int32_t>({2}, {6, 7})}, {"b", Tensor::from_vector<int32_t>({2}, {0, 1})}},
+                               outputs);
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.message().find("Div"), std::string::npos) << bad.message();
+  EXPECT_NE(bad.message().find("integer division by zero"), std::string::npos) << bad.message();
+  EXPECT_NE(bad.message().find("graph 'divide'"), std::string::npos) << bad.message();
+}
+
+/// Random DAGs of elementwise ops: the sunk runner on 1 and 3 streams gives bit-identical
+/// results to the per-op executor (same kernels, same order of arithmetic per element).
+TEST_P(ModelRunnerTest, RandomGraphsMatchThePerOpExecutor) {
+  std::mt19937 rng(77);
+  const char* binary[] = {"Add", "Sub", "Mul", "Max"};
+  const char* unary[] = {"Relu", "Neg", "Tanh", "Sigmoid", "Abs"};
+  for (int trial = 0; trial < 20; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    auto g = new_graph("random" + std::to_string(trial));
+    std::vector<Value*> pool;
+    const int inputs = 1 + static_cast<int>(rng() % 3);
+    for (int i = 0; i < inputs; ++i) pool.push_back(g->add_input("in" + std::to_string(i), TensorDesc::of(DataType::kFloat32, {4, 8})));
+    pool.push_back(g->add_initializer("w", Tensor::from_vector<float>({4, 8}, std::vector<float>(32, 0.25f))));
+    const int nodes = 5 + static_cast<int>(rng() % 30);
+    std::vector<Value*> produced;
+    for (int n = 0; n < nodes; ++n) {
+      Value* a = pool[rng() % pool.size()];
+      Node* node;
+      if (rng() % 2 == 0) {
+        node = g->add_node(unary[rng() % 5], {a}, 1, "n" + std::to_string(n));
+      } else {
+        node = g->add_node(binary[rng() % 4], {a, pool[rng() % pool.size()]}, 1, "n" + std::to_string(n));
+      }
+      pool.push_back(node->output(0));
+      produced.push_back(node->output(0));
+    }
+    for (Value* v : produced) {
+      if (!v->has_uses() || rng() % 4 == 0) g->add_output(v);
+    }
+    ASSERT_TRUE(ops().infer_graph(*g).is_ok());
+    NamedTensors feeds;
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    for (int i = 0; i < inputs; ++i) {
+      std::vector<float> data(32);
+      for (float& f : data) f = normal(rng);
+      feeds.emplace_back("in" + std::to_string(i), Tensor::from_vector<float>({4, 8}, data));
+    }
+    // The per-op executor on cpu is the reference for every backend.
+    auto executor = Executor::create(g->clone(), *plugins().host.backend("cpu").value(), ops());
+    ASSERT_TRUE(executor.is_ok()) << executor.status().to_string();
+    std::vector<Tensor> expected;
+    ASSERT_TRUE((*executor)->run(feeds, expected).is_ok());
+    for (int streams : {1, 3}) {
+      auto runner = load(*g, streams);
+      ASSERT_NE(runner, nullptr);
+      std::vector<Tensor> outputs;
+      Status st = runner->execute(feeds, outputs);
+      ASSERT_TRUE(st.is_ok()) << st.to_string();
+      ASSERT_EQ(outputs.size(), expected.size());
+      for (size_t o = 0; o < outputs.size(); ++o) {
+        EXPECT_EQ(values_of(outputs[o]), values_of(expected[o])) << "output " << o << " on " << streams << " streams";
+      }
+    }
+  }
+}
+
+std::vector<float> read_npy_floats(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.size() < 10) return {};
+  const size_t header = static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
+  std::vector<float> values((bytes.size() - 10 - header) / sizeof(float));
+  std::memcpy(values.data(), bytes.data() + 10 + header, values.size() * sizeof(float));
+  return values;
+}
+
+TEST_P(ModelRunnerTest, SmallCnnMatchesPerOpExecutorAndNumpy) {
+  const fs::path samples = env_path("GE_SOURCE_DIR") / "samples" / "models";
+  SessionOptions options;
+  auto session = Session::create(plugins().host, samples / "small_cnn.onnx", options);
+  ASSERT_TRUE(session.is_ok()) << session.status().to_string();
+  const std::vector<float> input = read_npy_floats(samples / "small_cnn" / "input_0.npy");
+  ASSERT_EQ(input.size(), 3u * 16 * 16);
+  NamedTensors feeds = {{"input", Tensor::from_vector<float>({1, 3, 16, 16}, input)}};
+  std::vector<Tensor> per_op;
+  ASSERT_TRUE((*session)->run(feeds, per_op).is_ok());
+  auto runner = ModelRunner::load((*session)->graph(), backend());
+  ASSERT_TRUE(runner.is_ok()) << runner.status().to_string();
+  std::vector<Tensor> sunk;
+  Status st = (*runner)->execute(feeds, sunk);
+  ASSERT_TRUE(st.is_ok()) << st.to_string();
+  ASSERT_EQ(sunk.size(), 1u);
+  EXPECT_EQ(values_of(sunk[0]), values_of(per_op[0]));
+  // samples/models/small_cnn/output_0.pb, computed by the numpy reference.
+  const std::vector<float> numpy = {0.0013369298540055752f, 0.03526658937335014f, 0.07382801175117493f, 0.7016708850860596f,
+                                    0.005427271127700806f,  0.10038092732429504f, 0.002177753020077944f, 0.04954397678375244f,
+                                    0.030268076807260513f,  9.960094030248001e-05f};
+  const std::vector<float> got = values_of(sunk[0]);
+  ASSERT_EQ(got.size(), numpy.size());
+  for (size_t i = 0; i < numpy.size(); ++i) EXPECT_NEAR(got[i], numpy[i], 1e-5f) << "class " << i;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, ModelRunnerTest, ::testing::Values("cpu", "npu_sim"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+}  // namespace
+}  // namespace ge

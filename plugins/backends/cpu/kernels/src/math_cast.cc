@@ -1,0 +1,222 @@
+// Cast and CastLike between every pair of bool, integer, float16, bfloat16, float,
+// double and string dtypes, following numpy's astype: integers wrap, floating point to
+// integer truncates toward zero (NaN gives 0, out-of-range values saturate), to float16
+// rounds to nearest even. Two choices follow ONNX's own reference data (opsets <= 17):
+//   - float -> bfloat16 keeps the upper 16 bits of the float32 (truncation);
+//   - numbers -> string print like numpy's str(): the shortest text that reads back to
+//     the same value ("0.039187793", "1e-05", "inf", "nan"; bool as "True"/"False").
+// string -> number accepts what strtod/strtoll accept (with an optional leading '+',
+// "inf"/"INF"/"nan"/"NaN"); a string that is not a number fails the launch with
+// kKernelCastUnparsableString.
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "math_cast.h"
+#include "math_ops.h"
+#include "math_types.h"
+
+namespace ge::cpu_kernels::math {
+namespace {
+
+struct CastParams {
+  int64_t elements = 0;
+};
+
+// "1.5e-05" style text from the sign, the significant digits and the decimal exponent
+// of the leading digit, as Python's repr and numpy's str() print: positional for
+// exponents in [-4, 16), scientific otherwise.
+std::string python_style(bool negative, std::string digits, int exponent) {
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  std::string text = negative ? "-" : "";
+  if (exponent >= -4 && exponent < 16) {
+    if (exponent < 0) {
+      text += "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
+    } else {
+      const auto integer_digits = static_cast<size_t>(exponent) + 1;
+      if (digits.size() <= integer_digits) {
+        text += digits + std::string(integer_digits - digits.size(), '0') + ".0";
+      } else {
+        text += digits.substr(0, integer_digits) + "." + digits.substr(integer_digits);
+      }
+    }
+    return text;
+  }
+  text += digits.substr(0, 1);
+  if (digits.size() > 1) text += "." + digits.substr(1);
+  const int magnitude = exponent < 0 ? -exponent : exponent;
+  text += exponent < 0 ? "e-" : "e+";
+  if (magnitude < 10) text += "0";
+  text += std::to_string(magnitude);
+  return text;
+}
+
+// Splits to_chars' scientific text ("-1.2345e-05") and reformats it python-style.
+std::string from_scientific(std::string_view scientific) {
+  const bool negative = !scientific.empty() && scientific.front() == '-';
+  if (negative) scientific.remove_prefix(1);
+  const size_t e = scientific.find('e');
+  std::string digits;
+  for (char c : scientific.substr(0, e)) {
+    if (c != '.') digits += c;
+  }
+  int exponent = 0;
+  std::string_view exponent_text = scientific.substr(e + 1);
+  if (!exponent_text.empty() && exponent_text.front() == '+') exponent_text.remove_prefix(1);
+  std::from_chars(exponent_text.data(), exponent_text.data() + exponent_text.size(), exponent);
+  return python_style(negative, digits, exponent);
+}
+
+template <typename F>
+std::string special_text(F value) {
+  if (std::isnan(value)) return "nan";
+  return value > 0 ? "inf" : "-inf";
+}
+
+// The shortest round-trip text of a float or double.
+template <typename F>
+std::string shortest_text(F value) {
+  if (!std::isfinite(value)) return special_text(value);
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::scientific);
+  return from_scientific(std::string_view(buffer, static_cast<size_t>(result.ptr - buffer)));
+}
+
+// The shortest text that reads back to the same float16/bfloat16: the fewest significant
+// digits whose correctly rounded value converts back to the same bits.
+template <typename H>
+std::string shortest_half_text(H value) {
+  const float wide = load(value);
+  if (!std::isfinite(wide)) return special_text(wide);
+  char buffer[64];
+  for (int precision = 0; precision < 9; ++precision) {
+    const auto result = std::to_chars(buffer, buffer + sizeof(buffer), wide, std::chars_format::scientific, precision);
+    double parsed = 0.0;
+    std::from_chars(buffer, result.ptr, parsed);
+    if (convert<H>(parsed).bits == value.bits) {
+      return from_scientific(std::string_view(buffer, static_cast<size_t>(result.ptr - buffer)));
+    }
+  }
+  return shortest_text(wide);
+}
+
+template <typename From>
+std::string to_text(const From& value) {
+  if constexpr (std::is_same_v<From, std::string>) {
+    return value;
+  } else if constexpr (std::is_same_v<From, bool>) {
+    return value ? "True" : "False";
+  } else if constexpr (std::is_integral_v<From>) {
+    return std::to_string(value);
+  } else if constexpr (is_half_v<From>) {
+    return shortest_half_text(value);
+  } else {
+    return shortest_text(value);
+  }
+}
+
+bool equals_ignoring_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// Parses all of `text` (surrounding whitespace and one leading '+' allowed) as a number
+// of type N; false when it is not one.
+template <typename N>
+bool parse_all(std::string_view text, N& out) {
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  const auto result = std::from_chars(begin, end, out);
+  return result.ec == std::errc() && result.ptr == end;
+}
+
+template <typename To>
+bool parse_text(const std::string& text, To& out) {
+  std::string_view view(text);
+  while (!view.empty() && std::isspace(static_cast<unsigned char>(view.front()))) view.remove_prefix(1);
+  while (!view.empty() && std::isspace(static_cast<unsigned char>(view.back()))) view.remove_suffix(1);
+  if (view.size() > 1 && view.front() == '+' && view[1] != '-' && view[1] != '+') view.remove_prefix(1);
+  if constexpr (std::is_same_v<To, bool>) {
+    if (equals_ignoring_case(view, "true") || equals_ignoring_case(view, "false")) {
+      out = equals_ignoring_case(view, "true");
+      return true;
+    }
+  }
+  if constexpr (std::is_integral_v<To> && !std::is_same_v<To, bool>) {
+    if (parse_all(view, out)) return true;
+  }
+  if constexpr (std::is_same_v<To, float>) {
+    return parse_all(view, out);
+  } else {
+    // Other types round once from double (an integer written as "1.5" truncates).
+    double number = 0.0;
+    if (!parse_all(view, number)) return false;
+    out = convert<To>(number);
+    return true;
+  }
+}
+
+template <typename From, typename To>
+int cast_kernel(const KernelArgs& args) {
+  const auto& p = *static_cast<const CastParams*>(args.params);
+  const auto* x = static_cast<const From*>(args.inputs[0]);
+  auto* y = static_cast<To*>(args.outputs[0]);
+  if (x == nullptr || y == nullptr) return kKernelMissingAddress;
+  for (int64_t i = 0; i < p.elements; ++i) {
+    if constexpr (std::is_same_v<To, std::string>) {
+      y[i] = to_text(x[i]);
+    } else if constexpr (std::is_same_v<From, std::string>) {
+      if (!parse_text(x[i], y[i])) return kKernelCastUnparsableString;
+    } else if constexpr (std::is_same_v<To, BFloat16>) {
+      y[i] = BFloat16{bfloat16_truncate(convert<float>(x[i]))};
+    } else {
+      y[i] = convert<To>(x[i]);
+    }
+  }
+  return kKernelOk;
+}
+
+Result<PreparedKernel> prepare_cast_to(const KernelContext& context, DataType to) {
+  const DataType from = input_dtype(context, 0);
+  GE_ASSIGN_OR_RETURN(std::vector<int64_t> dims, input_dims(context, 0));
+  if (!contains(AllTypes{}, to)) {
+    return unsupported_feature(context, "cast to " + std::string(data_type_name(to)) +
+                                            " (supported: " + data_type_list(dtypes(AllTypes{})) + ")");
+  }
+  GE_RETURN_IF_ERROR(check_output(context, 0, to, dims));
+  KernelFunction function = select(from, AllTypes{}, [&]<typename From>() -> KernelFunction {
+    return select(to, AllTypes{}, []<typename To>() -> KernelFunction { return &cast_kernel<From, To>; });
+  });
+  if (function == nullptr) return unsupported_dtype(context, from, dtypes(AllTypes{}));
+  return make_kernel(context, function, CastParams{product(dims)});
+}
+
+Result<PreparedKernel> prepare_cast(const KernelContext& context) {
+  if (!context.node.has_attribute("to")) return invalid_attribute(context, "to", "is required");
+  GE_ASSIGN_OR_RETURN(int64_t to, int_attribute(context, "to", 0));
+  if (to < 0 || to > std::numeric_limits<int32_t>::max() || !is_valid_data_type(static_cast<int32_t>(to)) || to == 0) {
+    return invalid_attribute(context, "to", "is " + std::to_string(to) + ", not a known dtype");
+  }
+  return prepare_cast_to(context, static_cast<DataType>(to));
+}
+
+Result<PreparedKernel> prepare_cast_like(const KernelContext& context) {
+  if (!has_input(context, 1)) return invalid_node(context, "input 1 (target_type) is missing");
+  return prepare_cast_to(context, input_dtype(context, 1));
+}
+
+}  // namespace
+
+void add_cast_kernels(std::vector<OpKernel>& table) {
+  table.push_back({"Cast", dtypes(AllTypes{}), &prepare_cast});
+  table.push_back({"CastLike", dtypes(AllTypes{}), &prepare_cast_like});
+}
+
+}  // namespace ge::cpu_kernels::math

@@ -1,0 +1,180 @@
+#pragma once
+// Element types of the math kernel family: float16/bfloat16 as bit-pattern structs with
+// their conversions, a dtype trait that covers them (and bool, string), type lists with
+// dtype dispatch, and the one value conversion every math kernel stores through.
+// Internal to the kernel library.
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "ge/data_type.h"
+#include "ge/kernel.h"
+
+namespace ge::cpu_kernels::math {
+
+/// IEEE binary16 as stored in tensors: the bit pattern, computed in float.
+struct Float16 {
+  uint16_t bits = 0;
+};
+/// bfloat16 (the upper half of a float32) as stored in tensors.
+struct BFloat16 {
+  uint16_t bits = 0;
+};
+
+inline float float16_to_float(uint16_t bits) {
+  const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
+  const uint32_t exponent = (bits >> 10) & 0x1fu;
+  const uint32_t mantissa = bits & 0x3ffu;
+  if (exponent == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));  // inf, NaN
+  if (exponent != 0) return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
+  // Zero or subnormal: mantissa * 2^-24 is exact in float.
+  const float magnitude = static_cast<float>(mantissa) * 0x1p-24f;
+  return sign != 0 ? -magnitude : magnitude;
+}
+
+/// float -> binary16, rounding to nearest even; overflow gives inf, NaN stays NaN.
+uint16_t float16_from_float(float value);
+/// double -> binary16 with a single rounding (no double rounding through float).
+uint16_t float16_from_double(double value);
+
+inline float bfloat16_to_float(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
+/// float -> bfloat16, rounding to nearest even; NaN stays NaN.
+uint16_t bfloat16_from_float(float value);
+/// double -> bfloat16 with a single rounding.
+uint16_t bfloat16_from_double(double value);
+/// float -> bfloat16 keeping the upper 16 bits (what ONNX's Cast reference does up to
+/// opset 17); NaN stays NaN.
+uint16_t bfloat16_truncate(float value);
+
+// ---- dtype trait ----
+
+template <typename T>
+constexpr DataType dtype_of() {
+  if constexpr (std::is_same_v<T, Float16>) {
+    return DataType::kFloat16;
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    return DataType::kBFloat16;
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return DataType::kString;
+  } else {
+    return data_type_of<T>();
+  }
+}
+
+template <typename T>
+inline constexpr bool is_half_v = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
+/// Floating point in the ONNX sense: float16, bfloat16, float32, float64.
+template <typename T>
+inline constexpr bool is_floating_v = is_half_v<T> || std::is_floating_point_v<T>;
+
+/// The type a math kernel computes an element of T in: float for the 16-bit floats.
+template <typename T>
+using Compute = std::conditional_t<is_half_v<T>, float, T>;
+
+template <typename T>
+Compute<T> load(T value) {
+  if constexpr (std::is_same_v<T, Float16>) {
+    return float16_to_float(value.bits);
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    return bfloat16_to_float(value.bits);
+  } else {
+    return value;
+  }
+}
+
+/// Floating point -> integer: truncates toward zero; NaN gives 0 and values outside the
+/// target range saturate (C++ leaves both undefined; ONNX leaves them unspecified).
+template <typename To, typename From>
+To float_to_integer(From value) {
+  if (std::isnan(value)) return To(0);
+  // The integer limits are exact in double or round up to a power of two, so every
+  // truncated value strictly inside them converts without overflow.
+  const double truncated = std::trunc(static_cast<double>(value));
+  if (truncated <= static_cast<double>(std::numeric_limits<To>::lowest())) return std::numeric_limits<To>::lowest();
+  if (truncated >= static_cast<double>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+  return static_cast<To>(truncated);
+}
+
+/// Converts one element between any two non-string element types, numpy's astype
+/// semantics: to bool is `!= 0`, integers wrap, floats to 16-bit floats round to nearest
+/// even, floats to integers as float_to_integer.
+template <typename To, typename From>
+To convert(From value) {
+  if constexpr (std::is_same_v<To, From>) {
+    return value;
+  } else if constexpr (is_half_v<From>) {
+    return convert<To>(load(value));
+  } else if constexpr (std::is_same_v<To, Float16>) {
+    if constexpr (std::is_same_v<From, float>) {
+      return Float16{float16_from_float(value)};
+    } else {
+      return Float16{float16_from_double(static_cast<double>(value))};
+    }
+  } else if constexpr (std::is_same_v<To, BFloat16>) {
+    if constexpr (std::is_same_v<From, float>) {
+      return BFloat16{bfloat16_from_float(value)};
+    } else {
+      return BFloat16{bfloat16_from_double(static_cast<double>(value))};
+    }
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return value != From(0);
+  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
+    return float_to_integer<To>(value);
+  } else {
+    return static_cast<To>(value);
+  }
+}
+
+// ---- type lists and dispatch ----
+
+template <typename... Ts>
+struct Types {};
+
+template <typename... Lists>
+struct ConcatTypes;
+template <typename... As>
+struct ConcatTypes<Types<As...>> {
+  using type = Types<As...>;
+};
+template <typename... As, typename... Bs, typename... Rest>
+struct ConcatTypes<Types<As...>, Types<Bs...>, Rest...> {
+  using type = typename ConcatTypes<Types<As..., Bs...>, Rest...>::type;
+};
+template <typename... Lists>
+using Concat = typename ConcatTypes<Lists...>::type;
+
+using FloatingTypes = Types<float, double, Float16, BFloat16>;
+using SignedIntegerTypes = Types<int8_t, int16_t, int32_t, int64_t>;
+using UnsignedIntegerTypes = Types<uint8_t, uint16_t, uint32_t, uint64_t>;
+using IntegerTypes = Concat<SignedIntegerTypes, UnsignedIntegerTypes>;
+using NumericTypes = Concat<FloatingTypes, IntegerTypes>;
+using SignedNumericTypes = Concat<FloatingTypes, SignedIntegerTypes>;
+using BoolTypes = Types<bool>;
+/// Every element type a tensor of the math family may hold.
+using AllTypes = Concat<NumericTypes, BoolTypes, Types<std::string>>;
+
+template <typename... Ts>
+std::vector<DataType> dtypes(Types<Ts...>) {
+  return {dtype_of<Ts>()...};
+}
+
+template <typename... Ts>
+constexpr bool contains(Types<Ts...>, DataType dtype) {
+  return ((dtype == dtype_of<Ts>()) || ...);
+}
+
+/// Calls `make.template operator()<T>()` for the T of `list` whose dtype is `dtype` and
+/// returns its kernel; null when `dtype` is not in `list`.
+template <typename... Ts, typename Make>
+KernelFunction select(DataType dtype, Types<Ts...>, Make&& make) {
+  KernelFunction function = nullptr;
+  (void)((dtype == dtype_of<Ts>() ? (function = make.template operator()<Ts>(), true) : false) || ...);
+  return function;
+}
+
+}  // namespace ge::cpu_kernels::math

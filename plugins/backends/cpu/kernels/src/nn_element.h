@@ -1,0 +1,142 @@
+#pragma once
+// Element types of the nn kernel family: float16/bfloat16 as bit-pattern structs computed
+// in float, loads and stores that convert every element type through double, a dtype
+// trait that covers them, type lists and dtype dispatch. Internal to the kernel library.
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "ge/data_type.h"
+#include "ge/kernel.h"
+#include "kernel_util.h"
+
+namespace ge::cpu_kernels::nn {
+
+/// IEEE binary16 as stored in tensors (the bit pattern).
+struct Half {
+  uint16_t bits = 0;
+};
+/// bfloat16 (the upper half of a float32) as stored in tensors.
+struct BFloat16 {
+  uint16_t bits = 0;
+};
+
+inline float half_to_float(uint16_t bits) {
+  const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
+  const uint32_t exponent = (bits >> 10) & 0x1fu;
+  const uint32_t mantissa = bits & 0x3ffu;
+  if (exponent == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));  // inf, NaN
+  if (exponent != 0) return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
+  const float magnitude = static_cast<float>(mantissa) * 0x1p-24f;  // zero or subnormal: exact
+  return sign != 0 ? -magnitude : magnitude;
+}
+
+/// float -> binary16 rounding to nearest even; overflow gives inf, NaN stays NaN.
+inline uint16_t half_from_float(float value) {
+  // Scaling by 2^112 then 2^-110 makes the float adder do the rounding of the mantissa
+  // (including subnormals) in the current (nearest-even) mode.
+  float base = (std::fabs(value) * 0x1.0p+112f) * 0x1.0p-110f;
+  const uint32_t w = std::bit_cast<uint32_t>(value);
+  const uint32_t shl1_w = w + w;
+  const uint32_t sign = w & 0x80000000u;
+  uint32_t bias = shl1_w & 0xff000000u;
+  if (bias < 0x71000000u) bias = 0x71000000u;
+  base = std::bit_cast<float>((bias >> 1) + 0x07800000u) + base;
+  const uint32_t bits = std::bit_cast<uint32_t>(base);
+  const uint32_t exp_bits = (bits >> 13) & 0x00007c00u;
+  const uint32_t mantissa_bits = bits & 0x00000fffu;
+  const uint32_t nonsign = exp_bits + mantissa_bits;
+  return static_cast<uint16_t>((sign >> 16) | (shl1_w > 0xff000000u ? 0x7e00u : nonsign));
+}
+
+inline float bfloat16_to_float(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
+
+/// float -> bfloat16 rounding to nearest even; NaN stays NaN.
+inline uint16_t bfloat16_from_float(float value) {
+  const uint32_t w = std::bit_cast<uint32_t>(value);
+  if (std::isnan(value)) return static_cast<uint16_t>((w >> 16) | 0x0040u);
+  return static_cast<uint16_t>((w + 0x7fffu + ((w >> 16) & 1u)) >> 16);
+}
+
+template <typename T>
+inline constexpr bool is_half_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+/// Floating point in the ONNX sense: float16, bfloat16, float32, float64.
+template <typename T>
+inline constexpr bool is_floating_v = is_half_v<T> || std::is_floating_point_v<T>;
+
+template <typename T>
+constexpr DataType dtype_of() {
+  if constexpr (std::is_same_v<T, Half>) {
+    return DataType::kFloat16;
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    return DataType::kBFloat16;
+  } else {
+    return data_type_of<T>();
+  }
+}
+
+/// The value of an element as double (float16/bfloat16 through float).
+template <typename T>
+inline double load(T value) {
+  if constexpr (std::is_same_v<T, Half>) {
+    return static_cast<double>(half_to_float(value.bits));
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    return static_cast<double>(bfloat16_to_float(value.bits));
+  } else {
+    return static_cast<double>(value);
+  }
+}
+
+/// `value` as an element of T: floating types round (float16/bfloat16 through float);
+/// integers round half to even and saturate (NaN gives 0).
+template <typename T>
+inline T store(double value) {
+  if constexpr (std::is_same_v<T, Half>) {
+    return Half{half_from_float(static_cast<float>(value))};
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    return BFloat16{bfloat16_from_float(static_cast<float>(value))};
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(value);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return value != 0.0;
+  } else {
+    if (std::isnan(value)) return T(0);
+    const double rounded = std::nearbyint(value);
+    if (rounded <= static_cast<double>(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
+    if (rounded >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+    return static_cast<T>(rounded);
+  }
+}
+
+/// Reads element `index` of a buffer of any numeric dtype as double (parameter inputs
+/// whose dtype may differ from X's: a float16 scale on a float32 BatchNormalization).
+double load_as_double(const void* data, DataType dtype, int64_t index);
+/// Writes `value` to element `index` of a buffer of any numeric dtype (as store<T>).
+void store_from_double(void* data, DataType dtype, int64_t index, double value);
+
+using FloatingTypes = TypeList<Half, BFloat16, float, double>;
+using AllNumericTypes =
+    TypeList<Half, BFloat16, float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t>;
+
+template <typename... Ts>
+std::vector<DataType> dtypes(TypeList<Ts...>) {
+  return {dtype_of<Ts>()...};
+}
+
+/// Calls `make.template operator()<T>()` for the T of `list` whose dtype is `dtype`;
+/// null when `dtype` is not in `list`. Covers float16/bfloat16, unlike select_kernel.
+template <typename... Ts, typename Make>
+KernelFunction select(DataType dtype, TypeList<Ts...>, Make&& make) {
+  KernelFunction function = nullptr;
+  (void)((dtype == dtype_of<Ts>() ? (function = make.template operator()<Ts>(), true) : false) || ...);
+  return function;
+}
+
+/// Whether `dtype` is one of float16, bfloat16, float32, float64.
+bool is_floating_dtype(DataType dtype);
+
+}  // namespace ge::cpu_kernels::nn

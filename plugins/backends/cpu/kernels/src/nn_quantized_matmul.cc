@@ -1,0 +1,221 @@
+// MatMulInteger (opset 10) and QLinearMatMul (opset 10): numpy matmul of 8-bit integer
+// matrices (1-D operands and broadcast batch axes as in MatMul) with zero points,
+// accumulated exactly in int32. A and B are shifted by their zero points into int32
+// (A's per tensor or per row, B's per tensor or per column), then each output matrix is
+// one int32 GEMM. MatMulInteger outputs the sums; QLinearMatMul requantizes them with
+// the float multiplier a_scale * b_scale[column] / y_scale, rounding half to even and
+// saturating after adding y_zero_point, as ONNX Runtime does. Zero points and scales are
+// read at launch.
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "gemm_reference.h"
+#include "nn_kernels.h"
+#include "op_kernels.h"
+#include "strided_loop.h"
+
+namespace ge::cpu_kernels {
+namespace {
+
+using Int8Types = TypeList<int8_t, uint8_t>;
+
+struct QuantizedMatMulParams {
+  int64_t m = 0, n = 0, k = 0;
+  std::vector<int64_t> a_matrix, b_matrix;  // per output matrix, as in MatMul
+  int64_t a_elements = 0, b_elements = 0;
+  bool qlinear = false;
+  int b_input = 1;
+  int a_zero_input = -1, b_zero_input = -1;
+  int a_scale_input = -1, b_scale_input = -1, y_scale_input = -1, y_zero_input = -1;
+  bool a_zero_per_row = false, b_zero_per_column = false, b_scale_per_column = false;
+};
+
+// dst[i] = src[i] - zero[channel of i], channel = (i / inner) % period (period 1: one
+// zero point for the whole tensor).
+template <typename T>
+void shift(const T* src, int64_t count, const T* zero, int64_t period, int64_t inner, int32_t* dst) {
+  for (int64_t i = 0; i < count; ++i) {
+    const int32_t offset = zero == nullptr ? 0 : static_cast<int32_t>(zero[period == 1 ? 0 : (i / inner) % period]);
+    dst[i] = static_cast<int32_t>(src[i]) - offset;
+  }
+}
+
+template <typename A, typename B, typename Y>
+int quantized_matmul_kernel(const KernelArgs& args) {
+  const auto& p = *static_cast<const QuantizedMatMulParams*>(args.params);
+  auto input = [&](int index) -> const void* { return index >= 0 ? args.inputs[index] : nullptr; };
+  const auto* a = static_cast<const A*>(args.inputs[0]);
+  const auto* b = static_cast<const B*>(input(p.b_input));
+  const auto* a_zero = static_cast<const A*>(input(p.a_zero_input));
+  const auto* b_zero = static_cast<const B*>(input(p.b_zero_input));
+  const auto* a_scale = static_cast<const float*>(input(p.a_scale_input));
+  const auto* b_scale = static_cast<const float*>(input(p.b_scale_input));
+  const auto* y_scale = static_cast<const float*>(input(p.y_scale_input));
+  const auto* y_zero = static_cast<const Y*>(input(p.y_zero_input));
+  if (a == nullptr || b == nullptr || args.outputs[0] == nullptr || args.workspace == nullptr ||
+      (p.a_zero_input >= 0 && a_zero == nullptr) || (p.b_zero_input >= 0 && b_zero == nullptr) ||
+      (p.qlinear && (a_scale == nullptr || b_scale == nullptr || y_scale == nullptr)) ||
+      (p.y_zero_input >= 0 && y_zero == nullptr)) {
+    return kKernelMissingAddress;
+  }
+  auto* shifted_a = static_cast<int32_t*>(args.workspace);
+  int32_t* shifted_b = shifted_a + p.a_elements;
+  int32_t* accumulator = shifted_b + p.b_elements;
+  shift(a, p.a_elements, a_zero, p.a_zero_per_row ? p.m : 1, p.k, shifted_a);
+  shift(b, p.b_elements, b_zero, p.b_zero_per_column ? p.n : 1, 1, shifted_b);
+  const int64_t size = p.m * p.n;
+  for (size_t batch = 0; batch < p.a_matrix.size(); ++batch) {
+    int32_t* sums = p.qlinear ? accumulator : static_cast<int32_t*>(args.outputs[0]) + static_cast<int64_t>(batch) * size;
+    std::fill(sums, sums + size, 0);
+    gemm_accumulate(p.m, p.n, p.k, shifted_a + p.a_matrix[batch] * p.m * p.k, p.k, 1,
+                    shifted_b + p.b_matrix[batch] * p.k * p.n, p.n, 1, sums, p.n);
+    if (!p.qlinear) continue;
+    Y* y = static_cast<Y*>(args.outputs[0]) + static_cast<int64_t>(batch) * size;
+    const float y_offset = y_zero != nullptr ? static_cast<float>(y_zero[0]) : 0.0f;
+    constexpr float kLowest = static_cast<float>(std::numeric_limits<Y>::lowest());
+    constexpr float kHighest = static_cast<float>(std::numeric_limits<Y>::max());
+    for (int64_t i = 0; i < size; ++i) {
+      const float multiplier = a_scale[0] * b_scale[p.b_scale_per_column ? i % p.n : 0] / y_scale[0];
+      float value = std::nearbyint(static_cast<float>(sums[i]) * multiplier) + y_offset;
+      value = value < kLowest ? kLowest : (value > kHighest ? kHighest : value);
+      y[i] = static_cast<Y>(value);
+    }
+  }
+  return kKernelOk;
+}
+
+// A quantisation parameter: one element, or `extent` elements in 1-D when `extent` > 0
+// (per row / per column). Returns whether it has `extent` elements.
+Result<bool> check_parameter(const KernelContext& context, int index, const char* name, DataType dtype,
+                             int64_t extent) {
+  if (index < 0) return false;
+  GE_RETURN_IF_ERROR(check_input_dtype(context, static_cast<size_t>(index), dtype));
+  GE_ASSIGN_OR_RETURN(std::vector<int64_t> dims, input_dims(context, static_cast<size_t>(index)));
+  const int64_t count = product(dims);
+  if (dims.size() <= 1 && count == 1) return false;
+  if (extent > 0 && dims.size() == 1 && count == extent) return true;
+  return invalid_node(context, std::string("input '") + name + "' has shape " + shape_to_string(dims) +
+                                   (extent > 0 ? ", expected a scalar or [" + std::to_string(extent) + "]"
+                                               : ", expected a scalar"));
+}
+
+template <typename A, typename B>
+KernelFunction pick_output(DataType y_dtype, bool qlinear) {
+  if (!qlinear) return &quantized_matmul_kernel<A, B, int32_t>;
+  return select_kernel(y_dtype, Int8Types{},
+                       []<typename Y>() -> KernelFunction { return &quantized_matmul_kernel<A, B, Y>; });
+}
+
+Result<PreparedKernel> prepare_quantized_matmul(const KernelContext& context) {
+  QuantizedMatMulParams p;
+  p.qlinear = context.node.op_type() == "QLinearMatMul";
+  if (p.qlinear) {
+    p.a_scale_input = 1;
+    p.a_zero_input = 2;
+    p.b_input = 3;
+    p.b_scale_input = 4;
+    p.b_zero_input = 5;
+    p.y_scale_input = 6;
+    p.y_zero_input = 7;
+  } else {
+    p.a_zero_input = 2;
+    p.b_zero_input = 3;
+  }
+  for (int* slot : {&p.a_zero_input, &p.b_zero_input, &p.y_zero_input}) {
+    if (*slot >= 0 && !has_input(context, static_cast<size_t>(*slot))) *slot = -1;
+  }
+  for (int slot : {p.b_input, p.a_scale_input, p.b_scale_input, p.y_scale_input}) {
+    if (slot >= 0 && !has_input(context, static_cast<size_t>(slot))) {
+      return invalid_node(context, "input " + std::to_string(slot) + " is required");
+    }
+  }
+  const DataType a_dtype = input_dtype(context, 0);
+  const DataType b_dtype = input_dtype(context, static_cast<size_t>(p.b_input));
+  if (b_dtype != DataType::kInt8 && b_dtype != DataType::kUInt8) {
+    return unsupported_feature(context, "B of dtype " + std::string(data_type_name(b_dtype)) +
+                                            " (int8 and uint8 are supported)");
+  }
+  GE_ASSIGN_OR_RETURN(std::vector<int64_t> a_dims, input_dims(context, 0));
+  GE_ASSIGN_OR_RETURN(std::vector<int64_t> b_dims, input_dims(context, static_cast<size_t>(p.b_input)));
+  if (a_dims.empty() || b_dims.empty()) {
+    return invalid_node(context, "inputs A " + shape_to_string(a_dims) + " and B " + shape_to_string(b_dims) +
+                                     " must have rank >= 1");
+  }
+  p.a_elements = product(a_dims);
+  p.b_elements = product(b_dims);
+  const bool a_vector = a_dims.size() == 1;
+  const bool b_vector = b_dims.size() == 1;
+  if (a_vector) a_dims.insert(a_dims.begin(), 1);
+  if (b_vector) b_dims.push_back(1);
+  p.m = a_dims[a_dims.size() - 2];
+  p.k = a_dims.back();
+  p.n = b_dims.back();
+  if (b_dims[b_dims.size() - 2] != p.k) {
+    return invalid_node(context, "inner dimensions differ: A " + shape_to_string(a_dims) + " and B " +
+                                     shape_to_string(b_dims));
+  }
+  const std::vector<int64_t> a_batch(a_dims.begin(), a_dims.end() - 2);
+  const std::vector<int64_t> b_batch(b_dims.begin(), b_dims.end() - 2);
+  std::optional<std::vector<int64_t>> batch = broadcast_shapes(a_batch, b_batch);
+  if (!batch) {
+    return invalid_node(context, "batch dimensions of A " + shape_to_string(a_dims) + " and B " +
+                                     shape_to_string(b_dims) + " do not broadcast");
+  }
+  GE_ASSIGN_OR_RETURN(p.a_zero_per_row, check_parameter(context, p.a_zero_input, "a_zero_point", a_dtype, p.m));
+  GE_ASSIGN_OR_RETURN(p.b_zero_per_column, check_parameter(context, p.b_zero_input, "b_zero_point", b_dtype, p.n));
+  DataType y_dtype = DataType::kInt32;
+  if (p.qlinear) {
+    if (p.a_zero_per_row) return invalid_node(context, "a_zero_point must be a scalar");
+    GE_RETURN_IF_ERROR(check_parameter(context, p.a_scale_input, "a_scale", DataType::kFloat32, 0).status());
+    GE_ASSIGN_OR_RETURN(p.b_scale_per_column,
+                        check_parameter(context, p.b_scale_input, "b_scale", DataType::kFloat32, p.n));
+    GE_RETURN_IF_ERROR(check_parameter(context, p.y_scale_input, "y_scale", DataType::kFloat32, 0).status());
+    y_dtype = p.y_zero_input >= 0 ? input_dtype(context, static_cast<size_t>(p.y_zero_input))
+                                  : context.node.output(0)->desc().dtype;
+    const std::vector<DataType> int8_types = data_types(Int8Types{});
+    if (y_dtype != DataType::kInt8 && y_dtype != DataType::kUInt8) return unsupported_dtype(context, y_dtype, int8_types);
+    GE_RETURN_IF_ERROR(check_parameter(context, p.y_zero_input, "y_zero_point", y_dtype, 0).status());
+  }
+  std::vector<int64_t> y_dims = *batch;
+  if (!a_vector) y_dims.push_back(p.m);
+  if (!b_vector) y_dims.push_back(p.n);
+  GE_RETURN_IF_ERROR(check_output(context, 0, y_dtype, y_dims));
+
+  const std::vector<int64_t> a_strides = broadcast_strides(a_batch, batch->size());
+  const std::vector<int64_t> b_strides = broadcast_strides(b_batch, batch->size());
+  const int64_t matrices = product(*batch);
+  std::vector<int64_t> index(batch->size(), 0);
+  for (int64_t i = 0; i < matrices; ++i) {
+    int64_t a_offset = 0, b_offset = 0;
+    for (size_t d = 0; d < index.size(); ++d) {
+      a_offset += index[d] * a_strides[d];
+      b_offset += index[d] * b_strides[d];
+    }
+    p.a_matrix.push_back(a_offset);
+    p.b_matrix.push_back(b_offset);
+    for (size_t d = index.size(); d-- > 0;) {
+      if (++index[d] < (*batch)[d]) break;
+      index[d] = 0;
+    }
+  }
+  const bool qlinear = p.qlinear;
+  KernelFunction function = select_kernel(a_dtype, Int8Types{}, [&]<typename A>() -> KernelFunction {
+    return select_kernel(b_dtype, Int8Types{},
+                         [&]<typename B>() -> KernelFunction { return pick_output<A, B>(y_dtype, qlinear); });
+  });
+  const size_t workspace =
+      static_cast<size_t>(p.a_elements + p.b_elements + (p.qlinear ? p.m * p.n : 0)) * sizeof(int32_t);
+  return make_kernel(context, function, std::move(p), workspace);
+}
+
+}  // namespace
+
+void add_nn_quantized_matmul_kernels(std::vector<OpKernel>& table) {
+  table.push_back({"MatMulInteger", data_types(Int8Types{}), &prepare_quantized_matmul});
+  table.push_back({"QLinearMatMul", data_types(Int8Types{}), &prepare_quantized_matmul});
+}
+
+}  // namespace ge::cpu_kernels

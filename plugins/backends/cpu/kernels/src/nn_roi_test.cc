@@ -1,0 +1,120 @@
+// RoiAlign, MaxRoiPool and GridSample kernel tests. X = [[0, 1], [2, 3]] is the linear
+// function f(y, x) = 2y + x on its pixels, so bilinear samples inside it are f at the
+// sample point and averages are f at the mean point; the values are worked out by hand.
+
+#include <gtest/gtest.h>
+
+#include "kernel_test_util.h"
+#include "nn_kernels.h"
+
+namespace ge::cpu_kernels::testing {
+namespace {
+
+using F = DataType;
+
+Tensor ramp() { return f32({1, 1, 2, 2}, {0, 1, 2, 3}); }
+
+// KernelTest is not movable: the helpers configure one the test owns.
+void roi_align(KernelTest& test, const char* coordinates, const char* mode) {
+  test.input(ramp())
+      .input(f32({1, 4}, {0, 0, 1, 1}))
+      .input(i64({1}, {0}))
+      .attribute("coordinate_transformation_mode", coordinates)
+      .attribute("mode", mode)
+      .attribute("sampling_ratio", int64_t{2})
+      .output(F::kFloat32, {1, 1, 1, 1});
+}
+
+TEST(NnRoiAlignKernel, HalfPixelClampsSamplesAtTheEdge) {
+  // Region [-0.5, 0.5]^2: samples at -0.25 (clamped to 0) and 0.25 per axis; the mean
+  // point (0.125, 0.125) gives 2 * 0.125 + 0.125.
+  KernelTest test("RoiAlign", 16);
+  roi_align(test, "half_pixel", "avg");
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {1, 1, 1, 1}, {0.375f});
+}
+
+TEST(NnRoiAlignKernel, OutputHalfPixel) {
+  KernelTest test("RoiAlign", 16);
+  roi_align(test, "output_half_pixel", "avg");  // samples 0.25, 0.75: f(0.5, 0.5)
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {1, 1, 1, 1}, {1.5f});
+}
+
+TEST(NnRoiAlignKernel, MaxModeTakesLargestWeightedCorner) {
+  // Sample (0.75, 0.75): corner (1, 1) weighs 0.75 * 0.75 -> 0.5625 * 3 = 1.6875.
+  KernelTest test("RoiAlign", 16);
+  roi_align(test, "output_half_pixel", "max");
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {1, 1, 1, 1}, {1.6875f});
+}
+
+TEST(NnRoiAlignKernel, BatchIndexOutOfRange) {
+  KernelTest test("RoiAlign", 16);
+  test.input(ramp()).input(f32({1, 4}, {0, 0, 1, 1})).input(i64({1}, {1})).output(F::kFloat32, {1, 1, 1, 1});
+  int code = 0;
+  EXPECT_FALSE(test.run(&code).is_ok());
+  EXPECT_EQ(code, nn::kKernelIndexOutOfRange);
+}
+
+TEST(NnMaxRoiPoolKernel, Bins) {
+  // X = 0..8 in 3x3; region (0,0)-(2,2) is 3x3, bins of 1.5 cover rows/cols [0, 2) and [1, 3).
+  KernelTest test("MaxRoiPool", 1);
+  test.input(f32_iota({1, 1, 3, 3}))
+      .input(f32({2, 5}, {0, 0, 0, 2, 2, 0, 0, 0, 1, 1}))
+      .attribute("pooled_shape", std::vector<int64_t>{2, 2})
+      .output(F::kFloat32, {2, 1, 2, 2});
+  GE_RUN_KERNEL(out, test);
+  // Second region (0,0)-(1,1): 2x2 in bins of 1 -> the four pixels.
+  expect_tensor<float>(out[0], {2, 1, 2, 2}, {4, 5, 7, 8, 0, 1, 3, 4});
+}
+
+void grid_sample(KernelTest& test, std::vector<float> grid, int64_t points, const char* mode, const char* padding,
+                 int64_t align_corners) {
+  test.input(ramp())
+      .input(f32({1, 1, points, 2}, std::move(grid)))
+      .attribute("mode", mode)
+      .attribute("padding_mode", padding)
+      .attribute("align_corners", align_corners)
+      .output(F::kFloat32, {1, 1, 1, points});
+}
+
+TEST(NnGridSampleKernel, BilinearAlignCorners) {
+  // (-1,-1) -> pixel (0,0); (1,1) -> (1,1); (0,0) -> (0.5,0.5); (0.5,-1) -> x 0.75, y 0.
+  KernelTest test("GridSample", 16);
+  grid_sample(test, {-1, -1, 1, 1, 0, 0, 0.5f, -1}, 4, "bilinear", "zeros", 1);
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {1, 1, 1, 4}, {0, 3, 1.5f, 0.75f});
+}
+
+TEST(NnGridSampleKernel, BilinearZerosPadding) {
+  // Without align_corners the corners are pixel edges: (-1,-1) -> (-0.5,-0.5), a quarter
+  // of pixel (0,0); (1,1) -> (1.5,1.5), a quarter of pixel (1,1).
+  KernelTest test("GridSample", 16);
+  grid_sample(test, {0, 0, -1, -1, 1, 1}, 3, "bilinear", "zeros", 0);
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {1, 1, 1, 3}, {1.5f, 0, 0.75f});
+}
+
+TEST(NnGridSampleKernel, BorderAndReflection) {
+  KernelTest border("GridSample", 16);
+  grid_sample(border, {1, 1}, 1, "bilinear", "border", 0);  // clamped to pixel (1,1)
+  GE_RUN_KERNEL(border_out, border);
+  expect_tensor<float>(border_out[0], {1, 1, 1, 1}, {3});
+  // x = 2 reflects about 1.5 to 1; y = 0.5: f(0.5, 1) = 2.
+  KernelTest reflection("GridSample", 16);
+  grid_sample(reflection, {1.5f, 0}, 1, "bilinear", "reflection", 0);
+  GE_RUN_KERNEL(reflection_out, reflection);
+  expect_tensor<float>(reflection_out[0], {1, 1, 1, 1}, {2});
+}
+
+TEST(NnGridSampleKernel, Nearest) {
+  // x = 0.6 -> 1, y = 0.3 -> 0: pixel (0, 1).
+  KernelTest test("GridSample", 16);
+  grid_sample(test, {0.1f, -0.2f}, 1, "nearest", "zeros", 0);
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {1, 1, 1, 1}, {1});
+}
+
+}  // namespace
+}  // namespace ge::cpu_kernels::testing

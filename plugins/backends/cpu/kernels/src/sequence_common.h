@@ -1,0 +1,117 @@
+#pragma once
+// Helpers the sequence family's kernels share: float16/bfloat16 element types with
+// conversions, dtype dispatch over the floating types, reading an integer scalar input at
+// launch, and the family's launch error codes. Internal to the kernel library; the
+// nested namespace keeps these names apart from other families' helpers.
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "kernel_util.h"
+
+namespace ge::cpu_kernels::sequence {
+
+/// IEEE binary16 as stored in a float16 tensor (the bits, not a number).
+struct Float16 {
+  uint16_t bits;
+};
+/// bfloat16 as stored in a bfloat16 tensor: the upper half of a float32.
+struct BFloat16 {
+  uint16_t bits;
+};
+static_assert(sizeof(Float16) == 2 && sizeof(BFloat16) == 2);
+
+float float16_to_float(uint16_t bits);
+/// Rounds to nearest even; overflow gives infinity, NaN stays NaN.
+uint16_t float_to_float16(float value);
+float bfloat16_to_float(uint16_t bits);
+/// Rounds to nearest even; NaN stays NaN.
+uint16_t float_to_bfloat16(float value);
+
+/// Reads one element of a float16/bfloat16/arithmetic tensor as a double.
+template <typename T>
+double load(const T& value) {
+  if constexpr (std::is_same_v<T, Float16>) {
+    return static_cast<double>(float16_to_float(value.bits));
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    return static_cast<double>(bfloat16_to_float(value.bits));
+  } else {
+    return static_cast<double>(value);
+  }
+}
+
+/// Converts a double to one element of type T (float16/bfloat16 round to nearest even,
+/// bool is value != 0, integers truncate as a C cast does).
+template <typename T>
+T store(double value) {
+  if constexpr (std::is_same_v<T, Float16>) {
+    return Float16{float_to_float16(static_cast<float>(value))};
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    return BFloat16{float_to_bfloat16(static_cast<float>(value))};
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return value != 0.0;
+  } else {
+    return static_cast<T>(value);
+  }
+}
+
+/// The element type behind a DataType for dispatch: float16 and bfloat16 map to the tag
+/// structs above.
+template <typename T>
+constexpr DataType element_dtype() {
+  if constexpr (std::is_same_v<T, Float16>) {
+    return DataType::kFloat16;
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    return DataType::kBFloat16;
+  } else {
+    return data_type_of<T>();
+  }
+}
+
+using RealTypes = TypeList<Float16, float, double, BFloat16>;
+using RealAndIntegerTypes = TypeList<Float16, float, double, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t,
+                                     uint16_t, uint32_t, uint64_t>;
+using RealIntegerAndBoolTypes = TypeList<Float16, float, double, BFloat16, int8_t, int16_t, int32_t, int64_t,
+                                         uint8_t, uint16_t, uint32_t, uint64_t, bool>;
+
+template <typename... Ts>
+std::vector<DataType> element_dtypes(TypeList<Ts...>) {
+  return {element_dtype<Ts>()...};
+}
+
+/// Like select_kernel, but float16/bfloat16 dispatch to Float16/BFloat16.
+template <typename... Ts, typename Make>
+KernelFunction select_element_kernel(DataType dtype, TypeList<Ts...>, Make&& make) {
+  KernelFunction function = nullptr;
+  (void)((dtype == element_dtype<Ts>() ? (function = make.template operator()<Ts>(), true) : false) || ...);
+  return function;
+}
+
+/// Reads element `index` of an int32 or int64 tensor at `data`.
+inline int64_t load_index(const void* data, DataType dtype, int64_t index) {
+  if (dtype == DataType::kInt32) return static_cast<const int32_t*>(data)[index];
+  return static_cast<const int64_t*>(data)[index];
+}
+
+/// Address of input `index` at launch, or null when the node has no such input: the
+/// argument block holds one slot per node input, so a trailing omitted optional input
+/// has no slot at all. `count` is the node's input count, recorded at prepare.
+inline const void* optional_input(const KernelArgs& args, size_t count, size_t index) {
+  return index < count ? args.inputs[index] : nullptr;
+}
+/// Same for outputs.
+inline void* optional_output(const KernelArgs& args, size_t count, size_t index) {
+  return index < count ? args.outputs[index] : nullptr;
+}
+
+/// Launch error codes of the sequence family (beyond the library's KernelError). The
+/// library's kernel_error_message() does not know them yet: it prints "unknown kernel
+/// error" with the code.
+constexpr int kSequenceLengthOutOfRange = 301;  ///< RNN sequence_lens entry not in [0, seq_length]
+constexpr int kClassIndexOutOfRange = 302;      ///< loss target not in [0, C) and not ignore_index
+constexpr int kRuntimeSizeMismatch = 303;       ///< a size read from an input disagrees with the output shape
+constexpr int kInvalidRuntimeValue = 304;       ///< a scalar input has a value the op forbids (negative step, ...)
+
+}  // namespace ge::cpu_kernels::sequence

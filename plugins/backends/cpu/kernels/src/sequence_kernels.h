@@ -1,0 +1,21 @@
+#pragma once
+// The files of the sequence family each add their ops through one of these; the family's
+// entry point (family_sequence.cc) calls them all.
+
+#include <vector>
+
+#include "kernel_util.h"
+
+namespace ge::cpu_kernels::sequence {
+
+void add_recurrent_kernels(std::vector<OpKernel>& table);  // RNN GRU LSTM
+void add_loss_kernels(std::vector<OpKernel>& table);       // SoftmaxCrossEntropyLoss NegativeLogLikelihoodLoss
+void add_non_max_suppression_kernels(std::vector<OpKernel>& table);
+void add_fourier_kernels(std::vector<OpKernel>& table);  // DFT STFT
+void add_window_kernels(std::vector<OpKernel>& table);   // HannWindow HammingWindow BlackmanWindow MelWeightMatrix
+void add_string_normalizer_kernels(std::vector<OpKernel>& table);
+void add_tfidf_vectorizer_kernels(std::vector<OpKernel>& table);
+void add_optimizer_kernels(std::vector<OpKernel>& table);  // ai.onnx.preview.training Adagrad Adam Momentum
+void add_random_kernels(std::vector<OpKernel>& table);     // Random*, Bernoulli, Multinomial
+
+}  // namespace ge::cpu_kernels::sequence

@@ -1,0 +1,242 @@
+#pragma once
+// Shared pieces of the tensor kernel family (indexing, shape, reductions, ...): element
+// types (float16/bfloat16 bit patterns, strings, plain byte blobs for copy-only kernels)
+// with dtype dispatch, launch error codes, reading small integer inputs (starts, axes,
+// pads, k) at launch, and a strided walk with its index on the stack. Internal to the
+// kernel library.
+
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "kernel_util.h"
+#include "strided_loop.h"
+
+namespace ge::cpu_kernels::tensor {
+
+/// The highest rank a tensor-family kernel walks (its index lives on the stack).
+inline constexpr int kMaxRank = kMaxLoopRank;
+using Index = std::array<int64_t, kMaxRank>;
+
+// Codes tensor-family kernels return at launch, beyond KernelError (plain ints so that
+// they mix with KernelError values).
+/// An index input holds a value outside its axis.
+inline constexpr int kKernelIndexOutOfRange = 200;
+/// A run-time input (starts, pads, axes, k, ...) contradicts the prepared output shape.
+inline constexpr int kKernelRuntimeShapeMismatch = 201;
+/// A run-time input is invalid (a zero step, a repeated axis, ...).
+inline constexpr int kKernelInvalidRuntimeArgument = 202;
+
+// ---- element types ----
+
+/// IEEE binary16 as stored in tensors: the bit pattern, computed in float.
+struct Float16 {
+  uint16_t bits = 0;
+};
+/// bfloat16 (the upper half of a float32) as stored in tensors.
+struct BFloat16 {
+  uint16_t bits = 0;
+};
+
+float float16_to_float(uint16_t bits);
+/// Rounds to nearest even; overflow gives inf, NaN stays NaN.
+uint16_t float_to_float16(float value);
+inline float bfloat16_to_float(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
+/// Rounds to nearest even; NaN stays NaN.
+uint16_t float_to_bfloat16(float value);
+
+template <typename T>
+inline constexpr bool is_half_v = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
+template <typename T>
+inline constexpr bool is_floating_v = is_half_v<T> || std::is_floating_point_v<T>;
+
+/// The type an element of T is computed in: float for the 16-bit floats.
+template <typename T>
+using Compute = std::conditional_t<is_half_v<T>, float, T>;
+
+template <typename T>
+Compute<T> load(T value) {
+  if constexpr (std::is_same_v<T, Float16>) {
+    return float16_to_float(value.bits);
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    return bfloat16_to_float(value.bits);
+  } else {
+    return value;
+  }
+}
+
+/// Stores a computed value (float/double for floating T, T otherwise) as T.
+template <typename T, typename From>
+T store(From value) {
+  if constexpr (std::is_same_v<T, Float16>) {
+    return Float16{float_to_float16(static_cast<float>(value))};
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    return BFloat16{float_to_bfloat16(static_cast<float>(value))};
+  } else {
+    return static_cast<T>(value);
+  }
+}
+
+/// Fixed-size elements that copy-only kernels move without looking inside.
+template <size_t kBytes>
+struct Bytes {
+  unsigned char bytes[kBytes];
+};
+
+template <typename T>
+constexpr DataType dtype_of() {
+  if constexpr (std::is_same_v<T, Float16>) {
+    return DataType::kFloat16;
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    return DataType::kBFloat16;
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return DataType::kString;
+  } else {
+    return data_type_of<T>();
+  }
+}
+
+// ---- dtype dispatch ----
+
+template <typename... Ts>
+struct Types {};
+
+/// Every numeric dtype (the 16-bit floats included).
+using NumericTypes = Types<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
+                           uint32_t, uint64_t>;
+using FloatingTypes = Types<float, double, Float16, BFloat16>;
+
+template <typename... Ts>
+std::vector<DataType> dtypes_of(Types<Ts...>) {
+  return {dtype_of<Ts>()...};
+}
+
+/// `make.template operator()<T>()` for the T of `list` whose dtype is `dtype`; null when
+/// none is.
+template <typename... Ts, typename Make>
+KernelFunction select(DataType dtype, Types<Ts...>, Make&& make) {
+  KernelFunction function = nullptr;
+  (void)((dtype == dtype_of<Ts>() ? (function = make.template operator()<Ts>(), true) : false) || ...);
+  return function;
+}
+
+/// For copy-only kernels: std::string for strings, Bytes<element size> otherwise; null
+/// for kUndefined.
+template <typename Make>
+KernelFunction select_copy(DataType dtype, Make&& make) {
+  if (dtype == DataType::kString) return make.template operator()<std::string>();
+  switch (element_size(dtype)) {
+    case 1:
+      return make.template operator()<Bytes<1>>();
+    case 2:
+      return make.template operator()<Bytes<2>>();
+    case 4:
+      return make.template operator()<Bytes<4>>();
+    case 8:
+      return make.template operator()<Bytes<8>>();
+    case 16:
+      return make.template operator()<Bytes<16>>();
+    default:
+      return nullptr;
+  }
+}
+
+/// Every dtype a copy-only kernel moves: all fixed-size ones and string.
+std::vector<DataType> copy_types();
+
+/// Copies `count` elements; std::string elements are assigned, the others memcpy'd.
+template <typename T>
+void copy_elements(T* to, const T* from, int64_t count) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    for (int64_t i = 0; i < count; ++i) to[i] = from[i];
+  } else {
+    if (count > 0) std::memcpy(to, from, static_cast<size_t>(count) * sizeof(T));
+  }
+}
+
+/// Writes `value` converted to `dtype` (numeric or bool) into `out` (at least
+/// element_size(dtype) bytes); false for other dtypes.
+bool encode_scalar(DataType dtype, double value, unsigned char* out);
+
+// ---- integer inputs read at launch ----
+
+/// A 1-D (or scalar) int32/int64 tensor: an input buffer or a prepared list.
+struct IntList {
+  const void* data = nullptr;
+  bool is_int64 = true;
+  int64_t size = 0;
+
+  int64_t operator[](int64_t i) const {
+    return is_int64 ? static_cast<const int64_t*>(data)[i] : static_cast<const int32_t*>(data)[i];
+  }
+};
+
+/// Requires input `index` to be int32 or int64 (kUnsupported otherwise, naming `role`).
+Status check_index_dtype(const KernelContext& context, size_t index, std::string_view role);
+/// Element count of input `index` when it is present, else 0.
+Result<int64_t> input_element_count(const KernelContext& context, size_t index);
+/// The integer data of input `index` when it is an initializer/constant, else nullopt.
+std::optional<std::vector<int64_t>> constant_ints(const KernelContext& context, size_t index);
+
+/// Reads element `i` of a numeric or bool buffer of `dtype` as int64 (floats truncate
+/// toward zero; NaN gives 0).
+int64_t read_as_int64(const void* data, DataType dtype, int64_t i);
+/// Whether read_as_int64 reads `dtype`.
+bool is_readable_as_int64(DataType dtype);
+
+// ---- shapes ----
+
+/// kUnsupported when `rank` exceeds kMaxRank (`what` names the tensor).
+Status check_rank(const KernelContext& context, size_t rank, std::string_view what);
+/// `values` (at most kMaxRank of them) as a fixed array, zero-filled.
+Index to_index(const std::vector<int64_t>& values);
+
+/// A walk over `dims` (row-major) that reads one operand through `strides` from
+/// `offset`: the general strided copy (Slice, Expand, DepthToSpace, ...).
+struct StridedView {
+  int rank = 0;
+  Index dims{};
+  Index strides{};
+  int64_t offset = 0;
+
+  int64_t count() const {
+    int64_t n = 1;
+    for (int d = 0; d < rank; ++d) n *= dims[d];
+    return n;
+  }
+};
+
+/// Calls `visit(flat, offset)` for every element of `view` in row-major order.
+template <typename Visit>
+void for_each_offset(const StridedView& view, Visit&& visit) {
+  const int64_t total = view.count();
+  if (total == 0) return;
+  Index index{};
+  int64_t offset = view.offset;
+  for (int64_t flat = 0; flat < total; ++flat) {
+    visit(flat, offset);
+    for (int d = view.rank - 1; d >= 0; --d) {
+      offset += view.strides[d];
+      if (++index[d] < view.dims[d]) break;
+      offset -= view.strides[d] * view.dims[d];
+      index[d] = 0;
+    }
+  }
+}
+
+/// y[flat] = x[offset] over `view`.
+template <typename T>
+void strided_copy(const T* x, T* y, const StridedView& view) {
+  for_each_offset(view, [&](int64_t flat, int64_t offset) { y[flat] = x[offset]; });
+}
+
+/// Row-major strides of `dims` as a fixed array.
+Index strides_of(const std::vector<int64_t>& dims);
+
+}  // namespace ge::cpu_kernels::tensor

@@ -1,0 +1,249 @@
+// ReduceMax/Min/Mean/Sum/Prod/L1/L2/LogSum/LogSumExp/SumSquare. The axes are the
+// `axes` attribute, or input 1 when the node has one (ReduceSum from opset 13, all of
+// them from opset 18), read at launch and checked against the prepared output shape.
+// No axes means all of them, unless noop_with_empty_axes=1 (then each element is
+// "reduced" on its own). keepdims keeps reduced axes as unit axes. An empty reduction
+// gives the operation's identity (0, 1, -inf for Max/LogSum/LogSumExp, +inf for Min,
+// NaN for Mean). Floating types accumulate in double; integer Sum/Prod/SumSquare/L1
+// wrap in their own type, Max/Min stay exact, and the others go through double.
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "tensor_common.h"
+#include "tensor_kernels.h"
+
+namespace ge::cpu_kernels::tensor {
+namespace {
+
+enum class ReduceOp { kMax, kMin, kMean, kSum, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
+
+struct ReduceParams {
+  int rank = 0;
+  Index x_dims{}, x_strides{};
+  int y_rank = 0;
+  Index y_dims{};
+  bool keepdims = true;
+  bool noop_with_empty_axes = false;
+  // Axes from input 1 at launch, or prepared.
+  bool axes_from_input = false;
+  bool axes64 = true;
+  int64_t axis_entries = 0;
+  std::array<bool, kMaxRank> mask{};
+};
+
+// The reduced axes of this launch; a TensorKernelError code when they are invalid or
+// disagree with the output shape.
+int reduced_axes(const ReduceParams& p, const KernelArgs& args, std::array<bool, kMaxRank>& mask) {
+  if (!p.axes_from_input) {
+    mask = p.mask;
+  } else {
+    mask = {};
+    const IntList axes{args.inputs[1], p.axes64, p.axis_entries};
+    if (p.axis_entries > 0 && axes.data == nullptr) return kKernelMissingAddress;
+    if (p.axis_entries == 0 && !p.noop_with_empty_axes) {
+      for (int d = 0; d < p.rank; ++d) mask[d] = true;
+    }
+    for (int64_t k = 0; k < p.axis_entries; ++k) {
+      int64_t axis = axes[k];
+      if (axis < 0) axis += p.rank;
+      if (axis < 0 || axis >= p.rank) return kKernelInvalidRuntimeArgument;
+      mask[axis] = true;
+    }
+  }
+  int y_rank = 0;
+  for (int d = 0; d < p.rank; ++d) {
+    if (!mask[d]) {
+      if (y_rank >= p.y_rank || p.y_dims[y_rank] != p.x_dims[d]) return kKernelRuntimeShapeMismatch;
+      ++y_rank;
+    } else if (p.keepdims) {
+      if (y_rank >= p.y_rank || p.y_dims[y_rank] != 1) return kKernelRuntimeShapeMismatch;
+      ++y_rank;
+    }
+  }
+  return y_rank == p.y_rank ? kKernelOk : kKernelRuntimeShapeMismatch;
+}
+
+template <typename T>
+constexpr bool kIntegral = std::is_integral_v<T>;
+
+// The result of reducing `count` elements read through `walk`, from `base`.
+template <typename T, ReduceOp op>
+T reduce_one(const T* x, const StridedView& walk, int64_t base) {
+  const int64_t count = walk.count();
+  if constexpr (op == ReduceOp::kMax || op == ReduceOp::kMin) {
+    using C = Compute<T>;
+    if (count == 0) {
+      if constexpr (kIntegral<T>) {
+        return op == ReduceOp::kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+      } else {
+        return store<T>(op == ReduceOp::kMax ? -std::numeric_limits<double>::infinity()
+                                             : std::numeric_limits<double>::infinity());
+      }
+    }
+    C best = load(x[base + walk.offset]);
+    bool nan = false;
+    for_each_offset(walk, [&](int64_t, int64_t offset) {
+      const C v = load(x[base + offset]);
+      if constexpr (!kIntegral<T>) {
+        if (std::isnan(v)) nan = true;  // NaN propagates, as numpy's max/min
+      }
+      best = op == ReduceOp::kMax ? std::max(best, v) : std::min(best, v);
+    });
+    if (nan) return store<T>(std::numeric_limits<double>::quiet_NaN());
+    return store<T>(best);
+  } else if constexpr (kIntegral<T> && (op == ReduceOp::kSum || op == ReduceOp::kProd || op == ReduceOp::kL1 ||
+                                        op == ReduceOp::kSumSquare)) {
+    T result = op == ReduceOp::kProd ? T(1) : T(0);
+    for_each_offset(walk, [&](int64_t, int64_t offset) {
+      const T v = x[base + offset];
+      if constexpr (op == ReduceOp::kSum) {
+        result = wrapping_add(result, v);
+      } else if constexpr (op == ReduceOp::kProd) {
+        result = wrapping_mul(result, v);
+      } else if constexpr (op == ReduceOp::kL1) {
+        result = wrapping_add(result, v < T(0) ? wrapping_sub(T(0), v) : v);
+      } else {
+        result = wrapping_add(result, wrapping_mul(v, v));
+      }
+    });
+    return result;
+  } else {
+    auto value = [&](int64_t offset) { return static_cast<double>(load(x[base + offset])); };
+    double result = 0.0;
+    if constexpr (op == ReduceOp::kLogSumExp) {
+      double maximum = -std::numeric_limits<double>::infinity();
+      for_each_offset(walk, [&](int64_t, int64_t offset) { maximum = std::max(maximum, value(offset)); });
+      if (std::isinf(maximum)) {
+        result = maximum;  // all -inf (or empty): -inf; any +inf: +inf
+      } else {
+        double sum = 0.0;
+        for_each_offset(walk, [&](int64_t, int64_t offset) { sum += std::exp(value(offset) - maximum); });
+        result = maximum + std::log(sum);
+      }
+    } else {
+      if constexpr (op == ReduceOp::kProd) result = 1.0;
+      for_each_offset(walk, [&](int64_t, int64_t offset) {
+        const double v = value(offset);
+        if constexpr (op == ReduceOp::kProd) {
+          result *= v;
+        } else if constexpr (op == ReduceOp::kL1) {
+          result += std::fabs(v);
+        } else if constexpr (op == ReduceOp::kL2 || op == ReduceOp::kSumSquare) {
+          result += v * v;
+        } else {
+          result += v;  // Sum, Mean, LogSum
+        }
+      });
+      if constexpr (op == ReduceOp::kMean) {
+        result = count > 0 ? result / static_cast<double>(count) : std::numeric_limits<double>::quiet_NaN();
+      } else if constexpr (op == ReduceOp::kL2) {
+        result = std::sqrt(result);
+      } else if constexpr (op == ReduceOp::kLogSum) {
+        result = std::log(result);
+      }
+    }
+    if constexpr (kIntegral<T>) {
+      if (!std::isfinite(result)) return T(0);
+      return static_cast<T>(std::trunc(result));
+    } else {
+      return store<T>(result);
+    }
+  }
+}
+
+template <typename T, ReduceOp op>
+int reduce_kernel(const KernelArgs& args) {
+  const auto& p = *static_cast<const ReduceParams*>(args.params);
+  std::array<bool, kMaxRank> mask;
+  if (const int code = reduced_axes(p, args, mask); code != kKernelOk) return code;
+  // Kept axes walk the output in order; reduced axes are walked for each output element.
+  StridedView kept, reduced;
+  for (int d = 0; d < p.rank; ++d) {
+    StridedView& view = mask[d] ? reduced : kept;
+    view.dims[view.rank] = p.x_dims[d];
+    view.strides[view.rank] = p.x_strides[d];
+    ++view.rank;
+  }
+  if (kept.count() == 0) return kKernelOk;
+  const auto* x = static_cast<const T*>(args.inputs[0]);
+  auto* y = static_cast<T*>(args.outputs[0]);
+  if (y == nullptr || (reduced.count() > 0 && x == nullptr)) return kKernelMissingAddress;
+  for_each_offset(kept, [&](int64_t flat, int64_t base) { y[flat] = reduce_one<T, op>(x, reduced, base); });
+  return kKernelOk;
+}
+
+template <ReduceOp op>
+Result<PreparedKernel> prepare_reduce(const KernelContext& context) {
+  const DataType dtype = input_dtype(context, 0);
+  GE_ASSIGN_OR_RETURN(std::vector<int64_t> x_dims, input_dims(context, 0));
+  GE_ASSIGN_OR_RETURN(std::vector<int64_t> y_dims, output_dims(context, 0));
+  GE_RETURN_IF_ERROR(check_rank(context, x_dims.size(), "an input"));
+  GE_RETURN_IF_ERROR(check_rank(context, y_dims.size(), "an output"));
+  const int64_t rank = static_cast<int64_t>(x_dims.size());
+  ReduceParams params;
+  params.rank = static_cast<int>(rank);
+  params.x_dims = to_index(x_dims);
+  params.x_strides = strides_of(x_dims);
+  params.y_rank = static_cast<int>(y_dims.size());
+  params.y_dims = to_index(y_dims);
+  GE_ASSIGN_OR_RETURN(int64_t keepdims, int_attribute(context, "keepdims", 1));
+  GE_ASSIGN_OR_RETURN(int64_t noop, int_attribute(context, "noop_with_empty_axes", 0));
+  params.keepdims = keepdims != 0;
+  params.noop_with_empty_axes = noop != 0;
+  std::optional<std::vector<int64_t>> axes;
+  if (has_input(context, 1)) {
+    GE_RETURN_IF_ERROR(check_index_dtype(context, 1, "axes"));
+    params.axes64 = input_dtype(context, 1) == DataType::kInt64;
+    GE_ASSIGN_OR_RETURN(params.axis_entries, input_element_count(context, 1));
+    axes = constant_ints(context, 1);
+    params.axes_from_input = !axes.has_value();
+  } else {
+    GE_ASSIGN_OR_RETURN(std::vector<int64_t> attribute, ints_attribute(context, "axes", {}));
+    axes = attribute;
+  }
+  if (axes) {
+    if (axes->empty() && !params.noop_with_empty_axes) {
+      for (int64_t d = 0; d < rank; ++d) params.mask[d] = true;
+    }
+    for (int64_t axis_value : *axes) {
+      GE_ASSIGN_OR_RETURN(int64_t axis, normalize_axis(context, "axes", axis_value, rank));
+      params.mask[axis] = true;
+    }
+    std::vector<int64_t> expected;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!params.mask[d]) {
+        expected.push_back(x_dims[d]);
+      } else if (params.keepdims) {
+        expected.push_back(1);
+      }
+    }
+    GE_RETURN_IF_ERROR(check_output(context, 0, dtype, expected));
+  } else {
+    GE_RETURN_IF_ERROR(check_output(context, 0, dtype, y_dims));
+  }
+  KernelFunction function = select(dtype, NumericTypes{}, []<typename T>() -> KernelFunction {
+    return &reduce_kernel<T, op>;
+  });
+  return make_kernel(context, function, params);
+}
+
+}  // namespace
+
+void add_reduce_kernels(std::vector<OpKernel>& table) {
+  const std::vector<DataType> types = dtypes_of(NumericTypes{});
+  table.push_back({"ReduceMax", types, &prepare_reduce<ReduceOp::kMax>});
+  table.push_back({"ReduceMin", types, &prepare_reduce<ReduceOp::kMin>});
+  table.push_back({"ReduceMean", types, &prepare_reduce<ReduceOp::kMean>});
+  table.push_back({"ReduceSum", types, &prepare_reduce<ReduceOp::kSum>});
+  table.push_back({"ReduceProd", types, &prepare_reduce<ReduceOp::kProd>});
+  table.push_back({"ReduceL1", types, &prepare_reduce<ReduceOp::kL1>});
+  table.push_back({"ReduceL2", types, &prepare_reduce<ReduceOp::kL2>});
+  table.push_back({"ReduceLogSum", types, &prepare_reduce<ReduceOp::kLogSum>});
+  table.push_back({"ReduceLogSumExp", types, &prepare_reduce<ReduceOp::kLogSumExp>});
+  table.push_back({"ReduceSumSquare", types, &prepare_reduce<ReduceOp::kSumSquare>});
+}
+
+}  // namespace ge::cpu_kernels::tensor

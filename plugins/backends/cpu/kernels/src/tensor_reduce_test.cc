@@ -1,0 +1,164 @@
+// Reduce*, ArgMax/ArgMin, CumSum and TopK kernel tests. x is the [3,2,2] tensor of the
+// ONNX reduce examples [[[5,1],[20,2]],[[30,1],[40,2]],[[55,1],[60,2]]]; expected values
+// printed by numpy (/usr/bin/python3), e.g. np.sqrt(np.sum(x*x, axis=2)).
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "kernel_test_util.h"
+#include "tensor_common.h"
+#include "tensor_test_support.h"
+
+namespace ge::cpu_kernels::testing {
+namespace {
+
+using F = DataType;
+
+Tensor x() { return f32({3, 2, 2}, {5, 1, 20, 2, 30, 1, 40, 2, 55, 1, 60, 2}); }
+
+TEST(ReduceKernel, SumWithAxesInputKeepsDims) {
+  KernelTest test("ReduceSum", 13);
+  test.input(x()).input(i64({1}, {-2})).output(F::kFloat32, {3, 1, 2});
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {3, 1, 2}, {25, 3, 70, 3, 115, 3});
+}
+
+TEST(ReduceKernel, SumEmptyAxesReducesAllOrNothing) {
+  KernelTest all("ReduceSum", 13);
+  all.input(x()).input(i64({0}, {})).attribute("keepdims", int64_t{0}).output(F::kFloat32, {});
+  GE_RUN_KERNEL(total, all);
+  expect_tensor<float>(total[0], {}, {219});
+  KernelTest noop("ReduceSum", 13);
+  noop.input(x()).input(i64({0}, {})).attribute("noop_with_empty_axes", int64_t{1}).output(F::kFloat32, {3, 2, 2});
+  GE_RUN_KERNEL(same, noop);
+  expect_tensor<float>(same[0], {3, 2, 2}, {5, 1, 20, 2, 30, 1, 40, 2, 55, 1, 60, 2});
+}
+
+TEST(ReduceKernel, AxesInputThatContradictsTheOutputFailsAtLaunch) {
+  KernelTest test("ReduceSum", 13);
+  test.input(x()).input(i64({1}, {0})).output(F::kFloat32, {3, 1, 2});
+  EXPECT_EQ(launch_code(test), tensor::kKernelRuntimeShapeMismatch);
+}
+
+TEST(ReduceKernel, AttributeAxes) {
+  KernelTest l2("ReduceL2", 13);
+  l2.input(x()).attribute("axes", std::vector<int64_t>{2}).attribute("keepdims", int64_t{0}).output(F::kFloat32,
+                                                                                                    {3, 2});
+  GE_RUN_KERNEL(l2_out, l2);
+  expect_tensor<float>(l2_out[0], {3, 2}, {5.0990195f, 20.0997505f, 30.0166626f, 40.0499687f, 55.0090904f, 60.0333252f});
+  KernelTest log_sum("ReduceLogSum", 13);
+  log_sum.input(x()).attribute("axes", std::vector<int64_t>{0, 2}).attribute("keepdims", int64_t{0}).output(
+      F::kFloat32, {2});
+  GE_RUN_KERNEL(log_sum_out, log_sum);
+  expect_tensor<float>(log_sum_out[0], {2}, {4.5325994f, 4.8362818f});
+  KernelTest mean("ReduceMean", 13);
+  mean.input(x()).attribute("axes", std::vector<int64_t>{0}).output(F::kFloat32, {1, 2, 2});
+  GE_RUN_KERNEL(mean_out, mean);
+  expect_tensor<float>(mean_out[0], {1, 2, 2}, {30, 1, 40, 2});
+  KernelTest prod("ReduceProd", 13);
+  prod.input(x()).attribute("axes", std::vector<int64_t>{-1}).output(F::kFloat32, {3, 2, 1});
+  GE_RUN_KERNEL(prod_out, prod);
+  expect_tensor<float>(prod_out[0], {3, 2, 1}, {5, 40, 30, 80, 55, 120});
+}
+
+TEST(ReduceKernel, LogSumExpIsStableForLargeValues) {
+  // log(sum(exp(x))) for x = [1000, 1000]: 1000 + log 2.
+  KernelTest test("ReduceLogSumExp", 13);
+  test.input(f64({2}, {1000, 1000})).attribute("keepdims", int64_t{0}).output(F::kFloat64, {});
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<double>(out[0], {}, {1000.6931471805599});
+}
+
+TEST(ReduceKernel, EmptySetGivesTheIdentity) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<std::pair<std::string, float>> cases = {
+      {"ReduceSum", 0.0f}, {"ReduceProd", 1.0f}, {"ReduceMax", -inf}, {"ReduceMin", inf}, {"ReduceLogSumExp", -inf}};
+  for (const auto& [op, expected] : cases) {
+    // Opset 11: every reduction takes its axes as an attribute.
+    KernelTest test(op, 11);
+    test.input(f32({2, 0}, {})).attribute("axes", std::vector<int64_t>{1}).output(F::kFloat32, {2, 1});
+    GE_RUN_KERNEL(out, test);
+    ASSERT_EQ(out[0].shape(), (std::vector<int64_t>{2, 1}));
+    EXPECT_EQ(out[0].data<float>()[0], expected) << op;  // exact: infinities compare equal
+    EXPECT_EQ(out[0].data<float>()[1], expected) << op;
+  }
+}
+
+TEST(ReduceKernel, IntegersStayExact) {
+  // int64 values beyond double's 53-bit mantissa sum exactly; min keeps the type.
+  const int64_t big = (int64_t{1} << 60) + 1;
+  KernelTest sum("ReduceSum", 13);
+  sum.input(i64({2}, {big, 2})).input(i64({1}, {0})).attribute("keepdims", int64_t{0}).output(F::kInt64, {});
+  GE_RUN_KERNEL(sum_out, sum);
+  expect_tensor<int64_t>(sum_out[0], {}, {big + 2});
+  KernelTest min("ReduceMin", 13);
+  min.input(i32({2, 2}, {3, -4, 7, 1})).attribute("axes", std::vector<int64_t>{0}).output(F::kInt32, {1, 2});
+  GE_RUN_KERNEL(min_out, min);
+  expect_tensor<int32_t>(min_out[0], {1, 2}, {3, -4});
+}
+
+TEST(ArgKernel, TiesFirstOrLast) {
+  const Tensor y = f32({2, 3}, {1, 5, 5, 7, 2, 7});
+  KernelTest first("ArgMax", 13);
+  first.input(y).attribute("axis", int64_t{1}).attribute("keepdims", int64_t{0}).output(F::kInt64, {2});
+  GE_RUN_KERNEL(first_out, first);
+  expect_tensor<int64_t>(first_out[0], {2}, {1, 0});
+  KernelTest last("ArgMax", 13);
+  last.input(y).attribute("axis", int64_t{1}).attribute("keepdims", int64_t{0}).attribute("select_last_index",
+                                                                                          int64_t{1});
+  last.output(F::kInt64, {2});
+  GE_RUN_KERNEL(last_out, last);
+  expect_tensor<int64_t>(last_out[0], {2}, {2, 2});
+  KernelTest min("ArgMin", 13);
+  min.input(y).output(F::kInt64, {1, 3});
+  GE_RUN_KERNEL(min_out, min);
+  expect_tensor<int64_t>(min_out[0], {1, 3}, {0, 1, 0});
+}
+
+TEST(CumSumKernel, ExclusiveReverseAlongAxis) {
+  // [[1,2,3],[4,5,6]] along axis 1: exclusive reverse -> [[5,3,0],[11,6,0]].
+  KernelTest test("CumSum", 14);
+  test.input(f64({2, 3}, {1, 2, 3, 4, 5, 6}))
+      .input(i32({}, {-1}))
+      .attribute("exclusive", int64_t{1})
+      .attribute("reverse", int64_t{1})
+      .output(F::kFloat64, {2, 3});
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<double>(out[0], {2, 3}, {5, 3, 0, 11, 6, 0});
+  KernelTest plain("CumSum", 14);
+  plain.input(i64({2, 3}, {1, 2, 3, 4, 5, 6})).input(i64({}, {0})).output(F::kInt64, {2, 3});
+  GE_RUN_KERNEL(plain_out, plain);
+  expect_tensor<int64_t>(plain_out[0], {2, 3}, {1, 2, 3, 5, 7, 9});
+}
+
+TEST(TopKKernel, LargestAndSmallestWithTies) {
+  const Tensor v = f32({2, 4}, {3, 1, 3, 2, 0, 9, 8, 9});
+  KernelTest largest("TopK", 11);
+  largest.input(v).input(i64({1}, {2})).output(F::kFloat32, {2, 2}).output(F::kInt64, {2, 2});
+  GE_RUN_KERNEL(top, largest);
+  expect_tensor<float>(top[0], {2, 2}, {3, 3, 9, 9});
+  expect_tensor<int64_t>(top[1], {2, 2}, {0, 2, 1, 3});
+  KernelTest smallest("TopK", 11);
+  smallest.input(v).input(i64({1}, {3})).attribute("largest", int64_t{0}).output(F::kFloat32, {2, 3}).output(
+      F::kInt64, {2, 3});
+  GE_RUN_KERNEL(bottom, smallest);
+  expect_tensor<float>(bottom[0], {2, 3}, {1, 2, 3, 0, 8, 9});
+  expect_tensor<int64_t>(bottom[1], {2, 3}, {1, 3, 0, 0, 2, 1});
+}
+
+TEST(TopKKernel, AxisZeroAndMismatchedK) {
+  KernelTest axis0("TopK", 11);
+  axis0.input(f32({3, 2}, {1, 6, 5, 2, 3, 4})).input(i64({1}, {1})).attribute("axis", int64_t{0}).output(
+      F::kFloat32, {1, 2});
+  axis0.output(F::kInt64, {1, 2});
+  GE_RUN_KERNEL(out, axis0);
+  expect_tensor<float>(out[0], {1, 2}, {5, 6});
+  expect_tensor<int64_t>(out[1], {1, 2}, {1, 0});
+  KernelTest wrong("TopK", 11);
+  wrong.input(f32({3}, {1, 2, 3})).input(i64({1}, {2})).output(F::kFloat32, {1}).output(F::kInt64, {1});
+  EXPECT_EQ(launch_code(wrong), tensor::kKernelRuntimeShapeMismatch);
+}
+
+}  // namespace
+}  // namespace ge::cpu_kernels::testing

@@ -1,0 +1,76 @@
+#include "npu_sim_backend.h"
+
+#include <exception>
+#include <memory>
+#include <new>
+
+#include "ge/cpu_kernels/kernel_library.h"
+
+namespace ge {
+namespace {
+
+size_t static_bytes(const Value* value, size_t* elements) {
+  if (value == nullptr || !value->desc().is_static()) return 0;
+  const auto count = static_cast<size_t>(element_count(value->desc().static_dims()));
+  *elements += count;
+  return count * element_size(value->desc().dtype);
+}
+
+}  // namespace
+
+bool NpuSimBackend::supports(const Node& node, std::string* reason) const {
+  try {
+    return cpu_kernels::supports(node, name(), reason);
+  } catch (const std::exception& error) {
+    if (reason != nullptr) *reason = node.describe() + ": npu_sim backend: " + error.what();
+    return false;
+  }
+}
+
+Result<PreparedKernel> NpuSimBackend::prepare(const Node& node) const {
+  try {
+    GE_ASSIGN_OR_RETURN(PreparedKernel inner, cpu_kernels::prepare(node, name()));
+    auto params = std::make_shared<NpuSimKernelParams>();
+    params->inner = inner.function;
+    params->inner_params = inner.params;
+    params->workspace_bytes = inner.workspace_bytes;
+    const std::string& op = node.op_type();
+    params->matrix = op == "Conv" || op == "ConvTranspose" || op == "Gemm" || op == "MatMul";
+    for (const Value* in : node.inputs()) params->input_bytes.push_back(static_bytes(in, &params->elements));
+    for (const Value* out : node.outputs()) params->output_bytes.push_back(static_bytes(out, &params->elements));
+    PreparedKernel kernel;
+    kernel.function = &npu_sim_kernel_entry;
+    kernel.params = std::move(params);
+    kernel.workspace_bytes = inner.workspace_bytes;
+    kernel.name = std::move(inner.name);
+    return kernel;
+  } catch (const std::bad_alloc&) {
+    return internal_error(node.describe() + ": npu_sim backend ran out of memory preparing the kernel");
+  } catch (const std::exception& error) {
+    return internal_error(node.describe() + ": npu_sim backend failed to prepare the kernel: " + error.what());
+  }
+}
+
+Result<NpuSimConfig> NpuSimConfig::from_options(const PluginOptions& options) {
+  NpuSimConfig config;
+  const int64_t capacity_mib = options.get_int("capacity_mib", static_cast<int64_t>(config.capacity_bytes >> 20));
+  const int64_t depth = options.get_int("queue_depth", static_cast<int64_t>(config.queue_depth));
+  if (capacity_mib <= 0 || capacity_mib > (int64_t{1} << 20)) {
+    return invalid_argument("npu_sim: option capacity_mib must be in 1..1048576, got " + std::to_string(capacity_mib));
+  }
+  if (depth <= 0) return invalid_argument("npu_sim: option queue_depth must be positive, got " + std::to_string(depth));
+  config.capacity_bytes = static_cast<size_t>(capacity_mib) << 20;
+  config.queue_depth = static_cast<size_t>(depth);
+  struct Rate { const char* key; double* field; };
+  for (Rate rate : {Rate{"launch_ns", &config.launch_ns}, Rate{"bandwidth_gbps", &config.bandwidth_bytes_per_ns},
+                    Rate{"vector_gelems", &config.vector_elements_per_ns}, Rate{"matrix_gelems", &config.matrix_elements_per_ns}}) {
+    *rate.field = options.get_double(rate.key, *rate.field);
+    const bool may_be_zero = std::string(rate.key) == "launch_ns";
+    if (!(*rate.field > 0) && !(may_be_zero && *rate.field == 0)) {
+      return invalid_argument(std::string("npu_sim: option ") + rate.key + " must be positive, got " + std::to_string(*rate.field));
+    }
+  }
+  return config;
+}
+
+}  // namespace ge

@@ -1,0 +1,27 @@
+#pragma once
+/// The "npu_sim" backend: the reference CPU kernels (ge_cpu_kernels) wrapped so that the
+/// simulated device can bounds-check every address of every launch and cost it.
+
+#include <string>
+
+#include "ge/backend.h"
+#include "npu_sim_device.h"
+
+namespace ge {
+
+class NpuSimBackend final : public Backend {
+ public:
+  explicit NpuSimBackend(NpuSimConfig config = {}) : device_(config) {}
+  std::string name() const override { return "npu_sim"; }
+  bool supports(const Node& node, std::string* reason) const override;
+  /// The node's reference kernel behind npu_sim_kernel_entry, with the byte size of
+  /// every input and output. Never throws.
+  Result<PreparedKernel> prepare(const Node& node) const override;
+  Device& device() override { return device_; }
+  NpuSimDevice& sim_device() { return device_; }
+
+ private:
+  NpuSimDevice device_;
+};
+
+}  // namespace ge

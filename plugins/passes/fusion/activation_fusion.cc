@@ -1,0 +1,75 @@
+#include "activation_fusion.h"
+
+#include <limits>
+
+#include "fusion_util.h"
+#include "ge/plugin_api/graph_rewrite.h"
+
+namespace ge::fusion {
+namespace {
+
+/// activation_params of the activation node, or nullopt when they are not constant.
+std::optional<std::vector<float>> activation_params(const Node& act) {
+  const std::string& op = act.op_type();
+  if (op == "LeakyRelu") return std::vector<float>{act.get_float("alpha", 0.01f)};
+  if (op == "HardSigmoid") return std::vector<float>{act.get_float("alpha", 0.2f), act.get_float("beta", 0.5f)};
+  if (op == "Clip") {
+    float low = std::numeric_limits<float>::lowest(), high = std::numeric_limits<float>::max();
+    if (onnx_opset(act) < 11) {
+      low = act.get_float("min", low);
+      high = act.get_float("max", high);
+    } else {
+      for (size_t i = 1; i <= 2; ++i) {
+        if (act.input(i) == nullptr) continue;
+        std::optional<double> bound = constant_scalar(act.input(i));
+        if (!bound || act.input(i)->constant()->element_count() != 1) return std::nullopt;
+        (i == 1 ? low : high) = static_cast<float>(*bound);
+      }
+    }
+    return std::vector<float>{low, high};
+  }
+  return std::vector<float>{};
+}
+
+}  // namespace
+
+std::vector<Pattern> ActivationFusion::patterns() const {
+  Pattern p("op_activation");
+  PatternOp& producer = p.op({"Conv", "Gemm", "MatMul", "ge::FusedMatMul"}, {p.any("a")}, "producer").allow_extra_inputs();
+  p.op({"Relu", "Clip", "Sigmoid", "HardSigmoid", "LeakyRelu", "Tanh", "HardSwish"}, {producer}, "activation")
+      .allow_extra_inputs();
+  std::vector<Pattern> list;
+  list.push_back(std::move(p));
+  return list;
+}
+
+bool ActivationFusion::meets_requirements(const Match& match, const PassContext&, std::string& reason) const {
+  const Node& producer = *match.node("producer");
+  if (!producer.get_string("activation", "").empty()) {
+    reason = producer.describe() + " already has an activation";
+    return false;
+  }
+  if (!activation_params(*match.node("activation"))) {
+    reason = "the Clip bounds are not constant scalars";
+    return false;
+  }
+  return true;
+}
+
+Status ActivationFusion::replacement(const Match& match, Replacement& r) const {
+  const Node& producer = *match.node("producer");
+  const Node& act = *match.node("activation");
+  const std::string fused_type = producer.op_type() == "Conv" ? "FusedConv"
+                                 : producer.op_type() == "Gemm" ? "FusedGemm"
+                                                                : "FusedMatMul";
+  std::vector<Value*> inputs;
+  for (Value* in : producer.inputs()) inputs.push_back(r.use(in));
+  Node* fused = r.add_node(fused_type, inputs, producer.name(), "ge");
+  for (const auto& [key, attribute] : producer.attributes()) fused->set_attribute(key, attribute);
+  fused->set_attribute("activation", act.op_type());
+  std::vector<float> params = *activation_params(act);
+  if (!params.empty()) fused->set_attribute("activation_params", params);
+  return Status::ok();
+}
+
+}  // namespace ge::fusion

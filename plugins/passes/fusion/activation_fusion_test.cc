@@ -1,0 +1,93 @@
+#include <gtest/gtest.h>
+
+#include "fusion_test_util.h"
+
+namespace ge::fusion {
+namespace {
+
+using testing::inferred;
+using testing::run;
+
+TEST(ActivationFusion, FusesEachActivationIntoItsProducer) {
+  EXPECT_EQ(run(R"(graph main (opset ""=17) {
+  input %x : float32[1,1,2,2]
+  input %a : float32[2,3]
+  init %w : float32[2,1,1,1] = [2, 3]
+  init %g : float32[3,3] = [1, 0, 0, 0, 1, 0, 0, 0, 1]
+  init %zero : float32[] = [0]
+  init %six : float32[] = [6]
+  %c1 = Conv(%x, %w) "conv1"
+  %y1 = Relu(%c1) "relu"
+  %c2 = Conv(%x, %w) {strides: ints = [1, 1]} "conv2"
+  %y2 = Clip(%c2, %zero, %six) "relu6"
+  %g1 = Gemm(%a, %g) "gemm"
+  %y3 = LeakyRelu(%g1) {alpha: float = 0.2} "leaky"
+  %m = MatMul(%a, %g) "matmul"
+  %y4 = HardSigmoid(%m) "hard_sigmoid"
+  output %y1
+  output %y2
+  output %y3
+  output %y4
+})",
+                {"fuse_activation"}),
+            inferred(R"(graph main (opset ""=17, "ge"=1) {
+  input %x : float32[1,1,2,2]
+  input %a : float32[2,3]
+  init %w : float32[2,1,1,1] = [2, 3]
+  init %g : float32[3,3] = [1, 0, 0, 0, 1, 0, 0, 0, 1]
+  init %zero : float32[] = [0]
+  init %six : float32[] = [6]
+  %y4 = ge::FusedMatMul(%a, %g) {activation: string = "HardSigmoid", activation_params: floats = [0.2, 0.5]} "matmul"
+  %y3 = ge::FusedGemm(%a, %g) {activation: string = "LeakyRelu", activation_params: floats = [0.2]} "gemm"
+  %y2 = ge::FusedConv(%x, %w) {activation: string = "Clip", activation_params: floats = [0, 6], strides: ints = [1, 1]} "conv2"
+  %y1 = ge::FusedConv(%x, %w) {activation: string = "Relu"} "conv1"
+  output %y1
+  output %y2
+  output %y3
+  output %y4
+})"));
+}
+
+TEST(ActivationFusion, BiasThenActivationMakeOneFusedMatMul) {
+  EXPECT_EQ(run(R"(graph main (opset ""=17) {
+  input %x : float32[2,2,3]
+  init %w : float32[3,3] = [1, 0, 0, 0, 1, 0, 0, 0, 1]
+  init %bias : float32[3] = [1, 2, 3]
+  %m = MatMul(%x, %w) "mm"
+  %b = Add(%m, %bias) "add"
+  %y = Tanh(%b) "tanh"
+  output %y
+})",
+                {"fuse_matmul_bias", "fuse_activation"}),
+            inferred(R"(graph main (opset ""=17, "ge"=1) {
+  input %x : float32[2,2,3]
+  init %w : float32[3,3] = [1, 0, 0, 0, 1, 0, 0, 0, 1]
+  init %bias : float32[3] = [1, 2, 3]
+  %y = ge::FusedMatMul(%x, %w, %bias) {activation: string = "Tanh"} "mm"
+  output %y
+})"));
+}
+
+TEST(ActivationFusion, DoesNotFireWhenTheProducerOutputIsUsedElsewhere) {
+  const std::string ir = R"(graph main (opset ""=17) {
+  input %x : float32[1,1,2,2]
+  input %low : float32[]
+  init %w : float32[2,1,1,1] = [2, 3]
+  %c1 = Conv(%x, %w) "shared"
+  %y1 = Relu(%c1) "relu"
+  %z1 = Neg(%c1) "other_user"
+  %c2 = Conv(%x, %w) "exposed"
+  %y2 = Sigmoid(%c2) "sigmoid"
+  %c3 = Conv(%x, %w) "dynamic_clip"
+  %y3 = Clip(%c3, %low) "clip"
+  output %y1
+  output %z1
+  output %y2
+  output %c2
+  output %y3
+})";
+  EXPECT_EQ(run(ir, {"fuse_activation"}), inferred(ir));
+}
+
+}  // namespace
+}  // namespace ge::fusion

@@ -1,0 +1,82 @@
+#include "fusion_util.h"
+
+namespace ge::fusion {
+
+bool is_float_type(DataType type) { return type == DataType::kFloat32 || type == DataType::kFloat64; }
+
+std::optional<std::vector<int64_t>> static_dims(const Value* value) {
+  if (value == nullptr || value->desc().kind != ValueKind::kTensor || !value->desc().is_static()) return std::nullopt;
+  return value->desc().static_dims();
+}
+
+std::vector<double> to_doubles(const Tensor& tensor) {
+  std::vector<double> values(static_cast<size_t>(tensor.element_count()));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = tensor.scalar_as_double(static_cast<int64_t>(i));
+  return values;
+}
+
+Tensor from_doubles(DataType dtype, std::vector<int64_t> dims, const std::vector<double>& values) {
+  Tensor tensor = Tensor::zeros(dtype, std::move(dims));
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (dtype == DataType::kFloat64) {
+      tensor.data<double>()[i] = values[i];
+    } else {
+      tensor.data<float>()[i] = static_cast<float>(values[i]);
+    }
+  }
+  return tensor;
+}
+
+bool broadcasts_to(const std::vector<int64_t>& dims, const std::vector<int64_t>& target) {
+  if (dims.size() > target.size()) return false;
+  const size_t offset = target.size() - dims.size();
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] != 1 && dims[i] != target[offset + i]) return false;
+  }
+  return true;
+}
+
+bool broadcasts_into(const TensorDesc& operand, const TensorDesc& target) {
+  if (!operand.is_static() || !target.has_rank() || operand.rank() > target.rank()) return false;
+  const std::vector<int64_t> dims = operand.static_dims();
+  const size_t offset = static_cast<size_t>(target.rank()) - dims.size();
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const Dim& t = (*target.shape)[offset + i];
+    if (dims[i] != 1 && !(t.is_static() && t.value == dims[i])) return false;
+  }
+  return true;
+}
+
+std::vector<double> broadcast_values(const Tensor& tensor, const std::vector<int64_t>& target) {
+  const std::vector<double> source = to_doubles(tensor);
+  const std::vector<int64_t>& dims = tensor.shape();
+  const size_t offset = target.size() - dims.size();
+  std::vector<int64_t> strides(target.size(), 0);
+  int64_t stride = 1;
+  for (size_t i = dims.size(); i-- > 0;) {
+    strides[offset + i] = dims[i] == 1 ? 0 : stride;
+    stride *= dims[i];
+  }
+  std::vector<double> result(static_cast<size_t>(element_count(target)));
+  std::vector<int64_t> index(target.size(), 0);
+  for (size_t flat = 0; flat < result.size(); ++flat) {
+    int64_t at = 0;
+    for (size_t d = 0; d < target.size(); ++d) at += index[d] * strides[d];
+    result[flat] = source[static_cast<size_t>(at)];
+    for (size_t d = target.size(); d-- > 0;) {
+      if (++index[d] < target[d]) break;
+      index[d] = 0;
+    }
+  }
+  return result;
+}
+
+int64_t onnx_opset(const Node& node) {
+  const Graph* graph = node.graph();
+  int64_t version = graph != nullptr ? graph->opset_version("") : 0;
+  return version > 0 ? version : 17;
+}
+
+bool is_onnx(const Node& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
+
+}  // namespace ge::fusion

@@ -1,0 +1,120 @@
+#include <gtest/gtest.h>
+
+#include "fusion_test_util.h"
+
+namespace ge::fusion {
+namespace {
+
+using testing::inferred;
+using testing::run;
+
+TEST(GeluFusion, FusesTheErfFormInEachAssociation) {
+  EXPECT_EQ(run(R"(graph main (opset ""=17) {
+  input %x : float32[4]
+  init %sqrt2 : float32[] = [1.4142135]
+  init %inv_sqrt2 : float32[] = [0.70710677]
+  init %one : float32[] = [1]
+  init %half : float32[] = [0.5]
+  %a1 = Div(%x, %sqrt2) "a_div"
+  %a2 = Erf(%a1) "a_erf"
+  %a3 = Add(%a2, %one) "a_add"
+  %a4 = Mul(%x, %a3) "a_mul"
+  %ya = Mul(%a4, %half) "a_half"
+  %b1 = Mul(%x, %inv_sqrt2) "b_scale"
+  %b2 = Erf(%b1) "b_erf"
+  %b3 = Add(%one, %b2) "b_add"
+  %b4 = Mul(%half, %x) "b_half"
+  %yb = Mul(%b4, %b3) "b_mul"
+  %c1 = Div(%x, %sqrt2) "c_div"
+  %c2 = Erf(%c1) "c_erf"
+  %c3 = Add(%c2, %one) "c_add"
+  %c4 = Mul(%c3, %half) "c_half"
+  %yc = Mul(%c4, %x) "c_mul"
+  output %ya
+  output %yb
+  output %yc
+})",
+                {"fuse_gelu"}),
+            inferred(R"(graph main (opset ""=17, "ge"=1) {
+  input %x : float32[4]
+  init %sqrt2 : float32[] = [1.4142135]
+  init %inv_sqrt2 : float32[] = [0.70710677]
+  init %one : float32[] = [1]
+  init %half : float32[] = [0.5]
+  %yc = ge::Gelu(%x) {approximate: string = "none"} "c_mul"
+  %yb = ge::Gelu(%x) {approximate: string = "none"} "b_mul"
+  %ya = ge::Gelu(%x) {approximate: string = "none"} "a_half"
+  output %ya
+  output %yb
+  output %yc
+})"));
+}
+
+TEST(GeluFusion, FusesTheTanhForm) {
+  EXPECT_EQ(run(R"(graph main (opset ""=17) {
+  input %x : float32[4]
+  init %three : float32[] = [3]
+  init %k : float32[] = [0.044715]
+  init %c : float32[] = [0.7978846]
+  init %one : float32[] = [1]
+  init %half : float32[] = [0.5]
+  %p = Pow(%x, %three) "cube"
+  %t1 = Mul(%p, %k) "cubic"
+  %t2 = Add(%x, %t1) "sum"
+  %t3 = Mul(%t2, %c) "scale"
+  %t4 = Tanh(%t3) "tanh"
+  %t5 = Add(%t4, %one) "add_one"
+  %h = Mul(%x, %half) "half"
+  %y = Mul(%h, %t5) "gelu_out"
+  %x2 = Mul(%x, %x) "square"
+  %x3 = Mul(%x2, %x) "cube2"
+  %u1 = Mul(%k, %x3) "cubic2"
+  %u2 = Add(%u1, %x) "sum2"
+  %u3 = Mul(%c, %u2) "scale2"
+  %u4 = Tanh(%u3) "tanh2"
+  %u5 = Add(%one, %u4) "add_one2"
+  %u6 = Mul(%x, %u5) "x_times2"
+  %y2 = Mul(%u6, %half) "gelu_out2"
+  output %y
+  output %y2
+})",
+                {"fuse_gelu"}),
+            inferred(R"(graph main (opset ""=17, "ge"=1) {
+  input %x : float32[4]
+  init %three : float32[] = [3]
+  init %k : float32[] = [0.044715]
+  init %c : float32[] = [0.7978846]
+  init %one : float32[] = [1]
+  init %half : float32[] = [0.5]
+  %y2 = ge::Gelu(%x) {approximate: string = "tanh"} "gelu_out2"
+  %y = ge::Gelu(%x) {approximate: string = "tanh"} "gelu_out"
+  output %y
+  output %y2
+})"));
+}
+
+TEST(GeluFusion, NotWithOtherConstants) {
+  const std::string ir = R"(graph main (opset ""=17) {
+  input %x : float32[4]
+  init %two : float32[] = [2]
+  init %one : float32[] = [1]
+  init %half : float32[] = [0.5]
+  init %third : float32[] = [0.3333]
+  %a1 = Div(%x, %two) "not_sqrt2"
+  %a2 = Erf(%a1) "erf"
+  %a3 = Add(%a2, %one) "add"
+  %a4 = Mul(%x, %a3) "mul"
+  %y = Mul(%a4, %half) "half"
+  %b1 = Div(%x, %two) "div"
+  %b2 = Erf(%b1) "erf_b"
+  %b3 = Add(%b2, %one) "add_b"
+  %b4 = Mul(%x, %b3) "mul_b"
+  %y2 = Mul(%b4, %third) "not_half"
+  output %y
+  output %y2
+})";
+  EXPECT_EQ(run(ir, {"fuse_gelu"}), inferred(ir));
+}
+
+}  // namespace
+}  // namespace ge::fusion

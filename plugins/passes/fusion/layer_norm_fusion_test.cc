@@ -1,0 +1,89 @@
+#include <gtest/gtest.h>
+
+#include "fusion_test_util.h"
+
+namespace ge::fusion {
+namespace {
+
+using testing::inferred;
+using testing::run;
+
+// d = x - mean(x); y = d / sqrt(mean(d^2) + eps) * gamma + beta over the last axis.
+const char* const kLayerNorm = R"(graph main (opset ""=17) {
+  input %x : float32[2,4]
+  init %two : float32[] = [2]
+  init %eps : float32[] = [0.001]
+  init %gamma : float32[4] = [1, 2, 3, 4]
+  init %beta : float32[4] = [0, 0, 1, 1]
+  %mean = ReduceMean(%x) {axes: ints = [-1]} "mean"
+  %d = Sub(%x, %mean) "sub"
+  %sq = Pow(%d, %two) "pow"
+  %var = ReduceMean(%sq) {axes: ints = [1]} "var"
+  %ve = Add(%var, %eps) "add_eps"
+  %std = Sqrt(%ve) "sqrt"
+  %n = Div(%d, %std) "div"
+  %s = Mul(%gamma, %n) "scale"
+  %y = Add(%s, %beta) "shift"
+  output %y
+})";
+
+TEST(LayerNormFusion, FusesTheDecomposedForm) {
+  EXPECT_EQ(run(kLayerNorm, {"fuse_layer_norm"}), inferred(R"(graph main (opset ""=17) {
+  input %x : float32[2,4]
+  init %two : float32[] = [2]
+  init %eps : float32[] = [0.001]
+  init %gamma : float32[4] = [1, 2, 3, 4]
+  init %beta : float32[4] = [0, 0, 1, 1]
+  %y = LayerNormalization(%x, %gamma, %beta) {axis: int = 1, epsilon: float = 0.001} "mean"
+  output %y
+})"));
+}
+
+TEST(LayerNormFusion, OnlyTheNormalisedDimsNeedToBeStatic) {
+  std::string dynamic_batch = kLayerNorm;
+  dynamic_batch.replace(dynamic_batch.find("float32[2,4]"), 12, "float32[N,4]");
+  EXPECT_EQ(run(dynamic_batch, {"fuse_layer_norm"}), inferred(R"(graph main (opset ""=17) {
+  input %x : float32[N,4]
+  init %two : float32[] = [2]
+  init %eps : float32[] = [0.001]
+  init %gamma : float32[4] = [1, 2, 3, 4]
+  init %beta : float32[4] = [0, 0, 1, 1]
+  %y = LayerNormalization(%x, %gamma, %beta) {axis: int = 1, epsilon: float = 0.001} "mean"
+  output %y
+})"));
+}
+
+TEST(LayerNormFusion, WithoutAffineAndWithMulSquares) {
+  EXPECT_EQ(run(R"(graph main (opset ""=17) {
+  input %x : float32[3,2,2]
+  init %eps : float32[] = [0.00001]
+  %mean = ReduceMean(%x) {axes: ints = [1, 2]} "mean"
+  %d = Sub(%x, %mean) "sub"
+  %sq = Mul(%d, %d) "square"
+  %var = ReduceMean(%sq) {axes: ints = [2, 1]} "var"
+  %ve = Add(%eps, %var) "add_eps"
+  %std = Sqrt(%ve) "sqrt"
+  %y = Div(%d, %std) "div"
+  output %y
+})",
+                {"fuse_layer_norm"}),
+            inferred(R"(graph main (opset ""=17) {
+  input %x : float32[3,2,2]
+  init %eps : float32[] = [0.00001]
+  init %mean_gamma : float32[2,2] = [1, 1, 1, 1]
+  %y = LayerNormalization(%x, %mean_gamma) {axis: int = 1, epsilon: float = 0.00001} "mean"
+  output %y
+})"));
+}
+
+TEST(LayerNormFusion, NotAcrossDifferentAxesOrAnExposedVariance) {
+  std::string axes = kLayerNorm;
+  axes.replace(axes.find("{axes: ints = [1]}"), 18, "{axes: ints = [0]}");
+  EXPECT_EQ(run(axes, {"fuse_layer_norm"}), inferred(axes));
+  std::string exposed = kLayerNorm;
+  exposed.replace(exposed.find("  output %y"), 11, "  output %y\n  output %var");
+  EXPECT_EQ(run(exposed, {"fuse_layer_norm"}), inferred(exposed));
+}
+
+}  // namespace
+}  // namespace ge::fusion

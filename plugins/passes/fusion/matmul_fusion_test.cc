@@ -1,0 +1,77 @@
+#include <gtest/gtest.h>
+
+#include "fusion_test_util.h"
+
+namespace ge::fusion {
+namespace {
+
+using testing::inferred;
+using testing::run;
+
+const char* const kMatMuls = R"(graph main (opset ""=17) {
+  input %a : float32[2,3]
+  input %x : float32[B,5,3]
+  init %w : float32[3,4] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
+  init %bias : float32[4] = [1, 2, 3, 4]
+  %m1 = MatMul(%a, %w) "mm2d"
+  %y1 = Add(%m1, %bias) "add2d"
+  %m2 = MatMul(%x, %w) "mm3d"
+  %y2 = Add(%bias, %m2) "add3d"
+  output %y1
+  output %y2
+})";
+
+TEST(MatMulFusion, TwoDimensionalProductsBecomeGemm) {
+  EXPECT_EQ(run(kMatMuls, {"fuse_matmul_add"}), inferred(R"(graph main (opset ""=17) {
+  input %a : float32[2,3]
+  input %x : float32[B,5,3]
+  init %w : float32[3,4] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
+  init %bias : float32[4] = [1, 2, 3, 4]
+  %m2 = MatMul(%x, %w) "mm3d"
+  %y2 = Add(%bias, %m2) "add3d"
+  %y1 = Gemm(%a, %w, %bias) "mm2d"
+  output %y1
+  output %y2
+})"));
+}
+
+TEST(MatMulFusion, AtO3BatchedProductsTakeTheirBias) {
+  EXPECT_EQ(run(kMatMuls, {"fuse_matmul_add", "fuse_matmul_bias"}), inferred(R"(graph main (opset ""=17, "ge"=1) {
+  input %a : float32[2,3]
+  input %x : float32[B,5,3]
+  init %w : float32[3,4] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
+  init %bias : float32[4] = [1, 2, 3, 4]
+  %y1 = Gemm(%a, %w, %bias) "mm2d"
+  %y2 = ge::FusedMatMul(%x, %w, %bias) "mm3d"
+  output %y1
+  output %y2
+})"));
+}
+
+TEST(MatMulFusion, NotWhereTheBackendLacksTheDtype) {
+  // The cpu backend's FusedMatMul runs float32/float64 only: an int32 product stays.
+  const std::string ir = R"(graph main (opset ""=17) {
+  input %x : int32[2,2,3]
+  init %w : int32[3,2] = [1, 2, 3, 4, 5, 6]
+  init %bias : int32[2] = [1, 2]
+  %m = MatMul(%x, %w) "mm"
+  %y = Add(%m, %bias) "add"
+  output %y
+})";
+  EXPECT_EQ(run(ir, {"fuse_matmul_bias"}), inferred(ir));
+}
+
+TEST(MatMulFusion, NotWhereTheAddWouldBroadcastTheProduct) {
+  const std::string ir = R"(graph main (opset ""=17) {
+  input %a : float32[2,3]
+  input %big : float32[5,2,4]
+  init %w : float32[3,4] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
+  %m = MatMul(%a, %w) "mm"
+  %y = Add(%m, %big) "add"
+  output %y
+})";
+  EXPECT_EQ(run(ir, {"fuse_matmul_add", "fuse_matmul_bias"}), inferred(ir));
+}
+
+}  // namespace
+}  // namespace ge::fusion

@@ -1,0 +1,65 @@
+#include <gtest/gtest.h>
+
+#include "fusion_test_util.h"
+
+namespace ge::fusion {
+namespace {
+
+using testing::inferred;
+using testing::run;
+
+TEST(SoftmaxFusion, PlainAndStabilisedForms) {
+  EXPECT_EQ(run(R"(graph main (opset ""=17) {
+  input %x : float32[2,3]
+  init %axis : int64[1] = [1]
+  init %axis0 : int64[1] = [0]
+  %e = Exp(%x) "exp"
+  %s = ReduceSum(%e, %axis) "sum"
+  %y = Div(%e, %s) "div"
+  %m = ReduceMax(%x) {axes: ints = [0]} "max"
+  %d = Sub(%x, %m) "shift"
+  %e2 = Exp(%d) "exp2"
+  %s2 = ReduceSum(%e2, %axis0) "sum2"
+  %y2 = Div(%e2, %s2) "div2"
+  output %y
+  output %y2
+})",
+                {"fuse_softmax"}),
+            inferred(R"(graph main (opset ""=17) {
+  input %x : float32[2,3]
+  init %axis : int64[1] = [1]
+  init %axis0 : int64[1] = [0]
+  %y2 = Softmax(%x) {axis: int = 0} "exp2"
+  %y = Softmax(%x) {axis: int = 1} "exp"
+  output %y
+  output %y2
+})"));
+}
+
+TEST(SoftmaxFusion, NotWithoutKeepdimsOrAcrossAxes) {
+  const std::string ir = R"(graph main (opset ""=17) {
+  input %x : float32[2,3]
+  init %axis : int64[1] = [1]
+  init %axis0 : int64[1] = [0]
+  init %both : int64[2] = [0, 1]
+  %e = Exp(%x) "exp"
+  %s = ReduceSum(%e, %axis) {keepdims: int = 0} "sum_no_keepdims"
+  %u = Unsqueeze(%s, %axis) "unsqueeze"
+  %y = Div(%e, %u) "div"
+  %m = ReduceMax(%x) {axes: ints = [1]} "max"
+  %d = Sub(%x, %m) "shift"
+  %e2 = Exp(%d) "exp2"
+  %s2 = ReduceSum(%e2, %axis0) "sum_other_axis"
+  %y2 = Div(%e2, %s2) "div2"
+  %e3 = Exp(%x) "exp3"
+  %s3 = ReduceSum(%e3, %both) "sum_two_axes"
+  %y3 = Div(%e3, %s3) "div3"
+  output %y
+  output %y2
+  output %y3
+})";
+  EXPECT_EQ(run(ir, {"fuse_softmax"}), inferred(ir));
+}
+
+}  // namespace
+}  // namespace ge::fusion

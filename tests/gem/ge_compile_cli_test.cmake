@@ -1,0 +1,36 @@
+# ge-compile's command line: compile, --info, and its error messages.
+# Variables: GE_COMPILE, MODEL, WORK_DIR.
+file(MAKE_DIRECTORY ${WORK_DIR})
+
+function(expect_run expected_rc)
+  cmake_parse_arguments(ARG "" "" "ARGS;CONTAINS" ${ARGN})
+  execute_process(COMMAND ${GE_COMPILE} ${ARG_ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL expected_rc)
+    message(FATAL_ERROR "ge-compile ${ARG_ARGS}: exit ${rc}, expected ${expected_rc}\n${out}\n${err}")
+  endif()
+  foreach(fragment IN LISTS ARG_CONTAINS)
+    string(FIND "${out}${err}" "${fragment}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "ge-compile ${ARG_ARGS}: output lacks '${fragment}':\n${out}\n${err}")
+    endif()
+  endforeach()
+endfunction()
+
+set(gem ${WORK_DIR}/small_cnn.gem)
+file(REMOVE ${gem})
+expect_run(0 ARGS --model ${MODEL} --output ${gem} -O2 CONTAINS "compiled '${MODEL}' for cpu -O2 into '${gem}'")
+expect_run(0 ARGS --info ${gem}
+  CONTAINS "format version: 1" "backend: cpu (-O2)" "source model: small_cnn.onnx" "inputs:\n  input : float32[1,3,16,16]"
+           "outputs:\n" "op histogram:\n" "required plugins:\n" "(backend)" "(op_library)")
+expect_run(0 ARGS --model ${MODEL} --output ${WORK_DIR}/fixed.gem --input-shape "input:1,3,16,16" -O0)
+expect_run(0 ARGS --info ${WORK_DIR}/fixed.gem CONTAINS "input : float32[1,3,16,16]" "(-O0)")
+expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --input-shape "input:1,3,8,8" CONTAINS
+  "--input-shape: input 'input' dim 2 is 16 in the model, not 8")
+expect_run(0 ARGS --verify ${gem} CONTAINS "loaded '${gem}' for cpu: ")
+expect_run(1 ARGS --verify ${gem} --backend npu_sim CONTAINS "was compiled for backend 'cpu', not 'npu_sim'")
+expect_run(1 ARGS --info ${MODEL} CONTAINS "is not a GE model file (wrong magic)")
+expect_run(1 ARGS --model ${MODEL} CONTAINS "--output is required")
+expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --input-shape "nosuch:1" CONTAINS
+  "--input-shape: the model has no runtime input 'nosuch'")
+expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem -O7 CONTAINS "-O expects 0, 1, 2 or 3, got '7'")
+expect_run(1 ARGS --info ${WORK_DIR}/does_not_exist.gem CONTAINS "cannot read model file")

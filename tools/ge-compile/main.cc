@@ -1,0 +1,206 @@
+/// ge-compile: the offline compiler. Parses a model, runs the pass pipeline for a backend
+/// and writes a .gem file that ge-run loads without recompiling; --info describes one.
+/// Exit status: 0 success, 1 user error, 2 internal error.
+
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "ge/logging.h"
+#include "ge/model_file.h"
+#include "ge/plugin_host.h"
+#include "ge/session.h"
+#include "ge/status.h"
+#include "input_shapes.h"
+
+namespace ge::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CompileOptions {
+  std::optional<fs::path> model, output, info, verify;
+  std::string backend = "cpu";
+  int opt_level = 2;
+  std::string input_shapes;
+  std::vector<fs::path> plugin_files;
+  int verbosity = 0;
+  bool help = false;
+};
+
+const char* usage() {
+  return "usage: ge-compile --model M.onnx --output M.gem [--backend cpu] [--input-shape \"name:1,3,224,224;...\"]\n"
+         "                  [-O N] [--plugins FILE]... [-v]\n"
+         "       ge-compile --info M.gem\n"
+         "       ge-compile --verify M.gem [--backend cpu] [--plugins FILE]...\n"
+         "Compiles a model (parse, shape inference, passes for the backend) into a .gem file that\n"
+         "'ge-run M.gem' loads and runs without recompiling. --info prints a .gem file's inputs,\n"
+         "outputs, backend, op histogram, weights and required plugins. --verify loads it into a\n"
+         "session as 'ge-run M.gem' does (required plugins checked, no passes) and reports the time.\n";
+}
+
+Result<CompileOptions> parse_arguments(const std::vector<std::string>& args) {
+  CompileOptions options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    auto value = [&](const std::string& flag) -> Result<std::string> {
+      if (i + 1 >= args.size()) return invalid_argument(flag + " needs a value");
+      return args[++i];
+    };
+    if (arg == "--help" || arg == "-h") {
+      options.help = true;
+    } else if (arg == "-v") {
+      ++options.verbosity;
+    } else if (arg == "--model") {
+      GE_ASSIGN_OR_RETURN(std::string v, value(arg));
+      options.model = v;
+    } else if (arg == "--output" || arg == "-o") {
+      GE_ASSIGN_OR_RETURN(std::string v, value(arg));
+      options.output = v;
+    } else if (arg == "--info") {
+      GE_ASSIGN_OR_RETURN(std::string v, value(arg));
+      options.info = v;
+    } else if (arg == "--verify") {
+      GE_ASSIGN_OR_RETURN(std::string v, value(arg));
+      options.verify = v;
+    } else if (arg == "--backend") {
+      GE_ASSIGN_OR_RETURN(options.backend, value(arg));
+    } else if (arg == "--input-shape") {
+      GE_ASSIGN_OR_RETURN(options.input_shapes, value(arg));
+    } else if (arg == "--plugins") {
+      GE_ASSIGN_OR_RETURN(std::string v, value(arg));
+      options.plugin_files.emplace_back(v);
+    } else if (arg.rfind("-O", 0) == 0) {
+      std::string level = arg.substr(2);
+      if (level.empty()) {
+        GE_ASSIGN_OR_RETURN(level, value(arg));
+      }
+      if (level.size() != 1 || level[0] < '0' || level[0] > '3')
+        return invalid_argument("-O expects 0, 1, 2 or 3, got '" + level + "'");
+      options.opt_level = level[0] - '0';
+    } else {
+      return invalid_argument("unknown argument '" + arg + "'");
+    }
+  }
+  if (options.help) return options;
+  if (options.info && options.verify) return invalid_argument("give --info or --verify, not both");
+  if (options.info || options.verify) {
+    if (options.model || options.output) return invalid_argument("--info and --verify take no --model or --output");
+    return options;
+  }
+  if (!options.model) return invalid_argument("--model is required");
+  if (!options.output) return invalid_argument("--output is required");
+  return options;
+}
+
+int fail(const Status& status) {
+  std::cerr << "ge-compile: error (" << status_code_name(status.code()) << "): " << status.message() << "\n";
+  return status.code() == StatusCode::kInternal ? 2 : 1;
+}
+
+fs::path executable_dir(const char* argv0) {
+  std::error_code error;
+  fs::path self = fs::read_symlink("/proc/self/exe", error);
+  if (error) self = fs::absolute(argv0, error);
+  return self.parent_path();
+}
+
+double elapsed_ms(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+int run(int argc, char** argv) {
+  Result<CompileOptions> parsed = parse_arguments(std::vector<std::string>(argv + 1, argv + argc));
+  if (!parsed.is_ok()) {
+    std::cerr << "ge-compile: " << parsed.status().message() << "\n" << usage();
+    return 1;
+  }
+  const CompileOptions& options = *parsed;
+  if (options.help) {
+    std::cout << usage();
+    return 0;
+  }
+  if (options.verbosity > 0) increase_verbosity(options.verbosity);
+
+  if (options.info) {
+    Result<LoadedModelFile> loaded = read_model_file(*options.info);
+    if (!loaded.is_ok()) return fail(loaded.status());
+    std::cout << describe_model_file(loaded->info);
+    return 0;
+  }
+
+  PluginHost host;
+  const auto plugins_start = std::chrono::steady_clock::now();
+  const std::vector<fs::path> registries =
+      PluginHost::discover(options.plugin_files, executable_dir(argv[0]) / "ge_plugins.toml");
+  if (registries.empty()) return fail(not_found("no plugin registry found (use --plugins FILE or GE_PLUGINS)"));
+  for (const fs::path& registry : registries) {
+    if (Status status = host.load_registry(registry); !status.is_ok())
+      GE_LOG_DEBUG("registry '{}': {}", registry.string(), status.to_string());
+  }
+  if (!host.failures().empty()) {
+    for (const Status& failure : host.failures()) std::cerr << "ge-compile: plugin failure: " << failure.to_string() << "\n";
+    return 1;
+  }
+
+  const double plugins_ms = elapsed_ms(plugins_start);
+  if (options.verify) {
+    const auto load_start = std::chrono::steady_clock::now();
+    SessionOptions load_options;
+    load_options.backend = options.backend;
+    Result<std::unique_ptr<Session>> session = create_session_from_model_file(host, *options.verify, load_options);
+    if (!session.is_ok()) return fail(session.status());
+    std::cout << "loaded '" << options.verify->string() << "' for " << load_options.backend << ": "
+              << (*session)->graph().node_count() << " nodes in " << elapsed_ms(load_start)
+              << " ms (plugins loaded in " << plugins_ms << " ms)\n";
+    return 0;
+  }
+  const auto compile_start = std::chrono::steady_clock::now();
+  Result<Parser*> parser = host.parser_for(*options.model);
+  if (!parser.is_ok()) return fail(parser.status());
+  Result<std::unique_ptr<Graph>> graph = (*parser)->parse_file(*options.model);
+  if (!graph.is_ok()) return fail(graph.status());
+  if (Status status = apply_input_shapes(**graph, options.input_shapes); !status.is_ok())
+    return fail(status.with_context("--input-shape"));
+
+  SessionOptions session_options;
+  session_options.backend = options.backend;
+  session_options.passes.opt_level = options.opt_level;
+  Result<std::unique_ptr<Session>> session = Session::create(host, std::move(*graph), session_options);
+  if (!session.is_ok()) return fail(session.status().with_context(options.model->string()));
+
+  ModelFileInfo info;
+  info.backend = options.backend;
+  info.opt_level = options.opt_level;
+  info.producer = "ge-compile " GE_VERSION_STRING;
+  info.source_model = options.model->filename().string();
+  info.plugins = required_plugins(host, options.backend);
+  if (Status status = write_model_file(*options.output, (*session)->graph(), info); !status.is_ok())
+    return fail(status);
+  std::error_code error;
+  const uintmax_t size = fs::file_size(*options.output, error);
+  std::cout << "compiled '" << options.model->string() << "' for " << options.backend << " -O" << options.opt_level
+            << " into '" << options.output->string() << "' (" << size << " bytes) in " << elapsed_ms(compile_start)
+            << " ms (plugins loaded in " << plugins_ms << " ms)\n";
+  return 0;
+}
+
+}  // namespace
+}  // namespace ge::tools
+
+int main(int argc, char** argv) {
+  try {
+    return ge::tools::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "ge-compile: internal error: unexpected exception: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "ge-compile: internal error: unexpected non-standard exception\n";
+  }
+  return 2;
+}
