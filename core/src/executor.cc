@@ -150,6 +150,11 @@ struct Executor::Impl {
       for (const Value* out : node->outputs()) {
         if (!out->desc().is_static() && !output_is_omitted(g, out)) step.dynamic = true;
       }
+      // A static output can still depend on an input whose shape is only known at run
+      // time (e.g. a declared graph output fed by a data-dependent value).
+      for (const Value* in : node->inputs()) {
+        if (in != nullptr && in->desc().kind == ValueKind::kTensor && !in->desc().is_static()) step.dynamic = true;
+      }
       if (!step.host && !step.dynamic) {
         std::string reason;
         if (!backend->supports(*node, &reason)) return unsupported(unsupported_message(*node, *backend, reason));

@@ -48,6 +48,26 @@ struct SweepState {
   std::set<std::string> captured;                  // names subgraphs capture
   std::unordered_set<const Node*> control;         // nodes with control edges
   std::unordered_set<const Node*> removed;         // matched nodes rewritten this sweep
+  // Names in use, kept up to date by commit(): Graph::find_value/find_node are linear.
+  std::unordered_set<std::string> node_names, value_names;
+  uint64_t counter = 0;
+
+  explicit SweepState(const Graph& graph) {
+    for (const auto& node : graph.nodes()) {
+      node_names.insert(node->name());
+      for (const Value* out : node->outputs()) value_names.insert(out->name());
+    }
+    for (const auto* list : {&graph.inputs(), &graph.initializers(), &graph.captures()}) {
+      for (const Value* v : *list) value_names.insert(v->name());
+    }
+  }
+  /// `hint` when no node (`nodes`) or value uses it, else `hint_N`.
+  std::string fresh(const std::string& hint, bool nodes) {
+    const std::unordered_set<std::string>& taken = nodes ? node_names : value_names;
+    std::string name = hint;
+    while (name.empty() || taken.count(name)) name = hint + "_" + std::to_string(counter++);
+    return name;
+  }
 };
 
 /// Why `match` may not be rewritten as it stands in the graph, or "".
@@ -154,7 +174,6 @@ std::string backend_problem(Backend* backend, const Replacement& replacement) {
 /// Returns the new nodes, described, for the log.
 Result<std::string> commit(Graph& graph, const Match& match, const Replacement& replacement, SweepState& state) {
   const std::vector<Node*> matched = match.nodes();
-  const std::unordered_set<const Node*> members(matched.begin(), matched.end());
   const Node* root = match.root();
   const std::vector<Value*> outputs = replacement.outputs();
   std::map<const Value*, size_t> replaces;  // scratch value -> root output it replaces
@@ -163,9 +182,9 @@ Result<std::string> commit(Graph& graph, const Match& match, const Replacement& 
   }
   std::map<const Value*, Value*> real;  // scratch value -> graph value
   for (Value* constant : replacement.new_constants()) {
-    const std::string& hint = constant->name();
-    real[constant] = graph.add_initializer(graph.find_value(hint) == nullptr ? hint : graph.unique_name(hint),
-                                           *constant->constant());
+    const std::string name = state.fresh(constant->name(), false);
+    state.value_names.insert(name);
+    real[constant] = graph.add_initializer(name, *constant->constant());
   }
   auto graph_value = [&](Value* scratch_value) -> Value* {
     if (scratch_value == nullptr) return nullptr;
@@ -177,18 +196,16 @@ Result<std::string> commit(Graph& graph, const Match& match, const Replacement& 
     std::vector<Value*> inputs;
     for (Value* in : node->inputs()) inputs.push_back(graph_value(in));
     // A name of a matched node may be reused: that node is removed below.
-    std::string node_name = node->name();
-    if (Node* existing = graph.find_node(node_name); existing != nullptr && !members.count(existing)) {
-      node_name = graph.unique_name(node_name);
-    }
+    const bool matched_name = std::any_of(matched.begin(), matched.end(), [&](const Node* m) { return m->name() == node->name(); });
+    const std::string node_name = matched_name ? node->name() : state.fresh(node->name(), true);
+    state.node_names.insert(node_name);
     // A replacing value takes the replaced one's name (shared until the match is removed
     // below), so graph outputs and captures keep their names.
     std::vector<std::string> output_names;
     for (const Value* out : node->outputs()) {
       auto it = replaces.find(out);
-      output_names.push_back(it != replaces.end()                      ? root->output(it->second)->name()
-                             : graph.find_value(out->name()) == nullptr ? out->name()
-                                                                        : graph.unique_name(out->name()));
+      output_names.push_back(it != replaces.end() ? root->output(it->second)->name() : state.fresh(out->name(), false));
+      state.value_names.insert(output_names.back());
     }
     Node* added = graph.add_node(node->op_type(), inputs, node->output_count(), node_name, output_names, node->domain());
     for (const auto& [key, attribute] : node->attributes()) added->set_attribute(key, attribute);
@@ -201,16 +218,31 @@ Result<std::string> commit(Graph& graph, const Match& match, const Replacement& 
     }
     description += (description.empty() ? "" : ", ") + added->describe();
   }
+  std::vector<std::string> root_names;  // root is removed below; its replaced names live on
   for (size_t i = 0; i < outputs.size(); ++i) {
+    root_names.push_back(root->output(i)->name());
     if (outputs[i] != nullptr) graph.replace_all_uses(root->output(i), graph_value(outputs[i]));
   }
   for (Node* node : matched) {
     for (size_t i = 0; i < node->input_count(); ++i) node->set_input(i, nullptr);
   }
   for (Node* node : matched) {
+    // The names of a removed node and its outputs are free again, unless reused above.
+    std::vector<std::string> freed;
+    for (const Value* out : node->outputs()) freed.push_back(out->name());
+    const std::string freed_node = node->name();
     Status removed = graph.remove_node(node);
     if (!removed.is_ok()) return internal_error(removed.message());
     state.removed.insert(node);
+    if (std::none_of(replacement.new_nodes().begin(), replacement.new_nodes().end(),
+                     [&](const Node* n) { return n->name() == freed_node; })) {
+      state.node_names.erase(freed_node);
+    }
+    for (const std::string& name : freed) {
+      bool reused = false;
+      for (size_t i = 0; i < outputs.size(); ++i) reused = reused || (outputs[i] != nullptr && root_names[i] == name);
+      if (!reused) state.value_names.erase(name);
+    }
   }
   return "replaced by " + (description.empty() ? std::string("existing values") : description);
 }
@@ -227,7 +259,7 @@ void PatternFusionPass::report(FusionEvent event) {
 Status PatternFusionPass::run_on(Graph& graph, const std::vector<Pattern>& list, PassContext& context, bool& changed) {
   for (int sweep = 0; sweep < max_sweeps_; ++sweep) {
     GE_ASSIGN_OR_RETURN(std::vector<Node*> order, graph.topological_order());
-    SweepState state;
+    SweepState state(graph);
     state.captured = captured_names(graph);
     state.control = nodes_with_control_edges(graph);
     bool fused_any = false;
