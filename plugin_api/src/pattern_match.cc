@@ -65,13 +65,14 @@ class PatternMatcher {
     return node.describe() + " (pattern op '" + op.name() + "')";
   }
 
-  /// Keeps the reason of the most complete attempt. Messages are only built when kept:
+  /// Keeps the reason of the most complete attempt (most ops bound; on a tie the later,
+  /// which matched more inputs). Messages are only built when kept:
   /// a pass tries every pattern at every node, and most attempts fail at once.
   template <typename MakeReason>
   void fail(MakeReason&& make_reason) {
     int bound = 0;
     for (Node* n : nodes_) bound += n != nullptr ? 1 : 0;
-    if (bound > failure_score_) {
+    if (bound >= failure_score_) {  // ties: the later failure got further
       failure_score_ = bound;
       failure_ = make_reason();
     }

@@ -13,8 +13,8 @@ namespace ge::cpu_kernels {
 namespace {
 
 struct ConcatParams {
-  int64_t outer = 0;                // product of the dims before axis
-  std::vector<size_t> chunk_bytes;  // per input: its slice for one outer index
+  int64_t outer = 0;                    // product of the dims before axis
+  std::vector<size_t> chunk_bytes;      // per input: its slice for one outer index
   std::vector<int64_t> chunk_elements;  // the same in elements (strings)
 };
 

@@ -10,6 +10,7 @@
 namespace ge::cpu_kernels::testing {
 namespace {
 
+using namespace math_testing;  // NOLINT(build/namespaces)
 using F = DataType;
 
 Tensor clip_input() { return f32({5}, {-2, -0.5f, 0, 0.5f, 2}); }

@@ -3,6 +3,7 @@
 // (required for floating types). An integer zero divisor fails the launch.
 
 #include <cmath>
+#include <string>
 #include <type_traits>
 
 #include "math_binary.h"
@@ -42,7 +43,9 @@ struct FmodOp {  // sign of the dividend
 
 Result<PreparedKernel> prepare_mod(const KernelContext& context) {
   GE_ASSIGN_OR_RETURN(int64_t fmod, int_attribute(context, "fmod", 0));
-  if (fmod != 0 && fmod != 1) return invalid_attribute(context, "fmod", "is " + std::to_string(fmod) + "; expected 0 or 1");
+  if (fmod != 0 && fmod != 1) {
+    return invalid_attribute(context, "fmod", "is " + std::to_string(fmod) + "; expected 0 or 1");
+  }
   const DataType dtype = input_dtype(context, 0);
   if (fmod == 0 && contains(FloatingTypes{}, dtype)) {
     return invalid_attribute(context, "fmod", "must be 1 for floating-point inputs (dtype " +

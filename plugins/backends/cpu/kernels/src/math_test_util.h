@@ -13,7 +13,9 @@
 #include "ge/tensor.h"
 #include "kernel_test_util.h"
 
-namespace ge::cpu_kernels::testing {
+// A namespace of its own: other families' test helpers live in ge::cpu_kernels::testing
+// with some of the same names.
+namespace ge::cpu_kernels::testing::math_testing {
 
 /// A tensor of `dims` holding `values` as elements of T (a standard element type).
 template <typename T>
@@ -94,4 +96,4 @@ inline void expect_prepare_error(KernelTest& test, StatusCode code, const std::s
   EXPECT_NE(kernel.status().message().find(text), std::string::npos) << kernel.status().message();
 }
 
-}  // namespace ge::cpu_kernels::testing
+}  // namespace ge::cpu_kernels::testing::math_testing

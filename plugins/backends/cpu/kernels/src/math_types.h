@@ -68,9 +68,6 @@ constexpr DataType dtype_of() {
 
 template <typename T>
 inline constexpr bool is_half_v = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
-/// Floating point in the ONNX sense: float16, bfloat16, float32, float64.
-template <typename T>
-inline constexpr bool is_floating_v = is_half_v<T> || std::is_floating_point_v<T>;
 
 /// The type a math kernel computes an element of T in: float for the 16-bit floats.
 template <typename T>

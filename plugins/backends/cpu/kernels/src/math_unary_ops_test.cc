@@ -11,6 +11,7 @@
 namespace ge::cpu_kernels::testing {
 namespace {
 
+using namespace math_testing;  // NOLINT(build/namespaces)
 using F = DataType;
 
 TEST(MathUnaryKernel, NegAndAbsWrapAtTheLowestInteger) {

@@ -91,9 +91,8 @@ Result<PreparedKernel> prepare_normalizer(const KernelContext& context) {
     }
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, x_dims));
-  KernelFunction function = tensor::select(dtype, tensor::FloatingTypes{}, []<typename T>() -> KernelFunction {
-    return &softmax_kernel<T, kind>;
-  });
+  KernelFunction function = tensor::select(dtype, tensor::FloatingTypes{},
+                                           []<typename T>() -> KernelFunction { return &softmax_kernel<T, kind>; });
   if (function == nullptr) return unsupported_dtype(context, dtype, tensor::dtypes_of(tensor::FloatingTypes{}));
   return make_kernel(context, function, params);
 }

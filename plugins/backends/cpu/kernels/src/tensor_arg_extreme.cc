@@ -77,9 +77,8 @@ Result<PreparedKernel> prepare_arg(const KernelContext& context) {
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, DataType::kInt64, y_dims));
   ArgParams params{product(x_dims, 0, a), x_dims[a], product(x_dims, a + 1, x_dims.size()), select_last != 0};
-  KernelFunction function = select(dtype, NumericTypes{}, []<typename T>() -> KernelFunction {
-    return &arg_kernel<T, kMax>;
-  });
+  KernelFunction function =
+      select(dtype, NumericTypes{}, []<typename T>() -> KernelFunction { return &arg_kernel<T, kMax>; });
   return make_kernel(context, function, params);
 }
 

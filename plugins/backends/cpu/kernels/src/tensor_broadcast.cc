@@ -35,8 +35,8 @@ Result<PreparedKernel> prepare_expand(const KernelContext& context) {
     broadcasts = x_dim == 1 || x_dim == y_dims[y_dims.size() - 1 - i];
   }
   if (!broadcasts) {
-    return invalid_node(context, "input " + shape_to_string(x_dims) + " does not broadcast to output " +
-                                     shape_to_string(y_dims));
+    return invalid_node(
+        context, "input " + shape_to_string(x_dims) + " does not broadcast to output " + shape_to_string(y_dims));
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, y_dims));
   StridedView view;
@@ -91,8 +91,8 @@ Result<PreparedKernel> prepare_tile(const KernelContext& context) {
     tiles = x_dims[i] == 0 ? y_dims[i] == 0 : y_dims[i] % x_dims[i] == 0;
   }
   if (!tiles) {
-    return invalid_node(context, "output " + shape_to_string(y_dims) + " is not a tiling of input " +
-                                     shape_to_string(x_dims));
+    return invalid_node(context,
+                        "output " + shape_to_string(y_dims) + " is not a tiling of input " + shape_to_string(x_dims));
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, y_dims));
   TileParams params{static_cast<int>(x_dims.size()), to_index(x_dims), to_index(y_dims), strides_of(x_dims),

@@ -20,7 +20,7 @@ uint16_t float_to_float16(float value) {
   const uint32_t bits = std::bit_cast<uint32_t>(value);
   const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
   const uint32_t abs_bits = bits & 0x7fffffffu;
-  if (abs_bits > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);  // NaN
+  if (abs_bits > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);   // NaN
   if (abs_bits >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to >= 65520: inf
   if (abs_bits < 0x38800000u) {
     // Below the smallest normal half (2^-14): a subnormal, value / 2^-24 rounded to
@@ -173,7 +173,7 @@ int64_t read_as_int64(const void* data, DataType dtype, int64_t i) {
     case DataType::kUInt64: {
       const uint64_t value = static_cast<const uint64_t*>(data)[i];
       return value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ? std::numeric_limits<int64_t>::max()
-                                                                                 : static_cast<int64_t>(value);
+                                                                                : static_cast<int64_t>(value);
     }
     default:
       return 0;
@@ -203,8 +203,8 @@ bool is_readable_as_int64(DataType dtype) {
 
 Status check_rank(const KernelContext& context, size_t rank, std::string_view what) {
   if (rank <= static_cast<size_t>(kMaxRank)) return Status::ok();
-  return unsupported_feature(context, std::string(what) + " of rank " + std::to_string(rank) + " (at most " +
-                                          std::to_string(kMaxRank) + ")");
+  return unsupported_feature(
+      context, std::string(what) + " of rank " + std::to_string(rank) + " (at most " + std::to_string(kMaxRank) + ")");
 }
 
 Index to_index(const std::vector<int64_t>& values) {

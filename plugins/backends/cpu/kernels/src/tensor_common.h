@@ -108,8 +108,8 @@ template <typename... Ts>
 struct Types {};
 
 /// Every numeric dtype (the 16-bit floats included).
-using NumericTypes = Types<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
-                           uint32_t, uint64_t>;
+using NumericTypes =
+    Types<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t>;
 using FloatingTypes = Types<float, double, Float16, BFloat16>;
 
 template <typename... Ts>

@@ -71,9 +71,8 @@ Result<PreparedKernel> prepare_cum_sum(const KernelContext& context) {
   GE_ASSIGN_OR_RETURN(int64_t reverse, int_attribute(context, "reverse", 0));
   params.exclusive = exclusive != 0;
   params.reverse = reverse != 0;
-  KernelFunction function = select(dtype, NumericTypes{}, []<typename T>() -> KernelFunction {
-    return &cum_sum_kernel<T>;
-  });
+  KernelFunction function =
+      select(dtype, NumericTypes{}, []<typename T>() -> KernelFunction { return &cum_sum_kernel<T>; });
   return make_kernel(context, function, params);
 }
 

@@ -34,8 +34,7 @@ StridedView make_view(std::array<int64_t, 6> dims, std::array<int64_t, 6> stride
 
 Result<PreparedKernel> finish(const KernelContext& context, const StridedView& view) {
   const DataType dtype = input_dtype(context, 0);
-  KernelFunction function =
-      select_copy(dtype, []<typename T>() -> KernelFunction { return &depth_space_kernel<T>; });
+  KernelFunction function = select_copy(dtype, []<typename T>() -> KernelFunction { return &depth_space_kernel<T>; });
   if (function == nullptr) return unsupported_dtype(context, dtype, copy_types());
   return make_kernel(context, function, view);
 }
@@ -52,8 +51,8 @@ Result<PreparedKernel> prepare_depth_to_space(const KernelContext& context) {
   GE_ASSIGN_OR_RETURN(int64_t b, block_size(context, x_dims));
   const int64_t n = x_dims[0], c = x_dims[1], h = x_dims[2], w = x_dims[3];
   if (c % (b * b) != 0) {
-    return invalid_node(context, "channels " + std::to_string(c) + " are not a multiple of blocksize² = " +
-                                     std::to_string(b * b));
+    return invalid_node(
+        context, "channels " + std::to_string(c) + " are not a multiple of blocksize² = " + std::to_string(b * b));
   }
   GE_ASSIGN_OR_RETURN(std::string mode, string_attribute(context, "mode", "DCR"));
   const int64_t depth = c / (b * b);
@@ -62,7 +61,8 @@ Result<PreparedKernel> prepare_depth_to_space(const KernelContext& context) {
   // Walk (n, c', h, i, w, j); the input channel is (i * b + j) * C' + c' (DCR) or
   // c' * b² + i * b + j (CRD).
   if (mode == "DCR") {
-    return finish(context, make_view({n, depth, h, b, w, b}, {c * plane, plane, w, b * depth * plane, 1, depth * plane}));
+    return finish(context,
+                  make_view({n, depth, h, b, w, b}, {c * plane, plane, w, b * depth * plane, 1, depth * plane}));
   }
   if (mode == "CRD") {
     return finish(context, make_view({n, depth, h, b, w, b}, {c * plane, b * b * plane, w, b * plane, 1, plane}));
@@ -75,8 +75,8 @@ Result<PreparedKernel> prepare_space_to_depth(const KernelContext& context) {
   GE_ASSIGN_OR_RETURN(int64_t b, block_size(context, x_dims));
   const int64_t n = x_dims[0], c = x_dims[1], h = x_dims[2], w = x_dims[3];
   if (h % b != 0 || w % b != 0) {
-    return invalid_node(context, "height and width of " + shape_to_string(x_dims) +
-                                     " are not multiples of blocksize " + std::to_string(b));
+    return invalid_node(context, "height and width of " + shape_to_string(x_dims) + " are not multiples of blocksize " +
+                                     std::to_string(b));
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, input_dtype(context, 0), {n, c * b * b, h / b, w / b}));
   // Walk (n, i, j, c, h', w') reading x[n, c, h' * b + i, w' * b + j].

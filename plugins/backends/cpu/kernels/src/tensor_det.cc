@@ -60,9 +60,8 @@ Result<PreparedKernel> prepare_det(const KernelContext& context) {
   const std::vector<int64_t> y_dims(x_dims.begin(), x_dims.end() - 2);
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, y_dims));
   DetParams params{product(y_dims), x_dims.back()};
-  KernelFunction function = select(dtype, FloatingTypes{}, []<typename T>() -> KernelFunction {
-    return &det_kernel<T>;
-  });
+  KernelFunction function =
+      select(dtype, FloatingTypes{}, []<typename T>() -> KernelFunction { return &det_kernel<T>; });
   return make_kernel(context, function, params, static_cast<size_t>(params.n * params.n) * sizeof(double));
 }
 

@@ -114,8 +114,9 @@ Result<PreparedKernel> prepare_einsum(const KernelContext& context) {
   }
   const int inputs = static_cast<int>(context.node.input_count());
   if (static_cast<int>(terms.size()) != inputs) {
-    return invalid_attribute(context, "equation", "'" + raw + "' has " + std::to_string(terms.size()) +
-                                                      " terms for " + std::to_string(inputs) + " inputs");
+    return invalid_attribute(
+        context, "equation",
+        "'" + raw + "' has " + std::to_string(terms.size()) + " terms for " + std::to_string(inputs) + " inputs");
   }
   if (inputs > kMaxInputs) return unsupported_feature(context, "more than 8 inputs");
   // Label extents: letters first, then ellipsis dims right-aligned over all inputs.
@@ -133,8 +134,9 @@ Result<PreparedKernel> prepare_einsum(const KernelContext& context) {
     const int letters = static_cast<int>(std::count_if(term.begin(), term.end(), [](int l) { return l >= 0; }));
     const bool has_ellipsis = letters != static_cast<int>(term.size());
     if (has_ellipsis ? letters > rank : letters != rank) {
-      return invalid_attribute(context, "equation", "term '" + terms[k] + "' does not fit input " +
-                                                        std::to_string(k) + " " + shape_to_string(input_shapes[k]));
+      return invalid_attribute(
+          context, "equation",
+          "term '" + terms[k] + "' does not fit input " + std::to_string(k) + " " + shape_to_string(input_shapes[k]));
     }
     const int covered = rank - letters;
     if (covered > kMaxRank) return unsupported_feature(context, "an ellipsis over more than 16 axes");
@@ -208,9 +210,8 @@ Result<PreparedKernel> prepare_einsum(const KernelContext& context) {
     }
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, y_dims));
-  KernelFunction function = select(dtype, NumericTypes{}, []<typename T>() -> KernelFunction {
-    return &einsum_kernel<T>;
-  });
+  KernelFunction function =
+      select(dtype, NumericTypes{}, []<typename T>() -> KernelFunction { return &einsum_kernel<T>; });
   return make_kernel(context, function, params);
 }
 

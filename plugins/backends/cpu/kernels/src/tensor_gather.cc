@@ -129,11 +129,11 @@ Result<PreparedKernel> prepare_gather_elements(const KernelContext& context) {
 // ---- GatherND: each index tuple (the last indices axis) picks a slice ----
 
 struct GatherNdParams {
-  int64_t batches = 0;       // product of the first batch_dims dims
-  int64_t tuples = 0;        // index tuples per batch
-  int64_t tuple_size = 0;    // k
-  int64_t slice = 0;         // elements per picked slice
-  int64_t batch_stride = 0;  // x elements per batch
+  int64_t batches = 0;                  // product of the first batch_dims dims
+  int64_t tuples = 0;                   // index tuples per batch
+  int64_t tuple_size = 0;               // k
+  int64_t slice = 0;                    // elements per picked slice
+  int64_t batch_stride = 0;             // x elements per batch
   Index tuple_dims{}, tuple_strides{};  // the k indexed axes of x
   bool index64 = true;
 };

@@ -105,11 +105,13 @@ TEST(SplitKernel, PartsThatDoNotCoverTheAxisAreInvalid) {
 TEST(GatherKernel, AxisOneWithNegativeIndex) {
   // np.take(arange(24).reshape(2,3,4), [2, 0, -1], axis=1).
   KernelTest test("Gather", 13);
-  test.input(f32_iota({2, 3, 4})).input(i64({3}, {2, 0, -1})).attribute("axis", int64_t{1}).output(F::kFloat32,
-                                                                                                    {2, 3, 4});
+  test.input(f32_iota({2, 3, 4}))
+      .input(i64({3}, {2, 0, -1}))
+      .attribute("axis", int64_t{1})
+      .output(F::kFloat32, {2, 3, 4});
   GE_RUN_KERNEL(out, test);
-  expect_tensor<float>(out[0], {2, 3, 4}, {8,  9,  10, 11, 0,  1,  2,  3,  8,  9,  10, 11,
-                                           20, 21, 22, 23, 12, 13, 14, 15, 20, 21, 22, 23});
+  expect_tensor<float>(out[0], {2, 3, 4},
+                       {8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11, 20, 21, 22, 23, 12, 13, 14, 15, 20, 21, 22, 23});
 }
 
 TEST(GatherKernel, ScalarIndexDropsTheAxisAndInt32Indices) {
@@ -128,8 +130,10 @@ TEST(GatherKernel, OutOfRangeIndexFailsAtLaunch) {
 TEST(GatherElementsKernel, Axis1) {
   // take_along_axis([[1,2],[3,4]], [[0,0],[1,0]], 1) = [[1,1],[4,3]].
   KernelTest test("GatherElements", 13);
-  test.input(f32({2, 2}, {1, 2, 3, 4})).input(i64({2, 2}, {0, 0, 1, 0})).attribute("axis", int64_t{1}).output(
-      F::kFloat32, {2, 2});
+  test.input(f32({2, 2}, {1, 2, 3, 4}))
+      .input(i64({2, 2}, {0, 0, 1, 0}))
+      .attribute("axis", int64_t{1})
+      .output(F::kFloat32, {2, 2});
   GE_RUN_KERNEL(out, test);
   expect_tensor<float>(out[0], {2, 2}, {1, 1, 4, 3});
 }
@@ -137,8 +141,9 @@ TEST(GatherElementsKernel, Axis1) {
 TEST(GatherElementsKernel, Axis0NegativeIndicesSmallerThanData) {
   // data [[1,2,3],[4,5,6],[7,8,9]], indices [[-1,-2,0],[2,0,0]] (axis 0) -> [[7,5,3],[7,2,3]].
   KernelTest test("GatherElements", 13);
-  test.input(i32({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9})).input(i64({2, 3}, {-1, -2, 0, 2, 0, 0})).output(F::kInt32,
-                                                                                                      {2, 3});
+  test.input(i32({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}))
+      .input(i64({2, 3}, {-1, -2, 0, 2, 0, 0}))
+      .output(F::kInt32, {2, 3});
   GE_RUN_KERNEL(out, test);
   expect_tensor<int32_t>(out[0], {2, 3}, {7, 5, 3, 7, 2, 3});
 }

@@ -35,8 +35,10 @@ TEST(CompressKernel, AlongAxisAndFlattened) {
   // [[1,2],[3,4],[5,6]]: condition [0,1,1] on axis 0; [0,1,0,0,1] on the flattened input.
   const Tensor x = f32({3, 2}, {1, 2, 3, 4, 5, 6});
   KernelTest axis("Compress", 11);
-  axis.input(x).input(Tensor::from_vector<bool>({3}, {false, true, true})).attribute("axis", int64_t{0}).output(
-      F::kFloat32, {2, 2});
+  axis.input(x)
+      .input(Tensor::from_vector<bool>({3}, {false, true, true}))
+      .attribute("axis", int64_t{0})
+      .output(F::kFloat32, {2, 2});
   GE_RUN_KERNEL(rows, axis);
   expect_tensor<float>(rows[0], {2, 2}, {3, 4, 5, 6});
   KernelTest flat("Compress", 11);

@@ -67,9 +67,8 @@ Result<PreparedKernel> prepare_non_zero(const KernelContext& context) {
   if (y_dims.size() != 2) return invalid_node(context, "output " + shape_to_string(y_dims) + " must be 2-D");
   GE_RETURN_IF_ERROR(check_output(context, 0, DataType::kInt64, {static_cast<int64_t>(x_dims.size()), y_dims[1]}));
   NonZeroParams params{static_cast<int>(x_dims.size()), to_index(x_dims), product(x_dims), y_dims[1]};
-  KernelFunction function = select(dtype, NonZeroTypes{}, []<typename T>() -> KernelFunction {
-    return &non_zero_kernel<T>;
-  });
+  KernelFunction function =
+      select(dtype, NonZeroTypes{}, []<typename T>() -> KernelFunction { return &non_zero_kernel<T>; });
   return make_kernel(context, function, params);
 }
 

@@ -70,8 +70,9 @@ int pad_begins(const PadParams& p, const KernelArgs& args, Index& begin) {
       end[d] = p.pads[d + p.rank];
     }
   } else {
+    // args.inputs holds one address per node input: input 3 exists only with axes.
     const IntList pads{args.inputs[1], true, p.pad_entries};
-    const IntList axes{args.inputs[3], p.axes64, p.axis_entries};
+    const IntList axes{p.has_axes ? args.inputs[3] : nullptr, p.axes64, p.axis_entries};
     if (p.pad_entries > 0 && pads.data == nullptr) return kKernelMissingAddress;
     if (p.has_axes && p.axis_entries > 0 && axes.data == nullptr) return kKernelMissingAddress;
     const int64_t n = p.has_axes ? p.axis_entries : p.rank;
@@ -144,8 +145,8 @@ Result<PreparedKernel> prepare_pad(const KernelContext& context) {
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> y_dims, output_dims(context, 0));
   GE_RETURN_IF_ERROR(check_rank(context, x_dims.size(), "an input"));
   if (y_dims.size() != x_dims.size()) {
-    return invalid_node(context, "output " + shape_to_string(y_dims) + " and input " + shape_to_string(x_dims) +
-                                     " differ in rank");
+    return invalid_node(
+        context, "output " + shape_to_string(y_dims) + " and input " + shape_to_string(x_dims) + " differ in rank");
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, y_dims));
   PadParams params;

@@ -224,9 +224,8 @@ Result<PreparedKernel> prepare_reduce(const KernelContext& context) {
   } else {
     GE_RETURN_IF_ERROR(check_output(context, 0, dtype, y_dims));
   }
-  KernelFunction function = select(dtype, NumericTypes{}, []<typename T>() -> KernelFunction {
-    return &reduce_kernel<T, op>;
-  });
+  KernelFunction function =
+      select(dtype, NumericTypes{}, []<typename T>() -> KernelFunction { return &reduce_kernel<T, op>; });
   return make_kernel(context, function, params);
 }
 

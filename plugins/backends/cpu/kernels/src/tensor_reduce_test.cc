@@ -43,13 +43,18 @@ TEST(ReduceKernel, AxesInputThatContradictsTheOutputFailsAtLaunch) {
 
 TEST(ReduceKernel, AttributeAxes) {
   KernelTest l2("ReduceL2", 13);
-  l2.input(x()).attribute("axes", std::vector<int64_t>{2}).attribute("keepdims", int64_t{0}).output(F::kFloat32,
-                                                                                                    {3, 2});
+  l2.input(x())
+      .attribute("axes", std::vector<int64_t>{2})
+      .attribute("keepdims", int64_t{0})
+      .output(F::kFloat32, {3, 2});
   GE_RUN_KERNEL(l2_out, l2);
-  expect_tensor<float>(l2_out[0], {3, 2}, {5.0990195f, 20.0997505f, 30.0166626f, 40.0499687f, 55.0090904f, 60.0333252f});
+  expect_tensor<float>(l2_out[0], {3, 2},
+                       {5.0990195f, 20.0997505f, 30.0166626f, 40.0499687f, 55.0090904f, 60.0333252f});
   KernelTest log_sum("ReduceLogSum", 13);
-  log_sum.input(x()).attribute("axes", std::vector<int64_t>{0, 2}).attribute("keepdims", int64_t{0}).output(
-      F::kFloat32, {2});
+  log_sum.input(x())
+      .attribute("axes", std::vector<int64_t>{0, 2})
+      .attribute("keepdims", int64_t{0})
+      .output(F::kFloat32, {2});
   GE_RUN_KERNEL(log_sum_out, log_sum);
   expect_tensor<float>(log_sum_out[0], {2}, {4.5325994f, 4.8362818f});
   KernelTest mean("ReduceMean", 13);
@@ -98,6 +103,17 @@ TEST(ReduceKernel, IntegersStayExact) {
   expect_tensor<int32_t>(min_out[0], {1, 2}, {3, -4});
 }
 
+TEST(ReduceKernel, Float16AccumulatesInWideTypeAndRounds) {
+  // 1.5 + 2.25 = 3.75: bit patterns 0x3e00 + 0x4080 -> 0x4380.
+  Tensor x = Tensor::zeros(F::kFloat16, {2});
+  x.data<uint16_t>()[0] = 0x3e00;
+  x.data<uint16_t>()[1] = 0x4080;
+  KernelTest test("ReduceSum", 13);
+  test.input(x).input(i64({1}, {0})).attribute("keepdims", int64_t{0}).output(F::kFloat16, {});
+  GE_RUN_KERNEL(out, test);
+  EXPECT_EQ(out[0].data<uint16_t>()[0], 0x4380);
+}
+
 TEST(ArgKernel, TiesFirstOrLast) {
   const Tensor y = f32({2, 3}, {1, 5, 5, 7, 2, 7});
   KernelTest first("ArgMax", 13);
@@ -105,8 +121,10 @@ TEST(ArgKernel, TiesFirstOrLast) {
   GE_RUN_KERNEL(first_out, first);
   expect_tensor<int64_t>(first_out[0], {2}, {1, 0});
   KernelTest last("ArgMax", 13);
-  last.input(y).attribute("axis", int64_t{1}).attribute("keepdims", int64_t{0}).attribute("select_last_index",
-                                                                                          int64_t{1});
+  last.input(y)
+      .attribute("axis", int64_t{1})
+      .attribute("keepdims", int64_t{0})
+      .attribute("select_last_index", int64_t{1});
   last.output(F::kInt64, {2});
   GE_RUN_KERNEL(last_out, last);
   expect_tensor<int64_t>(last_out[0], {2}, {2, 2});
@@ -140,8 +158,11 @@ TEST(TopKKernel, LargestAndSmallestWithTies) {
   expect_tensor<float>(top[0], {2, 2}, {3, 3, 9, 9});
   expect_tensor<int64_t>(top[1], {2, 2}, {0, 2, 1, 3});
   KernelTest smallest("TopK", 11);
-  smallest.input(v).input(i64({1}, {3})).attribute("largest", int64_t{0}).output(F::kFloat32, {2, 3}).output(
-      F::kInt64, {2, 3});
+  smallest.input(v)
+      .input(i64({1}, {3}))
+      .attribute("largest", int64_t{0})
+      .output(F::kFloat32, {2, 3})
+      .output(F::kInt64, {2, 3});
   GE_RUN_KERNEL(bottom, smallest);
   expect_tensor<float>(bottom[0], {2, 3}, {1, 2, 3, 0, 8, 9});
   expect_tensor<int64_t>(bottom[1], {2, 3}, {1, 3, 0, 0, 2, 1});
@@ -149,8 +170,10 @@ TEST(TopKKernel, LargestAndSmallestWithTies) {
 
 TEST(TopKKernel, AxisZeroAndMismatchedK) {
   KernelTest axis0("TopK", 11);
-  axis0.input(f32({3, 2}, {1, 6, 5, 2, 3, 4})).input(i64({1}, {1})).attribute("axis", int64_t{0}).output(
-      F::kFloat32, {1, 2});
+  axis0.input(f32({3, 2}, {1, 6, 5, 2, 3, 4}))
+      .input(i64({1}, {1}))
+      .attribute("axis", int64_t{0})
+      .output(F::kFloat32, {1, 2});
   axis0.output(F::kInt64, {1, 2});
   GE_RUN_KERNEL(out, axis0);
   expect_tensor<float>(out[0], {1, 2}, {5, 6});

@@ -215,8 +215,8 @@ Result<PreparedKernel> prepare_scatter_nd(const KernelContext& context) {
   std::vector<int64_t> expected_updates(index_dims.begin(), index_dims.end() - 1);
   expected_updates.insert(expected_updates.end(), x_dims.begin() + k, x_dims.end());
   if (update_dims != expected_updates) {
-    return invalid_node(context, "updates " + shape_to_string(update_dims) + " must have shape " +
-                                     shape_to_string(expected_updates));
+    return invalid_node(
+        context, "updates " + shape_to_string(update_dims) + " must have shape " + shape_to_string(expected_updates));
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, x_dims));
   const Index x_strides = strides_of(x_dims);

@@ -70,7 +70,8 @@ int fill_kernel(const KernelArgs& args) {
   if (p.diagonal) {
     for (int64_t i = 0; i < p.rows; ++i) {
       const int64_t j = i + p.k;
-      if (j >= 0 && j < p.columns) std::memcpy(y + (i * p.columns + j) * p.element_bytes, p.one.data(), p.element_bytes);
+      if (j >= 0 && j < p.columns)
+        std::memcpy(y + (i * p.columns + j) * p.element_bytes, p.one.data(), p.element_bytes);
     }
   }
   return kKernelOk;

@@ -20,8 +20,7 @@ TEST(ShapeKernel, StartAndEndClampLikePythonSlices) {
   GE_RUN_KERNEL(dims, all);
   expect_tensor<int64_t>(dims[0], {3}, {3, 4, 5});
   KernelTest part("Shape", 15);
-  part.input(f32_iota({3, 4, 5})).attribute("start", int64_t{-10}).attribute("end", int64_t{-1}).output(F::kInt64,
-                                                                                                        {2});
+  part.input(f32_iota({3, 4, 5})).attribute("start", int64_t{-10}).attribute("end", int64_t{-1}).output(F::kInt64, {2});
   GE_RUN_KERNEL(some, part);
   expect_tensor<int64_t>(some[0], {2}, {3, 4});
 }
@@ -92,8 +91,7 @@ TEST(TileKernel, RepeatsEachAxis) {
   KernelTest test("Tile", 13);
   test.input(i64({2, 2}, {1, 2, 3, 4})).input(i64({2}, {2, 3})).output(F::kInt64, {4, 6});
   GE_RUN_KERNEL(out, test);
-  expect_tensor<int64_t>(out[0], {4, 6}, {1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4,
-                                          1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4});
+  expect_tensor<int64_t>(out[0], {4, 6}, {1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4, 1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4});
 }
 
 TEST(PadKernel, ReflectAndEdgeFromInputs) {
@@ -111,16 +109,20 @@ TEST(PadKernel, ReflectAndEdgeFromInputs) {
 TEST(PadKernel, ConstantValueInputAndNegativePadCrops) {
   // pads [1, -1, 0, 0]: a row of 9s on top, the first column cropped.
   KernelTest test("Pad", 11);
-  test.input(i32({2, 3}, {0, 1, 2, 3, 4, 5})).input(i64({4}, {1, -1, 0, 0})).input(i32({}, {9})).output(F::kInt32,
-                                                                                                      {3, 2});
+  test.input(i32({2, 3}, {0, 1, 2, 3, 4, 5}))
+      .input(i64({4}, {1, -1, 0, 0}))
+      .input(i32({}, {9}))
+      .output(F::kInt32, {3, 2});
   GE_RUN_KERNEL(out, test);
   expect_tensor<int32_t>(out[0], {3, 2}, {9, 9, 1, 2, 4, 5});
 }
 
 TEST(PadKernel, Opset2AttributesAndMismatchedPads) {
   KernelTest test("Pad", 2);
-  test.input(f32({2}, {1, 2})).attribute("pads", std::vector<int64_t>{1, 2}).attribute("value", 1.5f).output(
-      F::kFloat32, {5});
+  test.input(f32({2}, {1, 2}))
+      .attribute("pads", std::vector<int64_t>{1, 2})
+      .attribute("value", 1.5f)
+      .output(F::kFloat32, {5});
   GE_RUN_KERNEL(out, test);
   expect_tensor<float>(out[0], {5}, {1.5f, 1, 2, 1.5f, 1.5f});
   KernelTest wrong("Pad", 13);
@@ -128,11 +130,26 @@ TEST(PadKernel, Opset2AttributesAndMismatchedPads) {
   EXPECT_EQ(launch_code(wrong), tensor::kKernelRuntimeShapeMismatch);
 }
 
+TEST(PadKernel, AxesInputPadsOnlyTheNamedAxes) {
+  // Opset 18 form: pads [1, 2] for axes [-1] of [[0,1,2],[3,4,5]].
+  KernelTest test("Pad", 18);
+  test.input(i32({2, 3}, {0, 1, 2, 3, 4, 5}))
+      .input(i64({2}, {1, 2}))
+      .no_input()
+      .input(i64({1}, {-1}))
+      .output(F::kInt32, {2, 6});
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<int32_t>(out[0], {2, 6}, {0, 0, 1, 2, 0, 0, 0, 3, 4, 5, 0, 0});
+}
+
 TEST(OneHotKernel, AxisAndNegativeIndices) {
   // indices [[1, -1]] (float), depth 3, axis 1 -> shape [1, 3, 2]; values [off=0, on=5].
   KernelTest test("OneHot", 11);
-  test.input(f32({1, 2}, {1, -1})).input(f32({}, {3})).input(i64({2}, {0, 5})).attribute("axis", int64_t{1}).output(
-      F::kInt64, {1, 3, 2});
+  test.input(f32({1, 2}, {1, -1}))
+      .input(f32({}, {3}))
+      .input(i64({2}, {0, 5}))
+      .attribute("axis", int64_t{1})
+      .output(F::kInt64, {1, 3, 2});
   GE_RUN_KERNEL(out, test);
   expect_tensor<int64_t>(out[0], {1, 3, 2}, {0, 0, 5, 0, 0, 5});
 }
@@ -158,8 +175,10 @@ TEST(DepthToSpaceKernel, DcrAndCrdOrderChannelsDifferently) {
   GE_RUN_KERNEL(dcr_out, dcr);
   expect_tensor<float>(dcr_out[0], {1, 2, 2, 2}, {0, 2, 4, 6, 1, 3, 5, 7});
   KernelTest crd("DepthToSpace", 13);
-  crd.input(f32_iota({1, 8, 1, 1})).attribute("blocksize", int64_t{2}).attribute("mode", "CRD").output(
-      F::kFloat32, {1, 2, 2, 2});
+  crd.input(f32_iota({1, 8, 1, 1}))
+      .attribute("blocksize", int64_t{2})
+      .attribute("mode", "CRD")
+      .output(F::kFloat32, {1, 2, 2, 2});
   GE_RUN_KERNEL(crd_out, crd);
   expect_tensor<float>(crd_out[0], {1, 2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
 }

@@ -104,8 +104,8 @@ Result<PreparedKernel> prepare_slice(const KernelContext& context) {
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> y_dims, output_dims(context, 0));
   GE_RETURN_IF_ERROR(check_rank(context, x_dims.size(), "an input"));
   if (y_dims.size() != x_dims.size()) {
-    return invalid_node(context, "output " + shape_to_string(y_dims) + " and input " + shape_to_string(x_dims) +
-                                     " differ in rank");
+    return invalid_node(
+        context, "output " + shape_to_string(y_dims) + " and input " + shape_to_string(x_dims) + " differ in rank");
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, y_dims));
   SliceParams params;

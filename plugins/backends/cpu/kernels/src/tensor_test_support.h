@@ -61,9 +61,9 @@ inline int launch_code(KernelTest& test) {
 }  // namespace ge::cpu_kernels::testing
 
 /// `GE_RUN_CONSTANT_KERNEL(outputs, test);` as GE_RUN_KERNEL, through run_with_constants.
-#define GE_RUN_CONSTANT_KERNEL_IMPL(tmp, outputs, test)          \
+#define GE_RUN_CONSTANT_KERNEL_IMPL(tmp, outputs, test)            \
   auto tmp = ::ge::cpu_kernels::testing::run_with_constants(test); \
-  ASSERT_TRUE(tmp.is_ok()) << tmp.status().to_string();          \
+  ASSERT_TRUE(tmp.is_ok()) << tmp.status().to_string();            \
   std::vector<::ge::Tensor> outputs = std::move(tmp).value()
 #define GE_RUN_CONSTANT_KERNEL(outputs, test) \
   GE_RUN_CONSTANT_KERNEL_IMPL(GE_CONCAT(ge_run_constant_kernel_tmp_, __LINE__), outputs, test)

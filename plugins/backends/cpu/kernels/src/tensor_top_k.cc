@@ -105,9 +105,8 @@ Result<PreparedKernel> prepare_top_k(const KernelContext& context) {
   y_dims[a] = params.k;
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, y_dims));
   GE_RETURN_IF_ERROR(check_output(context, 1, DataType::kInt64, y_dims));
-  KernelFunction function = select(dtype, NumericTypes{}, []<typename T>() -> KernelFunction {
-    return &top_k_kernel<T>;
-  });
+  KernelFunction function =
+      select(dtype, NumericTypes{}, []<typename T>() -> KernelFunction { return &top_k_kernel<T>; });
   const size_t workspace = static_cast<size_t>(params.n) * sizeof(int64_t);
   return make_kernel(context, function, params, workspace);
 }

@@ -56,11 +56,11 @@ int unique_kernel(const KernelArgs& args) {
   if (p.n == 0) return p.unique == 0 ? kKernelOk : kKernelRuntimeShapeMismatch;
   if (x == nullptr || args.workspace == nullptr) return kKernelMissingAddress;
   auto* order = static_cast<int64_t*>(args.workspace);  // slices, sorted
-  int64_t* group_of = order + p.n;                       // slice -> sorted group
-  int64_t* first_of = group_of + p.n;                    // sorted group -> first slice
-  int64_t* count_of = first_of + p.n;                    // sorted group -> slices in it
-  int64_t* output_order = count_of + p.n;                // output position -> sorted group
-  int64_t* position_of = output_order + p.n;             // sorted group -> output position
+  int64_t* group_of = order + p.n;                      // slice -> sorted group
+  int64_t* first_of = group_of + p.n;                   // sorted group -> first slice
+  int64_t* count_of = first_of + p.n;                   // sorted group -> slices in it
+  int64_t* output_order = count_of + p.n;               // output position -> sorted group
+  int64_t* position_of = output_order + p.n;            // sorted group -> output position
   for (int64_t i = 0; i < p.n; ++i) order[i] = i;
   // Ties broken by index, so each group starts with its first occurrence.
   std::sort(order, order + p.n, [&](int64_t a, int64_t b) {
@@ -135,9 +135,8 @@ Result<PreparedKernel> prepare_unique(const KernelContext& context) {
   for (size_t i = 1; i <= 3; ++i) {
     if (has_output(context, i)) GE_RETURN_IF_ERROR(check_output(context, i, DataType::kInt64, per_output[i - 1]));
   }
-  KernelFunction function = select(dtype, UniqueTypes{}, []<typename T>() -> KernelFunction {
-    return &unique_kernel<T>;
-  });
+  KernelFunction function =
+      select(dtype, UniqueTypes{}, []<typename T>() -> KernelFunction { return &unique_kernel<T>; });
   const size_t workspace = static_cast<size_t>(6 * params.n) * sizeof(int64_t);
   return make_kernel(context, function, params, workspace);
 }
