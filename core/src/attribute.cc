@@ -14,6 +14,8 @@ const char* attribute_type_name(AttributeType type) {
     case AttributeType::kStrings: return "strings";
     case AttributeType::kTensors: return "tensors";
     case AttributeType::kGraphs: return "graphs";
+    case AttributeType::kType: return "type";
+    case AttributeType::kTypes: return "types";
   }
   return "unknown";
 }

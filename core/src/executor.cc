@@ -241,6 +241,14 @@ struct Executor::Impl {
         descs[i] = inputs[i]->desc();
         node.input(i)->set_desc(descs[i]);
       }
+      // The outputs still hold the shapes of the previous run (or loop iteration), which
+      // data-dependent ops change: infer them afresh, keeping only kind and dtype.
+      for (Value* out : node.outputs()) {
+        if (output_is_omitted(g, out)) continue;
+        TensorDesc relaxed = out->desc();
+        relaxed.shape.reset();
+        out->set_desc(std::move(relaxed));
+      }
       const InputDataProvider data = [&inputs](const Node&, size_t index) -> const Tensor* {
         return index < inputs.size() && inputs[index] != nullptr ? &inputs[index]->tensor : nullptr;
       };

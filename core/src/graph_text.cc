@@ -352,12 +352,16 @@ const char* attribute_type_text(AttributeType type) {
       return "tensors";
     case AttributeType::kGraphs:
       return "graphs";
+    case AttributeType::kType:
+      return "type";
+    case AttributeType::kTypes:
+      return "types";
   }
   return "?";
 }
 
 std::optional<AttributeType> attribute_type_from_text(std::string_view s) {
-  for (int i = 0; i <= static_cast<int>(AttributeType::kGraphs); ++i) {
+  for (int i = 0; i <= static_cast<int>(AttributeType::kTypes); ++i) {
     auto type = static_cast<AttributeType>(i);
     if (s == attribute_type_text(type)) return type;
   }
@@ -620,6 +624,12 @@ class Printer {
       case AttributeType::kGraphs:
         list(std::get<std::vector<Attribute::GraphPtr>>(s),
              [&](const Attribute::GraphPtr& v) { print_subgraph(v, depth); });
+        break;
+      case AttributeType::kType:
+        append_type(out_, std::get<TensorDesc>(s));
+        break;
+      case AttributeType::kTypes:
+        list(std::get<std::vector<TensorDesc>>(s), [&](const TensorDesc& v) { append_type(out_, v); });
         break;
     }
   }
@@ -1649,6 +1659,14 @@ class Parser {
       }
       case AttributeType::kGraphs: {
         GE_ASSIGN_OR_RETURN(auto v, parse_list<Attribute::GraphPtr>([&] { return parse_subgraph(owner, depth); }));
+        return Attribute(std::move(v));
+      }
+      case AttributeType::kType: {
+        GE_ASSIGN_OR_RETURN(TensorDesc v, parse_type());
+        return Attribute(std::move(v));
+      }
+      case AttributeType::kTypes: {
+        GE_ASSIGN_OR_RETURN(auto v, parse_list<TensorDesc>([&] { return parse_type(); }));
         return Attribute(std::move(v));
       }
     }

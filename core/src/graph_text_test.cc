@@ -254,6 +254,10 @@ std::unique_ptr<Graph> rich_graph() {
   attrs->set_attribute("strings", std::vector<std::string>{"", "x y"});
   attrs->set_attribute("tensors", std::vector<Tensor>{Tensor(), Tensor::from_strings({1}, {"z"})});
   attrs->set_attribute("odd attr name", int64_t{1});
+  TensorDesc type_attr(DataType::kFloat16, {Dim::named("N"), Dim::unknown(), Dim::of(3)});
+  type_attr.kind = ValueKind::kOptionalSequence;
+  attrs->set_attribute("type", type_attr);
+  attrs->set_attribute("types", std::vector<TensorDesc>{TensorDesc::of(DataType::kInt8, {}), TensorDesc()});
 
   // A subgraph capturing outer values, itself holding a subgraph that captures from both.
   auto then_branch = std::make_shared<Graph>("then");
@@ -357,6 +361,17 @@ TEST(GraphText, RoundTripsEveryConstruct) {
   EXPECT_EQ(spaced->control_predecessors()[0]->op_type(), "output");
   EXPECT_EQ(spaced->control_predecessors()[1], p.find_node("a"));
   EXPECT_EQ(p.find_node("a")->input(1)->producer(), p.find_node("cast"));
+
+  // Type attributes (Optional's `type`) come back as the same descs.
+  const Node* attrs = nullptr;
+  for (const auto& node : p.nodes())
+    if (node->attribute("types") != nullptr) attrs = node.get();
+  ASSERT_NE(attrs, nullptr);
+  const TensorDesc& type = attrs->attribute("type")->get<TensorDesc>();
+  EXPECT_EQ(type.kind, ValueKind::kOptionalSequence);
+  EXPECT_EQ(type.to_string(), "opt(seq(float16[N,?,3]))");
+  EXPECT_EQ(attrs->attribute("types")->get<std::vector<TensorDesc>>(),
+            (std::vector<TensorDesc>{TensorDesc::of(DataType::kInt8, {}), TensorDesc()}));
 }
 
 TEST(GraphText, RoundTripsOmittedGraphOutputsAndUndefinedInitializerTypes) {

@@ -63,6 +63,8 @@ bool attributes_equal(const Attribute& a, const Attribute& b) {
   if (a.holds<Attribute::GraphPtr>()) return a.get<Attribute::GraphPtr>() == b.get<Attribute::GraphPtr>();
   if (a.holds<std::vector<int64_t>>()) return a.get<std::vector<int64_t>>() == b.get<std::vector<int64_t>>();
   if (a.holds<std::vector<std::string>>()) return a.get<std::vector<std::string>>() == b.get<std::vector<std::string>>();
+  if (a.holds<TensorDesc>()) return a.get<TensorDesc>() == b.get<TensorDesc>();
+  if (a.holds<std::vector<TensorDesc>>()) return a.get<std::vector<TensorDesc>>() == b.get<std::vector<TensorDesc>>();
   // Graphs compare by identity: two bodies are only known to agree when they are one.
   return a.get<std::vector<Attribute::GraphPtr>>() == b.get<std::vector<Attribute::GraphPtr>>();
 }

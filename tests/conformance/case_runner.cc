@@ -49,12 +49,21 @@ Result<std::vector<Tensor>> sequence_from_proto(const onnx::SequenceProto& proto
   return items;
 }
 
+/// The ONNX test generator stores bfloat16 data as uint16 bit patterns (numpy has no
+/// bfloat16): where the model declares bfloat16, such a tensor is read as bfloat16.
+Tensor as_declared_bfloat16(Tensor tensor, const TensorDesc& desc) {
+  if (desc.dtype != DataType::kBFloat16 || tensor.dtype() != DataType::kUInt16) return tensor;
+  Tensor relabelled = Tensor::zeros(DataType::kBFloat16, tensor.shape());
+  std::copy_n(tensor.data<uint16_t>(), tensor.element_count(), relabelled.data<uint16_t>());
+  return relabelled;
+}
+
 /// Reads a test-data file as the kind of value `desc` declares: a TensorProto, a
 /// SequenceProto or an OptionalProto.
 Result<RuntimeValue> read_value(const fs::path& path, const TensorDesc& desc) {
   if (desc.kind == ValueKind::kTensor) {
     GE_ASSIGN_OR_RETURN(Tensor tensor, onnx_common::read_tensor_file(path));
-    return RuntimeValue::of(std::move(tensor));
+    return RuntimeValue::of(as_declared_bfloat16(std::move(tensor), desc));
   }
   GE_ASSIGN_OR_RETURN(std::string bytes, read_bytes(path));
   if (desc.kind == ValueKind::kSequence) {

@@ -1,5 +1,6 @@
 #pragma once
-/// Typed node attributes: int, float, string, tensor, graph, and lists of those.
+/// Typed node attributes: int, float, string, tensor, graph, type (a TensorDesc, as in
+/// Optional's `type`), and lists of those.
 
 #include <cstdint>
 #include <memory>
@@ -9,12 +10,13 @@
 #include <vector>
 
 #include "ge/tensor.h"
+#include "ge/tensor_desc.h"
 
 namespace ge {
 
 class Graph;
 
-enum class AttributeType { kInt, kFloat, kString, kTensor, kGraph, kInts, kFloats, kStrings, kTensors, kGraphs };
+enum class AttributeType { kInt, kFloat, kString, kTensor, kGraph, kInts, kFloats, kStrings, kTensors, kGraphs, kType, kTypes };
 
 /// Name used in text IR: "int", "float", "string", "tensor", "graph", "ints", ...
 const char* attribute_type_name(AttributeType type);
@@ -24,7 +26,7 @@ class Attribute {
   using GraphPtr = std::shared_ptr<Graph>;
   using Storage = std::variant<int64_t, float, std::string, Tensor, GraphPtr, std::vector<int64_t>,
                                std::vector<float>, std::vector<std::string>, std::vector<Tensor>,
-                               std::vector<GraphPtr>>;
+                               std::vector<GraphPtr>, TensorDesc, std::vector<TensorDesc>>;
 
   Attribute() : value_(int64_t{0}) {}
   Attribute(int64_t v) : value_(v) {}                           // NOLINT
@@ -39,6 +41,8 @@ class Attribute {
   Attribute(std::vector<std::string> v) : value_(std::move(v)) {}  // NOLINT
   Attribute(std::vector<Tensor> v) : value_(std::move(v)) {}    // NOLINT
   Attribute(std::vector<GraphPtr> v) : value_(std::move(v)) {}  // NOLINT
+  Attribute(TensorDesc v) : value_(std::move(v)) {}             // NOLINT
+  Attribute(std::vector<TensorDesc> v) : value_(std::move(v)) {}  // NOLINT
 
   AttributeType type() const { return static_cast<AttributeType>(value_.index()); }
   const Storage& storage() const { return value_; }

@@ -64,9 +64,21 @@ Result<Attribute> attribute_from_proto(const onnx::AttributeProto& proto,
     case onnx::AttributeProto::SPARSE_TENSOR:
     case onnx::AttributeProto::SPARSE_TENSORS:
       return unsupported(label + " holds a sparse tensor; sparse tensors are not supported");
-    case onnx::AttributeProto::TYPE_PROTO:
-    case onnx::AttributeProto::TYPE_PROTOS:
-      return unsupported(label + " holds a type proto; type attributes are not supported");
+    case onnx::AttributeProto::TYPE_PROTO: {
+      if (proto.tp().value_case() == onnx::TypeProto::VALUE_NOT_SET) return invalid_argument(label + " holds an empty type proto");
+      auto desc = desc_from_type_proto(proto.tp());
+      if (!desc.is_ok()) return desc.status().with_context(label);
+      return Attribute(std::move(desc).value());
+    }
+    case onnx::AttributeProto::TYPE_PROTOS: {
+      std::vector<TensorDesc> descs;
+      for (const auto& tp : proto.type_protos()) {
+        auto desc = desc_from_type_proto(tp);
+        if (!desc.is_ok()) return desc.status().with_context(label);
+        descs.push_back(std::move(desc).value());
+      }
+      return Attribute(std::move(descs));
+    }
     case onnx::AttributeProto::UNDEFINED:
       break;
   }
@@ -112,6 +124,14 @@ Result<onnx::AttributeProto> attribute_to_proto(const std::string& name, const A
     case AttributeType::kTensors:
       proto.set_type(onnx::AttributeProto::TENSORS);
       for (const Tensor& t : attribute.get<std::vector<Tensor>>()) *proto.add_tensors() = tensor_to_proto(t);
+      break;
+    case AttributeType::kType:
+      proto.set_type(onnx::AttributeProto::TYPE_PROTO);
+      *proto.mutable_tp() = desc_to_type_proto(attribute.get<TensorDesc>());
+      break;
+    case AttributeType::kTypes:
+      proto.set_type(onnx::AttributeProto::TYPE_PROTOS);
+      for (const TensorDesc& d : attribute.get<std::vector<TensorDesc>>()) *proto.add_type_protos() = desc_to_type_proto(d);
       break;
     case AttributeType::kGraph:
     case AttributeType::kGraphs:

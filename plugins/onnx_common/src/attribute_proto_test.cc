@@ -114,16 +114,48 @@ TEST(AttributeFromProto, UnsupportedKindsNamed) {
   EXPECT_EQ(a.status().code(), StatusCode::kUnsupported);
   EXPECT_NE(a.status().message().find("'sv'"), std::string::npos);
 
-  onnx::AttributeProto tp;
-  tp.set_name("dtype_proto");
-  tp.set_type(onnx::AttributeProto::TYPE_PROTO);
-  EXPECT_EQ(attribute_from_proto(tp).status().code(), StatusCode::kUnsupported);
-
   onnx::AttributeProto ref;
   ref.set_name("alpha");
   ref.set_ref_attr_name("outer_alpha");
   ref.set_type(onnx::AttributeProto::FLOAT);
   EXPECT_EQ(attribute_from_proto(ref).status().code(), StatusCode::kUnsupported);
+}
+
+TEST(AttributeFromProto, TypeProtosBecomeDescs) {
+  // Optional's `type`: optional(sequence(tensor(float, [2, N]))).
+  onnx::AttributeProto tp;
+  tp.set_name("type");
+  tp.set_type(onnx::AttributeProto::TYPE_PROTO);
+  onnx::TypeProto::Tensor* tensor =
+      tp.mutable_tp()->mutable_optional_type()->mutable_elem_type()->mutable_sequence_type()->mutable_elem_type()
+          ->mutable_tensor_type();
+  tensor->set_elem_type(onnx::TensorProto::FLOAT);
+  tensor->mutable_shape()->add_dim()->set_dim_value(2);
+  tensor->mutable_shape()->add_dim()->set_dim_param("N");
+  auto a = attribute_from_proto(tp);
+  ASSERT_TRUE(a.is_ok()) << a.status().to_string();
+  EXPECT_EQ(a->get<TensorDesc>().to_string(), "opt(seq(float32[2,N]))");
+
+  auto back = attribute_to_proto("type", *a);
+  ASSERT_TRUE(back.is_ok());
+  EXPECT_EQ(back->type(), onnx::AttributeProto::TYPE_PROTO);
+  EXPECT_EQ(back->tp().SerializeAsString(), tp.tp().SerializeAsString());
+
+  onnx::AttributeProto list;
+  list.set_name("types");
+  list.set_type(onnx::AttributeProto::TYPE_PROTOS);
+  list.add_type_protos()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  auto l = attribute_from_proto(list);
+  ASSERT_TRUE(l.is_ok()) << l.status().to_string();
+  ASSERT_EQ(l->get<std::vector<TensorDesc>>().size(), 1u);
+  EXPECT_EQ(l->get<std::vector<TensorDesc>>()[0].to_string(), "int64[*]");
+
+  onnx::AttributeProto empty;
+  empty.set_name("dtype_proto");
+  empty.set_type(onnx::AttributeProto::TYPE_PROTO);  // a TypeProto holding no type
+  auto bad = attribute_from_proto(empty);
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.status().message().find("'dtype_proto'"), std::string::npos) << bad.status().message();
 }
 
 TEST(AttributeToProto, RoundTrips) {

@@ -1,5 +1,7 @@
 #include "inference_supplements.h"
 
+#include <algorithm>
+
 namespace ge::onnx_ops {
 namespace {
 
@@ -21,10 +23,63 @@ void supplement_reshape_rank(const Node& node, std::vector<onnx::TypeProto>& out
   for (int64_t i = 0; i < (*shape_desc.shape)[0].value; ++i) shape->add_dim();
 }
 
+const Tensor* input_data(const Node& node, const InputDataProvider& data, size_t index) {
+  if (!data || index >= node.input_count() || node.input(index) == nullptr) return nullptr;
+  return data(node, index);
+}
+
+bool element_is_non_zero(const Tensor& t, int64_t i) {
+  if (t.dtype() == DataType::kString) return !t.data<std::string>()[i].empty();
+  return t.scalar_as_double(i) != 0.0;  // -0 is zero; NaN is not
+}
+
+/// Sets output 0 to `dims` when libonnx left it a tensor of unknown or partly unknown shape.
+void set_output_dims(std::vector<onnx::TypeProto>& outputs, const std::vector<int64_t>& dims) {
+  if (outputs.empty()) return;
+  onnx::TypeProto& output = outputs[0];
+  if (output.value_case() != onnx::TypeProto::kTensorType && output.value_case() != onnx::TypeProto::VALUE_NOT_SET) return;
+  onnx::TensorShapeProto* shape = output.mutable_tensor_type()->mutable_shape();
+  shape->clear_dim();
+  for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
+}
+
+void supplement_non_zero(const Node& node, const InputDataProvider& data, std::vector<onnx::TypeProto>& outputs) {
+  const Tensor* x = input_data(node, data, 0);
+  if (x == nullptr || x->dtype() == DataType::kComplex64 || x->dtype() == DataType::kComplex128) return;
+  int64_t count = 0;
+  for (int64_t i = 0; i < x->element_count(); ++i) count += element_is_non_zero(*x, i) ? 1 : 0;
+  set_output_dims(outputs, {std::max<int64_t>(x->rank(), 1), count});
+}
+
+void supplement_compress(const Node& node, const InputDataProvider& data, std::vector<onnx::TypeProto>& outputs) {
+  const Tensor* condition = input_data(node, data, 1);
+  const TensorDesc& x = node.input(0) != nullptr ? node.input(0)->desc() : TensorDesc();
+  if (condition == nullptr || condition->rank() != 1 || !x.is_static()) return;
+  const std::vector<int64_t> x_dims = x.static_dims();
+  const Attribute* axis_attr = node.attribute("axis");
+  const bool flat = axis_attr == nullptr || !axis_attr->holds<int64_t>();
+  int64_t axis = flat ? 0 : axis_attr->get<int64_t>();
+  const int64_t rank = static_cast<int64_t>(x_dims.size());
+  if (!flat && (axis < -rank || axis >= rank)) return;  // the kernel names the bad axis
+  if (axis < 0) axis += rank;
+  const int64_t extent = flat ? x.element_count() : x_dims[static_cast<size_t>(axis)];
+  int64_t selected = 0;
+  for (int64_t i = 0; i < std::min(extent, condition->element_count()); ++i) {
+    selected += element_is_non_zero(*condition, i) ? 1 : 0;
+  }
+  if (flat) return set_output_dims(outputs, {selected});
+  std::vector<int64_t> dims = x_dims;
+  dims[static_cast<size_t>(axis)] = selected;
+  set_output_dims(outputs, dims);
+}
+
 }  // namespace
 
-void supplement_inference(const Node& node, std::vector<onnx::TypeProto>& outputs) {
-  if (is_default_domain(node) && node.op_type() == "Reshape") supplement_reshape_rank(node, outputs);
+void supplement_inference(const Node& node, const InputDataProvider& data, std::vector<onnx::TypeProto>& outputs) {
+  if (!is_default_domain(node)) return;
+  if (node.op_type() == "Reshape") supplement_reshape_rank(node, outputs);
+  if (node.op_type() == "NonZero") supplement_non_zero(node, data, outputs);
+  if (node.op_type() == "Compress") supplement_compress(node, data, outputs);
 }
 
 }  // namespace ge::onnx_ops

@@ -7,12 +7,15 @@
 #include <onnx/onnx_pb.h>
 
 #include "ge/graph.h"
+#include "ge/op_registry.h"
 
 namespace ge::onnx_ops {
 
-/// Refines `outputs` (as libonnx left them for `node`) in place. Today: Reshape whose
-/// shape input has no known content but a static length k gets rank k (dims unknown), as
-/// ONNX >= 1.13 does.
-void supplement_inference(const Node& node, std::vector<onnx::TypeProto>& outputs);
+/// Refines `outputs` (as libonnx left them for `node`) in place:
+/// - Reshape whose shape input has no known content but a static length k gets rank k
+///   (dims unknown), as ONNX >= 1.13 does;
+/// - data-dependent extents libonnx never computes, when `data` has the input contents
+///   (run-time inference): NonZero's count, Compress's selected length.
+void supplement_inference(const Node& node, const InputDataProvider& data, std::vector<onnx::TypeProto>& outputs);
 
 }  // namespace ge::onnx_ops

@@ -109,7 +109,7 @@ Status OnnxOpLibrary::infer(Node& node, int64_t opset_version, const InputDataPr
           *schema->GetFunction(), onnx::OpSchemaRegistry::Instance(), context, strict);
     }
     inferred = context.output_types();
-    supplement_inference(node, inferred);
+    supplement_inference(node, data, inferred);
   } catch (const StatusError& failure) {
     return failure.status().with_context(where);
   } catch (const onnx::InferenceError& error) {

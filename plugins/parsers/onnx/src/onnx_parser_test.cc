@@ -437,18 +437,29 @@ TEST(OnnxParser, AttributesOfEveryType) {
   EXPECT_EQ(node->subgraphs().size(), 1u);
 }
 
-TEST(OnnxParser, TypeProtoAttributeIsUnsupported) {
-  auto model = make_model(13);
+TEST(OnnxParser, TypeProtoAttributesAreImportedAndEmptyOnesRejected) {
+  auto model = make_model(15);
   auto* g = model.mutable_graph();
-  add_value(g->mutable_input(), "x");
-  auto* n = add_node(g, "Relu", {"x"}, {"y"}, "typed");
-  add_attribute(n, "tp", onnx::AttributeProto::TYPE_PROTO);
-  add_value(g->mutable_output(), "y");
+  auto* opt = add_node(g, "Optional", {}, {"o"}, "empty_opt");
+  add_attribute(opt, "type", onnx::AttributeProto::TYPE_PROTO)
+      ->mutable_tp()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  add_value(g->mutable_output(), "o");
   auto graph = parse(model);
-  ASSERT_FALSE(graph.is_ok());
-  EXPECT_EQ(graph.status().code(), StatusCode::kUnsupported);
-  EXPECT_TRUE(contains(graph.status().message(), "node 'typed' (Relu)")) << graph.status().message();
-  EXPECT_TRUE(contains(graph.status().message(), "'tp'"));
+  ASSERT_TRUE(graph.is_ok()) << graph.status().to_string();
+  const Node* node = (*graph)->find_node("empty_opt");
+  ASSERT_NE(node, nullptr);
+  EXPECT_EQ(node->attribute("type")->get<TensorDesc>().to_string(), "float32[*]");
+
+  auto bad_model = make_model(13);
+  auto* bg = bad_model.mutable_graph();
+  add_value(bg->mutable_input(), "x");
+  auto* n = add_node(bg, "Relu", {"x"}, {"y"}, "typed");
+  add_attribute(n, "tp", onnx::AttributeProto::TYPE_PROTO);  // holds no type
+  add_value(bg->mutable_output(), "y");
+  auto bad = parse(bad_model);
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_TRUE(contains(bad.status().message(), "node 'typed' (Relu)")) << bad.status().message();
+  EXPECT_TRUE(contains(bad.status().message(), "'tp' holds an empty type proto")) << bad.status().message();
 }
 
 TEST(OnnxParser, BadTensorAttributeNamesNode) {

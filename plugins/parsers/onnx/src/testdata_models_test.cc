@@ -28,11 +28,8 @@ size_t count_files(const fs::path& dir, const std::string& prefix) {
   return count;
 }
 
-// Cases that must fail, with the reason: a TYPE_PROTO attribute (Optional's `type`) has no
-// ge::Attribute kind yet. When the core grows one, drop the entry.
-const std::map<std::string, std::string> kExpectedFailures = {
-    {"test_if_opt", "attribute 'type' holds a type proto"},
-};
+// Cases that must fail, with the reason (none today: every model in the suite parses).
+const std::map<std::string, std::string> kExpectedFailures = {};
 
 struct Tally {
   size_t models = 0;
