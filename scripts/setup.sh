@@ -8,6 +8,7 @@ packages=(
   libprotobuf-dev protobuf-compiler libonnx-dev python3 python3-onnx python3-numpy
   libgtest-dev libgmock-dev libbenchmark-dev
   libonnx-testdata locales
+  clang libclang-rt-14-dev
 )
 missing=()
 for p in "${packages[@]}"; do

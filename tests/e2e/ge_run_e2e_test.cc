@@ -109,6 +109,17 @@ TEST_F(GeRunE2ETest, SampleMatchesNumpyAtO3WithVerifyEach) {
   EXPECT_CONTAINS(r.output, ": OK, max abs error");
 }
 
+TEST_F(GeRunE2ETest, CheckPassesRunsEveryChangingPassOnTheUsersInput) {
+  Outcome r = ge_run({kModel, "-O3", "--check-passes", "-v", "--input", (kData / "input_0.pb").string(),
+                      "--expected-dir", kData.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_CONTAINS(r.output, "(changed), checked on cpu: max |difference| ");
+  EXPECT_CONTAINS(r.output, ": OK, max abs error");
+  Outcome bad = ge_run({kModel, "--check-passes", "--input", "nope=random"});
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  EXPECT_CONTAINS(bad.output, "unknown input 'nope'");
+}
+
 TEST_F(GeRunE2ETest, NpyInputGivesTheSameResult) {
   Outcome r =
       ge_run({kModel, "--input", "input=" + (kData / "input_0.npy").string(), "--expected-dir", kData.string()});

@@ -14,6 +14,7 @@
 
 #include "ge/logging.h"
 #include "ge/model_file.h"
+#include "ge/parser.h"
 #include "ge/plugin_host.h"
 #include "ge/session.h"
 #include "ge/status.h"
@@ -72,7 +73,9 @@ void print_pass_timings(const Session& session) {
   if (session.pass_timings().empty()) std::cout << "  (no passes ran)\n";
   for (const PassTiming& timing : session.pass_timings()) {
     std::cout << "  " << timing.name << ": " << milliseconds(timing.milliseconds) << " ms"
-              << (timing.changed ? " (changed)" : "") << "\n";
+              << (timing.changed ? " (changed)" : "");
+    if (timing.checked) std::cout << ", checked on cpu: max |difference| " << timing.max_abs_difference;
+    std::cout << "\n";
   }
 }
 
@@ -124,6 +127,20 @@ Status check_expected(const RunOptions& options, const std::vector<Value*>& grap
   return Status::ok();
 }
 
+/// Parses and compiles `model`. With --check-passes the check runs use the user's
+/// --input data, bound on the parsed graph before any pass runs.
+Result<std::unique_ptr<Session>> compile_model(const PluginHost& host, const fs::path& model, const RunOptions& options,
+                                               SessionOptions session_options) {
+  if (!session_options.passes.check_passes) return Session::create(host, model, session_options);
+  GE_ASSIGN_OR_RETURN(Parser * parser, host.parser_for(model));
+  Result<std::unique_ptr<Graph>> graph = parser->parse_file(model);
+  if (!graph.is_ok()) return graph.status().with_context(model.string());
+  GE_ASSIGN_OR_RETURN(session_options.passes.check_inputs, bind_inputs(**graph, options.inputs));
+  Result<std::unique_ptr<Session>> session = Session::create(host, std::move(graph).value(), session_options);
+  if (!session.is_ok()) return session.status().with_context(model.string());
+  return session;
+}
+
 int run(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   Result<RunOptions> parsed = parse_options(args);
@@ -168,7 +185,7 @@ int run(int argc, char** argv) {
   // A compiled .gem model loads without running the compiler.
   Result<std::unique_ptr<Session>> created = model.extension() == ".gem"
                                                  ? create_session_from_model_file(host, model, session_options)
-                                                 : Session::create(host, model, session_options);
+                                                 : compile_model(host, model, options, session_options);
   if (!created.is_ok()) return fail(created.status());
   Session& session = **created;
   const double compile_ms =

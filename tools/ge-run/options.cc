@@ -12,9 +12,10 @@ namespace {
 constexpr std::string_view kValueOptions[] = {
     "--plugins",      "--input",      "--output-dir",   "--backend", "--repeat", "--passes",
     "--disable-pass", "--dump-graph", "--expected-dir", "--rtol",    "--atol",
+    "--check-rtol",   "--check-atol",
 };
 /// Options that take none.
-constexpr std::string_view kFlagOptions[] = {"--list-plugins", "--verify-each", "--verbose", "--help"};
+constexpr std::string_view kFlagOptions[] = {"--list-plugins", "--verify-each", "--check-passes", "--verbose", "--help"};
 
 bool contains(std::span<const std::string_view> list, std::string_view name) {
   for (std::string_view entry : list) {
@@ -73,7 +74,8 @@ Result<std::vector<std::string>> parse_pass_list(const std::string& text) {
   return names;
 }
 
-Status apply_value(RunOptions& options, const std::string& option, const std::string& value, bool& tolerance_given) {
+Status apply_value(RunOptions& options, const std::string& option, const std::string& value, bool& tolerance_given,
+                   bool& check_tolerance_given) {
   if (option == "--plugins") {
     if (value.empty()) return invalid_argument("--plugins expects a registry file");
     options.plugin_files.emplace_back(value);
@@ -107,6 +109,12 @@ Status apply_value(RunOptions& options, const std::string& option, const std::st
   } else if (option == "--atol") {
     GE_ASSIGN_OR_RETURN(options.atol, parse_tolerance(option, value));
     tolerance_given = true;
+  } else if (option == "--check-rtol") {
+    GE_ASSIGN_OR_RETURN(options.passes.check_rtol, parse_tolerance(option, value));
+    check_tolerance_given = true;
+  } else if (option == "--check-atol") {
+    GE_ASSIGN_OR_RETURN(options.passes.check_atol, parse_tolerance(option, value));
+    check_tolerance_given = true;
   } else if (option == "-O") {
     GE_ASSIGN_OR_RETURN(options.passes.opt_level, parse_int(option, value, 0, 3));
   }
@@ -118,6 +126,7 @@ Status apply_value(RunOptions& options, const std::string& option, const std::st
 Result<RunOptions> parse_options(const std::vector<std::string>& args) {
   RunOptions options;
   bool tolerance_given = false;
+  bool check_tolerance_given = false;
   bool options_ended = false;
 
   // The value of an option at args[i]: after '=' when present, else the next argument.
@@ -155,7 +164,7 @@ Result<RunOptions> parse_options(const std::vector<std::string>& args) {
       std::optional<std::string> attached;
       if (arg.size() > 2) attached = arg.substr(2);
       GE_ASSIGN_OR_RETURN(std::string value, take_value(i, "-O", attached));
-      GE_RETURN_IF_ERROR(apply_value(options, "-O", value, tolerance_given));
+      GE_RETURN_IF_ERROR(apply_value(options, "-O", value, tolerance_given, check_tolerance_given));
       continue;
     }
     if (arg[1] == 'v' && arg.find_first_not_of('v', 1) == std::string::npos) {
@@ -173,6 +182,7 @@ Result<RunOptions> parse_options(const std::vector<std::string>& args) {
       if (attached) return invalid_argument("option " + name + " takes no value, got '" + arg + "'");
       if (name == "--list-plugins") options.list_plugins = true;
       if (name == "--verify-each") options.passes.verify_each = true;
+      if (name == "--check-passes") options.passes.check_passes = true;
       if (name == "--verbose") ++options.verbosity;
       if (name == "--help") options.help = true;
       continue;
@@ -181,12 +191,15 @@ Result<RunOptions> parse_options(const std::vector<std::string>& args) {
       return invalid_argument("unknown option '" + name + "' (see --help)");
     }
     GE_ASSIGN_OR_RETURN(std::string value, take_value(i, name, attached));
-    GE_RETURN_IF_ERROR(apply_value(options, name, value, tolerance_given));
+    GE_RETURN_IF_ERROR(apply_value(options, name, value, tolerance_given, check_tolerance_given));
   }
 
   if (options.help) return options;
   if (tolerance_given && !options.expected_dir) {
     return invalid_argument("--rtol/--atol apply only with --expected-dir DIR");
+  }
+  if (check_tolerance_given && !options.passes.check_passes) {
+    return invalid_argument("--check-rtol/--check-atol apply only with --check-passes");
   }
   if (!options.model && !options.list_plugins) {
     return invalid_argument("missing MODEL argument (e.g. ge-run model.onnx --input x=input.npy)");
@@ -220,6 +233,12 @@ Compilation:
   --disable-pass NAME     leave a pass out of the pipeline; repeatable
   --dump-graph DIR        write the graph (text IR and DOT) before/after each pass
   --verify-each           verify the graph after every pass
+  --check-passes          run the model on the cpu backend before the passes and after
+                          each pass that changes the graph (on the --input data, or
+                          seeded random data); fail naming the first pass whose outputs
+                          differ: |after - before| > check-atol + check-rtol * |before|
+  --check-rtol X, --check-atol Y
+                          tolerances for --check-passes (default 1e-4 and 1e-5)
 Running:
   --repeat N              run N times and print median/min/max latency
   -v, -vv                 more logging; -v also prints per-pass timings

@@ -126,6 +126,19 @@ TEST(OptionsTest, EmptyPassListIsAnEmptyPipeline) {
   EXPECT_TRUE(options.passes.explicit_passes->empty());
 }
 
+TEST(OptionsTest, CheckPassesAndItsTolerances) {
+  const RunOptions plain = parse_ok({"m.onnx"});
+  EXPECT_FALSE(plain.passes.check_passes);
+  const RunOptions options = parse_ok({"m.onnx", "--check-passes", "--check-rtol=0.01", "--check-atol", "0.5"});
+  EXPECT_TRUE(options.passes.check_passes);
+  EXPECT_EQ(options.passes.check_rtol, 0.01);
+  EXPECT_EQ(options.passes.check_atol, 0.5);
+  EXPECT_NE(error_of({"m.onnx", "--check-rtol", "0.1"}).find("only with --check-passes"), std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "--check-passes", "--check-atol", "-2"}).find("finite number >= 0, got '-2'"),
+            std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "--check-passes=yes"}).find("takes no value"), std::string::npos);
+}
+
 TEST(OptionsTest, Errors) {
   EXPECT_NE(error_of({}).find("missing MODEL argument"), std::string::npos);
   EXPECT_NE(error_of({"a.onnx", "b.onnx"}).find("unexpected argument 'b.onnx': the model is already 'a.onnx'"),
