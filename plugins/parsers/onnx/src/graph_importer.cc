@@ -1,5 +1,7 @@
 #include "graph_importer.h"
 
+#include "gradient_expansion.h"
+
 #include <onnx/defs/schema.h>
 
 #include <unordered_map>
@@ -407,7 +409,9 @@ int64_t max_supported_onnx_opset() {
 }
 
 Result<std::unique_ptr<Graph>> import_model(const onnx::ModelProto& model, const fs::path& base_dir) {
-  return GraphImporter(model, base_dir).run();
+  GE_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, GraphImporter(model, base_dir).run());
+  GE_RETURN_IF_ERROR(expand_gradients(*graph));
+  return graph;
 }
 
 }  // namespace ge::onnx_parser
