@@ -123,21 +123,70 @@ int64_t Graph::opset_version(const std::string& domain) const {
   return 0;
 }
 
+namespace {
+template <typename T>
+void erase_entry(std::unordered_multimap<std::string, T*>& index, const std::string& name, const T* item) {
+  auto [begin, end] = index.equal_range(name);
+  for (auto it = begin; it != end; ++it) {
+    if (it->second == item) {
+      index.erase(it);
+      return;
+    }
+  }
+}
+}  // namespace
+
+void Value::set_name(std::string name) {
+  if (graph_ != nullptr) {
+    graph_->rename_value(this, std::move(name));
+  } else {
+    name_ = std::move(name);
+  }
+}
+
+void Node::set_name(std::string name) {
+  if (graph_ != nullptr) {
+    graph_->rename_node(this, std::move(name));
+  } else {
+    name_ = std::move(name);
+  }
+}
+
+void Graph::rename_value(Value* value, std::string name) {
+  erase_entry(values_by_name_, value->name_, value);
+  value->name_ = std::move(name);
+  values_by_name_.emplace(value->name_, value);
+}
+
+void Graph::rename_node(Node* node, std::string name) {
+  erase_entry(nodes_by_name_, node->name_, node);
+  node->name_ = std::move(name);
+  nodes_by_name_.emplace(node->name_, node);
+}
+
 Value* Graph::new_value(std::string name) {
   values_.push_back(std::make_unique<Value>());
   Value* value = values_.back().get();
   value->graph_ = this;
   value->name_ = std::move(name);
+  value_slots_[value] = std::prev(values_.end());
+  values_by_name_.emplace(value->name_, value);
   return value;
 }
 
 void Graph::erase_value(Value* value) {
   auto drop = [value](std::vector<Value*>& list) { list.erase(std::remove(list.begin(), list.end(), value), list.end()); };
-  drop(inputs_);
-  drop(initializers_);
-  drop(captures_);
+  // Only the lists the value can be in: node outputs are in none but (maybe) outputs_.
+  if (value->is_graph_input_) drop(inputs_);
+  if (value->constant_.has_value()) drop(initializers_);
+  if (value->is_capture_) drop(captures_);
   drop(outputs_);
-  values_.remove_if([value](const std::unique_ptr<Value>& v) { return v.get() == value; });
+  erase_entry(values_by_name_, value->name_, value);
+  auto slot = value_slots_.find(value);
+  if (slot != value_slots_.end()) {
+    values_.erase(slot->second);
+    value_slots_.erase(slot);
+  }
 }
 
 Value* Graph::add_input(std::string name, TensorDesc desc) {
@@ -186,7 +235,10 @@ bool Graph::is_output(const Value* value) const {
 
 Value* Graph::find_value(const std::string& name) const {
   if (name.empty()) return nullptr;
-  for (const auto& v : values_) {
+  auto [begin, end] = values_by_name_.equal_range(name);
+  if (begin == end) return nullptr;
+  if (std::next(begin) == end) return begin->second;
+  for (const auto& v : values_) {  // several share the name: the first created
     if (v->name_ == name) return v.get();
   }
   return nullptr;
@@ -213,9 +265,11 @@ Node* Graph::add_node(std::string op_type, std::vector<Value*> inputs, size_t ou
   if (name.empty()) name = unique_name(op_type);
   nodes_.push_back(std::make_unique<Node>());
   Node* node = nodes_.back().get();
+  node_slots_[node] = std::prev(nodes_.end());
   node->graph_ = this;
   node->op_type_ = std::move(op_type);
   node->name_ = std::move(name);
+  nodes_by_name_.emplace(node->name_, node);
   node->domain_ = std::move(domain);
   for (Value* input : inputs) node->add_input(input);
   for (size_t i = 0; i < output_count; ++i) {
@@ -243,7 +297,12 @@ Status Graph::remove_node(Node* node) {
   while (!node->control_predecessors_.empty()) node->remove_control_predecessor(node->control_predecessors_.back());
   while (!node->control_successors_.empty()) node->control_successors_.back()->remove_control_predecessor(node);
   for (Value* out : node->outputs_) erase_value(out);
-  nodes_.remove_if([node](const std::unique_ptr<Node>& n) { return n.get() == node; });
+  erase_entry(nodes_by_name_, node->name_, node);
+  auto slot = node_slots_.find(node);
+  if (slot != node_slots_.end()) {
+    nodes_.erase(slot->second);
+    node_slots_.erase(slot);
+  }
   return Status::ok();
 }
 
@@ -308,7 +367,10 @@ size_t Graph::remove_unused_values() {
 }
 
 Node* Graph::find_node(const std::string& name) const {
-  for (const auto& n : nodes_) {
+  auto [begin, end] = nodes_by_name_.equal_range(name);
+  if (begin == end) return nullptr;
+  if (std::next(begin) == end) return begin->second;
+  for (const auto& n : nodes_) {  // several share the name: the first created
     if (n->name_ == name) return n.get();
   }
   return nullptr;

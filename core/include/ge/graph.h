@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ge/attribute.h"
@@ -31,7 +32,8 @@ struct Use {
 class Value {
  public:
   const std::string& name() const { return name_; }
-  void set_name(std::string name) { name_ = std::move(name); }
+  /// Renames the value (the owning graph's name index follows).
+  void set_name(std::string name);
 
   const TensorDesc& desc() const { return desc_; }
   TensorDesc& mutable_desc() { return desc_; }
@@ -70,7 +72,8 @@ class Value {
 class Node {
  public:
   const std::string& name() const { return name_; }
-  void set_name(std::string name) { name_ = std::move(name); }
+  /// Renames the node (the owning graph's name index follows).
+  void set_name(std::string name);
   const std::string& op_type() const { return op_type_; }
   void set_op_type(std::string type) { op_type_ = std::move(type); }
   /// "" is the ONNX default domain ("ai.onnx").
@@ -176,7 +179,8 @@ class Graph {
   bool is_output(const Value* value) const;
 
   /// Looks up a value by name in this graph only (inputs, initializers, captures, node
-  /// outputs); null when absent. Linear time.
+  /// outputs); null when absent. Constant time (through a name index); when several
+  /// values share the name, the first created.
   Value* find_value(const std::string& name) const;
   /// Looks up in this graph, then in enclosing graphs.
   Value* resolve_name(const std::string& name) const;
@@ -220,8 +224,16 @@ class Graph {
   std::unique_ptr<Graph> clone() const;
 
  private:
+  friend class Value;  // set_name keeps the name index
+  friend class Node;
+
   Value* new_value(std::string name);
   void erase_value(Value* value);
+  void rename_value(Value* value, std::string name);
+  void rename_node(Node* node, std::string name);
+
+  using ValueList = std::list<std::unique_ptr<Value>>;
+  using NodeList = std::list<std::unique_ptr<Node>>;
 
   std::string name_;
   Graph* parent_ = nullptr;
@@ -230,6 +242,11 @@ class Graph {
   std::list<std::unique_ptr<Value>> values_;
   std::vector<Value*> inputs_, initializers_, captures_, outputs_;
   uint64_t name_counter_ = 0;
+  // Indexes that make lookups by name and removals constant time on large graphs.
+  std::unordered_map<const Value*, ValueList::iterator> value_slots_;
+  std::unordered_map<const Node*, NodeList::iterator> node_slots_;
+  std::unordered_multimap<std::string, Value*> values_by_name_;
+  std::unordered_multimap<std::string, Node*> nodes_by_name_;
 };
 
 }  // namespace ge
