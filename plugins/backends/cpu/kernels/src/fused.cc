@@ -1,6 +1,5 @@
-// Kernels of the "ge" domain ops the fusion passes produce, plus LayerNormalization
-// (ai.onnx opset 17, what the LayerNorm fusion builds) when the library has no kernel of
-// its own for it:
+// Kernels of the "ge" domain ops the fusion passes produce (the LayerNorm fusion builds
+// ai.onnx LayerNormalization, whose kernel is nn_layer_normalization.cc):
 // - ge::FusedConv / ge::FusedGemm: the Conv / Gemm kernel, then the activation over the
 //   output in the same launch.
 // - ge::FusedMatMul(A, B, [bias]): the MatMul kernel, the bias broadcast-added, then the
@@ -205,119 +204,6 @@ Result<PreparedKernel> prepare_gelu(const KernelContext& context) {
   return make_kernel(context, function, GeluParams{product(dims), approximate == "tanh"});
 }
 
-// ---- LayerNormalization (opset 17) ----
-
-struct LayerNormParams {
-  int64_t rows = 0, size = 0;  // rows normalised independently, elements per row
-  float epsilon = 1e-5f;
-  // Per element of a row: where its scale and bias live (broadcast to the row's shape).
-  std::vector<int64_t> scale_index, bias_index;
-  bool has_bias = false;
-  DataType mean_dtype = DataType::kUndefined, inv_std_dtype = DataType::kUndefined;  // undefined: not produced
-};
-
-void store(void* out, DataType dtype, int64_t index, double value) {
-  if (dtype == DataType::kFloat64) {
-    static_cast<double*>(out)[index] = value;
-  } else {
-    static_cast<float*>(out)[index] = static_cast<float>(value);
-  }
-}
-
-template <typename T>
-int layer_norm_kernel(const KernelArgs& args) {
-  const auto& p = *static_cast<const LayerNormParams*>(args.params);
-  const auto* x = static_cast<const T*>(args.inputs[0]);
-  const auto* scale = static_cast<const T*>(args.inputs[1]);
-  const T* bias = p.has_bias ? static_cast<const T*>(args.inputs[2]) : nullptr;
-  auto* y = static_cast<T*>(args.outputs[0]);
-  if (x == nullptr || scale == nullptr || y == nullptr || (p.has_bias && bias == nullptr)) return kKernelMissingAddress;
-  for (int64_t r = 0; r < p.rows; ++r) {
-    const T* row = x + r * p.size;
-    T* out = y + r * p.size;
-    double mean = 0;  // double statistics keep the float32 reference accurate
-    for (int64_t i = 0; i < p.size; ++i) mean += static_cast<double>(row[i]);
-    mean /= static_cast<double>(p.size);
-    double variance = 0;
-    for (int64_t i = 0; i < p.size; ++i) variance += (static_cast<double>(row[i]) - mean) * (static_cast<double>(row[i]) - mean);
-    variance /= static_cast<double>(p.size);
-    const double inv_std = 1.0 / std::sqrt(variance + static_cast<double>(p.epsilon));
-    for (int64_t i = 0; i < p.size; ++i) {
-      double v = (static_cast<double>(row[i]) - mean) * inv_std * static_cast<double>(scale[p.scale_index[i]]);
-      if (bias != nullptr) v += static_cast<double>(bias[p.bias_index[i]]);
-      out[i] = static_cast<T>(v);
-    }
-    if (p.mean_dtype != DataType::kUndefined && args.outputs[1] != nullptr) store(args.outputs[1], p.mean_dtype, r, mean);
-    if (p.inv_std_dtype != DataType::kUndefined && args.outputs[2] != nullptr) {
-      store(args.outputs[2], p.inv_std_dtype, r, inv_std);
-    }
-  }
-  return kKernelOk;
-}
-
-/// Flat index into a tensor of `dims` broadcast (unidirectionally) to `target`, per
-/// element of `target`.
-Result<std::vector<int64_t>> broadcast_index(const KernelContext& context, const char* what,
-                                             const std::vector<int64_t>& dims, const std::vector<int64_t>& target) {
-  std::optional<std::vector<int64_t>> merged = broadcast_shapes(target, dims);
-  if (dims.size() > target.size() || !merged || *merged != target) {
-    return invalid_node(context, std::string(what) + " " + shape_to_string(dims) +
-                                     " does not broadcast to the normalised shape " + shape_to_string(target));
-  }
-  const std::vector<int64_t> strides = broadcast_strides(dims, target.size());
-  std::vector<int64_t> index(static_cast<size_t>(product(target)));
-  std::vector<int64_t> position(target.size(), 0);
-  for (size_t flat = 0; flat < index.size(); ++flat) {
-    int64_t offset = 0;
-    for (size_t d = 0; d < target.size(); ++d) offset += position[d] * strides[d];
-    index[flat] = offset;
-    for (size_t d = target.size(); d-- > 0;) {
-      if (++position[d] < target[d]) break;
-      position[d] = 0;
-    }
-  }
-  return index;
-}
-
-Result<PreparedKernel> prepare_layer_norm(const KernelContext& context) {
-  const DataType dtype = input_dtype(context, 0);
-  GE_ASSIGN_OR_RETURN(std::vector<int64_t> x_dims, input_dims(context, 0));
-  GE_RETURN_IF_ERROR(check_input_dtype(context, 1, dtype));
-  GE_ASSIGN_OR_RETURN(std::vector<int64_t> scale_dims, input_dims(context, 1));
-  const int64_t rank = static_cast<int64_t>(x_dims.size());
-  GE_ASSIGN_OR_RETURN(int64_t axis_value, int_attribute(context, "axis", -1));
-  GE_ASSIGN_OR_RETURN(int64_t axis, normalize_axis(context, "axis", axis_value, rank));
-  GE_ASSIGN_OR_RETURN(int64_t stash_type, int_attribute(context, "stash_type", 1));
-  if (stash_type != 1) return unsupported_feature(context, "stash_type=" + std::to_string(stash_type));
-  LayerNormParams params;
-  GE_ASSIGN_OR_RETURN(params.epsilon, float_attribute(context, "epsilon", 1e-5f));
-  const std::vector<int64_t> normalised(x_dims.begin() + axis, x_dims.end());
-  params.rows = product(x_dims, 0, static_cast<size_t>(axis));
-  params.size = product(normalised);
-  GE_ASSIGN_OR_RETURN(params.scale_index, broadcast_index(context, "scale", scale_dims, normalised));
-  params.has_bias = has_input(context, 2);
-  if (params.has_bias) {
-    GE_RETURN_IF_ERROR(check_input_dtype(context, 2, dtype));
-    GE_ASSIGN_OR_RETURN(std::vector<int64_t> bias_dims, input_dims(context, 2));
-    GE_ASSIGN_OR_RETURN(params.bias_index, broadcast_index(context, "bias", bias_dims, normalised));
-  }
-  GE_RETURN_IF_ERROR(check_output(context, 0, dtype, x_dims));
-  std::vector<int64_t> stat_dims(x_dims.begin(), x_dims.begin() + axis);
-  stat_dims.resize(x_dims.size(), 1);
-  for (size_t o = 1; o <= 2; ++o) {
-    if (!has_output(context, o)) continue;
-    const DataType stat = context.node.output(o)->desc().dtype;
-    if (stat != DataType::kFloat32 && stat != DataType::kFloat64) {
-      return unsupported_feature(context, "output " + std::to_string(o) + " of dtype " + std::string(data_type_name(stat)));
-    }
-    GE_RETURN_IF_ERROR(check_output(context, o, stat, stat_dims));
-    (o == 1 ? params.mean_dtype : params.inv_std_dtype) = stat;
-  }
-  KernelFunction function =
-      select_kernel(dtype, FloatTypes{}, []<typename T>() -> KernelFunction { return &layer_norm_kernel<T>; });
-  return make_kernel(context, function, std::move(params));
-}
-
 }  // namespace
 
 void add_fused_kernels(std::vector<OpKernel>& table) {
@@ -325,10 +211,6 @@ void add_fused_kernels(std::vector<OpKernel>& table) {
   table.push_back({"ge::FusedGemm", data_types(FloatTypes{}), &prepare_fused_gemm});
   table.push_back({"ge::FusedMatMul", data_types(FloatTypes{}), &prepare_fused_matmul});
   table.push_back({"ge::Gelu", data_types(FloatTypes{}), &prepare_gelu});
-  // A LayerNormalization kernel of the library's own, added before this call, wins.
-  bool has_layer_norm = false;
-  for (const OpKernel& entry : table) has_layer_norm = has_layer_norm || entry.op_type == "LayerNormalization";
-  if (!has_layer_norm) table.push_back({"LayerNormalization", data_types(FloatTypes{}), &prepare_layer_norm});
 }
 
 }  // namespace ge::cpu_kernels
