@@ -2,8 +2,23 @@
 
 #include "ge/logging.h"
 #include "ge/verifier.h"
+#include "runtime_input_binding.h"
 
 namespace ge {
+namespace {
+
+/// The graph loaded into the task sink with a plan from every loaded memory assigner;
+/// kUnsupported when the graph needs the per-op executor.
+Result<std::unique_ptr<ModelRunner>> load_task_sink(const PluginHost& host, const Graph& graph, Backend& backend) {
+  ModelRunnerOptions options;
+  options.memory_assigners = host.memory_assigners();
+  if (options.memory_assigners.empty()) {
+    return unsupported("no memory assigner is loaded (enable one of kind 'memory_assigner' in the plugin registry)");
+  }
+  return ModelRunner::load(graph, backend, options);
+}
+
+}  // namespace
 
 Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, const std::filesystem::path& model,
                                                  const SessionOptions& options) {
@@ -26,8 +41,49 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
   Result<Backend*> reference = host.backend("cpu");
   GE_RETURN_IF_ERROR(passes.run(*graph, backend, reference.is_ok() ? *reference : nullptr));
   session->pass_timings_ = passes.timings();
+  if (options.task_sink) {
+    Result<std::unique_ptr<ModelRunner>> runner = load_task_sink(host, *graph, *backend);
+    if (runner.is_ok()) {
+      session->runner_ = std::move(runner).value();
+      return session;
+    }
+    // Dynamic shapes, control flow and sequences are the per-op executor's job.
+    if (runner.status().code() == StatusCode::kUnsupported) {
+      GE_LOG_INFO("graph '{}' runs per op: {}", graph->name(), runner.status().message());
+    } else {
+      GE_LOG_WARN("graph '{}' runs per op: the task sink failed to load: {}", graph->name(), runner.status().to_string());
+    }
+  }
   GE_ASSIGN_OR_RETURN(session->executor_, Executor::create(std::move(graph), *backend, session->ops_));
   return session;
+}
+
+Status Session::run(const NamedTensors& inputs, std::vector<Tensor>& outputs) {
+  if (!runner_) return executor_->run(inputs, outputs);
+  NamedValues values;
+  values.reserve(inputs.size());
+  for (const auto& [name, tensor] : inputs) values.emplace_back(name, RuntimeValue::of(tensor));
+  // The executor's checks and messages; the runner then binds by name again.
+  GE_RETURN_IF_ERROR(bind_runtime_inputs(runner_->graph().runtime_inputs(), values).status());
+  return runner_->execute(inputs, outputs);
+}
+
+Status Session::run_values(const NamedValues& inputs, std::vector<RuntimeValue>& outputs) {
+  if (!runner_) return executor_->run_values(inputs, outputs);
+  GE_RETURN_IF_ERROR(bind_runtime_inputs(runner_->graph().runtime_inputs(), inputs).status());
+  NamedTensors tensors;
+  tensors.reserve(inputs.size());
+  for (const auto& [name, value] : inputs) tensors.emplace_back(name, value.tensor);  // all plain tensors
+  std::vector<Tensor> results;
+  GE_RETURN_IF_ERROR(runner_->execute(tensors, results));
+  outputs.clear();
+  for (Tensor& tensor : results) outputs.push_back(RuntimeValue::of(std::move(tensor)));
+  return Status::ok();
+}
+
+const MemoryStatistics* Session::memory_statistics() const {
+  const GraphMemoryPlan* plan = runner_ ? runner_->memory_plan() : nullptr;
+  return plan != nullptr ? &plan->statistics : nullptr;
 }
 
 }  // namespace ge

@@ -194,6 +194,11 @@ int run(int argc, char** argv) {
     std::cout << "compiled '" << model.string() << "' for backend " << options.backend << " in "
               << milliseconds(compile_ms) << " ms\n";
     print_pass_timings(session);
+    if (const MemoryStatistics* statistics = session.memory_statistics()) {
+      std::cout << format_memory_statistics(*statistics);
+    } else {
+      std::cout << "memory plan: none (the graph runs per op)\n";
+    }
   }
 
   Result<NamedTensors> inputs = bind_inputs(session.graph(), options.inputs);

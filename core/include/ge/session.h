@@ -1,6 +1,9 @@
 #pragma once
 /// The compile-and-run driver used by ge-run and the test harnesses: parse a model with a
-/// parser plugin, infer shapes, run the pass pipeline, build an executor on a backend.
+/// parser plugin, infer shapes, run the pass pipeline, then run on a backend: through the
+/// task sink (ge/runtime/model_runner.h) out of one planned feature-map arena when every
+/// value is a static numeric tensor and no node runs on the host, else through the
+/// per-op executor. Both give the same results and the same errors for bad inputs.
 
 #include <filesystem>
 #include <memory>
@@ -9,9 +12,11 @@
 
 #include "ge/executor.h"
 #include "ge/graph.h"
+#include "ge/memory_plan.h"
 #include "ge/op_registry.h"
 #include "ge/pass_manager.h"
 #include "ge/plugin_host.h"
+#include "ge/runtime/model_runner.h"
 #include "ge/status.h"
 
 namespace ge {
@@ -19,6 +24,8 @@ namespace ge {
 struct SessionOptions {
   std::string backend = "cpu";
   PassManagerOptions passes;
+  /// Off: always the per-op executor, even for static-shape graphs.
+  bool task_sink = true;
 };
 
 class Session {
@@ -32,20 +39,27 @@ class Session {
   static Result<std::unique_ptr<Session>> create(const PluginHost& host, std::unique_ptr<Graph> graph,
                                                  const SessionOptions& options);
 
-  const Graph& graph() const { return executor_->graph(); }
+  const Graph& graph() const { return runner_ ? runner_->graph() : executor_->graph(); }
   const OpRegistry& ops() const { return ops_; }
   const std::vector<PassTiming>& pass_timings() const { return pass_timings_; }
-  Status run(const NamedTensors& inputs, std::vector<Tensor>& outputs) { return executor_->run(inputs, outputs); }
+  /// Runs once: inputs by name, outputs in graph order (see Executor::run). Not
+  /// thread-safe: one run at a time per session.
+  Status run(const NamedTensors& inputs, std::vector<Tensor>& outputs);
   /// Same with sequence and optional values allowed.
-  Status run_values(const NamedValues& inputs, std::vector<RuntimeValue>& outputs) {
-    return executor_->run_values(inputs, outputs);
-  }
+  Status run_values(const NamedValues& inputs, std::vector<RuntimeValue>& outputs);
+
+  /// Whether runs go through the task sink rather than the per-op executor.
+  bool uses_task_sink() const { return runner_ != nullptr; }
+  /// The statistics of the memory plan the task sink runs, or null when the session
+  /// runs per op.
+  const MemoryStatistics* memory_statistics() const;
 
  private:
   Session() = default;
   OpRegistry ops_;
   std::vector<PassTiming> pass_timings_;
-  std::unique_ptr<Executor> executor_;
+  std::unique_ptr<ModelRunner> runner_;  // set when the graph runs through the task sink
+  std::unique_ptr<Executor> executor_;   // set otherwise
 };
 
 }  // namespace ge

@@ -1,9 +1,11 @@
 #include "ge/runtime/model_runner.h"
 
 #include <algorithm>
-#include <map>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <variant>
 
 namespace ge {
 namespace {
@@ -14,6 +16,19 @@ size_t align_up(size_t value, size_t alignment) { return (value + alignment - 1)
 
 bool is_omitted(const Graph& graph, const Value* value) {
   return value->name().empty() && !value->has_uses() && !graph.is_output(value);
+}
+
+bool is_onnx_domain(const Node& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
+
+/// Ops the memory plan may place at their input's address (see plan_memory).
+bool is_view(const Node& node) {
+  const std::string& type = node.op_type();
+  return is_onnx_domain(node) && node.input_count() >= 1 && node.input(0) != nullptr && node.output_count() == 1 &&
+         (type == "Reshape" || type == "Flatten" || type == "Squeeze" || type == "Unsqueeze" || type == "Identity");
+}
+
+bool is_concat(const Node& node) {
+  return is_onnx_domain(node) && node.op_type() == "Concat" && node.output_count() == 1;
 }
 
 /// A live interval in the arena: [first, last] steps, both inclusive.
@@ -51,13 +66,30 @@ size_t place_in_arena(std::vector<ArenaRequest>& requests, bool reuse) {
   return total;
 }
 
-/// Where a graph output comes from when no kernel writes it straight into the caller's
-/// buffer (it is an input, a weight, or repeats an earlier output).
-struct OutputCopy {
-  size_t output = 0;
-  enum class From { kInput, kWeight, kOutput } from = From::kInput;
-  size_t index = 0;        // input or output index
-  const void* weight = nullptr;
+/// Where a value lives: at a fixed offset in the arena or the weights block, or inside a
+/// caller's input or output buffer (bound per execute).
+struct Location {
+  enum class Kind : uint8_t { kNone, kArena, kWeights, kInput, kOutput };
+  Kind kind = Kind::kNone;
+  size_t index = 0;   // runtime input or graph output, for kInput and kOutput
+  size_t offset = 0;  // from the region base or the start of the caller's buffer
+  bool operator==(const Location&) const = default;
+  bool is_io() const { return kind == Kind::kInput || kind == Kind::kOutput; }
+  Location plus(size_t bytes) const { return {kind, index, offset + bytes}; }
+};
+
+/// An address slot rewritten per execute: a kernel argument or a memcpy task address.
+struct IoPatch {
+  const void** read = nullptr;  // set for sources
+  void** write = nullptr;       // set for destinations
+  Location location;            // kInput or kOutput
+};
+
+/// A copy between graph I/O and the model's own memory that no kernel does: graph
+/// outputs that are inputs, weights or repeats of earlier outputs (after the tasks),
+/// and, without zero-copy I/O, inputs into the arena (before) and outputs out (after).
+struct IoCopy {
+  Location destination, source;
   size_t bytes = 0;
 };
 
@@ -67,9 +99,10 @@ struct ModelRunner::Impl {
   Backend* backend = nullptr;
   Device* device = nullptr;
   std::unique_ptr<Graph> graph;
-  std::vector<PreparedKernel> kernels;  // per node in topological order
+  std::vector<PreparedKernel> kernels;  // per node in `order`
   std::vector<Node*> order;
   StreamPlan plan;
+  std::unique_ptr<GraphMemoryPlan> memory_plan;  // null: first-fit arena
   std::vector<std::unique_ptr<Stream>> streams;
   std::vector<std::unique_ptr<Event>> events;
   std::vector<std::vector<Task>> tasks;
@@ -81,11 +114,8 @@ struct ModelRunner::Impl {
   // Argument tables: every kernel's input and output addresses, back to back.
   std::vector<const void*> input_table;
   std::vector<void*> output_table;
-  // I/O address slots, refreshed per execute.
-  std::vector<std::vector<size_t>> input_slots;          // per runtime input: input_table indices
-  std::vector<std::vector<size_t>> output_write_slots;   // per graph output: output_table indices
-  std::vector<std::vector<size_t>> output_read_slots;    // per graph output: input_table indices
-  std::vector<OutputCopy> output_copies;
+  std::vector<IoPatch> patches;  // refreshed per execute
+  std::vector<IoCopy> copies_in, copies_out;
   std::vector<Value*> runtime_inputs;
   std::vector<size_t> input_bytes, output_bytes;
   void* arena = nullptr;
@@ -104,16 +134,368 @@ struct ModelRunner::Impl {
     if (weights != nullptr) device->deallocate(weights);
   }
 
-  Status run_output_copies(std::span<const void* const> inputs, std::span<void* const> outputs) {
-    if (output_copies.empty()) return Status::ok();
-    std::vector<Task> copies;
-    for (const OutputCopy& copy : output_copies) {
-      const void* source = copy.from == OutputCopy::From::kInput    ? inputs[copy.index]
-                           : copy.from == OutputCopy::From::kOutput ? outputs[copy.index]
-                                                                    : copy.weight;
-      copies.push_back(MemcpyTask{outputs[copy.output], source, copy.bytes});
+  /// The device address of `location` with the given caller buffers.
+  const void* address(const Location& location, std::span<const void* const> inputs,
+                      std::span<void* const> outputs) const {
+    switch (location.kind) {
+      case Location::Kind::kArena: return static_cast<const char*>(arena) + location.offset;
+      case Location::Kind::kWeights: return static_cast<const char*>(weights) + location.offset;
+      case Location::Kind::kInput: return static_cast<const char*>(inputs[location.index]) + location.offset;
+      case Location::Kind::kOutput: return static_cast<const char*>(outputs[location.index]) + location.offset;
+      case Location::Kind::kNone: break;
     }
-    GE_RETURN_IF_ERROR(streams[0]->submit(copies).with_context("copying pass-through graph outputs"));
+    return nullptr;
+  }
+
+  /// The address of a location in the model's own memory; null for caller buffers.
+  void* own_address(const Location& location) const {
+    if (location.kind == Location::Kind::kArena) return static_cast<char*>(arena) + location.offset;
+    if (location.kind == Location::Kind::kWeights) return static_cast<char*>(weights) + location.offset;
+    return nullptr;
+  }
+
+  Status copy_weight(const Value* value, size_t offset, const std::string& where) {
+    const Tensor& data = *value->constant();
+    if (data.byte_size() == 0) return Status::ok();
+    return device->copy_to_device(static_cast<char*>(weights) + offset, data.raw_data(), data.byte_size())
+        .with_context(where + ": copying weight '" + value->name() + "'");
+  }
+
+  /// Without a memory plan: weights one after another, graph outputs written by their
+  /// producers into the caller's buffers, every other value first-fit in the arena
+  /// (sharing bytes only on one stream).
+  Status place_first_fit(const std::unordered_map<const Node*, PreparedKernel>& prepared,
+                         const std::unordered_map<const Value*, size_t>& input_index,
+                         std::unordered_map<const Value*, Location>& location, std::vector<Location>& workspace,
+                         const std::string& where) {
+    const Graph& g = *graph;
+    for (const auto& [value, i] : input_index) location[value] = {Location::Kind::kInput, i, 0};
+    std::vector<const Value*> weight_values;
+    for (const Value* init : g.initializers()) {
+      if (input_index.count(init) || !init->constant()) continue;
+      location[init] = {Location::Kind::kWeights, 0, weights_bytes};
+      weight_values.push_back(init);
+      weights_bytes += align_up(std::max<size_t>(init->constant()->byte_size(), 1), kArenaAlignment);
+    }
+    GE_ASSIGN_OR_RETURN(weights, device->allocate(std::max<size_t>(weights_bytes, 1), kArenaAlignment));
+    for (const Value* init : weight_values) GE_RETURN_IF_ERROR(copy_weight(init, location[init].offset, where));
+
+    std::unordered_set<const Value*> written;  // graph outputs their producer writes
+    for (size_t i = 0; i < g.outputs().size(); ++i) {
+      const Value* out = g.outputs()[i];
+      const Location direct{Location::Kind::kOutput, i, 0};
+      if (out->producer() != nullptr && !written.count(out)) {
+        written.insert(out);
+        location[out] = direct;
+        continue;
+      }
+      auto it = location.find(out);
+      if (it == location.end()) {
+        return unsupported(where + ": graph output '" + out->name() + "' has no producer, input or initializer");
+      }
+      copies_out.push_back({direct, it->second, output_bytes[i]});
+    }
+
+    std::unordered_map<const Node*, size_t> step_of;
+    for (size_t i = 0; i < order.size(); ++i) step_of[order[i]] = i;
+    std::vector<ArenaRequest> requests;
+    std::vector<const Value*> request_value;  // null for a workspace
+    std::vector<size_t> workspace_request(order.size(), SIZE_MAX);
+    for (size_t step = 0; step < order.size(); ++step) {
+      const Node* node = order[step];
+      for (const Value* out : node->outputs()) {
+        if (is_omitted(g, out) || written.count(out)) continue;
+        ArenaRequest request;
+        request.bytes = static_cast<size_t>(element_count(out->desc().static_dims())) * element_size(out->desc().dtype);
+        request.first = request.last = step;
+        for (const Use& use : out->uses()) {
+          auto it = step_of.find(use.user);
+          if (it != step_of.end()) request.last = std::max(request.last, it->second);
+        }
+        request_value.push_back(out);
+        requests.push_back(request);
+      }
+      if (const size_t bytes = prepared.at(node).workspace_bytes; bytes > 0) {
+        workspace_request[step] = requests.size();
+        request_value.push_back(nullptr);
+        requests.push_back({bytes, step, step, 0});
+      }
+    }
+    // Lifetimes in one topological order only order work on one stream: with several
+    // streams every buffer gets its own bytes.
+    arena_bytes = place_in_arena(requests, plan.stream_count <= 1);
+    GE_ASSIGN_OR_RETURN(arena, device->allocate(std::max<size_t>(arena_bytes, 1), kArenaAlignment));
+    for (size_t r = 0; r < requests.size(); ++r) {
+      if (request_value[r] != nullptr) location[request_value[r]] = {Location::Kind::kArena, 0, requests[r].offset};
+    }
+    workspace.assign(order.size(), Location{});
+    for (size_t step = 0; step < order.size(); ++step) {
+      if (workspace_request[step] != SIZE_MAX) {
+        workspace[step] = {Location::Kind::kArena, 0, requests[workspace_request[step]].offset};
+      }
+    }
+    return Status::ok();
+  }
+
+  /// With memory assigners: plans the loaded graph and takes the plan's order, regions
+  /// and offsets.
+  Status place_with_plan(const Graph& source, const ModelRunnerOptions& options,
+                         const std::unordered_map<const Node*, PreparedKernel>& prepared,
+                         const std::unordered_map<const Value*, size_t>& input_index,
+                         std::unordered_map<const Value*, Location>& location, std::vector<Location>& workspace,
+                         const std::string& where) {
+    const Graph& g = *graph;
+    MemoryPlanOptions plan_options = options.memory_plan_options;
+    if (!plan_options.explicit_order.empty()) {
+      // The clone keeps the node list's order.
+      std::unordered_map<const Node*, const Node*> cloned;
+      for (auto s = source.nodes().begin(), c = g.nodes().begin(); s != source.nodes().end() && c != g.nodes().end();
+           ++s, ++c) {
+        cloned[s->get()] = c->get();
+      }
+      for (const Node*& node : plan_options.explicit_order) {
+        auto it = cloned.find(node);
+        if (it == cloned.end()) return invalid_argument(where + ": the memory plan's explicit order names a node of another graph");
+        node = it->second;
+      }
+    }
+    plan_options.workspace_bytes = [&prepared](const Node& node) -> size_t {
+      auto it = prepared.find(&node);
+      return it == prepared.end() ? 0 : it->second.workspace_bytes;
+    };
+    Result<GraphMemoryPlan> planned = plan_memory(g, options.memory_assigners, plan_options);
+    if (!planned.is_ok()) return planned.status().with_context(where);
+    memory_plan = std::make_unique<GraphMemoryPlan>(std::move(planned).value());
+    const GraphMemoryPlan& mp = *memory_plan;
+
+    std::unordered_map<const Node*, Node*> mutable_node;
+    for (const auto& node : g.nodes()) mutable_node[node.get()] = node.get();
+    order.clear();
+    for (const Node* node : mp.order) order.push_back(mutable_node.at(node));
+    std::unordered_map<const Node*, size_t> step_of;
+    for (size_t i = 0; i < order.size(); ++i) step_of[order[i]] = i;
+
+    weights_bytes = mp.weights_bytes;
+    GE_ASSIGN_OR_RETURN(weights, device->allocate(std::max<size_t>(weights_bytes, 1), mp.alignment));
+    arena_bytes = mp.feature_map_bytes;
+    GE_ASSIGN_OR_RETURN(arena, device->allocate(std::max<size_t>(arena_bytes, 1), mp.alignment));
+
+    workspace.assign(order.size(), Location{});
+    for (size_t i = 0; i < mp.values.size(); ++i) {
+      const ValuePlacement& p = mp.values[i];
+      Location at;
+      switch (p.region) {
+        case MemoryRegion::kWeights: at = {Location::Kind::kWeights, 0, p.offset}; break;
+        case MemoryRegion::kFeatureMap: at = {Location::Kind::kArena, 0, p.offset}; break;
+        case MemoryRegion::kGraphIo: {
+          // A caller's buffer: the root of the alias chain is a runtime input or a graph output.
+          size_t root = i;
+          for (size_t hops = 0; mp.values[root].alias != MemoryAlias::kNone; ++hops) {
+            if (hops > mp.values.size() || mp.values[root].alias_source < 0) {
+              return internal_error(where + ": the alias chain of '" + p.name + "' is broken");
+            }
+            root = static_cast<size_t>(mp.values[root].alias_source);
+          }
+          const Value* io = mp.values[root].value;
+          const size_t offset = p.offset - mp.values[root].offset;
+          if (auto it = input_index.find(io); it != input_index.end()) {
+            at = {Location::Kind::kInput, it->second, offset};
+          } else {
+            auto out = std::find(g.outputs().begin(), g.outputs().end(), io);
+            if (out == g.outputs().end()) {
+              return internal_error(where + ": '" + p.name + "' is planned in graph I/O but '" + mp.values[root].name +
+                                    "' is neither a runtime input nor a graph output");
+            }
+            at = {Location::Kind::kOutput, static_cast<size_t>(out - g.outputs().begin()), offset};
+          }
+          break;
+        }
+        case MemoryRegion::kUnplanned: continue;  // build_tasks names it if a kernel needs it
+      }
+      if (p.workspace_of != nullptr) {
+        workspace[step_of.at(p.workspace_of)] = at;
+      } else if (p.value != nullptr) {
+        location[p.value] = at;
+        if (p.region == MemoryRegion::kWeights && p.alias == MemoryAlias::kNone && p.value->producer() == nullptr &&
+            p.value->constant()) {
+          if (p.value->constant()->byte_size() != p.bytes) {
+            return internal_error(where + ": weight '" + p.name + "' holds " + std::to_string(p.value->constant()->byte_size()) +
+                                  " bytes but is planned for " + std::to_string(p.bytes));
+          }
+          GE_RETURN_IF_ERROR(copy_weight(p.value, p.offset, where));
+        }
+      }
+    }
+    // Without zero-copy I/O the inputs live in the arena: copy them in before the tasks.
+    for (size_t i = 0; i < runtime_inputs.size(); ++i) {
+      auto it = location.find(runtime_inputs[i]);
+      if (it != location.end() && !it->second.is_io() && input_bytes[i] > 0) {
+        copies_in.push_back({it->second, {Location::Kind::kInput, i, 0}, input_bytes[i]});
+      }
+    }
+    // A graph output not planned in its own caller buffer is copied there after the tasks.
+    for (size_t i = 0; i < g.outputs().size(); ++i) {
+      const Value* out = g.outputs()[i];
+      auto it = location.find(out);
+      if (it == location.end()) {
+        return unsupported(where + ": graph output '" + out->name() + "' has no static placement");
+      }
+      const Location direct{Location::Kind::kOutput, i, 0};
+      if (it->second != direct) copies_out.push_back({direct, it->second, output_bytes[i]});
+    }
+    return Status::ok();
+  }
+
+  /// The argument tables and task lists for `order` on `plan`'s streams.
+  Status build_tasks(const std::unordered_map<const Value*, Location>& location, const std::vector<Location>& workspace,
+                     const std::string& where) {
+    const Graph& g = *graph;
+    const bool planned = memory_plan != nullptr;
+    // Argument tables: sized once so that KernelArgs and patches can point into them.
+    size_t input_total = 0, output_total = 0;
+    for (const Node* node : order) {
+      input_total += node->input_count();
+      output_total += node->output_count();
+    }
+    input_table.assign(input_total, nullptr);
+    output_table.assign(output_total, nullptr);
+    tasks.resize(streams.size());
+
+    std::vector<std::vector<size_t>> waits_before(order.size()), records_after(order.size());
+    for (size_t e = 0; e < plan.events.size(); ++e) {
+      waits_before[plan.events[e].consumer].push_back(e);
+      records_after[plan.events[e].producer].push_back(e);
+    }
+    // Memcpy task addresses in caller buffers; resolved to pointers once the lists stop growing.
+    struct PendingPatch {
+      size_t stream = 0, task = 0;
+      bool source = false;
+      Location location;
+    };
+    std::vector<PendingPatch> pending;
+    auto find = [&](const Value* value, const Node* node) -> Result<Location> {
+      auto it = location.find(value);
+      if (it == location.end()) {
+        return internal_error(where + ": value '" + value->name() + "' of " + node->describe() + " has no address");
+      }
+      return it->second;
+    };
+
+    size_t in_cursor = 0, out_cursor = 0;
+    for (size_t step = 0; step < order.size(); ++step) {
+      const Node* node = order[step];
+      const auto s = static_cast<size_t>(plan.stream_of[step]);
+      std::vector<Task>& list = tasks[s];
+      const size_t begin = list.size();
+      const size_t in_base = in_cursor, out_base = out_cursor;
+      in_cursor += node->input_count();
+      out_cursor += node->output_count();
+      for (size_t e : waits_before[step]) list.push_back(EventWaitTask{events[e].get()});
+
+      bool needs_kernel = true;
+      if (planned && is_view(*node)) {
+        // The plan put the view at its input's address: nothing to copy.
+        GE_ASSIGN_OR_RETURN(Location in, find(node->input(0), node));
+        GE_ASSIGN_OR_RETURN(Location out, find(node->output(0), node));
+        needs_kernel = !(in == out);
+      } else if (planned && is_concat(*node)) {
+        // Producers wrote the inputs planned in their slices; copy only the others.
+        GE_ASSIGN_OR_RETURN(Location out, find(node->output(0), node));
+        std::vector<std::pair<Location, Location>> copies;  // (slice, input) of inputs elsewhere
+        std::vector<size_t> copy_bytes;
+        bool any_in_slice = false;
+        size_t offset = 0;
+        for (const Value* in : node->inputs()) {
+          GE_ASSIGN_OR_RETURN(Location at, find(in, node));
+          const size_t bytes = static_cast<size_t>(element_count(in->desc().static_dims())) * element_size(in->desc().dtype);
+          const Location slice = out.plus(offset);
+          offset += bytes;
+          if (bytes == 0) continue;
+          if (at == slice) {
+            any_in_slice = true;
+          } else {
+            copies.emplace_back(slice, at);
+            copy_bytes.push_back(bytes);
+          }
+        }
+        if (any_in_slice) {
+          const std::vector<int64_t> dims = node->output(0)->desc().static_dims();
+          int64_t axis = node->get_int("axis", 0);
+          if (axis < 0) axis += static_cast<int64_t>(dims.size());
+          for (int64_t d = 0; d < axis && d < static_cast<int64_t>(dims.size()); ++d) {
+            if (dims[d] != 1) {
+              return internal_error(where + ": " + node->describe() + " has inputs planned in slices of an output that " +
+                                    "is not contiguous per input");
+            }
+          }
+          for (size_t c = 0; c < copies.size(); ++c) {
+            const auto& [slice, at] = copies[c];
+            if (slice.is_io()) pending.push_back({s, list.size(), false, slice});
+            if (at.is_io()) pending.push_back({s, list.size(), true, at});
+            list.push_back(MemcpyTask{own_address(slice), own_address(at), copy_bytes[c]});
+          }
+          needs_kernel = false;
+        }
+      }
+
+      if (needs_kernel) {
+        const PreparedKernel& kernel = kernels[step];
+        KernelTask task;
+        task.function = kernel.function;
+        task.name = kernel.name.c_str();
+        task.args.params = kernel.params.get();
+        task.args.inputs = input_table.data() + in_base;
+        task.args.outputs = output_table.data() + out_base;
+        if (workspace[step].kind != Location::Kind::kNone) task.args.workspace = own_address(workspace[step]);
+        for (size_t k = 0; k < node->input_count(); ++k) {
+          const Value* in = node->input(k);
+          if (in == nullptr) continue;
+          GE_ASSIGN_OR_RETURN(Location at, find(in, node));
+          if (at.is_io()) {
+            patches.push_back({&input_table[in_base + k], nullptr, at});
+          } else {
+            input_table[in_base + k] = own_address(at);
+          }
+        }
+        for (size_t k = 0; k < node->output_count(); ++k) {
+          const Value* out = node->output(k);
+          if (is_omitted(g, out)) continue;
+          GE_ASSIGN_OR_RETURN(Location at, find(out, node));
+          if (at.kind == Location::Kind::kInput) {
+            return internal_error(where + ": " + node->describe() + " would write into the caller's input buffer");
+          }
+          if (at.is_io()) {
+            patches.push_back({nullptr, &output_table[out_base + k], at});
+          } else {
+            output_table[out_base + k] = own_address(at);
+          }
+        }
+        list.push_back(task);
+      }
+      for (size_t e : records_after[step]) list.push_back(EventRecordTask{events[e].get()});
+      if (list.size() == begin) continue;
+      if (!chunks.empty() && chunks.back().stream == s) {
+        chunks.back().end = list.size();
+      } else {
+        chunks.push_back({s, begin, list.size()});
+      }
+    }
+    for (const PendingPatch& p : pending) {
+      auto& copy = std::get<MemcpyTask>(tasks[p.stream][p.task]);
+      patches.push_back(p.source ? IoPatch{&copy.source, nullptr, p.location} : IoPatch{nullptr, &copy.destination, p.location});
+    }
+    return Status::ok();
+  }
+
+  Status run_copies(const std::vector<IoCopy>& list, std::span<const void* const> inputs,
+                    std::span<void* const> outputs, const char* what) {
+    if (list.empty()) return Status::ok();
+    std::vector<Task> copies;
+    for (const IoCopy& copy : list) {
+      copies.push_back(MemcpyTask{const_cast<void*>(address(copy.destination, inputs, outputs)),
+                                  address(copy.source, inputs, outputs), copy.bytes});
+    }
+    GE_RETURN_IF_ERROR(streams[0]->submit(copies).with_context(what));
     return streams[0]->synchronize();
   }
 };
@@ -126,6 +508,7 @@ const StreamPlan& ModelRunner::stream_plan() const { return impl_->plan; }
 const std::vector<std::vector<Task>>& ModelRunner::stream_tasks() const { return impl_->tasks; }
 size_t ModelRunner::feature_map_bytes() const { return impl_->arena_bytes; }
 size_t ModelRunner::weight_bytes() const { return impl_->weights_bytes; }
+const GraphMemoryPlan* ModelRunner::memory_plan() const { return impl_->memory_plan.get(); }
 
 Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Backend& backend,
                                                        const ModelRunnerOptions& options) {
@@ -150,12 +533,11 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
     return static_cast<size_t>(element_count(value->desc().static_dims())) * element_size(value->desc().dtype);
   };
 
-  GE_ASSIGN_OR_RETURN(impl->order, g.topological_order());
-  std::unordered_map<const Node*, size_t> step_of;
-  for (size_t i = 0; i < impl->order.size(); ++i) step_of[impl->order[i]] = i;
+  GE_ASSIGN_OR_RETURN(std::vector<Node*> topological, g.topological_order());
 
   // Kernels.
-  for (Node* node : impl->order) {
+  std::unordered_map<const Node*, PreparedKernel> prepared;
+  for (Node* node : topological) {
     if (is_host_op(*node) || !node->subgraphs().empty()) {
       return unsupported(where + ": " + node->describe() + " runs on the host (control flow, sequence or optional); "
                          "task sink cannot run it (use the per-op executor)");
@@ -172,7 +554,7 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
     }
     GE_ASSIGN_OR_RETURN(PreparedKernel kernel, backend.prepare(*node));
     if (kernel.function == nullptr) return internal_error(where + ": kernel for " + node->describe() + " has no function");
-    impl->kernels.push_back(std::move(kernel));
+    prepared[node] = std::move(kernel);
   }
 
   // Graph I/O.
@@ -183,97 +565,43 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
     input_index[impl->runtime_inputs[i]] = i;
     impl->input_bytes.push_back(bytes_of(impl->runtime_inputs[i]));
   }
-  std::unordered_map<const Value*, size_t> output_index;  // first occurrence, when a kernel writes it
-  for (size_t i = 0; i < g.outputs().size(); ++i) {
-    const Value* out = g.outputs()[i];
+  for (const Value* out : g.outputs()) {
     GE_RETURN_IF_ERROR(check_value(out, "graph output"));
     impl->output_bytes.push_back(bytes_of(out));
   }
-
-  // Weights: one block, each initializer at a fixed aligned offset.
-  std::unordered_map<const Value*, size_t> weight_offset;
   for (const Value* init : g.initializers()) {
-    if (input_index.count(init) || !init->constant()) continue;
-    GE_RETURN_IF_ERROR(check_value(init, "initializer"));
-    weight_offset[init] = impl->weights_bytes;
-    impl->weights_bytes += align_up(std::max<size_t>(init->constant()->byte_size(), 1), kArenaAlignment);
-  }
-  GE_ASSIGN_OR_RETURN(impl->weights, device.allocate(std::max<size_t>(impl->weights_bytes, 1), kArenaAlignment));
-  for (const auto& [init, offset] : weight_offset) {
-    const Tensor& data = *init->constant();
-    if (data.byte_size() == 0) continue;
-    GE_RETURN_IF_ERROR(device.copy_to_device(static_cast<char*>(impl->weights) + offset, data.raw_data(), data.byte_size())
-                           .with_context(where + ": copying weight '" + init->name() + "'"));
-  }
-  auto weight_address = [&](const Value* v) -> const void* {
-    return static_cast<const char*>(impl->weights) + weight_offset.at(v);
-  };
-
-  for (size_t i = 0; i < g.outputs().size(); ++i) {
-    const Value* out = g.outputs()[i];
-    OutputCopy copy;
-    copy.output = i;
-    copy.bytes = impl->output_bytes[i];
-    if (out->producer() != nullptr && !output_index.count(out)) {
-      output_index[out] = i;
-      continue;
-    }
-    if (output_index.count(out)) {
-      copy.from = OutputCopy::From::kOutput;
-      copy.index = output_index[out];
-    } else if (input_index.count(out)) {
-      copy.from = OutputCopy::From::kInput;
-      copy.index = input_index[out];
-    } else if (weight_offset.count(out)) {
-      copy.from = OutputCopy::From::kWeight;
-      copy.weight = weight_address(out);
-    } else {
-      return unsupported(where + ": graph output '" + out->name() + "' has no producer, input or initializer");
-    }
-    impl->output_copies.push_back(copy);
+    if (!input_index.count(init) && init->constant()) GE_RETURN_IF_ERROR(check_value(init, "initializer"));
   }
 
-  // Feature map: node outputs that are not graph outputs, and kernel workspaces.
-  std::vector<ArenaRequest> requests;
-  std::unordered_map<const Value*, size_t> request_of;
-  std::vector<size_t> workspace_request(impl->order.size(), SIZE_MAX);
-  for (size_t step = 0; step < impl->order.size(); ++step) {
-    const Node* node = impl->order[step];
-    for (const Value* out : node->outputs()) {
-      if (is_omitted(g, out) || output_index.count(out)) continue;
-      ArenaRequest request;
-      request.bytes = bytes_of(out);
-      request.first = request.last = step;
-      for (const Use& use : out->uses()) {
-        auto it = step_of.find(use.user);
-        if (it != step_of.end()) request.last = std::max(request.last, it->second);
+  // Streams and events for an order of the nodes.
+  auto plan_streams_for = [&](const std::vector<Node*>& order, int max_streams) -> Result<StreamPlan> {
+    std::unordered_map<const Node*, size_t> step_of;
+    for (size_t i = 0; i < order.size(); ++i) step_of[order[i]] = i;
+    std::vector<std::vector<size_t>> predecessors(order.size());
+    for (size_t step = 0; step < order.size(); ++step) {
+      const Node* node = order[step];
+      for (const Value* in : node->inputs()) {
+        if (in != nullptr && in->producer() != nullptr) predecessors[step].push_back(step_of.at(in->producer()));
       }
-      request_of[out] = requests.size();
-      requests.push_back(request);
+      for (const Node* control : node->control_predecessors()) predecessors[step].push_back(step_of.at(control));
     }
-    if (impl->kernels[step].workspace_bytes > 0) {
-      workspace_request[step] = requests.size();
-      requests.push_back({impl->kernels[step].workspace_bytes, step, step, 0});
-    }
-  }
+    StreamPlanOptions stream_options;
+    stream_options.max_streams = max_streams;
+    return plan_streams(predecessors, stream_options);
+  };
+  impl->order = topological;
+  GE_ASSIGN_OR_RETURN(impl->plan, plan_streams_for(impl->order, options.max_streams));
 
-  // Streams and events.
-  std::vector<std::vector<size_t>> predecessors(impl->order.size());
-  for (size_t step = 0; step < impl->order.size(); ++step) {
-    const Node* node = impl->order[step];
-    for (const Value* in : node->inputs()) {
-      if (in != nullptr && in->producer() != nullptr) predecessors[step].push_back(step_of.at(in->producer()));
-    }
-    for (const Node* control : node->control_predecessors()) predecessors[step].push_back(step_of.at(control));
+  // Where every value and workspace lives.
+  std::unordered_map<const Value*, Location> location;
+  std::vector<Location> workspace;  // per step
+  if (!options.memory_assigners.empty() && impl->plan.stream_count <= 1) {
+    GE_RETURN_IF_ERROR(impl->place_with_plan(source, options, prepared, input_index, location, workspace, where));
+    GE_ASSIGN_OR_RETURN(impl->plan, plan_streams_for(impl->order, 1));
+  } else {
+    GE_RETURN_IF_ERROR(impl->place_first_fit(prepared, input_index, location, workspace, where));
   }
-  StreamPlanOptions stream_options;
-  stream_options.max_streams = options.max_streams;
-  GE_ASSIGN_OR_RETURN(impl->plan, plan_streams(predecessors, stream_options));
-  // Lifetimes in one topological order only order work on one stream: with several
-  // streams every buffer gets its own bytes.
-  impl->arena_bytes = place_in_arena(requests, impl->plan.stream_count <= 1);
-  GE_ASSIGN_OR_RETURN(impl->arena, device.allocate(std::max<size_t>(impl->arena_bytes, 1), kArenaAlignment));
-  auto arena_address = [&](size_t request) { return static_cast<char*>(impl->arena) + requests[request].offset; };
+  for (Node* node : impl->order) impl->kernels.push_back(std::move(prepared.at(node)));
 
   for (int s = 0; s < std::max(impl->plan.stream_count, 1); ++s) {
     GE_ASSIGN_OR_RETURN(std::unique_ptr<Stream> stream, device.create_stream());
@@ -283,72 +611,7 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
     GE_ASSIGN_OR_RETURN(std::unique_ptr<Event> event, device.create_event());
     impl->events.push_back(std::move(event));
   }
-
-  // Argument tables: sized once so that KernelArgs can point into them.
-  size_t input_total = 0, output_total = 0;
-  for (const Node* node : impl->order) {
-    input_total += node->input_count();
-    output_total += node->output_count();
-  }
-  impl->input_table.assign(input_total, nullptr);
-  impl->output_table.assign(output_total, nullptr);
-  impl->input_slots.resize(impl->runtime_inputs.size());
-  impl->output_write_slots.resize(g.outputs().size());
-  impl->output_read_slots.resize(g.outputs().size());
-  impl->tasks.resize(impl->streams.size());
-
-  std::vector<std::vector<size_t>> waits_before(impl->order.size()), records_after(impl->order.size());
-  for (size_t e = 0; e < impl->plan.events.size(); ++e) {
-    waits_before[impl->plan.events[e].consumer].push_back(e);
-    records_after[impl->plan.events[e].producer].push_back(e);
-  }
-
-  size_t in_cursor = 0, out_cursor = 0;
-  for (size_t step = 0; step < impl->order.size(); ++step) {
-    const Node* node = impl->order[step];
-    const auto s = static_cast<size_t>(impl->plan.stream_of[step]);
-    std::vector<Task>& list = impl->tasks[s];
-    const size_t begin = list.size();
-    for (size_t e : waits_before[step]) list.push_back(EventWaitTask{impl->events[e].get()});
-    KernelTask task;
-    task.function = impl->kernels[step].function;
-    task.name = impl->kernels[step].name.c_str();
-    task.args.params = impl->kernels[step].params.get();
-    task.args.inputs = impl->input_table.data() + in_cursor;
-    task.args.outputs = impl->output_table.data() + out_cursor;
-    if (workspace_request[step] != SIZE_MAX) task.args.workspace = arena_address(workspace_request[step]);
-    for (const Value* in : node->inputs()) {
-      const size_t slot = in_cursor++;
-      if (in == nullptr) continue;
-      if (auto it = input_index.find(in); it != input_index.end()) {
-        impl->input_slots[it->second].push_back(slot);
-      } else if (auto ot = output_index.find(in); ot != output_index.end()) {
-        impl->output_read_slots[ot->second].push_back(slot);
-      } else if (weight_offset.count(in)) {
-        impl->input_table[slot] = weight_address(in);
-      } else if (auto rt = request_of.find(in); rt != request_of.end()) {
-        impl->input_table[slot] = arena_address(rt->second);
-      } else {
-        return internal_error(where + ": input '" + in->name() + "' of " + node->describe() + " has no address");
-      }
-    }
-    for (const Value* out : node->outputs()) {
-      const size_t slot = out_cursor++;
-      if (is_omitted(g, out)) continue;
-      if (auto ot = output_index.find(out); ot != output_index.end()) {
-        impl->output_write_slots[ot->second].push_back(slot);
-      } else {
-        impl->output_table[slot] = arena_address(request_of.at(out));
-      }
-    }
-    list.push_back(task);
-    for (size_t e : records_after[step]) list.push_back(EventRecordTask{impl->events[e].get()});
-    if (!impl->chunks.empty() && impl->chunks.back().stream == s) {
-      impl->chunks.back().end = list.size();
-    } else {
-      impl->chunks.push_back({s, begin, list.size()});
-    }
-  }
+  GE_RETURN_IF_ERROR(impl->build_tasks(location, workspace, where));
 
   if (!device.host_accessible()) {
     for (size_t bytes : impl->input_bytes) {
@@ -365,18 +628,17 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
 
 Status ModelRunner::execute_bound(std::span<const void* const> inputs, std::span<void* const> outputs) {
   Impl& m = *impl_;
-  if (inputs.size() != m.input_slots.size() || outputs.size() != m.output_write_slots.size()) {
-    return invalid_argument("execute_bound: graph '" + m.graph->name() + "' takes " + std::to_string(m.input_slots.size()) +
-                            " inputs and " + std::to_string(m.output_write_slots.size()) + " outputs, got " +
+  if (inputs.size() != m.runtime_inputs.size() || outputs.size() != m.output_bytes.size()) {
+    return invalid_argument("execute_bound: graph '" + m.graph->name() + "' takes " + std::to_string(m.runtime_inputs.size()) +
+                            " inputs and " + std::to_string(m.output_bytes.size()) + " outputs, got " +
                             std::to_string(inputs.size()) + " and " + std::to_string(outputs.size()));
   }
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    for (size_t slot : m.input_slots[i]) m.input_table[slot] = inputs[i];
+  for (const IoPatch& patch : m.patches) {
+    const void* address = m.address(patch.location, inputs, outputs);
+    if (patch.read != nullptr) *patch.read = address;
+    if (patch.write != nullptr) *patch.write = const_cast<void*>(address);
   }
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    for (size_t slot : m.output_write_slots[i]) m.output_table[slot] = outputs[i];
-    for (size_t slot : m.output_read_slots[i]) m.input_table[slot] = outputs[i];
-  }
+  GE_RETURN_IF_ERROR(m.run_copies(m.copies_in, inputs, outputs, "copying graph inputs into the feature map"));
   Status first = Status::ok();
   for (const Impl::Chunk& chunk : m.chunks) {
     std::span<const Task> tasks(m.tasks[chunk.stream].data() + chunk.begin, chunk.end - chunk.begin);
@@ -391,7 +653,7 @@ Status ModelRunner::execute_bound(std::span<const void* const> inputs, std::span
     if (first.is_ok() && !status.is_ok()) first = status.with_context("graph '" + m.graph->name() + "', stream " + std::to_string(s));
   }
   GE_RETURN_IF_ERROR(first);
-  return m.run_output_copies(inputs, outputs);
+  return m.run_copies(m.copies_out, inputs, outputs, "copying pass-through graph outputs");
 }
 
 Status ModelRunner::execute(const NamedTensors& inputs, std::vector<Tensor>& outputs) {

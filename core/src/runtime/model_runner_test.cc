@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "ge/executor.h"
+#include "ge/memory_plan.h"
 #include "ge/plugin_host.h"
 #include "ge/session.h"
 
@@ -348,6 +350,195 @@ TEST_P(ModelRunnerTest, SmallCnnMatchesPerOpExecutorAndNumpy) {
   const std::vector<float> got = values_of(sunk[0]);
   ASSERT_EQ(got.size(), numpy.size());
   for (size_t i = 0; i < numpy.size(); ++i) EXPECT_NEAR(got[i], numpy[i], 1e-5f) << "class " << i;
+}
+
+// ---- execution out of a memory plan ----
+
+std::unique_ptr<ModelRunner> load_planned(const Graph& g, Backend& backend, const MemoryPlanOptions& plan_options = {}) {
+  ModelRunnerOptions options;
+  options.memory_assigners = plugins().host.memory_assigners();
+  options.memory_plan_options = plan_options;
+  auto runner = ModelRunner::load(g, backend, options);
+  EXPECT_TRUE(runner.is_ok()) << runner.status().to_string();
+  return runner.is_ok() ? std::move(*runner) : nullptr;
+}
+
+struct TaskCounts {
+  size_t kernels = 0, copies = 0;
+  std::vector<std::string> names;
+};
+TaskCounts count_tasks(const ModelRunner& runner) {
+  TaskCounts counts;
+  for (const auto& list : runner.stream_tasks()) {
+    for (const Task& task : list) {
+      if (const auto* kernel = std::get_if<KernelTask>(&task)) {
+        ++counts.kernels;
+        counts.names.emplace_back(kernel->name);
+      }
+      counts.copies += std::holds_alternative<MemcpyTask>(task);
+    }
+  }
+  return counts;
+}
+
+bool same_bits(const Tensor& a, const Tensor& b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() && a.byte_size() == b.byte_size() &&
+         (a.byte_size() == 0 || std::memcmp(a.raw_data(), b.raw_data(), a.byte_size()) == 0);
+}
+
+/// Runs `g` with and without a plan on `feeds` and expects bit-identical outputs.
+void expect_same_outputs(ModelRunner& planned, ModelRunner& unplanned, const NamedTensors& feeds) {
+  for (int round = 0; round < 2; ++round) {  // a second run reuses the refreshed slots
+    std::vector<Tensor> expected, got;
+    Status a = unplanned.execute(feeds, expected);
+    ASSERT_TRUE(a.is_ok()) << a.to_string();
+    Status b = planned.execute(feeds, got);
+    ASSERT_TRUE(b.is_ok()) << b.to_string();
+    ASSERT_EQ(got.size(), expected.size());
+    for (size_t o = 0; o < got.size(); ++o) EXPECT_TRUE(same_bits(got[o], expected[o])) << "output " << o;
+  }
+}
+
+Tensor ramp(std::vector<int64_t> shape, float start) {
+  std::vector<float> data(static_cast<size_t>(element_count(shape)));
+  for (size_t i = 0; i < data.size(); ++i) data[i] = start + 0.37f * static_cast<float>(i) * (i % 2 == 0 ? 1.0f : -1.0f);
+  return Tensor::from_vector<float>(std::move(shape), data);
+}
+
+TEST_P(ModelRunnerTest, PlannedRunSkipsViewsAndContinuousConcat) {
+  auto g = new_graph("planned");
+  Value* x = g->add_input("x", TensorDesc::of(DataType::kFloat32, {1, 4, 8}));
+  Value* shape = g->add_initializer("shape", Tensor::from_vector<int64_t>({2}, {1, 32}));
+  Value* w = g->add_initializer("w", ramp({1, 64}, 0.5f));
+  // relu -> neg -> abs: an in-place chain; the Reshapes are views; the Concat's inputs
+  // are written straight into its slices.
+  Node* relu = g->add_node("Relu", {x}, 1, "relu");
+  Node* neg = g->add_node("Neg", {relu->output(0)}, 1, "neg");
+  Node* abs = g->add_node("Abs", {neg->output(0)}, 1, "abs");
+  Node* flat = g->add_node("Reshape", {abs->output(0), shape}, 1, "flat");
+  Node* sig = g->add_node("Sigmoid", {flat->output(0)}, 1, "sig");
+  Node* tanh = g->add_node("Tanh", {x}, 1, "tanh");
+  Node* flat2 = g->add_node("Reshape", {tanh->output(0), shape}, 1, "flat2");
+  Node* cat = g->add_node("Concat", {sig->output(0), flat2->output(0)}, 1, "cat");
+  cat->set_attribute("axis", Attribute(int64_t{1}));
+  Node* add = g->add_node("Add", {cat->output(0), w}, 1, "add", {"y"});
+  g->add_output(add->output(0));
+  ASSERT_TRUE(ops().infer_graph(*g).is_ok());
+
+  auto unplanned = load(*g, 1);
+  auto planned = load_planned(*g, backend());
+  ASSERT_NE(unplanned, nullptr);
+  ASSERT_NE(planned, nullptr);
+  EXPECT_EQ(unplanned->memory_plan(), nullptr);
+  const GraphMemoryPlan* plan = planned->memory_plan();
+  ASSERT_NE(plan, nullptr);
+  Status valid = validate_memory_plan(*plan);
+  EXPECT_TRUE(valid.is_ok()) << valid.to_string();
+  EXPECT_EQ(planned->feature_map_bytes(), plan->feature_map_bytes);
+  EXPECT_GE(plan->statistics.in_place, 2u);
+  EXPECT_EQ(plan->statistics.views, 2u);
+  EXPECT_EQ(plan->statistics.concat_slices, 2u);
+  // Every value sits in one 512-byte buffer of the concat: 256 bytes.
+  EXPECT_EQ(plan->feature_map_bytes, 512u);
+  EXPECT_EQ(count_tasks(*unplanned).kernels, 9u);
+  const TaskCounts counts = count_tasks(*planned);
+  EXPECT_EQ(counts.kernels, 6u);  // no Reshape, no Concat
+  EXPECT_EQ(counts.copies, 0u);
+  for (const std::string& name : counts.names) {
+    EXPECT_EQ(name.find("Reshape"), std::string::npos) << name;
+    EXPECT_EQ(name.find("Concat"), std::string::npos) << name;
+  }
+  expect_same_outputs(*planned, *unplanned, {{"x", ramp({1, 4, 8}, -3.0f)}});
+}
+
+TEST_P(ModelRunnerTest, PlannedConcatCopiesOnlyInputsOutsideTheirSlices) {
+  auto g = new_graph("partial_concat");
+  Value* x = g->add_input("x", TensorDesc::of(DataType::kFloat32, {1, 8}));
+  Value* w = g->add_initializer("w", ramp({1, 8}, 2.0f));
+  Node* relu = g->add_node("Relu", {x}, 1, "relu");
+  // The caller's input and a weight cannot be written into a slice: they are copied.
+  Node* cat = g->add_node("Concat", {x, relu->output(0), w}, 1, "cat");
+  cat->set_attribute("axis", Attribute(int64_t{1}));
+  Node* neg = g->add_node("Neg", {cat->output(0)}, 1, "neg", {"y"});
+  // A Concat that is itself a graph output: its producers write into the caller's buffer.
+  Node* sig = g->add_node("Sigmoid", {x}, 1, "sig");
+  Node* cat2 = g->add_node("Concat", {relu->output(0), sig->output(0)}, 1, "cat2", {"z"});
+  cat2->set_attribute("axis", Attribute(int64_t{1}));
+  g->add_output(neg->output(0));
+  g->add_output(cat2->output(0));
+  g->add_output(x);
+  ASSERT_TRUE(ops().infer_graph(*g).is_ok());
+  auto unplanned = load(*g, 1);
+  auto planned = load_planned(*g, backend());
+  ASSERT_NE(unplanned, nullptr);
+  ASSERT_NE(planned, nullptr);
+  ASSERT_NE(planned->memory_plan(), nullptr);
+  EXPECT_TRUE(validate_memory_plan(*planned->memory_plan()).is_ok());
+  EXPECT_EQ(planned->feature_map_bytes(), planned->memory_plan()->feature_map_bytes);
+  const TaskCounts counts = count_tasks(*planned);
+  for (const std::string& name : counts.names) EXPECT_EQ(name.find("Concat"), std::string::npos) << name;
+  EXPECT_GE(counts.copies, 2u);  // x and w into the first Concat's slices
+  expect_same_outputs(*planned, *unplanned, {{"x", ramp({1, 8}, -1.0f)}});
+}
+
+TEST_P(ModelRunnerTest, PlannedRunWithoutZeroCopyIoCopiesInputsAndOutputs) {
+  auto g = new_graph("copied_io");
+  Value* x = g->add_input("x", TensorDesc::of(DataType::kFloat32, {2, 8}));
+  Node* relu = g->add_node("Relu", {x}, 1, "relu");
+  Node* flat = g->add_node("Flatten", {relu->output(0)}, 1, "flat");
+  Node* exp = g->add_node("Exp", {flat->output(0)}, 1, "exp", {"y"});
+  g->add_output(exp->output(0));
+  g->add_output(relu->output(0));
+  ASSERT_TRUE(ops().infer_graph(*g).is_ok());
+  MemoryPlanOptions plan_options;
+  plan_options.zero_copy_io = false;
+  auto unplanned = load(*g, 1);
+  auto planned = load_planned(*g, backend(), plan_options);
+  ASSERT_NE(unplanned, nullptr);
+  ASSERT_NE(planned, nullptr);
+  ASSERT_NE(planned->memory_plan(), nullptr);
+  EXPECT_EQ(planned->memory_plan()->io_bytes, 0u);
+  EXPECT_EQ(planned->feature_map_bytes(), planned->memory_plan()->feature_map_bytes);
+  expect_same_outputs(*planned, *unplanned, {{"x", ramp({2, 8}, -2.0f)}});
+}
+
+TEST_P(ModelRunnerTest, SeveralStreamsKeepTheFirstFitArena) {
+  auto g = new_graph("streams");
+  Value* x = g->add_input("x", TensorDesc::of(DataType::kFloat32, {4}));
+  Node* a = g->add_node("Relu", {x}, 1, "a");
+  Node* b = g->add_node("Neg", {x}, 1, "b");
+  g->add_output(g->add_node("Add", {a->output(0), b->output(0)}, 1, "sum", {"y"})->output(0));
+  ASSERT_TRUE(ops().infer_graph(*g).is_ok());
+  ModelRunnerOptions options;
+  options.max_streams = 2;
+  options.memory_assigners = plugins().host.memory_assigners();
+  auto runner = ModelRunner::load(*g, backend(), options);
+  ASSERT_TRUE(runner.is_ok()) << runner.status().to_string();
+  EXPECT_EQ((*runner)->stream_plan().stream_count, 2);
+  EXPECT_EQ((*runner)->memory_plan(), nullptr);
+  std::vector<Tensor> outputs;
+  ASSERT_TRUE((*runner)->execute({{"x", Tensor::from_vector<float>({4}, {1, -2, 3, -4})}}, outputs).is_ok());
+  EXPECT_EQ(values_of(outputs[0]), (std::vector<float>{0, 2, 0, 4}));
+}
+
+TEST_P(ModelRunnerTest, SmallCnnPlannedMatchesFirstFit) {
+  const fs::path samples = env_path("GE_SOURCE_DIR") / "samples" / "models";
+  SessionOptions options;
+  options.backend = GetParam();
+  auto session = Session::create(plugins().host, samples / "small_cnn.onnx", options);
+  ASSERT_TRUE(session.is_ok()) << session.status().to_string();
+  const std::vector<float> input = read_npy_floats(samples / "small_cnn" / "input_0.npy");
+  NamedTensors feeds = {{"input", Tensor::from_vector<float>({1, 3, 16, 16}, input)}};
+  auto first_fit = ModelRunner::load((*session)->graph(), backend());
+  ASSERT_TRUE(first_fit.is_ok()) << first_fit.status().to_string();
+  auto planned = load_planned((*session)->graph(), backend());
+  ASSERT_NE(planned, nullptr);
+  ASSERT_NE(planned->memory_plan(), nullptr);
+  EXPECT_EQ(planned->feature_map_bytes(), planned->memory_plan()->feature_map_bytes);
+  std::cout << "small_cnn on " << GetParam() << ": feature map " << planned->feature_map_bytes()
+            << " B with the plan, " << (*first_fit)->feature_map_bytes() << " B first-fit\n"
+            << format_memory_statistics(planned->memory_plan()->statistics);
+  expect_same_outputs(*planned, **first_fit, feeds);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ModelRunnerTest, ::testing::Values("cpu", "npu_sim"),

@@ -2,12 +2,16 @@
 /// Task sink: a static-shape graph loaded once into per-stream task lists, then run with
 /// one call per execute.
 ///
-/// Loading prepares every kernel, allocates one feature-map arena (values whose lifetimes
-/// do not overlap share bytes when the model runs on one stream), copies the weights to
+/// Loading prepares every kernel, allocates one feature-map arena, copies the weights to
 /// the device, plans streams and events (ge/runtime/stream_plan.h) and builds argument
-/// tables in which every address is resolved. Executing only refreshes the address slots
-/// of the graph's inputs and outputs and submits the task lists. The per-op mode is
-/// ge::Executor (ge/executor.h); both give the same results.
+/// tables in which every address is resolved. Given memory assigners, a model on one
+/// stream runs out of a validated GraphMemoryPlan (ge/memory_plan.h): in-place values,
+/// views and Concat slices share bytes, a view at its input's address and a Concat whose
+/// inputs already sit in their slices run no task. Otherwise values whose lifetimes do
+/// not overlap share bytes first-fit (one stream) or every value has its own bytes.
+/// Executing only refreshes the address slots of the graph's inputs and outputs and
+/// submits the task lists. The per-op mode is ge::Executor (ge/executor.h); both give the
+/// same results.
 
 #include <cstddef>
 #include <memory>
@@ -17,6 +21,8 @@
 #include "ge/backend.h"
 #include "ge/executor.h"
 #include "ge/graph.h"
+#include "ge/memory_assigner.h"
+#include "ge/memory_plan.h"
 #include "ge/runtime/stream_plan.h"
 #include "ge/status.h"
 #include "ge/tensor.h"
@@ -26,6 +32,14 @@ namespace ge {
 struct ModelRunnerOptions {
   /// Independent branches go on up to this many streams (see plan_streams).
   int max_streams = 1;
+  /// When not empty and the model runs on one stream, load plans the memory of the graph
+  /// it loads with plan_memory(assigners, memory_plan_options) and executes that plan's
+  /// order out of one arena of exactly plan.feature_map_bytes. Empty, or several
+  /// streams: the first-fit arena.
+  std::vector<std::shared_ptr<MemoryAssigner>> memory_assigners;
+  /// Options for that plan. load fills `workspace_bytes` from the prepared kernels; an
+  /// `explicit_order` names nodes of the graph passed to load.
+  MemoryPlanOptions memory_plan_options;
 };
 
 class ModelRunner {
@@ -58,6 +72,9 @@ class ModelRunner {
   const std::vector<std::vector<Task>>& stream_tasks() const;
   size_t feature_map_bytes() const;
   size_t weight_bytes() const;
+  /// The plan the runner executes (its nodes and values are graph()'s), or null when it
+  /// uses the first-fit arena.
+  const GraphMemoryPlan* memory_plan() const;
 
  private:
   struct Impl;
