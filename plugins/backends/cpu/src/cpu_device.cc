@@ -1,5 +1,6 @@
 #include "cpu_device.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -22,6 +23,27 @@ Status copy(void* destination, const void* source, size_t bytes, const char* dir
 }
 
 }  // namespace
+
+Result<CpuDeviceOptions> CpuDeviceOptions::from_options(const PluginOptions& options) {
+  CpuDeviceOptions result;
+  result.synchronous = options.get_bool("synchronous", false);
+  const int64_t threads = options.get_int("threads", 0);
+  if (threads < 0) {
+    return invalid_argument("cpu backend: option threads = " + std::to_string(threads) +
+                            " is negative; use 0 for one worker per hardware thread");
+  }
+  result.threads = static_cast<size_t>(threads);
+  return result;
+}
+
+Status CpuDevice::configure(const CpuDeviceOptions& options) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (streams_created_) {
+    return invalid_argument("cpu device: cannot change its options once a stream exists");
+  }
+  options_ = options;
+  return Status::ok();
+}
 
 Result<void*> CpuDevice::allocate(size_t bytes, size_t alignment) {
   if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
@@ -49,7 +71,19 @@ Status CpuDevice::copy_to_host(void* host_destination, const void* device_source
 }
 
 Result<std::unique_ptr<Stream>> CpuDevice::create_stream() {
-  return std::unique_ptr<Stream>(std::make_unique<CpuStream>());
+  std::lock_guard<std::mutex> lock(mutex_);
+  streams_created_ = true;
+  if (options_.synchronous) return std::unique_ptr<Stream>(std::make_unique<CpuStream>(nullptr));
+  if (pool_ != nullptr && !pool_->owned_by_this_process()) {
+    // Forked after the pool started: its workers are the parent's. Streams created before
+    // the fork keep it (they run inline, see CpuWorkerPool); new ones get a fresh pool.
+    pool_ = nullptr;
+  }
+  if (pool_ == nullptr) {
+    pool_ = std::make_shared<CpuWorkerPool>(options_.threads != 0 ? options_.threads
+                                                                  : CpuWorkerPool::default_thread_count());
+  }
+  return std::unique_ptr<Stream>(std::make_unique<CpuStream>(pool_));
 }
 
 Result<std::unique_ptr<Event>> CpuDevice::create_event() {

@@ -1,17 +1,38 @@
 #pragma once
 /// The cpu backend's device: host memory (device addresses are host addresses), copies
-/// are memcpy, streams run synchronously.
+/// are memcpy, streams run asynchronously on one worker pool per device.
 
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <string>
 
+#include "cpu_worker_pool.h"
 #include "ge/backend.h"
+#include "ge/plugin_options.h"
 
 namespace ge {
 
+/// How a CpuDevice runs its streams.
+struct CpuDeviceOptions {
+  /// Run every stream's tasks on the submitting thread inside submit() (for debugging).
+  bool synchronous = false;
+  /// Worker threads shared by all streams; 0: one per hardware thread.
+  size_t threads = 0;
+
+  /// Reads `synchronous` (bool) and `threads` (int >= 0) from a registry options table;
+  /// other keys are ignored. A `threads` below zero is an error.
+  static Result<CpuDeviceOptions> from_options(const PluginOptions& options);
+};
+
 class CpuDevice final : public Device {
  public:
+  explicit CpuDevice(CpuDeviceOptions options = {}) : options_(options) {}
+
+  /// Replaces the options; an error once a stream exists (its pool is already running).
+  Status configure(const CpuDeviceOptions& options);
+  const CpuDeviceOptions& options() const { return options_; }
+
   std::string name() const override { return "cpu"; }
   bool host_accessible() const override { return true; }
   /// Aligned host memory; `alignment` must be a power of two. Zero bytes still give a
@@ -21,8 +42,16 @@ class CpuDevice final : public Device {
   void deallocate(void* pointer) override;
   Status copy_to_device(void* device_destination, const void* host_source, size_t bytes) override;
   Status copy_to_host(void* host_destination, const void* device_source, size_t bytes) override;
+  /// A CpuStream on this device's worker pool (started with the first stream). The
+  /// stream keeps the pool alive, so it may outlive the device. Thread-safe.
   Result<std::unique_ptr<Stream>> create_stream() override;
   Result<std::unique_ptr<Event>> create_event() override;
+
+ private:
+  std::mutex mutex_;
+  CpuDeviceOptions options_;
+  std::shared_ptr<CpuWorkerPool> pool_;
+  bool streams_created_ = false;
 };
 
 }  // namespace ge

@@ -1,60 +1,243 @@
 #include "cpu_stream.h"
 
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
+#include <exception>
+#include <iterator>
+#include <mutex>
 #include <string>
-#include <type_traits>
+#include <utility>
 #include <variant>
+#include <vector>
 
+#include "cpu_event.h"
 #include "ge/cpu_kernels/kernel_library.h"
 
 namespace ge {
 namespace {
 
-Status run_task(const KernelTask& task, size_t index) {
-  const std::string name = task.name != nullptr && task.name[0] != '\0' ? task.name : "<unnamed>";
-  if (task.function == nullptr) {
-    return internal_error("cpu stream: task " + std::to_string(index) + " (kernel '" + name +
-                          "') has no kernel function");
-  }
-  const int code = task.function(task.args);
-  if (code != 0) {
-    return invalid_argument("cpu stream: kernel '" + name + "' (task " + std::to_string(index) + ") failed with code " +
-                            std::to_string(code) + ": " + cpu_kernels::kernel_error_message(code));
+/// A task as queued: its event point (records and waits) resolved at submit time.
+struct QueuedTask {
+  Task task;
+  uint64_t point = 0;
+  size_t index = 0;  // in its submit() call, for messages
+};
+
+std::string kernel_name(const KernelTask& task) {
+  return task.name != nullptr && task.name[0] != '\0' ? task.name : "<unnamed>";
+}
+
+Status validate(const Task& task, size_t index) {
+  if (const auto* kernel = std::get_if<KernelTask>(&task)) {
+    if (kernel->function == nullptr) {
+      return internal_error("cpu stream: task " + std::to_string(index) + " (kernel '" + kernel_name(*kernel) +
+                            "') has no kernel function");
+    }
+  } else if (const auto* copy = std::get_if<MemcpyTask>(&task)) {
+    if (copy->bytes != 0 && (copy->destination == nullptr || copy->source == nullptr)) {
+      return internal_error("cpu stream: memcpy task " + std::to_string(index) + " of " + std::to_string(copy->bytes) +
+                            " bytes has a null address");
+    }
+  } else {
+    const bool record = std::holds_alternative<EventRecordTask>(task);
+    Event* event = record ? std::get<EventRecordTask>(task).event : std::get<EventWaitTask>(task).event;
+    const std::string what = std::string("cpu stream: event ") + (record ? "record" : "wait") + " task " +
+                             std::to_string(index);
+    if (event == nullptr) return internal_error(what + " has no event");
+    if (dynamic_cast<CpuEvent*>(event) == nullptr) {
+      return invalid_argument(what + " names an event of another device; create it with the cpu device");
+    }
   }
   return Status::ok();
 }
 
-Status run_task(const MemcpyTask& task, size_t index) {
-  if (task.bytes == 0) return Status::ok();
-  if (task.destination == nullptr || task.source == nullptr) {
-    return internal_error("cpu stream: memcpy task " + std::to_string(index) + " of " + std::to_string(task.bytes) +
-                          " bytes has a null address");
+/// Runs a kernel or a copy; events are handled by the caller.
+Status run_work(const Task& task, size_t index) {
+  if (const auto* kernel = std::get_if<KernelTask>(&task)) {
+    int code = 0;
+    try {
+      code = kernel->function(kernel->args);
+    } catch (const std::exception& error) {
+      return internal_error("cpu stream: kernel '" + kernel_name(*kernel) + "' (task " + std::to_string(index) +
+                            ") threw: " + error.what());
+    }
+    if (code != 0) {
+      return invalid_argument("cpu stream: kernel '" + kernel_name(*kernel) + "' (task " + std::to_string(index) +
+                              ") failed with code " + std::to_string(code) + ": " +
+                              cpu_kernels::kernel_error_message(code));
+    }
+  } else if (const auto* copy = std::get_if<MemcpyTask>(&task)) {
+    // memmove: the planner may place a copy's source and destination in one region.
+    if (copy->bytes != 0) std::memmove(copy->destination, copy->source, copy->bytes);
   }
-  // memmove: the planner may place a copy's source and destination in one region.
-  std::memmove(task.destination, task.source, task.bytes);
   return Status::ok();
-}
-
-Status run_task(const EventRecordTask& task, size_t index) {
-  if (task.event == nullptr) {
-    return internal_error("cpu stream: event record task " + std::to_string(index) + " has no event");
-  }
-  return Status::ok();  // the work before it already ran
-}
-
-Status run_task(const EventWaitTask& task, size_t index) {
-  if (task.event == nullptr) {
-    return internal_error("cpu stream: event wait task " + std::to_string(index) + " has no event");
-  }
-  return Status::ok();  // whatever it waits for ran synchronously before this submit
 }
 
 }  // namespace
 
+/// The queue and run state of one asynchronous stream. At most one thread drains it at a
+/// time (`running_`); it is in the pool's FIFO at most once (`scheduled_`); `blocked_`
+/// means its next task waits for an event that will reschedule it.
+class CpuStream::Queue final : public CpuRunnable,
+                               public CpuEventWaiter,
+                               public std::enable_shared_from_this<CpuStream::Queue> {
+ public:
+  explicit Queue(CpuWorkerPool& pool) : pool_(pool) {}
+
+  /// Queues validated tasks. Event points are taken under the queue lock, so they follow
+  /// queue order even with several submitting threads.
+  void push(std::span<const Task> tasks) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      uint64_t point = 0;
+      if (const auto* record = std::get_if<EventRecordTask>(&tasks[i])) {
+        point = static_cast<CpuEvent*>(record->event)->enqueue_record();
+      } else if (const auto* wait = std::get_if<EventWaitTask>(&tasks[i])) {
+        point = static_cast<CpuEvent*>(wait->event)->last_enqueued();
+      }
+      tasks_.push_back(QueuedTask{tasks[i], point, i});
+    }
+    schedule(lock);
+  }
+
+  void run() override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    scheduled_ = false;
+    if (running_ || blocked_ || tasks_.empty()) return;
+    running_ = true;
+    drain(lock);
+  }
+
+  void on_event_reached() override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (closed_) return;
+    if (running_) {
+      wake_pending_ = true;  // the runner is yielding right now: it will go on instead
+      return;
+    }
+    if (!blocked_) return;
+    blocked_ = false;
+    schedule(lock);
+  }
+
+  Status synchronize() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    // No worker has started it yet: run it here rather than wait for one to wake up.
+    if (!running_ && !blocked_ && !tasks_.empty()) {
+      running_ = true;
+      drain(lock);
+    }
+    idle_.wait(lock, [this] { return !running_ && !blocked_ && tasks_.empty(); });
+    Status first = std::move(error_);
+    error_ = Status::ok();
+    failed_ = false;
+    return first;
+  }
+
+  void close() {
+    (void)synchronize();
+    std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = true;
+  }
+
+ private:
+  /// Schedules the queue on the pool unless someone runs it, it is queued or blocked.
+  void schedule(std::unique_lock<std::mutex>& lock) {
+    if (running_ || blocked_ || tasks_.empty()) return;
+    // In a forked child the pool's FIFO entry is gone with its workers: run inline.
+    if (scheduled_ && pool_.owned_by_this_process()) return;
+    scheduled_ = true;
+    lock.unlock();
+    pool_.schedule(shared_from_this());
+  }
+
+  /// Runs queued tasks until the queue is empty or the next task waits for an unreached
+  /// event. Called and returns with `lock` held and `running_` set (cleared on return).
+  void drain(std::unique_lock<std::mutex>& lock) {
+    for (;;) {
+      wake_pending_ = false;
+      if (tasks_.empty()) break;
+      bool failed = failed_;
+      std::swap(tasks_, batch_);
+      lock.unlock();
+      size_t next = 0;
+      for (; next < batch_.size(); ++next) {
+        QueuedTask& queued = batch_[next];
+        if (const auto* wait = std::get_if<EventWaitTask>(&queued.task)) {
+          if (failed || queued.point == 0) continue;
+          if (!static_cast<CpuEvent*>(wait->event)->reached_or_register(queued.point, weak_from_this())) break;
+        } else if (const auto* record = std::get_if<EventRecordTask>(&queued.task)) {
+          static_cast<CpuEvent*>(record->event)->mark_reached(queued.point);
+        } else if (!failed) {
+          Status status = run_work(queued.task, queued.index);
+          if (!status.is_ok()) {
+            failed = true;
+            std::lock_guard<std::mutex> error_lock(mutex_);
+            if (!failed_) {
+              failed_ = true;
+              error_ = std::move(status);
+            }
+          }
+        }
+      }
+      lock.lock();
+      if (next < batch_.size()) {
+        // Blocked on an event: put the rest back in front of anything submitted since.
+        tasks_.insert(tasks_.begin(), std::make_move_iterator(batch_.begin() + static_cast<std::ptrdiff_t>(next)),
+                      std::make_move_iterator(batch_.end()));
+        batch_.clear();
+        if (wake_pending_) continue;  // reached while we were giving up: go on
+        blocked_ = true;
+        break;
+      }
+      batch_.clear();
+    }
+    running_ = false;
+    idle_.notify_all();  // under the lock: a waiter may destroy the stream once woken
+  }
+
+  CpuWorkerPool& pool_;
+  std::mutex mutex_;
+  std::condition_variable idle_;
+  std::vector<QueuedTask> tasks_;
+  std::vector<QueuedTask> batch_;  // only the running thread touches it
+  bool scheduled_ = false;
+  bool running_ = false;
+  bool blocked_ = false;
+  bool wake_pending_ = false;
+  bool closed_ = false;
+  bool failed_ = false;
+  Status error_ = Status::ok();
+};
+
+CpuStream::CpuStream(std::shared_ptr<CpuWorkerPool> pool) : pool_(std::move(pool)) {
+  if (pool_ != nullptr) queue_ = std::make_shared<Queue>(*pool_);
+}
+
+CpuStream::~CpuStream() {
+  if (queue_ != nullptr) queue_->close();
+}
+
 Status CpuStream::submit(std::span<const Task> tasks) {
+  for (size_t i = 0; i < tasks.size(); ++i) GE_RETURN_IF_ERROR(validate(tasks[i], i));
+  if (queue_ == nullptr) return run_synchronously(tasks);
+  queue_->push(tasks);
+  return Status::ok();
+}
+
+Status CpuStream::synchronize() { return queue_ == nullptr ? Status::ok() : queue_->synchronize(); }
+
+Status CpuStream::run_synchronously(std::span<const Task> tasks) {
   for (size_t i = 0; i < tasks.size(); ++i) {
-    Status status = std::visit([i](const auto& task) { return run_task(task, i); }, tasks[i]);
-    if (!status.is_ok()) return status;
+    if (const auto* record = std::get_if<EventRecordTask>(&tasks[i])) {
+      auto* event = static_cast<CpuEvent*>(record->event);
+      event->mark_reached(event->enqueue_record());
+    } else if (!std::holds_alternative<EventWaitTask>(tasks[i])) {
+      // A wait has nothing to wait for: every record submitted before it already ran.
+      GE_RETURN_IF_ERROR(run_work(tasks[i], i));
+    }
   }
   return Status::ok();
 }

@@ -1,20 +1,55 @@
 #pragma once
-/// The cpu backend's stream: runs each submitted task on the calling thread, in order,
-/// before submit() returns. Threading and asynchronous streams come later.
+/// The cpu backend's stream. Asynchronous by default: submit() copies the tasks into the
+/// stream's queue and returns; a worker of the device's CpuWorkerPool runs them in order,
+/// draining the whole queue in one loop over the function pointers. Many streams share
+/// the workers; a stream whose next task waits for an unreached event gives its worker
+/// back and is rescheduled when the event is recorded, so streams never deadlock for
+/// want of workers.
+///
+/// Lifetime contract: the Task values are copied at submit(), but what they point to
+/// (KernelArgs' address arrays, workspace and params, memcpy buffers, events) must stay
+/// alive and unchanged until synchronize() returns (or the stream is destroyed).
+///
+/// Errors: a failing kernel (or memcpy) makes the stream skip its later kernels and
+/// copies until synchronize() returns that first error. Event records still fire after
+/// a failure, so other streams waiting on them do not hang.
+///
+/// Synchronous mode (the registry option `synchronous = true`, for debugging) runs the
+/// tasks on the calling thread inside submit(), which returns the first error itself.
 
+#include <memory>
 #include <span>
 
+#include "cpu_worker_pool.h"
 #include "ge/backend.h"
 
 namespace ge {
 
 class CpuStream final : public Stream {
  public:
-  /// Runs `tasks` in order and stops at the first failure: a kernel's non-zero return
-  /// becomes an error naming the kernel and its code. Later tasks do not run.
+  /// Runs its tasks on `pool`'s workers; a null pool makes it synchronous.
+  explicit CpuStream(std::shared_ptr<CpuWorkerPool> pool);
+  /// Waits for every submitted task (their error, if any, is dropped).
+  ~CpuStream() override;
+  CpuStream(const CpuStream&) = delete;
+  CpuStream& operator=(const CpuStream&) = delete;
+
+  /// Checks `tasks` (a kernel without function, a copy with a null address or an event
+  /// task without a cpu event is an error, and then none of them is queued), copies them
+  /// into the queue and returns. Thread-safe.
   Status submit(std::span<const Task> tasks) override;
-  /// Nothing is ever pending; always ok (submit() already reported any error).
-  Status synchronize() override { return Status::ok(); }
+  /// Waits until every task submitted before it has run (or been skipped after a
+  /// failure); returns the first error since the last synchronize(). Thread-safe. May
+  /// run queued work on the calling thread when no worker has started it yet.
+  Status synchronize() override;
+
+  class Queue;  // shared with workers and events; defined in cpu_stream.cc
+
+ private:
+  Status run_synchronously(std::span<const Task> tasks);
+
+  std::shared_ptr<CpuWorkerPool> pool_;
+  std::shared_ptr<Queue> queue_;
 };
 
 }  // namespace ge
