@@ -1,5 +1,7 @@
 #include "ge/session.h"
 
+#include <algorithm>
+
 #include "ge/logging.h"
 #include "ge/verifier.h"
 #include "runtime_input_binding.h"
@@ -7,11 +9,33 @@
 namespace ge {
 namespace {
 
-/// The graph loaded into the task sink with a plan from every loaded memory assigner;
+/// The loaded memory assigners `names` selects (all when empty); an unknown name is an
+/// error listing the loaded ones.
+Result<std::vector<std::shared_ptr<MemoryAssigner>>> select_assigners(const PluginHost& host,
+                                                                      const std::vector<std::string>& names) {
+  const std::vector<std::shared_ptr<MemoryAssigner>>& loaded = host.memory_assigners();
+  if (names.empty()) return loaded;
+  std::vector<std::shared_ptr<MemoryAssigner>> selected;
+  for (const std::string& name : names) {
+    auto found = std::find_if(loaded.begin(), loaded.end(), [&](const auto& a) { return a->name() == name; });
+    if (found == loaded.end()) {
+      std::string known;
+      for (const auto& a : loaded) known += (known.empty() ? "" : ", ") + a->name();
+      return invalid_argument("unknown memory assigner '" + name + "'; loaded: " + (known.empty() ? "none" : known));
+    }
+    selected.push_back(*found);
+  }
+  return selected;
+}
+
+/// The graph loaded into the task sink with a plan from the selected memory assigners;
 /// kUnsupported when the graph needs the per-op executor.
-Result<std::unique_ptr<ModelRunner>> load_task_sink(const PluginHost& host, const Graph& graph, Backend& backend) {
+Result<std::unique_ptr<ModelRunner>> load_task_sink(const Graph& graph, Backend& backend,
+                                                    std::vector<std::shared_ptr<MemoryAssigner>> assigners,
+                                                    ExecutionOrder order) {
   ModelRunnerOptions options;
-  options.memory_assigners = host.memory_assigners();
+  options.memory_assigners = std::move(assigners);
+  options.memory_plan_options.order = order;
   if (options.memory_assigners.empty()) {
     return unsupported("no memory assigner is loaded (enable one of kind 'memory_assigner' in the plugin registry)");
   }
@@ -33,6 +57,8 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, const s
 Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::unique_ptr<Graph> graph,
                                                  const SessionOptions& options) {
   std::unique_ptr<Session> session(new Session());
+  GE_ASSIGN_OR_RETURN(std::vector<std::shared_ptr<MemoryAssigner>> assigners,
+                      select_assigners(host, options.memory_assigners));
   session->ops_ = host.make_op_registry();
   GE_RETURN_IF_ERROR(verify_graph(*graph).with_context("imported graph"));
   GE_RETURN_IF_ERROR(session->ops_.infer_graph(*graph));
@@ -42,7 +68,7 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
   GE_RETURN_IF_ERROR(passes.run(*graph, backend, reference.is_ok() ? *reference : nullptr));
   session->pass_timings_ = passes.timings();
   if (options.task_sink) {
-    Result<std::unique_ptr<ModelRunner>> runner = load_task_sink(host, *graph, *backend);
+    Result<std::unique_ptr<ModelRunner>> runner = load_task_sink(*graph, *backend, assigners, options.memory_order);
     if (runner.is_ok()) {
       session->runner_ = std::move(runner).value();
       return session;

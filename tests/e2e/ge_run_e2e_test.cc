@@ -120,6 +120,18 @@ TEST_F(GeRunE2ETest, CheckPassesRunsEveryChangingPassOnTheUsersInput) {
   EXPECT_CONTAINS(bad.output, "unknown input 'nope'");
 }
 
+TEST_F(GeRunE2ETest, MemoryAssignerAndOrderReachThePlan) {
+  Outcome r = ge_run({kModel, "--memory-assigner", "naive", "--memory-order", "priority", "-v", "--input",
+                      (kData / "input_0.pb").string(), "--expected-dir", kData.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_CONTAINS(r.output, "memory plan: assigner 'naive'");
+  EXPECT_CONTAINS(r.output, "assigners: naive=");
+  EXPECT_CONTAINS(r.output, ": OK, max abs error");
+  Outcome bad = ge_run({kModel, "--memory-assigner", "best_fit", "--input", "random"});
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  EXPECT_CONTAINS(bad.output, "unknown memory assigner 'best_fit'; loaded: ");
+}
+
 TEST_F(GeRunE2ETest, NpyInputGivesTheSameResult) {
   Outcome r =
       ge_run({kModel, "--input", "input=" + (kData / "input_0.npy").string(), "--expected-dir", kData.string()});

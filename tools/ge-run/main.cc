@@ -181,6 +181,8 @@ int run(int argc, char** argv) {
   SessionOptions session_options;
   session_options.backend = options.backend;
   session_options.passes = options.passes;
+  session_options.memory_assigners = options.memory_assigners;
+  session_options.memory_order = options.memory_order;
   const auto compile_start = std::chrono::steady_clock::now();
   // A compiled .gem model loads without running the compiler.
   Result<std::unique_ptr<Session>> created = model.extension() == ".gem"

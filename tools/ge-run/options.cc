@@ -12,7 +12,7 @@ namespace {
 constexpr std::string_view kValueOptions[] = {
     "--plugins",      "--input",      "--output-dir",   "--backend", "--repeat", "--passes",
     "--disable-pass", "--dump-graph", "--expected-dir", "--rtol",    "--atol",
-    "--check-rtol",   "--check-atol",
+    "--check-rtol",   "--check-atol", "--memory-assigner", "--memory-order",
 };
 /// Options that take none.
 constexpr std::string_view kFlagOptions[] = {"--list-plugins", "--verify-each", "--check-passes", "--verbose", "--help"};
@@ -115,6 +115,17 @@ Status apply_value(RunOptions& options, const std::string& option, const std::st
   } else if (option == "--check-atol") {
     GE_ASSIGN_OR_RETURN(options.passes.check_atol, parse_tolerance(option, value));
     check_tolerance_given = true;
+  } else if (option == "--memory-assigner") {
+    if (value.empty()) return invalid_argument("--memory-assigner expects an assigner name");
+    options.memory_assigners.push_back(value);
+  } else if (option == "--memory-order") {
+    if (value == "stable") {
+      options.memory_order = ExecutionOrder::kStable;
+    } else if (value == "priority") {
+      options.memory_order = ExecutionOrder::kMemoryPriority;
+    } else {
+      return invalid_argument("--memory-order expects 'stable' or 'priority', got '" + value + "'");
+    }
   } else if (option == "-O") {
     GE_ASSIGN_OR_RETURN(options.passes.opt_level, parse_int(option, value, 0, 3));
   }
@@ -239,6 +250,11 @@ Compilation:
                           differ: |after - before| > check-atol + check-rtol * |before|
   --check-rtol X, --check-atol Y
                           tolerances for --check-passes (default 1e-4 and 1e-5)
+Memory (static-shape graphs run from one planned arena):
+  --memory-assigner NAME  plan with this memory-assigner plugin (repeatable; the
+                          smallest valid plan wins; default: every loaded one)
+  --memory-order ORDER    'stable' (default) or 'priority': an execution order that
+                          lowers the peak of live memory
 Running:
   --repeat N              run N times and print median/min/max latency
   -v, -vv                 more logging; -v also prints per-pass timings

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ge/memory_plan.h"
 #include "ge/pass_manager.h"
 #include "ge/status.h"
 
@@ -32,6 +33,8 @@ struct RunOptions {
   std::optional<std::filesystem::path> expected_dir;
   double rtol = 1e-5;
   double atol = 1e-5;
+  std::vector<std::string> memory_assigners;  ///< --memory-assigner, in order
+  ExecutionOrder memory_order = ExecutionOrder::kStable;  ///< --memory-order
   bool help = false;
 };
 

@@ -139,6 +139,19 @@ TEST(OptionsTest, CheckPassesAndItsTolerances) {
   EXPECT_NE(error_of({"m.onnx", "--check-passes=yes"}).find("takes no value"), std::string::npos);
 }
 
+TEST(OptionsTest, MemoryAssignersAndOrder) {
+  const RunOptions plain = parse_ok({"m.onnx"});
+  EXPECT_TRUE(plain.memory_assigners.empty());
+  EXPECT_EQ(plain.memory_order, ExecutionOrder::kStable);
+  const RunOptions options =
+      parse_ok({"m.onnx", "--memory-assigner", "naive", "--memory-assigner=hill_climb", "--memory-order", "priority"});
+  EXPECT_EQ(options.memory_assigners, (std::vector<std::string>{"naive", "hill_climb"}));
+  EXPECT_EQ(options.memory_order, ExecutionOrder::kMemoryPriority);
+  EXPECT_NE(error_of({"m.onnx", "--memory-order", "fast"}).find("expects 'stable' or 'priority', got 'fast'"),
+            std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "--memory-assigner="}).find("expects an assigner name"), std::string::npos);
+}
+
 TEST(OptionsTest, Errors) {
   EXPECT_NE(error_of({}).find("missing MODEL argument"), std::string::npos);
   EXPECT_NE(error_of({"a.onnx", "b.onnx"}).find("unexpected argument 'b.onnx': the model is already 'a.onnx'"),

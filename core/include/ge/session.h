@@ -26,6 +26,12 @@ struct SessionOptions {
   PassManagerOptions passes;
   /// Off: always the per-op executor, even for static-shape graphs.
   bool task_sink = true;
+  /// Memory assigners (plugin component names) the task sink's plan tries, keeping the
+  /// smallest valid answer; empty: every loaded one. An unknown name fails create().
+  std::vector<std::string> memory_assigners;
+  /// The execution order the memory plan, and so the task sink, uses: kMemoryPriority
+  /// lowers the peak of live bytes itself (see memory_priority_order()).
+  ExecutionOrder memory_order = ExecutionOrder::kStable;
 };
 
 class Session {
