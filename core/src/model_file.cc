@@ -79,7 +79,161 @@ uint64_t model_file_checksum(std::string_view bytes) {
   return hash;
 }
 
-Result<std::string> serialize_model_file(const Graph& graph, const ModelFileInfo& given) {
+namespace {
+
+constexpr uint32_t kMaxStoredStreams = 1024;
+
+bool serialize(const google::protobuf::MessageLite& message, std::string* out) { return message.SerializeToString(out); }
+
+template <typename Message>
+bool parse(std::string_view bytes, Message& message) {
+  return bytes.size() <= static_cast<size_t>(std::numeric_limits<int>::max()) &&
+         message.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
+}
+
+/// The four plan partitions of `plans`.
+struct PlanPartitions {
+  std::string memory, streams, tasks, kernels;
+};
+
+Result<PlanPartitions> encode_plans(const CompiledPlans& plans, const MemoryStatistics* statistics) {
+  gem::MemoryPlan memory;
+  memory.set_planned(plans.has_memory_plan);
+  for (uint64_t offset : plans.buffer_offsets) memory.add_buffer_offsets(offset);
+  memory.set_feature_map_bytes(plans.feature_map_bytes);
+  memory.set_assigner(plans.assigner);
+  if (statistics != nullptr) {
+    memory.set_lower_bound_bytes(statistics->lower_bound_bytes);
+    memory.set_no_reuse_bytes(statistics->no_reuse_bytes);
+    memory.set_weights_bytes(statistics->weights_bytes);
+    memory.set_io_bytes(statistics->io_bytes);
+  }
+  gem::StreamPlan streams;
+  for (uint64_t index : plans.order) streams.add_order(index);
+  streams.set_stream_count(static_cast<uint32_t>(plans.streams.stream_count));
+  for (int s : plans.streams.stream_of) streams.add_stream_of(static_cast<uint32_t>(s));
+  for (const StreamEvent& e : plans.streams.events) {
+    gem::StreamEvent* event = streams.add_events();
+    event->set_producer(e.producer);
+    event->set_consumer(e.consumer);
+  }
+  gem::TaskDefs tasks;
+  for (const std::vector<TaskDef>& list : plans.tasks) {
+    gem::StreamTasks* stream = tasks.add_streams();
+    for (const TaskDef& def : list) {
+      gem::TaskDef* task = stream->add_tasks();
+      task->set_kind(static_cast<uint32_t>(def.kind));
+      task->set_step(def.step);
+      task->set_event(def.event);
+      task->set_bytes(def.bytes);
+      for (const TaskAddress& a : def.addresses) {
+        gem::TaskAddress* address = task->add_addresses();
+        address->set_region(static_cast<uint32_t>(a.region));
+        address->set_index(a.index);
+        address->set_offset(a.offset);
+      }
+    }
+  }
+  gem::KernelMeta kernels;
+  for (const KernelMeta& k : plans.kernels) {
+    gem::KernelInfo* kernel = kernels.add_kernels();
+    kernel->set_name(k.name);
+    kernel->set_workspace_bytes(k.workspace_bytes);
+  }
+  PlanPartitions out;
+  if (!serialize(memory, &out.memory) || !serialize(streams, &out.streams) || !serialize(tasks, &out.tasks) ||
+      !serialize(kernels, &out.kernels)) {
+    return internal_error("cannot serialise the execution plans");
+  }
+  return out;
+}
+
+/// Decodes the plan partitions: structure and ranges only; ModelRunner::load validates
+/// them against the graph.
+Status decode_plans(const std::map<ModelPartitionKind, std::string_view>& partitions, const std::string& origin,
+                    LoadedModelFile& loaded) {
+  gem::MemoryPlan memory;
+  gem::StreamPlan streams;
+  gem::TaskDefs tasks;
+  gem::KernelMeta kernels;
+  if (!parse(partitions.at(ModelPartitionKind::kMemoryPlan), memory)) return corrupt(origin, "the memory plan partition does not parse");
+  if (!parse(partitions.at(ModelPartitionKind::kStreamPlan), streams)) return corrupt(origin, "the stream plan partition does not parse");
+  if (!parse(partitions.at(ModelPartitionKind::kTaskDefs), tasks)) return corrupt(origin, "the task definitions partition does not parse");
+  if (!parse(partitions.at(ModelPartitionKind::kKernelMeta), kernels)) return corrupt(origin, "the kernel metadata partition does not parse");
+
+  CompiledPlans plans;
+  plans.has_memory_plan = memory.planned();
+  plans.buffer_offsets.assign(memory.buffer_offsets().begin(), memory.buffer_offsets().end());
+  plans.feature_map_bytes = memory.feature_map_bytes();
+  plans.assigner = memory.assigner();
+
+  const uint32_t stream_count = streams.stream_count();
+  if (stream_count > kMaxStoredStreams || (stream_count == 0 && streams.order_size() > 0)) {
+    return corrupt(origin, "the stream plan has " + std::to_string(stream_count) + " streams (1.." +
+                               std::to_string(kMaxStoredStreams) + " allowed)");
+  }
+  if (streams.stream_of_size() != streams.order_size()) {
+    return corrupt(origin, "the stream plan places " + std::to_string(streams.stream_of_size()) + " of " +
+                               std::to_string(streams.order_size()) + " steps on streams");
+  }
+  plans.order.assign(streams.order().begin(), streams.order().end());
+  plans.streams.stream_count = static_cast<int>(stream_count);
+  plans.streams.streams.resize(stream_count);
+  for (int step = 0; step < streams.stream_of_size(); ++step) {
+    const uint32_t s = streams.stream_of(step);
+    if (s >= stream_count) {
+      return corrupt(origin, "step " + std::to_string(step) + " is on stream " + std::to_string(s) + " of " +
+                                 std::to_string(stream_count));
+    }
+    plans.streams.stream_of.push_back(static_cast<int>(s));
+    plans.streams.streams[s].push_back(static_cast<size_t>(step));
+  }
+  for (const gem::StreamEvent& e : streams.events()) plans.streams.events.push_back({e.producer(), e.consumer()});
+
+  // A model with no node still has the one stream the runner submits copies on.
+  if (tasks.streams_size() != static_cast<int>(std::max<uint32_t>(stream_count, 1))) {
+    return corrupt(origin, "task lists for " + std::to_string(tasks.streams_size()) + " streams, but the stream plan has " +
+                               std::to_string(stream_count));
+  }
+  constexpr uint32_t kLastKind = static_cast<uint32_t>(TaskDef::Kind::kEventWait);
+  constexpr uint32_t kLastRegion = static_cast<uint32_t>(TaskAddress::Region::kOutput);
+  for (const gem::StreamTasks& stream : tasks.streams()) {
+    std::vector<TaskDef>& list = plans.tasks.emplace_back();
+    list.reserve(static_cast<size_t>(stream.tasks_size()));
+    for (const gem::TaskDef& task : stream.tasks()) {
+      if (task.kind() > kLastKind) return corrupt(origin, "a task has unknown kind " + std::to_string(task.kind()));
+      TaskDef& def = list.emplace_back();
+      def.kind = static_cast<TaskDef::Kind>(task.kind());
+      def.step = task.step();
+      def.event = task.event();
+      def.bytes = task.bytes();
+      for (const gem::TaskAddress& a : task.addresses()) {
+        if (a.region() > kLastRegion) return corrupt(origin, "a task address has unknown region " + std::to_string(a.region()));
+        def.addresses.push_back({static_cast<TaskAddress::Region>(a.region()), a.index(), a.offset()});
+      }
+    }
+  }
+  for (const gem::KernelInfo& k : kernels.kernels()) plans.kernels.push_back({k.name(), k.workspace_bytes()});
+
+  ModelFileInfo& info = loaded.info;
+  info.has_plans = true;
+  info.stream_count = stream_count;
+  info.event_count = plans.streams.events.size();
+  for (const auto& list : plans.tasks) info.task_count += list.size();
+  info.memory_planned = plans.has_memory_plan;
+  info.memory_assigner = plans.assigner;
+  info.feature_map_bytes = plans.feature_map_bytes;
+  info.lower_bound_bytes = memory.lower_bound_bytes();
+  info.no_reuse_bytes = memory.no_reuse_bytes();
+  info.io_bytes = memory.io_bytes();
+  loaded.plans = std::move(plans);
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<std::string> serialize_model_file(const Graph& graph, const ModelFileInfo& given, const CompiledPlans* plans,
+                                         const MemoryStatistics* statistics) {
   ModelFileInfo info = given;
   fill_graph_fields(graph, info);
 
@@ -135,13 +289,21 @@ Result<std::string> serialize_model_file(const Graph& graph, const ModelFileInfo
   std::string info_bytes;
   if (!model_info.SerializeToString(&info_bytes)) return internal_error("cannot serialise the model info");
 
+  std::vector<std::pair<ModelPartitionKind, const std::string*>> parts = {
+      {ModelPartitionKind::kModelInfo, &info_bytes}};
+  PlanPartitions plan_bytes;
+  if (plans != nullptr) {
+    GE_ASSIGN_OR_RETURN(plan_bytes, encode_plans(*plans, statistics));
+    parts.emplace_back(ModelPartitionKind::kMemoryPlan, &plan_bytes.memory);
+    parts.emplace_back(ModelPartitionKind::kStreamPlan, &plan_bytes.streams);
+    parts.emplace_back(ModelPartitionKind::kTaskDefs, &plan_bytes.tasks);
+    parts.emplace_back(ModelPartitionKind::kKernelMeta, &plan_bytes.kernels);
+  }
+  parts.emplace_back(ModelPartitionKind::kGraph, &graph_text);
+  parts.emplace_back(ModelPartitionKind::kWeights, &weights);
   // The table's size depends on the offsets it holds: lay out with a fixed upper bound
-  // for the table (three partitions of at most 3 x 11 bytes each), padded.
-  const std::vector<std::pair<ModelPartitionKind, const std::string*>> parts = {
-      {ModelPartitionKind::kModelInfo, &info_bytes},
-      {ModelPartitionKind::kGraph, &graph_text},
-      {ModelPartitionKind::kWeights, &weights}};
-  constexpr size_t kTableReserve = 128;
+  // for the table (seven partitions of at most 3 x 11 bytes each), padded.
+  constexpr size_t kTableReserve = 256;
   size_t cursor = kModelFileHeaderBytes + kTableReserve;
   gem::PartitionTable table;
   for (const auto& [kind, bytes] : parts) {
@@ -172,8 +334,9 @@ Result<std::string> serialize_model_file(const Graph& graph, const ModelFileInfo
   return file;
 }
 
-Status write_model_file(const std::filesystem::path& path, const Graph& graph, const ModelFileInfo& info) {
-  GE_ASSIGN_OR_RETURN(std::string bytes, serialize_model_file(graph, info));
+Status write_model_file(const std::filesystem::path& path, const Graph& graph, const ModelFileInfo& info,
+                        const CompiledPlans* plans, const MemoryStatistics* statistics) {
+  GE_ASSIGN_OR_RETURN(std::string bytes, serialize_model_file(graph, info, plans, statistics));
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) return invalid_argument("cannot open '" + path.string() + "' for writing");
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
@@ -236,7 +399,7 @@ Result<LoadedModelFile> deserialize_model_file(std::string_view file, const std:
   for (const gem::Partition& p : table.partitions()) {
     const uint32_t kind = static_cast<uint32_t>(p.kind());
     const std::string label = "partition " + std::to_string(kind);
-    if (kind < 1 || kind > 3) return corrupt(origin, "unknown " + label);
+    if (kind < 1 || kind > 7) return corrupt(origin, "unknown " + label);
     if (p.offset() < data_start || p.offset() > file.size() || p.size() > file.size() - p.offset()) {
       return corrupt(origin, label + " at offset " + std::to_string(p.offset()) + " with size " +
                                  std::to_string(p.size()) + " lies outside the file's partition area [" +
@@ -249,6 +412,14 @@ Result<LoadedModelFile> deserialize_model_file(std::string_view file, const std:
                             std::pair{ModelPartitionKind::kWeights, "weights"},
                             std::pair{ModelPartitionKind::kModelInfo, "model info"}}) {
     if (!partitions.count(kind)) return corrupt(origin, std::string("the ") + name + " partition is missing");
+  }
+
+  const size_t plan_partitions = partitions.count(ModelPartitionKind::kMemoryPlan) +
+                                 partitions.count(ModelPartitionKind::kStreamPlan) +
+                                 partitions.count(ModelPartitionKind::kTaskDefs) +
+                                 partitions.count(ModelPartitionKind::kKernelMeta);
+  if (plan_partitions != 0 && plan_partitions != 4) {
+    return corrupt(origin, "it holds " + std::to_string(plan_partitions) + " of the 4 execution plan partitions");
   }
 
   // ---- model info ----
@@ -272,6 +443,8 @@ Result<LoadedModelFile> deserialize_model_file(std::string_view file, const std:
   info.weights_bytes = model_info.weights_bytes();
   info.weight_count = static_cast<uint64_t>(model_info.weights_size());
   info.node_count = model_info.node_count();
+
+  if (plan_partitions == 4) GE_RETURN_IF_ERROR(decode_plans(partitions, origin, loaded));
 
   // ---- graph ----
   Result<std::unique_ptr<Graph>> graph = parse_graph(partitions[ModelPartitionKind::kGraph]);
@@ -396,6 +569,20 @@ std::string describe_model_file(const ModelFileInfo& info) {
   for (const auto& [name, type] : info.inputs) out << "  " << name << " : " << type << "\n";
   out << "outputs:\n";
   for (const auto& [name, type] : info.outputs) out << "  " << name << " : " << type << "\n";
+  if (info.has_plans) {
+    out << "execution: task sink, " << info.stream_count << (info.stream_count == 1 ? " stream, " : " streams, ")
+        << info.event_count << (info.event_count == 1 ? " event, " : " events, ") << info.task_count << " tasks\n";
+    if (info.memory_planned) {
+      out << "memory: feature map " << info.feature_map_bytes << " bytes (assigner " << info.memory_assigner
+          << "; lower bound " << info.lower_bound_bytes << ", no reuse " << info.no_reuse_bytes << "), weights "
+          << info.weights_bytes << " bytes, graph I/O " << info.io_bytes << " bytes (zero-copy)\n";
+    } else {
+      out << "memory: feature map " << info.feature_map_bytes << " bytes placed first-fit at load, weights "
+          << info.weights_bytes << " bytes\n";
+    }
+  } else {
+    out << "execution: per-op executor (dynamic shapes, control flow or sequences; no stored plans)\n";
+  }
   out << "nodes: " << info.node_count << "\nop histogram:\n";
   for (const auto& [op, count] : info.op_histogram) out << "  " << op << ": " << count << "\n";
   out << "required plugins:\n";

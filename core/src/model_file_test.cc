@@ -230,8 +230,10 @@ TEST(ModelFileCorruption, WrongMagic) {
 
 TEST(ModelFileCorruption, FutureVersionAndUnknownFlags) {
   std::string bad = good_file();
-  bad[8] = 2;
-  expect_error(bad, StatusCode::kUnsupported, "has format version 2, newer than this build reads (1)");
+  bad[8] = static_cast<char>(kModelFileFormatVersion + 1);
+  const std::string next = std::to_string(kModelFileFormatVersion + 1);
+  expect_error(bad, StatusCode::kUnsupported,
+               "has format version " + next + ", newer than this build reads (" + std::to_string(kModelFileFormatVersion) + ")");
   bad = good_file();
   bad[12] = 4;
   expect_error(bad, StatusCode::kUnsupported, "sets unknown flags 0x4");
@@ -255,7 +257,7 @@ TEST(ModelFileCorruption, TableProblems) {
   bad[34] = static_cast<char>(0xff);
   // The header is outside the checksum, so the table bound itself must catch this.
   expect_error(bad, StatusCode::kParseError, "partition table size 16777215 exceeds the payload");
-  expect_error(assemble({{7, "x"}}), StatusCode::kParseError, "unknown partition 7");
+  expect_error(assemble({{9, "x"}}), StatusCode::kParseError, "unknown partition 9");
   expect_error(assemble({{1, kOneWeightGraph}, {1, kOneWeightGraph}}), StatusCode::kParseError,
                "partition 1 appears twice");
   expect_error(assemble({{1, kOneWeightGraph}, {2, ""}}), StatusCode::kParseError,
@@ -296,6 +298,30 @@ TEST(ModelFileCorruption, GarbageGraphAndInfo) {
                StatusCode::kParseError, "graph partition: line 1");
   expect_error(assemble({{3, std::string("\xff\xff\xff", 3)}, {1, kOneWeightGraph}, {2, weights}}),
                StatusCode::kParseError, "the model info partition does not parse");
+}
+
+TEST(ModelFileCorruption, BrokenPlanPartitions) {
+  const std::string weights(16, '\0');
+  const std::string info = model_info_with_weight("w", 1, {4}, 0, 16, 16);
+  auto with_plans = [&](std::vector<RawPartition> plans) {
+    plans.insert(plans.begin(), {{3, info}, {1, kOneWeightGraph}, {2, weights}});
+    return assemble(plans, kModelFileFormatVersion);
+  };
+  expect_error(with_plans({{4, ""}, {5, ""}}), StatusCode::kParseError, "holds 2 of the 4 execution plan partitions");
+  expect_error(with_plans({{4, "\xff\xff"}, {5, ""}, {6, ""}, {7, ""}}), StatusCode::kParseError,
+               "the memory plan partition does not parse");
+  // StreamPlan.stream_count (field 2) = 5000: refused before any per-stream allocation.
+  expect_error(with_plans({{4, ""}, {5, "\x10\x88\x27"}, {6, ""}, {7, ""}}), StatusCode::kParseError,
+               "the stream plan has 5000 streams");
+  // TaskDefs with two (empty) stream lists for a plan of no streams (which has one).
+  expect_error(with_plans({{4, ""}, {5, ""}, {6, std::string("\x0a\x00\x0a\x00", 4)}, {7, ""}}), StatusCode::kParseError,
+               "task lists for 2 streams");
+  // Empty plans decode (the runner then checks them against the graph).
+  Result<LoadedModelFile> empty =
+      deserialize_model_file(with_plans({{4, ""}, {5, ""}, {6, std::string("\x0a\x00", 2)}, {7, ""}}), "plans.gem");
+  ASSERT_TRUE(empty.is_ok()) << empty.status().to_string();
+  ASSERT_TRUE(empty->plans.has_value());
+  EXPECT_TRUE(empty->plans->order.empty());
 }
 
 TEST(ModelFile, ReadMissingFile) {

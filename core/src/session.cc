@@ -1,6 +1,7 @@
 #include "ge/session.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "ge/logging.h"
 #include "ge/verifier.h"
@@ -32,8 +33,9 @@ Result<std::vector<std::shared_ptr<MemoryAssigner>>> select_assigners(const Plug
 /// kUnsupported when the graph needs the per-op executor.
 Result<std::unique_ptr<ModelRunner>> load_task_sink(const Graph& graph, Backend& backend,
                                                     std::vector<std::shared_ptr<MemoryAssigner>> assigners,
-                                                    ExecutionOrder order) {
+                                                    ExecutionOrder order, int max_streams) {
   ModelRunnerOptions options;
+  options.max_streams = max_streams;
   options.memory_assigners = std::move(assigners);
   options.memory_plan_options.order = order;
   if (options.memory_assigners.empty()) {
@@ -42,37 +44,78 @@ Result<std::unique_ptr<ModelRunner>> load_task_sink(const Graph& graph, Backend&
   return ModelRunner::load(graph, backend, options);
 }
 
+/// Appends stages to a list: each stage runs from the previous mark (or the start) to
+/// now.
+class StageClock {
+ public:
+  explicit StageClock(std::vector<StageTiming>& stages) : stages_(stages), mark_(std::chrono::steady_clock::now()) {}
+  std::chrono::steady_clock::time_point mark() const { return mark_; }
+  void end(std::string name) {
+    const auto now = std::chrono::steady_clock::now();
+    stages_.push_back(StageTiming{std::move(name), mark_, now - mark_});
+    mark_ = now;
+  }
+
+ private:
+  std::vector<StageTiming>& stages_;
+  std::chrono::steady_clock::time_point mark_;
+};
+
+/// One stage per pass inside [start, ...): the pass manager times only durations.
+void add_pass_stages(std::vector<StageTiming>& stages, std::chrono::steady_clock::time_point start,
+                     const std::vector<PassTiming>& passes) {
+  for (const PassTiming& pass : passes) {
+    const auto duration = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::duration<double, std::milli>(pass.milliseconds));
+    stages.push_back(StageTiming{pass.name, start, duration});
+    start += duration;
+  }
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, const std::filesystem::path& model,
                                                  const SessionOptions& options) {
+  std::vector<StageTiming> parse;
+  StageClock clock(parse);
   GE_ASSIGN_OR_RETURN(Parser* parser, host.parser_for(model));
   GE_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, parser->parse_file(model));
   GE_LOG_INFO("parsed '{}' with parser '{}': {} nodes", model.string(), parser->name(), graph->node_count());
+  clock.end("parse");
   Result<std::unique_ptr<Session>> session = create(host, std::move(graph), options);
   if (!session) return session.status().with_context(model.string());
+  std::vector<StageTiming>& stages = (*session)->stage_timings_;
+  stages.insert(stages.begin(), parse.begin(), parse.end());
   return session;
 }
 
 Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::unique_ptr<Graph> graph,
                                                  const SessionOptions& options) {
   std::unique_ptr<Session> session(new Session());
+  StageClock clock(session->stage_timings_);
   GE_ASSIGN_OR_RETURN(std::vector<std::shared_ptr<MemoryAssigner>> assigners,
                       select_assigners(host, options.memory_assigners));
   session->ops_ = host.make_op_registry();
   GE_RETURN_IF_ERROR(verify_graph(*graph).with_context("imported graph"));
+  clock.end("verify");
   GE_RETURN_IF_ERROR(session->ops_.infer_graph(*graph));
+  clock.end("infer shapes");
   GE_ASSIGN_OR_RETURN(Backend * backend, host.backend(options.backend));
   PassManager passes(host.passes(), session->ops_, options.passes);
   Result<Backend*> reference = host.backend("cpu");
+  const auto passes_start = clock.mark();
   GE_RETURN_IF_ERROR(passes.run(*graph, backend, reference.is_ok() ? *reference : nullptr));
   session->pass_timings_ = passes.timings();
+  clock.end("passes");
+  add_pass_stages(session->stage_timings_, passes_start, session->pass_timings_);
   if (options.task_sink) {
-    Result<std::unique_ptr<ModelRunner>> runner = load_task_sink(*graph, *backend, assigners, options.memory_order);
+    Result<std::unique_ptr<ModelRunner>> runner = load_task_sink(*graph, *backend, assigners, options.memory_order, options.max_streams);
     if (runner.is_ok()) {
       session->runner_ = std::move(runner).value();
+      clock.end("load (task sink)");
       return session;
     }
+    clock.end("try task sink");
     // Dynamic shapes, control flow and sequences are the per-op executor's job.
     if (runner.status().code() == StatusCode::kUnsupported) {
       GE_LOG_INFO("graph '{}' runs per op: {}", graph->name(), runner.status().message());
@@ -81,6 +124,7 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
     }
   }
   GE_ASSIGN_OR_RETURN(session->executor_, Executor::create(std::move(graph), *backend, session->ops_));
+  clock.end("load (per-op executor)");
   return session;
 }
 

@@ -20,7 +20,8 @@ set(gem ${WORK_DIR}/small_cnn.gem)
 file(REMOVE ${gem})
 expect_run(0 ARGS --model ${MODEL} --output ${gem} -O2 CONTAINS "compiled '${MODEL}' for cpu -O2 into '${gem}'")
 expect_run(0 ARGS --info ${gem}
-  CONTAINS "format version: 1" "backend: cpu (-O2)" "source model: small_cnn.onnx" "inputs:\n  input : float32[1,3,16,16]"
+  CONTAINS "format version: 2" "backend: cpu (-O2)" "execution: task sink, 1 stream, 0 events, "
+           "memory: feature map " "lower bound " "source model: small_cnn.onnx" "inputs:\n  input : float32[1,3,16,16]"
            "outputs:\n" "op histogram:\n" "required plugins:\n" "(backend)" "(op_library)")
 expect_run(0 ARGS --model ${MODEL} --output ${WORK_DIR}/fixed.gem --input-shape "input:1,3,16,16" -O0)
 expect_run(0 ARGS --info ${WORK_DIR}/fixed.gem CONTAINS "input : float32[1,3,16,16]" "(-O0)")
@@ -28,6 +29,16 @@ expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --input-shape "inp
   "--input-shape: input 'input' dim 2 is 16 in the model, not 8")
 expect_run(0 ARGS --verify ${gem} CONTAINS "loaded '${gem}' for cpu: ")
 expect_run(1 ARGS --verify ${gem} --backend npu_sim CONTAINS "was compiled for backend 'cpu', not 'npu_sim'")
+# The memory assigner and the stream count reach the stored plans.
+expect_run(0 ARGS --model ${MODEL} --output ${WORK_DIR}/naive.gem --memory-assigner naive
+  CONTAINS "execution plans: 1 stream(s), 0 event(s)" "(memory plan by naive)")
+expect_run(0 ARGS --info ${WORK_DIR}/naive.gem CONTAINS "(assigner naive;")
+expect_run(0 ARGS --verify ${WORK_DIR}/naive.gem CONTAINS "loaded '${WORK_DIR}/naive.gem' for cpu: ")
+expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --memory-assigner nosuch CONTAINS
+  "unknown memory assigner 'nosuch'")
+# small_cnn is one chain: --streams 4 still needs one stream (and keeps the memory plan).
+expect_run(0 ARGS --model ${MODEL} --output ${WORK_DIR}/streams.gem --streams 4 CONTAINS "execution plans: 1 stream(s)")
+expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --streams 0 CONTAINS "--streams expects 1..64, got '0'")
 expect_run(1 ARGS --info ${MODEL} CONTAINS "is not a GE model file (wrong magic)")
 expect_run(1 ARGS --model ${MODEL} CONTAINS "--output is required")
 expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --input-shape "nosuch:1" CONTAINS

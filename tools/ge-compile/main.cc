@@ -30,18 +30,24 @@ struct CompileOptions {
   int opt_level = 2;
   std::string input_shapes;
   std::vector<fs::path> plugin_files;
+  std::vector<std::string> memory_assigners;
+  int streams = 1;
   int verbosity = 0;
   bool help = false;
 };
 
 const char* usage() {
-  return "usage: ge-compile --model M.onnx --output M.gem [--backend cpu] [--input-shape \"name:1,3,224,224;...\"]\n"
-         "                  [-O N] [--plugins FILE]... [-v]\n"
+  return "usage: ge-compile --model M.onnx --output M.gem [--backend cpu|npu_sim] [--input-shape \"name:1,3,224,224;...\"]\n"
+         "                  [-O N] [--memory-assigner NAME]... [--streams N] [--plugins FILE]... [-v]\n"
          "       ge-compile --info M.gem\n"
          "       ge-compile --verify M.gem [--backend cpu] [--plugins FILE]...\n"
          "Compiles a model (parse, shape inference, passes for the backend) into a .gem file that\n"
          "'ge-run M.gem' loads and runs without recompiling. --info prints a .gem file's inputs,\n"
-         "outputs, backend, op histogram, weights and required plugins. --verify loads it into a\n"
+         "outputs, backend, memory figures, stream count, op histogram, weights and required plugins.\n"
+         "A static-shape model stores its execution plans (order, streams and events, memory plan\n"
+         "from the --memory-assigner plugins (default: every loaded one, smallest arena kept),\n"
+         "task lists, kernels), which the loader validates and uses without planning again.\n"
+         "--streams N puts independent branches on up to N streams. --verify loads it into a\n"
          "session as 'ge-run M.gem' does (required plugins checked, no passes) and reports the time.\n";
 }
 
@@ -73,6 +79,16 @@ Result<CompileOptions> parse_arguments(const std::vector<std::string>& args) {
       GE_ASSIGN_OR_RETURN(options.backend, value(arg));
     } else if (arg == "--input-shape") {
       GE_ASSIGN_OR_RETURN(options.input_shapes, value(arg));
+    } else if (arg == "--memory-assigner") {
+      GE_ASSIGN_OR_RETURN(std::string v, value(arg));
+      options.memory_assigners.push_back(v);
+    } else if (arg == "--streams") {
+      GE_ASSIGN_OR_RETURN(std::string v, value(arg));
+      if (v.empty() || v.size() > 3 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) < 1 ||
+          std::stoi(v) > 64) {
+        return invalid_argument("--streams expects 1..64, got '" + v + "'");
+      }
+      options.streams = std::stoi(v);
     } else if (arg == "--plugins") {
       GE_ASSIGN_OR_RETURN(std::string v, value(arg));
       options.plugin_files.emplace_back(v);
@@ -172,6 +188,8 @@ int run(int argc, char** argv) {
   SessionOptions session_options;
   session_options.backend = options.backend;
   session_options.passes.opt_level = options.opt_level;
+  session_options.memory_assigners = options.memory_assigners;
+  session_options.max_streams = options.streams;
   Result<std::unique_ptr<Session>> session = Session::create(host, std::move(*graph), session_options);
   if (!session.is_ok()) return fail(session.status().with_context(options.model->string()));
 
@@ -181,13 +199,25 @@ int run(int argc, char** argv) {
   info.producer = "ge-compile " GE_VERSION_STRING;
   info.source_model = options.model->filename().string();
   info.plugins = required_plugins(host, options.backend);
-  if (Status status = write_model_file(*options.output, (*session)->graph(), info); !status.is_ok())
+  std::optional<CompiledPlans> plans;
+  if (const ModelRunner* runner = (*session)->runner()) plans = runner->compiled_plans();
+  if (Status status = write_model_file(*options.output, (*session)->graph(), info, plans ? &*plans : nullptr,
+                                       (*session)->memory_statistics());
+      !status.is_ok())
     return fail(status);
   std::error_code error;
   const uintmax_t size = fs::file_size(*options.output, error);
   std::cout << "compiled '" << options.model->string() << "' for " << options.backend << " -O" << options.opt_level
             << " into '" << options.output->string() << "' (" << size << " bytes) in " << elapsed_ms(compile_start)
             << " ms (plugins loaded in " << plugins_ms << " ms)\n";
+  if (plans) {
+    std::cout << "execution plans: " << plans->streams.stream_count << " stream(s), " << plans->streams.events.size()
+              << " event(s), feature map " << plans->feature_map_bytes << " bytes"
+              << (plans->has_memory_plan ? " (memory plan by " + plans->assigner + ")" : std::string(" (first-fit)"))
+              << "\n";
+  } else {
+    std::cout << "execution: per op (no task-sink plans: dynamic shapes, control flow or sequences)\n";
+  }
   return 0;
 }
 

@@ -16,33 +16,52 @@
 ///                non-string initializer replaced by an empty placeholder of its dtype;
 ///     weights    the raw bytes of those initializers, each aligned;
 ///     model info a ModelInfo protobuf: backend, required plugins, the weight directory,
-///                inputs, outputs, op histogram.
+///                inputs, outputs, op histogram;
+///   and, when the model runs through the task sink (static shapes), its execution plans
+///   (ge/runtime/model_runner.h CompiledPlans), which load uses instead of planning again
+///   after validating each against the graph:
+///     memory plan   the feature-map buffer offsets the memory assigners chose, and figures;
+///     stream plan   the execution order, each step's stream and the cross-stream events;
+///     task defs     every stream's task list (kernel launches with their addresses,
+///                   copies, event record/wait);
+///     kernel meta   each step's kernel name and workspace size.
 /// Loading checks the header, the checksum, every offset and size, then parses; nothing
 /// is allocated for a size the file does not hold.
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "ge/graph.h"
+#include "ge/memory_plan.h"
 #include "ge/plugin_host.h"
+#include "ge/runtime/model_runner.h"
 #include "ge/session.h"
 #include "ge/status.h"
 
 namespace ge {
 
 inline constexpr char kModelFileMagic[8] = {'G', 'E', 'M', 'O', 'D', 'E', 'L', '\0'};
-inline constexpr uint32_t kModelFileFormatVersion = 1;
+inline constexpr uint32_t kModelFileFormatVersion = 2;  // 2: execution plan partitions
 inline constexpr size_t kModelFileHeaderBytes = 40;
 inline constexpr size_t kModelFileAlignment = 64;
 /// Files larger than this are refused before they are read (16 GiB).
 inline constexpr uint64_t kModelFileMaxBytes = uint64_t{16} << 30;
 
 /// Partition kinds, as stored in the table (gem.proto PartitionKind).
-enum class ModelPartitionKind : uint32_t { kGraph = 1, kWeights = 2, kModelInfo = 3 };
+enum class ModelPartitionKind : uint32_t {
+  kGraph = 1,
+  kWeights = 2,
+  kModelInfo = 3,
+  kMemoryPlan = 4,
+  kStreamPlan = 5,
+  kTaskDefs = 6,
+  kKernelMeta = 7,
+};
 
 /// A plugin the model needs at load time, with the version it was compiled against.
 struct RequiredPlugin {
@@ -66,11 +85,20 @@ struct ModelFileInfo {
   uint64_t weight_count = 0;
   uint64_t node_count = 0;
   uint64_t file_bytes = 0;     ///< set when read
+  /// Execution figures, set when the file holds plans (task sink).
+  bool has_plans = false;
+  uint64_t stream_count = 0, event_count = 0, task_count = 0;
+  bool memory_planned = false;
+  std::string memory_assigner;
+  uint64_t feature_map_bytes = 0, lower_bound_bytes = 0, no_reuse_bytes = 0, io_bytes = 0;
 };
 
 struct LoadedModelFile {
   ModelFileInfo info;
   std::unique_ptr<Graph> graph;
+  /// The stored plans (structurally decoded, not yet validated against the graph:
+  /// ModelRunner::load does that); empty when the model runs per op.
+  std::optional<CompiledPlans> plans;
 };
 
 /// 64-bit FNV-1a, the header checksum.
@@ -79,8 +107,12 @@ uint64_t model_file_checksum(std::string_view bytes);
 /// Serialises `graph` (already optimised; its initializers become the weights partition).
 /// `info` supplies backend, opt level, producer, source and plugins; the graph-derived
 /// fields are computed here.
-Result<std::string> serialize_model_file(const Graph& graph, const ModelFileInfo& info);
-Status write_model_file(const std::filesystem::path& path, const Graph& graph, const ModelFileInfo& info);
+/// `plans` (optional) are a ModelRunner's compiled_plans() for `graph` (node indices into
+/// its node list) and `memory` the statistics of its memory plan, for --info.
+Result<std::string> serialize_model_file(const Graph& graph, const ModelFileInfo& info,
+                                         const CompiledPlans* plans = nullptr, const MemoryStatistics* memory = nullptr);
+Status write_model_file(const std::filesystem::path& path, const Graph& graph, const ModelFileInfo& info,
+                        const CompiledPlans* plans = nullptr, const MemoryStatistics* memory = nullptr);
 
 /// Verifies and decodes a whole file image. `origin` names it in errors.
 Result<LoadedModelFile> deserialize_model_file(std::string_view bytes, const std::string& origin);
@@ -98,8 +130,9 @@ Status check_required_plugins(const ModelFileInfo& info, const PluginHost& host)
 std::string describe_model_file(const ModelFileInfo& info);
 
 /// Loads a .gem file and builds a session on `options.backend` (must equal the file's
-/// backend) without running the pass pipeline: the graph is verified and re-inferred
-/// only. `host` must outlive the session.
+/// backend) without running the pass pipeline or the planners: the graph is verified and
+/// re-inferred, and the stored plans are validated and loaded into the task sink (a file
+/// whose plans do not hold is refused, never run per op). `host` must outlive the session.
 Result<std::unique_ptr<Session>> create_session_from_model_file(const PluginHost& host,
                                                                  const std::filesystem::path& path,
                                                                  const SessionOptions& options);

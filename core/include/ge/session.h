@@ -5,6 +5,7 @@
 /// value is a static numeric tensor and no node runs on the host, else through the
 /// per-op executor. Both give the same results and the same errors for bad inputs.
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -32,6 +33,17 @@ struct SessionOptions {
   /// The execution order the memory plan, and so the task sink, uses: kMemoryPriority
   /// lowers the peak of live bytes itself (see memory_priority_order()).
   ExecutionOrder memory_order = ExecutionOrder::kStable;
+  /// Independent branches of a task-sink graph go on up to this many streams. More than
+  /// one stream gives every value its own bytes (the memory plan is for one stream).
+  int max_streams = 1;
+};
+
+/// One step of Session::create (parse, infer shapes, the passes and each pass, load), in
+/// wall time, for profiles.
+struct StageTiming {
+  std::string name;
+  std::chrono::steady_clock::time_point start;
+  std::chrono::nanoseconds duration{0};
 };
 
 class Session {
@@ -44,10 +56,18 @@ class Session {
   /// Same from an already-built graph.
   static Result<std::unique_ptr<Session>> create(const PluginHost& host, std::unique_ptr<Graph> graph,
                                                  const SessionOptions& options);
+  /// An already-compiled graph (a model file's, ge/model_file.h): verified and inferred,
+  /// no passes. With `plans` the task sink loads them (validated, not re-planned) and any
+  /// error is returned; without, the graph runs per op. Defined in session_model_file.cc.
+  static Result<std::unique_ptr<Session>> create_compiled(const PluginHost& host, std::unique_ptr<Graph> graph,
+                                                          const CompiledPlans* plans, const SessionOptions& options);
 
   const Graph& graph() const { return runner_ ? runner_->graph() : executor_->graph(); }
   const OpRegistry& ops() const { return ops_; }
   const std::vector<PassTiming>& pass_timings() const { return pass_timings_; }
+  /// The steps create() took, in order. "passes" spans the pipeline; each pass inside it
+  /// is laid out back to back from its start, as the pass manager times only durations.
+  const std::vector<StageTiming>& stage_timings() const { return stage_timings_; }
   /// Runs once: inputs by name, outputs in graph order (see Executor::run). Not
   /// thread-safe: one run at a time per session.
   Status run(const NamedTensors& inputs, std::vector<Tensor>& outputs);
@@ -56,6 +76,10 @@ class Session {
 
   /// Whether runs go through the task sink rather than the per-op executor.
   bool uses_task_sink() const { return runner_ != nullptr; }
+  /// The task sink the session runs, or null when it runs per op.
+  const ModelRunner* model_runner() const { return runner_.get(); }
+  /// The task sink the session runs, or null when it runs per op.
+  const ModelRunner* runner() const { return runner_.get(); }
   /// The statistics of the memory plan the task sink runs, or null when the session
   /// runs per op.
   const MemoryStatistics* memory_statistics() const;
@@ -64,6 +88,7 @@ class Session {
   Session() = default;
   OpRegistry ops_;
   std::vector<PassTiming> pass_timings_;
+  std::vector<StageTiming> stage_timings_;
   std::unique_ptr<ModelRunner> runner_;  // set when the graph runs through the task sink
   std::unique_ptr<Executor> executor_;   // set otherwise
 };

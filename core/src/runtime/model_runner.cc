@@ -78,6 +78,13 @@ struct Location {
   Location plus(size_t bytes) const { return {kind, index, offset + bytes}; }
 };
 
+static_assert(static_cast<int>(Location::Kind::kOutput) == static_cast<int>(TaskAddress::Region::kOutput) &&
+              static_cast<int>(Location::Kind::kArena) == static_cast<int>(TaskAddress::Region::kArena));
+
+TaskAddress to_task_address(const Location& location) {
+  return {static_cast<TaskAddress::Region>(location.kind), location.index, location.offset};
+}
+
 /// An address slot rewritten per execute: a kernel argument or a memcpy task address.
 struct IoPatch {
   const void** read = nullptr;  // set for sources
@@ -93,6 +100,36 @@ struct IoCopy {
   size_t bytes = 0;
 };
 
+/// Hands the planner the buffer offsets a model file stored, so that load re-derives
+/// every buffer from the graph and validates the stored answer instead of searching.
+class StoredAssigner final : public MemoryAssigner {
+ public:
+  explicit StoredAssigner(const CompiledPlans& plans) : plans_(plans) {}
+  std::string name() const override {
+    return plans_.assigner.empty() ? std::string("stored plan") : plans_.assigner + " (stored plan)";
+  }
+  Result<MemoryPlan> assign(const std::vector<MemoryRequest>& requests, size_t) const override {
+    if (plans_.buffer_offsets.size() != requests.size()) {
+      return invalid_argument("the stored memory plan places " + std::to_string(plans_.buffer_offsets.size()) +
+                              " buffers but the graph has " + std::to_string(requests.size()));
+    }
+    // The arena is allocated at this size: never more than every buffer side by side.
+    uint64_t no_reuse = 0;
+    for (const MemoryRequest& request : requests) no_reuse += request.bytes;
+    if (plans_.feature_map_bytes > no_reuse) {
+      return invalid_argument("the stored memory plan claims a " + std::to_string(plans_.feature_map_bytes) +
+                              "-byte feature map, more than its buffers side by side (" + std::to_string(no_reuse) + ")");
+    }
+    MemoryPlan plan;
+    plan.offsets.assign(plans_.buffer_offsets.begin(), plans_.buffer_offsets.end());
+    plan.total_bytes = plans_.feature_map_bytes;
+    return plan;
+  }
+
+ private:
+  const CompiledPlans& plans_;
+};
+
 }  // namespace
 
 struct ModelRunner::Impl {
@@ -106,6 +143,7 @@ struct ModelRunner::Impl {
   std::vector<std::unique_ptr<Stream>> streams;
   std::vector<std::unique_ptr<Event>> events;
   std::vector<std::vector<Task>> tasks;
+  std::vector<std::vector<TaskDef>> task_defs;  // tasks' pointer-free twins, for model files
   /// Submission order: (stream, first task, end task); consecutive tasks of one stream in
   /// the global topological order. Waits make the order irrelevant on asynchronous
   /// streams; on synchronous ones it keeps every wait after its record.
@@ -360,6 +398,7 @@ struct ModelRunner::Impl {
     input_table.assign(input_total, nullptr);
     output_table.assign(output_total, nullptr);
     tasks.resize(streams.size());
+    task_defs.resize(streams.size());
 
     std::vector<std::vector<size_t>> waits_before(order.size()), records_after(order.size());
     for (size_t e = 0; e < plan.events.size(); ++e) {
@@ -390,7 +429,11 @@ struct ModelRunner::Impl {
       const size_t in_base = in_cursor, out_base = out_cursor;
       in_cursor += node->input_count();
       out_cursor += node->output_count();
-      for (size_t e : waits_before[step]) list.push_back(EventWaitTask{events[e].get()});
+      std::vector<TaskDef>& defs = task_defs[s];
+      for (size_t e : waits_before[step]) {
+        list.push_back(EventWaitTask{events[e].get()});
+        defs.push_back({TaskDef::Kind::kEventWait, 0, e, {}, 0});
+      }
 
       bool needs_kernel = true;
       if (planned && is_view(*node)) {
@@ -433,6 +476,7 @@ struct ModelRunner::Impl {
             if (slice.is_io()) pending.push_back({s, list.size(), false, slice});
             if (at.is_io()) pending.push_back({s, list.size(), true, at});
             list.push_back(MemcpyTask{own_address(slice), own_address(at), copy_bytes[c]});
+            defs.push_back({TaskDef::Kind::kMemcpy, 0, 0, {to_task_address(slice), to_task_address(at)}, copy_bytes[c]});
           }
           needs_kernel = false;
         }
@@ -447,10 +491,16 @@ struct ModelRunner::Impl {
         task.args.inputs = input_table.data() + in_base;
         task.args.outputs = output_table.data() + out_base;
         if (workspace[step].kind != Location::Kind::kNone) task.args.workspace = own_address(workspace[step]);
+        TaskDef def{TaskDef::Kind::kKernel, step, 0, {}, 0};
+        def.addresses.reserve(node->input_count() + node->output_count() + 1);
         for (size_t k = 0; k < node->input_count(); ++k) {
           const Value* in = node->input(k);
-          if (in == nullptr) continue;
+          if (in == nullptr) {
+            def.addresses.emplace_back();
+            continue;
+          }
           GE_ASSIGN_OR_RETURN(Location at, find(in, node));
+          def.addresses.push_back(to_task_address(at));
           if (at.is_io()) {
             patches.push_back({&input_table[in_base + k], nullptr, at});
           } else {
@@ -459,8 +509,12 @@ struct ModelRunner::Impl {
         }
         for (size_t k = 0; k < node->output_count(); ++k) {
           const Value* out = node->output(k);
-          if (is_omitted(g, out)) continue;
+          if (is_omitted(g, out)) {
+            def.addresses.emplace_back();
+            continue;
+          }
           GE_ASSIGN_OR_RETURN(Location at, find(out, node));
+          def.addresses.push_back(to_task_address(at));
           if (at.kind == Location::Kind::kInput) {
             return internal_error(where + ": " + node->describe() + " would write into the caller's input buffer");
           }
@@ -470,9 +524,14 @@ struct ModelRunner::Impl {
             output_table[out_base + k] = own_address(at);
           }
         }
+        def.addresses.push_back(to_task_address(workspace[step]));
         list.push_back(task);
+        defs.push_back(std::move(def));
       }
-      for (size_t e : records_after[step]) list.push_back(EventRecordTask{events[e].get()});
+      for (size_t e : records_after[step]) {
+        list.push_back(EventRecordTask{events[e].get()});
+        defs.push_back({TaskDef::Kind::kEventRecord, 0, e, {}, 0});
+      }
       if (list.size() == begin) continue;
       if (!chunks.empty() && chunks.back().stream == s) {
         chunks.back().end = list.size();
@@ -509,6 +568,24 @@ const std::vector<std::vector<Task>>& ModelRunner::stream_tasks() const { return
 size_t ModelRunner::feature_map_bytes() const { return impl_->arena_bytes; }
 size_t ModelRunner::weight_bytes() const { return impl_->weights_bytes; }
 const GraphMemoryPlan* ModelRunner::memory_plan() const { return impl_->memory_plan.get(); }
+
+CompiledPlans ModelRunner::compiled_plans() const {
+  const Impl& m = *impl_;
+  CompiledPlans plans;
+  std::unordered_map<const Node*, uint64_t> index;
+  for (const auto& node : m.graph->nodes()) index.emplace(node.get(), index.size());
+  for (const Node* node : m.order) plans.order.push_back(index.at(node));
+  plans.streams = m.plan;
+  plans.feature_map_bytes = m.arena_bytes;
+  if (m.memory_plan != nullptr) {
+    plans.has_memory_plan = true;
+    for (const MemoryBuffer& buffer : m.memory_plan->buffers) plans.buffer_offsets.push_back(buffer.offset);
+    plans.assigner = m.memory_plan->statistics.assigner;
+  }
+  for (const PreparedKernel& kernel : m.kernels) plans.kernels.push_back({kernel.name, kernel.workspace_bytes});
+  plans.tasks = m.task_defs;
+  return plans;
+}
 
 Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Backend& backend,
                                                        const ModelRunnerOptions& options) {
@@ -574,7 +651,7 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
   }
 
   // Streams and events for an order of the nodes.
-  auto plan_streams_for = [&](const std::vector<Node*>& order, int max_streams) -> Result<StreamPlan> {
+  auto predecessors_for = [](const std::vector<Node*>& order) {
     std::unordered_map<const Node*, size_t> step_of;
     for (size_t i = 0; i < order.size(); ++i) step_of[order[i]] = i;
     std::vector<std::vector<size_t>> predecessors(order.size());
@@ -585,21 +662,94 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
       }
       for (const Node* control : node->control_predecessors()) predecessors[step].push_back(step_of.at(control));
     }
+    return predecessors;
+  };
+  auto plan_streams_for = [&](const std::vector<Node*>& order, int max_streams) -> Result<StreamPlan> {
     StreamPlanOptions stream_options;
     stream_options.max_streams = max_streams;
-    return plan_streams(predecessors, stream_options);
+    return plan_streams(predecessors_for(order), stream_options);
   };
-  impl->order = topological;
-  GE_ASSIGN_OR_RETURN(impl->plan, plan_streams_for(impl->order, options.max_streams));
 
   // Where every value and workspace lives.
   std::unordered_map<const Value*, Location> location;
   std::vector<Location> workspace;  // per step
-  if (!options.memory_assigners.empty() && impl->plan.stream_count <= 1) {
-    GE_RETURN_IF_ERROR(impl->place_with_plan(source, options, prepared, input_index, location, workspace, where));
-    GE_ASSIGN_OR_RETURN(impl->plan, plan_streams_for(impl->order, 1));
+  if (const CompiledPlans* plans = options.precompiled) {
+    // A model file's plans: validated against this graph, never trusted.
+    const std::string file_where = where + ": the model file's plans";
+    const size_t n = topological.size();
+    if (plans->order.size() != n || plans->kernels.size() != n) {
+      return invalid_argument(file_where + " cover " + std::to_string(plans->order.size()) + " steps and " +
+                              std::to_string(plans->kernels.size()) + " kernels, but the graph has " +
+                              std::to_string(n) + " nodes");
+    }
+    std::vector<Node*> by_index, source_by_index;
+    for (const auto& node : g.nodes()) by_index.push_back(node.get());
+    for (const auto& node : source.nodes()) source_by_index.push_back(node.get());
+    std::vector<bool> seen(n, false);
+    std::vector<const Node*> source_order;
+    for (uint64_t index : plans->order) {
+      if (index >= n || seen[index]) {
+        return invalid_argument(file_where + ": the execution order names node " + std::to_string(index) +
+                                (index >= n ? " of " + std::to_string(n) : " twice"));
+      }
+      seen[index] = true;
+      impl->order.push_back(by_index[index]);
+      source_order.push_back(source_by_index[index]);
+    }
+    const std::vector<std::vector<size_t>> predecessors = predecessors_for(impl->order);
+    for (size_t step = 0; step < n; ++step) {
+      for (size_t p : predecessors[step]) {
+        if (p >= step) {
+          return invalid_argument(file_where + ": the execution order runs " + impl->order[step]->describe() +
+                                  " before its producer " + impl->order[p]->describe());
+        }
+      }
+      const PreparedKernel& kernel = prepared.at(impl->order[step]);
+      const KernelMeta& meta = plans->kernels[step];
+      if (kernel.name != meta.name || kernel.workspace_bytes != meta.workspace_bytes) {
+        return invalid_argument(where + ": " + impl->order[step]->describe() + " was compiled for kernel '" + meta.name +
+                                "' with " + std::to_string(meta.workspace_bytes) + " workspace bytes, but backend '" +
+                                backend.name() + "' now prepares '" + kernel.name + "' with " +
+                                std::to_string(kernel.workspace_bytes) + "; recompile the model");
+      }
+    }
+    if (Status status = validate_stream_plan(predecessors, plans->streams); !status.is_ok()) {
+      return invalid_argument(file_where + ": " + status.message());
+    }
+    impl->plan = plans->streams;
+    if (plans->has_memory_plan) {
+      if (impl->plan.stream_count > 1) {
+        return invalid_argument(file_where + " hold a memory plan for " + std::to_string(impl->plan.stream_count) +
+                                " streams; memory plans are for one stream");
+      }
+      ModelRunnerOptions stored = options;
+      stored.memory_assigners = {std::make_shared<StoredAssigner>(*plans)};
+      stored.memory_plan_options.explicit_order = source_order;
+      if (Status status = impl->place_with_plan(source, stored, prepared, input_index, location, workspace, where);
+          !status.is_ok()) {
+        return invalid_argument(file_where + ": the memory plan does not hold: " + status.message());
+      }
+      if (impl->memory_plan->feature_map_bytes != plans->feature_map_bytes) {
+        return invalid_argument(file_where + ": the memory plan's feature map is " +
+                                std::to_string(impl->memory_plan->feature_map_bytes) + " bytes, not the stored " +
+                                std::to_string(plans->feature_map_bytes));
+      }
+    } else {
+      GE_RETURN_IF_ERROR(impl->place_first_fit(prepared, input_index, location, workspace, where));
+      if (impl->arena_bytes != plans->feature_map_bytes) {
+        return invalid_argument(file_where + ": the feature map is " + std::to_string(impl->arena_bytes) +
+                                " bytes, not the stored " + std::to_string(plans->feature_map_bytes));
+      }
+    }
   } else {
-    GE_RETURN_IF_ERROR(impl->place_first_fit(prepared, input_index, location, workspace, where));
+    impl->order = topological;
+    GE_ASSIGN_OR_RETURN(impl->plan, plan_streams_for(impl->order, options.max_streams));
+    if (!options.memory_assigners.empty() && impl->plan.stream_count <= 1) {
+      GE_RETURN_IF_ERROR(impl->place_with_plan(source, options, prepared, input_index, location, workspace, where));
+      GE_ASSIGN_OR_RETURN(impl->plan, plan_streams_for(impl->order, 1));
+    } else {
+      GE_RETURN_IF_ERROR(impl->place_first_fit(prepared, input_index, location, workspace, where));
+    }
   }
   for (Node* node : impl->order) impl->kernels.push_back(std::move(prepared.at(node)));
 
@@ -612,6 +762,24 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
     impl->events.push_back(std::move(event));
   }
   GE_RETURN_IF_ERROR(impl->build_tasks(location, workspace, where));
+  if (const CompiledPlans* plans = options.precompiled) {
+    // The stored task definitions must be exactly what the validated plans give.
+    if (plans->tasks.size() != impl->task_defs.size()) {
+      return invalid_argument(where + ": the model file defines tasks for " + std::to_string(plans->tasks.size()) +
+                              " streams but its plans use " + std::to_string(impl->task_defs.size()));
+    }
+    for (size_t s = 0; s < plans->tasks.size(); ++s) {
+      const auto& stored = plans->tasks[s];
+      const auto& built = impl->task_defs[s];
+      for (size_t t = 0; t < std::max(stored.size(), built.size()); ++t) {
+        if (t >= stored.size() || t >= built.size() || !(stored[t] == built[t])) {
+          return invalid_argument(where + ": the model file's task " + std::to_string(t) + " on stream " +
+                                  std::to_string(s) + " does not match its plans (" + std::to_string(stored.size()) +
+                                  " tasks stored, " + std::to_string(built.size()) + " planned)");
+        }
+      }
+    }
+  }
 
   if (!device.host_accessible()) {
     for (size_t bytes : impl->input_bytes) {

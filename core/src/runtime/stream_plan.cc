@@ -85,4 +85,73 @@ Result<StreamPlan> plan_streams(const std::vector<std::vector<size_t>>& predeces
   return plan;
 }
 
+Status validate_stream_plan(const std::vector<std::vector<size_t>>& predecessors, const StreamPlan& plan) {
+  constexpr int kMaxStreams = 1024;
+  const size_t n = predecessors.size();
+  auto bad = [](const std::string& what) { return invalid_argument("stream plan: " + what); };
+  if (plan.stream_count < 0 || plan.stream_count > kMaxStreams) {
+    return bad("stream count " + std::to_string(plan.stream_count) + " is outside 0.." + std::to_string(kMaxStreams));
+  }
+  const auto stream_count = static_cast<size_t>(plan.stream_count);
+  if (n > 0 && stream_count == 0) return bad("no stream for " + std::to_string(n) + " nodes");
+  if (plan.stream_of.size() != n || plan.streams.size() != stream_count) {
+    return bad("it places " + std::to_string(plan.stream_of.size()) + " nodes on " + std::to_string(plan.streams.size()) +
+               " stream lists, but the graph has " + std::to_string(n) + " nodes and the plan " +
+               std::to_string(stream_count) + " streams");
+  }
+  std::vector<size_t> listed(stream_count, 0);
+  for (size_t v = 0; v < n; ++v) {
+    const int s = plan.stream_of[v];
+    if (s < 0 || static_cast<size_t>(s) >= stream_count) {
+      return bad("node " + std::to_string(v) + " is on stream " + std::to_string(s) + " of " + std::to_string(stream_count));
+    }
+    const std::vector<size_t>& list = plan.streams[static_cast<size_t>(s)];
+    size_t& cursor = listed[static_cast<size_t>(s)];
+    if (cursor >= list.size() || list[cursor] != v) {
+      return bad("stream " + std::to_string(s) + "'s node list does not hold node " + std::to_string(v) + " in order");
+    }
+    ++cursor;
+  }
+  for (size_t s = 0; s < stream_count; ++s) {
+    if (listed[s] != plan.streams[s].size()) return bad("stream " + std::to_string(s) + "'s node list holds unknown nodes");
+  }
+  std::vector<std::vector<size_t>> waits(n);  // per consumer: producers
+  for (size_t e = 0; e < plan.events.size(); ++e) {
+    const StreamEvent& event = plan.events[e];
+    const std::string label = "event " + std::to_string(e) + " (" + std::to_string(event.producer) + " -> " +
+                              std::to_string(event.consumer) + ")";
+    if (event.producer >= event.consumer || event.consumer >= n) return bad(label + " does not go forward between nodes");
+    if (plan.stream_of[event.producer] == plan.stream_of[event.consumer]) return bad(label + " stays on one stream");
+    if (std::find(waits[event.consumer].begin(), waits[event.consumer].end(), event.producer) != waits[event.consumer].end()) {
+      return bad(label + " is listed twice");
+    }
+    waits[event.consumer].push_back(event.producer);
+  }
+  // Vector clocks as in plan_streams: known[s][t] counts the nodes of stream t ordered
+  // before the next node of stream s.
+  std::vector<std::vector<int64_t>> known(stream_count, std::vector<int64_t>(stream_count, 0));
+  std::vector<std::vector<int64_t>> node_clock(n);
+  std::vector<int64_t> position(n, 0);
+  for (size_t v = 0; v < n; ++v) {
+    const auto s = static_cast<size_t>(plan.stream_of[v]);
+    std::vector<int64_t>& clock = known[s];
+    for (size_t u : waits[v]) {
+      for (size_t t = 0; t < stream_count; ++t) clock[t] = std::max(clock[t], node_clock[u][t]);
+    }
+    for (size_t u : predecessors[v]) {
+      if (u >= v) {
+        return bad("node " + std::to_string(v) + " has predecessor " + std::to_string(u) + ", which is not earlier");
+      }
+      const auto t = static_cast<size_t>(plan.stream_of[u]);
+      if (clock[t] < position[u]) {
+        return bad("node " + std::to_string(v) + " (stream " + std::to_string(s) + ") depends on node " +
+                   std::to_string(u) + " (stream " + std::to_string(t) + ") but no stream order or event orders them");
+      }
+    }
+    position[v] = ++clock[s];
+    node_clock[v] = clock;
+  }
+  return Status::ok();
+}
+
 }  // namespace ge

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace ge {
@@ -112,6 +114,45 @@ TEST(StreamPlan, RejectsBadInput) {
   EXPECT_FALSE(plan_streams({{0}}, options).is_ok());
 }
 
+TEST(StreamPlan, ValidatorRejectsMalformedPlans) {
+  const Preds preds = {{}, {0}, {0}, {1, 2}};  // a diamond
+  const StreamPlan good = plan_ok(preds, 2);
+  ASSERT_EQ(good.stream_count, 2);
+  ASSERT_TRUE(validate_stream_plan(preds, good).is_ok());
+  auto expect_error = [&](StreamPlan plan, const std::string& needle) {
+    const Status status = validate_stream_plan(preds, plan);
+    ASSERT_FALSE(status.is_ok()) << needle;
+    EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(status.message().find(needle), std::string::npos) << status.message();
+  };
+  StreamPlan plan = good;
+  plan.stream_count = 5000;
+  expect_error(plan, "stream count 5000");
+  plan = good;
+  plan.stream_of[3] = 7;
+  expect_error(plan, "node 3 is on stream 7");
+  plan = good;
+  plan.stream_of.pop_back();
+  expect_error(plan, "places 3 nodes");
+  plan = good;
+  std::swap(plan.streams[0], plan.streams[1]);
+  expect_error(plan, "node list does not hold node");
+  plan = good;
+  plan.events.push_back({3, 1});
+  expect_error(plan, "does not go forward");
+  plan = good;
+  plan.events.push_back(plan.events.front());
+  expect_error(plan, "listed twice");
+  plan = good;
+  plan.events.clear();
+  expect_error(plan, "no stream order or event orders them");
+  // Everything on one stream needs no event at all.
+  StreamPlan single = plan_ok(preds, 1);
+  EXPECT_TRUE(validate_stream_plan(preds, single).is_ok());
+  single.events.push_back({0, 1});
+  expect_error(single, "stays on one stream");
+}
+
 TEST(StreamPlan, RandomDagsAreOrderedAndEventsMinimal) {
   std::mt19937 rng(1234);
   for (int trial = 0; trial < 300; ++trial) {
@@ -147,9 +188,15 @@ TEST(StreamPlan, RandomDagsAreOrderedAndEventsMinimal) {
     EXPECT_LE(plan.events.size(), cross_edges);
     for (const StreamEvent& e : plan.events) EXPECT_NE(plan.stream_of[e.producer], plan.stream_of[e.consumer]);
     EXPECT_TRUE(all_dependencies_ordered(preds, plan, SIZE_MAX));
+    EXPECT_TRUE(validate_stream_plan(preds, plan).is_ok()) << validate_stream_plan(preds, plan).to_string();
     for (size_t e = 0; e < plan.events.size(); ++e) {
       EXPECT_FALSE(all_dependencies_ordered(preds, plan, e)) << "event " << plan.events[e].producer << "->"
                                                              << plan.events[e].consumer << " is redundant";
+      // The validator agrees with the reachability oracle: without any one event the
+      // plan leaves a dependency unordered.
+      StreamPlan fewer = plan;
+      fewer.events.erase(fewer.events.begin() + static_cast<std::ptrdiff_t>(e));
+      EXPECT_FALSE(validate_stream_plan(preds, fewer).is_ok());
     }
   }
 }

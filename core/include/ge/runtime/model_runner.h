@@ -14,8 +14,10 @@
 /// same results.
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "ge/backend.h"
@@ -29,6 +31,56 @@
 
 namespace ge {
 
+/// Where a task address points: the model's own memory (arena, weights) or a caller's I/O
+/// buffer bound per execute, at a byte offset.
+struct TaskAddress {
+  enum class Region : uint8_t { kNone, kArena, kWeights, kInput, kOutput };
+  Region region = Region::kNone;
+  uint64_t index = 0;   ///< runtime input or graph output, for kInput and kOutput
+  uint64_t offset = 0;  ///< from the region's base or the caller buffer's start
+  bool operator==(const TaskAddress&) const = default;
+};
+
+/// One sunk task as a compiled model file stores it: no pointers, only steps of the
+/// execution order, event numbers and addresses.
+struct TaskDef {
+  enum class Kind : uint8_t { kKernel, kMemcpy, kEventRecord, kEventWait };
+  Kind kind = Kind::kKernel;
+  uint64_t step = 0;   ///< kKernel: the node's step in the execution order
+  uint64_t event = 0;  ///< kEventRecord, kEventWait: index into StreamPlan::events
+  /// kKernel: the node's inputs, then its outputs, then the workspace (kNone for an
+  /// absent input, an omitted output or no workspace). kMemcpy: destination, source.
+  std::vector<TaskAddress> addresses;
+  uint64_t bytes = 0;  ///< kMemcpy
+  bool operator==(const TaskDef&) const = default;
+};
+
+/// What a compiled kernel was when the model was compiled: checked against what the
+/// backend prepares at load.
+struct KernelMeta {
+  std::string name;
+  uint64_t workspace_bytes = 0;
+  bool operator==(const KernelMeta&) const = default;
+};
+
+/// A loaded runner's plans in a form a model file can store (ge/model_file.h) and load
+/// can take back instead of planning again.
+struct CompiledPlans {
+  /// The execution order: indices into the graph's node list.
+  std::vector<uint64_t> order;
+  StreamPlan streams;  ///< over steps of `order`
+  /// Set when the model runs out of a memory plan: the offset of every feature-map
+  /// buffer the planner hands to the assigners (in its request order), the arena size
+  /// and the assigner that produced them. Load re-derives the buffers from the graph and
+  /// `order` and validates the whole plan (validate_memory_plan) before using it.
+  bool has_memory_plan = false;
+  std::vector<uint64_t> buffer_offsets;
+  uint64_t feature_map_bytes = 0;
+  std::string assigner;
+  std::vector<KernelMeta> kernels;         ///< per step
+  std::vector<std::vector<TaskDef>> tasks;  ///< per stream, in submission order
+};
+
 struct ModelRunnerOptions {
   /// Independent branches go on up to this many streams (see plan_streams).
   int max_streams = 1;
@@ -40,6 +92,12 @@ struct ModelRunnerOptions {
   /// Options for that plan. load fills `workspace_bytes` from the prepared kernels; an
   /// `explicit_order` names nodes of the graph passed to load.
   MemoryPlanOptions memory_plan_options;
+  /// When set (a model file's plans, untrusted): load takes this execution order, stream
+  /// plan and memory plan instead of planning (max_streams and the assigners are
+  /// ignored), validates each against the graph, checks every prepared kernel against
+  /// `kernels`, and checks that the task lists it builds equal `tasks`. Any mismatch is
+  /// kInvalidArgument naming what differs. Indices refer to the graph passed to load.
+  const CompiledPlans* precompiled = nullptr;
 };
 
 class ModelRunner {
@@ -75,6 +133,8 @@ class ModelRunner {
   /// The plan the runner executes (its nodes and values are graph()'s), or null when it
   /// uses the first-fit arena.
   const GraphMemoryPlan* memory_plan() const;
+  /// The plans this runner executes, for a model file (see ModelRunnerOptions::precompiled).
+  CompiledPlans compiled_plans() const;
 
  private:
   struct Impl;

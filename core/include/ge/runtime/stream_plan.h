@@ -39,4 +39,10 @@ struct StreamPlan {
 /// Fails with kInvalidArgument naming the node for a bad predecessor or option.
 Result<StreamPlan> plan_streams(const std::vector<std::vector<size_t>>& predecessors, const StreamPlanOptions& options);
 
+/// Checks that `plan` is a valid stream plan over a DAG whose node v has the
+/// predecessors `predecessors[v]` (all < v; untrusted plans welcome): streams and lists consistent, every event
+/// between distinct streams and forward in the order, and every dependency ordered by
+/// stream order or a chain of events. Errors name the unordered dependency.
+Status validate_stream_plan(const std::vector<std::vector<size_t>>& predecessors, const StreamPlan& plan);
+
 }  // namespace ge
