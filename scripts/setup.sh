@@ -4,8 +4,8 @@
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
-  libboost-dev libtomlplusplus-dev libspdlog-dev libfmt-dev
-  libprotobuf-dev protobuf-compiler libonnx-dev python3 python3-onnx python3-numpy
+  libboost-dev libtomlplusplus-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
+  libprotobuf-dev protobuf-compiler libxxhash-dev libonnx-dev python3 python3-onnx python3-numpy
   libgtest-dev libgmock-dev libbenchmark-dev
   libonnx-testdata locales
   clang libclang-rt-14-dev

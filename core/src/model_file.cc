@@ -1,11 +1,16 @@
 #include "ge/model_file.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <sstream>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "gem.pb.h"
 #include "ge/data_type.h"
@@ -70,7 +75,8 @@ Status corrupt(const std::string& origin, const std::string& what) {
 
 }  // namespace
 
-uint64_t model_file_checksum(std::string_view bytes) {
+uint64_t model_file_checksum(std::string_view bytes, uint32_t format_version) {
+  if (format_version >= 2) return XXH3_64bits(bytes.data(), bytes.size());
   uint64_t hash = 0xcbf29ce484222325ull;
   for (char c : bytes) {
     hash ^= static_cast<uint8_t>(c);
@@ -330,7 +336,7 @@ Result<std::string> serialize_model_file(const Graph& graph, const ModelFileInfo
     const std::string& bytes = *parts[i].second;
     if (!bytes.empty()) std::memcpy(file.data() + table.partitions(i).offset(), bytes.data(), bytes.size());
   }
-  put_u64(file, 24, model_file_checksum(std::string_view(file).substr(kModelFileHeaderBytes)));
+  put_u64(file, 24, model_file_checksum(std::string_view(file).substr(kModelFileHeaderBytes), kModelFileFormatVersion));
   return file;
 }
 
@@ -345,7 +351,12 @@ Status write_model_file(const std::filesystem::path& path, const Graph& graph, c
   return Status::ok();
 }
 
-Result<LoadedModelFile> deserialize_model_file(std::string_view file, const std::string& origin) {
+namespace {
+
+/// Decodes `file`; when `owner` keeps `file` alive, aligned weights share its bytes
+/// instead of being copied.
+Result<LoadedModelFile> decode_model_file(std::string_view file, const std::string& origin,
+                                          const std::shared_ptr<void>& owner) {
   // ---- header ----
   if (file.size() < kModelFileHeaderBytes) {
     if (file.size() >= 8 && std::memcmp(file.data(), kModelFileMagic, 8) != 0)
@@ -381,7 +392,7 @@ Result<LoadedModelFile> deserialize_model_file(std::string_view file, const std:
   if (payload_size < actual_payload) {
     return corrupt(origin, std::to_string(actual_payload - payload_size) + " unexpected bytes after the payload");
   }
-  const uint64_t checksum = model_file_checksum(file.substr(kModelFileHeaderBytes));
+  const uint64_t checksum = model_file_checksum(file.substr(kModelFileHeaderBytes), version);
   if (checksum != get_u64(file, 24)) return corrupt(origin, "checksum mismatch (the file was modified or damaged)");
   if (get_u32(file, 36) != 0) return corrupt(origin, "reserved header field is not 0");
 
@@ -497,15 +508,26 @@ Result<LoadedModelFile> deserialize_model_file(std::string_view file, const std:
                                  std::to_string(entry.size()) + " lies outside the weights partition (" +
                                  std::to_string(weights.size()) + " bytes)");
     }
-    Tensor data = Tensor::zeros(dtype, shape);
-    if (entry.size() != 0) std::memcpy(data.raw_data(), weights.data() + entry.offset(), entry.size());
-    loaded.graph->set_constant(value, std::move(data));
+    const char* bytes = weights.data() + entry.offset();
+    if (owner != nullptr && entry.size() != 0 && reinterpret_cast<uintptr_t>(bytes) % kModelFileAlignment == 0) {
+      loaded.graph->set_constant(value, Tensor::share(dtype, shape, const_cast<char*>(bytes), owner));
+    } else {
+      Tensor data = Tensor::zeros(dtype, shape);
+      if (entry.size() != 0) std::memcpy(data.raw_data(), bytes, entry.size());
+      loaded.graph->set_constant(value, std::move(data));
+    }
     total += entry.size();
   }
   if (total != info.weights_bytes)
     return corrupt(origin, "weights total " + std::to_string(total) + " bytes but the model info says " +
                                std::to_string(info.weights_bytes));
   return loaded;
+}
+
+}  // namespace
+
+Result<LoadedModelFile> deserialize_model_file(std::string_view file, const std::string& origin) {
+  return decode_model_file(file, origin, nullptr);
 }
 
 Result<LoadedModelFile> read_model_file(const std::filesystem::path& path) {
@@ -518,10 +540,16 @@ Result<LoadedModelFile> read_model_file(const std::filesystem::path& path) {
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return not_found("cannot open model file '" + path.string() + "'");
-  std::string bytes(static_cast<size_t>(size), '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(size));
+  // One aligned block, not zero-filled first (the read overwrites every byte); the
+  // weights of the loaded graph share it rather than being copied out.
+  const size_t allocation = align_up(std::max<size_t>(static_cast<size_t>(size), 1), kModelFileAlignment);
+  void* memory = std::aligned_alloc(kModelFileAlignment, allocation);
+  if (memory == nullptr) return invalid_argument("model file '" + path.string() + "': cannot allocate " + std::to_string(size) + " bytes");
+  std::shared_ptr<void> block(memory, [](void* p) { std::free(p); });
+  char* bytes = static_cast<char*>(memory);
+  in.read(bytes, static_cast<std::streamsize>(size));
   if (static_cast<uintmax_t>(in.gcount()) != size) return invalid_argument("cannot read model file '" + path.string() + "'");
-  return deserialize_model_file(bytes, path.string());
+  return decode_model_file(std::string_view(bytes, static_cast<size_t>(size)), path.string(), block);
 }
 
 std::vector<RequiredPlugin> required_plugins(const PluginHost& host, const std::string& backend) {

@@ -67,7 +67,7 @@ std::string assemble(const std::vector<RawPartition>& parts, uint32_t version = 
   le(file, version, 4);
   le(file, flags, 4);
   le(file, payload.size(), 8);
-  le(file, model_file_checksum(payload), 8);
+  le(file, model_file_checksum(payload, version), 8);
   le(file, kTableSlot, 4);
   le(file, 0, 4);
   return file + payload;
@@ -113,11 +113,14 @@ std::unique_ptr<Graph> sample_graph() {
   return g;
 }
 
-TEST(ModelFile, ChecksumIsFnv1a64) {
-  // Reference values of 64-bit FNV-1a.
-  EXPECT_EQ(model_file_checksum(""), 0xcbf29ce484222325ull);
-  EXPECT_EQ(model_file_checksum("a"), 0xaf63dc4c8601ec8cull);
-  EXPECT_EQ(model_file_checksum("foobar"), 0x85944171f73967e8ull);
+TEST(ModelFile, ChecksumIsXxh3ThenFnv1aInVersion1) {
+  // Reference values of 64-bit FNV-1a (version 1 files).
+  EXPECT_EQ(model_file_checksum("", 1), 0xcbf29ce484222325ull);
+  EXPECT_EQ(model_file_checksum("a", 1), 0xaf63dc4c8601ec8cull);
+  EXPECT_EQ(model_file_checksum("foobar", 1), 0x85944171f73967e8ull);
+  // XXH3-64 with seed 0 (version 2 on).
+  EXPECT_EQ(model_file_checksum("", 2), 0x2d06800538d394c2ull);
+  EXPECT_NE(model_file_checksum("a", 2), model_file_checksum("b", 2));
 }
 
 TEST(ModelFile, RoundTripKeepsGraphAndWeightsExactly) {

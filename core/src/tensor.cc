@@ -48,6 +48,12 @@ Tensor Tensor::borrow(DataType type, std::vector<int64_t> shape, void* data) {
   return tensor;
 }
 
+Tensor Tensor::share(DataType type, std::vector<int64_t> shape, void* data, std::shared_ptr<void> owner) {
+  Tensor tensor = borrow(type, std::move(shape), data);
+  tensor.storage_ = std::move(owner);
+  return tensor;
+}
+
 Tensor Tensor::from_strings(std::vector<int64_t> shape, const std::vector<std::string>& values) {
   Tensor tensor = zeros(DataType::kString, std::move(shape));
   assert(static_cast<size_t>(tensor.element_count()) == values.size());

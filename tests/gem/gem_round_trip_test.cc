@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <random>
 #include <fstream>
 #include <string>
 
@@ -341,6 +342,122 @@ TEST(GemPlans, TamperedPlansAreRefused) {
   expect_tampered_refused(true, [](CompiledPlans& p) { p.streams.events.pop_back(); }, "no stream order or event orders them");
   expect_tampered_refused(true, [](CompiledPlans& p) { p.streams.stream_of.back() = 77; }, "is on stream 77 of 4");
   expect_tampered_refused(true, [](CompiledPlans& p) { p.tasks.pop_back(); }, "task lists for 3 streams");
+}
+
+/// One random change to a field of `plans`.
+void mutate(CompiledPlans& p, std::mt19937& rng) {
+  auto pick = [&](size_t n) { return n == 0 ? size_t{0} : static_cast<size_t>(rng() % n); };
+  auto any_value = [&]() -> uint64_t {
+    switch (rng() % 4) {
+      case 0: return rng() % 8;
+      case 1: return (rng() % 64) * 512;
+      case 2: return uint64_t{1} << (rng() % 64);
+      default: return rng();
+    }
+  };
+  switch (rng() % 11) {
+    case 0:
+      if (p.order.size() > 1) std::swap(p.order[pick(p.order.size())], p.order[pick(p.order.size())]);
+      break;
+    case 1:
+      if (!p.order.empty()) p.order[pick(p.order.size())] = any_value();
+      break;
+    case 2:
+      if (!p.streams.stream_of.empty()) p.streams.stream_of[pick(p.streams.stream_of.size())] = static_cast<int>(rng() % 5);
+      break;
+    case 3:
+      if (!p.streams.events.empty()) p.streams.events.erase(p.streams.events.begin() + static_cast<std::ptrdiff_t>(pick(p.streams.events.size())));
+      break;
+    case 4:
+      p.streams.events.push_back({pick(p.order.size() + 1), pick(p.order.size() + 1)});
+      break;
+    case 5:
+      if (!p.buffer_offsets.empty()) p.buffer_offsets[pick(p.buffer_offsets.size())] = any_value();
+      break;
+    case 6:
+      p.feature_map_bytes = rng() % 2 ? any_value() : p.feature_map_bytes + 512;
+      break;
+    case 7:
+      p.has_memory_plan = !p.has_memory_plan;
+      break;
+    case 8:
+      if (!p.kernels.empty()) p.kernels[pick(p.kernels.size())].workspace_bytes = any_value();
+      break;
+    case 9: {
+      std::vector<TaskDef>& list = p.tasks[pick(p.tasks.size())];
+      if (list.empty()) break;
+      TaskDef& def = list[pick(list.size())];
+      if (!def.addresses.empty()) {
+        TaskAddress& a = def.addresses[pick(def.addresses.size())];
+        (rng() % 2 ? a.offset : a.index) = any_value();
+      } else {
+        def.event = any_value();
+      }
+      break;
+    }
+    default: {
+      std::vector<TaskDef>& list = p.tasks[pick(p.tasks.size())];
+      if (!list.empty()) list.erase(list.begin() + static_cast<std::ptrdiff_t>(pick(list.size())));
+      break;
+    }
+  }
+  // Keep the stream lists consistent with stream_of, as the file decoder does.
+  int streams = std::max(p.streams.stream_count, 1);
+  for (int s : p.streams.stream_of) streams = std::max(streams, s + 1);
+  p.streams.stream_count = streams;
+  p.streams.streams.assign(static_cast<size_t>(streams), {});
+  for (size_t step = 0; step < p.streams.stream_of.size(); ++step) {
+    p.streams.streams[static_cast<size_t>(p.streams.stream_of[step])].push_back(step);
+  }
+  p.tasks.resize(static_cast<size_t>(streams));
+}
+
+/// Random damage to the plans of a one-stream memory-planned model and a four-stream
+/// model: each mutant is refused with an error, or loads and computes exactly what the
+/// original computes (a validator that let a bad plan through would show up as a wrong
+/// output, or as a crash under the sanitizers).
+TEST(GemPlans, RandomlyDamagedPlansAreRefusedOrHarmless) {
+  std::mt19937 rng(20261130);
+  for (bool branches : {false, true}) {
+    std::unique_ptr<Session> original;
+    if (branches) {
+      original = compile_graph(branching_graph(), 4);
+    } else {
+      Result<std::unique_ptr<Session>> created =
+          Session::create(host(), source_dir() / "samples/models/small_cnn.onnx", SessionOptions{});
+      ASSERT_TRUE(created.is_ok()) << created.status().to_string();
+      original = std::move(created).value();
+    }
+    ASSERT_NE(original, nullptr);
+    ASSERT_NE(original->runner(), nullptr);
+    const CompiledPlans plans = original->runner()->compiled_plans();
+    Result<std::vector<std::pair<std::string, Tensor>>> inputs = make_check_inputs(original->graph(), {});
+    ASSERT_TRUE(inputs.is_ok());
+    std::vector<Tensor> expected;
+    ASSERT_TRUE(original->run(*inputs, expected).is_ok());
+    size_t refused = 0, harmless = 0;
+    for (int trial = 0; trial < 1500; ++trial) {
+      CompiledPlans mutant = plans;
+      const int changes = 1 + static_cast<int>(rng() % 3);
+      for (int c = 0; c < changes; ++c) mutate(mutant, rng);
+      Result<std::unique_ptr<Session>> loaded =
+          Session::create_compiled(host(), original->graph().clone(), &mutant, SessionOptions{});
+      if (!loaded.is_ok()) {
+        EXPECT_NE(loaded.status().code(), StatusCode::kInternal) << loaded.status().to_string();
+        ++refused;
+        continue;
+      }
+      std::vector<Tensor> actual;
+      Status ran = (*loaded)->run(*inputs, actual);
+      ASSERT_TRUE(ran.is_ok()) << "trial " << trial << ": " << ran.to_string();
+      SCOPED_TRACE("trial " + std::to_string(trial) + (branches ? " (branches)" : " (small_cnn)"));
+      expect_bitwise_equal(expected, actual);
+      ++harmless;
+    }
+    std::printf("%s: %zu damaged plans refused, %zu loaded and computed the same outputs\n",
+                branches ? "branches" : "small_cnn", refused, harmless);
+    EXPECT_GT(refused, 1100u);
+  }
 }
 
 TEST(GemLoad, CorruptFileOnDiskIsRefused) {

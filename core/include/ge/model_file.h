@@ -7,7 +7,7 @@
 ///           8  uint32 format version (kModelFileFormatVersion)
 ///          12  uint32 flags (no flag is defined yet: any set bit is refused)
 ///          16  uint64 payload size: bytes after the 40-byte header (the whole rest of the file)
-///          24  uint64 checksum: 64-bit FNV-1a of the payload
+///          24  uint64 checksum of the payload: XXH3-64 (version 1: FNV-1a)
 ///          32  uint32 table size: bytes of the PartitionTable protobuf opening the payload
 ///          36  uint32 reserved, 0
 ///   payload: PartitionTable (core/proto/gem.proto), then the partitions, each at an
@@ -101,8 +101,9 @@ struct LoadedModelFile {
   std::optional<CompiledPlans> plans;
 };
 
-/// 64-bit FNV-1a, the header checksum.
-uint64_t model_file_checksum(std::string_view bytes);
+/// The header checksum of a payload: XXH3-64 (seed 0) from format version 2, 64-bit
+/// FNV-1a in version 1 files.
+uint64_t model_file_checksum(std::string_view bytes, uint32_t format_version = kModelFileFormatVersion);
 
 /// Serialises `graph` (already optimised; its initializers become the weights partition).
 /// `info` supplies backend, opt level, producer, source and plugins; the graph-derived

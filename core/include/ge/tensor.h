@@ -22,6 +22,8 @@ class Tensor {
   static Tensor zeros(DataType type, std::vector<int64_t> shape);
   /// Wraps caller-owned memory; the caller keeps it alive while the tensor is used.
   static Tensor borrow(DataType type, std::vector<int64_t> shape, void* data);
+  /// Wraps memory inside a block `owner` keeps alive (copies of the tensor share it).
+  static Tensor share(DataType type, std::vector<int64_t> shape, void* data, std::shared_ptr<void> owner);
   /// Copies `values` into a new tensor of `shape` (element count must match).
   template <typename T>
   static Tensor from_vector(std::vector<int64_t> shape, const std::vector<T>& values);
