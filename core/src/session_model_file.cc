@@ -29,8 +29,8 @@ Result<std::unique_ptr<Session>> create_session_from_model_file(const PluginHost
   GE_ASSIGN_OR_RETURN(LoadedModelFile loaded, read_model_file(path));
   if (loaded.info.backend != options.backend) {
     return invalid_argument("model file '" + path.string() + "' was compiled for backend '" + loaded.info.backend +
-                            "', not '" + options.backend + "'; recompile it with ge-compile --backend " +
-                            options.backend);
+                            "', not '" + options.backend + "'; run it with --backend " + loaded.info.backend +
+                            " or recompile it with ge-compile --backend " + options.backend);
   }
   GE_RETURN_IF_ERROR(check_required_plugins(loaded.info, host).with_context(path.string()));
   GE_LOG_INFO("loaded '{}': {} nodes, {} weight bytes, {}", path.string(), loaded.graph->node_count(),

@@ -272,6 +272,22 @@ TEST(GemPlans, MultiStreamPlanRoundTrips) {
   expect_bitwise_equal(run_session(*direct), run_session(**loaded));
 }
 
+TEST(GemPlans, NpuSimModelRoundTrips) {
+  SessionOptions options;
+  options.backend = "npu_sim";
+  Result<std::unique_ptr<Session>> direct =
+      Session::create(host(), source_dir() / "samples/models/small_cnn.onnx", options);
+  ASSERT_TRUE(direct.is_ok()) << direct.status().to_string();
+  ASSERT_TRUE((*direct)->uses_task_sink());
+  ModelFileInfo info;
+  info.backend = "npu_sim";
+  const fs::path gem = write_session(**direct, "npu_sim", info);
+  Result<std::unique_ptr<Session>> loaded = create_session_from_model_file(host(), gem, options);
+  ASSERT_TRUE(loaded.is_ok()) << loaded.status().to_string();
+  EXPECT_EQ((*loaded)->runner()->compiled_plans().tasks, (*direct)->runner()->compiled_plans().tasks);
+  expect_bitwise_equal(run_session(**direct), run_session(**loaded));
+}
+
 TEST(GemPlans, MemoryFiguresAreStored) {
   Result<std::unique_ptr<Session>> direct =
       Session::create(host(), source_dir() / "samples/models/small_cnn.onnx", SessionOptions{});
