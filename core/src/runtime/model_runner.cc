@@ -1,5 +1,7 @@
 #include "ge/runtime/model_runner.h"
 
+#include "ge/runtime/stream_capture.h"
+
 #include <algorithm>
 #include <string>
 #include <unordered_map>
@@ -140,8 +142,17 @@ struct ModelRunner::Impl {
   std::vector<Node*> order;
   StreamPlan plan;
   std::unique_ptr<GraphMemoryPlan> memory_plan;  // null: first-fit arena
-  std::vector<std::unique_ptr<Stream>> streams;
+  std::vector<std::unique_ptr<CaptureStream>> streams;
+  std::vector<Stream*> stream_pointers;  // the backend streams, for CapturedModel::execute
   std::vector<std::unique_ptr<Event>> events;
+  /// The task lists as a captured model: load submits them on capturing streams (the
+  /// stream capture machinery user code uses); execute replays it. Null when the model
+  /// has no task.
+  std::unique_ptr<CapturedModel> captured;
+  /// Copies whose addresses lie in caller buffers: the capture holds copies by value, so
+  /// each is captured as its own task group and updated from `tasks` per execute.
+  struct PatchedCopy { size_t stream, task; TaskGroupHandle group; };
+  std::vector<PatchedCopy> patched_copies;
   std::vector<std::vector<Task>> tasks;
   std::vector<std::vector<TaskDef>> task_defs;  // tasks' pointer-free twins, for model files
   /// Submission order: (stream, first task, end task); consecutive tasks of one stream in
@@ -540,11 +551,16 @@ struct ModelRunner::Impl {
       }
     }
     for (const PendingPatch& p : pending) {
+      if (patched_copies.empty() || patched_copies.back().stream != p.stream || patched_copies.back().task != p.task) {
+        patched_copies.push_back({p.stream, p.task, {}});
+      }
       auto& copy = std::get<MemcpyTask>(tasks[p.stream][p.task]);
       patches.push_back(p.source ? IoPatch{&copy.source, nullptr, p.location} : IoPatch{nullptr, &copy.destination, p.location});
     }
     return Status::ok();
   }
+
+  Status capture(Device& device, const std::string& where);
 
   Status run_copies(const std::vector<IoCopy>& list, std::span<const void* const> inputs,
                     std::span<void* const> outputs, const char* what) {
@@ -558,6 +574,76 @@ struct ModelRunner::Impl {
     return streams[0]->synchronize();
   }
 };
+
+/// Builds `captured` from the task lists through stream capture: stream 0 records a fork
+/// event every other stream waits on first (so each joins the capture before its own
+/// tasks), chunks go in submission order, and every other stream ends with a join event
+/// stream 0 waits on (end_capture requires joined work to precede the origin's end).
+Status ModelRunner::Impl::capture(Device& device, const std::string& where) {
+  size_t task_total = 0;
+  for (const auto& list : tasks) task_total += list.size();
+  if (task_total == 0) return Status::ok();
+  auto fail = [&](const Status& status) { return status.with_context(where + ": capturing the task lists"); };
+  CaptureStream& origin = *streams[0];
+  if (Status status = begin_capture(origin, CaptureMode::kGlobal); !status.is_ok()) return fail(status);
+  auto abort_capture = [&](const Status& status) {
+    (void)end_capture(origin);
+    return fail(status);
+  };
+  std::vector<std::unique_ptr<Event>> fork_join;
+  if (streams.size() > 1) {
+    Result<std::unique_ptr<Event>> fork = device.create_event();
+    if (!fork.is_ok()) return abort_capture(fork.status());
+    const Task record = EventRecordTask{fork->get()};
+    if (Status status = origin.submit({&record, 1}); !status.is_ok()) return abort_capture(status);
+    for (size_t s = 1; s < streams.size(); ++s) {
+      const Task wait = EventWaitTask{fork->get()};
+      if (Status status = streams[s]->submit({&wait, 1}); !status.is_ok()) return abort_capture(status);
+    }
+    fork_join.push_back(std::move(fork).value());
+  }
+  for (const Chunk& chunk : chunks) {
+    CaptureStream& stream = *streams[chunk.stream];
+    size_t begin = chunk.begin;
+    // Submit the chunk, giving each copy with caller-buffer addresses a task group.
+    for (size_t p = 0; p < patched_copies.size(); ++p) {
+      PatchedCopy& copy = patched_copies[p];
+      if (copy.stream != chunk.stream || copy.task < chunk.begin || copy.task >= chunk.end) continue;
+      if (copy.task > begin) {
+        if (Status status = stream.submit({tasks[chunk.stream].data() + begin, copy.task - begin}); !status.is_ok())
+          return abort_capture(status);
+      }
+      if (Status status = begin_task_group(stream); !status.is_ok()) return abort_capture(status);
+      if (Status status = stream.submit({tasks[chunk.stream].data() + copy.task, 1}); !status.is_ok())
+        return abort_capture(status);
+      Result<TaskGroupHandle> group = end_task_group(stream);
+      if (!group.is_ok()) return abort_capture(group.status());
+      copy.group = *group;
+      begin = copy.task + 1;
+    }
+    if (chunk.end > begin) {
+      if (Status status = stream.submit({tasks[chunk.stream].data() + begin, chunk.end - begin}); !status.is_ok())
+        return abort_capture(status);
+    }
+  }
+  for (size_t s = 1; s < streams.size(); ++s) {
+    Result<std::unique_ptr<Event>> join = device.create_event();
+    if (!join.is_ok()) return abort_capture(join.status());
+    const Task record = EventRecordTask{join->get()};
+    const Task wait = EventWaitTask{join->get()};
+    if (Status status = streams[s]->submit({&record, 1}); !status.is_ok()) return abort_capture(status);
+    if (Status status = origin.submit({&wait, 1}); !status.is_ok()) return abort_capture(status);
+    fork_join.push_back(std::move(join).value());
+  }
+  Result<std::unique_ptr<CapturedModel>> model = end_capture(origin);
+  if (!model.is_ok()) return fail(model.status());
+  if ((*model)->stream_count() != streams.size()) {
+    return internal_error(where + ": the capture joined " + std::to_string((*model)->stream_count()) + " of " +
+                          std::to_string(streams.size()) + " streams");
+  }
+  captured = std::move(model).value();
+  return Status::ok();
+}
 
 ModelRunner::ModelRunner(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ModelRunner::~ModelRunner() = default;
@@ -754,7 +840,8 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
   for (Node* node : impl->order) impl->kernels.push_back(std::move(prepared.at(node)));
 
   for (int s = 0; s < std::max(impl->plan.stream_count, 1); ++s) {
-    GE_ASSIGN_OR_RETURN(std::unique_ptr<Stream> stream, device.create_stream());
+    GE_ASSIGN_OR_RETURN(std::unique_ptr<CaptureStream> stream, CaptureStream::create(device));
+    impl->stream_pointers.push_back(&stream->backend_stream());  // replay skips the capture wrapper
     impl->streams.push_back(std::move(stream));
   }
   for (size_t e = 0; e < impl->plan.events.size(); ++e) {
@@ -781,6 +868,8 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
     }
   }
 
+  GE_RETURN_IF_ERROR(impl->capture(device, where));
+
   if (!device.host_accessible()) {
     for (size_t bytes : impl->input_bytes) {
       GE_ASSIGN_OR_RETURN(void* p, device.allocate(std::max<size_t>(bytes, 1)));
@@ -806,14 +895,14 @@ Status ModelRunner::execute_bound(std::span<const void* const> inputs, std::span
     if (patch.read != nullptr) *patch.read = address;
     if (patch.write != nullptr) *patch.write = const_cast<void*>(address);
   }
+  for (const Impl::PatchedCopy& copy : m.patched_copies) {
+    GE_RETURN_IF_ERROR(m.captured->update_task_group(copy.group, {m.tasks[copy.stream].data() + copy.task, 1}));
+  }
   GE_RETURN_IF_ERROR(m.run_copies(m.copies_in, inputs, outputs, "copying graph inputs into the feature map"));
   Status first = Status::ok();
-  for (const Impl::Chunk& chunk : m.chunks) {
-    std::span<const Task> tasks(m.tasks[chunk.stream].data() + chunk.begin, chunk.end - chunk.begin);
-    Status status = m.streams[chunk.stream]->submit(tasks);
-    if (!status.is_ok()) {
-      first = status.with_context("graph '" + m.graph->name() + "', stream " + std::to_string(chunk.stream));
-      break;
+  if (m.captured != nullptr) {
+    if (Status status = m.captured->execute(m.stream_pointers); !status.is_ok()) {
+      first = status.with_context("graph '" + m.graph->name() + "'");
     }
   }
   for (size_t s = 0; s < m.streams.size(); ++s) {
