@@ -9,8 +9,9 @@
 /// views and Concat slices share bytes, a view at its input's address and a Concat whose
 /// inputs already sit in their slices run no task. Otherwise values whose lifetimes do
 /// not overlap share bytes first-fit (one stream) or every value has its own bytes.
-/// Executing only refreshes the address slots of the graph's inputs and outputs and
-/// submits the task lists. The per-op mode is ge::Executor (ge/executor.h); both give the
+/// The task lists are then recorded through stream capture (ge/runtime/stream_capture.h,
+/// the machinery user captures use) into one CapturedModel. Executing only refreshes the
+/// address slots of the graph's inputs and outputs and replays that model. The per-op mode is ge::Executor (ge/executor.h); both give the
 /// same results.
 
 #include <cstddef>
