@@ -306,18 +306,18 @@ TEST(GemPlans, MemoryFiguresAreStored) {
             std::string::npos) << info;
 }
 
+/// The bundled sample compiled for cpu: one stream, a memory plan.
+std::unique_ptr<Session> compile_sample() {
+  Result<std::unique_ptr<Session>> created =
+      Session::create(host(), source_dir() / "samples/models/small_cnn.onnx", SessionOptions{});
+  EXPECT_TRUE(created.is_ok()) << created.status().to_string();
+  return created.is_ok() ? std::move(created).value() : nullptr;
+}
+
 /// Loads a small_cnn (one stream, memory plan) or branching (four streams) file whose
 /// plans `edit` tampered with; expects a refusal containing `needle`.
 void expect_tampered_refused(bool branches, const std::function<void(CompiledPlans&)>& edit, const std::string& needle) {
-  std::unique_ptr<Session> compiled;
-  if (branches) {
-    compiled = compile_graph(branching_graph(), 4);
-  } else {
-    Result<std::unique_ptr<Session>> created =
-        Session::create(host(), source_dir() / "samples/models/small_cnn.onnx", SessionOptions{});
-    ASSERT_TRUE(created.is_ok()) << created.status().to_string();
-    compiled = std::move(created).value();
-  }
+  std::unique_ptr<Session> compiled = branches ? compile_graph(branching_graph(), 4) : compile_sample();
   ASSERT_NE(compiled, nullptr);
   ASSERT_NE(compiled->runner(), nullptr);
   const fs::path gem = write_session(*compiled, "tampered", {}, edit);
@@ -435,15 +435,7 @@ void mutate(CompiledPlans& p, std::mt19937& rng) {
 TEST(GemPlans, RandomlyDamagedPlansAreRefusedOrHarmless) {
   std::mt19937 rng(20261130);
   for (bool branches : {false, true}) {
-    std::unique_ptr<Session> original;
-    if (branches) {
-      original = compile_graph(branching_graph(), 4);
-    } else {
-      Result<std::unique_ptr<Session>> created =
-          Session::create(host(), source_dir() / "samples/models/small_cnn.onnx", SessionOptions{});
-      ASSERT_TRUE(created.is_ok()) << created.status().to_string();
-      original = std::move(created).value();
-    }
+    std::unique_ptr<Session> original = branches ? compile_graph(branching_graph(), 4) : compile_sample();
     ASSERT_NE(original, nullptr);
     ASSERT_NE(original->runner(), nullptr);
     const CompiledPlans plans = original->runner()->compiled_plans();
