@@ -1,6 +1,6 @@
 #pragma once
-// Element types of the math kernel family: float16/bfloat16 as bit-pattern structs with
-// their conversions, a dtype trait that covers them (and bool, string), type lists with
+// Element types of the math kernel family: the shared float16/bfloat16 (half_float.h),
+// a dtype trait that covers them (and bool, string), type lists with
 // dtype dispatch, and the one value conversion every math kernel stores through.
 // Internal to the kernel library.
 
@@ -14,42 +14,19 @@
 
 #include "ge/data_type.h"
 #include "ge/kernel.h"
+#include "half_float.h"
 
 namespace ge::cpu_kernels::math {
 
-/// IEEE binary16 as stored in tensors: the bit pattern, computed in float.
-struct Float16 {
-  uint16_t bits = 0;
-};
-/// bfloat16 (the upper half of a float32) as stored in tensors.
-struct BFloat16 {
-  uint16_t bits = 0;
-};
-
-inline float float16_to_float(uint16_t bits) {
-  const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
-  const uint32_t exponent = (bits >> 10) & 0x1fu;
-  const uint32_t mantissa = bits & 0x3ffu;
-  if (exponent == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));  // inf, NaN
-  if (exponent != 0) return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
-  // Zero or subnormal: mantissa * 2^-24 is exact in float.
-  const float magnitude = static_cast<float>(mantissa) * 0x1p-24f;
-  return sign != 0 ? -magnitude : magnitude;
-}
-
-/// float -> binary16, rounding to nearest even; overflow gives inf, NaN stays NaN.
-uint16_t float16_from_float(float value);
-/// double -> binary16 with a single rounding (no double rounding through float).
-uint16_t float16_from_double(double value);
-
-inline float bfloat16_to_float(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
-/// float -> bfloat16, rounding to nearest even; NaN stays NaN.
-uint16_t bfloat16_from_float(float value);
-/// double -> bfloat16 with a single rounding.
-uint16_t bfloat16_from_double(double value);
-/// float -> bfloat16 keeping the upper 16 bits (what ONNX's Cast reference does up to
-/// opset 17); NaN stays NaN.
-uint16_t bfloat16_truncate(float value);
+using cpu_kernels::BFloat16;
+using cpu_kernels::bfloat16_from_double;
+using cpu_kernels::bfloat16_from_float;
+using cpu_kernels::bfloat16_to_float;
+using cpu_kernels::bfloat16_truncate;
+using cpu_kernels::Float16;
+using cpu_kernels::float16_from_double;
+using cpu_kernels::float16_from_float;
+using cpu_kernels::float16_to_float;
 
 // ---- dtype trait ----
 

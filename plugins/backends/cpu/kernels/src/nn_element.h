@@ -12,55 +12,17 @@
 
 #include "ge/data_type.h"
 #include "ge/kernel.h"
+#include "half_float.h"
 #include "kernel_util.h"
 
 namespace ge::cpu_kernels::nn {
 
-/// IEEE binary16 as stored in tensors (the bit pattern).
-struct Half {
-  uint16_t bits = 0;
-};
-/// bfloat16 (the upper half of a float32) as stored in tensors.
-struct BFloat16 {
-  uint16_t bits = 0;
-};
-
-inline float half_to_float(uint16_t bits) {
-  const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
-  const uint32_t exponent = (bits >> 10) & 0x1fu;
-  const uint32_t mantissa = bits & 0x3ffu;
-  if (exponent == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));  // inf, NaN
-  if (exponent != 0) return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
-  const float magnitude = static_cast<float>(mantissa) * 0x1p-24f;  // zero or subnormal: exact
-  return sign != 0 ? -magnitude : magnitude;
-}
-
-/// float -> binary16 rounding to nearest even; overflow gives inf, NaN stays NaN.
-inline uint16_t half_from_float(float value) {
-  // Scaling by 2^112 then 2^-110 makes the float adder do the rounding of the mantissa
-  // (including subnormals) in the current (nearest-even) mode.
-  float base = (std::fabs(value) * 0x1.0p+112f) * 0x1.0p-110f;
-  const uint32_t w = std::bit_cast<uint32_t>(value);
-  const uint32_t shl1_w = w + w;
-  const uint32_t sign = w & 0x80000000u;
-  uint32_t bias = shl1_w & 0xff000000u;
-  if (bias < 0x71000000u) bias = 0x71000000u;
-  base = std::bit_cast<float>((bias >> 1) + 0x07800000u) + base;
-  const uint32_t bits = std::bit_cast<uint32_t>(base);
-  const uint32_t exp_bits = (bits >> 13) & 0x00007c00u;
-  const uint32_t mantissa_bits = bits & 0x00000fffu;
-  const uint32_t nonsign = exp_bits + mantissa_bits;
-  return static_cast<uint16_t>((sign >> 16) | (shl1_w > 0xff000000u ? 0x7e00u : nonsign));
-}
-
-inline float bfloat16_to_float(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
-
-/// float -> bfloat16 rounding to nearest even; NaN stays NaN.
-inline uint16_t bfloat16_from_float(float value) {
-  const uint32_t w = std::bit_cast<uint32_t>(value);
-  if (std::isnan(value)) return static_cast<uint16_t>((w >> 16) | 0x0040u);
-  return static_cast<uint16_t>((w + 0x7fffu + ((w >> 16) & 1u)) >> 16);
-}
+using Half = cpu_kernels::Float16;
+using cpu_kernels::float16_from_float;
+using cpu_kernels::float16_to_float;
+using cpu_kernels::BFloat16;
+using cpu_kernels::bfloat16_from_float;
+using cpu_kernels::bfloat16_to_float;
 
 template <typename T>
 inline constexpr bool is_half_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
@@ -83,7 +45,7 @@ constexpr DataType dtype_of() {
 template <typename T>
 inline double load(T value) {
   if constexpr (std::is_same_v<T, Half>) {
-    return static_cast<double>(half_to_float(value.bits));
+    return static_cast<double>(float16_to_float(value.bits));
   } else if constexpr (std::is_same_v<T, BFloat16>) {
     return static_cast<double>(bfloat16_to_float(value.bits));
   } else {
@@ -96,7 +58,7 @@ inline double load(T value) {
 template <typename T>
 inline T store(double value) {
   if constexpr (std::is_same_v<T, Half>) {
-    return Half{half_from_float(static_cast<float>(value))};
+    return Half{float16_from_float(static_cast<float>(value))};
   } else if constexpr (std::is_same_v<T, BFloat16>) {
     return BFloat16{bfloat16_from_float(static_cast<float>(value))};
   } else if constexpr (std::is_floating_point_v<T>) {

@@ -12,27 +12,27 @@ namespace ge::cpu_kernels::nn {
 namespace {
 
 TEST(NnElement, HalfFromFloatRoundsToNearestEven) {
-  EXPECT_EQ(half_from_float(1.0f), 0x3c00);
-  EXPECT_EQ(half_from_float(-2.0f), 0xc000);
-  EXPECT_EQ(half_from_float(0.1f), 0x2e66);
-  EXPECT_EQ(half_from_float(1.0f + 0x1p-11f), 0x3c00);      // tie: to even
-  EXPECT_EQ(half_from_float(1.0f + 3 * 0x1p-11f), 0x3c02);  // tie: to even (up)
-  EXPECT_EQ(half_from_float(65504.0f), 0x7bff);             // largest finite
-  EXPECT_EQ(half_from_float(65520.0f), 0x7c00);             // rounds to inf
-  EXPECT_EQ(half_from_float(6e-8f), 0x0001);                // smallest subnormal
-  EXPECT_EQ(half_from_float(1e-8f), 0x0000);
-  EXPECT_EQ(half_from_float(std::numeric_limits<float>::infinity()), 0x7c00);
-  EXPECT_EQ(half_from_float(std::nanf("")) & 0x7c00, 0x7c00);
-  EXPECT_NE(half_from_float(std::nanf("")) & 0x03ff, 0);
+  EXPECT_EQ(float16_from_float(1.0f), 0x3c00);
+  EXPECT_EQ(float16_from_float(-2.0f), 0xc000);
+  EXPECT_EQ(float16_from_float(0.1f), 0x2e66);
+  EXPECT_EQ(float16_from_float(1.0f + 0x1p-11f), 0x3c00);      // tie: to even
+  EXPECT_EQ(float16_from_float(1.0f + 3 * 0x1p-11f), 0x3c02);  // tie: to even (up)
+  EXPECT_EQ(float16_from_float(65504.0f), 0x7bff);             // largest finite
+  EXPECT_EQ(float16_from_float(65520.0f), 0x7c00);             // rounds to inf
+  EXPECT_EQ(float16_from_float(6e-8f), 0x0001);                // smallest subnormal
+  EXPECT_EQ(float16_from_float(1e-8f), 0x0000);
+  EXPECT_EQ(float16_from_float(std::numeric_limits<float>::infinity()), 0x7c00);
+  EXPECT_EQ(float16_from_float(std::nanf("")) & 0x7c00, 0x7c00);
+  EXPECT_NE(float16_from_float(std::nanf("")) & 0x03ff, 0);
 }
 
 TEST(NnElement, HalfToFloat) {
-  EXPECT_EQ(half_to_float(0x3c00), 1.0f);
-  EXPECT_EQ(half_to_float(0xc000), -2.0f);
-  EXPECT_EQ(half_to_float(0x7bff), 65504.0f);
-  EXPECT_EQ(half_to_float(0x0001), 0x1p-24f);
-  EXPECT_TRUE(std::isinf(half_to_float(0xfc00)));
-  EXPECT_TRUE(std::isnan(half_to_float(0x7e00)));
+  EXPECT_EQ(float16_to_float(0x3c00), 1.0f);
+  EXPECT_EQ(float16_to_float(0xc000), -2.0f);
+  EXPECT_EQ(float16_to_float(0x7bff), 65504.0f);
+  EXPECT_EQ(float16_to_float(0x0001), 0x1p-24f);
+  EXPECT_TRUE(std::isinf(float16_to_float(0xfc00)));
+  EXPECT_TRUE(std::isnan(float16_to_float(0x7e00)));
 }
 
 TEST(NnElement, BFloat16) {

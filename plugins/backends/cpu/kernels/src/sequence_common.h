@@ -9,26 +9,17 @@
 #include <cstring>
 #include <vector>
 
+#include "half_float.h"
 #include "kernel_util.h"
 
 namespace ge::cpu_kernels::sequence {
 
-/// IEEE binary16 as stored in a float16 tensor (the bits, not a number).
-struct Float16 {
-  uint16_t bits;
-};
-/// bfloat16 as stored in a bfloat16 tensor: the upper half of a float32.
-struct BFloat16 {
-  uint16_t bits;
-};
-static_assert(sizeof(Float16) == 2 && sizeof(BFloat16) == 2);
-
-float float16_to_float(uint16_t bits);
-/// Rounds to nearest even; overflow gives infinity, NaN stays NaN.
-uint16_t float_to_float16(float value);
-float bfloat16_to_float(uint16_t bits);
-/// Rounds to nearest even; NaN stays NaN.
-uint16_t float_to_bfloat16(float value);
+using cpu_kernels::bfloat16_from_float;
+using cpu_kernels::float16_from_float;
+using cpu_kernels::BFloat16;
+using cpu_kernels::bfloat16_to_float;
+using cpu_kernels::Float16;
+using cpu_kernels::float16_to_float;
 
 /// Reads one element of a float16/bfloat16/arithmetic tensor as a double.
 template <typename T>
@@ -47,9 +38,9 @@ double load(const T& value) {
 template <typename T>
 T store(double value) {
   if constexpr (std::is_same_v<T, Float16>) {
-    return Float16{float_to_float16(static_cast<float>(value))};
+    return Float16{float16_from_float(static_cast<float>(value))};
   } else if constexpr (std::is_same_v<T, BFloat16>) {
-    return BFloat16{float_to_bfloat16(static_cast<float>(value))};
+    return BFloat16{bfloat16_from_float(static_cast<float>(value))};
   } else if constexpr (std::is_same_v<T, bool>) {
     return value != 0.0;
   } else {

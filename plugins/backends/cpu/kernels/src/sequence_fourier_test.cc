@@ -51,7 +51,7 @@ TEST(FourierKernel, Float16DftRoundsEachResult) {
   // fft([1, 2, 0, -1]) = [2, 1-3i, 0, 1+3i]: every value is exact in float16.
   Tensor x = Tensor::zeros(F::kFloat16, {1, 4, 1});
   const float values[] = {1, 2, 0, -1};
-  for (int i = 0; i < 4; ++i) x.data<uint16_t>()[i] = sequence::float_to_float16(values[i]);
+  for (int i = 0; i < 4; ++i) x.data<uint16_t>()[i] = sequence::float16_from_float(values[i]);
   KernelTest test("DFT", 17);
   test.input(x).output(F::kFloat16, {1, 4, 2});
   GE_RUN_KERNEL(out, test);

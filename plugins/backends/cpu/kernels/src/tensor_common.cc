@@ -5,46 +5,6 @@
 
 namespace ge::cpu_kernels::tensor {
 
-float float16_to_float(uint16_t bits) {
-  const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
-  const uint32_t exponent = (bits >> 10) & 0x1fu;
-  const uint32_t mantissa = bits & 0x3ffu;
-  if (exponent == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));  // inf, NaN
-  if (exponent != 0) return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
-  // Zero or subnormal: mantissa * 2^-24 is exact in float.
-  const float magnitude = static_cast<float>(mantissa) * 0x1p-24f;
-  return sign != 0 ? -magnitude : magnitude;
-}
-
-uint16_t float_to_float16(float value) {
-  const uint32_t bits = std::bit_cast<uint32_t>(value);
-  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
-  const uint32_t abs_bits = bits & 0x7fffffffu;
-  if (abs_bits > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);   // NaN
-  if (abs_bits >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to >= 65520: inf
-  if (abs_bits < 0x38800000u) {
-    // Below the smallest normal half (2^-14): a subnormal, value / 2^-24 rounded to
-    // nearest even. Scaling by 2^24 is exact in float; nearbyint uses the current
-    // (default: to-nearest-even) rounding mode.
-    const float scaled = std::fabs(value) * 0x1p24f;
-    return static_cast<uint16_t>(sign | static_cast<uint16_t>(std::nearbyint(scaled)));
-  }
-  // Normal: rebias the exponent (127 -> 15) and round the 13 dropped mantissa bits.
-  const uint32_t rebased = abs_bits - (112u << 23);
-  const uint32_t round_bit = 1u << 12;
-  const uint32_t lower = rebased & 0x1fffu;
-  uint32_t half = rebased >> 13;
-  if (lower > round_bit || (lower == round_bit && (half & 1u) != 0)) ++half;  // may carry into the exponent
-  return static_cast<uint16_t>(sign | half);
-}
-
-uint16_t float_to_bfloat16(float value) {
-  const uint32_t bits = std::bit_cast<uint32_t>(value);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40u);  // quiet NaN
-  const uint32_t rounding = 0x7fffu + ((bits >> 16) & 1u);
-  return static_cast<uint16_t>((bits + rounding) >> 16);
-}
-
 std::vector<DataType> copy_types() {
   std::vector<DataType> types = all_fixed_size_types();
   types.push_back(DataType::kString);
@@ -72,10 +32,10 @@ bool encode_scalar(DataType dtype, double value, unsigned char* out) {
       put(out, value);
       return true;
     case DataType::kFloat16:
-      put(out, float_to_float16(static_cast<float>(value)));
+      put(out, float16_from_float(static_cast<float>(value)));
       return true;
     case DataType::kBFloat16:
-      put(out, float_to_bfloat16(static_cast<float>(value)));
+      put(out, bfloat16_from_float(static_cast<float>(value)));
       return true;
     case DataType::kInt8:
       put(out, static_cast<int8_t>(whole));

@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "half_float.h"
 #include "kernel_util.h"
 #include "strided_loop.h"
 
@@ -35,21 +36,12 @@ inline constexpr int kKernelInvalidRuntimeArgument = 202;
 
 // ---- element types ----
 
-/// IEEE binary16 as stored in tensors: the bit pattern, computed in float.
-struct Float16 {
-  uint16_t bits = 0;
-};
-/// bfloat16 (the upper half of a float32) as stored in tensors.
-struct BFloat16 {
-  uint16_t bits = 0;
-};
-
-float float16_to_float(uint16_t bits);
-/// Rounds to nearest even; overflow gives inf, NaN stays NaN.
-uint16_t float_to_float16(float value);
-inline float bfloat16_to_float(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
-/// Rounds to nearest even; NaN stays NaN.
-uint16_t float_to_bfloat16(float value);
+using cpu_kernels::bfloat16_from_float;
+using cpu_kernels::float16_from_float;
+using cpu_kernels::BFloat16;
+using cpu_kernels::bfloat16_to_float;
+using cpu_kernels::Float16;
+using cpu_kernels::float16_to_float;
 
 template <typename T>
 inline constexpr bool is_half_v = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
@@ -75,9 +67,9 @@ Compute<T> load(T value) {
 template <typename T, typename From>
 T store(From value) {
   if constexpr (std::is_same_v<T, Float16>) {
-    return Float16{float_to_float16(static_cast<float>(value))};
+    return Float16{float16_from_float(static_cast<float>(value))};
   } else if constexpr (std::is_same_v<T, BFloat16>) {
-    return BFloat16{float_to_bfloat16(static_cast<float>(value))};
+    return BFloat16{bfloat16_from_float(static_cast<float>(value))};
   } else {
     return static_cast<T>(value);
   }

@@ -1,6 +1,8 @@
-#include "math_types.h"
+#include "half_float.h"
 
-namespace ge::cpu_kernels::math {
+#include <cmath>
+
+namespace ge::cpu_kernels {
 namespace {
 
 // double -> float rounding to odd: truncate toward zero and set the last bit when
@@ -61,4 +63,4 @@ uint16_t bfloat16_truncate(float value) {
   return static_cast<uint16_t>(bits >> 16);
 }
 
-}  // namespace ge::cpu_kernels::math
+}  // namespace ge::cpu_kernels
