@@ -15,6 +15,7 @@
 #include "gemm_reference.h"
 #include "nn_im2col.h"
 #include "nn_kernels.h"
+#include "nn_quantization.h"
 #include "op_kernels.h"
 
 namespace ge::cpu_kernels {
@@ -104,21 +105,6 @@ int quantized_conv_kernel(const KernelArgs& args) {
   return kKernelOk;
 }
 
-// A quantisation parameter input: a scalar (or one element), or per output channel
-// when `channels` > 0 allows it. Returns whether it is per channel.
-Result<bool> check_parameter(const KernelContext& context, int index, const char* name, DataType dtype,
-                             int64_t channels) {
-  if (index < 0 || !has_input(context, static_cast<size_t>(index))) return false;
-  GE_RETURN_IF_ERROR(check_input_dtype(context, static_cast<size_t>(index), dtype));
-  GE_ASSIGN_OR_RETURN(std::vector<int64_t> dims, input_dims(context, static_cast<size_t>(index)));
-  const int64_t count = product(dims);
-  if (dims.size() <= 1 && count == 1) return false;
-  if (channels > 0 && dims.size() == 1 && count == channels) return true;
-  return invalid_node(context, std::string("input '") + name + "' has shape " + shape_to_string(dims) +
-                                   (channels > 0 ? ", expected a scalar or [" + std::to_string(channels) + "]"
-                                                 : ", expected a scalar"));
-}
-
 template <typename X, typename W>
 KernelFunction pick_output(DataType y_dtype, bool qlinear) {
   if (!qlinear) return &quantized_conv_kernel<X, W, int32_t>;
@@ -182,21 +168,21 @@ Result<PreparedKernel> prepare_quantized_conv(const KernelContext& context) {
   const std::vector<int64_t> x_spatial(x_dims.begin() + 2, x_dims.end());
   GE_ASSIGN_OR_RETURN(p.geometry, compute_spatial_geometry(context, x_spatial, kernel, false));
 
-  GE_RETURN_IF_ERROR(check_parameter(context, p.x_zero_input, "x_zero_point", x_dtype, 0).status());
-  GE_ASSIGN_OR_RETURN(p.w_zero_per_channel, check_parameter(context, p.w_zero_input, "w_zero_point", w_dtype,
+  GE_RETURN_IF_ERROR(check_quantization_parameter(context, p.x_zero_input, "x_zero_point", x_dtype, 0).status());
+  GE_ASSIGN_OR_RETURN(p.w_zero_per_channel, check_quantization_parameter(context, p.w_zero_input, "w_zero_point", w_dtype,
                                                             p.out_channels));
   DataType y_dtype = DataType::kInt32;
   if (p.qlinear) {
-    GE_RETURN_IF_ERROR(check_parameter(context, p.x_scale_input, "x_scale", DataType::kFloat32, 0).status());
-    GE_ASSIGN_OR_RETURN(p.w_scale_per_channel, check_parameter(context, p.w_scale_input, "w_scale",
+    GE_RETURN_IF_ERROR(check_quantization_parameter(context, p.x_scale_input, "x_scale", DataType::kFloat32, 0).status());
+    GE_ASSIGN_OR_RETURN(p.w_scale_per_channel, check_quantization_parameter(context, p.w_scale_input, "w_scale",
                                                                DataType::kFloat32, p.out_channels));
-    GE_RETURN_IF_ERROR(check_parameter(context, p.y_scale_input, "y_scale", DataType::kFloat32, 0).status());
+    GE_RETURN_IF_ERROR(check_quantization_parameter(context, p.y_scale_input, "y_scale", DataType::kFloat32, 0).status());
     y_dtype = p.y_zero_input >= 0 ? input_dtype(context, static_cast<size_t>(p.y_zero_input))
                                   : context.node.output(0)->desc().dtype;
     if (y_dtype != DataType::kInt8 && y_dtype != DataType::kUInt8) {
       return unsupported_dtype(context, y_dtype, int8_types);
     }
-    GE_RETURN_IF_ERROR(check_parameter(context, p.y_zero_input, "y_zero_point", y_dtype, 0).status());
+    GE_RETURN_IF_ERROR(check_quantization_parameter(context, p.y_zero_input, "y_zero_point", y_dtype, 0).status());
     if (p.bias_input >= 0) {
       GE_RETURN_IF_ERROR(check_input_dtype(context, static_cast<size_t>(p.bias_input), DataType::kInt32));
       GE_ASSIGN_OR_RETURN(std::vector<int64_t> b_dims, input_dims(context, static_cast<size_t>(p.bias_input)));

@@ -14,6 +14,7 @@
 
 #include "gemm_reference.h"
 #include "nn_kernels.h"
+#include "nn_quantization.h"
 #include "op_kernels.h"
 #include "strided_loop.h"
 
@@ -87,21 +88,6 @@ int quantized_matmul_kernel(const KernelArgs& args) {
   return kKernelOk;
 }
 
-// A quantisation parameter: one element, or `extent` elements in 1-D when `extent` > 0
-// (per row / per column). Returns whether it has `extent` elements.
-Result<bool> check_parameter(const KernelContext& context, int index, const char* name, DataType dtype,
-                             int64_t extent) {
-  if (index < 0) return false;
-  GE_RETURN_IF_ERROR(check_input_dtype(context, static_cast<size_t>(index), dtype));
-  GE_ASSIGN_OR_RETURN(std::vector<int64_t> dims, input_dims(context, static_cast<size_t>(index)));
-  const int64_t count = product(dims);
-  if (dims.size() <= 1 && count == 1) return false;
-  if (extent > 0 && dims.size() == 1 && count == extent) return true;
-  return invalid_node(context, std::string("input '") + name + "' has shape " + shape_to_string(dims) +
-                                   (extent > 0 ? ", expected a scalar or [" + std::to_string(extent) + "]"
-                                               : ", expected a scalar"));
-}
-
 template <typename A, typename B>
 KernelFunction pick_output(DataType y_dtype, bool qlinear) {
   if (!qlinear) return &quantized_matmul_kernel<A, B, int32_t>;
@@ -164,20 +150,20 @@ Result<PreparedKernel> prepare_quantized_matmul(const KernelContext& context) {
     return invalid_node(context, "batch dimensions of A " + shape_to_string(a_dims) + " and B " +
                                      shape_to_string(b_dims) + " do not broadcast");
   }
-  GE_ASSIGN_OR_RETURN(p.a_zero_per_row, check_parameter(context, p.a_zero_input, "a_zero_point", a_dtype, p.m));
-  GE_ASSIGN_OR_RETURN(p.b_zero_per_column, check_parameter(context, p.b_zero_input, "b_zero_point", b_dtype, p.n));
+  GE_ASSIGN_OR_RETURN(p.a_zero_per_row, check_quantization_parameter(context, p.a_zero_input, "a_zero_point", a_dtype, p.m));
+  GE_ASSIGN_OR_RETURN(p.b_zero_per_column, check_quantization_parameter(context, p.b_zero_input, "b_zero_point", b_dtype, p.n));
   DataType y_dtype = DataType::kInt32;
   if (p.qlinear) {
     if (p.a_zero_per_row) return invalid_node(context, "a_zero_point must be a scalar");
-    GE_RETURN_IF_ERROR(check_parameter(context, p.a_scale_input, "a_scale", DataType::kFloat32, 0).status());
+    GE_RETURN_IF_ERROR(check_quantization_parameter(context, p.a_scale_input, "a_scale", DataType::kFloat32, 0).status());
     GE_ASSIGN_OR_RETURN(p.b_scale_per_column,
-                        check_parameter(context, p.b_scale_input, "b_scale", DataType::kFloat32, p.n));
-    GE_RETURN_IF_ERROR(check_parameter(context, p.y_scale_input, "y_scale", DataType::kFloat32, 0).status());
+                        check_quantization_parameter(context, p.b_scale_input, "b_scale", DataType::kFloat32, p.n));
+    GE_RETURN_IF_ERROR(check_quantization_parameter(context, p.y_scale_input, "y_scale", DataType::kFloat32, 0).status());
     y_dtype = p.y_zero_input >= 0 ? input_dtype(context, static_cast<size_t>(p.y_zero_input))
                                   : context.node.output(0)->desc().dtype;
     const std::vector<DataType> int8_types = data_types(Int8Types{});
     if (y_dtype != DataType::kInt8 && y_dtype != DataType::kUInt8) return unsupported_dtype(context, y_dtype, int8_types);
-    GE_RETURN_IF_ERROR(check_parameter(context, p.y_zero_input, "y_zero_point", y_dtype, 0).status());
+    GE_RETURN_IF_ERROR(check_quantization_parameter(context, p.y_zero_input, "y_zero_point", y_dtype, 0).status());
   }
   std::vector<int64_t> y_dims = *batch;
   if (!a_vector) y_dims.push_back(p.m);

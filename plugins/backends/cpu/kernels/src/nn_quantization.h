@@ -1,0 +1,17 @@
+#pragma once
+// Checks shared by the quantized Conv and MatMul kernels. Internal to the kernel library.
+
+#include <cstdint>
+
+#include "kernel_util.h"
+
+namespace ge::cpu_kernels {
+
+/// A quantization parameter input (scale or zero point): one element, or, when `extent`
+/// > 0, `extent` elements in 1-D (per output channel, row or column). Absent (index < 0
+/// or not given) is fine. Returns whether it holds `extent` elements; errors name the
+/// input and the shapes it may have.
+Result<bool> check_quantization_parameter(const KernelContext& context, int index, const char* name, DataType dtype,
+                                          int64_t extent);
+
+}  // namespace ge::cpu_kernels
