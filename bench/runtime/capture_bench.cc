@@ -1,8 +1,9 @@
 // Launch cost on the cpu backend: 1,000 tiny kernels (Relu on 64 floats, the sunk tasks
 // of a ModelRunner) launched one by one on a stream, versus captured once with the
-// stream capture API and replayed. Prints ns per launch; no asserts.
+// stream capture API and replayed. Prints ns per launch; no asserts. With --trace 1 the
+// device records every task (Device::set_task_tracing), which shows what tracing costs.
 // Finds the plugins through ge_plugins.toml beside the binary.
-//   ge_capture_bench [--repeat R]
+//   ge_capture_bench [--repeat R] [--trace 0|1]
 
 #include <algorithm>
 #include <chrono>
@@ -50,8 +51,10 @@ double ns_per_launch(int repeat, const std::function<void()>& round) {
 
 int main(int argc, char** argv) {
   int repeat = 200;
+  bool trace = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--repeat") == 0) repeat = std::atoi(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--trace") == 0) trace = std::atoi(argv[i + 1]) != 0;
     else fail(std::string("unknown option ") + argv[i]);
   }
   ge::PluginHost host;
@@ -85,8 +88,9 @@ int main(int argc, char** argv) {
   if (!created.is_ok()) fail(created.status().to_string());
   ge::CaptureStream& stream = **created;
 
-  std::printf("capture_bench: %d launches of Relu[%lld] on the cpu backend, median of %d rounds\n", kLaunches,
-              static_cast<long long>(kElements), repeat);
+  if (trace) check(backend.device().set_task_tracing(true));
+  std::printf("capture_bench: %d launches of Relu[%lld] on the cpu backend, median of %d rounds, tracing %s\n",
+              kLaunches, static_cast<long long>(kElements), repeat, trace ? "on" : "off");
   const double bare = ns_per_launch(repeat, [&] {
     int failed = 0;
     for (const ge::Task& task : tasks) {
@@ -115,6 +119,10 @@ int main(int argc, char** argv) {
     check(stream.synchronize());
   });
 
+  if (trace) {
+    const size_t traced = backend.device().take_task_trace().size();
+    std::printf("traced %zu tasks\n", traced);
+  }
   std::printf("result: bare_function_pointer_loop ns_per_launch=%.1f\n", bare);
   std::printf("result: one_by_one_submit_then_one_synchronize ns_per_launch=%.1f\n", one_by_one);
   std::printf("result: one_by_one_submit_and_synchronize_each ns_per_launch=%.1f\n", one_by_one_synced);

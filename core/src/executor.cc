@@ -291,9 +291,8 @@ struct Executor::Impl {
     task.args.params = kernel->params.get();
     task.name = kernel->name.c_str();
     const Task tasks[] = {task};
-    GE_RETURN_IF_ERROR(stream->submit(tasks).with_context(node.describe()));
-    // The argument arrays and workspace live on this frame: wait before they go.
-    return stream->synchronize().with_context(node.describe());
+    // The argument arrays and workspace live on this frame: run and wait before they go.
+    return stream->run(tasks).with_context(node.describe());
   }
 
   Status execute(Plan& plan, std::vector<RuntimeValue> bound, std::vector<RuntimeValue>& outputs) {

@@ -4,6 +4,7 @@
 // runs static-shape models through the task sink.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -252,6 +253,28 @@ fs::path samples_dir() {
   return fs::path(source != nullptr ? source : ".") / "samples" / "models";
 }
 
+/// The names of `session`'s compile stages, checking that each starts no earlier than
+/// the one before it ends, except the passes, which lie inside "passes".
+std::vector<std::string> checked_stage_names(const Session& session) {
+  std::vector<std::string> names;
+  const std::vector<StageTiming>& stages = session.stage_timings();
+  const StageTiming* passes = nullptr;
+  std::chrono::steady_clock::time_point end{};
+  for (const StageTiming& stage : stages) {
+    EXPECT_GE(stage.duration.count(), 0) << stage.name;
+    if (passes != nullptr && stage.start + stage.duration <= passes->start + passes->duration &&
+        stage.start >= passes->start) {
+      names.push_back("pass:" + stage.name);
+      continue;
+    }
+    EXPECT_GE(stage.start, end) << stage.name << " starts before the stage before it ends";
+    end = stage.start + stage.duration;
+    if (stage.name == "passes") passes = &stage;
+    names.push_back(stage.name);
+  }
+  return names;
+}
+
 TEST(MemoryPlanExecution, SessionRunsSmallCnnThroughTheTaskSink) {
   PluginEnvironment& env = PluginEnvironment::get();
   ASSERT_TRUE(env.require(kPlugins).is_ok()) << env.require(kPlugins).to_string();
@@ -263,6 +286,16 @@ TEST(MemoryPlanExecution, SessionRunsSmallCnnThroughTheTaskSink) {
   ASSERT_TRUE(per_op.is_ok()) << per_op.status().to_string();
   EXPECT_TRUE((*sunk)->uses_task_sink());
   EXPECT_FALSE((*per_op)->uses_task_sink());
+  std::vector<std::string> stages = checked_stage_names(**sunk);
+  ASSERT_GE(stages.size(), 5u);
+  EXPECT_EQ(std::vector<std::string>(stages.begin(), stages.begin() + 4),
+            (std::vector<std::string>{"parse", "verify", "infer shapes", "passes"}));
+  EXPECT_EQ(stages.back(), "load (task sink)");
+  EXPECT_EQ(stages.size(), 5 + (*sunk)->pass_timings().size()) << "one stage per pass inside 'passes'";
+  for (size_t i = 0; i < (*sunk)->pass_timings().size(); ++i) {
+    EXPECT_EQ(stages[4 + i], "pass:" + (*sunk)->pass_timings()[i].name);
+  }
+  EXPECT_EQ(checked_stage_names(**per_op).back(), "load (per-op executor)");
   EXPECT_EQ((*per_op)->memory_statistics(), nullptr);
   const MemoryStatistics* stats = (*sunk)->memory_statistics();
   ASSERT_NE(stats, nullptr);
@@ -351,6 +384,11 @@ TEST(MemoryPlanExecution, DynamicShapesFallBackToThePerOpExecutor) {
   ASSERT_TRUE(session.is_ok()) << session.status().to_string();
   EXPECT_FALSE((*session)->uses_task_sink());
   EXPECT_EQ((*session)->memory_statistics(), nullptr);
+  std::vector<std::string> stages = checked_stage_names(**session);
+  ASSERT_GE(stages.size(), 3u);
+  EXPECT_EQ(stages.front(), "verify") << "a graph given directly has no parse stage";
+  EXPECT_EQ(stages[stages.size() - 2], "try task sink");
+  EXPECT_EQ(stages.back(), "load (per-op executor)");
   std::vector<Tensor> out;
   ASSERT_TRUE((*session)->run({{"x", Tensor::from_vector<float>({6}, {0, 1, 0, 2, 0, 3})}}, out).is_ok());
   EXPECT_EQ(out.at(0).shape(), (std::vector<int64_t>{1, 3}));

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <system_error>
+#include <variant>
 #include <vector>
 
 #include "ge/logging.h"
@@ -21,6 +22,7 @@
 #include "input_binding.h"
 #include "options.h"
 #include "output_compare.h"
+#include "profile.h"
 #include "tensor_file.h"
 
 namespace ge::tools {
@@ -178,6 +180,10 @@ int run(int argc, char** argv) {
   if (!fs::is_regular_file(model, error))
     return fail(invalid_argument("model '" + model.string() + "' is not a regular file"));
 
+  if (options.profile) {
+    if (Status status = check_profile_path(*options.profile); !status.is_ok()) return fail(status);
+  }
+
   SessionOptions session_options;
   session_options.backend = options.backend;
   session_options.passes = options.passes;
@@ -190,8 +196,8 @@ int run(int argc, char** argv) {
                                                  : compile_model(host, model, options, session_options);
   if (!created.is_ok()) return fail(created.status());
   Session& session = **created;
-  const double compile_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - compile_start).count();
+  const auto compile_end = std::chrono::steady_clock::now();
+  const double compile_ms = std::chrono::duration<double, std::milli>(compile_end - compile_start).count();
   if (options.verbosity > 0) {
     std::cout << "compiled '" << model.string() << "' for backend " << options.backend << " in "
               << milliseconds(compile_ms) << " ms\n";
@@ -206,14 +212,63 @@ int run(int argc, char** argv) {
   Result<NamedTensors> inputs = bind_inputs(session.graph(), options.inputs);
   if (!inputs.is_ok()) return fail(inputs.status());
 
+  RunProfile profile;
+  Device* traced_device = nullptr;
+  if (options.profile) {
+    profile.model = model.string();
+    profile.backend = options.backend;
+    profile.origin = compile_start;
+    profile.stages = session.stage_timings();
+    // A session loaded from a .gem file records no stages: show the load as one.
+    if (profile.stages.empty()) {
+      profile.stages.push_back(StageTiming{"load model file", compile_start, compile_end - compile_start});
+    }
+    Result<Backend*> backend = host.backend(options.backend);
+    if (!backend.is_ok()) return fail(backend.status());
+    Device& device = (*backend)->device();
+    profile.device = device.name();
+    profile.simulated_time = device.simulated_time();
+    profile.device_epoch = std::chrono::steady_clock::now();
+    if (Status status = device.set_task_tracing(true); status.is_ok()) {
+      traced_device = &device;
+      profile.device_traced = true;
+    } else {
+      std::cerr << "ge-run: --profile: " << status.message() << "; the profile has the compile stages and runs only\n";
+    }
+    if (const ModelRunner* runner = session.runner()) {
+      size_t kernels = 0;
+      for (const std::vector<Task>& tasks : runner->stream_tasks()) {
+        kernels += static_cast<size_t>(std::count_if(
+            tasks.begin(), tasks.end(), [](const Task& task) { return std::holds_alternative<KernelTask>(task); }));
+      }
+      profile.kernel_launches_per_run = kernels;
+    }
+  }
+
   const int repeat = options.repeat.value_or(1);
   std::vector<Tensor> outputs;
   std::vector<double> latencies;
   for (int i = 0; i < repeat; ++i) {
     outputs.clear();
     const auto start = std::chrono::steady_clock::now();
-    if (Status status = session.run(*inputs, outputs); !status.is_ok()) return fail(status);
-    latencies.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    Status status = session.run(*inputs, outputs);
+    const auto end = std::chrono::steady_clock::now();
+    if (!status.is_ok()) {
+      if (traced_device != nullptr) (void)traced_device->set_task_tracing(false);
+      return fail(status);
+    }
+    latencies.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+    profile.runs.push_back(RunTiming{start, end - start});
+  }
+  if (options.profile) {
+    if (traced_device != nullptr) {
+      profile.tasks = traced_device->take_task_trace();
+      (void)traced_device->set_task_tracing(false);
+    }
+    const ChromeTrace trace = make_profile_trace(profile);
+    if (Status status = trace.write(*options.profile); !status.is_ok()) return fail(status);
+    std::cout << "wrote profile to " << options.profile->string() << ": " << profile.stages.size()
+              << " compile stages, " << profile.tasks.size() << " device tasks over " << repeat << " run(s)\n";
   }
 
   const std::vector<Value*>& graph_outputs = session.graph().outputs();

@@ -12,7 +12,7 @@ namespace {
 constexpr std::string_view kValueOptions[] = {
     "--plugins",      "--input",      "--output-dir",   "--backend", "--repeat", "--passes",
     "--disable-pass", "--dump-graph", "--expected-dir", "--rtol",    "--atol",
-    "--check-rtol",   "--check-atol", "--memory-assigner", "--memory-order",
+    "--check-rtol",   "--check-atol", "--memory-assigner", "--memory-order", "--profile",
 };
 /// Options that take none.
 constexpr std::string_view kFlagOptions[] = {"--list-plugins", "--verify-each", "--check-passes", "--verbose", "--help"};
@@ -126,6 +126,9 @@ Status apply_value(RunOptions& options, const std::string& option, const std::st
     } else {
       return invalid_argument("--memory-order expects 'stable' or 'priority', got '" + value + "'");
     }
+  } else if (option == "--profile") {
+    if (value.empty()) return invalid_argument("--profile expects a file to write the trace to");
+    options.profile = value;
   } else if (option == "-O") {
     GE_ASSIGN_OR_RETURN(options.passes.opt_level, parse_int(option, value, 0, 3));
   }
@@ -257,6 +260,9 @@ Memory (static-shape graphs run from one planned arena):
                           lowers the peak of live memory
 Running:
   --repeat N              run N times and print median/min/max latency
+  --profile FILE          write a Chrome trace (JSON; open in ui.perfetto.dev or
+                          chrome://tracing): the compile stages, then every task of
+                          every stream of the runs (wall time; simulated on npu_sim)
   -v, -vv                 more logging; -v also prints per-pass timings
   -h, --help              print this help
 

@@ -35,6 +35,7 @@ struct RunOptions {
   double atol = 1e-5;
   std::vector<std::string> memory_assigners;  ///< --memory-assigner, in order
   ExecutionOrder memory_order = ExecutionOrder::kStable;  ///< --memory-order
+  std::optional<std::filesystem::path> profile;           ///< --profile FILE (Chrome trace JSON)
   bool help = false;
 };
 

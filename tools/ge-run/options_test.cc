@@ -152,6 +152,19 @@ TEST(OptionsTest, MemoryAssignersAndOrder) {
   EXPECT_NE(error_of({"m.onnx", "--memory-assigner="}).find("expects an assigner name"), std::string::npos);
 }
 
+TEST(OptionsTest, Profile) {
+  EXPECT_FALSE(parse_ok({"m.onnx"}).profile);
+  const RunOptions options = parse_ok({"m.onnx", "--profile", "out/trace.json"});
+  ASSERT_TRUE(options.profile);
+  EXPECT_EQ(*options.profile, "out/trace.json");
+  EXPECT_EQ(*parse_ok({"m.onnx", "--profile=t.json"}).profile, "t.json");
+  EXPECT_NE(error_of({"m.onnx", "--profile="}).find("--profile expects a file to write the trace to"),
+            std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "--profile"}).find("option --profile expects a value"), std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "--profile", "--repeat", "2"}).find("got option '--repeat'"), std::string::npos);
+  EXPECT_NE(usage().find("--profile FILE"), std::string::npos);
+}
+
 TEST(OptionsTest, Errors) {
   EXPECT_NE(error_of({}).find("missing MODEL argument"), std::string::npos);
   EXPECT_NE(error_of({"a.onnx", "b.onnx"}).find("unexpected argument 'b.onnx': the model is already 'a.onnx'"),

@@ -53,6 +53,22 @@ class Stream {
   virtual Status submit(std::span<const Task> tasks) = 0;
   /// Waits for every submitted task; returns the first error since the last call.
   virtual Status synchronize() = 0;
+  /// Runs `tasks` and waits for them and everything submitted before: submit() then
+  /// synchronize(). A backend may run them on the calling thread when the stream is
+  /// idle (the per-op executor dispatches one node at a time this way).
+  virtual Status run(std::span<const Task> tasks) {
+    GE_RETURN_IF_ERROR(submit(tasks));
+    return synchronize();
+  }
+};
+
+/// One task as a traced device ran it. Times are nanoseconds since the device's trace
+/// epoch: wall time (steady clock) on real devices, simulated time when the device's
+/// simulated_time() is true.
+struct TaskTraceRecord {
+  int stream = 0;    ///< the device's id of the stream (stable for the stream's life)
+  std::string name;  ///< the kernel name, "memcpy", "event_record" or "event_wait"
+  double start_ns = 0, end_ns = 0;
 };
 
 /// A device's memory, streams and events.
@@ -68,6 +84,18 @@ class Device {
   virtual Status copy_to_host(void* host_destination, const void* device_source, size_t bytes) = 0;
   virtual Result<std::unique_ptr<Stream>> create_stream() = 0;
   virtual Result<std::unique_ptr<Event>> create_event() = 0;
+
+  /// Starts (true) or stops (false) recording every task its streams run; starting drops
+  /// what was recorded before. Call with no task in flight. Default: kUnsupported.
+  virtual Status set_task_tracing(bool enabled) {
+    if (!enabled) return Status::ok();
+    return unsupported("device '" + name() + "' cannot trace its tasks");
+  }
+  /// Returns the tasks recorded since tracing started or the last call, and forgets them.
+  /// Complete only after the host synchronized the streams. Default: none.
+  virtual std::vector<TaskTraceRecord> take_task_trace() { return {}; }
+  /// True when trace times are the device's simulated clock rather than wall time.
+  virtual bool simulated_time() const { return false; }
 };
 
 /// A backend: what it runs, how to prepare kernels, and its device.

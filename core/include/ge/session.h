@@ -77,8 +77,6 @@ class Session {
   /// Whether runs go through the task sink rather than the per-op executor.
   bool uses_task_sink() const { return runner_ != nullptr; }
   /// The task sink the session runs, or null when it runs per op.
-  const ModelRunner* model_runner() const { return runner_.get(); }
-  /// The task sink the session runs, or null when it runs per op.
   const ModelRunner* runner() const { return runner_.get(); }
   /// The statistics of the memory plan the task sink runs, or null when the session
   /// runs per op.

@@ -73,7 +73,9 @@ Status CpuDevice::copy_to_host(void* host_destination, const void* device_source
 Result<std::unique_ptr<Stream>> CpuDevice::create_stream() {
   std::lock_guard<std::mutex> lock(mutex_);
   streams_created_ = true;
-  if (options_.synchronous) return std::unique_ptr<Stream>(std::make_unique<CpuStream>(nullptr));
+  if (options_.synchronous) {
+    return std::unique_ptr<Stream>(std::make_unique<CpuStream>(nullptr, tracer_, tracer_->add_stream()));
+  }
   if (pool_ != nullptr && !pool_->owned_by_this_process()) {
     // Forked after the pool started: its workers are the parent's. Streams created before
     // the fork keep it (they run inline, see CpuWorkerPool); new ones get a fresh pool.
@@ -83,11 +85,18 @@ Result<std::unique_ptr<Stream>> CpuDevice::create_stream() {
     pool_ = std::make_shared<CpuWorkerPool>(options_.threads != 0 ? options_.threads
                                                                   : CpuWorkerPool::default_thread_count());
   }
-  return std::unique_ptr<Stream>(std::make_unique<CpuStream>(pool_));
+  return std::unique_ptr<Stream>(std::make_unique<CpuStream>(pool_, tracer_, tracer_->add_stream()));
 }
 
 Result<std::unique_ptr<Event>> CpuDevice::create_event() {
   return std::unique_ptr<Event>(std::make_unique<CpuEvent>());
 }
+
+Status CpuDevice::set_task_tracing(bool enabled) {
+  tracer_->set_enabled(enabled);
+  return Status::ok();
+}
+
+std::vector<TaskTraceRecord> CpuDevice::take_task_trace() { return tracer_->take(); }
 
 }  // namespace ge

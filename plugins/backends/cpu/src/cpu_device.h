@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 
+#include "cpu_task_tracer.h"
 #include "cpu_worker_pool.h"
 #include "ge/backend.h"
 #include "ge/plugin_options.h"
@@ -47,10 +48,18 @@ class CpuDevice final : public Device {
   Result<std::unique_ptr<Stream>> create_stream() override;
   Result<std::unique_ptr<Event>> create_event() override;
 
+  /// Records steady-clock times around every task its streams run; stream ids are their
+  /// creation order on this device (0, 1, ...). Turning it on restarts the epoch.
+  Status set_task_tracing(bool enabled) override;
+  /// Every stream's records so far, stream by stream. Thread-safe; complete once the
+  /// streams are synchronized.
+  std::vector<TaskTraceRecord> take_task_trace() override;
+
  private:
   std::mutex mutex_;
   CpuDeviceOptions options_;
   std::shared_ptr<CpuWorkerPool> pool_;
+  std::shared_ptr<CpuTaskTracer> tracer_ = std::make_shared<CpuTaskTracer>();  // shared with the streams
   bool streams_created_ = false;
 };
 

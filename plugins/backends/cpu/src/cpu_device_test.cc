@@ -6,6 +6,10 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 namespace ge {
@@ -123,6 +127,135 @@ TEST(CpuStream, MalformedTasksAreErrors) {
   std::vector<Task> no_event{EventWaitTask{nullptr}};
   EXPECT_EQ((*stream)->submit(no_event).code(), StatusCode::kInternal);
 }
+
+/// Two streams on one device, the second waiting for the first through an event: every
+/// task is traced once, tagged with its stream's id, in order, within the epoch.
+void check_two_stream_trace(CpuDeviceOptions options) {
+  CpuDevice device(options);
+  Result<std::unique_ptr<Stream>> first = device.create_stream();
+  Result<std::unique_ptr<Stream>> second = device.create_stream();
+  Result<std::unique_ptr<Event>> event = device.create_event();
+  ASSERT_TRUE(first.is_ok() && second.is_ok() && event.is_ok());
+  int32_t a = 1, b = 0, c = 0;
+  const void* inputs[] = {&a};
+  void* outputs[] = {&b};
+  KernelTask kernel;
+  kernel.function = &add_one_kernel;
+  kernel.args.inputs = inputs;
+  kernel.args.outputs = outputs;
+  kernel.name = "test.add_one";
+
+  // Before tracing: nothing is recorded.
+  std::vector<Task> untraced{kernel};
+  ASSERT_TRUE((*first)->submit(untraced).is_ok());
+  ASSERT_TRUE((*first)->synchronize().is_ok());
+  ASSERT_TRUE(device.set_task_tracing(true).is_ok());
+  EXPECT_TRUE(device.take_task_trace().empty());
+
+  std::vector<Task> producer{kernel, EventRecordTask{event->get()}};
+  std::vector<Task> consumer{EventWaitTask{event->get()}, MemcpyTask{&c, &b, sizeof(int32_t)}};
+  b = 0;
+  // Producer first: a synchronous stream runs it inside submit(), before the wait.
+  ASSERT_TRUE((*first)->submit(producer).is_ok());
+  ASSERT_TRUE((*second)->submit(consumer).is_ok());
+  ASSERT_TRUE((*first)->synchronize().is_ok());
+  ASSERT_TRUE((*second)->synchronize().is_ok());
+  EXPECT_EQ(c, 2);
+
+  std::vector<TaskTraceRecord> trace = device.take_task_trace();
+  ASSERT_EQ(trace.size(), 4u);
+  std::vector<std::pair<int, std::string>> tasks;
+  for (const TaskTraceRecord& record : trace) {
+    tasks.emplace_back(record.stream, record.name);
+    EXPECT_GE(record.start_ns, 0) << record.name;
+    EXPECT_LE(record.start_ns, record.end_ns) << record.name;
+  }
+  EXPECT_EQ(tasks, (std::vector<std::pair<int, std::string>>{
+                       {0, "test.add_one"}, {0, "event_record"}, {1, "event_wait"}, {1, "memcpy"}}));
+  EXPECT_LE(trace[0].end_ns, trace[3].start_ns) << "the copy waited for the kernel";
+  EXPECT_TRUE(device.take_task_trace().empty()) << "take forgets what it returned";
+
+  // Off again: later tasks are not recorded.
+  ASSERT_TRUE(device.set_task_tracing(false).is_ok());
+  ASSERT_TRUE((*first)->submit(untraced).is_ok());
+  ASSERT_TRUE((*first)->synchronize().is_ok());
+  EXPECT_TRUE(device.take_task_trace().empty());
+}
+
+TEST(CpuDeviceTracing, RecordsEveryTaskOfEveryStream) { check_two_stream_trace({}); }
+
+TEST(CpuDeviceTracing, RecordsSynchronousStreams) {
+  CpuDeviceOptions options;
+  options.synchronous = true;
+  check_two_stream_trace(options);
+}
+
+TEST(CpuDeviceTracing, SkippedTasksAfterAFailureAreNotRecorded) {
+  CpuDevice device;
+  Result<std::unique_ptr<Stream>> stream = device.create_stream();
+  ASSERT_TRUE(stream.is_ok());
+  ASSERT_TRUE(device.set_task_tracing(true).is_ok());
+  int32_t untouched = 7, source = 9;
+  KernelTask kernel;
+  kernel.function = &failing_kernel;
+  kernel.name = "cpu.Div";
+  std::vector<Task> tasks{kernel, MemcpyTask{&untouched, &source, sizeof(int32_t)}};
+  ASSERT_TRUE((*stream)->submit(tasks).is_ok());
+  EXPECT_FALSE((*stream)->synchronize().is_ok());
+  std::vector<TaskTraceRecord> trace = device.take_task_trace();
+  ASSERT_EQ(trace.size(), 1u);
+  EXPECT_EQ(trace[0].name, "cpu.Div");
+}
+
+TEST(CpuDeviceTracing, KeepsRecordsOfDestroyedStreams) {
+  CpuDevice device;
+  ASSERT_TRUE(device.set_task_tracing(true).is_ok());
+  {
+    Result<std::unique_ptr<Stream>> stream = device.create_stream();
+    ASSERT_TRUE(stream.is_ok());
+    int32_t a = 1, b = 0;
+    std::vector<Task> tasks{MemcpyTask{&b, &a, sizeof(int32_t)}};
+    ASSERT_TRUE((*stream)->submit(tasks).is_ok());
+  }  // destroying the stream waits for its tasks
+  std::vector<TaskTraceRecord> trace = device.take_task_trace();
+  ASSERT_EQ(trace.size(), 1u);
+  EXPECT_EQ(trace[0].name, "memcpy");
+  EXPECT_EQ(trace[0].stream, 0);
+}
+
+TEST(CpuDeviceTracing, ManyStreamsOnWorkersRecordEveryTask) {
+  CpuDeviceOptions options;
+  options.threads = 3;
+  CpuDevice device(options);
+  ASSERT_TRUE(device.set_task_tracing(true).is_ok());
+  constexpr int kStreams = 4, kBatches = 50, kCopiesPerBatch = 4;
+  std::vector<std::unique_ptr<Stream>> streams;
+  for (int s = 0; s < kStreams; ++s) streams.push_back(device.create_stream().value());
+  std::vector<int32_t> cells(kStreams * 2, 0);
+  std::vector<std::thread> hosts;
+  for (int s = 0; s < kStreams; ++s) {
+    hosts.emplace_back([&, s] {
+      std::vector<Task> batch(kCopiesPerBatch, MemcpyTask{&cells[2 * s + 1], &cells[2 * s], sizeof(int32_t)});
+      for (int i = 0; i < kBatches; ++i) EXPECT_TRUE(streams[s]->submit(batch).is_ok());
+    });
+  }
+  for (std::thread& host : hosts) host.join();
+  for (auto& stream : streams) ASSERT_TRUE(stream->synchronize().is_ok());
+  std::vector<TaskTraceRecord> trace = device.take_task_trace();
+  ASSERT_EQ(trace.size(), size_t{kStreams * kBatches * kCopiesPerBatch});
+  std::vector<int> per_stream(kStreams, 0);
+  std::vector<double> last_end(kStreams, 0);
+  for (const TaskTraceRecord& record : trace) {
+    ASSERT_GE(record.stream, 0);
+    ASSERT_LT(record.stream, kStreams);
+    ++per_stream[record.stream];
+    EXPECT_GE(record.start_ns, last_end[record.stream]) << "one stream's tasks run one after another, in order";
+    last_end[record.stream] = record.end_ns;
+  }
+  EXPECT_EQ(per_stream, std::vector<int>(kStreams, kBatches * kCopiesPerBatch));
+}
+
+TEST(CpuDeviceTracing, IsWallTime) { EXPECT_FALSE(CpuDevice().simulated_time()); }
 
 }  // namespace
 }  // namespace ge

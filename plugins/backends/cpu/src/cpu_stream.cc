@@ -84,22 +84,24 @@ class CpuStream::Queue final : public CpuRunnable,
                                public CpuEventWaiter,
                                public std::enable_shared_from_this<CpuStream::Queue> {
  public:
-  explicit Queue(CpuWorkerPool& pool) : pool_(pool) {}
+  Queue(CpuWorkerPool& pool, std::shared_ptr<CpuTaskTracer> tracer, std::shared_ptr<CpuTaskTracer::StreamTrace> trace)
+      : pool_(pool), tracer_(std::move(tracer)), trace_(std::move(trace)) {}
 
   /// Queues validated tasks. Event points are taken under the queue lock, so they follow
   /// queue order even with several submitting threads.
   void push(std::span<const Task> tasks) {
     std::unique_lock<std::mutex> lock(mutex_);
-    for (size_t i = 0; i < tasks.size(); ++i) {
-      uint64_t point = 0;
-      if (const auto* record = std::get_if<EventRecordTask>(&tasks[i])) {
-        point = static_cast<CpuEvent*>(record->event)->enqueue_record();
-      } else if (const auto* wait = std::get_if<EventWaitTask>(&tasks[i])) {
-        point = static_cast<CpuEvent*>(wait->event)->last_enqueued();
-      }
-      tasks_.push_back(QueuedTask{tasks[i], point, i});
-    }
+    enqueue(tasks);
     schedule(lock);
+  }
+
+  /// Queues validated tasks without scheduling a worker, then waits as synchronize()
+  /// does, which runs them on this thread unless a worker is already running the queue
+  /// (it picks them up) or it waits for an event (whose record reschedules it).
+  Status run_now(std::span<const Task> tasks) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    enqueue(tasks);
+    return synchronize_locked(lock);
   }
 
   void run() override {
@@ -124,6 +126,30 @@ class CpuStream::Queue final : public CpuRunnable,
 
   Status synchronize() {
     std::unique_lock<std::mutex> lock(mutex_);
+    return synchronize_locked(lock);
+  }
+
+  void close() {
+    (void)synchronize();
+    std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = true;
+  }
+
+ private:
+  /// Appends validated tasks; called with the queue lock held.
+  void enqueue(std::span<const Task> tasks) {
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      uint64_t point = 0;
+      if (const auto* record = std::get_if<EventRecordTask>(&tasks[i])) {
+        point = static_cast<CpuEvent*>(record->event)->enqueue_record();
+      } else if (const auto* wait = std::get_if<EventWaitTask>(&tasks[i])) {
+        point = static_cast<CpuEvent*>(wait->event)->last_enqueued();
+      }
+      tasks_.push_back(QueuedTask{tasks[i], point, i});
+    }
+  }
+
+  Status synchronize_locked(std::unique_lock<std::mutex>& lock) {
     // No worker has started it yet: run it here rather than wait for one to wake up.
     if (!running_ && !blocked_ && !tasks_.empty()) {
       running_ = true;
@@ -136,13 +162,6 @@ class CpuStream::Queue final : public CpuRunnable,
     return first;
   }
 
-  void close() {
-    (void)synchronize();
-    std::lock_guard<std::mutex> lock(mutex_);
-    closed_ = true;
-  }
-
- private:
   /// Schedules the queue on the pool unless someone runs it, it is queued or blocked.
   void schedule(std::unique_lock<std::mutex>& lock) {
     if (running_ || blocked_ || tasks_.empty()) return;
@@ -162,15 +181,23 @@ class CpuStream::Queue final : public CpuRunnable,
       bool failed = failed_;
       std::swap(tasks_, batch_);
       lock.unlock();
+      // Read once per batch: the only cost of tracing while it is off.
+      const bool tracing = trace_ != nullptr && tracer_->enabled();
       size_t next = 0;
       for (; next < batch_.size(); ++next) {
         QueuedTask& queued = batch_[next];
+        const double start_ns = tracing ? tracer_->now_ns() : 0;
         if (const auto* wait = std::get_if<EventWaitTask>(&queued.task)) {
-          if (failed || queued.point == 0) continue;
-          if (!static_cast<CpuEvent*>(wait->event)->reached_or_register(queued.point, weak_from_this())) break;
+          if (failed) continue;
+          if (queued.point != 0 &&
+              !static_cast<CpuEvent*>(wait->event)->reached_or_register(queued.point, weak_from_this())) {
+            break;
+          }
         } else if (const auto* record = std::get_if<EventRecordTask>(&queued.task)) {
           static_cast<CpuEvent*>(record->event)->mark_reached(queued.point);
-        } else if (!failed) {
+        } else if (failed) {
+          continue;
+        } else {
           Status status = run_work(queued.task, queued.index);
           if (!status.is_ok()) {
             failed = true;
@@ -181,7 +208,11 @@ class CpuStream::Queue final : public CpuRunnable,
             }
           }
         }
+        if (tracing) {
+          traced_.push_back(make_task_trace_record(trace_->stream(), queued.task, start_ns, tracer_->now_ns()));
+        }
       }
+      if (!traced_.empty()) trace_->append(traced_);
       lock.lock();
       if (next < batch_.size()) {
         // Blocked on an event: put the rest back in front of anything submitted since.
@@ -203,6 +234,9 @@ class CpuStream::Queue final : public CpuRunnable,
   std::condition_variable idle_;
   std::vector<QueuedTask> tasks_;
   std::vector<QueuedTask> batch_;  // only the running thread touches it
+  std::shared_ptr<CpuTaskTracer> tracer_;
+  std::shared_ptr<CpuTaskTracer::StreamTrace> trace_;
+  std::vector<TaskTraceRecord> traced_;  // this batch's records; only the running thread touches it
   bool scheduled_ = false;
   bool running_ = false;
   bool blocked_ = false;
@@ -212,8 +246,10 @@ class CpuStream::Queue final : public CpuRunnable,
   Status error_ = Status::ok();
 };
 
-CpuStream::CpuStream(std::shared_ptr<CpuWorkerPool> pool) : pool_(std::move(pool)) {
-  if (pool_ != nullptr) queue_ = std::make_shared<Queue>(*pool_);
+CpuStream::CpuStream(std::shared_ptr<CpuWorkerPool> pool, std::shared_ptr<CpuTaskTracer> tracer,
+                     std::shared_ptr<CpuTaskTracer::StreamTrace> trace)
+    : pool_(std::move(pool)), tracer_(std::move(tracer)), trace_(tracer_ != nullptr ? std::move(trace) : nullptr) {
+  if (pool_ != nullptr) queue_ = std::make_shared<Queue>(*pool_, tracer_, trace_);
 }
 
 CpuStream::~CpuStream() {
@@ -227,19 +263,31 @@ Status CpuStream::submit(std::span<const Task> tasks) {
   return Status::ok();
 }
 
+Status CpuStream::run(std::span<const Task> tasks) {
+  for (size_t i = 0; i < tasks.size(); ++i) GE_RETURN_IF_ERROR(validate(tasks[i], i));
+  if (queue_ == nullptr) return run_synchronously(tasks);
+  return queue_->run_now(tasks);
+}
+
 Status CpuStream::synchronize() { return queue_ == nullptr ? Status::ok() : queue_->synchronize(); }
 
 Status CpuStream::run_synchronously(std::span<const Task> tasks) {
-  for (size_t i = 0; i < tasks.size(); ++i) {
+  const bool tracing = trace_ != nullptr && tracer_->enabled();
+  std::vector<TaskTraceRecord> traced;
+  Status status = Status::ok();
+  for (size_t i = 0; i < tasks.size() && status.is_ok(); ++i) {
+    const double start_ns = tracing ? tracer_->now_ns() : 0;
     if (const auto* record = std::get_if<EventRecordTask>(&tasks[i])) {
       auto* event = static_cast<CpuEvent*>(record->event);
       event->mark_reached(event->enqueue_record());
     } else if (!std::holds_alternative<EventWaitTask>(tasks[i])) {
       // A wait has nothing to wait for: every record submitted before it already ran.
-      GE_RETURN_IF_ERROR(run_work(tasks[i], i));
+      status = run_work(tasks[i], i);
     }
+    if (tracing) traced.push_back(make_task_trace_record(trace_->stream(), tasks[i], start_ns, tracer_->now_ns()));
   }
-  return Status::ok();
+  if (!traced.empty()) trace_->append(traced);
+  return status;
 }
 
 }  // namespace ge

@@ -16,10 +16,14 @@
 ///
 /// Synchronous mode (the registry option `synchronous = true`, for debugging) runs the
 /// tasks on the calling thread inside submit(), which returns the first error itself.
+///
+/// Tracing: with a tracer that is enabled, every task run (not one skipped after a
+/// failure) is recorded in the stream's trace buffer (see CpuTaskTracer).
 
 #include <memory>
 #include <span>
 
+#include "cpu_task_tracer.h"
 #include "cpu_worker_pool.h"
 #include "ge/backend.h"
 
@@ -27,8 +31,10 @@ namespace ge {
 
 class CpuStream final : public Stream {
  public:
-  /// Runs its tasks on `pool`'s workers; a null pool makes it synchronous.
-  explicit CpuStream(std::shared_ptr<CpuWorkerPool> pool);
+  /// Runs its tasks on `pool`'s workers; a null pool makes it synchronous. Records its
+  /// tasks in `trace` while `tracer` is enabled (both null: never).
+  explicit CpuStream(std::shared_ptr<CpuWorkerPool> pool, std::shared_ptr<CpuTaskTracer> tracer = nullptr,
+                     std::shared_ptr<CpuTaskTracer::StreamTrace> trace = nullptr);
   /// Waits for every submitted task (their error, if any, is dropped).
   ~CpuStream() override;
   CpuStream(const CpuStream&) = delete;
@@ -42,6 +48,9 @@ class CpuStream final : public Stream {
   /// failure); returns the first error since the last synchronize(). Thread-safe. May
   /// run queued work on the calling thread when no worker has started it yet.
   Status synchronize() override;
+  /// submit() + synchronize() without waking a worker: when no worker is running the
+  /// stream, the calling thread runs the tasks (and any queued before them) itself.
+  Status run(std::span<const Task> tasks) override;
 
   class Queue;  // shared with workers and events; defined in cpu_stream.cc
 
@@ -49,6 +58,8 @@ class CpuStream final : public Stream {
   Status run_synchronously(std::span<const Task> tasks);
 
   std::shared_ptr<CpuWorkerPool> pool_;
+  std::shared_ptr<CpuTaskTracer> tracer_;
+  std::shared_ptr<CpuTaskTracer::StreamTrace> trace_;
   std::shared_ptr<Queue> queue_;
 };
 

@@ -12,6 +12,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -103,6 +104,72 @@ TEST(CpuStreamAsync, RunsTasksInSubmissionOrder) {
   ASSERT_EQ(log.size(), 5000u);
   for (int i = 0; i < 5000; ++i) ASSERT_EQ(log[i], i);
   EXPECT_EQ(copied, 4999);
+}
+
+TEST(CpuStreamAsync, RunOnAnIdleStreamRunsOnTheCallingThread) {
+  CpuDevice device(CpuDeviceOptions{false, 2});
+  std::unique_ptr<Stream> stream = make_stream(device);
+  Kernels kernels;
+  std::thread::id ran_on;
+  const Task tasks[] = {kernels.make([&] {
+    ran_on = std::this_thread::get_id();
+    return 0;
+  })};
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_TRUE(stream->run(tasks).is_ok());
+    ASSERT_EQ(ran_on, std::this_thread::get_id()) << "run " << i;
+  }
+  // Errors come back from run() itself, and the next run starts clean.
+  const Task failing[] = {kernels.make([] { return 7; }, "test.fails")};
+  const Status failed = stream->run(failing);
+  ASSERT_FALSE(failed.is_ok());
+  EXPECT_NE(failed.message().find("test.fails"), std::string::npos) << failed.message();
+  EXPECT_TRUE(stream->run(tasks).is_ok());
+}
+
+TEST(CpuStreamAsync, RunAfterQueuedWorkRunsBothInOrderAndWaitsForEvents) {
+  CpuDevice device(CpuDeviceOptions{false, 2});
+  std::unique_ptr<Stream> producer = make_stream(device);
+  std::unique_ptr<Stream> consumer = make_stream(device);
+  std::unique_ptr<Event> ready = make_event(device);
+  Kernels kernels;
+  std::vector<int> order;
+  int value = 0, seen = -1;
+  const Task produce[] = {kernels.make([&] {
+                            sleep_ms(30);
+                            value = 42;
+                            return 0;
+                          }),
+                          EventRecordTask{ready.get()}};
+  const Task queued[] = {kernels.make([&] {
+    order.push_back(1);
+    return 0;
+  })};
+  // run() waits on an event another stream records later: it must not return early.
+  const Task then[] = {EventWaitTask{ready.get()}, kernels.make([&] {
+                         order.push_back(2);
+                         seen = value;
+                         return 0;
+                       })};
+  ASSERT_TRUE(producer->submit(produce).is_ok());
+  ASSERT_TRUE(consumer->submit(queued).is_ok());
+  ASSERT_TRUE(consumer->run(then).is_ok());
+  EXPECT_EQ(order, (std::vector<int>{1, 2}));
+  EXPECT_EQ(seen, 42);
+  ASSERT_TRUE(producer->synchronize().is_ok());
+}
+
+TEST(CpuStreamAsync, RunInSynchronousModeRunsInline) {
+  CpuDevice device(CpuDeviceOptions{true, 1});
+  std::unique_ptr<Stream> stream = make_stream(device);
+  Kernels kernels;
+  std::thread::id ran_on;
+  const Task tasks[] = {kernels.make([&] {
+    ran_on = std::this_thread::get_id();
+    return 0;
+  })};
+  ASSERT_TRUE(stream->run(tasks).is_ok());
+  EXPECT_EQ(ran_on, std::this_thread::get_id());
 }
 
 TEST(CpuStreamAsync, WaitOnAnEventOrdersStreams) {

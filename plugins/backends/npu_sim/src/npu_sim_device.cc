@@ -180,6 +180,28 @@ Result<std::unique_ptr<Event>> NpuSimDevice::create_event() { return std::unique
 
 void NpuSimDevice::forget(NpuSimStream* stream) { std::erase(streams_, stream); }
 
+Status NpuSimDevice::set_task_tracing(bool enabled) {
+  if (enabled) {
+    traced_from_ = timeline_.size();
+  } else if (tracing_) {
+    traced_until_ = timeline_.size();
+  }
+  tracing_ = enabled;
+  return Status::ok();
+}
+
+std::vector<TaskTraceRecord> NpuSimDevice::take_task_trace() {
+  std::vector<TaskTraceRecord> records;
+  // Entries run while tracing was off are not part of the trace.
+  const size_t end = tracing_ ? timeline_.size() : traced_until_;
+  for (size_t i = traced_from_; i < end; ++i) {
+    const NpuSimTimelineEntry& entry = timeline_[i];
+    records.push_back(TaskTraceRecord{entry.stream, entry.name, entry.start_ns, entry.end_ns});
+  }
+  traced_from_ = timeline_.size();
+  return records;
+}
+
 template <typename Done>
 Status NpuSimDevice::run_until(Done done) {
   while (!done()) {

@@ -64,7 +64,16 @@ class NpuSimDevice final : public Device {
   size_t bytes_in_use() const { return in_use_; }
   /// Every task run so far, in run order.
   const std::vector<NpuSimTimelineEntry>& timeline() const { return timeline_; }
-  void clear_timeline() { timeline_.clear(); }
+  void clear_timeline() {
+    timeline_.clear();
+    traced_from_ = traced_until_ = 0;
+  }
+
+  /// Tracing reads the timeline: records are its entries from when tracing started (or
+  /// the last take), in simulated nanoseconds since the device started.
+  Status set_task_tracing(bool enabled) override;
+  std::vector<TaskTraceRecord> take_task_trace() override;
+  bool simulated_time() const override { return true; }
   /// The latest simulated end over all streams.
   double now_ns() const;
 
@@ -91,6 +100,9 @@ class NpuSimDevice final : public Device {
   std::vector<NpuSimStream*> streams_;
   int next_stream_id_ = 0;
   std::vector<NpuSimTimelineEntry> timeline_;
+  bool tracing_ = false;
+  size_t traced_from_ = 0;   // the first timeline entry take_task_trace() has not returned
+  size_t traced_until_ = 0;  // while tracing is off: the end of what was traced
 };
 
 }  // namespace ge

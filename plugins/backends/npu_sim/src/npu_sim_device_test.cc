@@ -221,6 +221,43 @@ TEST(NpuSimDevice, IndependentStreamsOverlap) {
   }
 }
 
+TEST(NpuSimDevice, TracesTheSimulatedTimeline) {
+  NpuSimBackend backend(small_config());
+  ReluGraph g;
+  auto kernel = backend.prepare(*g.node);
+  ASSERT_TRUE(kernel.is_ok());
+  Device& device = backend.device();
+  EXPECT_TRUE(device.simulated_time());
+  std::vector<std::unique_ptr<Stream>> streams;
+  for (int s = 0; s < 2; ++s) streams.push_back(device.create_stream().value());
+  Launch launch{{*device.allocate(16)}, {*device.allocate(16)}};
+  const Task t[] = {launch.task(*kernel)};
+  ASSERT_TRUE(streams[0]->submit(t).is_ok());  // before tracing: not in the trace
+  ASSERT_TRUE(streams[0]->synchronize().is_ok());
+  ASSERT_TRUE(device.set_task_tracing(true).is_ok());
+  for (auto& stream : streams) ASSERT_TRUE(stream->submit(t).is_ok());
+  for (auto& stream : streams) ASSERT_TRUE(stream->synchronize().is_ok());
+  std::vector<TaskTraceRecord> trace = device.take_task_trace();
+  ASSERT_EQ(trace.size(), 2u);
+  // Stream 0 ran one kernel (132 ns) before tracing; stream 1 starts at 0.
+  EXPECT_EQ(trace[0].stream, 0);
+  EXPECT_DOUBLE_EQ(trace[0].start_ns, 132);
+  EXPECT_DOUBLE_EQ(trace[0].end_ns, 264);
+  EXPECT_EQ(trace[1].stream, 1);
+  EXPECT_DOUBLE_EQ(trace[1].start_ns, 0);
+  EXPECT_DOUBLE_EQ(trace[1].end_ns, 132);
+  EXPECT_EQ(trace[0].name, trace[1].name);
+  EXPECT_TRUE(device.take_task_trace().empty());
+  // Stopping keeps what ran while on, drops what runs after.
+  ASSERT_TRUE(streams[1]->submit(t).is_ok());
+  ASSERT_TRUE(streams[1]->synchronize().is_ok());
+  ASSERT_TRUE(device.set_task_tracing(false).is_ok());
+  ASSERT_TRUE(streams[1]->submit(t).is_ok());
+  ASSERT_TRUE(streams[1]->synchronize().is_ok());
+  ASSERT_EQ(device.take_task_trace().size(), 1u);
+  EXPECT_TRUE(device.take_task_trace().empty());
+}
+
 TEST(NpuSimConfig, ReadsAndValidatesOptions) {
   PluginOptions options;
   options.set("capacity_mib", int64_t{3});
