@@ -899,17 +899,9 @@ Status ModelRunner::execute_bound(std::span<const void* const> inputs, std::span
     GE_RETURN_IF_ERROR(m.captured->update_task_group(copy.group, {m.tasks[copy.stream].data() + copy.task, 1}));
   }
   GE_RETURN_IF_ERROR(m.run_copies(m.copies_in, inputs, outputs, "copying graph inputs into the feature map"));
-  Status first = Status::ok();
   if (m.captured != nullptr) {
-    if (Status status = m.captured->execute(m.stream_pointers); !status.is_ok()) {
-      first = status.with_context("graph '" + m.graph->name() + "'");
-    }
+    GE_RETURN_IF_ERROR(m.captured->run(m.stream_pointers).with_context("graph '" + m.graph->name() + "'"));
   }
-  for (size_t s = 0; s < m.streams.size(); ++s) {
-    Status status = m.streams[s]->synchronize();
-    if (first.is_ok() && !status.is_ok()) first = status.with_context("graph '" + m.graph->name() + "', stream " + std::to_string(s));
-  }
-  GE_RETURN_IF_ERROR(first);
   return m.run_copies(m.copies_out, inputs, outputs, "copying pass-through graph outputs");
 }
 

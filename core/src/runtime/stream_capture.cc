@@ -585,6 +585,32 @@ Status CapturedModel::execute(std::span<Stream* const> streams) {
   return Status::ok();
 }
 
+Status CapturedModel::run(std::span<Stream* const> streams) {
+  if (impl_->task_count == 0) return execute(streams);  // the same error
+  if (streams.size() != impl_->stream_count) return execute(streams);
+  for (Stream* stream : streams) {
+    if (stream == nullptr) return execute(streams);
+  }
+  Status first = Status::ok();
+  const size_t runs = impl_->order.size();
+  for (size_t r = 0; r < runs && first.is_ok(); ++r) {
+    const detail::Run& run = impl_->order[r];
+    std::span<const Task> tasks =
+        std::span<const Task>(impl_->lists[run.list].tasks).subspan(run.begin, run.end - run.begin);
+    Stream& stream = *streams[run.stream];
+    Status status = r + 1 == runs ? stream.run(tasks) : stream.submit(tasks);
+    if (!status.is_ok()) {
+      first = status.with_context("CapturedModel::run (capture " + std::to_string(impl_->capture_id) + ", stream " +
+                                  std::to_string(run.stream) + ")");
+    }
+  }
+  for (size_t i = 0; i < streams.size(); ++i) {
+    Status status = streams[i]->synchronize();
+    if (first.is_ok() && !status.is_ok()) first = status.with_context("stream " + std::to_string(i));
+  }
+  return first;
+}
+
 Status CapturedModel::update_task_group(const TaskGroupHandle& handle, std::span<const Task> tasks) {
   const std::string call = "update_task_group";
   if (handle.capture_id == 0) {

@@ -100,7 +100,45 @@ class CpuStream::Queue final : public CpuRunnable,
   /// (it picks them up) or it waits for an event (whose record reschedules it).
   Status run_now(std::span<const Task> tasks) {
     std::unique_lock<std::mutex> lock(mutex_);
-    enqueue(tasks);
+    if (running_ || blocked_ || !tasks_.empty()) {
+      enqueue(tasks);
+      return synchronize_locked(lock);
+    }
+    // Idle: run the caller's tasks here, straight from its span (no copy). Their event
+    // points are taken now, under the lock and in order, as enqueue() would take them.
+    inline_points_.clear();
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      if (const auto* record = std::get_if<EventRecordTask>(&tasks[i])) {
+        inline_points_.emplace_back(i, static_cast<CpuEvent*>(record->event)->enqueue_record());
+      } else if (const auto* wait = std::get_if<EventWaitTask>(&tasks[i])) {
+        inline_points_.emplace_back(i, static_cast<CpuEvent*>(wait->event)->last_enqueued());
+      }
+    }
+    running_ = true;
+    bool failed = failed_;
+    lock.unlock();
+    const bool tracing = trace_ != nullptr && tracer_->enabled();
+    size_t next = 0, event = 0;
+    auto point_of = [&](size_t i) {
+      return event < inline_points_.size() && inline_points_[event].first == i ? inline_points_[event++].second : 0;
+    };
+    for (; next < tasks.size(); ++next) {
+      if (!step(tasks[next], point_of(next), next, failed, tracing)) break;
+    }
+    if (!traced_.empty()) trace_->append(traced_);
+    lock.lock();
+    if (next < tasks.size()) {
+      // Blocked on an event: the rest goes in front of anything submitted meanwhile and
+      // drain() takes over (it waits for the event, or goes on if it was reached since).
+      std::vector<QueuedTask> rest;
+      rest.reserve(tasks.size() - next);
+      for (size_t i = next; i < tasks.size(); ++i) {
+        const uint64_t point = i == next ? inline_points_[event - 1].second : point_of(i);
+        rest.push_back(QueuedTask{tasks[i], point, i});
+      }
+      tasks_.insert(tasks_.begin(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
+    }
+    drain(lock);  // also runs what other threads submitted meanwhile; clears running_
     return synchronize_locked(lock);
   }
 
@@ -174,6 +212,33 @@ class CpuStream::Queue final : public CpuRunnable,
 
   /// Runs queued tasks until the queue is empty or the next task waits for an unreached
   /// event. Called and returns with `lock` held and `running_` set (cleared on return).
+  /// Runs one task on the running thread, without the lock. Returns false for a wait
+  /// whose event is not reached yet (the queue is registered to be woken when it is).
+  /// After a failure kernels and copies are skipped, waits pass, records still fire.
+  bool step(const Task& task, uint64_t point, size_t index, bool& failed, bool tracing) {
+    const double start_ns = tracing ? tracer_->now_ns() : 0;
+    if (const auto* wait = std::get_if<EventWaitTask>(&task)) {
+      if (failed) return true;
+      if (point != 0 && !static_cast<CpuEvent*>(wait->event)->reached_or_register(point, weak_from_this())) return false;
+    } else if (const auto* record = std::get_if<EventRecordTask>(&task)) {
+      static_cast<CpuEvent*>(record->event)->mark_reached(point);
+    } else if (failed) {
+      return true;
+    } else {
+      Status status = run_work(task, index);
+      if (!status.is_ok()) {
+        failed = true;
+        std::lock_guard<std::mutex> error_lock(mutex_);
+        if (!failed_) {
+          failed_ = true;
+          error_ = std::move(status);
+        }
+      }
+    }
+    if (tracing) traced_.push_back(make_task_trace_record(trace_->stream(), task, start_ns, tracer_->now_ns()));
+    return true;
+  }
+
   void drain(std::unique_lock<std::mutex>& lock) {
     for (;;) {
       wake_pending_ = false;
@@ -185,32 +250,8 @@ class CpuStream::Queue final : public CpuRunnable,
       const bool tracing = trace_ != nullptr && tracer_->enabled();
       size_t next = 0;
       for (; next < batch_.size(); ++next) {
-        QueuedTask& queued = batch_[next];
-        const double start_ns = tracing ? tracer_->now_ns() : 0;
-        if (const auto* wait = std::get_if<EventWaitTask>(&queued.task)) {
-          if (failed) continue;
-          if (queued.point != 0 &&
-              !static_cast<CpuEvent*>(wait->event)->reached_or_register(queued.point, weak_from_this())) {
-            break;
-          }
-        } else if (const auto* record = std::get_if<EventRecordTask>(&queued.task)) {
-          static_cast<CpuEvent*>(record->event)->mark_reached(queued.point);
-        } else if (failed) {
-          continue;
-        } else {
-          Status status = run_work(queued.task, queued.index);
-          if (!status.is_ok()) {
-            failed = true;
-            std::lock_guard<std::mutex> error_lock(mutex_);
-            if (!failed_) {
-              failed_ = true;
-              error_ = std::move(status);
-            }
-          }
-        }
-        if (tracing) {
-          traced_.push_back(make_task_trace_record(trace_->stream(), queued.task, start_ns, tracer_->now_ns()));
-        }
+        const QueuedTask& queued = batch_[next];
+        if (!step(queued.task, queued.point, queued.index, failed, tracing)) break;
       }
       if (!traced_.empty()) trace_->append(traced_);
       lock.lock();
@@ -234,6 +275,7 @@ class CpuStream::Queue final : public CpuRunnable,
   std::condition_variable idle_;
   std::vector<QueuedTask> tasks_;
   std::vector<QueuedTask> batch_;  // only the running thread touches it
+  std::vector<std::pair<size_t, uint64_t>> inline_points_;  // run_now(): (task, event point); running thread only
   std::shared_ptr<CpuTaskTracer> tracer_;
   std::shared_ptr<CpuTaskTracer::StreamTrace> trace_;
   std::vector<TaskTraceRecord> traced_;  // this batch's records; only the running thread touches it

@@ -159,6 +159,48 @@ TEST(CpuStreamAsync, RunAfterQueuedWorkRunsBothInOrderAndWaitsForEvents) {
   ASSERT_TRUE(producer->synchronize().is_ok());
 }
 
+TEST(CpuStreamAsync, RunOnAnIdleStreamBlockedByAnEventHandsTheRestToTheQueue) {
+  CpuDevice device(CpuDeviceOptions{false, 2});
+  std::unique_ptr<Stream> producer = make_stream(device);
+  std::unique_ptr<Stream> consumer = make_stream(device);
+  std::unique_ptr<Stream> third = make_stream(device);
+  std::unique_ptr<Event> ready = make_event(device);
+  std::unique_ptr<Event> done = make_event(device);
+  Kernels kernels;
+  std::atomic<int> value{0};
+  int seen = -1, after = -1;
+  std::thread::id first_on;
+  const Task produce[] = {kernels.make([&] {
+                            sleep_ms(30);
+                            value = 42;
+                            return 0;
+                          }),
+                          EventRecordTask{ready.get()}};
+  ASSERT_TRUE(producer->submit(produce).is_ok());
+  // The consumer is idle: run() starts inline, meets the unreached wait, and the rest
+  // (the kernel and a record) must still run in order, after the producer's record.
+  const Task consume[] = {kernels.make([&] {
+                            first_on = std::this_thread::get_id();
+                            return 0;
+                          }),
+                          EventWaitTask{ready.get()}, kernels.make([&] {
+                            seen = value.load();
+                            return 0;
+                          }),
+                          EventRecordTask{done.get()}};
+  const Task follow[] = {EventWaitTask{done.get()}, kernels.make([&] {
+                           after = seen;
+                           return 0;
+                         })};
+  ASSERT_TRUE(consumer->run(consume).is_ok());
+  EXPECT_EQ(first_on, std::this_thread::get_id());
+  EXPECT_EQ(seen, 42);
+  ASSERT_TRUE(third->submit(follow).is_ok());
+  ASSERT_TRUE(third->synchronize().is_ok());
+  EXPECT_EQ(after, 42);
+  ASSERT_TRUE(producer->synchronize().is_ok());
+}
+
 TEST(CpuStreamAsync, RunInSynchronousModeRunsInline) {
   CpuDevice device(CpuDeviceOptions{true, 1});
   std::unique_ptr<Stream> stream = make_stream(device);
