@@ -288,6 +288,18 @@ TEST(GemPlans, NpuSimModelRoundTrips) {
   expect_bitwise_equal(run_session(**direct), run_session(**loaded));
 }
 
+TEST(GemPlans, LoadRecordsItsStages) {
+  const fs::path gem = compile(source_dir() / "samples/models/small_cnn.onnx", "stages");
+  Result<std::unique_ptr<Session>> loaded = create_session_from_model_file(host(), gem, SessionOptions{});
+  ASSERT_TRUE(loaded.is_ok()) << loaded.status().to_string();
+  std::vector<std::string> names;
+  for (const StageTiming& stage : (*loaded)->stage_timings()) {
+    names.push_back(stage.name);
+    EXPECT_GE(stage.duration.count(), 0) << stage.name;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"read model file", "verify", "infer shapes", "load (task sink, stored plans)"}));
+}
+
 TEST(GemPlans, MemoryFiguresAreStored) {
   Result<std::unique_ptr<Session>> direct =
       Session::create(host(), source_dir() / "samples/models/small_cnn.onnx", SessionOptions{});

@@ -219,7 +219,7 @@ int run(int argc, char** argv) {
     profile.backend = options.backend;
     profile.origin = compile_start;
     profile.stages = session.stage_timings();
-    // A session loaded from a .gem file records no stages: show the load as one.
+    // A session that recorded no stages: show the whole load as one.
     if (profile.stages.empty()) {
       profile.stages.push_back(StageTiming{"load model file", compile_start, compile_end - compile_start});
     }

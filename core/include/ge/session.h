@@ -83,6 +83,9 @@ class Session {
   const MemoryStatistics* memory_statistics() const;
 
  private:
+  friend Result<std::unique_ptr<Session>> create_session_from_model_file(const PluginHost& host,
+                                                                          const std::filesystem::path& path,
+                                                                          const SessionOptions& options);
   Session() = default;
   OpRegistry ops_;
   std::vector<PassTiming> pass_timings_;
