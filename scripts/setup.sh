@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libonnx-testdata locales
   clang libclang-rt-14-dev
+  libdnnl-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -13,6 +13,9 @@
 #include <utility>
 #include <vector>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 namespace ge {
 namespace {
 
@@ -208,6 +211,11 @@ void append_type(std::string& out, const TensorDesc& desc) {
     append_dims(element, *desc.shape);
   else
     element += "[*]";
+  if (!desc.format.empty()) {
+    element += '{';
+    append_name(element, desc.format);
+    element += '}';
+  }
   switch (desc.kind) {
     case ValueKind::kTensor:
       out += element;
@@ -368,11 +376,37 @@ std::optional<AttributeType> attribute_type_from_text(std::string_view s) {
   return std::nullopt;
 }
 
+// XXH3-64 of a tensor's data. Strings hash as (length, bytes) each, so that ["ab", "c"]
+// and ["a", "bc"] differ.
+uint64_t tensor_checksum(const Tensor& t) {
+  if (!t.raw_data()) return XXH3_64bits(nullptr, 0);
+  if (t.dtype() != DataType::kString) return XXH3_64bits(t.raw_data(), t.byte_size());
+  XXH3_state_t state;
+  XXH3_64bits_reset(&state);
+  for (const std::string& element : t.values<std::string>()) {
+    const uint64_t length = element.size();
+    XXH3_64bits_update(&state, &length, sizeof(length));
+    XXH3_64bits_update(&state, element.data(), element.size());
+  }
+  return XXH3_64bits_digest(&state);
+}
+
+// `elided(N elements, xxh3 0xH)`: what a dump prints in place of `[e, ...]`.
+void append_elided_elements(std::string& out, const Tensor& t) {
+  out += "elided(";
+  append_number(out, t.element_count());
+  out += " elements, xxh3 ";
+  append_hex(out, tensor_checksum(t), 16);
+  out += ')';
+}
+
 // ---------------------------------------------------------------------------------------
 // Printer
 
 class Printer {
  public:
+  explicit Printer(const PrintOptions& options = {}) : options_(options) {}
+
   std::string print(const Graph& graph) {
     print_graph_block(graph, 0);
     out_ += '\n';
@@ -483,11 +517,30 @@ class Printer {
     if (!data) {
       out_ += "undefined";
     } else if (data->defined() && v->desc() != TensorDesc() && v->desc() == desc_of_tensor(*data)) {
-      append_elements(out_, *data);  // the declared type already says dtype and shape
+      // The declared type already says dtype and shape.
+      if (elide(*data))
+        append_elided_elements(out_, *data);
+      else
+        append_elements(out_, *data);
     } else {
-      append_tensor_literal(out_, *data);
+      tensor_literal(*data);
     }
     out_ += '\n';
+  }
+
+  bool elide(const Tensor& t) const {
+    return options_.max_constant_elements && t.defined() && t.element_count() > *options_.max_constant_elements;
+  }
+
+  void tensor_literal(const Tensor& t) {
+    if (!elide(t)) {
+      append_tensor_literal(out_, t);
+      return;
+    }
+    out_ += dtype_text(t.dtype());
+    append_shape(out_, t.shape());
+    out_ += ' ';
+    append_elided_elements(out_, t);
   }
 
   // How a control edge names its predecessor: by name when that is unique in the graph,
@@ -604,7 +657,7 @@ class Printer {
         append_quoted(out_, std::get<std::string>(s));
         break;
       case AttributeType::kTensor:
-        append_tensor_literal(out_, std::get<Tensor>(s));
+        tensor_literal(std::get<Tensor>(s));
         break;
       case AttributeType::kGraph:
         print_subgraph(std::get<Attribute::GraphPtr>(s), depth);
@@ -619,7 +672,7 @@ class Printer {
         list(std::get<std::vector<std::string>>(s), [&](const std::string& v) { append_quoted(out_, v); });
         break;
       case AttributeType::kTensors:
-        list(std::get<std::vector<Tensor>>(s), [&](const Tensor& v) { append_tensor_literal(out_, v); });
+        list(std::get<std::vector<Tensor>>(s), [&](const Tensor& v) { tensor_literal(v); });
         break;
       case AttributeType::kGraphs:
         list(std::get<std::vector<Attribute::GraphPtr>>(s),
@@ -644,6 +697,7 @@ class Printer {
     out_ += ']';
   }
 
+  PrintOptions options_;
   std::string out_;
   std::vector<const Graph*> stack_;
 };
@@ -987,6 +1041,15 @@ class Parser {
   Status expected(const std::string& what) const {
     return error_at(tok_.line, tok_.column, "expected " + what + " but found " + describe_token(tok_));
   }
+  // At `elided(...)`: the printer left this constant's data out (PrintOptions), so the
+  // graph cannot be rebuilt from this text.
+  Status elided_constant(const std::string& what) const {
+    return error_at(tok_.line, tok_.column,
+                    "the data of " + what +
+                        " was elided when the graph was printed (a dump prints large constants as "
+                        "dtype, shape and checksum); this text cannot be loaded: print the graph with every "
+                        "constant (PrintOptions without max_constant_elements, ge-run --dump-graph-constants)");
+  }
   Status expect_punct(std::string_view p) {
     if (!at_punct(p)) return expected("'" + std::string(p) + "'");
     return advance();
@@ -1177,6 +1240,7 @@ class Parser {
     GE_RETURN_IF_ERROR(parse_typed_value(&name, &desc));
     GE_RETURN_IF_ERROR(check_new_name(scope, name, line, column));
     GE_RETURN_IF_ERROR(expect_punct("="));
+    if (at_ident("elided")) return elided_constant("initializer %" + printable_value_name(name));
     Tensor data;
     if (at_punct("[")) {
       if (desc.kind != ValueKind::kTensor || !is_static_desc(desc) || desc.dtype == DataType::kUndefined)
@@ -1414,6 +1478,14 @@ class Parser {
       desc.shape = std::move(dims);
     }
     GE_RETURN_IF_ERROR(expect_punct("]"));
+    if (at_punct("{")) {  // a storage format: float32[1,64,8,8]{nChw16c}
+      GE_RETURN_IF_ERROR(advance());
+      if ((tok_.kind != Token::kIdent && tok_.kind != Token::kString) || tok_.text.empty())
+        return expected("a tensor format name");
+      desc.format = tok_.text;
+      GE_RETURN_IF_ERROR(advance());
+      GE_RETURN_IF_ERROR(expect_punct("}"));
+    }
     for (int i = 0; i < wrappers; ++i) GE_RETURN_IF_ERROR(expect_punct(")"));
     return desc;
   }
@@ -1464,6 +1536,7 @@ class Parser {
       dims.push_back(extent);
     }
     GE_RETURN_IF_ERROR(advance());
+    if (at_ident("elided")) return elided_constant("this constant");
     return parse_elements(dtype, std::move(dims));
   }
 
@@ -1682,6 +1755,8 @@ class Parser {
 }  // namespace
 
 std::string print_graph(const Graph& graph) { return Printer().print(graph); }
+
+std::string print_graph(const Graph& graph, const PrintOptions& options) { return Printer(options).print(graph); }
 
 Result<std::unique_ptr<Graph>> parse_graph(std::string_view text) { return Parser(text).parse(); }
 

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <random>
 
+#include "ge/model_file.h"
 #include "ge/verifier.h"
 
 namespace ge {
@@ -384,6 +386,110 @@ TEST(GraphText, RoundTripsOmittedGraphOutputsAndUndefinedInitializerTypes) {
   auto again = reprint(text);
   ASSERT_TRUE(again.is_ok()) << again.status().message();
   EXPECT_EQ(*again, text);
+}
+
+// ---------------------------------------------------------------------------------------
+// Dumps: PrintOptions::max_constant_elements elides large constants.
+
+template <typename T>
+std::vector<T> iota_values(size_t count, T first) {
+  std::vector<T> values(count);
+  for (size_t i = 0; i < count; ++i) values[i] = first + static_cast<T>(i);
+  return values;
+}
+
+// The checksum an elided constant prints: XXH3-64 of its bytes, as the .gem header uses.
+std::string xxh3_text(const Tensor& t) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "0x%016llx",
+                static_cast<unsigned long long>(model_file_checksum(
+                    std::string_view(static_cast<const char*>(t.raw_data()), t.byte_size()), 2)));
+  return buffer;
+}
+
+// A 64-element weight, a 32-element one (at the limit), a 40-element initializer whose
+// declared type differs from its data's, a tensor attribute and a tensors attribute.
+std::unique_ptr<Graph> graph_with_large_constants() {
+  auto g = std::make_unique<Graph>("main");
+  Value* x = g->add_input("x", desc(DataType::kFloat32, {Dim::of(4)}));
+  Value* w = g->add_initializer("w", Tensor::from_vector<float>({4, 16}, iota_values<float>(64, 0.5f)));
+  Value* b = g->add_initializer("b", Tensor::from_vector<float>({32}, iota_values<float>(32, 1.f)));
+  Value* loose = g->add_initializer("loose", Tensor::from_vector<int64_t>({40}, iota_values<int64_t>(40, 0)));
+  loose->set_desc(desc(DataType::kInt64, {Dim::named("L")}));
+  Node* constant = g->add_node("Constant", {}, 1, "const", {"c"});
+  constant->set_attribute("value", Tensor::from_vector<int32_t>({2, 50}, iota_values<int32_t>(100, 7)));
+  Node* op = g->add_node("Op", {x, w, b, loose, constant->output(0)}, 1, "op", {"y"});
+  op->set_attribute("tables", std::vector<Tensor>{Tensor::from_vector<int8_t>({3}, {1, 2, 3}),
+                                                  Tensor::from_vector<uint8_t>({33}, iota_values<uint8_t>(33, 0))});
+  g->add_output(op->output(0));
+  return g;
+}
+
+TEST(GraphTextPrintOptions, ElidesConstantsOverTheLimitAsDtypeShapeAndChecksum) {
+  auto g = graph_with_large_constants();
+  const Tensor& w = *g->find_value("w")->constant();
+  const Tensor& loose = *g->find_value("loose")->constant();
+  const Tensor& value = g->find_node("const")->attribute("value")->get<Tensor>();
+  const Tensor& table = g->find_node("op")->attribute("tables")->get<std::vector<Tensor>>()[1];
+  std::string full_b = "[";
+  for (int i = 1; i <= 32; ++i) full_b += (i > 1 ? ", " : "") + std::to_string(i);
+  full_b += "]";
+
+  const std::string text = print_graph(*g, PrintOptions{.max_constant_elements = 32});
+  EXPECT_EQ(text, "graph main {\n"
+                  "  input %x : float32[4]\n"
+                  "  init %w : float32[4,16] = elided(64 elements, xxh3 " + xxh3_text(w) + ")\n"
+                  "  init %b : float32[32] = " + full_b + "\n"
+                  "  init %loose : int64[L] = int64[40] elided(40 elements, xxh3 " + xxh3_text(loose) + ")\n"
+                  "  %c = Constant() {value: tensor = int32[2,50] elided(100 elements, xxh3 " + xxh3_text(value) +
+                  ")} \"const\"\n"
+                  "  %y = Op(%x, %w, %b, %loose, %c) {tables: tensors = [int8[3] [1, 2, 3], uint8[33] elided(33 "
+                  "elements, xxh3 " + xxh3_text(table) + ")]} \"op\"\n"
+                  "  output %y\n"
+                  "}\n");
+  // Other data, other checksum.
+  EXPECT_NE(xxh3_text(w), xxh3_text(Tensor::from_vector<float>({4, 16}, iota_values<float>(64, 1.5f))));
+}
+
+TEST(GraphTextPrintOptions, DefaultPrintsEveryConstantAndRoundTrips) {
+  auto g = graph_with_large_constants();
+  const std::string full = print_graph(*g);
+  EXPECT_EQ(print_graph(*g, PrintOptions{}), full);
+  EXPECT_EQ(full.find("elided"), std::string::npos);
+  EXPECT_NE(full.find("init %w : float32[4,16] = [0.5, 1.5, 2.5, "), std::string::npos);
+  auto again = reprint(full);
+  ASSERT_TRUE(again.is_ok()) << again.status().message();
+  EXPECT_EQ(*again, full);
+  // A limit no constant exceeds prints the same text.
+  EXPECT_EQ(print_graph(*g, PrintOptions{.max_constant_elements = 100}), full);
+}
+
+TEST(GraphTextPrintOptions, ElidedStringsHashLengthsAndBytes) {
+  std::vector<std::string> split_one(40, "ab"), split_two(40, "ab");
+  split_one[0] = "a", split_one[1] = "bab";
+  Graph one("g"), two("g");
+  one.add_initializer("s", Tensor::from_strings({40}, split_one));
+  two.add_initializer("s", Tensor::from_strings({40}, split_two));
+  const PrintOptions options{.max_constant_elements = 32};
+  const std::string a = print_graph(one, options), b = print_graph(two, options);
+  EXPECT_NE(a.find("init %s : string[40] = elided(40 elements, xxh3 0x"), std::string::npos) << a;
+  EXPECT_NE(a, b) << "the same bytes split differently must hash differently";
+}
+
+TEST(GraphTextErrors, ElidedConstantsDoNotLoad) {
+  const std::string initializer = parse_error_of(
+      "graph g {\n  init %w : float32[4,16] = elided(64 elements, xxh3 0x0123456789abcdef)\n  output %w\n}\n");
+  EXPECT_EQ(initializer.rfind("line 2, column 29: the data of initializer %w was elided when the graph was printed", 0),
+            0u)
+      << initializer;
+  EXPECT_NE(initializer.find("ge-run --dump-graph-constants"), std::string::npos) << initializer;
+  const std::string attribute = parse_error_of(
+      "graph g {\n  %c = Constant() {value: tensor = int32[2,50] elided(100 elements, xxh3 0x01)}\n  output %c\n}\n");
+  EXPECT_EQ(attribute.rfind("line 2, column 48: the data of this constant was elided", 0), 0u) << attribute;
+  // What a dump of the large-constant graph prints does not load either.
+  auto g = graph_with_large_constants();
+  EXPECT_NE(parse_error_of(print_graph(*g, PrintOptions{.max_constant_elements = 32})).find("was elided"),
+            std::string::npos);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -37,7 +37,16 @@ Status OpRegistry::infer_node(Node& node, const InputDataProvider& data) const {
                        std::to_string(node_opset(node)) + "); loaded op libraries: " +
                        std::to_string(libraries_.size()));
   }
-  return library->infer(node, node_opset(node), data, *this);
+  // A value's storage format is a compile-time decision (layout assignment), not
+  // something an op library infers: keep it across re-inference.
+  std::vector<std::string> formats;
+  formats.reserve(node.output_count());
+  for (const Value* output : node.outputs()) formats.push_back(output->desc().format);
+  Status status = library->infer(node, node_opset(node), data, *this);
+  for (size_t i = 0; i < formats.size() && i < node.output_count(); ++i) {
+    node.output(i)->mutable_desc().format = formats[i];
+  }
+  return status;
 }
 
 Status OpRegistry::infer_graph(Graph& graph, const InputDataProvider& data) const {

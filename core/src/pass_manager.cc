@@ -207,8 +207,9 @@ Status PassManager::dump(const Graph& graph, int step, const std::string& pass, 
   char prefix[32];
   std::snprintf(prefix, sizeof(prefix), "%03d_", step);
   const std::string stem = prefix + pass + "_" + when;
-  for (const auto& [extension, text] : {std::pair<const char*, std::string>{".ir", print_graph(graph)},
-                                        std::pair<const char*, std::string>{".dot", graph_to_dot(graph)}}) {
+  for (const auto& [extension, text] :
+       {std::pair<const char*, std::string>{".ir", print_graph(graph, options_.dump_print)},
+        std::pair<const char*, std::string>{".dot", graph_to_dot(graph)}}) {
     std::filesystem::path path = *options_.dump_dir / (stem + extension);
     std::ofstream out(path);
     out << text;

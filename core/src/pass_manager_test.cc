@@ -4,7 +4,9 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 
 #include "fake_components_test_util.h"
 
@@ -97,6 +99,29 @@ TEST(PassManager, RunsTimesAndDumps) {
   EXPECT_TRUE(std::filesystem::exists(*o.dump_dir / "002_aggressive_after.dot"));
   EXPECT_TRUE(std::filesystem::exists(*o.dump_dir / "003_late_after.ir"));
   std::filesystem::remove_all(*o.dump_dir);
+}
+
+TEST(PassManager, DumpsElideLargeConstantsUnlessToldToPrintAll) {
+  auto dumped_ir = [](const PrintOptions& print) {
+    PassFixture f;
+    Graph g;
+    Value* x = g.add_input("x", TensorDesc::of(DataType::kFloat32, {2}));
+    g.add_initializer("w", Tensor::zeros(DataType::kFloat32, {64}));
+    g.add_output(g.add_node("AddOne", {x}, 1, "a")->output(0));
+    PassManagerOptions o;
+    o.explicit_passes = std::vector<std::string>{"early"};
+    o.dump_dir = std::filesystem::temp_directory_path() / ("ge_pm_elide_" + std::to_string(::getpid()));
+    o.dump_print = print;
+    Status s = PassManager(f.available, f.ops, o).run(g);
+    EXPECT_TRUE(s.is_ok()) << s.to_string();
+    std::ifstream in(*o.dump_dir / "001_early_before.ir");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::filesystem::remove_all(*o.dump_dir);
+    return text;
+  };
+  EXPECT_NE(dumped_ir(PassManagerOptions().dump_print).find("init %w : float32[64] = elided(64 elements, xxh3 0x"),
+            std::string::npos);
+  EXPECT_NE(dumped_ir(PrintOptions{}).find("init %w : float32[64] = [0, 0, 0,"), std::string::npos);
 }
 
 // A pass that edits the graph through `edit` and reports a change.

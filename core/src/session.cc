@@ -101,6 +101,7 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
   GE_RETURN_IF_ERROR(session->ops_.infer_graph(*graph));
   clock.end("infer shapes");
   GE_ASSIGN_OR_RETURN(Backend * backend, host.backend(options.backend));
+  if (options.threads > 0) GE_RETURN_IF_ERROR(backend->set_intra_op_threads(options.threads));
   PassManager passes(host.passes(), session->ops_, options.passes);
   Result<Backend*> reference = host.backend("cpu");
   const auto passes_start = clock.mark();

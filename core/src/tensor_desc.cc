@@ -45,6 +45,7 @@ std::string TensorDesc::to_string() const {
     }
     text += "]";
   }
+  if (!format.empty()) text += "{" + format + "}";
   switch (kind) {
     case ValueKind::kTensor: return text;
     case ValueKind::kSequence: return "seq(" + text + ")";

@@ -1,6 +1,7 @@
 #include "ge/plugin_api/pattern_fusion.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
 #include <set>
 #include <unordered_set>
@@ -39,7 +40,14 @@ Status PatternFusionPass::run(Graph& graph, PassContext& context, bool& changed)
   if (context.ops == nullptr) return internal_error("pass '" + name() + "' needs PassContext::ops to infer replacements");
   std::vector<Pattern> list = patterns();
   for (const Pattern& pattern : list) GE_RETURN_IF_ERROR(pattern.validate().with_context("pass '" + name() + "'"));
-  return run_on(graph, list, context, changed);
+  GE_RETURN_IF_ERROR(run_on(graph, list, context, changed));
+  if (!events_.empty()) {
+    const auto fused = std::count_if(events_.begin(), events_.end(),
+                                     [](const FusionEvent& e) { return e.kind == FusionEvent::Kind::kFused; });
+    const auto rejected = static_cast<std::ptrdiff_t>(events_.size()) - fused;
+    GE_LOG_INFO("{}: {} fused, {} rejected{}", name(), fused, rejected, rejected > 0 ? " (-vv lists why)" : "");
+  }
+  return Status::ok();
 }
 
 namespace {
@@ -251,8 +259,13 @@ Result<std::string> commit(Graph& graph, const Match& match, const Replacement& 
 
 void PatternFusionPass::report(FusionEvent event) {
   const std::string line = event.to_string(name());
-  if (event.kind == FusionEvent::Kind::kRejected && !reported_.insert(line).second) return;
-  GE_LOG_INFO("{}", line);
+  if (event.kind == FusionEvent::Kind::kRejected) {
+    if (!reported_.insert(line).second) return;
+    // A large model meets hundreds of near misses: keep them out of -v.
+    GE_LOG_DEBUG("{}", line);
+  } else {
+    GE_LOG_INFO("{}", line);
+  }
   events_.push_back(std::move(event));
 }
 

@@ -1,8 +1,14 @@
 #include "ge/plugin_api/pattern_fusion.h"
 
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+
+#include <algorithm>
+#include <memory>
+#include <sstream>
 
 #include "ge/graph_text.h"
+#include "ge/logging.h"
 #include "ge/verifier.h"
 #include "sdk_test_util.h"
 
@@ -159,6 +165,62 @@ TEST(PatternFusion, ExplainsStructuralMismatchesAtAnchorsOfTheRootType) {
   EXPECT_EQ(pass.events()[0].to_string(pass.name()),
             "fuse_neg_relu: pattern 'neg_relu' at Neg 'neg': rejected: input 0 of Neg 'neg' (pattern op 'neg'): Exp "
             "'exp' is not a Relu (pattern op 'relu')");
+}
+
+/// Captures what the `ge` logger prints at `level` while alive; restores the level after.
+class LogCapture {
+ public:
+  explicit LogCapture(spdlog::level::level_enum level)
+      : sink_(std::make_shared<spdlog::sinks::ostream_sink_st>(stream_)), saved_(logger().level()) {
+    sink_->set_pattern("[%l] %v");
+    logger().sinks().push_back(sink_);
+    logger().set_level(level);
+  }
+  ~LogCapture() {
+    logger().set_level(saved_);
+    auto& sinks = logger().sinks();
+    sinks.erase(std::remove(sinks.begin(), sinks.end(), sink_), sinks.end());
+  }
+  std::string text() const { return stream_.str(); }
+
+ private:
+  std::ostringstream stream_;
+  std::shared_ptr<spdlog::sinks::ostream_sink_st> sink_;
+  spdlog::level::level_enum saved_;
+};
+
+const char* const kOneFusedOneRejected = R"(graph main {
+  input %x : float32[4]
+  %r : float32[4] = Relu(%x) "relu"
+  %y : float32[4] = Neg(%r) "neg"
+  %e : float32[4] = Exp(%y) "exp"
+  %z : float32[4] = Neg(%e) "neg2"
+  output %z
+}
+)";
+
+TEST(PatternFusion, LogsRewritesAndASummaryAtInfoAndRejectionsOnlyAtDebug) {
+  const std::string rejection =
+      "fuse_neg_relu: pattern 'neg_relu' at Neg 'neg2': rejected: input 0 of Neg 'neg2' (pattern op 'neg'): Exp "
+      "'exp' is not a Relu (pattern op 'relu')";
+  {
+    LogCapture log(spdlog::level::info);  // -v
+    Fixture f;
+    NegReluFusion pass;
+    f.run(pass, kOneFusedOneRejected, true);
+    EXPECT_NE(log.text().find("[info] fuse_neg_relu: pattern 'neg_relu' at Neg 'neg': fused: "), std::string::npos)
+        << log.text();
+    EXPECT_NE(log.text().find("[info] fuse_neg_relu: 1 fused, 1 rejected (-vv lists why)"), std::string::npos)
+        << log.text();
+    EXPECT_EQ(log.text().find("rejected: "), std::string::npos) << log.text();
+  }
+  {
+    LogCapture log(spdlog::level::debug);  // -vv
+    Fixture f;
+    NegReluFusion pass;
+    f.run(pass, kOneFusedOneRejected, true);
+    EXPECT_NE(log.text().find("[debug] " + rejection), std::string::npos) << log.text();
+  }
 }
 
 TEST(PatternFusion, FindsAllNonOverlappingMatchesConsumersFirst) {

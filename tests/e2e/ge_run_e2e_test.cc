@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -233,12 +234,47 @@ TEST_F(GeRunE2ETest, VerbosePrintsPassTimings) {
   EXPECT_CONTAINS(r.output, "pass timings:");
 }
 
-TEST_F(GeRunE2ETest, DumpGraphWritesFiles) {
+TEST_F(GeRunE2ETest, VerbosePrintsDeviceTimePerOpType) {
+  Outcome r = ge_run({kModel, "-O0", "--input", "random", "--repeat", "2", "-v"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_CONTAINS(r.output, "device time per op type over 2 runs (cpu, wall time):\n");
+  EXPECT_CONTAINS(r.output, "  op type ");
+  EXPECT_CONTAINS(r.output, "total ms     ms/run   share   tasks  kernel\n");
+  EXPECT_CONTAINS(r.output, "\n  Conv ");
+  EXPECT_CONTAINS(r.output, " cpu.Conv");
+  EXPECT_CONTAINS(r.output, "\n  total ");
+  EXPECT_CONTAINS(r.output, "100.0%");
+  // Without -v the device does not trace and nothing is printed.
+  Outcome quiet = ge_run({kModel, "-O0", "--input", "random", "--repeat", "2"});
+  EXPECT_EQ(quiet.exit_code, 0) << quiet.output;
+  EXPECT_EQ(quiet.output.find("device time per op type"), std::string::npos) << quiet.output;
+}
+
+std::string read_dumped_ir(const fs::path& dump) {
+  std::string text;
+  for (const auto& entry : fs::directory_iterator(dump)) {
+    if (entry.path().extension() != ".ir") continue;
+    std::ifstream in(entry.path());
+    text += std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  return text;
+}
+
+TEST_F(GeRunE2ETest, DumpGraphWritesFilesElidingLargeConstants) {
   const fs::path dump = tmp_ / "dump";
   Outcome r = ge_run({kModel, "--input", "random", "--dump-graph", dump.string()});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   ASSERT_TRUE(fs::is_directory(dump));
   EXPECT_FALSE(fs::is_empty(dump));
+  const std::string elided = read_dumped_ir(dump);
+  EXPECT_CONTAINS(elided, " elements, xxh3 0x");
+
+  const fs::path full_dump = tmp_ / "full";
+  Outcome full = ge_run({kModel, "--input", "random", "--dump-graph", full_dump.string(), "--dump-graph-constants"});
+  EXPECT_EQ(full.exit_code, 0) << full.output;
+  const std::string all = read_dumped_ir(full_dump);
+  EXPECT_EQ(all.find("elided("), std::string::npos);
+  EXPECT_GT(all.size(), elided.size());
 }
 
 // ---- plugins ----

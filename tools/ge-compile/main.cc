@@ -32,13 +32,14 @@ struct CompileOptions {
   std::vector<fs::path> plugin_files;
   std::vector<std::string> memory_assigners;
   int streams = 1;
+  int threads = 0;
   int verbosity = 0;
   bool help = false;
 };
 
 const char* usage() {
   return "usage: ge-compile --model M.onnx --output M.gem [--backend cpu|npu_sim] [--input-shape \"name:1,3,224,224;...\"]\n"
-         "                  [-O N] [--memory-assigner NAME]... [--streams N] [--plugins FILE]... [-v]\n"
+         "                  [-O N] [--memory-assigner NAME]... [--streams N] [--threads N] [--plugins FILE]... [-v]\n"
          "       ge-compile --info M.gem\n"
          "       ge-compile --verify M.gem [--backend cpu] [--plugins FILE]...\n"
          "Compiles a model (parse, shape inference, passes for the backend) into a .gem file that\n"
@@ -89,6 +90,13 @@ Result<CompileOptions> parse_arguments(const std::vector<std::string>& args) {
         return invalid_argument("--streams expects 1..64, got '" + v + "'");
       }
       options.streams = std::stoi(v);
+    } else if (arg == "--threads") {
+      GE_ASSIGN_OR_RETURN(std::string v, value(arg));
+      if (v.empty() || v.size() > 4 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) < 1 ||
+          std::stoi(v) > 1024) {
+        return invalid_argument("--threads expects 1..1024, got '" + v + "'");
+      }
+      options.threads = std::stoi(v);
     } else if (arg == "--plugins") {
       GE_ASSIGN_OR_RETURN(std::string v, value(arg));
       options.plugin_files.emplace_back(v);
@@ -190,6 +198,7 @@ int run(int argc, char** argv) {
   session_options.passes.opt_level = options.opt_level;
   session_options.memory_assigners = options.memory_assigners;
   session_options.max_streams = options.streams;
+  session_options.threads = options.threads;
   Result<std::unique_ptr<Session>> session = Session::create(host, std::move(*graph), session_options);
   if (!session.is_ok()) return fail(session.status().with_context(options.model->string()));
 

@@ -20,6 +20,7 @@
 #include "ge/session.h"
 #include "ge/status.h"
 #include "input_binding.h"
+#include "op_time_table.h"
 #include "options.h"
 #include "output_compare.h"
 #include "profile.h"
@@ -188,6 +189,7 @@ int run(int argc, char** argv) {
   session_options.backend = options.backend;
   session_options.passes = options.passes;
   session_options.memory_assigners = options.memory_assigners;
+  session_options.threads = options.threads;
   session_options.memory_order = options.memory_order;
   const auto compile_start = std::chrono::steady_clock::now();
   // A compiled .gem model loads without running the compiler.
@@ -214,15 +216,8 @@ int run(int argc, char** argv) {
 
   RunProfile profile;
   Device* traced_device = nullptr;
-  if (options.profile) {
-    profile.model = model.string();
-    profile.backend = options.backend;
-    profile.origin = compile_start;
-    profile.stages = session.stage_timings();
-    // A session that recorded no stages: show the whole load as one.
-    if (profile.stages.empty()) {
-      profile.stages.push_back(StageTiming{"load model file", compile_start, compile_end - compile_start});
-    }
+  // The device traces its tasks only when asked: for --profile, and for -v's op-time table.
+  if (options.profile || options.verbosity > 0) {
     Result<Backend*> backend = host.backend(options.backend);
     if (!backend.is_ok()) return fail(backend.status());
     Device& device = (*backend)->device();
@@ -232,8 +227,20 @@ int run(int argc, char** argv) {
     if (Status status = device.set_task_tracing(true); status.is_ok()) {
       traced_device = &device;
       profile.device_traced = true;
-    } else {
+    } else if (options.profile) {
       std::cerr << "ge-run: --profile: " << status.message() << "; the profile has the compile stages and runs only\n";
+    } else {
+      std::cerr << "ge-run: -v: " << status.message() << "; no device time per op type\n";
+    }
+  }
+  if (options.profile) {
+    profile.model = model.string();
+    profile.backend = options.backend;
+    profile.origin = compile_start;
+    profile.stages = session.stage_timings();
+    // A session that recorded no stages: show the whole load as one.
+    if (profile.stages.empty()) {
+      profile.stages.push_back(StageTiming{"load model file", compile_start, compile_end - compile_start});
     }
     if (const ModelRunner* runner = session.runner()) {
       size_t kernels = 0;
@@ -260,11 +267,15 @@ int run(int argc, char** argv) {
     latencies.push_back(std::chrono::duration<double, std::milli>(end - start).count());
     profile.runs.push_back(RunTiming{start, end - start});
   }
-  if (options.profile) {
-    if (traced_device != nullptr) {
-      profile.tasks = traced_device->take_task_trace();
-      (void)traced_device->set_task_tracing(false);
+  if (traced_device != nullptr) {
+    profile.tasks = traced_device->take_task_trace();
+    (void)traced_device->set_task_tracing(false);
+    if (options.verbosity > 0) {
+      std::cout << format_op_time_table(profile.tasks, static_cast<size_t>(repeat), profile.device,
+                                        profile.simulated_time);
     }
+  }
+  if (options.profile) {
     const ChromeTrace trace = make_profile_trace(profile);
     if (Status status = trace.write(*options.profile); !status.is_ok()) return fail(status);
     std::cout << "wrote profile to " << options.profile->string() << ": " << profile.stages.size()

@@ -12,10 +12,11 @@ namespace {
 constexpr std::string_view kValueOptions[] = {
     "--plugins",      "--input",      "--output-dir",   "--backend", "--repeat", "--passes",
     "--disable-pass", "--dump-graph", "--expected-dir", "--rtol",    "--atol",
-    "--check-rtol",   "--check-atol", "--memory-assigner", "--memory-order", "--profile",
+    "--check-rtol",   "--check-atol", "--memory-assigner", "--memory-order", "--profile", "--threads",
 };
 /// Options that take none.
-constexpr std::string_view kFlagOptions[] = {"--list-plugins", "--verify-each", "--check-passes", "--verbose", "--help"};
+constexpr std::string_view kFlagOptions[] = {"--list-plugins", "--verify-each",          "--check-passes",
+                                             "--verbose",      "--dump-graph-constants", "--help"};
 
 bool contains(std::span<const std::string_view> list, std::string_view name) {
   for (std::string_view entry : list) {
@@ -115,6 +116,8 @@ Status apply_value(RunOptions& options, const std::string& option, const std::st
   } else if (option == "--check-atol") {
     GE_ASSIGN_OR_RETURN(options.passes.check_atol, parse_tolerance(option, value));
     check_tolerance_given = true;
+  } else if (option == "--threads") {
+    GE_ASSIGN_OR_RETURN(options.threads, parse_int(option, value, 1, 1024));
   } else if (option == "--memory-assigner") {
     if (value.empty()) return invalid_argument("--memory-assigner expects an assigner name");
     options.memory_assigners.push_back(value);
@@ -198,6 +201,7 @@ Result<RunOptions> parse_options(const std::vector<std::string>& args) {
       if (name == "--verify-each") options.passes.verify_each = true;
       if (name == "--check-passes") options.passes.check_passes = true;
       if (name == "--verbose") ++options.verbosity;
+      if (name == "--dump-graph-constants") options.passes.dump_print.max_constant_elements.reset();
       if (name == "--help") options.help = true;
       continue;
     }
@@ -215,6 +219,9 @@ Result<RunOptions> parse_options(const std::vector<std::string>& args) {
   if (check_tolerance_given && !options.passes.check_passes) {
     return invalid_argument("--check-rtol/--check-atol apply only with --check-passes");
   }
+  if (!options.passes.dump_print.max_constant_elements && !options.passes.dump_dir) {
+    return invalid_argument("--dump-graph-constants applies only with --dump-graph DIR");
+  }
   if (!options.model && !options.list_plugins) {
     return invalid_argument("missing MODEL argument (e.g. ge-run model.onnx --input x=input.npy)");
   }
@@ -222,6 +229,7 @@ Result<RunOptions> parse_options(const std::vector<std::string>& args) {
 }
 
 std::string usage() {
+  static_assert(kDumpMaxConstantElements == 32, "update --dump-graph in the usage text");
   return R"(usage: ge-run [--plugins FILE]... MODEL [options]
        ge-run [--plugins FILE]... --list-plugins
 
@@ -245,7 +253,10 @@ Compilation:
   -O N                    optimisation level 0..3 (default 2)
   --passes a,b,...        run exactly these passes, in this order
   --disable-pass NAME     leave a pass out of the pipeline; repeatable
-  --dump-graph DIR        write the graph (text IR and DOT) before/after each pass
+  --dump-graph DIR        write the graph (text IR and DOT) before/after each pass;
+                          constants over 32 elements print as dtype, shape and an
+                          XXH3-64 checksum (such a dump does not parse back)
+  --dump-graph-constants  with --dump-graph: print every constant in full
   --verify-each           verify the graph after every pass
   --check-passes          run the model on the cpu backend before the passes and after
                           each pass that changes the graph (on the --input data, or
@@ -254,6 +265,8 @@ Compilation:
   --check-rtol X, --check-atol Y
                           tolerances for --check-passes (default 1e-4 and 1e-5)
 Memory (static-shape graphs run from one planned arena):
+  --threads N             threads each heavy kernel (convolution, matmul) may use
+                          (default: the machine's cores; tiny ops stay on one)
   --memory-assigner NAME  plan with this memory-assigner plugin (repeatable; the
                           smallest valid plan wins; default: every loaded one)
   --memory-order ORDER    'stable' (default) or 'priority': an execution order that
@@ -263,7 +276,9 @@ Running:
   --profile FILE          write a Chrome trace (JSON; open in ui.perfetto.dev or
                           chrome://tracing): the compile stages, then every task of
                           every stream of the runs (wall time; simulated on npu_sim)
-  -v, -vv                 more logging; -v also prints per-pass timings
+  -v, -vv                 more logging; -v also prints per-pass timings and, after the
+                          runs, the device time per op type (kernel, total, per run,
+                          share, tasks); -vv adds the pattern-fusion rejections
   -h, --help              print this help
 
 Exit status: 0 success, 1 user error or output mismatch, 2 internal error.

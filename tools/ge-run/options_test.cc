@@ -165,6 +165,18 @@ TEST(OptionsTest, Profile) {
   EXPECT_NE(usage().find("--profile FILE"), std::string::npos);
 }
 
+TEST(OptionsTest, DumpGraphElidesLargeConstantsUnlessAskedForAll) {
+  const RunOptions dump = parse_ok({"m.onnx", "--dump-graph", "d"});
+  ASSERT_TRUE(dump.passes.dump_print.max_constant_elements);
+  EXPECT_EQ(*dump.passes.dump_print.max_constant_elements, kDumpMaxConstantElements);
+  const RunOptions full = parse_ok({"m.onnx", "--dump-graph", "d", "--dump-graph-constants"});
+  EXPECT_FALSE(full.passes.dump_print.max_constant_elements);
+  EXPECT_NE(error_of({"m.onnx", "--dump-graph-constants"}).find("applies only with --dump-graph DIR"), std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "--dump-graph", "d", "--dump-graph-constants=1"}).find("takes no value"),
+            std::string::npos);
+  EXPECT_NE(usage().find("--dump-graph-constants"), std::string::npos);
+}
+
 TEST(OptionsTest, Errors) {
   EXPECT_NE(error_of({}).find("missing MODEL argument"), std::string::npos);
   EXPECT_NE(error_of({"a.onnx", "b.onnx"}).find("unexpected argument 'b.onnx': the model is already 'a.onnx'"),

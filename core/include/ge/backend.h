@@ -98,6 +98,19 @@ class Device {
   virtual bool simulated_time() const { return false; }
 };
 
+/// How a backend's kernel for one node handles tensor storage formats (GE's "format":
+/// TensorDesc::format). The layout-assignment pass asks this to keep data in a
+/// backend's blocked format between the ops that prefer it.
+struct FormatCapability {
+  /// Non-plain formats input i / output i may take, most preferred first; a missing or
+  /// empty entry means plain only. Plain is always accepted.
+  std::vector<std::vector<std::string>> inputs, outputs;
+  /// The kernel is elementwise over its operands: it runs in any format provided every
+  /// operand with the output's shape shares the output's format and every other operand
+  /// holds a single element.
+  bool format_agnostic = false;
+};
+
 /// A backend: what it runs, how to prepare kernels, and its device.
 class Backend {
  public:
@@ -110,6 +123,18 @@ class Backend {
   /// inputs expose their data through Value::constant().
   virtual Result<PreparedKernel> prepare(const Node& node) const = 0;
   virtual Device& device() = 0;
+  /// The formats this backend's kernel for `node` (static descs) accepts and prefers.
+  /// Default: plain only.
+  virtual FormatCapability format_capability(const Node& node) const {
+    (void)node;
+    return {};
+  }
+  /// Sets how many threads one kernel may use (intra-op parallelism); 0 picks the
+  /// machine's cores. Kernels prepared afterwards use it. Default: ignored.
+  virtual Status set_intra_op_threads(int threads) {
+    (void)threads;
+    return Status::ok();
+  }
 };
 
 }  // namespace ge

@@ -32,12 +32,16 @@
 ///   `-inf`, `nan` (the canonical quiet NaN) or `0x...` raw bits (any other NaN);
 ///   float16/bfloat16 as `0xHHHH` raw bits (a decimal is also accepted, rounded to nearest
 ///   even); complex as `(re, im)`; integers in decimal; bools `true`/`false`; strings quoted.
+/// - `elided(N elements, xxh3 0xH)` in place of `[e, ...]`: data a dump left out (see
+///   PrintOptions); parse_graph rejects it, naming the elided constant.
 /// - Names: value names follow `%`, bare when made of [A-Za-z0-9_.-], else quoted; graph,
 ///   attribute, op, domain and dim names are bare identifiers or quoted strings. Strings
 ///   escape `\" \\ \n \t \r` and `\xHH` (control bytes and bytes that are not well-formed
 ///   UTF-8), so any name or byte string round-trips.
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -51,6 +55,23 @@ namespace ge {
 /// print_graph(*parse_graph(print_graph(g))) == print_graph(g). Invalid graphs print too
 /// (for dumps), but may not parse back.
 std::string print_graph(const Graph& graph);
+
+/// How print_graph(graph, options) prints. The default is print_graph(graph): everything,
+/// in full, round-trippable.
+struct PrintOptions {
+  /// Unset: every constant in full. Set: a constant (initializer data, tensor attribute)
+  /// with more elements prints as its dtype, shape and an XXH3-64 checksum of its bytes,
+  /// `float32[64,3,7,7] elided(9408 elements, xxh3 0x...)` (after `init %w : T =` just
+  /// `elided(...)`), so that dumps of large models stay small. parse_graph refuses an
+  /// elided constant with an error that says so.
+  std::optional<int64_t> max_constant_elements;
+};
+
+/// The elision threshold of --dump-graph dumps (ge-run --dump-graph-constants: none).
+inline constexpr int64_t kDumpMaxConstantElements = 32;
+
+/// Prints `graph` as print_graph(graph) does, with `options`.
+std::string print_graph(const Graph& graph, const PrintOptions& options);
 
 /// Parses the text IR. Errors are kParseError with "line L, column C: expected X but found
 /// Y" (or a message naming the undefined or duplicate value, node or capture). Checks the

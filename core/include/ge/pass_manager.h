@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ge/graph.h"
+#include "ge/graph_text.h"
 #include "ge/op_registry.h"
 #include "ge/pass.h"
 #include "ge/status.h"
@@ -23,6 +24,9 @@ struct PassManagerOptions {
   std::optional<std::vector<std::string>> explicit_passes;  ///< --passes: exact pipeline
   std::set<std::string> disabled_passes;     ///< --disable-pass
   std::optional<std::filesystem::path> dump_dir;  ///< --dump-graph: text IR + DOT per pass
+  /// How the dumps print the text IR: large constants elided by default, so that a dump
+  /// of a large model stays small (--dump-graph-constants clears the limit).
+  PrintOptions dump_print{.max_constant_elements = kDumpMaxConstantElements};
   bool verify_each = false;                  ///< --verify-each (always on in debug builds)
 
   /// --check-passes: run the model on the reference backend before the pipeline and after

@@ -36,6 +36,10 @@ struct SessionOptions {
   /// Independent branches of a task-sink graph go on up to this many streams. More than
   /// one stream gives every value its own bytes (the memory plan is for one stream).
   int max_streams = 1;
+  /// Threads each heavy kernel may use (Backend::set_intra_op_threads), set on the backend
+  /// before its kernels are prepared; 0 keeps the backend's own setting (cpu: its
+  /// `intra_op_threads` registry option, else the machine's cores).
+  int threads = 0;
 };
 
 /// One step of Session::create (parse, infer shapes, the passes and each pass, load), in

@@ -31,6 +31,13 @@ struct TensorDesc {
   ValueKind kind = ValueKind::kTensor;
   DataType dtype = DataType::kUndefined;
   std::optional<std::vector<Dim>> shape;  ///< nullopt: rank unknown
+  /// Storage format of the elements (GE's tensor "format"): empty is plain row-major
+  /// order of `shape`; a backend's blocked format such as "nChw16c" (channels split into
+  /// blocks of 16, innermost) otherwise. The shape stays the logical one. Formats are
+  /// only given to tensors whose blocked storage needs no padding, so the byte size is
+  /// always element_count() * element size. Producer and consumers of a value agree on
+  /// it because it belongs to the value: a kernel reads its formats at prepare time.
+  std::string format;
 
   TensorDesc() = default;
   TensorDesc(DataType type, std::vector<Dim> dims) : dtype(type), shape(std::move(dims)) {}
@@ -44,7 +51,10 @@ struct TensorDesc {
   std::vector<int64_t> static_dims() const;
   /// Product of static extents, or -1 when not static.
   int64_t element_count() const;
-  /// "float32[1,3,N,?]"; "float32[*]" for unknown rank; "seq(float32[2])" for sequences.
+  /// True when the elements are stored in plain row-major order.
+  bool is_plain() const { return format.empty(); }
+  /// "float32[1,3,N,?]"; "float32[*]" for unknown rank; "seq(float32[2])" for sequences;
+  /// "float32[1,64,8,8]{nChw16c}" for a non-plain format.
   std::string to_string() const;
 
   bool operator==(const TensorDesc& other) const = default;

@@ -329,6 +329,7 @@ std::vector<float> read_npy_floats(const fs::path& path) {
 TEST_P(ModelRunnerTest, SmallCnnMatchesPerOpExecutorAndNumpy) {
   const fs::path samples = env_path("GE_SOURCE_DIR") / "samples" / "models";
   SessionOptions options;
+  options.backend = GetParam();  // a compiled graph is for its backend (formats, fused ops)
   auto session = Session::create(plugins().host, samples / "small_cnn.onnx", options);
   ASSERT_TRUE(session.is_ok()) << session.status().to_string();
   const std::vector<float> input = read_npy_floats(samples / "small_cnn" / "input_0.npy");

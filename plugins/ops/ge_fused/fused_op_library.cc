@@ -39,9 +39,11 @@ TensorDesc merged(const TensorDesc& existing, const TensorDesc& inferred) {
 }
 
 /// Infers `node` as the standard op `onnx_type` over its first `input_count` inputs, in a
-/// one-node scratch graph, and writes the result into output 0.
+/// one-node scratch graph, and writes the result into output 0. The scratch graph imports
+/// ai.onnx at `min_onnx_opset` or later: the "ge" versions of LayerNormalization and
+/// HardSwish exist for models whose opset predates the standard op.
 Status infer_as(const std::string& onnx_type, Node& node, size_t input_count, const InputDataProvider& data,
-                const OpRegistry& registry) {
+                const OpRegistry& registry, int64_t min_onnx_opset = 1) {
   Graph scratch("infer_" + node.name());
   for (const Graph* g = node.graph(); g != nullptr; g = g->parent()) {
     for (const auto& [domain, version] : g->opset_imports()) {
@@ -49,6 +51,7 @@ Status infer_as(const std::string& onnx_type, Node& node, size_t input_count, co
     }
   }
   if (scratch.opset_version("") <= 0) scratch.set_opset_import("", 17);
+  if (scratch.opset_version("") < min_onnx_opset) scratch.set_opset_import("", min_onnx_opset);
   std::vector<Value*> inputs;
   for (size_t i = 0; i < input_count && i < node.input_count(); ++i) {
     const Value* in = node.input(i);
@@ -102,13 +105,17 @@ FusedOpLibrary::FusedOpLibrary() {
     info.min_inputs = min_inputs;
     info.max_inputs = max_inputs;
     info.min_outputs = info.max_outputs = 1;
-    info.fusion_kind = std::string(op) == "Gelu" ? FusionKind::kElementwise : FusionKind::kOpaque;
+    const std::string name = op;
+    info.fusion_kind = name == "Gelu" || name == "HardSwish" ? FusionKind::kElementwise : FusionKind::kOpaque;
     schemas_[op] = info;
   };
-  add("FusedConv", 2, 3);
+  add("FusedConv", 2, 4);  // X, W, [B], [Z: a residual added before the activation]
   add("FusedGemm", 2, 3);
   add("FusedMatMul", 2, 3);
   add("Gelu", 1, 1);
+  add("LayerNormalization", 2, 3);
+  add("HardSwish", 1, 1);
+  add("TransData", 1, 1);  // a storage-format reorder (layout assignment): same shape and dtype
 }
 
 const OpSchemaInfo* FusedOpLibrary::find_schema(const std::string& domain, const std::string& op_type,
@@ -133,6 +140,12 @@ Status FusedOpLibrary::infer(Node& node, int64_t, const InputDataProvider& data,
       return invalid_argument(node.describe() + ": input " + std::to_string(i) + " is required");
     }
   }
+  if (node.op_type() == "TransData") {
+    TensorDesc desc = node.input(0)->desc();
+    desc.format = node.output(0)->desc().format;  // the format is the node's purpose, not inferred
+    node.output(0)->set_desc(std::move(desc));
+    return Status::ok();
+  }
   if (node.op_type() == "Gelu") {
     const std::string approximate = node.get_string("approximate", "none");
     if (approximate != "none" && approximate != "tanh") {
@@ -146,8 +159,20 @@ Status FusedOpLibrary::infer(Node& node, int64_t, const InputDataProvider& data,
     node.output(0)->set_desc(merged(node.output(0)->desc(), x));
     return Status::ok();
   }
+  if (node.op_type() == "LayerNormalization") return infer_as("LayerNormalization", node, 3, data, registry, 17);
+  if (node.op_type() == "HardSwish") return infer_as("HardSwish", node, 1, data, registry, 14);
   GE_RETURN_IF_ERROR(check_activation(node));
-  if (node.op_type() == "FusedConv") return infer_as("Conv", node, 3, data, registry);
+  if (node.op_type() == "FusedConv") {
+    GE_RETURN_IF_ERROR(infer_as("Conv", node, 3, data, registry));
+    if (const Value* z = node.input(3); z != nullptr) {
+      const TensorDesc& out = node.output(0)->desc();
+      if (z->desc().has_rank() && out.has_rank() && (z->desc().shape != out.shape || z->desc().dtype != out.dtype)) {
+        return invalid_argument(node.describe() + ": residual Z %" + z->name() + " is " + z->desc().to_string() +
+                                ", the convolution gives " + out.to_string());
+      }
+    }
+    return Status::ok();
+  }
   if (node.op_type() == "FusedGemm") return infer_as("Gemm", node, 3, data, registry);
   GE_RETURN_IF_ERROR(infer_as("MatMul", node, 2, data, registry));
   if (const Value* bias = node.input(2); bias != nullptr) {

@@ -9,6 +9,9 @@
 /// - ge::FusedMatMul(A, B, [bias])  Y = activation(MatMul(A, B) + bias), the bias
 ///   broadcasting to MatMul's output without changing its shape.
 /// - ge::Gelu(X) {approximate: "none" | "tanh"}   as ONNX Gelu-20.
+/// - ge::LayerNormalization(X, Scale, [B]) {axis, epsilon, stash_type}   as ONNX
+///   LayerNormalization-17, output Y only: for models whose opset predates it.
+/// - ge::HardSwish(X)   as ONNX HardSwish-14, for models whose opset predates it.
 ///
 /// `activation` is one of Relu, Sigmoid, Tanh, HardSwish (no params), LeakyRelu [alpha],
 /// HardSigmoid [alpha, beta], Clip [min, max]; an empty or absent `activation` is none.

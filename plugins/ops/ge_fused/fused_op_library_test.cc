@@ -96,5 +96,34 @@ TEST(FusedOpLibrary, ConvErrorsNameTheFusedNode) {
   EXPECT_NE(error.find("ge::FusedConv 'c' (inferred as Conv)"), std::string::npos) << error;
 }
 
+TEST(FusedOpLibrary, StandardOpsInferInModelsWhoseOpsetPredatesThem) {
+  // ai.onnx has LayerNormalization from opset 17 and HardSwish from 14: the "ge" copies
+  // infer as those ops in an opset 13 model.
+  const std::string out = infer(R"(graph g (opset ""=13, "ge"=1) {
+  input %x : float32[B,7,4]
+  init %scale : float32[4] = [1, 1, 1, 1]
+  init %bias : float32[4] = [0, 0, 0, 0]
+  %n = ge::LayerNormalization(%x, %scale, %bias) {axis: int = -1, epsilon: float = 0.00001} "norm"
+  %h = ge::HardSwish(%n) "hard_swish"
+  output %h
+})");
+  EXPECT_NE(out.find("%n : float32[B,7,4] = ge::LayerNormalization"), std::string::npos) << out;
+  EXPECT_NE(out.find("%h : float32[B,7,4] = ge::HardSwish"), std::string::npos) << out;
+  EXPECT_EQ(infer(R"(graph g (opset ""=13, "ge"=1) {
+  input %x : float32[2,4]
+  %n = ge::LayerNormalization(%x) "norm"
+  output %n
+})"),
+            "shape inference in graph 'g': ge::LayerNormalization 'norm': has 1 inputs and 1 outputs, expected 2..3 "
+            "inputs and 1 output");
+  EXPECT_EQ(infer(R"(graph g (opset ""=13, "ge"=1) {
+  input %x : float32[2,4]
+  %h = ge::HardSwish() "hard_swish"
+  output %h
+})"),
+            "shape inference in graph 'g': ge::HardSwish 'hard_swish': has 0 inputs and 1 outputs, expected 1..1 "
+            "inputs and 1 output");
+}
+
 }  // namespace
 }  // namespace ge::fused_ops

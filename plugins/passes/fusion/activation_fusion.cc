@@ -1,7 +1,5 @@
 #include "activation_fusion.h"
 
-#include <limits>
-
 #include "fusion_util.h"
 #include "ge/plugin_api/graph_rewrite.h"
 
@@ -14,19 +12,9 @@ std::optional<std::vector<float>> activation_params(const Node& act) {
   if (op == "LeakyRelu") return std::vector<float>{act.get_float("alpha", 0.01f)};
   if (op == "HardSigmoid") return std::vector<float>{act.get_float("alpha", 0.2f), act.get_float("beta", 0.5f)};
   if (op == "Clip") {
-    float low = std::numeric_limits<float>::lowest(), high = std::numeric_limits<float>::max();
-    if (onnx_opset(act) < 11) {
-      low = act.get_float("min", low);
-      high = act.get_float("max", high);
-    } else {
-      for (size_t i = 1; i <= 2; ++i) {
-        if (act.input(i) == nullptr) continue;
-        std::optional<double> bound = constant_scalar(act.input(i));
-        if (!bound || act.input(i)->constant()->element_count() != 1) return std::nullopt;
-        (i == 1 ? low : high) = static_cast<float>(*bound);
-      }
-    }
-    return std::vector<float>{low, high};
+    std::optional<std::pair<float, float>> bounds = clip_bounds(act);
+    if (!bounds) return std::nullopt;
+    return std::vector<float>{bounds->first, bounds->second};
   }
   return std::vector<float>{};
 }
@@ -36,7 +24,9 @@ std::optional<std::vector<float>> activation_params(const Node& act) {
 std::vector<Pattern> ActivationFusion::patterns() const {
   Pattern p("op_activation");
   PatternOp& producer = p.op({"Conv", "Gemm", "MatMul", "ge::FusedMatMul"}, {p.any("a")}, "producer").allow_extra_inputs();
-  p.op({"Relu", "Clip", "Sigmoid", "HardSigmoid", "LeakyRelu", "Tanh", "HardSwish"}, {producer}, "activation")
+  // ge::HardSwish: fuse_hard_swish's op where the model's opset predates HardSwish.
+  p.op({"Relu", "Clip", "Sigmoid", "HardSigmoid", "LeakyRelu", "Tanh", "HardSwish", "ge::HardSwish"}, {producer},
+       "activation")
       .allow_extra_inputs();
   std::vector<Pattern> list;
   list.push_back(std::move(p));

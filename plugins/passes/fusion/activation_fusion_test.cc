@@ -5,11 +5,12 @@
 namespace ge::fusion {
 namespace {
 
+using testing::at_opset;
+using testing::checked_at;
 using testing::inferred;
 using testing::run;
 
-TEST(ActivationFusion, FusesEachActivationIntoItsProducer) {
-  EXPECT_EQ(run(R"(graph main (opset ""=17) {
+const char* const kActivations = R"(graph main (opset ""=17) {
   input %x : float32[1,1,2,2]
   input %a : float32[2,3]
   init %w : float32[2,1,1,1] = [2, 3]
@@ -28,9 +29,9 @@ TEST(ActivationFusion, FusesEachActivationIntoItsProducer) {
   output %y2
   output %y3
   output %y4
-})",
-                {"fuse_activation"}),
-            inferred(R"(graph main (opset ""=17, "ge"=1) {
+})";
+
+const char* const kActivationsFused = R"(graph main (opset ""=17, "ge"=1) {
   input %x : float32[1,1,2,2]
   input %a : float32[2,3]
   init %w : float32[2,1,1,1] = [2, 3]
@@ -45,7 +46,10 @@ TEST(ActivationFusion, FusesEachActivationIntoItsProducer) {
   output %y2
   output %y3
   output %y4
-})"));
+})";
+
+TEST(ActivationFusion, FusesEachActivationIntoItsProducer) {
+  EXPECT_EQ(run(kActivations, {"fuse_activation"}), inferred(kActivationsFused));
 }
 
 TEST(ActivationFusion, BiasThenActivationMakeOneFusedMatMul) {
@@ -87,6 +91,33 @@ TEST(ActivationFusion, DoesNotFireWhenTheProducerOutputIsUsedElsewhere) {
   output %y3
 })";
   EXPECT_EQ(run(ir, {"fuse_activation"}), inferred(ir));
+}
+
+class ActivationFusionAtOpset : public ::testing::TestWithParam<int> {};
+
+TEST_P(ActivationFusionAtOpset, FusesAndStillInfers) {
+  EXPECT_EQ(run(at_opset(kActivations, GetParam()), {"fuse_activation"}, checked_at(3)),
+            inferred(at_opset(kActivationsFused, GetParam())));
+}
+
+INSTANTIATE_TEST_SUITE_P(Opsets, ActivationFusionAtOpset, ::testing::ValuesIn(testing::kOpsets),
+                         testing::opset_name);
+
+TEST(ActivationFusion, ClipBoundsFromAttributesBeforeOpset11) {
+  EXPECT_EQ(run(R"(graph main (opset ""=10) {
+  input %x : float32[1,1,2,2]
+  init %w : float32[2,1,1,1] = [2, 3]
+  %c = Conv(%x, %w) "conv"
+  %y = Clip(%c) {max: float = 6, min: float = 0} "relu6"
+  output %y
+})",
+                {"fuse_activation"}, checked_at(3)),
+            inferred(R"(graph main (opset ""=10, "ge"=1) {
+  input %x : float32[1,1,2,2]
+  init %w : float32[2,1,1,1] = [2, 3]
+  %y = ge::FusedConv(%x, %w) {activation: string = "Clip", activation_params: floats = [0, 6]} "conv"
+  output %y
+})"));
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 namespace ge::fusion {
 namespace {
 
+using testing::at_opset;
+using testing::checked_at;
 using testing::inferred;
 using testing::run;
 
@@ -82,6 +84,43 @@ TEST(BiasAddFusion, GemmTakesTheAdd) {
   output %y2
 })"));
 }
+
+class BiasAddFusionAtOpset : public ::testing::TestWithParam<int> {};
+
+TEST_P(BiasAddFusionAtOpset, ConvAndGemmTakeTheAddAndStillInfer) {
+  EXPECT_EQ(run(at_opset(R"(graph main (opset ""=17) {
+  input %x : float32[1,1,2,2]
+  input %a : float32[3,2]
+  init %w : float32[2,1,1,1] = [2, 3]
+  init %c : float32[1,2,1,1] = [0.5, -0.5]
+  init %b : float32[2,2] = [1, 0, 0, 1]
+  init %d : float32[2] = [10, 20]
+  %c1 = Conv(%x, %w) "conv"
+  %y1 = Add(%c1, %c) "add1"
+  %g1 = Gemm(%a, %b) "gemm"
+  %y2 = Add(%g1, %d) "add2"
+  output %y1
+  output %y2
+})",
+                                GetParam()),
+                {"fuse_bias_add"}, checked_at(2)),
+            inferred(at_opset(R"(graph main (opset ""=17) {
+  input %x : float32[1,1,2,2]
+  input %a : float32[3,2]
+  init %w : float32[2,1,1,1] = [2, 3]
+  init %c : float32[1,2,1,1] = [0.5, -0.5]
+  init %b : float32[2,2] = [1, 0, 0, 1]
+  init %d : float32[2] = [10, 20]
+  init %conv_bias : float32[2] = [0.5, -0.5]
+  %y2 = Gemm(%a, %b, %d) {beta: float = 1} "gemm"
+  %y1 = Conv(%x, %w, %conv_bias) "conv"
+  output %y1
+  output %y2
+})",
+                              GetParam())));
+}
+
+INSTANTIATE_TEST_SUITE_P(Opsets, BiasAddFusionAtOpset, ::testing::ValuesIn(testing::kOpsets), testing::opset_name);
 
 }  // namespace
 }  // namespace ge::fusion

@@ -5,6 +5,8 @@
 namespace ge::fusion {
 namespace {
 
+using testing::at_opset;
+using testing::checked_at;
 using testing::inferred;
 using testing::run;
 
@@ -21,6 +23,20 @@ const char* const kConvBn = R"(graph main (opset ""=17) {
   init %var : float32[2] = [4, 0.25]
   %c = Conv(%x, %w, %b) {kernel_shape: ints = [1, 1]} "conv"
   %y = BatchNormalization(%c, %scale, %bias, %mean, %var) {epsilon: float = 0} "bn"
+  output %y
+})";
+
+const char* const kConvBnFolded = R"(graph main (opset ""=17) {
+  input %x : float32[1,1,2,2]
+  init %w : float32[2,1,1,1] = [2, 3]
+  init %b : float32[2] = [1, -1]
+  init %scale : float32[2] = [1, 2]
+  init %bias : float32[2] = [0, 1]
+  init %mean : float32[2] = [1, 0]
+  init %var : float32[2] = [4, 0.25]
+  init %conv_w_bn : float32[2,1,1,1] = [1, 12]
+  init %conv_b_bn : float32[2] = [0, -3]
+  %y = Conv(%x, %conv_w_bn, %conv_b_bn) {kernel_shape: ints = [1, 1]} "conv"
   output %y
 })";
 
@@ -49,6 +65,16 @@ TEST(ConvBatchNormFusion, DoesNotFoldTrainingModeOrAnExposedConvOutput) {
   exposed.replace(exposed.find("  output %y"), 11, "  output %y\n  output %c");
   EXPECT_EQ(run(exposed, {"fuse_conv_bn"}), inferred(exposed));
 }
+
+class ConvBatchNormFusionAtOpset : public ::testing::TestWithParam<int> {};
+
+TEST_P(ConvBatchNormFusionAtOpset, FoldsAndStillInfers) {
+  EXPECT_EQ(run(at_opset(kConvBn, GetParam()), {"fuse_conv_bn"}, checked_at(2)),
+            inferred(at_opset(kConvBnFolded, GetParam())));
+}
+
+INSTANTIATE_TEST_SUITE_P(Opsets, ConvBatchNormFusionAtOpset, ::testing::ValuesIn(testing::kOpsets),
+                         testing::opset_name);
 
 }  // namespace
 }  // namespace ge::fusion

@@ -1,5 +1,11 @@
 #include "fusion_util.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ge/plugin_api/graph_rewrite.h"
+
 namespace ge::fusion {
 
 bool is_float_type(DataType type) { return type == DataType::kFloat32 || type == DataType::kFloat64; }
@@ -73,10 +79,39 @@ std::vector<double> broadcast_values(const Tensor& tensor, const std::vector<int
 
 int64_t onnx_opset(const Node& node) {
   const Graph* graph = node.graph();
-  int64_t version = graph != nullptr ? graph->opset_version("") : 0;
+  // "ai.onnx" finds an import under either name of the default domain.
+  int64_t version = graph != nullptr ? graph->opset_version("ai.onnx") : 0;
   return version > 0 ? version : 17;
 }
 
 bool is_onnx(const Node& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
+
+bool near(double actual, double expected, double relative_tolerance) {
+  return std::fabs(actual - expected) <= relative_tolerance * std::max(1.0, std::fabs(expected));
+}
+
+std::optional<std::pair<float, float>> clip_bounds(const Node& clip) {
+  float low = std::numeric_limits<float>::lowest(), high = std::numeric_limits<float>::max();
+  if (onnx_opset(clip) < 11) return std::pair{clip.get_float("min", low), clip.get_float("max", high)};
+  for (size_t i = 1; i <= 2; ++i) {
+    const Value* input = i < clip.input_count() ? clip.input(i) : nullptr;
+    if (input == nullptr) continue;
+    std::optional<double> bound = constant_scalar(input);
+    if (!bound || input->constant()->element_count() != 1) return std::nullopt;
+    (i == 1 ? low : high) = static_cast<float>(*bound);
+  }
+  return std::pair{low, high};
+}
+
+std::optional<std::string> standard_op_domain(const Node& anchor, const std::string& op_type, int64_t since_opset,
+                                              int opt_level, std::string& reason) {
+  const int64_t opset = onnx_opset(anchor);
+  if (opset >= since_opset) return std::string();
+  if (opt_level >= kGeDomainOptLevel) return std::string("ge");
+  reason = "ai.onnx opset " + std::to_string(opset) + " has no " + op_type + " (it is in opset " +
+           std::to_string(since_opset) + " on); the ge-domain " + op_type + " is built from -O" +
+           std::to_string(kGeDomainOptLevel);
+  return std::nullopt;
+}
 
 }  // namespace ge::fusion

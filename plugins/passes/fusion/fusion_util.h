@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ge/graph.h"
@@ -31,5 +32,20 @@ std::vector<double> broadcast_values(const Tensor& tensor, const std::vector<int
 int64_t onnx_opset(const Node& node);
 /// Whether the node is in the ai.onnx domain.
 bool is_onnx(const Node& node);
+/// Whether `actual` is `expected` within `relative_tolerance` (absolute near 0).
+bool near(double actual, double expected, double relative_tolerance = 1e-4);
+/// The constant [min, max] of a Clip (attributes before opset 11, scalar constant inputs
+/// from 11; an absent bound is the float32 limit), or nullopt when a bound is not constant.
+std::optional<std::pair<float, float>> clip_bounds(const Node& clip);
+
+/// The lowest -O level at which a fusion may build a "ge" op in place of a standard op
+/// that the model's opset lacks: -O2 graphs keep to ai.onnx ops.
+inline constexpr int kGeDomainOptLevel = 3;
+/// The domain a fusion rooted at `anchor` builds `op_type` in: ai.onnx ("") where the
+/// model's opset has it (from `since_opset`), else "ge" (the ge_fused op library's copy
+/// of the standard op). nullopt, with `reason`, when that is "ge" and `opt_level` is below
+/// kGeDomainOptLevel.
+std::optional<std::string> standard_op_domain(const Node& anchor, const std::string& op_type, int64_t since_opset,
+                                              int opt_level, std::string& reason);
 
 }  // namespace ge::fusion

@@ -5,6 +5,8 @@
 namespace ge::fusion {
 namespace {
 
+using testing::at_opset;
+using testing::checked_at;
 using testing::inferred;
 using testing::run;
 
@@ -115,6 +117,54 @@ TEST(GeluFusion, NotWithOtherConstants) {
 })";
   EXPECT_EQ(run(ir, {"fuse_gelu"}), inferred(ir));
 }
+
+class GeluFusionAtOpset : public ::testing::TestWithParam<int> {};
+
+TEST_P(GeluFusionAtOpset, FusesAndStillInfers) {
+  const int opset = GetParam();
+  EXPECT_EQ(run(at_opset(R"(graph main (opset ""=17) {
+  input %x : float32[4]
+  init %sqrt2 : float32[] = [1.4142135]
+  init %one : float32[] = [1]
+  init %half : float32[] = [0.5]
+  init %three : float32[] = [3]
+  init %k : float32[] = [0.044715]
+  init %c : float32[] = [0.7978846]
+  %a1 = Div(%x, %sqrt2) "a_div"
+  %a2 = Erf(%a1) "a_erf"
+  %a3 = Add(%a2, %one) "a_add"
+  %a4 = Mul(%x, %a3) "a_mul"
+  %ya = Mul(%a4, %half) "erf_form"
+  %p = Pow(%x, %three) "cube"
+  %t1 = Mul(%p, %k) "cubic"
+  %t2 = Add(%x, %t1) "sum"
+  %t3 = Mul(%t2, %c) "scale"
+  %t4 = Tanh(%t3) "tanh"
+  %t5 = Add(%t4, %one) "add_one"
+  %h = Mul(%x, %half) "half"
+  %yt = Mul(%h, %t5) "tanh_form"
+  output %ya
+  output %yt
+})",
+                         opset),
+                {"fuse_gelu"}, checked_at(3)),
+            inferred(at_opset(R"(graph main (opset ""=17, "ge"=1) {
+  input %x : float32[4]
+  init %sqrt2 : float32[] = [1.4142135]
+  init %one : float32[] = [1]
+  init %half : float32[] = [0.5]
+  init %three : float32[] = [3]
+  init %k : float32[] = [0.044715]
+  init %c : float32[] = [0.7978846]
+  %yt = ge::Gelu(%x) {approximate: string = "tanh"} "tanh_form"
+  %ya = ge::Gelu(%x) {approximate: string = "none"} "erf_form"
+  output %ya
+  output %yt
+})",
+                              opset)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Opsets, GeluFusionAtOpset, ::testing::ValuesIn(testing::kOpsets), testing::opset_name);
 
 }  // namespace
 }  // namespace ge::fusion

@@ -1,10 +1,14 @@
 #include "layer_norm_fusion.h"
 
+#include <algorithm>
+
 #include "fusion_util.h"
 #include "ge/plugin_api/graph_rewrite.h"
 
 namespace ge::fusion {
 namespace {
+
+constexpr int64_t kLayerNormalizationOpset = 17;  // the first ai.onnx opset with LayerNormalization
 
 /// The core d / Sqrt(ReduceMean(d^2) + eps) with d = X - ReduceMean(X); returns the Div.
 PatternOp& normalisation(Pattern& p) {
@@ -60,8 +64,7 @@ std::vector<Pattern> LayerNormFusion::patterns() const {
   return list;
 }
 
-
-bool LayerNormFusion::meets_requirements(const Match& match, const PassContext&, std::string& reason) const {
+bool LayerNormFusion::meets_requirements(const Match& match, const PassContext& context, std::string& reason) const {
   const Value* x = match.value("x");
   const TensorDesc& desc = x->desc();
   if (!desc.has_rank() || !is_float_type(desc.dtype)) {
@@ -100,7 +103,8 @@ bool LayerNormFusion::meets_requirements(const Match& match, const PassContext&,
       return false;
     }
   }
-  return true;
+  return standard_op_domain(*match.root(), "LayerNormalization", kLayerNormalizationOpset, context.opt_level, reason)
+      .has_value();
 }
 
 Status LayerNormFusion::replacement(const Match& match, Replacement& r) const {
@@ -122,7 +126,9 @@ Status LayerNormFusion::replacement(const Match& match, Replacement& r) const {
   Value* beta = match.value("beta") != nullptr ? materialise("beta", 0.0) : nullptr;
   std::vector<Value*> inputs{r.use("x"), gamma};
   if (beta != nullptr) inputs.push_back(beta);
-  Node* norm = r.add_node("LayerNormalization", inputs, name);
+  // meets_requirements() allowed the "ge" copy where the model's opset predates the op.
+  const std::string domain = onnx_opset(*match.root()) >= kLayerNormalizationOpset ? "" : "ge";
+  Node* norm = r.add_node("LayerNormalization", inputs, name, domain);
   norm->set_attribute("axis", axis);
   norm->set_attribute("epsilon", static_cast<float>(*constant_scalar(match.value("epsilon"))));
   return Status::ok();

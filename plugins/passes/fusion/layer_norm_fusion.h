@@ -2,7 +2,8 @@
 /// fuse_layer_norm: the decomposed layer normalisation
 ///   d = X - ReduceMean(X); Y = d / Sqrt(ReduceMean(d ^ 2) + epsilon) [* gamma] [+ beta]
 /// (d ^ 2 as Pow(d, 2) or Mul(d, d); both means over the same trailing axes, keepdims)
-/// becomes LayerNormalization(X, gamma, beta) {axis, epsilon} (ai.onnx opset >= 17).
+/// becomes LayerNormalization(X, gamma, beta) {axis, epsilon}: the ai.onnx op from opset
+/// 17, the ge-domain copy (from -O3) in older models, whose ReduceMean form is the same.
 /// gamma and beta must be constants broadcasting to the normalised shape; an absent
 /// gamma becomes ones.
 

@@ -5,6 +5,8 @@
 namespace ge::fusion {
 namespace {
 
+using testing::at_opset;
+using testing::checked_at;
 using testing::inferred;
 using testing::run;
 
@@ -83,6 +85,35 @@ TEST(LayerNormFusion, NotAcrossDifferentAxesOrAnExposedVariance) {
   std::string exposed = kLayerNorm;
   exposed.replace(exposed.find("  output %y"), 11, "  output %y\n  output %var");
   EXPECT_EQ(run(exposed, {"fuse_layer_norm"}), inferred(exposed));
+}
+
+// The ONNX op is opset 17's: older models (most transformer exports are opset 11 to 14)
+// get the ge-domain copy at -O3.
+class LayerNormFusionAtOpset : public ::testing::TestWithParam<int> {};
+
+TEST_P(LayerNormFusionAtOpset, FusesAndStillInfersAtO3) {
+  const int opset = GetParam();
+  const std::string op = opset >= 17 ? "LayerNormalization" : "ge::LayerNormalization";
+  const std::string imports = opset >= 17 ? "" : ", \"ge\"=1";
+  EXPECT_EQ(run(at_opset(kLayerNorm, opset), {"fuse_layer_norm"}, checked_at(3)),
+            inferred("graph main (opset \"\"=" + std::to_string(opset) + imports + R"() {
+  input %x : float32[2,4]
+  init %two : float32[] = [2]
+  init %eps : float32[] = [0.001]
+  init %gamma : float32[4] = [1, 2, 3, 4]
+  init %beta : float32[4] = [0, 0, 1, 1]
+  %y = )" + op + R"((%x, %gamma, %beta) {axis: int = 1, epsilon: float = 0.001} "mean"
+  output %y
+})"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Opsets, LayerNormFusionAtOpset, ::testing::ValuesIn(testing::kOpsets), testing::opset_name);
+
+TEST(LayerNormFusion, AtO2OnlyWhereTheOpsetHasLayerNormalization) {
+  // -O2 graphs keep to ai.onnx ops: an opset 13 model keeps its decomposed form.
+  const std::string opset13 = at_opset(kLayerNorm, 13);
+  EXPECT_EQ(run(opset13, {"fuse_layer_norm"}, checked_at(2)), inferred(opset13));
+  EXPECT_NE(run(kLayerNorm, {"fuse_layer_norm"}, checked_at(2)), inferred(kLayerNorm));
 }
 
 }  // namespace

@@ -28,7 +28,9 @@ bool MatMulAddFusion::meets_requirements(const Match& match, const PassContext&,
 }
 
 Status MatMulAddFusion::replacement(const Match& match, Replacement& r) const {
-  r.add_node("Gemm", {r.use("a"), r.use("b"), r.use("c")}, match.node("matmul")->name());
+  Node* gemm = r.add_node("Gemm", {r.use("a"), r.use("b"), r.use("c")}, match.node("matmul")->name());
+  // Before opset 7 Gemm broadcasts C only when asked to.
+  if (onnx_opset(*match.root()) < 7) gemm->set_attribute("broadcast", int64_t{1});
   return Status::ok();
 }
 

@@ -5,6 +5,8 @@
 namespace ge::fusion {
 namespace {
 
+using testing::at_opset;
+using testing::checked_at;
 using testing::inferred;
 using testing::run;
 
@@ -35,8 +37,7 @@ TEST(MatMulFusion, TwoDimensionalProductsBecomeGemm) {
 })"));
 }
 
-TEST(MatMulFusion, AtO3BatchedProductsTakeTheirBias) {
-  EXPECT_EQ(run(kMatMuls, {"fuse_matmul_add", "fuse_matmul_bias"}), inferred(R"(graph main (opset ""=17, "ge"=1) {
+const char* const kMatMulsAtO3 = R"(graph main (opset ""=17, "ge"=1) {
   input %a : float32[2,3]
   input %x : float32[B,5,3]
   init %w : float32[3,4] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
@@ -45,7 +46,10 @@ TEST(MatMulFusion, AtO3BatchedProductsTakeTheirBias) {
   %y2 = ge::FusedMatMul(%x, %w, %bias) "mm3d"
   output %y1
   output %y2
-})"));
+})";
+
+TEST(MatMulFusion, AtO3BatchedProductsTakeTheirBias) {
+  EXPECT_EQ(run(kMatMuls, {"fuse_matmul_add", "fuse_matmul_bias"}), inferred(kMatMulsAtO3));
 }
 
 TEST(MatMulFusion, NotWhereTheBackendLacksTheDtype) {
@@ -72,6 +76,15 @@ TEST(MatMulFusion, NotWhereTheAddWouldBroadcastTheProduct) {
 })";
   EXPECT_EQ(run(ir, {"fuse_matmul_add", "fuse_matmul_bias"}), inferred(ir));
 }
+
+class MatMulFusionAtOpset : public ::testing::TestWithParam<int> {};
+
+TEST_P(MatMulFusionAtOpset, GemmAndFusedMatMulStillInfer) {
+  EXPECT_EQ(run(at_opset(kMatMuls, GetParam()), {"fuse_matmul_add", "fuse_matmul_bias"}, checked_at(3)),
+            inferred(at_opset(kMatMulsAtO3, GetParam())));
+}
+
+INSTANTIATE_TEST_SUITE_P(Opsets, MatMulFusionAtOpset, ::testing::ValuesIn(testing::kOpsets), testing::opset_name);
 
 }  // namespace
 }  // namespace ge::fusion

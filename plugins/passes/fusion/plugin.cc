@@ -1,6 +1,8 @@
 // The fusion pass plugin: the built-in fusions, each an ordinary PatternFusionPass.
 // -O2 runs those that produce standard ONNX ops, -O3 adds those that produce "ge" domain
-// ops (which need the ge_fused op library and a backend that runs them). Options
+// ops (which need the ge_fused op library and a backend that runs them). The -O2 fusions
+// that build an op the model's opset lacks (LayerNormalization before 17, HardSwish
+// before 14) build its ge-domain copy instead, from -O3 only (fusion_util.h). Options
 // "<pass>.min_opt_level" and "<pass>.order" override the defaults below.
 #include <exception>
 #include <functional>
@@ -8,8 +10,10 @@
 #include "activation_fusion.h"
 #include "bias_add_fusion.h"
 #include "conv_bn_fusion.h"
+#include "conv_residual_fusion.h"
 #include "ge/plugin_api/plugin.h"
 #include "gelu_fusion.h"
+#include "hard_swish_fusion.h"
 #include "layer_norm_fusion.h"
 #include "matmul_add_fusion.h"
 #include "matmul_bias_fusion.h"
@@ -35,8 +39,11 @@ ge::Status register_fusions(ge::Registrar& registrar) {
     GE_RETURN_IF_ERROR(add<MatMulAddFusion>(registrar, 2, 420));
     GE_RETURN_IF_ERROR(add<LayerNormFusion>(registrar, 2, 430));
     GE_RETURN_IF_ERROR(add<SoftmaxFusion>(registrar, 2, 440));
+    // Before fuse_activation, which takes the HardSwish into a Conv / Gemm / MatMul.
+    GE_RETURN_IF_ERROR(add<HardSwishFusion>(registrar, 2, 450));
     GE_RETURN_IF_ERROR(add<GeluFusion>(registrar, 3, 500));
     GE_RETURN_IF_ERROR(add<MatMulBiasFusion>(registrar, 3, 510));
+    GE_RETURN_IF_ERROR(add<ConvResidualFusion>(registrar, 3, 515));
     GE_RETURN_IF_ERROR(add<ActivationFusion>(registrar, 3, 520));
     return ge::Status::ok();
   } catch (const std::exception& error) {

@@ -5,6 +5,8 @@
 namespace ge::fusion {
 namespace {
 
+using testing::at_opset;
+using testing::checked_at;
 using testing::inferred;
 using testing::run;
 
@@ -60,6 +62,51 @@ TEST(SoftmaxFusion, NotWithoutKeepdimsOrAcrossAxes) {
 })";
   EXPECT_EQ(run(ir, {"fuse_softmax"}), inferred(ir));
 }
+
+// ReduceSum takes its axes as an input from opset 13 and as an attribute before; before
+// opset 13 Softmax(axis) normalises over the flattened dims from `axis` on, which equals
+// the decomposed form only for the last axis.
+std::string softmax_graph(int opset, int axis) {
+  const std::string axes = opset >= 13 ? "%e, %axis" : "%e) {axes: ints = [" + std::to_string(axis) + "]}";
+  const std::string sum = opset >= 13 ? "ReduceSum(" + axes + ")" : "ReduceSum(" + axes;
+  return "graph main (opset \"\"=" + std::to_string(opset) + R"() {
+  input %x : float32[2,3]
+  init %axis : int64[1] = [)" + std::to_string(axis) + R"(]
+  %m = ReduceMax(%x) {axes: ints = [)" + std::to_string(axis) + R"(]} "max"
+  %d = Sub(%x, %m) "shift"
+  %e = Exp(%d) "exp"
+  %s = )" + sum + R"( "sum"
+  %y = Div(%e, %s) "div"
+  output %y
+})";
+}
+
+class SoftmaxFusionAtOpset : public ::testing::TestWithParam<int> {};
+
+TEST_P(SoftmaxFusionAtOpset, TheLastAxisFusesAndStillInfers) {
+  const int opset = GetParam();
+  EXPECT_EQ(run(softmax_graph(opset, 1), {"fuse_softmax"}, checked_at(2)),
+            inferred("graph main (opset \"\"=" + std::to_string(opset) + R"() {
+  input %x : float32[2,3]
+  init %axis : int64[1] = [1]
+  %y = Softmax(%x) {axis: int = 1} "exp"
+  output %y
+})"));
+}
+
+TEST_P(SoftmaxFusionAtOpset, AnotherAxisFusesFromOpset13) {
+  const int opset = GetParam();
+  const std::string ir = softmax_graph(opset, 0);
+  const std::string fused = "graph main (opset \"\"=" + std::to_string(opset) + R"() {
+  input %x : float32[2,3]
+  init %axis : int64[1] = [0]
+  %y = Softmax(%x) {axis: int = 0} "exp"
+  output %y
+})";
+  EXPECT_EQ(run(ir, {"fuse_softmax"}, checked_at(2)), inferred(opset >= 13 ? fused : ir));
+}
+
+INSTANTIATE_TEST_SUITE_P(Opsets, SoftmaxFusionAtOpset, ::testing::ValuesIn(testing::kOpsets), testing::opset_name);
 
 }  // namespace
 }  // namespace ge::fusion

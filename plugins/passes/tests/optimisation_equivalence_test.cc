@@ -103,13 +103,13 @@ INSTANTIATE_TEST_SUITE_P(GeneratedModels, Equivalence,
 TEST(GeneratedModels, ResNetBottleneckFusesToThreeConvolutions) {
   auto o3 = run("resnet_bottleneck", 3);
   ASSERT_TRUE(o3.is_ok()) << o3.status().to_string();
-  EXPECT_EQ(o3->op_counts, (std::map<std::string, int>{{"ge::FusedConv", 2}, {"Conv", 1}, {"Add", 1}, {"Relu", 1}}));
+  EXPECT_EQ(o3->op_counts, (std::map<std::string, int>{{"ge::FusedConv", 3}}));
 }
 
 TEST(GeneratedModels, MobileNetBlockFusesRelu6) {
   auto o3 = run("mobilenet_v2_block", 3);
   ASSERT_TRUE(o3.is_ok()) << o3.status().to_string();
-  EXPECT_EQ(o3->op_counts, (std::map<std::string, int>{{"ge::FusedConv", 2}, {"Conv", 1}, {"Add", 1}}));
+  EXPECT_EQ(o3->op_counts, (std::map<std::string, int>{{"ge::FusedConv", 3}}));
 }
 
 TEST(GeneratedModels, TransformerEncoderFusesNormsGeluSoftmaxAndBiases) {

@@ -17,8 +17,9 @@
 /// and, at each, tries the patterns in order; the first that matches and passes every
 /// check is rewritten at once.
 /// Sweeps repeat until one finds nothing (at most max_sweeps). Matches therefore never
-/// overlap and the result is deterministic. A match is rejected, with the reason logged
-/// at info level (-v) and kept in events(), when:
+/// overlap and the result is deterministic. Each rewrite is logged at info level (-v), as
+/// is a "<pass>: N fused, M rejected" summary of a run that met any anchor. A match is
+/// rejected, with the reason logged at debug level (-vv) and kept in events(), when:
 /// - a matched node other than the root has an output that is a graph output, is
 ///   captured by a subgraph, or has a user outside the match;
 /// - a matched node has control edges;
@@ -70,7 +71,8 @@ class PatternFusionPass : public Pass {
 
  private:
   Status run_on(Graph& graph, const std::vector<Pattern>& patterns, PassContext& context, bool& changed);
-  /// Logs `event` at info level and keeps it; a rejection already reported is dropped.
+  /// Logs `event` (a rewrite at info, a rejection at debug level) and keeps it; a
+  /// rejection already reported is dropped.
   void report(FusionEvent event);
 
   std::vector<FusionEvent> events_;

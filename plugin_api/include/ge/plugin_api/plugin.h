@@ -18,7 +18,7 @@
 namespace ge {
 
 /// Bumped on any incompatible change to the plugin API or the core types it exposes.
-inline constexpr uint32_t kPluginAbiVersion = 2;  // 2: Device task tracing, Stream::run
+inline constexpr uint32_t kPluginAbiVersion = 3;  // 2: Device task tracing, Stream::run; 3: formats, intra-op threads
 
 /// Where a plugin puts its components. Each add_* fails on a duplicate component name or
 /// on a kind the registry entry did not declare.

@@ -2,13 +2,43 @@
 
 #include <exception>
 #include <new>
+#include <thread>
 
+#include "dnnl_kernels.h"
 #include "ge/cpu_kernels/kernel_library.h"
 
 namespace ge {
+namespace {
+
+bool has_blocked_format(const Node& node) {
+  for (const Value* value : node.inputs()) {
+    if (value != nullptr && !value->desc().is_plain()) return true;
+  }
+  for (const Value* value : node.outputs()) {
+    if (!value->desc().is_plain()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int CpuBackend::default_threads() {
+  const unsigned cores = std::thread::hardware_concurrency();
+  return cores == 0 ? 1 : static_cast<int>(cores);
+}
+
+Status CpuBackend::set_intra_op_threads(int threads) {
+  if (threads < 0) return invalid_argument("cpu backend: intra-op threads must be >= 0, got " + std::to_string(threads));
+  intra_op_threads_ = threads == 0 ? default_threads() : threads;
+  return Status::ok();
+}
 
 bool CpuBackend::supports(const Node& node, std::string* reason) const {
   try {
+    // A node in a blocked format has no reference kernel: the fast path must take it.
+    if (fast_paths_ && has_blocked_format(node) && !cpu_kernels::is_format_agnostic(node)) {
+      if (cpu_dnnl::prepare(node, name(), {intra_op_threads()})) return true;
+    }
     return cpu_kernels::supports(node, name(), reason);
   } catch (const std::exception& error) {
     if (reason != nullptr) *reason = node.describe() + ": cpu backend: " + error.what();
@@ -19,12 +49,32 @@ bool CpuBackend::supports(const Node& node, std::string* reason) const {
 Result<PreparedKernel> CpuBackend::prepare(const Node& node) const {
   // No exception may leave the plugin; the library only throws std::bad_alloc.
   try {
-    return cpu_kernels::prepare(node, name());
+    if (fast_paths_ && has_blocked_format(node) && !cpu_kernels::is_format_agnostic(node)) {
+      if (std::optional<PreparedKernel> fast = cpu_dnnl::prepare(node, name(), {intra_op_threads()})) return *fast;
+      return cpu_kernels::prepare(node, name());  // names the format it cannot run
+    }
+    // The reference prepare step validates the node (attributes, shapes) for both paths.
+    GE_ASSIGN_OR_RETURN(PreparedKernel reference, cpu_kernels::prepare(node, name()));
+    if (fast_paths_) {
+      if (std::optional<PreparedKernel> fast = cpu_dnnl::prepare(node, name(), {intra_op_threads()})) return *fast;
+    }
+    return reference;
   } catch (const std::bad_alloc&) {
     return internal_error(node.describe() + ": cpu backend ran out of memory preparing the kernel");
   } catch (const std::exception& error) {
     return internal_error(node.describe() + ": cpu backend failed to prepare the kernel: " + error.what());
   }
+}
+
+FormatCapability CpuBackend::format_capability(const Node& node) const {
+  FormatCapability capability;
+  try {
+    if (fast_paths_) capability = cpu_dnnl::format_capability(node);
+    capability.format_agnostic = cpu_kernels::is_format_agnostic(node);
+  } catch (const std::exception&) {
+    return {};
+  }
+  return capability;
 }
 
 }  // namespace ge

@@ -1,6 +1,8 @@
 #pragma once
-/// The "cpu" backend: the reference kernels of ge_cpu_kernels on a CpuDevice.
+/// The "cpu" backend: oneDNN fast paths (plugins/backends/cpu/dnnl) where they take a
+/// node, the reference kernels of ge_cpu_kernels for everything else, on a CpuDevice.
 
+#include <atomic>
 #include <string>
 
 #include "cpu_device.h"
@@ -14,12 +16,24 @@ class CpuBackend final : public Backend {
   /// Whether a kernel exists for the node's op and input dtype; `reason` names the
   /// node, op, dtype and backend otherwise.
   bool supports(const Node& node, std::string* reason) const override;
-  /// The node's reference kernel (see cpu_kernels::prepare). Never throws.
+  /// The node's fast kernel when one takes it, else its reference kernel (see
+  /// cpu_kernels::prepare). Never throws.
   Result<PreparedKernel> prepare(const Node& node) const override;
   Device& device() override { return device_; }
+  /// Blocked activations for convolutions and pooling; elementwise kernels run any
+  /// format (see cpu_kernels::is_format_agnostic).
+  FormatCapability format_capability(const Node& node) const override;
+  /// Threads of each fast kernel prepared afterwards; 0: the machine's cores.
+  Status set_intra_op_threads(int threads) override;
+  int intra_op_threads() const { return intra_op_threads_.load(); }
+  /// Whether prepare() tries the oneDNN fast paths (tests turn them off to compare).
+  void set_fast_paths(bool enabled) { fast_paths_ = enabled; }
 
  private:
   CpuDevice device_;
+  std::atomic<int> intra_op_threads_{default_threads()};
+  bool fast_paths_ = true;
+  static int default_threads();
 };
 
 }  // namespace ge

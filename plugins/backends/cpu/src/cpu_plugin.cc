@@ -1,6 +1,9 @@
 // The plugin entry of libge_backend_cpu.so: registers one backend named "cpu".
 // Registry options ([plugin.options]): `synchronous = true` runs every stream's tasks on
-// the submitting thread (debugging); `threads = N` sizes the worker pool (0: auto).
+// the submitting thread (debugging); `threads = N` sizes the worker pool (0: auto);
+// `intra_op_threads = N` is the threads each heavy (oneDNN) kernel uses (0: the cores).
+
+#include <dlfcn.h>
 
 #include <exception>
 #include <memory>
@@ -11,10 +14,22 @@
 
 namespace {
 
+// oneDNN runs on OpenMP, whose idle worker threads outlive every parallel region: if
+// the host unloaded this library (and libgomp with it) they would run unmapped code at
+// exit. Pin the library for the life of the process.
+void pin_library() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&pin_library), &info) != 0 && info.dli_fname != nullptr) {
+    (void)dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+  }
+}
+
 ge::Status register_cpu_backend(ge::Registrar& registrar) {
+  pin_library();
   try {
     GE_ASSIGN_OR_RETURN(ge::CpuDeviceOptions options, ge::CpuDeviceOptions::from_options(registrar.options()));
     auto backend = std::make_shared<ge::CpuBackend>();
+    GE_RETURN_IF_ERROR(backend->set_intra_op_threads(static_cast<int>(registrar.options().get_int("intra_op_threads", 0))));
     GE_RETURN_IF_ERROR(static_cast<ge::CpuDevice&>(backend->device()).configure(options));
     return registrar.add_backend(std::move(backend));
   } catch (const std::exception& error) {

@@ -1,17 +1,21 @@
-// Kernels of the "ge" domain ops the fusion passes produce (the LayerNorm fusion builds
-// ai.onnx LayerNormalization, whose kernel is nn_layer_normalization.cc):
-// - ge::FusedConv / ge::FusedGemm: the Conv / Gemm kernel, then the activation over the
-//   output in the same launch.
+// Kernels of the "ge" domain ops the fusion passes produce:
+// - ge::FusedConv(X, W, [B], [Z]) / ge::FusedGemm: the Conv / Gemm kernel, then (Conv) the
+//   residual Z added, then the activation over the output in the same launch.
 // - ge::FusedMatMul(A, B, [bias]): the MatMul kernel, the bias broadcast-added, then the
 //   activation.
 // - ge::Gelu {approximate: none | tanh}.
+// - ge::LayerNormalization / ge::HardSwish: the standard ops for models whose opset
+//   predates them; they run the ai.onnx kernels (nn_layer_normalization.cc,
+//   unary_activation.cc) as those ops' first opsets define them.
 // Activations compute in the element type with the formulas of the standalone kernels,
 // so a fused node gives the same values as the chain it replaced.
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <string_view>
 
+#include "nn_kernels.h"
 #include "op_kernels.h"
 #include "strided_loop.h"
 
@@ -94,12 +98,14 @@ const OpKernel& standard_kernel(std::string_view op_type) {
     add_conv_kernels(entries);
     add_gemm_kernels(entries);
     add_matmul_kernels(entries);
+    add_unary_activation_kernels(entries);
+    add_nn_layer_normalization_kernels(entries);
     return entries;
   }();
   for (const OpKernel& entry : table) {
     if (entry.op_type == op_type) return entry;
   }
-  std::abort();  // the three are always in the table above
+  std::abort();  // every op asked for is in the table above
 }
 
 struct FusedParams {
@@ -108,6 +114,7 @@ struct FusedParams {
   int64_t elements = 0;
   bool has_bias = false;
   StridedLoop bias_loop;  // operand 0: the bias, over the output
+  bool has_residual = false;  // FusedConv's Z, added before the activation
 };
 
 template <typename T>
@@ -126,6 +133,11 @@ int fused_kernel(const KernelArgs& args) {
       T* out = y + row * run;
       for (int64_t j = 0; j < run; ++j) out[j] = out[j] + bias[offset + j * stride];
     });
+  }
+  if (p.has_residual) {
+    const auto* z = static_cast<const T*>(args.inputs[3]);
+    if (z == nullptr) return kKernelMissingAddress;
+    for (int64_t i = 0; i < p.elements; ++i) y[i] = y[i] + z[i];
   }
   apply_activation(y, p.elements, p.activation);
   return kKernelOk;
@@ -152,6 +164,15 @@ Result<PreparedKernel> prepare_fused(const KernelContext& context, std::string_v
     if (!loop) return unsupported_feature(context, "a bias broadcast over more than 16 axes");
     params.has_bias = true;
     params.bias_loop = *loop;
+  }
+  if (standard == "Conv" && has_input(context, 3)) {
+    GE_RETURN_IF_ERROR(check_input_dtype(context, 3, dtype));
+    GE_ASSIGN_OR_RETURN(std::vector<int64_t> z_dims, input_dims(context, 3));
+    if (z_dims != y_dims) {
+      return invalid_node(context, "residual Z " + shape_to_string(z_dims) + " must have the output's shape " +
+                                       shape_to_string(y_dims));
+    }
+    params.has_residual = true;
   }
   const size_t workspace = inner.workspace_bytes;
   std::string variant = inner.name.substr(inner.name.rfind('.') + 1);  // "cpu.Conv.im2col" -> "im2col"
@@ -204,6 +225,23 @@ Result<PreparedKernel> prepare_gelu(const KernelContext& context) {
   return make_kernel(context, function, GeluParams{product(dims), approximate == "tanh"});
 }
 
+// ---- standard ops in the "ge" domain ----
+
+/// The ai.onnx kernel of `op_type`, prepared for a "ge" node with that op's semantics at
+/// `since_opset` (the model's own opset is older).
+Result<PreparedKernel> prepare_as_standard(const KernelContext& context, std::string_view op_type,
+                                           int64_t since_opset) {
+  const KernelContext standard{context.node, context.backend, std::max(context.opset, since_opset)};
+  return standard_kernel(op_type).prepare(standard);
+}
+
+Result<PreparedKernel> prepare_layer_normalization(const KernelContext& context) {
+  return prepare_as_standard(context, "LayerNormalization", 17);
+}
+Result<PreparedKernel> prepare_hard_swish(const KernelContext& context) {
+  return prepare_as_standard(context, "HardSwish", 14);
+}
+
 }  // namespace
 
 void add_fused_kernels(std::vector<OpKernel>& table) {
@@ -211,6 +249,8 @@ void add_fused_kernels(std::vector<OpKernel>& table) {
   table.push_back({"ge::FusedGemm", data_types(FloatTypes{}), &prepare_fused_gemm});
   table.push_back({"ge::FusedMatMul", data_types(FloatTypes{}), &prepare_fused_matmul});
   table.push_back({"ge::Gelu", data_types(FloatTypes{}), &prepare_gelu});
+  table.push_back({"ge::LayerNormalization", standard_kernel("LayerNormalization").dtypes, &prepare_layer_normalization});
+  table.push_back({"ge::HardSwish", standard_kernel("HardSwish").dtypes, &prepare_hard_swish});
 }
 
 }  // namespace ge::cpu_kernels

@@ -1,4 +1,4 @@
-// Kernels of the "ge" domain fused ops and LayerNormalization. Expected values are
+// Kernels of the "ge" domain ops and LayerNormalization. Expected values are
 // hand-computed (the arithmetic is in the comments) or computed with numpy / math.erf.
 
 #include <gtest/gtest.h>
@@ -13,6 +13,7 @@ namespace {
 
 using testing::expect_tensor;
 using testing::f32;
+using testing::f64;
 using testing::KernelTest;
 
 /// A KernelTest whose node is in the "ge" domain.
@@ -151,6 +152,35 @@ TEST(FusedKernels, LayerNormalizationRejectsAScaleThatDoesNotBroadcast) {
   EXPECT_NE(prepared.status().message().find("[2] does not broadcast to the normalised shape [3]"),
             std::string::npos)
       << prepared.status().message();
+}
+
+TEST(FusedKernels, GeLayerNormalizationRunsInAnOpset13Graph) {
+  // The values of LayerNormalizationWithStatistics: the ai.onnx kernel, as opset 17 defines it.
+  KernelTest test("LayerNormalization", 13);
+  test.input(f32({2, 3}, {1, 2, 3, 2, 4, 8}))
+      .initializer(f32({3}, {1, 1, 2}))
+      .initializer(f32({3}, {0, 1, 0}))
+      .attribute("axis", int64_t{-1})
+      .output(DataType::kFloat32, {2, 3});
+  GE_RUN_KERNEL(out, in_ge_domain(test));
+  expect_tensor<float>(out[0], {2, 3},
+                       {-1.22473569f, 1.f, 2.44947137f, -1.06904411f, 0.73273897f, 2.67261027f});
+  auto kernel = test.prepare();
+  ASSERT_TRUE(kernel.is_ok());
+  EXPECT_EQ(kernel->name, "cpu.LayerNormalization");
+}
+
+TEST(FusedKernels, GeHardSwishRunsInAnOpset11Graph) {
+  // x * Clip(x + 3, 0, 6) / 6: -4 and -3 -> 0; -1 -> -1 * 2 / 6; 1.5 -> 1.5 * 4.5 / 6;
+  // 3 and 4 -> x.
+  KernelTest test("HardSwish", 11);
+  test.input(f32({7}, {-4, -3, -1, 0, 1.5f, 3, 4})).output(DataType::kFloat32, {7});
+  GE_RUN_KERNEL(out, in_ge_domain(test));
+  expect_tensor<float>(out[0], {7}, {0.f, 0.f, -0.33333333f, 0.f, 1.125f, 3.f, 4.f});
+  KernelTest f64_test("HardSwish", 11);
+  f64_test.input(f64({2}, {-1, 1})).output(DataType::kFloat64, {2});
+  GE_RUN_KERNEL(f64_out, in_ge_domain(f64_test));
+  expect_tensor<double>(f64_out[0], {2}, {-1.0 / 3.0, 4.0 / 6.0});
 }
 
 }  // namespace

@@ -34,6 +34,7 @@ const std::vector<OpKernel>& kernel_table() {
     add_nn_family_kernels(entries);
     add_sequence_family_kernels(entries);
     add_fused_kernels(entries);
+    add_trans_data_kernels(entries);
     return entries;
   }();
   return table;
@@ -91,6 +92,39 @@ Status check_supported(const Node& node, std::string_view backend_name) {
   return Status::ok();
 }
 
+// Ops whose reference kernel computes each output element from the input elements at
+// the same flat index (or a single broadcast element), whatever the storage order.
+bool is_elementwise_op(const Node& node) {
+  static const std::vector<std::string_view> kOps = {
+      "Abs",  "Add",      "Ceil",     "Clip",        "Div",      "Elu",  "Erf",      "Exp",        "Floor",
+      "HardSigmoid", "HardSwish", "Identity", "LeakyRelu", "Log", "Max", "Mean", "Min", "Mish",  "Mul",
+      "Neg",  "Pow",      "Reciprocal", "Relu",      "Round",    "Selu", "Sigmoid",  "Softplus",   "Softsign",
+      "Sqrt", "Sub",      "Sum",      "Tanh"};
+  if (node.domain() == "ge") return node.op_type() == "Gelu";
+  if (!is_onnx_domain(node.domain())) return false;
+  return std::find(kOps.begin(), kOps.end(), node.op_type()) != kOps.end();
+}
+
+// Non-plain formats: only elementwise kernels run them, with every full-shape operand in
+// the output's format (the others single elements).
+Status check_formats(const Node& node, std::string_view backend_name) {
+  bool any = false;
+  for (const Value* value : node.inputs()) any = any || (value != nullptr && !value->desc().is_plain());
+  for (const Value* value : node.outputs()) any = any || !value->desc().is_plain();
+  if (!any) return Status::ok();
+  if (is_format_agnostic(node)) return Status::ok();
+  if (node.domain() == "ge" && node.op_type() == "TransData") return Status::ok();  // reads its formats
+  std::string formats;
+  for (const Value* value : node.inputs()) {
+    if (value != nullptr && !value->desc().is_plain()) formats += " input '" + value->name() + "' is " + value->desc().format + ";";
+  }
+  for (const Value* value : node.outputs()) {
+    if (!value->desc().is_plain()) formats += " output '" + value->name() + "' is " + value->desc().format + ";";
+  }
+  return unsupported("backend '" + std::string(backend_name) + "': the reference kernel of " + node.describe() +
+                     " runs plain (row-major) tensors only, but" + formats.substr(0, formats.size() - 1));
+}
+
 bool has_static_descs(const Node& node) {
   for (const Value* value : node.inputs()) {
     if (value != nullptr && !value->desc().is_static()) return false;
@@ -111,6 +145,8 @@ const char* kernel_error_message(int code) {
       return "integer division by zero";
     case kKernelMissingAddress:
       return "a required input or output address is null";
+    case kKernelLibraryFailure:
+      return "oneDNN failed to execute the primitive";
     default:
       return "unknown kernel error";
   }
@@ -129,8 +165,23 @@ bool supports(const Node& node, std::string_view backend_name, std::string* reas
   return status.is_ok();
 }
 
+bool is_format_agnostic(const Node& node) {
+  if (!is_elementwise_op(node) || node.output_count() != 1) return false;
+  const TensorDesc& out = node.output(0)->desc();
+  if (!out.is_static()) return false;
+  for (const Value* value : node.inputs()) {
+    if (value == nullptr) continue;
+    const TensorDesc& in = value->desc();
+    if (!in.is_static()) return false;
+    if (in.element_count() == 1 && in.is_plain()) continue;
+    if (in.shape != out.shape || in.format != out.format || in.dtype != out.dtype) return false;
+  }
+  return true;
+}
+
 Result<PreparedKernel> prepare(const Node& node, std::string_view backend_name) {
   GE_RETURN_IF_ERROR(check_supported(node, backend_name));
+  GE_RETURN_IF_ERROR(check_formats(node, backend_name));
   KernelContext context{node, backend_name, onnx_opset(node)};
   // Static descs are the kernel ABI's precondition; check them once for every op.
   for (size_t i = 0; i < node.input_count(); ++i) {

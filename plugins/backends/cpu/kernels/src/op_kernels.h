@@ -33,5 +33,6 @@ void add_sequence_family_kernels(std::vector<OpKernel>& table);  // RNN/GRU/LSTM
 // The "ge" domain's fused ops (keyed "ge::FusedConv", ...) and, unless a family has it,
 // LayerNormalization. Called last.
 void add_fused_kernels(std::vector<OpKernel>& table);
+void add_trans_data_kernels(std::vector<OpKernel>& table);  // ge::TransData (format reorders)
 
 }  // namespace ge::cpu_kernels

@@ -18,6 +18,7 @@ enum KernelError : int {
   kKernelOk = 0,
   kKernelIntegerDivisionByZero = 1,
   kKernelMissingAddress = 2,  ///< a required input/output address was null
+  kKernelLibraryFailure = 3,  ///< a fast path's library (oneDNN) failed to execute
 };
 
 /// Text for a code returned by a reference kernel ("integer division by zero").
@@ -34,6 +35,15 @@ bool supports(const Node& node, std::string_view backend_name, std::string* reas
 /// kInvalidArgument naming the node and the offending attribute or shape.
 /// Thread-safe; never throws except std::bad_alloc.
 Result<PreparedKernel> prepare(const Node& node, std::string_view backend_name);
+
+/// Whether `node`'s reference kernel is elementwise over its operands, so that it runs
+/// unchanged on tensors of any storage format (see ge::FormatCapability): the op is
+/// elementwise and every input either has the output's shape or one element.
+bool is_format_agnostic(const Node& node);
+
+/// The channel block of a channel-blocked format name for a tensor of `rank`
+/// ("nChw16c" at rank 4 -> 16, "nCw8c" at rank 3 -> 8); 0 for plain or unknown names.
+int64_t channel_block_of_format(const std::string& format, size_t rank);
 
 /// The op types (ONNX domain) that have a kernel, sorted.
 std::vector<std::string> supported_op_types();

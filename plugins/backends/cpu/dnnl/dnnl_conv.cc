@@ -1,0 +1,135 @@
+// Conv and ge::FusedConv(X, W, [B], [Z]) {activation} on oneDNN: 1-D to 3-D, grouped and
+// depthwise, float32, constant weights (prepacked once) and bias. oneDNN picks the
+// activation layout it runs fastest (`any`); where the value's stored format differs,
+// the program reorders through the workspace, so every stored format gives the right
+// answer and layout assignment only removes reorders. Z (the residual) is a binary-add
+// post-op before the activation: y = act(conv(x) + b + z).
+
+#include <algorithm>
+#include <string>
+
+#include "dnnl_fast_paths.h"
+#include "dnnl_program.h"
+#include "dnnl_util.h"
+#include "kernel_util.h"
+#include "spatial_geometry.h"
+
+namespace ge::cpu_dnnl {
+namespace {
+
+using cpu_kernels::KernelContext;
+using cpu_kernels::SpatialGeometry;
+
+// The geometry's arrays hold rank 1-3 padded with leading unit axes: the node's axes
+// are the last `rank` entries.
+Dims tail(const std::array<int64_t, cpu_kernels::kMaxSpatialRank>& values, int rank, int64_t minus = 0) {
+  Dims out;
+  for (int i = cpu_kernels::kMaxSpatialRank - rank; i < cpu_kernels::kMaxSpatialRank; ++i) out.push_back(values[i] - minus);
+  return out;
+}
+
+// Adds a reorder from `from` (at `source`) to `to` in a fresh workspace slice; returns
+// the slice.
+ArgSource add_reorder(ProgramBuilder& builder, const dnnl::memory::desc& from, ArgSource source,
+                      const dnnl::memory::desc& to) {
+  ArgSource target{ArgSource::kWorkspace, 0, builder.reserve_workspace(to.get_size()), nullptr};
+  dnnl::reorder::primitive_desc pd(cpu_engine(), from, cpu_engine(), to);
+  builder.add(dnnl::reorder(pd), {{DNNL_ARG_FROM, from, source}, {DNNL_ARG_TO, to, target}}, dnnl::memory::desc());
+  return target;
+}
+
+// Adds a reorder from `from` (at `source`) into output 0 stored as `to`.
+void add_reorder_to_output(ProgramBuilder& builder, const dnnl::memory::desc& from, ArgSource source,
+                           const dnnl::memory::desc& to) {
+  dnnl::reorder::primitive_desc pd(cpu_engine(), from, cpu_engine(), to);
+  builder.add(dnnl::reorder(pd), {{DNNL_ARG_FROM, from, source}, {DNNL_ARG_TO, to, {ArgSource::kOutput, 0, 0, nullptr}}},
+              dnnl::memory::desc());
+}
+
+}  // namespace
+
+std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view backend, const Options& options) {
+  const bool fused = node.domain() == "ge";
+  const Value* x = node.input(0);
+  const Value* w = node.input(1);
+  const Value* b = node.input_count() > 2 ? node.input(2) : nullptr;
+  const Value* z = fused && node.input_count() > 3 ? node.input(3) : nullptr;
+  const Value* y = node.output(0);
+  if (!is_float32(x) || !is_float32(w) || w->constant() == nullptr) return std::nullopt;
+  if (b != nullptr && (!is_float32(b) || b->constant() == nullptr)) return std::nullopt;
+  if (z != nullptr && (!is_float32(z) || z->desc().shape != y->desc().shape)) return std::nullopt;
+  const Dims x_dims = dims_of(*x), w_dims = dims_of(*w), y_dims = dims_of(*y);
+  const size_t rank = x_dims.size();
+  if (rank < 3 || rank > 5) return std::nullopt;
+  const int64_t group = node.get_int("group", 1);
+  KernelContext context{node, backend, 17};
+  Result<SpatialGeometry> geometry = cpu_kernels::compute_spatial_geometry(
+      context, Dims(x_dims.begin() + 2, x_dims.end()), Dims(w_dims.begin() + 2, w_dims.end()), false);
+  if (!geometry.is_ok()) return std::nullopt;
+  const SpatialGeometry& g = geometry.value();
+  const int spatial = static_cast<int>(rank - 2);
+
+  std::optional<dnnl::memory::desc> x_stored = stored_desc(*x), y_stored = stored_desc(*y);
+  std::optional<dnnl::memory::desc> z_stored = z != nullptr ? stored_desc(*z) : std::nullopt;
+  if (!x_stored || !y_stored || (z != nullptr && !z_stored)) return std::nullopt;
+
+  using dt = dnnl::memory::data_type;
+  Dims weight_dims = w_dims;
+  Tag weight_tag = plain_tag(rank);
+  if (group > 1) {
+    weight_dims = {group, w_dims[0] / group};
+    weight_dims.insert(weight_dims.end(), w_dims.begin() + 1, w_dims.end());
+    weight_tag = plain_tag(rank + 1);
+  }
+  const dnnl::memory::desc weight_user(weight_dims, dt::f32, weight_tag);
+  const dnnl::memory::desc weight_any(weight_dims, dt::f32, Tag::any);
+  const dnnl::memory::desc bias_md = b != nullptr ? dnnl::memory::desc({y_dims[1]}, dt::f32, Tag::a)
+                                                  : dnnl::memory::desc();
+  const Dims strides = tail(g.strides, spatial), dilations = tail(g.dilations, spatial, 1);
+  const Dims pads_l = tail(g.pads_begin, spatial), pads_r = tail(g.pads_end, spatial);
+  auto make_pd = [&](const dnnl::memory::desc& src, const dnnl::memory::desc& dst, bool with_residual) {
+    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                         src, weight_any, bias_md, dst, strides, dilations, pads_l, pads_r);
+    dnnl::post_ops ops;
+    if (with_residual) ops.append_binary(dnnl::algorithm::binary_add, dst);
+    if (fused && !append_activation(node, ops)) throw dnnl::error(dnnl_unimplemented, "activation");
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(ops);
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
+  };
+  try {
+    // oneDNN's choice of activation layout, then the final primitive with it fixed (the
+    // residual post-op needs a concrete layout).
+    const dnnl::memory::desc src_any(x_dims, dt::f32, Tag::any), dst_any(y_dims, dt::f32, Tag::any);
+    dnnl::convolution_forward::primitive_desc pd = make_pd(src_any, dst_any, false);
+    if (z != nullptr) pd = make_pd(pd.src_desc(), pd.dst_desc(), true);
+    ProgramBuilder builder;
+    ArgSource src{ArgSource::kInput, 0, 0, nullptr};
+    if (pd.src_desc() != *x_stored) src = add_reorder(builder, *x_stored, src, pd.src_desc());
+    ArgSource residual{ArgSource::kInput, 3, 0, nullptr};
+    if (z != nullptr && pd.dst_desc() != *z_stored) residual = add_reorder(builder, *z_stored, residual, pd.dst_desc());
+    const bool dst_direct = pd.dst_desc() == *y_stored;
+    ArgSource dst = dst_direct ? ArgSource{ArgSource::kOutput, 0, 0, nullptr}
+                               : ArgSource{ArgSource::kWorkspace, 0, builder.reserve_workspace(pd.dst_desc().get_size()),
+                                           nullptr};
+    void* weights = prepack(builder, w->constant()->raw_data(), weight_user, pd.weights_desc());
+    std::vector<ProgramArg> args{{DNNL_ARG_SRC, pd.src_desc(), src},
+                                 {DNNL_ARG_WEIGHTS, pd.weights_desc(), {ArgSource::kOwned, 0, 0, weights}},
+                                 {DNNL_ARG_DST, pd.dst_desc(), dst}};
+    if (b != nullptr) {
+      void* bias = prepack(builder, b->constant()->raw_data(), bias_md, bias_md);
+      args.push_back({DNNL_ARG_BIAS, bias_md, {ArgSource::kOwned, 0, 0, bias}});
+    }
+    if (z != nullptr) {
+      args.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, pd.dst_desc(), residual});
+    }
+    builder.add(dnnl::convolution_forward(pd), std::move(args), pd.scratchpad_desc());
+    if (!dst_direct) add_reorder_to_output(builder, pd.dst_desc(), dst, *y_stored);
+    return std::move(builder).build(fast_kernel_name(backend, node, pd.impl_info_str()), options.threads);
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace ge::cpu_dnnl

@@ -1,0 +1,21 @@
+#pragma once
+// The fast paths dnnl_kernels.cc dispatches to, one per op family. Each returns nullopt
+// for a node it does not take.
+
+#include <optional>
+#include <string_view>
+
+#include "dnnl_kernels.h"
+
+namespace ge::cpu_dnnl {
+
+/// Conv, ge::FusedConv.
+std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view backend, const Options& options);
+/// MatMul, ge::FusedMatMul.
+std::optional<PreparedKernel> prepare_matmul(const Node& node, std::string_view backend, const Options& options);
+/// Gemm, ge::FusedGemm.
+std::optional<PreparedKernel> prepare_gemm(const Node& node, std::string_view backend, const Options& options);
+/// MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool.
+std::optional<PreparedKernel> prepare_pool(const Node& node, std::string_view backend, const Options& options);
+
+}  // namespace ge::cpu_dnnl

@@ -1,0 +1,32 @@
+#pragma once
+/// The cpu backend's oneDNN fast paths: Conv (grouped, depthwise, blocked formats, fused
+/// bias/activation/residual), MatMul, Gemm and pooling. Each is prepared once per node
+/// (primitive created, constant weights reordered into oneDNN's preferred format) and
+/// launched under the kernel ABI: a launch binds addresses and executes, nothing else.
+/// The reference kernel library stays the oracle and the fallback for every node a fast
+/// path does not take.
+
+#include <optional>
+#include <string_view>
+
+#include "ge/backend.h"
+#include "ge/graph.h"
+#include "ge/kernel.h"
+#include "ge/status.h"
+
+namespace ge::cpu_dnnl {
+
+struct Options {
+  int threads = 1;  ///< intra-op threads of every kernel prepared (>= 1)
+};
+
+/// The fast kernel for `node` (static descs, already accepted by the reference kernel's
+/// prepare step), or nullopt when no fast path takes it (op, dtype, attribute or a
+/// primitive oneDNN cannot create). Never throws.
+std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend_name, const Options& options);
+
+/// The storage formats the fast path of `node` runs natively (blocked activations for
+/// convolutions and pooling). Plain only for nodes without a fast path.
+FormatCapability format_capability(const Node& node);
+
+}  // namespace ge::cpu_dnnl

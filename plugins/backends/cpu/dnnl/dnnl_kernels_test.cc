@@ -1,0 +1,351 @@
+// Every oneDNN fast path against the reference kernel over a sweep of shapes,
+// attributes and storage formats. Tolerance: |fast - reference| <= 1e-4 * (1 + |reference|)
+// (float32 sums of up to a few thousand products reassociated by oneDNN's blocking).
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "dnnl_kernels.h"
+#include "ge/cpu_kernels/kernel_library.h"
+#include "ge/graph.h"
+#include "ge/tensor.h"
+
+namespace ge::cpu_dnnl {
+namespace {
+
+constexpr double kTolerance = 1e-4;
+
+Tensor random_tensor(std::vector<int64_t> dims, uint32_t seed, float scale = 1.0f) {
+  Tensor t = Tensor::zeros(DataType::kFloat32, dims);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-scale, scale);
+  for (int64_t i = 0; i < t.element_count(); ++i) t.data<float>()[i] = dist(rng);
+  return t;
+}
+
+// Plain <-> channel-blocked reorders through the reference ge::TransData kernel's layout.
+Tensor to_format(const Tensor& plain, int64_t block, bool to_blocked) {
+  Tensor out = Tensor::zeros(DataType::kFloat32, plain.shape());
+  const auto& d = plain.shape();
+  const int64_t c = d[1], hw = d[2] * d[3];
+  for (int64_t n = 0; n < d[0]; ++n) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t s = 0; s < hw; ++s) {
+        const int64_t p = (n * c + ch) * hw + s;
+        const int64_t b = n * c * hw + ((ch / block) * hw + s) * block + ch % block;
+        out.data<float>()[to_blocked ? b : p] = plain.data<float>()[to_blocked ? p : b];
+      }
+    }
+  }
+  return out;
+}
+
+// One node in its own graph; runs either kernel on the same inputs.
+class NodeCase {
+ public:
+  NodeCase(std::string op, std::string domain = "") {
+    graph_.set_opset_import("", 17);
+    op_ = std::move(op);
+    domain_ = std::move(domain);
+  }
+  NodeCase& input(Tensor t, std::string format = "") {
+    Value* v = graph_.add_input("x" + std::to_string(values_.size()), TensorDesc::of(t.dtype(), t.shape()));
+    v->mutable_desc().format = format;
+    values_.push_back(v);
+    data_.push_back(std::move(t));
+    return *this;
+  }
+  NodeCase& constant(Tensor t) {
+    values_.push_back(graph_.add_initializer("w" + std::to_string(values_.size()), t));
+    data_.push_back(std::move(t));
+    return *this;
+  }
+  NodeCase& output(std::vector<int64_t> dims, std::string format = "") {
+    output_dims_ = std::move(dims);
+    output_format_ = std::move(format);
+    return *this;
+  }
+  NodeCase& attribute(const std::string& name, Attribute value) {
+    attributes_.emplace_back(name, std::move(value));
+    return *this;
+  }
+  Node& node() {
+    if (node_ != nullptr) return *node_;
+    node_ = graph_.add_node(op_, values_, 1, "n", {"y"});
+    node_->set_domain(domain_);
+    for (const auto& [name, value] : attributes_) node_->set_attribute(name, value);
+    TensorDesc desc = TensorDesc::of(DataType::kFloat32, output_dims_);
+    desc.format = output_format_;
+    node_->output(0)->set_desc(desc);
+    graph_.add_output(node_->output(0));
+    return *node_;
+  }
+  // Runs `kernel` on the inputs given with their formats; returns the output as stored.
+  Tensor run(const PreparedKernel& kernel, const std::vector<Tensor>& inputs) {
+    std::vector<const void*> in;
+    for (const Tensor& t : inputs) in.push_back(t.raw_data());
+    Tensor out = Tensor::zeros(DataType::kFloat32, output_dims_);
+    std::memset(out.raw_data(), 0xFF, out.byte_size());
+    void* outputs[] = {out.raw_data()};
+    std::unique_ptr<unsigned char[]> workspace(new unsigned char[kernel.workspace_bytes + 1]);
+    KernelArgs args;
+    args.inputs = in.data();
+    args.outputs = outputs;
+    args.workspace = workspace.get();
+    args.params = kernel.params.get();
+    EXPECT_EQ(kernel.function(args), 0) << kernel.name;
+    return out;
+  }
+  const std::vector<Tensor>& data() const { return data_; }
+  std::vector<Value*>& values() { return values_; }
+
+ private:
+  Graph graph_;
+  std::string op_, domain_;
+  std::vector<Value*> values_;
+  std::vector<Tensor> data_;
+  std::vector<int64_t> output_dims_;
+  std::string output_format_;
+  std::vector<std::pair<std::string, Attribute>> attributes_;
+  Node* node_ = nullptr;
+};
+
+void expect_close(const Tensor& fast, const Tensor& reference, const std::string& what) {
+  ASSERT_EQ(fast.shape(), reference.shape()) << what;
+  int failures = 0;
+  for (int64_t i = 0; i < reference.element_count() && failures < 5; ++i) {
+    const double r = reference.data<float>()[i], f = fast.data<float>()[i];
+    if (!(std::fabs(f - r) <= kTolerance * (1 + std::fabs(r)))) {
+      ADD_FAILURE() << what << ": element " << i << " fast " << f << " reference " << r;
+      ++failures;
+    }
+  }
+}
+
+// Prepares the fast path (must take the node) and the reference kernel on the plain node
+// and compares; when `block` > 0 also runs the fast path with input 0 (and input 3, the
+// residual) and the output in the blocked format.
+void check(NodeCase& plain, const std::string& what, int64_t block = 0, NodeCase* blocked = nullptr) {
+  Result<PreparedKernel> reference = cpu_kernels::prepare(plain.node(), "cpu");
+  ASSERT_TRUE(reference.is_ok()) << what << ": " << reference.status().to_string();
+  std::optional<PreparedKernel> fast = prepare(plain.node(), "cpu", Options{1});
+  ASSERT_TRUE(fast.has_value()) << what << ": no fast path";
+  EXPECT_NE(fast->name.find(".dnnl:"), std::string::npos) << fast->name;
+  const Tensor expected = plain.run(*reference, plain.data());
+  expect_close(plain.run(*fast, plain.data()), expected, what + " (" + fast->name + ")");
+  if (blocked == nullptr) return;
+  std::optional<PreparedKernel> fast_blocked = prepare(blocked->node(), "cpu", Options{2});
+  ASSERT_TRUE(fast_blocked.has_value()) << what << ": no blocked fast path";
+  std::vector<Tensor> inputs = blocked->data();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!blocked->values()[i]->desc().is_plain()) inputs[i] = to_format(inputs[i], block, true);
+  }
+  Tensor stored = blocked->run(*fast_blocked, inputs);
+  if (!blocked->node().output(0)->desc().is_plain()) stored = to_format(stored, block, false);
+  expect_close(stored, expected, what + " blocked (" + fast_blocked->name + ")");
+}
+
+struct ConvCase {
+  int64_t n, c, h, w, m, k, stride, pad, group, dilation;
+};
+
+TEST(DnnlConv, MatchesReferenceOverShapesAndFormats) {
+  const ConvCase cases[] = {
+      {1, 3, 17, 19, 16, 7, 2, 3, 1, 1},    // first layer: 3 channels
+      {2, 16, 9, 9, 32, 3, 1, 1, 1, 1},     // 3x3, batch 2
+      {1, 32, 8, 8, 16, 1, 1, 0, 1, 1},     // pointwise
+      {1, 32, 10, 10, 32, 3, 2, 1, 32, 1},  // depthwise, strided
+      {1, 16, 11, 11, 16, 3, 1, 2, 1, 2},   // dilated
+      {1, 8, 7, 7, 12, 3, 1, 1, 4, 1},      // grouped, odd channels
+      {1, 24, 6, 6, 40, 5, 1, 2, 1, 1},     // channels not a multiple of 16
+  };
+  uint32_t seed = 1;
+  for (const ConvCase& k : cases) {
+    const int64_t out_h = (k.h + 2 * k.pad - k.dilation * (k.k - 1) - 1) / k.stride + 1;
+    const int64_t out_w = (k.w + 2 * k.pad - k.dilation * (k.k - 1) - 1) / k.stride + 1;
+    const std::string what = "Conv c" + std::to_string(k.c) + " m" + std::to_string(k.m) + " k" +
+                             std::to_string(k.k) + " g" + std::to_string(k.group);
+    const Tensor x = random_tensor({k.n, k.c, k.h, k.w}, seed++);
+    const Tensor w = random_tensor({k.m, k.c / k.group, k.k, k.k}, seed++, 0.3f);
+    const Tensor b = random_tensor({k.m}, seed++);
+    for (const std::string& activation : {std::string(), std::string("Relu"), std::string("HardSwish"),
+                                          std::string("Clip"), std::string("HardSigmoid")}) {
+      auto make = [&](bool use_blocked) {
+        auto c = std::make_unique<NodeCase>(activation.empty() ? "Conv" : "FusedConv", activation.empty() ? "" : "ge");
+        const bool in_blocked = use_blocked && k.c % 16 == 0, out_blocked = use_blocked && k.m % 16 == 0;
+        c->input(x, in_blocked ? "nChw16c" : "").constant(w).constant(b);
+        c->output({k.n, k.m, out_h, out_w}, out_blocked ? "nChw16c" : "");
+        c->attribute("strides", Attribute(std::vector<int64_t>{k.stride, k.stride}))
+            .attribute("pads", Attribute(std::vector<int64_t>{k.pad, k.pad, k.pad, k.pad}))
+            .attribute("dilations", Attribute(std::vector<int64_t>{k.dilation, k.dilation}))
+            .attribute("group", Attribute(k.group));
+        if (!activation.empty()) {
+          c->attribute("activation", Attribute(activation));
+          if (activation == "Clip") c->attribute("activation_params", Attribute(std::vector<float>{-0.5f, 0.75f}));
+        }
+        return c;
+      };
+      auto plain = make(false);
+      auto blocked = make(true);
+      check(*plain, what + " " + activation, 16, blocked.get());
+    }
+  }
+}
+
+TEST(DnnlConv, ResidualPostOpMatchesAddThenActivation) {
+  const Tensor x = random_tensor({1, 32, 8, 8}, 7), w = random_tensor({32, 32, 3, 3}, 8, 0.2f),
+               b = random_tensor({32}, 9), z = random_tensor({1, 32, 8, 8}, 10);
+  auto make = [&](std::string format) {
+    auto c = std::make_unique<NodeCase>("FusedConv", "ge");
+    c->input(x, format).constant(w).constant(b).input(z, format).output({1, 32, 8, 8}, format);
+    c->attribute("pads", Attribute(std::vector<int64_t>{1, 1, 1, 1})).attribute("activation", Attribute(std::string("Relu")));
+    return c;
+  };
+  auto plain = make("");
+  // The reference FusedConv has no residual input: compute conv+bias, then add and Relu.
+  NodeCase conv("Conv");
+  conv.input(x).constant(w).constant(b).output({1, 32, 8, 8});
+  conv.attribute("pads", Attribute(std::vector<int64_t>{1, 1, 1, 1}));
+  Result<PreparedKernel> reference = cpu_kernels::prepare(conv.node(), "cpu");
+  ASSERT_TRUE(reference.is_ok()) << reference.status().to_string();
+  Tensor expected = conv.run(*reference, conv.data());
+  for (int64_t i = 0; i < expected.element_count(); ++i) {
+    float& v = expected.data<float>()[i];
+    v = std::max(0.0f, v + z.data<float>()[i]);
+  }
+  std::optional<PreparedKernel> fast = prepare(plain->node(), "cpu", Options{1});
+  ASSERT_TRUE(fast.has_value());
+  expect_close(plain->run(*fast, plain->data()), expected, "residual plain");
+  auto blocked = make("nChw16c");
+  std::optional<PreparedKernel> fast_blocked = prepare(blocked->node(), "cpu", Options{1});
+  ASSERT_TRUE(fast_blocked.has_value());
+  std::vector<Tensor> inputs = blocked->data();
+  inputs[0] = to_format(inputs[0], 16, true);
+  inputs[3] = to_format(inputs[3], 16, true);
+  expect_close(to_format(blocked->run(*fast_blocked, inputs), 16, false), expected, "residual blocked");
+}
+
+TEST(DnnlMatMul, MatchesReference) {
+  struct Case {
+    std::vector<int64_t> a, b, y;
+    bool constant_b;
+  };
+  const Case cases[] = {{{128, 768}, {768, 64}, {128, 64}, true},
+                        {{1, 128, 768}, {768, 768}, {1, 128, 768}, true},
+                        {{12, 128, 64}, {12, 64, 128}, {12, 128, 128}, false},
+                        {{2, 3, 5, 7}, {7, 4}, {2, 3, 5, 4}, false},
+                        {{3, 1, 5, 7}, {2, 7, 6}, {3, 2, 5, 6}, false}};
+  uint32_t seed = 100;
+  for (const Case& k : cases) {
+    for (bool fused : {false, true}) {
+      NodeCase c(fused ? "FusedMatMul" : "MatMul", fused ? "ge" : "");
+      c.input(random_tensor(k.a, seed++));
+      if (k.constant_b)
+        c.constant(random_tensor(k.b, seed++, 0.2f));
+      else
+        c.input(random_tensor(k.b, seed++, 0.2f));
+      if (fused) {
+        c.constant(random_tensor({k.y.back()}, seed++));
+        c.attribute("activation", Attribute(std::string("Relu")));
+      }
+      c.output(k.y);
+      check(c, std::string(fused ? "FusedMatMul " : "MatMul ") + std::to_string(k.a.size()) + "-D");
+    }
+  }
+}
+
+TEST(DnnlGemm, MatchesReferenceWithTransposes) {
+  uint32_t seed = 200;
+  for (int trans_a : {0, 1}) {
+    for (int trans_b : {0, 1}) {
+      NodeCase c("Gemm");
+      c.input(random_tensor(trans_a ? std::vector<int64_t>{64, 3} : std::vector<int64_t>{3, 64}, seed++));
+      c.constant(random_tensor(trans_b ? std::vector<int64_t>{10, 64} : std::vector<int64_t>{64, 10}, seed++));
+      c.constant(random_tensor({10}, seed++));
+      c.attribute("transA", Attribute(int64_t{trans_a})).attribute("transB", Attribute(int64_t{trans_b}));
+      c.output({3, 10});
+      check(c, "Gemm transA=" + std::to_string(trans_a) + " transB=" + std::to_string(trans_b));
+    }
+  }
+}
+
+TEST(DnnlPool, MatchesReferenceOverShapesAndFormats) {
+  struct Case {
+    std::string op;
+    int64_t k, stride, pad, ceil, include_pad;
+  };
+  const Case cases[] = {{"MaxPool", 3, 2, 1, 0, 0},     {"MaxPool", 3, 2, 0, 1, 0},
+                        {"AveragePool", 3, 1, 1, 0, 0}, {"AveragePool", 3, 1, 1, 0, 1},
+                        {"AveragePool", 2, 2, 0, 1, 0}, {"GlobalAveragePool", 0, 0, 0, 0, 0},
+                        {"GlobalMaxPool", 0, 0, 0, 0, 0}};
+  uint32_t seed = 300;
+  for (const Case& k : cases) {
+    const Tensor x = random_tensor({2, 32, 9, 9}, seed++);
+    const bool global = k.op.rfind("Global", 0) == 0;
+    int64_t out = 1;
+    if (!global) {
+      const int64_t span = 9 + 2 * k.pad - k.k;
+      out = (k.ceil ? (span + k.stride - 1) / k.stride : span / k.stride) + 1;
+    }
+    auto make = [&](std::string format) {
+      auto c = std::make_unique<NodeCase>(k.op);
+      c->input(x, format).output({2, 32, out, out}, global ? "" : format);
+      if (!global) {
+        c->attribute("kernel_shape", Attribute(std::vector<int64_t>{k.k, k.k}))
+            .attribute("strides", Attribute(std::vector<int64_t>{k.stride, k.stride}))
+            .attribute("pads", Attribute(std::vector<int64_t>{k.pad, k.pad, k.pad, k.pad}))
+            .attribute("ceil_mode", Attribute(k.ceil));
+        if (k.op == "AveragePool") c->attribute("count_include_pad", Attribute(k.include_pad));
+      }
+      return c;
+    };
+    auto plain = make("");
+    auto blocked = make("nChw16c");
+    if (global) {
+      // Global pools write a plain [N, C, 1, 1]: compare without the output reorder.
+      check(*plain, k.op);
+      std::optional<PreparedKernel> fast = prepare(blocked->node(), "cpu", Options{1});
+      ASSERT_TRUE(fast.has_value());
+      std::vector<Tensor> inputs{to_format(x, 16, true)};
+      expect_close(blocked->run(*fast, inputs), plain->run(cpu_kernels::prepare(plain->node(), "cpu").value(), {x}),
+                   k.op + " blocked input");
+    } else {
+      check(*plain, k.op + " k" + std::to_string(k.k) + " ceil" + std::to_string(k.ceil), 16, blocked.get());
+    }
+  }
+}
+
+TEST(DnnlFormats, ConvolutionsPreferTheNativeBlock) {
+  NodeCase c("Conv");
+  c.input(random_tensor({1, 32, 8, 8}, 1)).constant(random_tensor({48, 32, 1, 1}, 2)).output({1, 48, 8, 8});
+  FormatCapability capability = format_capability(c.node());
+  ASSERT_EQ(capability.inputs.size(), 2u);
+  ASSERT_EQ(capability.inputs[0].size(), 1u);
+  EXPECT_TRUE(capability.inputs[0][0] == "nChw16c" || capability.inputs[0][0] == "nChw8c");
+  ASSERT_EQ(capability.outputs.size(), 1u);
+  EXPECT_EQ(capability.outputs[0].size(), 1u);  // 48 channels: a multiple of 8 and 16
+  NodeCase odd("Conv");
+  odd.input(random_tensor({1, 3, 8, 8}, 1)).constant(random_tensor({20, 3, 1, 1}, 2)).output({1, 20, 8, 8});
+  capability = format_capability(odd.node());
+  EXPECT_TRUE(capability.inputs[0].empty());   // 3 channels stay plain
+  EXPECT_TRUE(capability.outputs[0].empty());  // 20 channels: no unpadded block
+}
+
+TEST(DnnlFallback, DeclinesWhatItCannotRun) {
+  NodeCase non_constant("Conv");
+  non_constant.input(random_tensor({1, 4, 5, 5}, 1)).input(random_tensor({4, 4, 3, 3}, 2)).output({1, 4, 3, 3});
+  EXPECT_FALSE(prepare(non_constant.node(), "cpu", Options{1}).has_value());
+  NodeCase gemm_alpha("Gemm");
+  gemm_alpha.input(random_tensor({2, 3}, 1)).constant(random_tensor({3, 4}, 2)).output({2, 4});
+  gemm_alpha.attribute("alpha", Attribute(0.5f));
+  EXPECT_FALSE(prepare(gemm_alpha.node(), "cpu", Options{1}).has_value());
+}
+
+}  // namespace
+}  // namespace ge::cpu_dnnl

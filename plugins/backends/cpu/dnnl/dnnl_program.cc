@@ -1,0 +1,157 @@
+#include "dnnl_program.h"
+
+#include <omp.h>
+
+#include <cstdlib>
+#include <new>
+#include <utility>
+
+#include "ge/cpu_kernels/kernel_library.h"
+
+namespace ge::cpu_dnnl {
+namespace {
+
+constexpr size_t kAlignment = 64;
+// Launches of one kernel that may run at once without building memory objects (one
+// session run per thread shares the prepared kernel); more fall back to temporaries.
+constexpr size_t kSlots = 4;
+
+size_t align_up(size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
+
+// The memory objects and argument arrays of one launch in flight.
+struct Slot {
+  std::atomic_flag busy = ATOMIC_FLAG_INIT;
+  std::vector<std::vector<dnnl::memory>> memories;   // per step, per arg
+  std::vector<std::vector<dnnl_exec_arg_t>> args;    // per step, per arg
+  dnnl::stream stream;
+};
+
+struct Program {
+  std::vector<ProgramStep> steps;
+  std::vector<std::shared_ptr<void>> owned;
+  int threads = 1;
+  mutable std::array<Slot, kSlots> slots;
+};
+
+void build_slot(const Program& program, Slot& slot) {
+  slot.stream = dnnl::stream(cpu_engine());
+  slot.memories.resize(program.steps.size());
+  slot.args.resize(program.steps.size());
+  for (size_t s = 0; s < program.steps.size(); ++s) {
+    for (const ProgramArg& arg : program.steps[s].args) {
+      slot.memories[s].emplace_back(arg.desc, cpu_engine(), static_cast<void*>(nullptr));
+      slot.args[s].push_back({arg.kind, slot.memories[s].back().get()});
+    }
+  }
+}
+
+void* resolve(const KernelArgs& args, const ArgSource& source) {
+  switch (source.kind) {
+    case ArgSource::kInput:
+      return const_cast<void*>(args.inputs[source.index]);
+    case ArgSource::kOutput:
+      return args.outputs[source.index];
+    case ArgSource::kWorkspace:
+      return static_cast<char*>(args.workspace) + source.offset;
+    case ArgSource::kOwned:
+      return source.owned;
+  }
+  return nullptr;
+}
+
+int run(const Program& program, Slot& slot, const KernelArgs& args) {
+  for (size_t s = 0; s < program.steps.size(); ++s) {
+    const ProgramStep& step = program.steps[s];
+    for (size_t a = 0; a < step.args.size(); ++a) {
+      void* address = resolve(args, step.args[a].source);
+      if (address == nullptr) return cpu_kernels::kKernelMissingAddress;
+      if (dnnl_memory_set_data_handle(slot.args[s][a].memory, address) != dnnl_success) return cpu_kernels::kKernelLibraryFailure;
+    }
+    if (dnnl_primitive_execute(step.primitive.get(), slot.stream.get(), static_cast<int>(slot.args[s].size()),
+                               slot.args[s].data()) != dnnl_success) {
+      return cpu_kernels::kKernelLibraryFailure;
+    }
+  }
+  return cpu_kernels::kKernelOk;
+}
+
+int launch(const KernelArgs& args) {
+  const auto& program = *static_cast<const Program*>(args.params);
+  // The OpenMP thread count is per calling thread: set it where it differs.
+  if (omp_get_max_threads() != program.threads) omp_set_num_threads(program.threads);
+  for (Slot& slot : program.slots) {
+    if (slot.busy.test_and_set(std::memory_order_acquire)) continue;
+    const int code = run(program, slot, args);
+    slot.busy.clear(std::memory_order_release);
+    return code;
+  }
+  // More launches in flight than slots: build temporaries (allocates; rare).
+  try {
+    Slot slot;
+    build_slot(program, slot);
+    return run(program, slot, args);
+  } catch (...) {
+    return cpu_kernels::kKernelLibraryFailure;
+  }
+}
+
+}  // namespace
+
+const dnnl::engine& cpu_engine() {
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+std::shared_ptr<void> aligned_buffer(size_t bytes) {
+  void* data = std::aligned_alloc(kAlignment, align_up(bytes == 0 ? 1 : bytes));
+  if (data == nullptr) throw std::bad_alloc();
+  return std::shared_ptr<void>(data, [](void* p) { std::free(p); });
+}
+
+size_t ProgramBuilder::reserve_workspace(size_t bytes) {
+  const size_t offset = workspace_;
+  workspace_ += align_up(bytes);
+  return offset;
+}
+
+void* ProgramBuilder::own(std::shared_ptr<void> buffer, void* address) {
+  owned_.push_back(std::move(buffer));
+  return address;
+}
+
+void ProgramBuilder::add(dnnl::primitive primitive, std::vector<ProgramArg> args,
+                         const dnnl::memory::desc& scratchpad) {
+  if (scratchpad.get_size() > 0) {
+    ArgSource source{ArgSource::kWorkspace, 0, reserve_workspace(scratchpad.get_size()), nullptr};
+    args.push_back({DNNL_ARG_SCRATCHPAD, scratchpad, source});
+  }
+  steps_.push_back({std::move(primitive), std::move(args)});
+}
+
+PreparedKernel ProgramBuilder::build(std::string name, int threads) && {
+  auto program = std::make_shared<Program>();
+  program->steps = std::move(steps_);
+  program->owned = std::move(owned_);
+  program->threads = threads < 1 ? 1 : threads;
+  for (Slot& slot : program->slots) build_slot(*program, slot);
+  PreparedKernel kernel;
+  kernel.function = &launch;
+  kernel.params = std::move(program);
+  kernel.workspace_bytes = workspace_;
+  kernel.name = std::move(name);
+  return kernel;
+}
+
+void* prepack(ProgramBuilder& builder, const void* data, const dnnl::memory::desc& from,
+              const dnnl::memory::desc& to) {
+  std::shared_ptr<void> buffer = aligned_buffer(to.get_size());
+  dnnl::memory source(from, cpu_engine(), const_cast<void*>(data));
+  dnnl::memory destination(to, cpu_engine(), buffer.get());
+  dnnl::stream stream(cpu_engine());
+  dnnl::reorder(source, destination).execute(stream, source, destination);
+  stream.wait();
+  void* address = buffer.get();
+  return builder.own(std::move(buffer), address);
+}
+
+}  // namespace ge::cpu_dnnl

@@ -1,0 +1,69 @@
+#pragma once
+// A prepared oneDNN kernel: a short list of primitives (reorders around a convolution,
+// the convolution itself) whose arguments are node inputs, node outputs, slices of the
+// launch workspace or buffers owned by the kernel (prepacked weights). A launch binds
+// the addresses into pre-built memory objects and executes: no allocation, no map.
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ge/kernel.h"
+
+namespace ge::cpu_dnnl {
+
+/// Where one primitive argument's address comes from at launch.
+struct ArgSource {
+  enum Kind { kInput, kOutput, kWorkspace, kOwned } kind = kInput;
+  int index = 0;         ///< input/output index
+  size_t offset = 0;     ///< byte offset into the workspace
+  void* owned = nullptr; ///< kOwned: the kernel's own buffer
+};
+
+struct ProgramArg {
+  int kind = 0;  ///< DNNL_ARG_*
+  dnnl::memory::desc desc;
+  ArgSource source;
+};
+
+struct ProgramStep {
+  dnnl::primitive primitive;
+  std::vector<ProgramArg> args;
+};
+
+/// The engine every fast path uses (one CPU engine per process).
+const dnnl::engine& cpu_engine();
+
+/// Builds a program step by step, then turns it into a PreparedKernel.
+class ProgramBuilder {
+ public:
+  /// Reserves `bytes` of launch workspace (64-byte aligned) and returns its offset.
+  size_t reserve_workspace(size_t bytes);
+  /// Keeps `buffer` alive as long as the kernel; returns its address.
+  void* own(std::shared_ptr<void> buffer, void* address);
+  /// Adds a step. Primitives whose attributes use a user scratchpad get it from the
+  /// workspace here.
+  void add(dnnl::primitive primitive, std::vector<ProgramArg> args, const dnnl::memory::desc& scratchpad);
+  /// The finished kernel, `name` e.g. "cpu.Conv.dnnl:jit:avx512_core".
+  PreparedKernel build(std::string name, int threads) &&;
+
+ private:
+  std::vector<ProgramStep> steps_;
+  std::vector<std::shared_ptr<void>> owned_;
+  size_t workspace_ = 0;
+};
+
+/// Reorders constant `data` laid out as `from` into a new kernel-owned buffer laid out
+/// as `to` (prepacking weights once at prepare time); returns its address.
+void* prepack(ProgramBuilder& builder, const void* data, const dnnl::memory::desc& from,
+              const dnnl::memory::desc& to);
+
+/// Allocates `bytes` aligned for oneDNN (64 bytes), owned by a shared_ptr.
+std::shared_ptr<void> aligned_buffer(size_t bytes);
+
+}  // namespace ge::cpu_dnnl

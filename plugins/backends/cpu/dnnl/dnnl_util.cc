@@ -1,0 +1,78 @@
+#include "dnnl_util.h"
+
+#include <cmath>
+#include <limits>
+
+#include "ge/cpu_kernels/kernel_library.h"
+
+namespace ge::cpu_dnnl {
+
+Dims dims_of(const Value& value) { return value.desc().static_dims(); }
+
+Tag plain_tag(size_t rank) {
+  switch (rank) {
+    case 1: return Tag::a;
+    case 2: return Tag::ab;
+    case 3: return Tag::abc;
+    case 4: return Tag::abcd;
+    case 5: return Tag::abcde;
+    case 6: return Tag::abcdef;
+    default: return Tag::undef;
+  }
+}
+
+std::optional<dnnl::memory::desc> stored_desc(const Value& value) {
+  const Dims dims = dims_of(value);
+  const std::string& format = value.desc().format;
+  Tag tag = plain_tag(dims.size());
+  if (!format.empty()) {
+    const int64_t block = cpu_kernels::channel_block_of_format(format, dims.size());
+    if (dims.size() == 4 && block == 16) tag = Tag::nChw16c;
+    else if (dims.size() == 4 && block == 8) tag = Tag::nChw8c;
+    else if (dims.size() == 3 && block == 16) tag = Tag::nCw16c;
+    else if (dims.size() == 5 && block == 16) tag = Tag::nCdhw16c;
+    else return std::nullopt;
+  }
+  if (tag == Tag::undef) return std::nullopt;
+  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, tag);
+}
+
+bool is_float32(const Value* value) { return value != nullptr && value->desc().dtype == DataType::kFloat32; }
+
+bool append_activation(const Node& node, dnnl::post_ops& ops) {
+  using Alg = dnnl::algorithm;
+  const std::string name = node.get_string("activation", "");
+  const std::vector<float> p = node.get_floats("activation_params");
+  auto param = [&](size_t i, float fallback) { return i < p.size() ? p[i] : fallback; };
+  if (name.empty()) return true;
+  if (name == "Relu") {
+    ops.append_eltwise(1.f, Alg::eltwise_relu, 0.f, 0.f);
+  } else if (name == "LeakyRelu") {
+    ops.append_eltwise(1.f, Alg::eltwise_relu, param(0, 0.01f), 0.f);
+  } else if (name == "Sigmoid") {
+    ops.append_eltwise(1.f, Alg::eltwise_logistic, 0.f, 0.f);
+  } else if (name == "Tanh") {
+    ops.append_eltwise(1.f, Alg::eltwise_tanh, 0.f, 0.f);
+  } else if (name == "HardSwish") {
+    ops.append_eltwise(1.f, Alg::eltwise_hardswish, 0.f, 0.f);
+  } else if (name == "HardSigmoid") {
+    ops.append_eltwise(1.f, Alg::eltwise_linear, param(0, 0.2f), param(1, 0.5f));
+    ops.append_eltwise(1.f, Alg::eltwise_clip, 0.f, 1.f);
+  } else if (name == "Clip") {
+    const float low = param(0, -std::numeric_limits<float>::infinity());
+    const float high = param(1, std::numeric_limits<float>::infinity());
+    if (std::isnan(low) || std::isnan(high)) return false;
+    ops.append_eltwise(1.f, Alg::eltwise_clip_v2, low, high);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::string fast_kernel_name(std::string_view backend, const Node& node, const char* implementation) {
+  std::string op = node.domain().empty() || node.domain() == "ai.onnx" ? node.op_type()
+                                                                        : node.domain() + "::" + node.op_type();
+  return std::string(backend) + "." + op + ".dnnl:" + (implementation != nullptr ? implementation : "?");
+}
+
+}  // namespace ge::cpu_dnnl

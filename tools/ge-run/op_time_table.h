@@ -1,0 +1,35 @@
+#pragma once
+/// ge-run -v: where the device's time went, per op type, from its task trace.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ge/backend.h"
+
+namespace ge::tools {
+
+/// The op type in a kernel name "<backend>.<op type>[.<variant>]": "cpu.Conv.im2col" and
+/// "cpu.Conv" give "Conv". A name without a '.' ("memcpy", "<unnamed>") is its own type.
+std::string op_type_of_kernel(std::string_view kernel_name);
+
+/// The time of the tasks of one op type or one kernel, summed over the trace.
+struct OpTime {
+  std::string name;  ///< the op type, or for OpTime::kernels the full kernel name
+  double total_ns = 0;
+  size_t tasks = 0;
+  std::vector<OpTime> kernels;  ///< of an op type: its kernels, largest total first
+};
+
+/// Kernel and memcpy tasks grouped by op type, largest total first (ties by name).
+/// Event record and wait tasks are left out: a wait's time is another stream's work.
+std::vector<OpTime> summarize_op_times(const std::vector<TaskTraceRecord>& tasks);
+
+/// The table -v prints: one row per op type with its total time over `runs` runs, time
+/// per run, share of all counted task time, task count and its kernel (an op type with
+/// several kernels gets a row for each below it), then a total row.
+std::string format_op_time_table(const std::vector<TaskTraceRecord>& tasks, size_t runs, const std::string& device,
+                                 bool simulated_time);
+
+}  // namespace ge::tools
