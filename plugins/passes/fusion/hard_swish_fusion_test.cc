@@ -215,7 +215,9 @@ TEST(HardSwishFusion, RunsBeforeFuseActivation) {
     ASSERT_TRUE(pipeline.is_ok()) << pipeline.status().to_string();
     auto position = [&](const std::string& name) { return std::find(pipeline->begin(), pipeline->end(), name); };
     ASSERT_NE(position("fuse_hard_swish"), pipeline->end()) << "-O" << level;
-    if (level == 3) EXPECT_LT(position("fuse_hard_swish"), position("fuse_activation"));
+    if (level == 3) {
+      EXPECT_LT(position("fuse_hard_swish"), position("fuse_activation"));
+    }
   }
 }
 

@@ -11,6 +11,7 @@
 #include "dnnl_fast_paths.h"
 #include "dnnl_program.h"
 #include "dnnl_util.h"
+#include "ge/logging.h"
 #include "kernel_util.h"
 #include "spatial_geometry.h"
 
@@ -26,24 +27,6 @@ Dims tail(const std::array<int64_t, cpu_kernels::kMaxSpatialRank>& values, int r
   Dims out;
   for (int i = cpu_kernels::kMaxSpatialRank - rank; i < cpu_kernels::kMaxSpatialRank; ++i) out.push_back(values[i] - minus);
   return out;
-}
-
-// Adds a reorder from `from` (at `source`) to `to` in a fresh workspace slice; returns
-// the slice.
-ArgSource add_reorder(ProgramBuilder& builder, const dnnl::memory::desc& from, ArgSource source,
-                      const dnnl::memory::desc& to) {
-  ArgSource target{ArgSource::kWorkspace, 0, builder.reserve_workspace(to.get_size()), nullptr};
-  dnnl::reorder::primitive_desc pd(cpu_engine(), from, cpu_engine(), to);
-  builder.add(dnnl::reorder(pd), {{DNNL_ARG_FROM, from, source}, {DNNL_ARG_TO, to, target}}, dnnl::memory::desc());
-  return target;
-}
-
-// Adds a reorder from `from` (at `source`) into output 0 stored as `to`.
-void add_reorder_to_output(ProgramBuilder& builder, const dnnl::memory::desc& from, ArgSource source,
-                           const dnnl::memory::desc& to) {
-  dnnl::reorder::primitive_desc pd(cpu_engine(), from, cpu_engine(), to);
-  builder.add(dnnl::reorder(pd), {{DNNL_ARG_FROM, from, source}, {DNNL_ARG_TO, to, {ArgSource::kOutput, 0, 0, nullptr}}},
-              dnnl::memory::desc());
 }
 
 }  // namespace
@@ -106,13 +89,10 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
     if (z != nullptr) pd = make_pd(pd.src_desc(), pd.dst_desc(), true);
     ProgramBuilder builder;
     ArgSource src{ArgSource::kInput, 0, 0, nullptr};
-    if (pd.src_desc() != *x_stored) src = add_reorder(builder, *x_stored, src, pd.src_desc());
+    if (pd.src_desc() != *x_stored) src = builder.reorder_to_workspace(*x_stored, src, pd.src_desc());
     ArgSource residual{ArgSource::kInput, 3, 0, nullptr};
-    if (z != nullptr && pd.dst_desc() != *z_stored) residual = add_reorder(builder, *z_stored, residual, pd.dst_desc());
-    const bool dst_direct = pd.dst_desc() == *y_stored;
-    ArgSource dst = dst_direct ? ArgSource{ArgSource::kOutput, 0, 0, nullptr}
-                               : ArgSource{ArgSource::kWorkspace, 0, builder.reserve_workspace(pd.dst_desc().get_size()),
-                                           nullptr};
+    if (z != nullptr && pd.dst_desc() != *z_stored) residual = builder.reorder_to_workspace(*z_stored, residual, pd.dst_desc());
+    const ArgSource dst = builder.output_or_workspace(pd.dst_desc(), *y_stored);
     void* weights = prepack(builder, w->constant()->raw_data(), weight_user, pd.weights_desc());
     std::vector<ProgramArg> args{{DNNL_ARG_SRC, pd.src_desc(), src},
                                  {DNNL_ARG_WEIGHTS, pd.weights_desc(), {ArgSource::kOwned, 0, 0, weights}},
@@ -125,9 +105,10 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
       args.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, pd.dst_desc(), residual});
     }
     builder.add(dnnl::convolution_forward(pd), std::move(args), pd.scratchpad_desc());
-    if (!dst_direct) add_reorder_to_output(builder, pd.dst_desc(), dst, *y_stored);
+    builder.finish_output(pd.dst_desc(), dst, *y_stored);
     return std::move(builder).build(fast_kernel_name(backend, node, pd.impl_info_str()), options.threads);
-  } catch (const dnnl::error&) {
+  } catch (const dnnl::error& error) {
+    GE_LOG_DEBUG("{}: no oneDNN fast path: {}", node.describe(), error.what());
     return std::nullopt;
   }
 }

@@ -18,4 +18,15 @@ std::optional<PreparedKernel> prepare_gemm(const Node& node, std::string_view ba
 /// MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool.
 std::optional<PreparedKernel> prepare_pool(const Node& node, std::string_view backend, const Options& options);
 
+/// ConvTranspose.
+std::optional<PreparedKernel> prepare_deconv(const Node& node, std::string_view backend, const Options& options);
+/// Resize (nearest integer upscaling, half-pixel linear).
+std::optional<PreparedKernel> prepare_resample(const Node& node, std::string_view backend, const Options& options);
+/// Whether prepare_resample takes `node` (its formats aside).
+bool resample_applies(const Node& node);
+/// Softmax.
+std::optional<PreparedKernel> prepare_softmax(const Node& node, std::string_view backend, const Options& options);
+/// ge::Gelu.
+std::optional<PreparedKernel> prepare_gelu(const Node& node, std::string_view backend, const Options& options);
+
 }  // namespace ge::cpu_dnnl

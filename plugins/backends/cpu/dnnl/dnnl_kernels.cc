@@ -55,6 +55,10 @@ std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend
     if ((is_onnx(node) && node.op_type() == "Gemm") || (node.domain() == "ge" && node.op_type() == "FusedGemm")) {
       return prepare_gemm(node, backend_name, options);
     }
+    if (is_onnx(node) && node.op_type() == "ConvTranspose") return prepare_deconv(node, backend_name, options);
+    if (is_onnx(node) && node.op_type() == "Resize") return prepare_resample(node, backend_name, options);
+    if (is_onnx(node) && node.op_type() == "Softmax") return prepare_softmax(node, backend_name, options);
+    if (node.domain() == "ge" && node.op_type() == "Gelu") return prepare_gelu(node, backend_name, options);
   } catch (const std::exception&) {
     // Anything oneDNN or the allocator throws: the reference kernel runs the node.
   }
@@ -69,6 +73,17 @@ FormatCapability format_capability(const Node& node) {
     capability.inputs[0] = blocked_formats(node.input(0));
     capability.outputs = {blocked_formats(node.output(0))};
     if (node.input_count() > 3 && node.domain() == "ge") capability.inputs[3] = capability.outputs[0];
+  } else if (is_onnx(node) && node.op_type() == "ConvTranspose") {
+    if (node.input_count() < 2 || node.input(1) == nullptr || node.input(1)->constant() == nullptr) return capability;
+    if (node.has_attribute("output_shape")) return capability;
+    capability.inputs.resize(node.input_count());
+    capability.inputs[0] = blocked_formats(node.input(0));
+    capability.outputs = {blocked_formats(node.output(0))};
+  } else if (is_onnx(node) && node.op_type() == "Resize") {
+    if (!resample_applies(node)) return capability;
+    capability.inputs.resize(node.input_count());
+    capability.inputs[0] = blocked_formats(node.input(0));
+    capability.outputs = {blocked_formats(node.output(0))};
   } else if (is_pool(node)) {
     capability.inputs = {blocked_formats(node.input(0))};
     capability.outputs = {blocked_formats(node.output(0))};

@@ -49,6 +49,7 @@ Tensor to_format(const Tensor& plain, int64_t block, bool to_blocked) {
 // One node in its own graph; runs either kernel on the same inputs.
 class NodeCase {
  public:
+  void set_opset(int64_t opset) { graph_.set_opset_import("", opset); }
   NodeCase(std::string op, std::string domain = "") {
     graph_.set_opset_import("", 17);
     op_ = std::move(op);
@@ -64,6 +65,11 @@ class NodeCase {
   NodeCase& constant(Tensor t) {
     values_.push_back(graph_.add_initializer("w" + std::to_string(values_.size()), t));
     data_.push_back(std::move(t));
+    return *this;
+  }
+  NodeCase& none() {  // an omitted optional input
+    values_.push_back(nullptr);
+    data_.emplace_back();
     return *this;
   }
   NodeCase& output(std::vector<int64_t> dims, std::string format = "") {
@@ -144,7 +150,7 @@ void check(NodeCase& plain, const std::string& what, int64_t block = 0, NodeCase
   ASSERT_TRUE(fast_blocked.has_value()) << what << ": no blocked fast path";
   std::vector<Tensor> inputs = blocked->data();
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!blocked->values()[i]->desc().is_plain()) inputs[i] = to_format(inputs[i], block, true);
+    if (blocked->values()[i] != nullptr && !blocked->values()[i]->desc().is_plain()) inputs[i] = to_format(inputs[i], block, true);
   }
   Tensor stored = blocked->run(*fast_blocked, inputs);
   if (!blocked->node().output(0)->desc().is_plain()) stored = to_format(stored, block, false);
@@ -238,9 +244,9 @@ TEST(DnnlMatMul, MatchesReference) {
   };
   const Case cases[] = {{{128, 768}, {768, 64}, {128, 64}, true},
                         {{1, 128, 768}, {768, 768}, {1, 128, 768}, true},
-                        {{12, 128, 64}, {12, 64, 128}, {12, 128, 128}, false},
-                        {{2, 3, 5, 7}, {7, 4}, {2, 3, 5, 4}, false},
-                        {{3, 1, 5, 7}, {2, 7, 6}, {3, 2, 5, 6}, false}};
+                        {{12, 128, 64}, {1, 64, 128}, {12, 128, 128}, true},
+                        {{2, 3, 5, 7}, {7, 4}, {2, 3, 5, 4}, true},
+                        {{3, 1, 5, 7}, {2, 7, 6}, {3, 2, 5, 6}, true}};
   uint32_t seed = 100;
   for (const Case& k : cases) {
     for (bool fused : {false, true}) {
@@ -321,6 +327,85 @@ TEST(DnnlPool, MatchesReferenceOverShapesAndFormats) {
   }
 }
 
+TEST(DnnlConvTranspose, MatchesReference) {
+  struct Case {
+    int64_t c, m, k, stride, pad, output_padding, group;
+  };
+  const Case cases[] = {{16, 8, 2, 2, 0, 0, 1}, {8, 16, 4, 2, 1, 0, 1}, {16, 16, 3, 2, 1, 1, 1}, {8, 8, 3, 1, 1, 0, 2}};
+  uint32_t seed = 400;
+  for (const Case& k : cases) {
+    const int64_t h = 7;
+    const int64_t out = (h - 1) * k.stride - 2 * k.pad + k.k + k.output_padding;
+    auto make = [&](std::string in_format, std::string out_format) {
+      auto c = std::make_unique<NodeCase>("ConvTranspose");
+      c->input(random_tensor({1, k.c, h, h}, seed), in_format)
+          .constant(random_tensor({k.c, k.m / k.group, k.k, k.k}, seed + 1, 0.3f))
+          .constant(random_tensor({k.m}, seed + 2));
+      c->output({1, k.m, out, out}, out_format);
+      c->attribute("strides", Attribute(std::vector<int64_t>{k.stride, k.stride}))
+          .attribute("pads", Attribute(std::vector<int64_t>{k.pad, k.pad, k.pad, k.pad}))
+          .attribute("output_padding", Attribute(std::vector<int64_t>{k.output_padding, k.output_padding}))
+          .attribute("group", Attribute(k.group));
+      return c;
+    };
+    seed += 3;
+    auto plain = make("", "");
+    auto blocked = make(k.c % 8 == 0 ? "nChw8c" : "", k.m % 8 == 0 ? "nChw8c" : "");
+    check(*plain, "ConvTranspose k" + std::to_string(k.k) + " s" + std::to_string(k.stride), 8, blocked.get());
+  }
+}
+
+TEST(DnnlResize, MatchesReferenceWhereTheSemanticsAgree) {
+  struct Case {
+    std::string mode, coordinates, rounding;
+    float scale;
+  };
+  const Case cases[] = {{"nearest", "asymmetric", "floor", 2},        {"nearest", "half_pixel", "round_prefer_floor", 2},
+                        {"nearest", "half_pixel", "round_prefer_ceil", 3}, {"nearest", "asymmetric", "round_prefer_floor", 2}, {"linear", "half_pixel", "", 2},
+                        {"linear", "half_pixel", "", 1.5f}};
+  uint32_t seed = 500;
+  for (const Case& k : cases) {
+    const int64_t out = static_cast<int64_t>(6 * k.scale);
+    auto make = [&](std::string format) {
+      auto c = std::make_unique<NodeCase>("Resize");
+      c->input(random_tensor({1, 16, 6, 6}, seed), format).none();
+      c->constant(Tensor::from_vector<float>({4}, {1, 1, k.scale, k.scale}));
+      c->output({1, 16, out, out}, format);
+      c->attribute("mode", Attribute(k.mode)).attribute("coordinate_transformation_mode", Attribute(k.coordinates));
+      if (!k.rounding.empty()) c->attribute("nearest_mode", Attribute(k.rounding));
+      return c;
+    };
+    ++seed;
+    auto plain = make("");
+    auto blocked = make("nChw8c");
+    check(*plain, "Resize " + k.mode + " " + k.coordinates + " " + k.rounding, 8, blocked.get());
+  }
+  NodeCase floor_half_pixel("Resize");  // floor of (x + 0.5) / 2 - 0.5 is not replication
+  floor_half_pixel.input(random_tensor({1, 4, 3, 3}, 1)).none().constant(Tensor::from_vector<float>({4}, {1, 1, 2, 2}));
+  floor_half_pixel.output({1, 4, 6, 6}).attribute("nearest_mode", Attribute("floor"));
+  EXPECT_FALSE(prepare(floor_half_pixel.node(), "cpu", Options{1}).has_value());
+  NodeCase ceil_asymmetric("Resize");  // round(x / 3) of x = 2 is 1, not 0
+  ceil_asymmetric.input(random_tensor({1, 4, 3, 3}, 1)).none().constant(Tensor::from_vector<float>({4}, {1, 1, 3, 3}));
+  ceil_asymmetric.output({1, 4, 9, 9}).attribute("coordinate_transformation_mode", Attribute("asymmetric"));
+  EXPECT_FALSE(prepare(ceil_asymmetric.node(), "cpu", Options{1}).has_value());
+}
+
+TEST(DnnlSoftmaxGelu, MatchReference) {
+  for (int64_t opset : {11, 13}) {
+    for (int64_t axis : {1, -1}) {
+      NodeCase c("Softmax");
+      c.set_opset(opset);
+      c.input(random_tensor({2, 3, 5, 7}, 600, 4.0f)).output({2, 3, 5, 7}).attribute("axis", Attribute(axis));
+      check(c, "Softmax opset " + std::to_string(opset) + " axis " + std::to_string(axis));
+    }
+  }
+  for (const char* approximate : {"none", "tanh"}) {
+    NodeCase c("Gelu", "ge");
+    c.input(random_tensor({4, 33}, 601, 5.0f)).output({4, 33}).attribute("approximate", Attribute(approximate));
+    check(c, std::string("Gelu ") + approximate);
+  }
+}
+
 TEST(DnnlFormats, ConvolutionsPreferTheNativeBlock) {
   NodeCase c("Conv");
   c.input(random_tensor({1, 32, 8, 8}, 1)).constant(random_tensor({48, 32, 1, 1}, 2)).output({1, 48, 8, 8});
@@ -341,6 +426,9 @@ TEST(DnnlFallback, DeclinesWhatItCannotRun) {
   NodeCase non_constant("Conv");
   non_constant.input(random_tensor({1, 4, 5, 5}, 1)).input(random_tensor({4, 4, 3, 3}, 2)).output({1, 4, 3, 3});
   EXPECT_FALSE(prepare(non_constant.node(), "cpu", Options{1}).has_value());
+  NodeCase activations("MatMul");  // two activations: the reference kernel is faster
+  activations.input(random_tensor({12, 128, 64}, 1)).input(random_tensor({12, 64, 128}, 2)).output({12, 128, 128});
+  EXPECT_FALSE(prepare(activations.node(), "cpu", Options{1}).has_value());
   NodeCase gemm_alpha("Gemm");
   gemm_alpha.input(random_tensor({2, 3}, 1)).constant(random_tensor({3, 4}, 2)).output({2, 4});
   gemm_alpha.attribute("alpha", Attribute(0.5f));

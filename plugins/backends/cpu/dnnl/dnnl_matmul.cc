@@ -7,9 +7,12 @@
 
 #include <string>
 
+#include "ge/logging.h"
+
 #include "dnnl_fast_paths.h"
 #include "dnnl_program.h"
 #include "dnnl_util.h"
+#include "ge/logging.h"
 
 namespace ge::cpu_dnnl {
 namespace {
@@ -34,6 +37,59 @@ std::optional<dnnl::memory::desc> bias_desc(const Value& bias, const Dims& y_dim
   return dnnl::memory::desc(dims, dt::f32, plain_tag(dims.size()));
 }
 
+// A [.., M, K] x constant B [K, N] (or stored transposed) as a 1x1 convolution over
+// an [1, K, 1, M] image in nhwc, whose memory is A's rows: oneDNN's jit 1x1 convolution
+// runs this GEMM shape 2-2.6x faster than its sgemm on AVX2 (measured: 52-66 against 24
+// GFLOP/s, one thread, M=128..256, K, N = 768..3072).
+std::optional<PreparedKernel> build_as_convolution(const Node& node, std::string_view backend, const Options& options,
+                                                   int64_t m, int64_t k, int64_t n, const Value& b, bool b_transposed,
+                                                   const Value* bias, bool fused) {
+  const Value& y = *node.output(0);
+  const dnnl::memory::desc src({1, k, 1, m}, dt::f32, Tag::nhwc), dst({1, n, 1, m}, dt::f32, Tag::nhwc);
+  // B [K, N] is [I][O] of the 1x1 weights (iohw); stored transposed it is [O][I] (oihw).
+  const dnnl::memory::desc weights_user({n, k, 1, 1}, dt::f32, b_transposed ? Tag::oihw : Tag::iohw);
+  const dnnl::memory::desc weights_any({n, k, 1, 1}, dt::f32, Tag::any);
+  const dnnl::memory::desc bias_md({n}, dt::f32, Tag::a);
+  const Dims y_dims = dims_of(y);
+  std::optional<dnnl::memory::desc> full_bias;  // a bias that is not [N]: a binary post-op
+  bool vector_bias = false;
+  if (bias != nullptr) {
+    if (bias_desc(*bias, y_dims)) {
+      vector_bias = true;
+    } else if (dims_of(*bias) == y_dims && is_float32(bias)) {
+      full_bias = dst;
+    } else {
+      return std::nullopt;
+    }
+  }
+  try {
+    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
+                                         weights_any, vector_bias ? bias_md : dnnl::memory::desc(), dst, {1, 1}, {0, 0},
+                                         {0, 0});
+    dnnl::post_ops ops;
+    if (full_bias) ops.append_binary(dnnl::algorithm::binary_add, *full_bias);
+    if (fused && !append_activation(node, ops)) return std::nullopt;
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(ops);
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
+    ProgramBuilder builder;
+    void* weights = prepack(builder, b.constant()->raw_data(), weights_user, pd.weights_desc());
+    std::vector<ProgramArg> args{{DNNL_ARG_SRC, src, {ArgSource::kInput, 0, 0, nullptr}},
+                                 {DNNL_ARG_WEIGHTS, pd.weights_desc(), {ArgSource::kOwned, 0, 0, weights}},
+                                 {DNNL_ARG_DST, dst, {ArgSource::kOutput, 0, 0, nullptr}}};
+    if (vector_bias) {
+      args.push_back({DNNL_ARG_BIAS, bias_md, {ArgSource::kOwned, 0, 0, prepack(builder, bias->constant()->raw_data(), bias_md, bias_md)}});
+    }
+    if (full_bias) args.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, dst, {ArgSource::kInput, 2, 0, nullptr}});
+    builder.add(dnnl::convolution_forward(pd), std::move(args), pd.scratchpad_desc());
+    return std::move(builder).build(fast_kernel_name(backend, node, pd.impl_info_str()) + ".1x1", options.threads);
+  } catch (const dnnl::error& error) {
+    GE_LOG_DEBUG("{}: no oneDNN 1x1 convolution for the GEMM: {}", node.describe(), error.what());
+    return std::nullopt;
+  }
+}
+
 // a_md / b_md: the operands as stored (plain, possibly transposed views).
 std::optional<PreparedKernel> build_matmul(const Node& node, std::string_view backend, const Options& options,
                                            const dnnl::memory::desc& a_md, const Value& b, const dnnl::memory::desc& b_md,
@@ -42,16 +98,21 @@ std::optional<PreparedKernel> build_matmul(const Node& node, std::string_view ba
   if (!y.desc().is_plain() || !node.input(0)->desc().is_plain() || !b.desc().is_plain()) return std::nullopt;
   const Dims y_dims = dims_of(y);
   const dnnl::memory::desc y_md(y_dims, dt::f32, plain_tag(y_dims.size()));
-  std::optional<dnnl::memory::desc> b_bias;
+  std::optional<dnnl::memory::desc> b_bias, post_bias;  // the primitive's bias, or a binary post-op
   if (bias != nullptr) {
     b_bias = bias_desc(*bias, y_dims);
-    if (!b_bias) return std::nullopt;
+    if (!b_bias) {
+      if (!is_float32(bias) || !bias->desc().is_plain() || dims_of(*bias).size() > y_dims.size()) return std::nullopt;
+      const Dims dims = with_leading_ones(dims_of(*bias), y_dims.size());
+      post_bias = dnnl::memory::desc(dims, dt::f32, plain_tag(dims.size()));
+    }
   }
   const bool constant_b = b.constant() != nullptr;
   const dnnl::memory::desc b_any = constant_b ? dnnl::memory::desc(b_md.dims(), dt::f32, Tag::any) : b_md;
   try {
     dnnl::matmul::desc desc = b_bias ? dnnl::matmul::desc(a_md, b_any, *b_bias, y_md) : dnnl::matmul::desc(a_md, b_any, y_md);
     dnnl::post_ops ops;
+    if (post_bias) ops.append_binary(dnnl::algorithm::binary_add, *post_bias);
     if (fused && !append_activation(node, ops)) return std::nullopt;
     dnnl::primitive_attr attr;
     attr.set_post_ops(ops);
@@ -66,9 +127,15 @@ std::optional<PreparedKernel> build_matmul(const Node& node, std::string_view ba
     if (b_bias) {
       args.push_back({DNNL_ARG_BIAS, *b_bias, {ArgSource::kOwned, 0, 0, prepack(builder, bias->constant()->raw_data(), *b_bias, *b_bias)}});
     }
+    if (post_bias) {
+      ArgSource source{ArgSource::kInput, 2, 0, nullptr};
+      if (bias->constant() != nullptr) source = {ArgSource::kOwned, 0, 0, prepack(builder, bias->constant()->raw_data(), *post_bias, *post_bias)};
+      args.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, *post_bias, source});
+    }
     builder.add(dnnl::matmul(pd), std::move(args), pd.scratchpad_desc());
     return std::move(builder).build(fast_kernel_name(backend, node, pd.impl_info_str()), options.threads);
-  } catch (const dnnl::error&) {
+  } catch (const dnnl::error& error) {
+    GE_LOG_DEBUG("{}: no oneDNN fast path: {}", node.describe(), error.what());
     return std::nullopt;
   }
 }
@@ -86,6 +153,22 @@ std::optional<PreparedKernel> prepare_matmul(const Node& node, std::string_view 
   a_dims = with_leading_ones(a_dims, rank);
   b_dims = with_leading_ones(b_dims, rank);
   const Value* bias = node.domain() == "ge" && node.input_count() > 2 ? node.input(2) : nullptr;
+  const bool fused = node.domain() == "ge";
+  // A constant 2-D B (after unit batch dims) and a plain A: the GEMM as a 1x1 convolution.
+  bool b_matrix = b->constant() != nullptr && a->desc().is_plain() && node.output(0)->desc().is_plain();
+  for (size_t i = 0; i + 2 < rank; ++i) b_matrix = b_matrix && b_dims[i] == 1;
+  if (b_matrix) {
+    int64_t m = 1;
+    for (size_t i = 0; i + 1 < rank; ++i) m *= a_dims[i];
+    if (auto kernel = build_as_convolution(node, backend, options, m, a_dims[rank - 1], b_dims[rank - 1], *b, false,
+                                           bias, fused)) {
+      return kernel;
+    }
+  }
+  // Products of two activations (attention's batched QK^T and PV): oneDNN's sgemm runs
+  // these small batched shapes 4x slower than the reference kernel here (measured on a
+  // BERT-base layer: 12.6 against 2.9 ms per run, one thread); leave them to it.
+  if (b->constant() == nullptr) return std::nullopt;
   return build_matmul(node, backend, options, dnnl::memory::desc(a_dims, dt::f32, plain_tag(rank)), *b,
                       dnnl::memory::desc(b_dims, dt::f32, plain_tag(rank)), bias, node.domain() == "ge");
 }
@@ -100,6 +183,13 @@ std::optional<PreparedKernel> prepare_gemm(const Node& node, std::string_view ba
   Dims a_dims = dims_of(*a), b_dims = dims_of(*b);
   if (a_dims.size() != 2 || b_dims.size() != 2) return std::nullopt;
   const bool trans_a = node.get_int("transA", 0) != 0, trans_b = node.get_int("transB", 0) != 0;
+  if (!trans_a && b->constant() != nullptr) {
+    const int64_t n = trans_b ? b_dims[0] : b_dims[1];
+    if (auto kernel = build_as_convolution(node, backend, options, a_dims[0], a_dims[1], n, *b, trans_b, c,
+                                           node.domain() == "ge")) {
+      return kernel;
+    }
+  }
   // A transposed operand is the stored matrix read column-major: dims swapped, tag "ba".
   auto operand = [](Dims dims, bool transposed) {
     if (transposed) return dnnl::memory::desc({dims[1], dims[0]}, dt::f32, Tag::ba);

@@ -9,6 +9,7 @@
 #include "dnnl_fast_paths.h"
 #include "dnnl_program.h"
 #include "dnnl_util.h"
+#include "ge/logging.h"
 #include "kernel_util.h"
 #include "spatial_geometry.h"
 
@@ -64,21 +65,14 @@ std::optional<PreparedKernel> prepare_pool(const Node& node, std::string_view ba
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     dnnl::pooling_v2_forward::primitive_desc pd(desc, attr, cpu_engine());
     ProgramBuilder builder;
-    const bool direct = pd.dst_desc() == *y_stored;
-    ArgSource dst = direct ? ArgSource{ArgSource::kOutput, 0, 0, nullptr}
-                           : ArgSource{ArgSource::kWorkspace, 0, builder.reserve_workspace(pd.dst_desc().get_size()),
-                                       nullptr};
+    const ArgSource dst = builder.output_or_workspace(pd.dst_desc(), *y_stored);
     builder.add(dnnl::pooling_v2_forward(pd),
                 {{DNNL_ARG_SRC, *x_stored, {ArgSource::kInput, 0, 0, nullptr}}, {DNNL_ARG_DST, pd.dst_desc(), dst}},
                 pd.scratchpad_desc());
-    if (!direct) {
-      dnnl::reorder::primitive_desc reorder(cpu_engine(), pd.dst_desc(), cpu_engine(), *y_stored);
-      builder.add(dnnl::reorder(reorder),
-                  {{DNNL_ARG_FROM, pd.dst_desc(), dst}, {DNNL_ARG_TO, *y_stored, {ArgSource::kOutput, 0, 0, nullptr}}},
-                  dnnl::memory::desc());
-    }
+    builder.finish_output(pd.dst_desc(), dst, *y_stored);
     return std::move(builder).build(fast_kernel_name(backend, node, pd.impl_info_str()), options.threads);
-  } catch (const dnnl::error&) {
+  } catch (const dnnl::error& error) {
+    GE_LOG_DEBUG("{}: no oneDNN fast path: {}", node.describe(), error.what());
     return std::nullopt;
   }
 }

@@ -128,6 +128,31 @@ void ProgramBuilder::add(dnnl::primitive primitive, std::vector<ProgramArg> args
   steps_.push_back({std::move(primitive), std::move(args)});
 }
 
+ArgSource ProgramBuilder::reorder_to_workspace(const dnnl::memory::desc& from, ArgSource source,
+                                               const dnnl::memory::desc& to) {
+  ArgSource target{ArgSource::kWorkspace, 0, reserve_workspace(to.get_size()), nullptr};
+  dnnl::reorder::primitive_desc pd(cpu_engine(), from, cpu_engine(), to);
+  add(dnnl::reorder(pd), {{DNNL_ARG_FROM, from, source}, {DNNL_ARG_TO, to, target}}, dnnl::memory::desc());
+  return target;
+}
+
+void ProgramBuilder::reorder_to_output(const dnnl::memory::desc& from, ArgSource source, const dnnl::memory::desc& to,
+                                       int output) {
+  dnnl::reorder::primitive_desc pd(cpu_engine(), from, cpu_engine(), to);
+  add(dnnl::reorder(pd), {{DNNL_ARG_FROM, from, source}, {DNNL_ARG_TO, to, {ArgSource::kOutput, output, 0, nullptr}}},
+      dnnl::memory::desc());
+}
+
+ArgSource ProgramBuilder::output_or_workspace(const dnnl::memory::desc& internal, const dnnl::memory::desc& stored) {
+  if (internal == stored) return {ArgSource::kOutput, 0, 0, nullptr};
+  return {ArgSource::kWorkspace, 0, reserve_workspace(internal.get_size()), nullptr};
+}
+
+void ProgramBuilder::finish_output(const dnnl::memory::desc& internal, ArgSource written,
+                                   const dnnl::memory::desc& stored) {
+  if (written.kind != ArgSource::kOutput) reorder_to_output(internal, written, stored);
+}
+
 PreparedKernel ProgramBuilder::build(std::string name, int threads) && {
   auto program = std::make_shared<Program>();
   program->steps = std::move(steps_);

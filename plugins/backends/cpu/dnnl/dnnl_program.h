@@ -49,6 +49,16 @@ class ProgramBuilder {
   /// Adds a step. Primitives whose attributes use a user scratchpad get it from the
   /// workspace here.
   void add(dnnl::primitive primitive, std::vector<ProgramArg> args, const dnnl::memory::desc& scratchpad);
+  /// Adds a reorder of `from` (read at `source`) into a fresh workspace slice laid out as
+  /// `to`; returns the slice.
+  ArgSource reorder_to_workspace(const dnnl::memory::desc& from, ArgSource source, const dnnl::memory::desc& to);
+  /// Adds a reorder of `from` (read at `source`) into output `output` stored as `to`.
+  void reorder_to_output(const dnnl::memory::desc& from, ArgSource source, const dnnl::memory::desc& to, int output = 0);
+  /// Where a primitive whose output layout is `internal` writes output 0 stored as
+  /// `stored`: the output itself when they agree, else a workspace slice that
+  /// finish_output() reorders.
+  ArgSource output_or_workspace(const dnnl::memory::desc& internal, const dnnl::memory::desc& stored);
+  void finish_output(const dnnl::memory::desc& internal, ArgSource written, const dnnl::memory::desc& stored);
   /// The finished kernel, `name` e.g. "cpu.Conv.dnnl:jit:avx512_core".
   PreparedKernel build(std::string name, int threads) &&;
 

@@ -1,5 +1,6 @@
 #include "cpu_backend.h"
 
+#include <algorithm>
 #include <exception>
 #include <new>
 #include <thread>
@@ -20,6 +21,21 @@ bool has_blocked_format(const Node& node) {
   return false;
 }
 
+// Every non-plain input and output format of `node` is one `capability` lists.
+bool formats_accepted(const Node& node, const FormatCapability& capability) {
+  auto listed = [](const std::vector<std::vector<std::string>>& lists, size_t i, const Value* value) {
+    if (value == nullptr || value->desc().is_plain()) return true;
+    return i < lists.size() && std::find(lists[i].begin(), lists[i].end(), value->desc().format) != lists[i].end();
+  };
+  for (size_t i = 0; i < node.input_count(); ++i) {
+    if (!listed(capability.inputs, i, node.input(i))) return false;
+  }
+  for (size_t i = 0; i < node.output_count(); ++i) {
+    if (!listed(capability.outputs, i, node.output(i))) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int CpuBackend::default_threads() {
@@ -36,8 +52,10 @@ Status CpuBackend::set_intra_op_threads(int threads) {
 bool CpuBackend::supports(const Node& node, std::string* reason) const {
   try {
     // A node in a blocked format has no reference kernel: the fast path must take it.
+    // Its capability answers without preparing (which would create primitives and
+    // prepack weights only to throw them away).
     if (fast_paths_ && has_blocked_format(node) && !cpu_kernels::is_format_agnostic(node)) {
-      if (cpu_dnnl::prepare(node, name(), {intra_op_threads()})) return true;
+      if (formats_accepted(node, cpu_dnnl::format_capability(node))) return true;
     }
     return cpu_kernels::supports(node, name(), reason);
   } catch (const std::exception& error) {

@@ -100,7 +100,7 @@ bool is_elementwise_op(const Node& node) {
       "HardSigmoid", "HardSwish", "Identity", "LeakyRelu", "Log", "Max", "Mean", "Min", "Mish",  "Mul",
       "Neg",  "Pow",      "Reciprocal", "Relu",      "Round",    "Selu", "Sigmoid",  "Softplus",   "Softsign",
       "Sqrt", "Sub",      "Sum",      "Tanh"};
-  if (node.domain() == "ge") return node.op_type() == "Gelu";
+  if (node.domain() == "ge") return node.op_type() == "Gelu" || node.op_type() == "HardSwish";
   if (!is_onnx_domain(node.domain())) return false;
   return std::find(kOps.begin(), kOps.end(), node.op_type()) != kOps.end();
 }
