@@ -152,6 +152,14 @@ TEST(OptionsTest, MemoryAssignersAndOrder) {
   EXPECT_NE(error_of({"m.onnx", "--memory-assigner="}).find("expects an assigner name"), std::string::npos);
 }
 
+TEST(OptionsTest, Threads) {
+  EXPECT_EQ(parse_ok({"m.onnx"}).threads, 0);  // the backend's default: the machine's cores
+  EXPECT_EQ(parse_ok({"m.onnx", "--threads", "2"}).threads, 2);
+  EXPECT_EQ(parse_ok({"m.onnx", "--threads=1"}).threads, 1);
+  EXPECT_NE(error_of({"m.onnx", "--threads", "0"}).find("--threads"), std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "--threads", "many"}).find("got 'many'"), std::string::npos);
+}
+
 TEST(OptionsTest, Profile) {
   EXPECT_FALSE(parse_ok({"m.onnx"}).profile);
   const RunOptions options = parse_ok({"m.onnx", "--profile", "out/trace.json"});

@@ -16,6 +16,10 @@
 
 namespace ge::cpu_dnnl {
 
+/// Thread policy (one for the process): each fast kernel runs on the calling thread plus
+/// an OpenMP team, `threads` in all; fast kernels that run at the same moment (several
+/// streams, several sessions) split that budget between them, so streams times intra-op
+/// threads stay within it. Reference kernels (the small ops) run on the calling thread.
 struct Options {
   int threads = 1;  ///< intra-op threads of every kernel prepared (>= 1)
 };

@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <new>
 #include <utility>
@@ -75,10 +76,24 @@ int run(const Program& program, Slot& slot, const KernelArgs& args) {
   return cpu_kernels::kKernelOk;
 }
 
+// Fast kernels running right now, process-wide (every stream, every session).
+std::atomic<int> launches_in_flight{0};
+
+struct InFlight {
+  InFlight() : concurrent(launches_in_flight.fetch_add(1, std::memory_order_relaxed) + 1) {}
+  ~InFlight() { launches_in_flight.fetch_sub(1, std::memory_order_relaxed); }
+  const int concurrent;
+};
+
 int launch(const KernelArgs& args) {
   const auto& program = *static_cast<const Program*>(args.params);
-  // The OpenMP thread count is per calling thread: set it where it differs.
-  if (omp_get_max_threads() != program.threads) omp_set_num_threads(program.threads);
+  // The thread policy: a kernel may use its `threads`, shared with the fast kernels that
+  // run at the same moment on other streams or sessions, so that streams times intra-op
+  // threads never exceed the budget. OpenMP's count is per calling thread: set it only
+  // where it differs (a thread-local read otherwise).
+  const InFlight in_flight;
+  const int threads = in_flight.concurrent > 1 ? std::max(1, program.threads / in_flight.concurrent) : program.threads;
+  if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
   for (Slot& slot : program.slots) {
     if (slot.busy.test_and_set(std::memory_order_acquire)) continue;
     const int code = run(program, slot, args);

@@ -56,6 +56,9 @@ bool CpuBackend::supports(const Node& node, std::string* reason) const {
     // prepack weights only to throw them away).
     if (fast_paths_ && has_blocked_format(node) && !cpu_kernels::is_format_agnostic(node)) {
       if (formats_accepted(node, cpu_dnnl::format_capability(node))) return true;
+      // A format the capability does not prefer (another CPU's block) may still be one the
+      // fast path reorders: only preparing tells.
+      if (cpu_dnnl::prepare(node, name(), {intra_op_threads()})) return true;
     }
     return cpu_kernels::supports(node, name(), reason);
   } catch (const std::exception& error) {

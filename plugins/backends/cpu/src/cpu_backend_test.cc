@@ -82,3 +82,71 @@ TEST(CpuBackend, PreparedKernelRunsOnItsDevice) {
 
 }  // namespace
 }  // namespace ge
+
+namespace ge {
+namespace {
+
+// Conv 16 -> 16 channels, 3x3, constant weights: the oneDNN fast path's case.
+struct ConvGraph {
+  Graph graph;
+  Node* node = nullptr;
+  explicit ConvGraph(const std::string& format = "") {
+    graph.set_opset_import("", 17);
+    Value* x = graph.add_input("x", TensorDesc::of(DataType::kFloat32, {1, 16, 6, 6}));
+    x->mutable_desc().format = format;
+    Value* w = graph.add_initializer("w", Tensor::zeros(DataType::kFloat32, {16, 16, 3, 3}));
+    node = graph.add_node("Conv", {x, w}, 1, "conv", {"y"});
+    node->set_attribute("pads", Attribute(std::vector<int64_t>{1, 1, 1, 1}));
+    TensorDesc y = TensorDesc::of(DataType::kFloat32, {1, 16, 6, 6});
+    y.format = format;
+    node->output(0)->set_desc(y);
+    graph.add_output(node->output(0));
+  }
+};
+
+TEST(CpuBackendFastPaths, PrepareTakesTheFastPathUnlessTurnedOff) {
+  CpuBackend backend;
+  ConvGraph conv;
+  Result<PreparedKernel> fast = backend.prepare(*conv.node);
+  ASSERT_TRUE(fast.is_ok()) << fast.status().to_string();
+  EXPECT_NE(fast->name.find("cpu.Conv.dnnl:"), std::string::npos) << fast->name;
+  backend.set_fast_paths(false);
+  Result<PreparedKernel> reference = backend.prepare(*conv.node);
+  ASSERT_TRUE(reference.is_ok());
+  EXPECT_EQ(reference->name.find("dnnl"), std::string::npos) << reference->name;
+}
+
+TEST(CpuBackendFastPaths, BlockedFormatsNeedTheFastPath) {
+  CpuBackend backend;
+  ConvGraph blocked("nChw8c");
+  std::string reason;
+  EXPECT_TRUE(backend.supports(*blocked.node, &reason)) << reason;
+  Result<PreparedKernel> kernel = backend.prepare(*blocked.node);
+  ASSERT_TRUE(kernel.is_ok()) << kernel.status().to_string();
+  backend.set_fast_paths(false);
+  EXPECT_FALSE(backend.supports(*blocked.node, &reason));
+  EXPECT_NE(reason.find("runs plain (row-major) tensors only"), std::string::npos) << reason;
+  ConvGraph unknown("nChw5c");  // no such block: neither path takes it
+  backend.set_fast_paths(true);
+  EXPECT_FALSE(backend.supports(*unknown.node, &reason));
+}
+
+TEST(CpuBackendFastPaths, IntraOpThreads) {
+  CpuBackend backend;
+  EXPECT_GE(backend.intra_op_threads(), 1);
+  ASSERT_TRUE(backend.set_intra_op_threads(3).is_ok());
+  EXPECT_EQ(backend.intra_op_threads(), 3);
+  ASSERT_TRUE(backend.set_intra_op_threads(0).is_ok());  // back to the machine's cores
+  EXPECT_GE(backend.intra_op_threads(), 1);
+  EXPECT_FALSE(backend.set_intra_op_threads(-1).is_ok());
+  // The capability states the native block for 16 channels and plain for 3.
+  ConvGraph conv;
+  FormatCapability capability = backend.format_capability(*conv.node);
+  ASSERT_FALSE(capability.inputs.empty());
+  ASSERT_EQ(capability.inputs[0].size(), 1u);
+  EXPECT_TRUE(capability.inputs[0][0] == "nChw8c" || capability.inputs[0][0] == "nChw16c");
+  EXPECT_FALSE(capability.format_agnostic);
+}
+
+}  // namespace
+}  // namespace ge
