@@ -1,5 +1,8 @@
 #include "dnnl_kernels.h"
 
+#include <omp.h>
+
+#include <algorithm>
 #include <exception>
 
 #include "dnnl_fast_paths.h"
@@ -43,9 +46,53 @@ std::vector<std::string> blocked_formats(const Value* value) {
   return {"nChw" + std::to_string(block) + "c"};
 }
 
+// oneDNN sizes a primitive's parallel decomposition from omp_get_max_threads() when it
+// is created and then asks for exactly that many threads at every launch: create it
+// under the kernel's own thread count.
+class ScopedOpenMpThreads {
+ public:
+  explicit ScopedOpenMpThreads(int threads) : saved_(omp_get_max_threads()) { omp_set_num_threads(threads); }
+  ~ScopedOpenMpThreads() { omp_set_num_threads(saved_); }
+  ScopedOpenMpThreads(const ScopedOpenMpThreads&) = delete;
+  ScopedOpenMpThreads& operator=(const ScopedOpenMpThreads&) = delete;
+
+ private:
+  int saved_;
+};
+
 }  // namespace
 
-std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend_name, const Options& options) {
+// Floating-point operations of one launch, roughly: multiply-adds of convolutions and
+// GEMMs, output elements otherwise.
+double estimated_work(const Node& node) {
+  const Value* y = node.output(0);
+  if (y == nullptr || !y->desc().is_static()) return 0;
+  const double outputs = static_cast<double>(y->desc().element_count());
+  const Value* w = node.input_count() > 1 ? node.input(1) : nullptr;
+  if ((is_conv(node) || node.op_type() == "ConvTranspose") && w != nullptr && w->desc().is_static()) {
+    const std::vector<int64_t> dims = w->desc().static_dims();
+    double per_output = 1;  // W [M, C/g, k...]: C/g * k... taps per output of Conv
+    for (size_t i = 1; i < dims.size(); ++i) per_output *= static_cast<double>(dims[i]);
+    return 2 * outputs * per_output;
+  }
+  if ((node.op_type() == "MatMul" || node.op_type() == "FusedMatMul" || node.op_type() == "Gemm" ||
+       node.op_type() == "FusedGemm") && node.input(0) != nullptr && node.input(0)->desc().is_static()) {
+    const std::vector<int64_t> a = node.input(0)->desc().static_dims();
+    const bool trans_a = node.get_int("transA", 0) != 0;
+    const int64_t k = a.empty() ? 1 : (trans_a && a.size() == 2 ? a[0] : a.back());
+    return 2 * outputs * static_cast<double>(k);
+  }
+  return outputs;
+}
+
+// Below this much work a launch stays on the calling thread: an OpenMP fork/join costs
+// about a microsecond, more than a second thread saves on a small kernel.
+constexpr double kParallelWork = 2e6;
+
+std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend_name, const Options& requested) {
+  Options options = requested;
+  if (estimated_work(node) < kParallelWork) options.threads = 1;
+  const ScopedOpenMpThreads threads(std::max(1, options.threads));
   try {
     if (is_conv(node)) return prepare_conv(node, backend_name, options);
     if (is_pool(node)) return prepare_pool(node, backend_name, options);
