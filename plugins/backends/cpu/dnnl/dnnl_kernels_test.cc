@@ -331,7 +331,9 @@ TEST(DnnlConvTranspose, MatchesReference) {
   struct Case {
     int64_t c, m, k, stride, pad, output_padding, group;
   };
-  const Case cases[] = {{16, 8, 2, 2, 0, 0, 1}, {8, 16, 4, 2, 1, 0, 1}, {16, 16, 3, 2, 1, 1, 1}, {8, 8, 3, 1, 1, 0, 2}};
+  // The first two (kernel == stride, no pads) run as a 1x1 convolution and a scatter.
+  const Case cases[] = {{16, 8, 2, 2, 0, 0, 1},  {24, 1, 2, 2, 0, 0, 1}, {8, 16, 4, 2, 1, 0, 1},
+                        {16, 16, 3, 2, 1, 1, 1}, {8, 8, 3, 1, 1, 0, 2}};
   uint32_t seed = 400;
   for (const Case& k : cases) {
     const int64_t h = 7;
@@ -352,6 +354,11 @@ TEST(DnnlConvTranspose, MatchesReference) {
     auto plain = make("", "");
     auto blocked = make(k.c % 8 == 0 ? "nChw8c" : "", k.m % 8 == 0 ? "nChw8c" : "");
     check(*plain, "ConvTranspose k" + std::to_string(k.k) + " s" + std::to_string(k.stride), 8, blocked.get());
+    if (k.k == k.stride && k.pad == 0) {
+      std::optional<PreparedKernel> fast = prepare(plain->node(), "cpu", Options{1});
+      ASSERT_TRUE(fast.has_value());
+      EXPECT_NE(fast->name.find("depth_to_space"), std::string::npos) << fast->name;
+    }
   }
 }
 

@@ -63,6 +63,10 @@ void* resolve(const KernelArgs& args, const ArgSource& source) {
 int run(const Program& program, Slot& slot, const KernelArgs& args) {
   for (size_t s = 0; s < program.steps.size(); ++s) {
     const ProgramStep& step = program.steps[s];
+    if (step.host != nullptr) {
+      if (const int code = step.host(args, step.host_params.get())) return code;
+      continue;
+    }
     for (size_t a = 0; a < step.args.size(); ++a) {
       void* address = resolve(args, step.args[a].source);
       if (address == nullptr) return cpu_kernels::kKernelMissingAddress;
@@ -141,6 +145,13 @@ void ProgramBuilder::add(dnnl::primitive primitive, std::vector<ProgramArg> args
     args.push_back({DNNL_ARG_SCRATCHPAD, scratchpad, source});
   }
   steps_.push_back({std::move(primitive), std::move(args)});
+}
+
+void ProgramBuilder::add_host(HostStep step, std::shared_ptr<const void> params) {
+  ProgramStep host_step;
+  host_step.host = step;
+  host_step.host_params = std::move(params);
+  steps_.push_back(std::move(host_step));
 }
 
 ArgSource ProgramBuilder::reorder_to_workspace(const dnnl::memory::desc& from, ArgSource source,

@@ -31,9 +31,15 @@ struct ProgramArg {
   ArgSource source;
 };
 
+/// A step the host computes itself between primitives (e.g. a depth-to-space scatter):
+/// it gets the launch's arguments and its own parameters.
+using HostStep = int (*)(const KernelArgs& args, const void* params);
+
 struct ProgramStep {
   dnnl::primitive primitive;
   std::vector<ProgramArg> args;
+  HostStep host = nullptr;  ///< set instead of `primitive` for a host step
+  std::shared_ptr<const void> host_params;
 };
 
 /// The engine every fast path uses (one CPU engine per process).
@@ -49,6 +55,8 @@ class ProgramBuilder {
   /// Adds a step. Primitives whose attributes use a user scratchpad get it from the
   /// workspace here.
   void add(dnnl::primitive primitive, std::vector<ProgramArg> args, const dnnl::memory::desc& scratchpad);
+  /// Adds a host step.
+  void add_host(HostStep step, std::shared_ptr<const void> params);
   /// Adds a reorder of `from` (read at `source`) into a fresh workspace slice laid out as
   /// `to`; returns the slice.
   ArgSource reorder_to_workspace(const dnnl::memory::desc& from, ArgSource source, const dnnl::memory::desc& to);
