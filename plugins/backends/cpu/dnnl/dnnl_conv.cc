@@ -76,9 +76,7 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
     dnnl::post_ops ops;
     if (with_residual) ops.append_binary(dnnl::algorithm::binary_add, dst);
     if (fused && !append_activation(node, ops)) throw dnnl::error(dnnl_unimplemented, "activation");
-    dnnl::primitive_attr attr;
-    attr.set_post_ops(ops);
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const dnnl::primitive_attr attr = kernel_attributes(ops);
     return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
   };
   try {

@@ -76,8 +76,7 @@ std::optional<PreparedKernel> prepare_depth_to_space(const Node& node, std::stri
     const dnnl::memory::desc x_any(x_dims, dt::f32, Tag::nhwc);
     dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x_any,
                                          weight_any, dnnl::memory::desc(), products, {1, 1}, {0, 0}, {0, 0});
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const dnnl::primitive_attr attr = kernel_attributes();
     dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
     if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return std::nullopt;
     ProgramBuilder builder;
@@ -164,8 +163,7 @@ std::optional<PreparedKernel> prepare_deconv(const Node& node, std::string_view 
     dnnl::deconvolution_forward::desc desc(dnnl::prop_kind::forward_inference,
                                            dnnl::algorithm::deconvolution_direct, x_any, weight_any, bias_md, y_any,
                                            strides, dnnl_dilations, pads_l, pads_r);
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const dnnl::primitive_attr attr = kernel_attributes();
     dnnl::deconvolution_forward::primitive_desc pd(desc, attr, cpu_engine());
     ProgramBuilder builder;
     void* weights = prepack(builder, w->constant()->raw_data(), weight_user, pd.weights_desc());

@@ -47,8 +47,7 @@ std::optional<PreparedKernel> prepare_softmax(const Node& node, std::string_view
   const dnnl::memory::desc md(dims, dnnl::memory::data_type::f32, plain_tag(dims.size()));
   try {
     dnnl::softmax_forward::desc desc(dnnl::prop_kind::forward_inference, md, static_cast<int>(axis));
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const dnnl::primitive_attr attr = kernel_attributes();
     dnnl::softmax_forward::primitive_desc pd(desc, attr, cpu_engine());
     return finish(node, backend, options, dnnl::softmax_forward(pd), md, pd.scratchpad_desc(), pd.impl_info_str());
   } catch (const dnnl::error& error) {
@@ -70,8 +69,7 @@ std::optional<PreparedKernel> prepare_gelu(const Node& node, std::string_view ba
                                      approximate == "none" ? dnnl::algorithm::eltwise_gelu_erf
                                                            : dnnl::algorithm::eltwise_gelu_tanh,
                                      md, 0.f, 0.f);
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const dnnl::primitive_attr attr = kernel_attributes();
     dnnl::eltwise_forward::primitive_desc pd(desc, attr, cpu_engine());
     return finish(node, backend, options, dnnl::eltwise_forward(pd), md, pd.scratchpad_desc(), pd.impl_info_str());
   } catch (const dnnl::error& error) {

@@ -69,9 +69,7 @@ std::optional<PreparedKernel> build_as_convolution(const Node& node, std::string
     dnnl::post_ops ops;
     if (full_bias) ops.append_binary(dnnl::algorithm::binary_add, *full_bias);
     if (fused && !append_activation(node, ops)) return std::nullopt;
-    dnnl::primitive_attr attr;
-    attr.set_post_ops(ops);
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const dnnl::primitive_attr attr = kernel_attributes(ops);
     dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
     ProgramBuilder builder;
     void* weights = prepack(builder, b.constant()->raw_data(), weights_user, pd.weights_desc());
@@ -114,9 +112,7 @@ std::optional<PreparedKernel> build_matmul(const Node& node, std::string_view ba
     dnnl::post_ops ops;
     if (post_bias) ops.append_binary(dnnl::algorithm::binary_add, *post_bias);
     if (fused && !append_activation(node, ops)) return std::nullopt;
-    dnnl::primitive_attr attr;
-    attr.set_post_ops(ops);
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const dnnl::primitive_attr attr = kernel_attributes(ops);
     dnnl::matmul::primitive_desc pd(desc, attr, cpu_engine());
     ProgramBuilder builder;
     ArgSource weights{ArgSource::kInput, 1, 0, nullptr};

@@ -61,8 +61,7 @@ std::optional<PreparedKernel> prepare_pool(const Node& node, std::string_view ba
     const dnnl::memory::desc y_any(y_dims, dnnl::memory::data_type::f32, Tag::any);
     dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, algorithm, *x_stored, y_any, strides, kernel,
                                         dilations, pads_l, pads_r);
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const dnnl::primitive_attr attr = kernel_attributes();
     dnnl::pooling_v2_forward::primitive_desc pd(desc, attr, cpu_engine());
     ProgramBuilder builder;
     const ArgSource dst = builder.output_or_workspace(pd.dst_desc(), *y_stored);

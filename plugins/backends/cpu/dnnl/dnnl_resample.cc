@@ -59,8 +59,7 @@ std::optional<PreparedKernel> prepare_resample(const Node& node, std::string_vie
                                         nearest ? dnnl::algorithm::resampling_nearest
                                                 : dnnl::algorithm::resampling_linear,
                                         *x_md, y_like_x);
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const dnnl::primitive_attr attr = kernel_attributes();
     dnnl::resampling_forward::primitive_desc pd(desc, attr, cpu_engine());
     if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0 && node.input(0)->desc().is_plain() &&
         node.output(0)->desc().is_plain()) {

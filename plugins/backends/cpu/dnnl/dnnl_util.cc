@@ -39,6 +39,13 @@ std::optional<dnnl::memory::desc> stored_desc(const Value& value) {
 
 bool is_float32(const Value* value) { return value != nullptr && value->desc().dtype == DataType::kFloat32; }
 
+dnnl::primitive_attr kernel_attributes(const dnnl::post_ops& ops) {
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(ops);
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
 bool append_activation(const Node& node, dnnl::post_ops& ops) {
   using Alg = dnnl::algorithm;
   const std::string name = node.get_string("activation", "");

@@ -25,6 +25,10 @@ std::optional<dnnl::memory::desc> stored_desc(const Value& value);
 /// True when the node's input/output `value` exists and is float32.
 bool is_float32(const Value* value);
 
+/// Attributes every fast path's primitive gets: `ops` as post-ops and a user scratchpad
+/// (carved from the launch workspace, so a launch never allocates).
+dnnl::primitive_attr kernel_attributes(const dnnl::post_ops& ops = dnnl::post_ops());
+
 /// Appends the node's fused activation (attributes `activation`, `activation_params` of
 /// the ge::Fused* ops) to `ops`; false when oneDNN has no equivalent.
 bool append_activation(const Node& node, dnnl::post_ops& ops);
