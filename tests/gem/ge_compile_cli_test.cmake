@@ -39,6 +39,11 @@ expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --memory-assigner 
 # small_cnn is one chain: --streams 4 still needs one stream (and keeps the memory plan).
 expect_run(0 ARGS --model ${MODEL} --output ${WORK_DIR}/streams.gem --streams 4 CONTAINS "execution plans: 1 stream(s)")
 expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --streams 0 CONTAINS "--streams expects 1..64, got '0'")
+# Intra-op threads: a model compiled for 2 threads loads with 1 (kernels need no more
+# workspace than planned).
+expect_run(0 ARGS --model ${MODEL} --output ${WORK_DIR}/threads.gem --threads 2 -O3)
+expect_run(0 ARGS --verify ${WORK_DIR}/threads.gem --threads 1 CONTAINS "loaded '${WORK_DIR}/threads.gem' for cpu: ")
+expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --threads 0 CONTAINS "--threads expects 1..1024, got '0'")
 expect_run(1 ARGS --info ${MODEL} CONTAINS "is not a GE model file (wrong magic)")
 expect_run(1 ARGS --model ${MODEL} CONTAINS "--output is required")
 expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --input-shape "nosuch:1" CONTAINS

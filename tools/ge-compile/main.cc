@@ -41,7 +41,7 @@ const char* usage() {
   return "usage: ge-compile --model M.onnx --output M.gem [--backend cpu|npu_sim] [--input-shape \"name:1,3,224,224;...\"]\n"
          "                  [-O N] [--memory-assigner NAME]... [--streams N] [--threads N] [--plugins FILE]... [-v]\n"
          "       ge-compile --info M.gem\n"
-         "       ge-compile --verify M.gem [--backend cpu] [--plugins FILE]...\n"
+         "       ge-compile --verify M.gem [--backend cpu] [--threads N] [--plugins FILE]...\n"
          "Compiles a model (parse, shape inference, passes for the backend) into a .gem file that\n"
          "'ge-run M.gem' loads and runs without recompiling. --info prints a .gem file's inputs,\n"
          "outputs, backend, memory figures, stream count, op histogram, weights and required plugins.\n"
@@ -177,6 +177,7 @@ int run(int argc, char** argv) {
   if (options.verify) {
     const auto load_start = std::chrono::steady_clock::now();
     SessionOptions load_options;
+    load_options.threads = options.threads;
     load_options.backend = options.backend;
     Result<std::unique_ptr<Session>> session = create_session_from_model_file(host, *options.verify, load_options);
     if (!session.is_ok()) return fail(session.status());

@@ -792,11 +792,15 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
       }
       const PreparedKernel& kernel = prepared.at(impl->order[step]);
       const KernelMeta& meta = plans->kernels[step];
-      if (kernel.name != meta.name || kernel.workspace_bytes != meta.workspace_bytes) {
+      // A kernel may need less workspace than the file planned (a backend that sizes its
+      // scratch by thread count, loaded with fewer threads): the planned bytes still hold
+      // it. More would overflow the plan.
+      if (kernel.name != meta.name || kernel.workspace_bytes > meta.workspace_bytes) {
         return invalid_argument(where + ": " + impl->order[step]->describe() + " was compiled for kernel '" + meta.name +
                                 "' with " + std::to_string(meta.workspace_bytes) + " workspace bytes, but backend '" +
                                 backend.name() + "' now prepares '" + kernel.name + "' with " +
-                                std::to_string(kernel.workspace_bytes) + "; recompile the model");
+                                std::to_string(kernel.workspace_bytes) +
+                                "; recompile the model (with ge-compile --threads as many as it runs with)");
       }
     }
     if (Status status = validate_stream_plan(predecessors, plans->streams); !status.is_ok()) {
@@ -815,14 +819,15 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
           !status.is_ok()) {
         return invalid_argument(file_where + ": the memory plan does not hold: " + status.message());
       }
-      if (impl->memory_plan->feature_map_bytes != plans->feature_map_bytes) {
+      // Smaller when kernels now need less workspace than planned (see above).
+      if (impl->memory_plan->feature_map_bytes > plans->feature_map_bytes) {
         return invalid_argument(file_where + ": the memory plan's feature map is " +
                                 std::to_string(impl->memory_plan->feature_map_bytes) + " bytes, not the stored " +
                                 std::to_string(plans->feature_map_bytes));
       }
     } else {
       GE_RETURN_IF_ERROR(impl->place_first_fit(prepared, input_index, location, workspace, where));
-      if (impl->arena_bytes != plans->feature_map_bytes) {
+      if (impl->arena_bytes > plans->feature_map_bytes) {
         return invalid_argument(file_where + ": the feature map is " + std::to_string(impl->arena_bytes) +
                                 " bytes, not the stored " + std::to_string(plans->feature_map_bytes));
       }
