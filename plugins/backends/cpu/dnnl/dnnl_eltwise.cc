@@ -1,6 +1,7 @@
-// Softmax (one axis from opset 13; the flattened trailing axes before) and ge::Gelu
-// (erf or tanh) on oneDNN, float32, plain tensors: the reference kernels compute these
-// in double precision element by element, several times slower on a transformer.
+// Softmax (one axis from opset 13; the flattened trailing axes before; plain tensors) and
+// unary activations over at least 16K elements (Sigmoid, Tanh, Exp, HardSwish, Softplus,
+// Elu, LeakyRelu, ge::Gelu; any stored format) on oneDNN, float32: the reference kernels
+// compute these element by element through libm, several times slower.
 
 #include <string>
 
@@ -56,22 +57,54 @@ std::optional<PreparedKernel> prepare_softmax(const Node& node, std::string_view
   }
 }
 
-std::optional<PreparedKernel> prepare_gelu(const Node& node, std::string_view backend, const Options& options) {
+namespace {
+
+struct EltwiseOp {
+  dnnl::algorithm algorithm;
+  float alpha = 0, beta = 0;
+};
+
+// The oneDNN algorithm computing `node`'s unary op, when there is one.
+std::optional<EltwiseOp> eltwise_op(const Node& node) {
+  using Alg = dnnl::algorithm;
+  const std::string& op = node.op_type();
+  if (node.domain() == "ge") {
+    if (op != "Gelu") return std::nullopt;
+    const std::string approximate = node.get_string("approximate", "none");
+    if (approximate == "none") return EltwiseOp{Alg::eltwise_gelu_erf};
+    if (approximate == "tanh") return EltwiseOp{Alg::eltwise_gelu_tanh};
+    return std::nullopt;
+  }
+  if (op == "Sigmoid") return EltwiseOp{Alg::eltwise_logistic};
+  if (op == "Tanh") return EltwiseOp{Alg::eltwise_tanh};
+  if (op == "Exp") return EltwiseOp{Alg::eltwise_exp};
+  if (op == "HardSwish") return EltwiseOp{Alg::eltwise_hardswish};
+  if (op == "Softplus") return EltwiseOp{Alg::eltwise_soft_relu};
+  if (op == "Elu") return EltwiseOp{Alg::eltwise_elu, node.get_float("alpha", 1.0f)};
+  if (op == "LeakyRelu") return EltwiseOp{Alg::eltwise_relu, node.get_float("alpha", 0.01f)};
+  return std::nullopt;
+}
+
+// Below this many elements the reference loop is as fast as a primitive launch.
+constexpr int64_t kEltwiseElements = 16384;
+
+}  // namespace
+
+std::optional<PreparedKernel> prepare_eltwise(const Node& node, std::string_view backend, const Options& options) {
   const Value* x = node.input(0);
-  if (!is_float32(x) || !is_float32(node.output(0)) || !x->desc().is_plain()) return std::nullopt;
-  const std::string approximate = node.get_string("approximate", "none");
-  if (approximate != "none" && approximate != "tanh") return std::nullopt;
-  const Dims dims = dims_of(*x);
-  if (dims.empty() || dims.size() > 6) return std::nullopt;
-  const dnnl::memory::desc md(dims, dnnl::memory::data_type::f32, plain_tag(dims.size()));
+  const Value* y = node.output(0);
+  if (node.input_count() != 1 || !is_float32(x) || !is_float32(y) || x->desc().format != y->desc().format) {
+    return std::nullopt;
+  }
+  const std::optional<EltwiseOp> op = eltwise_op(node);
+  if (!op || x->desc().element_count() < kEltwiseElements) return std::nullopt;
+  const std::optional<dnnl::memory::desc> md = stored_desc(*x);  // any format: elementwise
+  if (!md || dims_of(*x).size() > 6) return std::nullopt;
   try {
-    dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference,
-                                     approximate == "none" ? dnnl::algorithm::eltwise_gelu_erf
-                                                           : dnnl::algorithm::eltwise_gelu_tanh,
-                                     md, 0.f, 0.f);
+    dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, op->algorithm, *md, op->alpha, op->beta);
     const dnnl::primitive_attr attr = kernel_attributes();
     dnnl::eltwise_forward::primitive_desc pd(desc, attr, cpu_engine());
-    return finish(node, backend, options, dnnl::eltwise_forward(pd), md, pd.scratchpad_desc(), pd.impl_info_str());
+    return finish(node, backend, options, dnnl::eltwise_forward(pd), *md, pd.scratchpad_desc(), pd.impl_info_str());
   } catch (const dnnl::error& error) {
     GE_LOG_DEBUG("{}: no oneDNN fast path: {}", node.describe(), error.what());
     return std::nullopt;

@@ -26,7 +26,7 @@ std::optional<PreparedKernel> prepare_resample(const Node& node, std::string_vie
 bool resample_applies(const Node& node);
 /// Softmax.
 std::optional<PreparedKernel> prepare_softmax(const Node& node, std::string_view backend, const Options& options);
-/// ge::Gelu.
-std::optional<PreparedKernel> prepare_gelu(const Node& node, std::string_view backend, const Options& options);
+/// Unary activations (Sigmoid, Tanh, Exp, HardSwish, Softplus, Elu, LeakyRelu, ge::Gelu).
+std::optional<PreparedKernel> prepare_eltwise(const Node& node, std::string_view backend, const Options& options);
 
 }  // namespace ge::cpu_dnnl

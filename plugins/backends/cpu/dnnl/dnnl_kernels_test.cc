@@ -408,9 +408,28 @@ TEST(DnnlSoftmaxGelu, MatchReference) {
   }
   for (const char* approximate : {"none", "tanh"}) {
     NodeCase c("Gelu", "ge");
-    c.input(random_tensor({4, 33}, 601, 5.0f)).output({4, 33}).attribute("approximate", Attribute(approximate));
+    c.input(random_tensor({4, 4200}, 601, 5.0f)).output({4, 4200}).attribute("approximate", Attribute(approximate));
     check(c, std::string("Gelu ") + approximate);
   }
+}
+
+TEST(DnnlEltwise, UnaryActivationsMatchReferenceInEveryFormat) {
+  uint32_t seed = 700;
+  for (const char* op : {"Sigmoid", "Tanh", "Exp", "HardSwish", "Softplus", "Elu", "LeakyRelu"}) {
+    auto make = [&](std::string format) {
+      auto c = std::make_unique<NodeCase>(op);
+      c->input(random_tensor({1, 16, 32, 40}, seed, 4.0f), format).output({1, 16, 32, 40}, format);
+      if (std::string(op) == "Elu" || std::string(op) == "LeakyRelu") c->attribute("alpha", Attribute(0.3f));
+      return c;
+    };
+    auto plain = make("");
+    auto blocked = make("nChw8c");
+    check(*plain, op, 8, blocked.get());
+    ++seed;
+  }
+  NodeCase small("Sigmoid");  // below 16K elements the reference loop runs it
+  small.input(random_tensor({4, 33}, 1)).output({4, 33});
+  EXPECT_FALSE(prepare(small.node(), "cpu", Options{1}).has_value());
 }
 
 TEST(DnnlFormats, ConvolutionsPreferTheNativeBlock) {
