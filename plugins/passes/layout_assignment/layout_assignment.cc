@@ -100,6 +100,15 @@ Status LayoutAssignment::run(Graph& graph, PassContext& context, bool& changed) 
     }
   }
 
+  // Values a subgraph reads by name (If/Loop/Scan bodies capture them) stay plain: the
+  // host executor hands them to kernels that know nothing of formats.
+  for (Node* node : order) {
+    if (!has_subgraph(*node)) continue;
+    for (Value* captured : graph.implicit_inputs(*node)) {
+      auto it = index.find(captured);
+      if (it != index.end()) groups[sets.find(it->second)].forced_plain = true;
+    }
+  }
   for (auto& [root, group] : groups) {
     for (Value* value : group.members) {
       const TensorDesc& desc = value->desc();

@@ -158,6 +158,35 @@ TEST(LayoutAssignment, DoesNothingWithoutPreferringOps) {
   EXPECT_FALSE(changed);
 }
 
+TEST(LayoutAssignment, ValuesSubgraphsCaptureStayPlain) {
+  PluginEnvironment& env = PluginEnvironment::get();
+  ASSERT_TRUE(env.require({"onnx_std", "cpu", "layout_assignment"}).is_ok());
+  std::unique_ptr<Graph> g = make_model();
+  // An If whose branches read "r" (a blocked candidate) by name.
+  Value* condition = g->add_initializer("condition", Tensor::from_vector<uint8_t>({}, {1}));
+  condition->mutable_desc().dtype = DataType::kBool;
+  auto branch = [&](const char* name) {
+    auto body = std::make_shared<Graph>(name);
+    body->set_parent(g.get());
+    Value* captured = body->add_capture("r", g->find_value("r")->desc());
+    body->add_output(body->add_node("Relu", {captured}, 1, std::string(name) + "_relu", {std::string(name) + "_y"})->output(0));
+    return body;
+  };
+  Node* node = g->add_node("If", {condition}, 1, "if", {"if_y"});
+  node->set_attribute("then_branch", Attribute(branch("then")));
+  node->set_attribute("else_branch", Attribute(branch("else")));
+  g->add_output(node->output(0));
+  ASSERT_TRUE(env.ops().infer_graph(*g).is_ok());
+  LayoutAssignment pass;
+  PassContext context;
+  context.ops = &env.ops();
+  context.target_backend = env.cpu();
+  bool changed = false;
+  ASSERT_TRUE(pass.run(*g, context, changed).is_ok());
+  EXPECT_EQ(format_of(*g, "r"), "");
+  EXPECT_EQ(format_of(*g, "s"), "");  // r's group: s -> Relu -> r
+}
+
 TEST(LayoutAssignment, ReferenceKernelsRefuseBlockedTensorsTheyCannotRead) {
   PluginEnvironment& env = PluginEnvironment::get();
   ASSERT_TRUE(env.require({"onnx_std", "cpu"}).is_ok());
