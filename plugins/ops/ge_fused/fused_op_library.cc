@@ -16,7 +16,7 @@ Status check_activation(const Node& node) {
   const int expected = activation_param_count(activation);
   if (expected < 0) {
     return invalid_argument(node.describe() + ": attribute 'activation' is '" + activation +
-                            "', expected one of Relu, Sigmoid, Tanh, HardSwish, LeakyRelu, HardSigmoid, Clip");
+                            "', expected one of Relu, Sigmoid, Tanh, HardSwish, LeakyRelu, HardSigmoid, Clip, Gelu");
   }
   const std::vector<float> params = node.get_floats("activation_params");
   if (static_cast<int>(params.size()) != expected) {
@@ -91,7 +91,7 @@ bool broadcasts_into(const TensorDesc& bias, const TensorDesc& output) {
 int activation_param_count(const std::string& activation) {
   static const std::map<std::string, int> counts = {{"Relu", 0},      {"Sigmoid", 0},     {"Tanh", 0},
                                                     {"HardSwish", 0}, {"LeakyRelu", 1},   {"HardSigmoid", 2},
-                                                    {"Clip", 2}};
+                                                    {"Clip", 2},      {"Gelu", 1}};
   auto it = counts.find(activation);
   return it == counts.end() ? -1 : it->second;
 }

@@ -60,7 +60,7 @@ TEST(FusedOpLibrary, RejectsBadActivationsAndBiases) {
   output %y
 })"),
             "shape inference in graph 'g': ge::FusedMatMul 'mm': attribute 'activation' is 'Swish', expected one of "
-            "Relu, Sigmoid, Tanh, HardSwish, LeakyRelu, HardSigmoid, Clip");
+            "Relu, Sigmoid, Tanh, HardSwish, LeakyRelu, HardSigmoid, Clip, Gelu");
   EXPECT_EQ(infer(R"(graph g (opset ""=17, "ge"=1) {
   input %a : float32[2,3]
   input %b : float32[3,4]

@@ -11,6 +11,12 @@ std::optional<std::vector<float>> activation_params(const Node& act) {
   const std::string& op = act.op_type();
   if (op == "LeakyRelu") return std::vector<float>{act.get_float("alpha", 0.01f)};
   if (op == "HardSigmoid") return std::vector<float>{act.get_float("alpha", 0.2f), act.get_float("beta", 0.5f)};
+  // ge::Gelu: [0] for the erf form, [1] for the tanh approximation.
+  if (op == "Gelu") {
+    const std::string approximate = act.get_string("approximate", "none");
+    if (approximate != "none" && approximate != "tanh") return std::nullopt;
+    return std::vector<float>{approximate == "tanh" ? 1.f : 0.f};
+  }
   if (op == "Clip") {
     std::optional<std::pair<float, float>> bounds = clip_bounds(act);
     if (!bounds) return std::nullopt;
@@ -25,7 +31,7 @@ std::vector<Pattern> ActivationFusion::patterns() const {
   Pattern p("op_activation");
   PatternOp& producer = p.op({"Conv", "Gemm", "MatMul", "ge::FusedMatMul"}, {p.any("a")}, "producer").allow_extra_inputs();
   // ge::HardSwish: fuse_hard_swish's op where the model's opset predates HardSwish.
-  p.op({"Relu", "Clip", "Sigmoid", "HardSigmoid", "LeakyRelu", "Tanh", "HardSwish", "ge::HardSwish"}, {producer},
+  p.op({"Relu", "Clip", "Sigmoid", "HardSigmoid", "LeakyRelu", "Tanh", "HardSwish", "ge::HardSwish", "ge::Gelu"}, {producer},
        "activation")
       .allow_extra_inputs();
   std::vector<Pattern> list;
@@ -40,7 +46,7 @@ bool ActivationFusion::meets_requirements(const Match& match, const PassContext&
     return false;
   }
   if (!activation_params(*match.node("activation"))) {
-    reason = "the Clip bounds are not constant scalars";
+    reason = "the Clip bounds are not constant scalars (or the Gelu approximation is unknown)";
     return false;
   }
   return true;

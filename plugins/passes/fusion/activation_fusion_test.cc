@@ -72,6 +72,26 @@ TEST(ActivationFusion, BiasThenActivationMakeOneFusedMatMul) {
 })"));
 }
 
+TEST(ActivationFusion, GeluBecomesAPostOpOfTheFusedMatMul) {
+  EXPECT_EQ(run(R"(graph main (opset ""=13, "ge"=1) {
+  input %x : float32[2,2,3]
+  init %w : float32[3,3] = [1, 0, 0, 0, 1, 0, 0, 0, 1]
+  init %bias : float32[3] = [1, 2, 3]
+  %m = MatMul(%x, %w) "mm"
+  %b = Add(%m, %bias) "add"
+  %y = ge::Gelu(%b) {approximate: string = "tanh"} "gelu"
+  output %y
+})",
+                {"fuse_matmul_bias", "fuse_activation"}),
+            inferred(R"(graph main (opset ""=13, "ge"=1) {
+  input %x : float32[2,2,3]
+  init %w : float32[3,3] = [1, 0, 0, 0, 1, 0, 0, 0, 1]
+  init %bias : float32[3] = [1, 2, 3]
+  %y = ge::FusedMatMul(%x, %w, %bias) {activation: string = "Gelu", activation_params: floats = [1]} "mm"
+  output %y
+})"));
+}
+
 TEST(ActivationFusion, DoesNotFireWhenTheProducerOutputIsUsedElsewhere) {
   const std::string ir = R"(graph main (opset ""=17) {
   input %x : float32[1,1,2,2]

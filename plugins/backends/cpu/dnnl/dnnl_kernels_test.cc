@@ -258,7 +258,10 @@ TEST(DnnlMatMul, MatchesReference) {
         c.input(random_tensor(k.b, seed++, 0.2f));
       if (fused) {
         c.constant(random_tensor({k.y.back()}, seed++));
-        c.attribute("activation", Attribute(std::string("Relu")));
+        // Relu, and Gelu (erf) as the encoder's FFN fuses it.
+        const bool gelu = seed % 2 == 0;
+        c.attribute("activation", Attribute(std::string(gelu ? "Gelu" : "Relu")));
+        if (gelu) c.attribute("activation_params", Attribute(std::vector<float>{0.f}));
       }
       c.output(k.y);
       check(c, std::string(fused ? "FusedMatMul " : "MatMul ") + std::to_string(k.a.size()) + "-D");

@@ -65,6 +65,8 @@ bool append_activation(const Node& node, dnnl::post_ops& ops) {
   } else if (name == "HardSigmoid") {
     ops.append_eltwise(1.f, Alg::eltwise_linear, param(0, 0.2f), param(1, 0.5f));
     ops.append_eltwise(1.f, Alg::eltwise_clip, 0.f, 1.f);
+  } else if (name == "Gelu") {
+    ops.append_eltwise(1.f, param(0, 0.f) != 0 ? Alg::eltwise_gelu_tanh : Alg::eltwise_gelu_erf, 0.f, 0.f);
   } else if (name == "Clip") {
     const float low = param(0, -std::numeric_limits<float>::infinity());
     const float high = param(1, std::numeric_limits<float>::infinity());

@@ -22,7 +22,7 @@
 namespace ge::cpu_kernels {
 namespace {
 
-enum class Activation { kNone, kRelu, kSigmoid, kTanh, kHardSwish, kLeakyRelu, kHardSigmoid, kClip };
+enum class Activation { kNone, kRelu, kSigmoid, kTanh, kHardSwish, kLeakyRelu, kHardSigmoid, kClip, kGelu };
 
 struct ActivationParams {
   Activation kind = Activation::kNone;
@@ -45,7 +45,8 @@ Result<ActivationParams> read_activation(const KernelContext& context) {
                                 {"HardSwish", Activation::kHardSwish, 0, 0, 0},
                                 {"LeakyRelu", Activation::kLeakyRelu, 1, 0.01f, 0},
                                 {"HardSigmoid", Activation::kHardSigmoid, 2, 0.2f, 0.5f},
-                                {"Clip", Activation::kClip, 2, -INFINITY, INFINITY}};
+                                {"Clip", Activation::kClip, 2, -INFINITY, INFINITY},
+                                {"Gelu", Activation::kGelu, 1, 0, 0}};  // a: 0 erf, 1 tanh
   for (const Known& k : known) {
     if (name != k.name) continue;
     if (!values.empty() && values.size() != k.params) {
@@ -87,6 +88,14 @@ void apply_activation(T* y, int64_t count, const ActivationParams& p) {
       return;
     case Activation::kClip:
       for (int64_t i = 0; i < count; ++i) y[i] = y[i] < a ? a : (y[i] > b ? b : y[i]);
+      return;
+    case Activation::kGelu:  // the formulas of the standalone ge::Gelu kernel
+      for (int64_t i = 0; i < count; ++i) {
+        const double v = static_cast<double>(y[i]);
+        const double inner = p.a != 0 ? std::tanh(0.79788456080286535588 * (v + 0.044715 * v * v * v))
+                                      : std::erf(v * 0.70710678118654752440);
+        y[i] = static_cast<T>(0.5 * v * (1.0 + inner));
+      }
       return;
   }
 }
