@@ -26,6 +26,8 @@ std::optional<PreparedKernel> prepare_resample(const Node& node, std::string_vie
 bool resample_applies(const Node& node);
 /// Softmax.
 std::optional<PreparedKernel> prepare_softmax(const Node& node, std::string_view backend, const Options& options);
+/// LayerNormalization, ge::LayerNormalization.
+std::optional<PreparedKernel> prepare_layer_norm(const Node& node, std::string_view backend, const Options& options);
 /// Unary activations (Sigmoid, Tanh, Exp, HardSwish, Softplus, Elu, LeakyRelu, ge::Gelu).
 std::optional<PreparedKernel> prepare_eltwise(const Node& node, std::string_view backend, const Options& options);
 

@@ -105,6 +105,9 @@ std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend
     if (is_onnx(node) && node.op_type() == "ConvTranspose") return prepare_deconv(node, backend_name, options);
     if (is_onnx(node) && node.op_type() == "Resize") return prepare_resample(node, backend_name, options);
     if (is_onnx(node) && node.op_type() == "Softmax") return prepare_softmax(node, backend_name, options);
+    if ((is_onnx(node) || node.domain() == "ge") && node.op_type() == "LayerNormalization") {
+      return prepare_layer_norm(node, backend_name, options);
+    }
     if (std::optional<PreparedKernel> kernel = prepare_eltwise(node, backend_name, options)) return kernel;
   } catch (const std::exception&) {
     // Anything oneDNN or the allocator throws: the reference kernel runs the node.

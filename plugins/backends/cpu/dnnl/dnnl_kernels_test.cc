@@ -416,6 +416,19 @@ TEST(DnnlSoftmaxGelu, MatchReference) {
   }
 }
 
+TEST(DnnlLayerNorm, MatchesReference) {
+  for (int64_t axis : {-1, 1}) {
+    for (bool with_bias : {true, false}) {
+      NodeCase c("LayerNormalization");
+      const std::vector<int64_t> inner = axis == -1 ? std::vector<int64_t>{48} : std::vector<int64_t>{6, 48};
+      c.input(random_tensor({2, 6, 48}, 800, 3.0f)).constant(random_tensor(inner, 801));
+      if (with_bias) c.constant(random_tensor(inner, 802));
+      c.output({2, 6, 48}).attribute("axis", Attribute(axis)).attribute("epsilon", Attribute(1e-3f));
+      check(c, "LayerNormalization axis " + std::to_string(axis) + (with_bias ? " with B" : ""));
+    }
+  }
+}
+
 TEST(DnnlEltwise, UnaryActivationsMatchReferenceInEveryFormat) {
   uint32_t seed = 700;
   for (const char* op : {"Sigmoid", "Tanh", "Exp", "HardSwish", "Softplus", "Elu", "LeakyRelu"}) {
