@@ -394,6 +394,10 @@ TEST(DnnlResize, MatchesReferenceWhereTheSemanticsAgree) {
   floor_half_pixel.input(random_tensor({1, 4, 3, 3}, 1)).none().constant(Tensor::from_vector<float>({4}, {1, 1, 2, 2}));
   floor_half_pixel.output({1, 4, 6, 6}).attribute("nearest_mode", Attribute("floor"));
   EXPECT_FALSE(prepare(floor_half_pixel.node(), "cpu", Options{1}).has_value());
+  NodeCase linear_down("Resize");  // oneDNN's linear downscaling is not ONNX's
+  linear_down.input(random_tensor({1, 4, 5, 5}, 1)).none().constant(Tensor::from_vector<float>({4}, {1, 1, 0.6f, 0.6f}));
+  linear_down.output({1, 4, 3, 3}).attribute("mode", Attribute("linear"));
+  EXPECT_FALSE(prepare(linear_down.node(), "cpu", Options{1}).has_value());
   NodeCase ceil_asymmetric("Resize");  // round(x / 3) of x = 2 is 1, not 0
   ceil_asymmetric.input(random_tensor({1, 4, 3, 3}, 1)).none().constant(Tensor::from_vector<float>({4}, {1, 1, 3, 3}));
   ceil_asymmetric.output({1, 4, 9, 9}).attribute("coordinate_transformation_mode", Attribute("asymmetric"));

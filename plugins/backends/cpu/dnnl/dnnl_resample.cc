@@ -3,8 +3,8 @@
 // - nearest with integer upscale factors, where the ONNX coordinate rule in use maps
 //   output x to input floor(x / factor) (plain replication): asymmetric with floor (or
 //   round_prefer_floor up to factor 2), half_pixel / pytorch_half_pixel with round_prefer_*;
-// - linear with half_pixel (oneDNN's linear convention), any scale, batch and channels
-//   not resized.
+// - linear with half_pixel (oneDNN's linear convention), upscaling only, batch and
+//   channels not resized.
 // Everything else (cubic, align_corners, tf_crop_and_resize, antialias, downscaling
 // nearest, resized N or C) stays on the reference kernel.
 
@@ -43,7 +43,13 @@ bool resample_applies(const Node& node) {
     if (coordinates != "asymmetric") return false;
     return rounding == "floor" || (rounding == "round_prefer_floor" && largest_factor <= 2);
   }
-  return mode == "linear" && coordinates == "half_pixel";
+  // oneDNN's linear resampling agrees with ONNX's half_pixel when upscaling only
+  // (downscaling differs: conformance test_resize_downsample_scales_linear).
+  if (mode != "linear" || coordinates != "half_pixel") return false;
+  for (size_t i = 2; i < x_dims.size(); ++i) {
+    if (y_dims[i] < x_dims[i]) return false;
+  }
+  return true;
 }
 
 std::optional<PreparedKernel> prepare_resample(const Node& node, std::string_view backend, const Options& options) {
