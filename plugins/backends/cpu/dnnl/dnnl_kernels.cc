@@ -1,6 +1,6 @@
 #include "dnnl_kernels.h"
 
-#include <omp.h>
+#include "dnnl_openmp.h"
 
 #include <algorithm>
 #include <exception>

@@ -1,6 +1,6 @@
 #include "dnnl_program.h"
 
-#include <omp.h>
+#include "dnnl_openmp.h"
 
 #include <algorithm>
 #include <cstdlib>
