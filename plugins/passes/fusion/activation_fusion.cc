@@ -4,28 +4,6 @@
 #include "ge/plugin_api/graph_rewrite.h"
 
 namespace ge::fusion {
-namespace {
-
-/// activation_params of the activation node, or nullopt when they are not constant.
-std::optional<std::vector<float>> activation_params(const Node& act) {
-  const std::string& op = act.op_type();
-  if (op == "LeakyRelu") return std::vector<float>{act.get_float("alpha", 0.01f)};
-  if (op == "HardSigmoid") return std::vector<float>{act.get_float("alpha", 0.2f), act.get_float("beta", 0.5f)};
-  // ge::Gelu: [0] for the erf form, [1] for the tanh approximation.
-  if (op == "Gelu") {
-    const std::string approximate = act.get_string("approximate", "none");
-    if (approximate != "none" && approximate != "tanh") return std::nullopt;
-    return std::vector<float>{approximate == "tanh" ? 1.f : 0.f};
-  }
-  if (op == "Clip") {
-    std::optional<std::pair<float, float>> bounds = clip_bounds(act);
-    if (!bounds) return std::nullopt;
-    return std::vector<float>{bounds->first, bounds->second};
-  }
-  return std::vector<float>{};
-}
-
-}  // namespace
 
 std::vector<Pattern> ActivationFusion::patterns() const {
   Pattern p("op_activation");
@@ -45,7 +23,7 @@ bool ActivationFusion::meets_requirements(const Match& match, const PassContext&
     reason = producer.describe() + " already has an activation";
     return false;
   }
-  if (!activation_params(*match.node("activation"))) {
+  if (!fused_activation_params(*match.node("activation"))) {
     reason = "the Clip bounds are not constant scalars (or the Gelu approximation is unknown)";
     return false;
   }
@@ -63,7 +41,7 @@ Status ActivationFusion::replacement(const Match& match, Replacement& r) const {
   Node* fused = r.add_node(fused_type, inputs, producer.name(), "ge");
   for (const auto& [key, attribute] : producer.attributes()) fused->set_attribute(key, attribute);
   fused->set_attribute("activation", act.op_type());
-  std::vector<float> params = *activation_params(act);
+  std::vector<float> params = *fused_activation_params(act);
   if (!params.empty()) fused->set_attribute("activation_params", params);
   return Status::ok();
 }

@@ -7,12 +7,6 @@ namespace {
 
 const std::vector<std::string> kActivations = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "HardSwish", "HardSigmoid"};
 
-std::vector<float> activation_params(const Node& act) {
-  if (act.op_type() == "LeakyRelu") return {act.get_float("alpha", 0.01f)};
-  if (act.op_type() == "HardSigmoid") return {act.get_float("alpha", 0.2f), act.get_float("beta", 0.5f)};
-  return {};
-}
-
 Pattern make(bool with_activation) {
   Pattern p(with_activation ? "conv_add_activation" : "conv_add");
   PatternOp& conv = p.op("Conv", {p.any("x"), p.constant("w"), Pattern::maybe(p.constant("b"))}, "conv");
@@ -55,7 +49,7 @@ Status ConvResidualFusion::replacement(const Match& match, Replacement& r) const
   for (const auto& [key, attribute] : conv.attributes()) fused->set_attribute(key, attribute);
   if (const Node* act = match.node("activation")) {
     fused->set_attribute("activation", act->op_type());
-    std::vector<float> params = activation_params(*act);
+    std::vector<float> params = fused_activation_params(*act).value_or(std::vector<float>{});
     if (!params.empty()) fused->set_attribute("activation_params", params);
   }
   return Status::ok();

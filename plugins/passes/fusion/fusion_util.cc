@@ -103,6 +103,23 @@ std::optional<std::pair<float, float>> clip_bounds(const Node& clip) {
   return std::pair{low, high};
 }
 
+std::optional<std::vector<float>> fused_activation_params(const Node& act) {
+  const std::string& op = act.op_type();
+  if (op == "LeakyRelu") return std::vector<float>{act.get_float("alpha", 0.01f)};
+  if (op == "HardSigmoid") return std::vector<float>{act.get_float("alpha", 0.2f), act.get_float("beta", 0.5f)};
+  if (op == "Gelu") {
+    const std::string approximate = act.get_string("approximate", "none");
+    if (approximate != "none" && approximate != "tanh") return std::nullopt;
+    return std::vector<float>{approximate == "tanh" ? 1.f : 0.f};
+  }
+  if (op == "Clip") {
+    std::optional<std::pair<float, float>> bounds = clip_bounds(act);
+    if (!bounds) return std::nullopt;
+    return std::vector<float>{bounds->first, bounds->second};
+  }
+  return std::vector<float>{};
+}
+
 std::optional<std::string> standard_op_domain(const Node& anchor, const std::string& op_type, int64_t since_opset,
                                               int opt_level, std::string& reason) {
   const int64_t opset = onnx_opset(anchor);

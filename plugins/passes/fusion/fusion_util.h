@@ -37,6 +37,10 @@ bool near(double actual, double expected, double relative_tolerance = 1e-4);
 /// The constant [min, max] of a Clip (attributes before opset 11, scalar constant inputs
 /// from 11; an absent bound is the float32 limit), or nullopt when a bound is not constant.
 std::optional<std::pair<float, float>> clip_bounds(const Node& clip);
+/// The `activation_params` a ge::Fused* op takes for folding the activation node `act`
+/// (LeakyRelu alpha; HardSigmoid alpha, beta; Clip bounds; Gelu [0] erf or [1] tanh; none
+/// for the others), or nullopt when they are not constant (or the Gelu form is unknown).
+std::optional<std::vector<float>> fused_activation_params(const Node& act);
 
 /// The lowest -O level at which a fusion may build a "ge" op in place of a standard op
 /// that the model's opset lacks: -O2 graphs keep to ai.onnx ops.

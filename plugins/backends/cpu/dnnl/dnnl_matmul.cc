@@ -166,7 +166,7 @@ std::optional<PreparedKernel> prepare_matmul(const Node& node, std::string_view 
   // BERT-base layer: 12.6 against 2.9 ms per run, one thread); leave them to it.
   if (b->constant() == nullptr) return std::nullopt;
   return build_matmul(node, backend, options, dnnl::memory::desc(a_dims, dt::f32, plain_tag(rank)), *b,
-                      dnnl::memory::desc(b_dims, dt::f32, plain_tag(rank)), bias, node.domain() == "ge");
+                      dnnl::memory::desc(b_dims, dt::f32, plain_tag(rank)), bias, fused);
 }
 
 std::optional<PreparedKernel> prepare_gemm(const Node& node, std::string_view backend, const Options& options) {

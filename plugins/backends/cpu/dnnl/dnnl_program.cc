@@ -144,7 +144,7 @@ void ProgramBuilder::add(dnnl::primitive primitive, std::vector<ProgramArg> args
     ArgSource source{ArgSource::kWorkspace, 0, reserve_workspace(scratchpad.get_size()), nullptr};
     args.push_back({DNNL_ARG_SCRATCHPAD, scratchpad, source});
   }
-  steps_.push_back({std::move(primitive), std::move(args)});
+  steps_.push_back({std::move(primitive), std::move(args), nullptr, nullptr});
 }
 
 void ProgramBuilder::add_host(HostStep step, std::shared_ptr<const void> params) {

@@ -11,16 +11,6 @@
 namespace ge {
 namespace {
 
-bool has_blocked_format(const Node& node) {
-  for (const Value* value : node.inputs()) {
-    if (value != nullptr && !value->desc().is_plain()) return true;
-  }
-  for (const Value* value : node.outputs()) {
-    if (!value->desc().is_plain()) return true;
-  }
-  return false;
-}
-
 // Every non-plain input and output format of `node` is one `capability` lists.
 bool formats_accepted(const Node& node, const FormatCapability& capability) {
   auto listed = [](const std::vector<std::vector<std::string>>& lists, size_t i, const Value* value) {
@@ -54,7 +44,7 @@ bool CpuBackend::supports(const Node& node, std::string* reason) const {
     // A node in a blocked format has no reference kernel: the fast path must take it.
     // Its capability answers without preparing (which would create primitives and
     // prepack weights only to throw them away).
-    if (fast_paths_ && has_blocked_format(node) && !cpu_kernels::is_format_agnostic(node)) {
+    if (fast_paths_ && cpu_kernels::has_non_plain_format(node) && !cpu_kernels::is_format_agnostic(node)) {
       if (formats_accepted(node, cpu_dnnl::format_capability(node))) return true;
       // A format the capability does not prefer (another CPU's block) may still be one the
       // fast path reorders: only preparing tells.
@@ -70,7 +60,7 @@ bool CpuBackend::supports(const Node& node, std::string* reason) const {
 Result<PreparedKernel> CpuBackend::prepare(const Node& node) const {
   // No exception may leave the plugin; the library only throws std::bad_alloc.
   try {
-    if (fast_paths_ && has_blocked_format(node) && !cpu_kernels::is_format_agnostic(node)) {
+    if (fast_paths_ && cpu_kernels::has_non_plain_format(node) && !cpu_kernels::is_format_agnostic(node)) {
       if (std::optional<PreparedKernel> fast = cpu_dnnl::prepare(node, name(), {intra_op_threads()})) return *fast;
       return cpu_kernels::prepare(node, name());  // names the format it cannot run
     }

@@ -108,10 +108,7 @@ bool is_elementwise_op(const Node& node) {
 // Non-plain formats: only elementwise kernels run them, with every full-shape operand in
 // the output's format (the others single elements).
 Status check_formats(const Node& node, std::string_view backend_name) {
-  bool any = false;
-  for (const Value* value : node.inputs()) any = any || (value != nullptr && !value->desc().is_plain());
-  for (const Value* value : node.outputs()) any = any || !value->desc().is_plain();
-  if (!any) return Status::ok();
+  if (!has_non_plain_format(node)) return Status::ok();
   if (is_format_agnostic(node)) return Status::ok();
   if (node.domain() == "ge" && node.op_type() == "TransData") return Status::ok();  // reads its formats
   std::string formats;
@@ -163,6 +160,16 @@ bool supports(const Node& node, std::string_view backend_name, std::string* reas
   }
   if (!status.is_ok() && reason != nullptr) *reason = status.message();
   return status.is_ok();
+}
+
+bool has_non_plain_format(const Node& node) {
+  for (const Value* value : node.inputs()) {
+    if (value != nullptr && !value->desc().is_plain()) return true;
+  }
+  for (const Value* value : node.outputs()) {
+    if (!value->desc().is_plain()) return true;
+  }
+  return false;
 }
 
 bool is_format_agnostic(const Node& node) {

@@ -36,6 +36,9 @@ bool supports(const Node& node, std::string_view backend_name, std::string* reas
 /// Thread-safe; never throws except std::bad_alloc.
 Result<PreparedKernel> prepare(const Node& node, std::string_view backend_name);
 
+/// Whether any input or output of `node` is stored in a non-plain format.
+bool has_non_plain_format(const Node& node);
+
 /// Whether `node`'s reference kernel is elementwise over its operands, so that it runs
 /// unchanged on tensors of any storage format (see ge::FormatCapability): the op is
 /// elementwise and every input either has the output's shape or one element.
