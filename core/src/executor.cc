@@ -125,6 +125,7 @@ struct Executor::Impl {
   Backend* backend = nullptr;
   const OpRegistry* ops = nullptr;
   std::unique_ptr<Stream> stream;
+  std::shared_ptr<TensorPool> pool;
   std::unique_ptr<Plan> plan;
   // Per-op mode caches: a node's kernel for the input descs it was last prepared with,
   // and the order of each subgraph.
@@ -278,16 +279,16 @@ struct Executor::Impl {
     for (size_t i = 0; i < node.output_count(); ++i) {
       const Value* out = node.output(i);
       if (output_is_omitted(g, out)) continue;
-      Tensor tensor = Tensor::zeros(out->desc().dtype, out->desc().static_dims());
+      Tensor tensor = pool->allocate(out->desc().dtype, out->desc().static_dims());
       output_addresses[i] = tensor.raw_data();
       frame.values[out] = RuntimeValue::of(std::move(tensor));
     }
-    std::vector<char> workspace(kernel->workspace_bytes);
+    std::shared_ptr<void> workspace = kernel->workspace_bytes > 0 ? pool->allocate_bytes(kernel->workspace_bytes) : nullptr;
     KernelTask task;
     task.function = kernel->function;
     task.args.inputs = input_addresses.data();
     task.args.outputs = output_addresses.data();
-    task.args.workspace = workspace.empty() ? nullptr : workspace.data();
+    task.args.workspace = workspace.get();
     task.args.params = kernel->params.get();
     task.name = kernel->name.c_str();
     const Task tasks[] = {task};
@@ -331,7 +332,10 @@ Executor::~Executor() = default;
 
 const Graph& Executor::graph() const { return *impl_->graph; }
 
-Result<std::unique_ptr<Executor>> Executor::create(std::unique_ptr<Graph> graph, Backend& backend, const OpRegistry& ops) {
+const TensorPool& Executor::pool() const { return *impl_->pool; }
+
+Result<std::unique_ptr<Executor>> Executor::create(std::unique_ptr<Graph> graph, Backend& backend, const OpRegistry& ops,
+                                                   std::shared_ptr<TensorPool> pool) {
   if (!graph) return invalid_argument("Executor::create: no graph");
   if (!backend.device().host_accessible()) {
     return unsupported("the simple executor needs a host-accessible device; backend '" + backend.name() + "' is not");
@@ -340,6 +344,7 @@ Result<std::unique_ptr<Executor>> Executor::create(std::unique_ptr<Graph> graph,
   impl->graph = std::move(graph);
   impl->backend = &backend;
   impl->ops = &ops;
+  impl->pool = pool ? std::move(pool) : TensorPool::create();
   GE_ASSIGN_OR_RETURN(impl->stream, backend.device().create_stream());
   // Capabilities are checked up front so that an unsupported op fails before any run.
   for (const auto& node : impl->graph->nodes()) {

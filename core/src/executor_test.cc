@@ -48,6 +48,25 @@ TEST(Executor, RunsNodesInOrderWithInitializers) {
   EXPECT_EQ(outputs[0].data<float>()[0], 12.0f);
 }
 
+TEST(Executor, ReusesPooledStorageAfterWarmUp) {
+  Fixture f;
+  auto graph = chain_graph({Dim::of(3)});
+  ASSERT_TRUE(f.ops.infer_graph(*graph).is_ok());
+  auto exec = Executor::create(std::move(graph), f.backend, f.ops);
+  ASSERT_TRUE(exec.is_ok()) << exec.status().to_string();
+  std::vector<Tensor> outputs;
+  const Tensor x = Tensor::from_vector<float>({3}, {1, 2, 3});
+  // The outputs of one run are alive during the next: two runs reach the steady state.
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE((*exec)->run({{"x", x}}, outputs).is_ok());
+  const uint64_t misses = (*exec)->pool().statistics().misses;
+  EXPECT_GT(misses, 0u);
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE((*exec)->run({{"x", x}}, outputs).is_ok());
+  EXPECT_EQ((*exec)->pool().statistics().misses, misses) << "no allocation after warm-up";
+  EXPECT_GE((*exec)->pool().statistics().hits, 15u);
+  EXPECT_EQ(std::vector<float>(outputs[0].values<float>().begin(), outputs[0].values<float>().end()),
+            (std::vector<float>{14, 26, 38}));
+}
+
 TEST(Executor, RejectsBadBindings) {
   Fixture f;
   auto graph = chain_graph({Dim::of(3)});

@@ -62,4 +62,13 @@ Result<std::vector<const RuntimeValue*>> bind_runtime_inputs(const std::vector<V
   return bound;
 }
 
+bool has_dynamic_tensor_inputs(const Graph& graph) {
+  bool dynamic = false;
+  for (const Value* input : graph.runtime_inputs()) {
+    if (input->desc().kind != ValueKind::kTensor) return false;
+    dynamic = dynamic || !input->desc().is_static();
+  }
+  return dynamic;
+}
+
 }  // namespace ge

@@ -18,4 +18,8 @@ namespace ge {
 Result<std::vector<const RuntimeValue*>> bind_runtime_inputs(const std::vector<Value*>& expected,
                                                              const NamedValues& inputs);
 
+/// Whether every runtime input of `graph` is a tensor and some has a dim not known until
+/// run time: what shape-keyed specialisation (ge/specialisation_cache.h) applies to.
+bool has_dynamic_tensor_inputs(const Graph& graph);
+
 }  // namespace ge

@@ -33,8 +33,10 @@ Result<std::vector<std::shared_ptr<MemoryAssigner>>> select_assigners(const Plug
 /// kUnsupported when the graph needs the per-op executor.
 Result<std::unique_ptr<ModelRunner>> load_task_sink(const Graph& graph, Backend& backend,
                                                     std::vector<std::shared_ptr<MemoryAssigner>> assigners,
-                                                    ExecutionOrder order, int max_streams) {
+                                                    ExecutionOrder order, int max_streams,
+                                                    std::shared_ptr<TensorPool> pool) {
   ModelRunnerOptions options;
+  options.output_pool = std::move(pool);
   options.max_streams = max_streams;
   options.memory_assigners = std::move(assigners);
   options.memory_plan_options.order = order;
@@ -100,6 +102,12 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
   clock.end("verify");
   GE_RETURN_IF_ERROR(session->ops_.infer_graph(*graph));
   clock.end("infer shapes");
+  // Specialisations start from the graph before the passes: with static shapes they fold
+  // and fuse what they could not on the dynamic graph.
+  std::unique_ptr<Graph> specialisation_source;
+  if (options.task_sink && options.specialisation_cache_size > 0 && has_dynamic_tensor_inputs(*graph)) {
+    specialisation_source = graph->clone();
+  }
   GE_ASSIGN_OR_RETURN(Backend * backend, host.backend(options.backend));
   if (options.threads > 0) GE_RETURN_IF_ERROR(backend->set_intra_op_threads(options.threads));
   PassManager passes(host.passes(), session->ops_, options.passes);
@@ -110,7 +118,8 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
   clock.end("passes");
   add_pass_stages(session->stage_timings_, passes_start, session->pass_timings_);
   if (options.task_sink) {
-    Result<std::unique_ptr<ModelRunner>> runner = load_task_sink(*graph, *backend, assigners, options.memory_order, options.max_streams);
+    Result<std::unique_ptr<ModelRunner>> runner =
+        load_task_sink(*graph, *backend, assigners, options.memory_order, options.max_streams, session->pool_);
     if (runner.is_ok()) {
       session->runner_ = std::move(runner).value();
       clock.end("load (task sink)");
@@ -118,35 +127,80 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
     }
     clock.end("try task sink");
     // Dynamic shapes, control flow and sequences are the per-op executor's job.
-    if (runner.status().code() == StatusCode::kUnsupported) {
-      GE_LOG_INFO("graph '{}' runs per op: {}", graph->name(), runner.status().message());
-    } else {
-      GE_LOG_WARN("graph '{}' runs per op: the task sink failed to load: {}", graph->name(), runner.status().to_string());
-    }
+    if (runner.status().code() != StatusCode::kUnsupported) return runner.status().with_context("loading the task sink");
+    GE_LOG_INFO("graph '{}' {}: {}", graph->name(),
+                specialisation_source ? "is specialised per input shape" : "runs per op", runner.status().message());
   }
-  GE_ASSIGN_OR_RETURN(session->executor_, Executor::create(std::move(graph), *backend, session->ops_));
+  GE_ASSIGN_OR_RETURN(session->executor_, Executor::create(std::move(graph), *backend, session->ops_, session->pool_));
+  if (specialisation_source) {
+    GE_RETURN_IF_ERROR(session->enable_specialisation(host, std::move(specialisation_source), true, options, *backend));
+  }
   clock.end("load (per-op executor)");
   return session;
 }
 
+Status Session::enable_specialisation(const PluginHost& host, std::unique_ptr<Graph> source, bool run_passes,
+                                      const SessionOptions& options, Backend& backend) {
+  GE_ASSIGN_OR_RETURN(std::vector<std::shared_ptr<MemoryAssigner>> assigners,
+                      select_assigners(host, options.memory_assigners));
+  specialisation_source_ = std::move(source);
+  auto compile = [this, &host, &backend, options, run_passes, assigners = std::move(assigners)](
+                     const std::vector<TensorDesc>& descs) -> Result<std::unique_ptr<ModelRunner>> {
+    std::unique_ptr<Graph> graph = specialisation_source_->clone();
+    const std::vector<Value*> inputs = graph->runtime_inputs();
+    for (size_t i = 0; i < inputs.size() && i < descs.size(); ++i) inputs[i]->set_desc(descs[i]);
+    GE_RETURN_IF_ERROR(ops_.infer_graph(*graph));
+    if (run_passes) {
+      PassManager passes(host.passes(), ops_, options.passes);
+      Result<Backend*> reference = host.backend("cpu");
+      GE_RETURN_IF_ERROR(passes.run(*graph, &backend, reference.is_ok() ? *reference : nullptr));
+    }
+    return load_task_sink(*graph, backend, assigners, options.memory_order, options.max_streams, pool_);
+  };
+  specialisations_ = std::make_unique<SpecialisationCache>(options.specialisation_cache_size, std::move(compile));
+  return Status::ok();
+}
+
+Result<ModelRunner*> Session::specialised_runner(const NamedValues& inputs) {
+  if (!specialisations_) return static_cast<ModelRunner*>(nullptr);
+  // The executor's checks and messages (dtypes, static and named dims) come first.
+  GE_ASSIGN_OR_RETURN(std::vector<const RuntimeValue*> bound,
+                      bind_runtime_inputs(executor_->graph().runtime_inputs(), inputs));
+  std::vector<TensorDesc> descs;
+  descs.reserve(bound.size());
+  for (const RuntimeValue* value : bound) {
+    if (!value->is_tensor()) return static_cast<ModelRunner*>(nullptr);
+    descs.push_back(TensorDesc::of(value->tensor.dtype(), value->tensor.shape()));
+  }
+  return specialisations_->find_or_compile(descs);
+}
+
 Status Session::run(const NamedTensors& inputs, std::vector<Tensor>& outputs) {
-  if (!runner_) return executor_->run(inputs, outputs);
   NamedValues values;
   values.reserve(inputs.size());
   for (const auto& [name, tensor] : inputs) values.emplace_back(name, RuntimeValue::of(tensor));
+  if (!runner_) {
+    GE_ASSIGN_OR_RETURN(ModelRunner * specialised, specialised_runner(values));
+    if (specialised != nullptr) return specialised->execute(inputs, outputs);
+    return executor_->run(inputs, outputs);
+  }
   // The executor's checks and messages; the runner then binds by name again.
   GE_RETURN_IF_ERROR(bind_runtime_inputs(runner_->graph().runtime_inputs(), values).status());
   return runner_->execute(inputs, outputs);
 }
 
 Status Session::run_values(const NamedValues& inputs, std::vector<RuntimeValue>& outputs) {
-  if (!runner_) return executor_->run_values(inputs, outputs);
-  GE_RETURN_IF_ERROR(bind_runtime_inputs(runner_->graph().runtime_inputs(), inputs).status());
+  ModelRunner* runner = runner_.get();
+  if (runner == nullptr) {
+    GE_ASSIGN_OR_RETURN(runner, specialised_runner(inputs));
+    if (runner == nullptr) return executor_->run_values(inputs, outputs);
+  }
+  GE_RETURN_IF_ERROR(bind_runtime_inputs(runner->graph().runtime_inputs(), inputs).status());
   NamedTensors tensors;
   tensors.reserve(inputs.size());
   for (const auto& [name, value] : inputs) tensors.emplace_back(name, value.tensor);  // all plain tensors
   std::vector<Tensor> results;
-  GE_RETURN_IF_ERROR(runner_->execute(tensors, results));
+  GE_RETURN_IF_ERROR(runner->execute(tensors, results));
   outputs.clear();
   for (Tensor& tensor : results) outputs.push_back(RuntimeValue::of(std::move(tensor)));
   return Status::ok();

@@ -7,6 +7,7 @@
 #include "ge/logging.h"
 #include "ge/model_file.h"
 #include "ge/verifier.h"
+#include "runtime_input_binding.h"
 
 namespace ge {
 
@@ -36,11 +37,19 @@ Result<std::unique_ptr<Session>> Session::create_compiled(const PluginHost& host
   if (plans != nullptr) {
     ModelRunnerOptions runner_options;
     runner_options.precompiled = plans;
+    runner_options.output_pool = session->pool_;
     GE_ASSIGN_OR_RETURN(session->runner_, ModelRunner::load(*graph, *backend, runner_options));
     end_stage(session->stage_timings_, "load (task sink, stored plans)", mark);
     return session;
   }
-  GE_ASSIGN_OR_RETURN(session->executor_, Executor::create(std::move(graph), *backend, session->ops_));
+  // A graph stored without plans has dynamic shapes or host ops: specialise it per input
+  // shape when its inputs are what is dynamic (it is compiled already: no passes).
+  std::unique_ptr<Graph> source;
+  if (options.task_sink && options.specialisation_cache_size > 0 && has_dynamic_tensor_inputs(*graph)) {
+    source = graph->clone();
+  }
+  GE_ASSIGN_OR_RETURN(session->executor_, Executor::create(std::move(graph), *backend, session->ops_, session->pool_));
+  if (source) GE_RETURN_IF_ERROR(session->enable_specialisation(host, std::move(source), false, options, *backend));
   end_stage(session->stage_timings_, "load (per-op executor)", mark);
   return session;
 }

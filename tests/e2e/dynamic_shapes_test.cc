@@ -3,6 +3,9 @@
 // change shape from one iteration to the next.
 #include <gtest/gtest.h>
 
+#include <random>
+#include <set>
+
 #include "ge/graph_text.h"
 #include "ge/session.h"
 #include "plugin_test_env.h"
@@ -12,14 +15,122 @@ namespace {
 
 using pass_testing::PluginEnvironment;
 
-Result<std::unique_ptr<Session>> session_for(const std::string& text) {
+Result<std::unique_ptr<Session>> session_for(const std::string& text, const SessionOptions& options = {}) {
   PluginEnvironment& env = PluginEnvironment::get();
   GE_RETURN_IF_ERROR(env.require({"onnx_std", "cpu"}));
   GE_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, parse_graph(text));
-  return Session::create(env.host(), std::move(graph), SessionOptions{});
+  return Session::create(env.host(), std::move(graph), options);
+}
+
+/// A dense layer, a softmax and a Shape-driven Reshape over rows of a symbolic count.
+constexpr const char* kSymbolicRows = R"(graph main (opset ""=17) {
+  input %x : float32[N,4]
+  init %w : float32[4,3] = [0.5, -1, 2, 1, 0.25, -0.5, -2, 1.5, 1, 0.75, 0.5, -1]
+  init %b : float32[3] = [0.1, -0.2, 0.3]
+  init %flat : int64[1] = [-1]
+  %h = MatMul(%x, %w) "dense"
+  %hb = Add(%h, %b) "bias"
+  %r = Relu(%hb) "relu"
+  %p = Softmax(%r) {axis: int = -1} "softmax"
+  %s = Shape(%p) "shape"
+  %f = Reshape(%p, %flat) "flatten"
+  output %f
+  output %s
+})";
+
+std::vector<float> floats(const Tensor& t) { return {t.values<float>().begin(), t.values<float>().end()}; }
+
+Tensor random_rows(std::mt19937& rng, int64_t rows) {
+  std::uniform_real_distribution<float> value(-2.0f, 2.0f);
+  std::vector<float> data(static_cast<size_t>(rows * 4));
+  for (float& v : data) v = value(rng);
+  return Tensor::from_vector<float>({rows, 4}, data);
 }
 
 std::vector<int64_t> int64s(const Tensor& t) { return {t.values<int64_t>().begin(), t.values<int64_t>().end()}; }
+
+TEST(ShapeSpecialisation, TwentySignaturesMatchThePerOpExecutor) {
+  SessionOptions cached;
+  cached.specialisation_cache_size = 3;  // fewer than the signatures: entries get evicted
+  auto specialised = session_for(kSymbolicRows, cached);
+  ASSERT_TRUE(specialised.is_ok()) << specialised.status().to_string();
+  ASSERT_TRUE((*specialised)->specialises());
+  SessionOptions per_op;
+  per_op.specialisation_cache_size = 0;
+  auto reference = session_for(kSymbolicRows, per_op);
+  ASSERT_TRUE(reference.is_ok()) << reference.status().to_string();
+  ASSERT_FALSE((*reference)->specialises());
+
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int64_t> rows(1, 9);
+  std::set<int64_t> seen;
+  for (int i = 0; i < 20; ++i) {
+    const int64_t n = rows(rng);
+    seen.insert(n);
+    const Tensor x = random_rows(rng, n);
+    std::vector<Tensor> got, want;
+    ASSERT_TRUE((*specialised)->run({{"x", x}}, got).is_ok()) << "rows " << n;
+    ASSERT_TRUE((*reference)->run({{"x", x}}, want).is_ok());
+    ASSERT_EQ(got.size(), 2u);
+    EXPECT_EQ(got[0].shape(), (std::vector<int64_t>{n * 3}));
+    EXPECT_EQ(int64s(got[1]), (std::vector<int64_t>{n, 3}));
+    const std::vector<float> g = floats(got[0]), w = floats(want[0]);
+    ASSERT_EQ(g.size(), w.size());
+    for (size_t k = 0; k < g.size(); ++k) EXPECT_NEAR(g[k], w[k], 1e-6f) << "rows " << n << " element " << k;
+  }
+  const SpecialisationStatistics& stats = (*specialised)->specialisations()->statistics();
+  EXPECT_GE(stats.misses, seen.size());
+  EXPECT_EQ(stats.hits + stats.misses, 20u);
+  EXPECT_EQ(stats.sunk, stats.misses) << "every signature of this graph is static once known";
+  EXPECT_EQ(stats.per_op, 0u);
+  EXPECT_LE(stats.entries, 3u);
+  EXPECT_EQ(stats.evictions, stats.misses - stats.entries);
+}
+
+TEST(ShapeSpecialisation, ARepeatedSignatureAllocatesNothing) {
+  auto session = session_for(kSymbolicRows);
+  ASSERT_TRUE(session.is_ok()) << session.status().to_string();
+  std::mt19937 rng(3);
+  const Tensor x = random_rows(rng, 5);
+  std::vector<Tensor> out;
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE((*session)->run({{"x", x}}, out).is_ok());
+  const uint64_t misses = (*session)->tensor_pool().statistics().misses;
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE((*session)->run({{"x", x}}, out).is_ok());
+  EXPECT_EQ((*session)->tensor_pool().statistics().misses, misses);
+  EXPECT_EQ((*session)->specialisations()->statistics().misses, 1u);
+  EXPECT_EQ((*session)->specialisations()->statistics().hits, 11u);
+}
+
+TEST(ShapeSpecialisation, ABadShapeIsRejectedBeforeSpecialising) {
+  auto session = session_for(kSymbolicRows);
+  ASSERT_TRUE(session.is_ok()) << session.status().to_string();
+  std::vector<Tensor> out;
+  Status wrong = (*session)->run({{"x", Tensor::from_vector<float>({2, 5}, std::vector<float>(10, 1.0f))}}, out);
+  ASSERT_FALSE(wrong.is_ok());
+  EXPECT_EQ(wrong.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(wrong.message().find("'x'"), std::string::npos) << wrong.message();
+  EXPECT_EQ((*session)->specialisations()->statistics().misses, 0u);
+}
+
+TEST(ShapeSpecialisation, ASignatureThatStaysDynamicRunsPerOpAndIsRemembered) {
+  auto session = session_for(R"(graph main (opset ""=17) {
+  input %x : float32[N]
+  %nz = NonZero(%x) "nz"
+  %y = Mul(%nz, %nz) "square"
+  output %y
+})");
+  ASSERT_TRUE(session.is_ok()) << session.status().to_string();
+  ASSERT_TRUE((*session)->specialises());
+  std::vector<Tensor> out;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE((*session)->run({{"x", Tensor::from_vector<float>({4}, {0, 2, 0, 3})}}, out).is_ok());
+    EXPECT_EQ(int64s(out.at(0)), (std::vector<int64_t>{1, 9}));
+  }
+  const SpecialisationStatistics& stats = (*session)->specialisations()->statistics();
+  EXPECT_EQ(stats.misses, 1u);
+  EXPECT_EQ(stats.per_op, 1u);
+  EXPECT_EQ(stats.hits, 2u);
+}
 
 TEST(DynamicShapes, RepeatedRunsReinferDataDependentShapes) {
   auto session = session_for(R"(graph main (opset ""=17) {

@@ -90,6 +90,21 @@ void print_latency(std::vector<double> latencies) {
             << milliseconds(latencies.front()) << " ms, max " << milliseconds(latencies.back()) << " ms\n";
 }
 
+/// -v: the shape-keyed specialisations and the tensor pool after the runs.
+void print_runtime_statistics(const Session& session) {
+  if (const SpecialisationCache* cache = session.specialisations()) {
+    const SpecialisationStatistics& s = cache->statistics();
+    std::cout << "specialisations: " << s.entries << "/" << s.capacity << " cached, " << s.hits << " hits, "
+              << s.misses << " misses (" << s.sunk << " sunk, " << s.per_op << " per op), " << s.evictions
+              << " evictions, compile " << milliseconds(std::chrono::duration<double, std::milli>(s.compile_time).count())
+              << " ms\n";
+    for (const std::string& signature : cache->signatures()) std::cout << "  (" << signature << ")\n";
+  }
+  const TensorPoolStatistics pool = session.tensor_pool().statistics();
+  std::cout << "tensor pool: " << pool.hits << " hits, " << pool.misses << " misses, peak "
+            << pool.peak_in_use_bytes << " bytes in use, " << pool.held_bytes << " bytes held\n";
+}
+
 Status write_outputs(const fs::path& dir, const std::vector<Value*>& graph_outputs,
                      const std::vector<Tensor>& outputs) {
   std::error_code error;
@@ -206,6 +221,8 @@ int run(int argc, char** argv) {
     print_pass_timings(session);
     if (const MemoryStatistics* statistics = session.memory_statistics()) {
       std::cout << format_memory_statistics(*statistics);
+    } else if (session.specialises()) {
+      std::cout << "memory plan: one per input-shape specialisation (the graph has dynamic input dims)\n";
     } else {
       std::cout << "memory plan: none (the graph runs per op)\n";
     }
@@ -291,6 +308,7 @@ int run(int argc, char** argv) {
     std::cout << "output " << k << " '" << graph_outputs[k]->name() << "': " << outputs[k].to_string() << "\n";
   }
   if (options.repeat) print_latency(latencies);
+  if (options.verbosity > 0) print_runtime_statistics(session);
 
   if (options.output_dir) {
     if (Status status = write_outputs(*options.output_dir, graph_outputs, outputs); !status.is_ok())

@@ -16,6 +16,7 @@
 #include "ge/runtime_value.h"
 #include "ge/status.h"
 #include "ge/tensor.h"
+#include "ge/tensor_pool.h"
 
 namespace ge {
 
@@ -28,11 +29,14 @@ class Executor {
   ~Executor();
 
   /// Takes ownership of `graph` (already inferred and optimised). Fails with kUnsupported
-  /// naming op, dtype and backend for a node the backend cannot run.
+  /// naming op, dtype and backend for a node the backend cannot run. Values, outputs and
+  /// workspaces come from `pool` (a fresh one when null).
   static Result<std::unique_ptr<Executor>> create(std::unique_ptr<Graph> graph, Backend& backend,
-                                                  const OpRegistry& ops);
+                                                  const OpRegistry& ops, std::shared_ptr<TensorPool> pool = nullptr);
 
   const Graph& graph() const;
+  /// The pool the executor's tensors come from (statistics: ge/tensor_pool.h).
+  const TensorPool& pool() const;
 
   /// Runs once. `inputs` bind the graph's runtime inputs by name; each must match the
   /// declared dtype and every static dim (named dims bind consistently). Outputs come

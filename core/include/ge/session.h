@@ -18,7 +18,9 @@
 #include "ge/pass_manager.h"
 #include "ge/plugin_host.h"
 #include "ge/runtime/model_runner.h"
+#include "ge/specialisation_cache.h"
 #include "ge/status.h"
+#include "ge/tensor_pool.h"
 
 namespace ge {
 
@@ -40,6 +42,10 @@ struct SessionOptions {
   /// before its kernels are prepared; 0 keeps the backend's own setting (cpu: its
   /// `intra_op_threads` registry option, else the machine's cores).
   int threads = 0;
+  /// A graph whose inputs have symbolic or unknown dims is specialised per input-shape
+  /// signature (ge/specialisation_cache.h): up to this many specialisations are kept,
+  /// least recently used evicted. 0: such graphs always run per op.
+  size_t specialisation_cache_size = 8;
 };
 
 /// One step of Session::create (parse, infer shapes, the passes and each pass, load), in
@@ -80,18 +86,35 @@ class Session {
 
   /// Whether runs go through the task sink rather than the per-op executor.
   bool uses_task_sink() const { return runner_ != nullptr; }
+  /// Whether a graph with dynamic input dims is compiled per input-shape signature.
+  bool specialises() const { return specialisations_ != nullptr; }
   /// The task sink the session runs, or null when it runs per op.
   const ModelRunner* runner() const { return runner_.get(); }
   /// The statistics of the memory plan the task sink runs, or null when the session
   /// runs per op.
   const MemoryStatistics* memory_statistics() const;
+  /// The shape-keyed specialisations of a graph with dynamic input dims, or null when the
+  /// session runs one static plan (or specialisation is off).
+  const SpecialisationCache* specialisations() const { return specialisations_.get(); }
+  /// The pool the per-op executor's values and the runs' outputs come from.
+  const TensorPool& tensor_pool() const { return *pool_; }
 
  private:
   friend Result<std::unique_ptr<Session>> create_session_from_model_file(const PluginHost& host,
                                                                           const std::filesystem::path& path,
                                                                           const SessionOptions& options);
   Session() = default;
+  /// Sets up specialisation of `source` (inferred, with dynamic input dims); `run_passes`
+  /// when it is the graph before the pass pipeline.
+  Status enable_specialisation(const PluginHost& host, std::unique_ptr<Graph> source, bool run_passes,
+                               const SessionOptions& options, Backend& backend);
+  /// The runner for these inputs' shapes when the session specialises, else null.
+  Result<ModelRunner*> specialised_runner(const NamedValues& inputs);
+
   OpRegistry ops_;
+  std::shared_ptr<TensorPool> pool_ = TensorPool::create();
+  std::unique_ptr<Graph> specialisation_source_;
+  std::unique_ptr<SpecialisationCache> specialisations_;
   std::vector<PassTiming> pass_timings_;
   std::vector<StageTiming> stage_timings_;
   std::unique_ptr<ModelRunner> runner_;  // set when the graph runs through the task sink

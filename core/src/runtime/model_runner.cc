@@ -136,6 +136,7 @@ class StoredAssigner final : public MemoryAssigner {
 
 struct ModelRunner::Impl {
   Backend* backend = nullptr;
+  std::shared_ptr<TensorPool> output_pool;  // where execute's output tensors come from, when set
   Device* device = nullptr;
   std::unique_ptr<Graph> graph;
   std::vector<PreparedKernel> kernels;  // per node in `order`
@@ -677,6 +678,7 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
                                                        const ModelRunnerOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->backend = &backend;
+  impl->output_pool = options.output_pool;
   impl->device = &backend.device();
   impl->graph = source.clone();
   Graph& g = *impl->graph;
@@ -933,7 +935,10 @@ Status ModelRunner::execute(const NamedTensors& inputs, std::vector<Tensor>& out
     if (bound[i] == nullptr) return invalid_argument("graph '" + g.name() + "': input '" + m.runtime_inputs[i]->name() + "' is not bound");
   }
   outputs.clear();
-  for (const Value* out : g.outputs()) outputs.push_back(Tensor::zeros(out->desc().dtype, out->desc().static_dims()));
+  for (const Value* out : g.outputs()) {
+    outputs.push_back(m.output_pool ? m.output_pool->allocate(out->desc().dtype, out->desc().static_dims())
+                                    : Tensor::zeros(out->desc().dtype, out->desc().static_dims()));
+  }
   std::vector<const void*> in_addresses(bound.size());
   std::vector<void*> out_addresses(outputs.size());
   if (m.device->host_accessible()) {

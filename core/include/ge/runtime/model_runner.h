@@ -29,6 +29,7 @@
 #include "ge/runtime/stream_plan.h"
 #include "ge/status.h"
 #include "ge/tensor.h"
+#include "ge/tensor_pool.h"
 
 namespace ge {
 
@@ -99,6 +100,9 @@ struct ModelRunnerOptions {
   /// `kernels`, and checks that the task lists it builds equal `tasks`. Any mismatch is
   /// kInvalidArgument naming what differs. Indices refer to the graph passed to load.
   const CompiledPlans* precompiled = nullptr;
+  /// When set, execute() takes its output tensors from this pool (not zeroed: every
+  /// output is written) instead of allocating zeroed ones per run.
+  std::shared_ptr<TensorPool> output_pool;
 };
 
 class ModelRunner {

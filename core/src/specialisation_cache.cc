@@ -1,0 +1,69 @@
+#include "ge/specialisation_cache.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "ge/logging.h"
+
+namespace ge {
+
+SpecialisationCache::SpecialisationCache(size_t capacity, Compile compile)
+    : capacity_(std::max<size_t>(capacity, 1)), compile_(std::move(compile)) {
+  statistics_.capacity = capacity_;
+}
+
+std::string SpecialisationCache::key_of(const std::vector<TensorDesc>& descs) {
+  std::string key;
+  for (const TensorDesc& desc : descs) {
+    const std::vector<int64_t> dims = desc.shape ? desc.static_dims() : std::vector<int64_t>{};
+    const int64_t header[2] = {static_cast<int64_t>(desc.dtype), desc.shape ? static_cast<int64_t>(dims.size()) : -1};
+    key.append(reinterpret_cast<const char*>(header), sizeof(header));
+    key.append(reinterpret_cast<const char*>(dims.data()), dims.size() * sizeof(int64_t));
+  }
+  return key;
+}
+
+Result<ModelRunner*> SpecialisationCache::find_or_compile(const std::vector<TensorDesc>& descs) {
+  std::string key = key_of(descs);
+  if (auto found = index_.find(key); found != index_.end()) {
+    ++statistics_.hits;
+    if (found->second != entries_.begin()) entries_.splice(entries_.begin(), entries_, found->second);
+    return entries_.front().runner.get();
+  }
+  ++statistics_.misses;
+  std::string summary;
+  for (const TensorDesc& desc : descs) summary += (summary.empty() ? "" : ", ") + desc.to_string();
+  const auto start = std::chrono::steady_clock::now();
+  Result<std::unique_ptr<ModelRunner>> compiled = compile_(descs);
+  statistics_.last_compile_time = std::chrono::steady_clock::now() - start;
+  statistics_.compile_time += statistics_.last_compile_time;
+  std::unique_ptr<ModelRunner> runner;
+  if (compiled.is_ok()) {
+    runner = std::move(compiled).value();
+    ++statistics_.sunk;
+    GE_LOG_INFO("specialised to ({}) in {:.1f} ms: task sink", summary,
+                std::chrono::duration<double, std::milli>(statistics_.last_compile_time).count());
+  } else if (compiled.status().code() == StatusCode::kUnsupported) {
+    ++statistics_.per_op;
+    GE_LOG_INFO("specialised to ({}): runs per op: {}", summary, compiled.status().message());
+  } else {
+    return compiled.status().with_context("specialising to input shapes (" + summary + ")");
+  }
+  if (entries_.size() >= capacity_) {
+    index_.erase(entries_.back().key);
+    entries_.pop_back();
+    ++statistics_.evictions;
+  }
+  entries_.push_front(Entry{key, std::move(summary), std::move(runner)});
+  index_.emplace(std::move(key), entries_.begin());
+  statistics_.entries = entries_.size();
+  return entries_.front().runner.get();
+}
+
+std::vector<std::string> SpecialisationCache::signatures() const {
+  std::vector<std::string> result;
+  for (const Entry& entry : entries_) result.push_back(entry.summary + (entry.runner ? "" : " (per op)"));
+  return result;
+}
+
+}  // namespace ge
