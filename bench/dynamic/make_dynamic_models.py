@@ -8,11 +8,12 @@ static twin of the same weights, written into OUT_DIR:
                             other rate the other (the 8 kHz path)
   speech_static.onnx        the 16 kHz branch alone
   nonzero_mid.onnx          (c) a CNN scoring 64 candidate rows, NonZero keeping the rows whose
-                            score is positive, an MLP over the kept rows and a sum
+                            score is above the mean score, an MLP over the kept rows and a sum
   nonzero_static.onnx       the same with the kept rows fixed (a constant index list equal to
-                            what NonZero keeps for the benchmark input, given as argv[2])
+                            what NonZero keeps for the benchmark input: KEPT_PB, the
+                            output of nonzero_index.onnx, written too, on that input)
 
-Usage: python3 make_dynamic_models.py OUT_DIR [KEPT_ROWS_FILE]
+Usage: python3 make_dynamic_models.py OUT_DIR [KEPT_PB]
 Run with /usr/bin/python3 (Debian's python3-onnx and numpy)."""
 
 import os
@@ -121,7 +122,8 @@ def nonzero_model(out_dir, kept_rows):
     y = b.op("Relu", [b.conv(y, 64, ROWS, 3, stride=2)])  # [1,64,8,8]
     rows = b.op("Reshape", [y, b.i64("rows_shape", [ROWS, -1])])  # [64,64]
     feats = b.op("MatMul", [rows, b.scaled("proj", (64, ROW_FEATURES), 64)])  # [64,128]
-    score = b.op("Sub", [b.op("ReduceMean", [feats], axes=[1], keepdims=0), b.f32("bias", 0.02)])  # [64]
+    row_mean = b.op("ReduceMean", [feats], axes=[1], keepdims=0)  # [64]
+    score = b.op("Sub", [row_mean, b.op("ReduceMean", [row_mean], keepdims=0)])  # above the mean of all rows
     if kept_rows is None:
         index = b.op("Squeeze", [b.op("NonZero", [b.op("Greater", [score, b.f32("zero", 0.0)])]), b.i64("ax0", [0])])
     else:
@@ -133,6 +135,25 @@ def nonzero_model(out_dir, kept_rows):
     total = b.op("ReduceSum", [h, b.i64("ax_rows", [0])], keepdims=0)  # [16]
     name = "nonzero_mid.onnx" if kept_rows is None else "nonzero_static.onnx"
     save(b, os.path.join(out_dir, name), [("x", TensorProto.FLOAT, [1, 3, 64, 64])], [(total, TensorProto.FLOAT, [16])])
+    return index
+
+
+def write_index_model(out_dir):
+    """nonzero_index.onnx: nonzero_mid.onnx cut at the kept-row index (its only output),
+    for an engine to say which rows the benchmark input keeps."""
+    model = onnx.load(os.path.join(out_dir, "nonzero_mid.onnx"))
+    index = [n for n in model.graph.node if n.op_type == "Squeeze"][0].output[0]
+    del model.graph.output[:]
+    model.graph.output.append(helper.make_tensor_value_info(index, TensorProto.INT64, ["K"]))
+    onnx.save(model, os.path.join(out_dir, "nonzero_index.onnx"))
+
+
+def read_int64s(pb_path):
+    from onnx import numpy_helper
+    tensor = onnx.TensorProto()
+    with open(pb_path, "rb") as f:
+        tensor.ParseFromString(f.read())
+    return [int(v) for v in numpy_helper.to_array(tensor).reshape(-1)]
 
 
 def main():
@@ -141,9 +162,11 @@ def main():
     make_cnn(out_dir)
     make_speech(out_dir)
     nonzero_model(out_dir, None)
+    write_index_model(out_dir)
     if len(sys.argv) > 2:
-        with open(sys.argv[2]) as f:
-            nonzero_model(out_dir, [int(v) for v in f.read().split()])
+        kept = read_int64s(sys.argv[2])
+        nonzero_model(out_dir, kept)
+        print(f"nonzero_static.onnx keeps {len(kept)} of {ROWS} rows")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,15 @@
 #include "ge/executor.h"
 
+#include <algorithm>
+#include <list>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ge/logging.h"
+#include "ge/runtime/model_runner.h"
+#include "ge/specialisation_cache.h"
+#include "graph_cluster.h"
 #include "host_ops.h"
 #include "runtime_input_binding.h"
 
@@ -16,7 +22,27 @@ struct Step {
   Node* node = nullptr;
   bool host = false;
   bool dynamic = false;
+  int cluster = -1;           // index into Plan::clusters when the node runs inside one
+  bool cluster_head = false;  // the cluster's first step: it runs the whole cluster
   PreparedKernel kernel;
+};
+
+/// Consecutive steps run as one task-sink execute: static ones compiled with the plan,
+/// dynamic ones (downstream of a data-dependent shape) per signature of their inputs once
+/// seen twice.
+struct Cluster {
+  std::vector<const Value*> inputs, outputs;  // of the plan's graph, in the runner's order
+  size_t steps = 0;
+  std::unique_ptr<ModelRunner> runner;          // static
+  std::unique_ptr<Graph> graph;                 // dynamic: the cut, copied per compile
+  std::unique_ptr<SpecialisationCache> cache;   // dynamic
+};
+
+/// An If/Loop/Scan body sunk per signature of its inputs (runtime inputs and captures).
+struct Body {
+  bool sinkable = false;
+  GraphCluster cut;  // the whole body: inputs, outputs, and the graph copied per compile
+  std::unique_ptr<SpecialisationCache> cache;
 };
 
 /// A graph specialised to one set of input types, with its kernels.
@@ -24,6 +50,7 @@ struct Plan {
   std::vector<TensorDesc> input_descs;
   std::unique_ptr<Graph> graph;
   std::vector<Step> steps;
+  std::vector<Cluster> clusters;
   std::unordered_map<const Value*, int> use_counts;  // data uses per value, for early release
 };
 
@@ -125,14 +152,17 @@ struct Executor::Impl {
   Backend* backend = nullptr;
   const OpRegistry* ops = nullptr;
   std::unique_ptr<Stream> stream;
+  ExecutorOptions options;
   std::shared_ptr<TensorPool> pool;
-  std::unique_ptr<Plan> plan;
+  std::list<std::unique_ptr<Plan>> plans;  // most recently used first
+  std::unordered_map<const Graph*, Body> bodies;
+  PartitionStatistics partition;
   // Per-op mode caches: a node's kernel for the input descs it was last prepared with,
   // and the order of each subgraph.
   std::unordered_map<const Node*, std::pair<std::vector<TensorDesc>, PreparedKernel>> kernel_cache;
   std::unordered_map<const Graph*, std::vector<Node*>> subgraph_orders;
 
-  Result<std::unique_ptr<Plan>> build_plan(const std::vector<TensorDesc>& descs) const {
+  Result<std::unique_ptr<Plan>> build_plan(const std::vector<TensorDesc>& descs) {
     auto plan = std::make_unique<Plan>();
     plan->input_descs = descs;
     plan->graph = graph->clone();
@@ -157,14 +187,207 @@ struct Executor::Impl {
       for (const Value* in : node->inputs()) {
         if (in != nullptr && in->desc().kind == ValueKind::kTensor && !in->desc().is_static()) step.dynamic = true;
       }
-      if (!step.host && !step.dynamic) {
+      if (!step.host) {
         std::string reason;
         if (!backend->supports(*node, &reason)) return unsupported(unsupported_message(*node, *backend, reason));
-        GE_ASSIGN_OR_RETURN(step.kernel, backend->prepare(*node));
       }
       plan->steps.push_back(std::move(step));
     }
+    if (options.sink) GE_RETURN_IF_ERROR(partition_plan(*plan));
+    for (Step& step : plan->steps) {
+      if (!step.host && !step.dynamic && step.cluster < 0) {
+        GE_ASSIGN_OR_RETURN(step.kernel, backend->prepare(*step.node));
+      }
+    }
     return plan;
+  }
+
+  enum class ClusterKind { kNone, kStatic, kDynamic };
+
+  /// Which cluster `step` may join: a backend node with no subgraph, of static shapes or
+  /// downstream of a dynamic shape. A node whose output shape is dynamic although its
+  /// inputs are static (NonZero, a Reshape to computed dims) depends on data: it runs per
+  /// op.
+  static ClusterKind cluster_kind(const Step& step) {
+    if (step.host) return ClusterKind::kNone;
+    for (const auto& [key, attribute] : step.node->attributes()) {
+      if (attribute.holds<Attribute::GraphPtr>() || attribute.holds<std::vector<Attribute::GraphPtr>>()) {
+        return ClusterKind::kNone;
+      }
+    }
+    bool dynamic_input = false;
+    for (const Value* in : step.node->inputs()) {
+      if (in == nullptr) continue;
+      if (in->desc().kind != ValueKind::kTensor) return ClusterKind::kNone;
+      dynamic_input = dynamic_input || !in->desc().is_static();
+    }
+    if (!step.dynamic) return ClusterKind::kStatic;
+    return dynamic_input ? ClusterKind::kDynamic : ClusterKind::kNone;
+  }
+
+  /// Makes every maximal run of two or more steps of one cluster kind a cluster: static
+  /// ones are compiled into the task sink now.
+  Status partition_plan(Plan& plan) {
+    const Graph& g = *plan.graph;
+    // Values that host ops read through their subgraphs' captures.
+    std::unordered_set<const Value*> implicit;
+    for (const Step& step : plan.steps) {
+      if (step.host) {
+        for (const Value* v : g.implicit_inputs(*step.node)) implicit.insert(v);
+      }
+    }
+    partition.clusters = partition.clustered_nodes = partition.dynamic_clusters = 0;
+    size_t begin = 0;
+    while (begin < plan.steps.size()) {
+      const ClusterKind kind = cluster_kind(plan.steps[begin]);
+      if (kind == ClusterKind::kNone) {
+        ++begin;
+        continue;
+      }
+      size_t end = begin;
+      while (end < plan.steps.size() && cluster_kind(plan.steps[end]) == kind) ++end;
+      if (end - begin >= 2) GE_RETURN_IF_ERROR(make_cluster(plan, begin, end, kind, implicit));
+      begin = end;
+    }
+    partition.per_op_nodes = plan.steps.size() - partition.clustered_nodes;
+    if (!plan.clusters.empty()) {
+      GE_LOG_INFO("graph '{}': {} cluster(s) of {} nodes run in the task sink ({} of them specialised at run time); {} "
+                  "nodes run per op", g.name(), partition.clusters, partition.clustered_nodes, partition.dynamic_clusters,
+                  partition.per_op_nodes);
+    }
+    return Status::ok();
+  }
+
+  Status make_cluster(Plan& plan, size_t begin, size_t end, ClusterKind kind,
+                      const std::unordered_set<const Value*>& implicit) {
+    const Graph& g = *plan.graph;
+    std::vector<Node*> nodes;
+    std::unordered_set<const Node*> members;
+    for (size_t i = begin; i < end; ++i) {
+      nodes.push_back(plan.steps[i].node);
+      members.insert(plan.steps[i].node);
+    }
+    std::vector<const Value*> outputs;
+    for (const Node* node : nodes) {
+      for (const Value* out : node->outputs()) {
+        bool needed = g.is_output(out) || implicit.count(out) > 0;
+        for (const Use& use : out->uses()) needed = needed || members.count(use.user) == 0;
+        if (needed) outputs.push_back(out);
+      }
+    }
+    GE_ASSIGN_OR_RETURN(GraphCluster cut, extract_cluster(nodes, outputs));
+    Cluster cluster;
+    cluster.steps = end - begin;
+    if (kind == ClusterKind::kDynamic) {
+      cluster.graph = std::move(cut.graph);
+      const Graph* templ = cluster.graph.get();
+      auto compile = [this, templ](const std::vector<TensorDesc>& descs) -> Result<std::unique_ptr<ModelRunner>> {
+        std::unique_ptr<Graph> graph = templ->clone();
+        const std::vector<Value*> graph_inputs = graph->runtime_inputs();
+        for (size_t i = 0; i < graph_inputs.size() && i < descs.size(); ++i) graph_inputs[i]->set_desc(descs[i]);
+        return options.sink(std::move(graph));
+      };
+      cluster.cache = std::make_unique<SpecialisationCache>(options.cache_size, std::move(compile), /*min_sightings=*/2);
+      ++partition.dynamic_clusters;
+    }
+    Result<std::unique_ptr<ModelRunner>> runner =
+        kind == ClusterKind::kDynamic ? Result<std::unique_ptr<ModelRunner>>(nullptr) : options.sink(std::move(cut.graph));
+    if (!runner.is_ok()) {
+      if (runner.status().code() != StatusCode::kUnsupported) {
+        return runner.status().with_context("sinking the static cluster from " + nodes.front()->describe());
+      }
+      GE_LOG_INFO("static cluster from {} ({} nodes) runs per op: {}", nodes.front()->describe(), nodes.size(),
+                  runner.status().message());
+      return Status::ok();
+    }
+    const int index = static_cast<int>(plan.clusters.size());
+    cluster.inputs = std::move(cut.inputs);
+    cluster.outputs = std::move(cut.outputs);
+    cluster.runner = std::move(runner).value();
+    plan.clusters.push_back(std::move(cluster));
+    for (size_t i = begin; i < end; ++i) plan.steps[i].cluster = index;
+    plan.steps[begin].cluster_head = true;
+    ++partition.clusters;
+    partition.clustered_nodes += nodes.size();
+    return Status::ok();
+  }
+
+  /// Runs a sunk runner on `inputs` (one per runtime input) into fresh pooled outputs.
+  Status run_sunk(ModelRunner& runner, const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs) {
+    GE_RETURN_IF_ERROR(stream->synchronize());
+    std::vector<const void*> in_addresses(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) in_addresses[i] = inputs[i]->raw_data();
+    const std::vector<Value*>& outs = runner.graph().outputs();
+    outputs.clear();
+    std::vector<void*> out_addresses(outs.size());
+    for (size_t i = 0; i < outs.size(); ++i) {
+      outputs.push_back(pool->allocate(outs[i]->desc().dtype, outs[i]->desc().static_dims()));
+      out_addresses[i] = outputs.back().raw_data();
+    }
+    return runner.execute_bound(in_addresses, out_addresses);
+  }
+
+  /// Runs the cluster in the task sink; false when its steps must run per op this time
+  /// (a dynamic cluster whose signature is new or stays dynamic).
+  Result<bool> run_cluster(Cluster& cluster, Frame& frame) {
+    std::vector<const Tensor*> inputs;
+    inputs.reserve(cluster.inputs.size());
+    std::vector<TensorDesc> descs;
+    for (const Value* v : cluster.inputs) {
+      const RuntimeValue* value = frame.find(v);
+      if (value == nullptr || !value->holds_tensor()) {
+        return internal_error("executor: input '" + v->name() + "' of a cluster has no tensor value");
+      }
+      inputs.push_back(&value->tensor);
+      if (cluster.cache) descs.push_back(TensorDesc::of(value->tensor.dtype(), value->tensor.shape()));
+    }
+    ModelRunner* runner = cluster.runner.get();
+    if (cluster.cache) {
+      GE_ASSIGN_OR_RETURN(runner, cluster.cache->find_or_compile(descs));
+      if (runner == nullptr) return false;
+    }
+    std::vector<Tensor> outputs;
+    GE_RETURN_IF_ERROR(run_sunk(*runner, inputs, outputs).with_context("cluster of graph '" + frame.graph->name() + "'"));
+    for (size_t i = 0; i < outputs.size(); ++i) frame.values[cluster.outputs[i]] = RuntimeValue::of(std::move(outputs[i]));
+    ++partition.cluster_runs;
+    return true;
+  }
+
+  /// The body's sunk runner for these values, or null when it runs node by node.
+  Result<ModelRunner*> body_runner(Graph& body, const Frame& frame, std::vector<const Tensor*>& inputs) {
+    auto [it, fresh] = bodies.try_emplace(&body);
+    Body& entry = it->second;
+    if (fresh) {
+      bool has_host_op = body.node_count() == 0;
+      for (const auto& node : body.nodes()) has_host_op = has_host_op || is_host_op(*node);
+      if (!has_host_op) {
+        GE_ASSIGN_OR_RETURN(std::vector<Node*> order, body.topological_order());
+        Result<GraphCluster> cut = extract_cluster(order, {body.outputs().begin(), body.outputs().end()});
+        if (cut.is_ok()) {
+          entry.cut = std::move(cut).value();
+          entry.sinkable = true;
+          auto compile = [this, &entry](const std::vector<TensorDesc>& descs) -> Result<std::unique_ptr<ModelRunner>> {
+            std::unique_ptr<Graph> graph = entry.cut.graph->clone();
+            const std::vector<Value*> graph_inputs = graph->runtime_inputs();
+            for (size_t i = 0; i < graph_inputs.size() && i < descs.size(); ++i) graph_inputs[i]->set_desc(descs[i]);
+            return options.sink(std::move(graph));
+          };
+          entry.cache = std::make_unique<SpecialisationCache>(options.cache_size, std::move(compile), /*min_sightings=*/2);
+        }
+      }
+    }
+    if (!entry.sinkable) return static_cast<ModelRunner*>(nullptr);
+    std::vector<TensorDesc> descs;
+    descs.reserve(entry.cut.inputs.size());
+    const std::vector<Value*> body_inputs = body.runtime_inputs();
+    for (const Value* v : entry.cut.inputs) {
+      const RuntimeValue* value = frame.find(v);
+      if (value == nullptr && v->is_capture()) value = frame.find_outer(v->name());
+      if (value == nullptr || !value->is_tensor()) return static_cast<ModelRunner*>(nullptr);
+      inputs.push_back(&value->tensor);
+      descs.push_back(TensorDesc::of(value->tensor.dtype(), value->tensor.shape()));
+    }
+    return entry.cache->find_or_compile(descs);
   }
 
   Status run_subgraph(Graph& body, const Frame& parent, const std::vector<RuntimeValue>& inputs,
@@ -185,6 +408,19 @@ struct Executor::Impl {
       const RuntimeValue* outer = frame.find_outer(capture->name());
       if (outer == nullptr) return internal_error("subgraph '" + body.name() + "': captured value '" + capture->name() + "' has no value");
       frame.values[capture] = *outer;
+    }
+    if (options.sink) {
+      std::vector<const Tensor*> sunk_inputs;
+      GE_ASSIGN_OR_RETURN(ModelRunner * runner, body_runner(body, frame, sunk_inputs));
+      if (runner != nullptr) {
+        std::vector<Tensor> results;
+        GE_RETURN_IF_ERROR(run_sunk(*runner, sunk_inputs, results).with_context("subgraph '" + body.name() + "'"));
+        outputs.clear();
+        for (Tensor& t : results) outputs.push_back(RuntimeValue::of(std::move(t)));
+        ++partition.body_runs;
+        return Status::ok();
+      }
+      ++partition.per_op_body_runs;
     }
     auto cached = subgraph_orders.find(&body);
     if (cached == subgraph_orders.end()) {
@@ -306,8 +542,15 @@ struct Executor::Impl {
       if (!frame.values.count(init)) frame.values[init] = RuntimeValue::of(*init->constant());
     }
     std::unordered_map<const Value*, int> remaining = plan.use_counts;
-    for (Step& step : plan.steps) {
-      GE_RETURN_IF_ERROR(run_node(*step.node, frame, &step));
+    size_t sunk_until = 0;  // steps before this ran inside a cluster
+    for (size_t s = 0; s < plan.steps.size(); ++s) {
+      Step& step = plan.steps[s];
+      if (step.cluster_head) {
+        Cluster& cluster = plan.clusters[static_cast<size_t>(step.cluster)];
+        GE_ASSIGN_OR_RETURN(bool sunk, run_cluster(cluster, frame));
+        if (sunk) sunk_until = s + cluster.steps;
+      }
+      if (s >= sunk_until) GE_RETURN_IF_ERROR(run_node(*step.node, frame, &step));
       auto release = [&](const Value* in) {
         if (in != nullptr && --remaining[in] == 0 && !g.is_output(in) && in->producer() != nullptr) frame.values.erase(in);
       };
@@ -334,8 +577,10 @@ const Graph& Executor::graph() const { return *impl_->graph; }
 
 const TensorPool& Executor::pool() const { return *impl_->pool; }
 
+PartitionStatistics Executor::partition_statistics() const { return impl_->partition; }
+
 Result<std::unique_ptr<Executor>> Executor::create(std::unique_ptr<Graph> graph, Backend& backend, const OpRegistry& ops,
-                                                   std::shared_ptr<TensorPool> pool) {
+                                                   ExecutorOptions options) {
   if (!graph) return invalid_argument("Executor::create: no graph");
   if (!backend.device().host_accessible()) {
     return unsupported("the simple executor needs a host-accessible device; backend '" + backend.name() + "' is not");
@@ -344,7 +589,8 @@ Result<std::unique_ptr<Executor>> Executor::create(std::unique_ptr<Graph> graph,
   impl->graph = std::move(graph);
   impl->backend = &backend;
   impl->ops = &ops;
-  impl->pool = pool ? std::move(pool) : TensorPool::create();
+  impl->pool = options.pool ? options.pool : TensorPool::create();
+  impl->options = std::move(options);
   GE_ASSIGN_OR_RETURN(impl->stream, backend.device().create_stream());
   // Capabilities are checked up front so that an unsupported op fails before any run.
   for (const auto& node : impl->graph->nodes()) {
@@ -359,7 +605,8 @@ Result<std::unique_ptr<Executor>> Executor::create(std::unique_ptr<Graph> graph,
     descs.push_back(in->desc());
   }
   if (all_static) {
-    GE_ASSIGN_OR_RETURN(impl->plan, impl->build_plan(descs));
+    GE_ASSIGN_OR_RETURN(std::unique_ptr<Plan> plan, impl->build_plan(descs));
+    impl->plans.push_back(std::move(plan));
   }
   return std::unique_ptr<Executor>(new Executor(std::move(impl)));
 }
@@ -389,15 +636,24 @@ Status Executor::run_values(const NamedValues& inputs, std::vector<RuntimeValue>
     // Sequences keep the declared element type.
     descs.push_back(bound[i]->holds_tensor() ? bound[i]->desc() : expected[i]->desc());
   }
-  if (!impl_->plan || impl_->plan->input_descs != descs) {
-    impl_->plan.reset();
-    impl_->kernel_cache.clear();
-    impl_->subgraph_orders.clear();
-    GE_ASSIGN_OR_RETURN(impl_->plan, impl_->build_plan(descs));
+  std::list<std::unique_ptr<Plan>>& plans = impl_->plans;
+  auto found = std::find_if(plans.begin(), plans.end(), [&](const auto& plan) { return plan->input_descs == descs; });
+  if (found == plans.end()) {
+    if (plans.size() >= std::max<size_t>(impl_->options.cache_size, 1)) {
+      // The per-op caches key on the evicted plan's nodes and subgraphs.
+      plans.pop_back();
+      impl_->kernel_cache.clear();
+      impl_->subgraph_orders.clear();
+      impl_->bodies.clear();
+    }
+    GE_ASSIGN_OR_RETURN(std::unique_ptr<Plan> plan, impl_->build_plan(descs));
+    plans.push_front(std::move(plan));
+  } else if (found != plans.begin()) {
+    plans.splice(plans.begin(), plans, found);
   }
   std::vector<RuntimeValue> values;
   for (const RuntimeValue* v : bound) values.push_back(*v);
-  return impl_->execute(*impl_->plan, std::move(values), outputs);
+  return impl_->execute(*plans.front(), std::move(values), outputs);
 }
 
 }  // namespace ge

@@ -131,24 +131,26 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
     GE_LOG_INFO("graph '{}' {}: {}", graph->name(),
                 specialisation_source ? "is specialised per input shape" : "runs per op", runner.status().message());
   }
-  GE_ASSIGN_OR_RETURN(session->executor_, Executor::create(std::move(graph), *backend, session->ops_, session->pool_));
-  if (specialisation_source) {
-    GE_RETURN_IF_ERROR(session->enable_specialisation(host, std::move(specialisation_source), true, options, *backend));
-  }
+  GE_RETURN_IF_ERROR(
+      session->load_per_op(host, std::move(graph), std::move(specialisation_source), true, options, *backend));
   clock.end("load (per-op executor)");
   return session;
 }
 
-Status Session::enable_specialisation(const PluginHost& host, std::unique_ptr<Graph> source, bool run_passes,
-                                      const SessionOptions& options, Backend& backend) {
+Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph,
+                            std::unique_ptr<Graph> specialisation_source, bool run_passes, const SessionOptions& options,
+                            Backend& backend) {
   GE_ASSIGN_OR_RETURN(std::vector<std::shared_ptr<MemoryAssigner>> assigners,
                       select_assigners(host, options.memory_assigners));
-  specialisation_source_ = std::move(source);
-  auto compile = [this, &host, &backend, options, run_passes, assigners = std::move(assigners)](
-                     const std::vector<TensorDesc>& descs) -> Result<std::unique_ptr<ModelRunner>> {
-    std::unique_ptr<Graph> graph = specialisation_source_->clone();
-    const std::vector<Value*> inputs = graph->runtime_inputs();
-    for (size_t i = 0; i < inputs.size() && i < descs.size(); ++i) inputs[i]->set_desc(descs[i]);
+  // A static graph (a specialisation, a static cluster, a subgraph body for given input
+  // descs): shapes inferred, the passes run when the session's graph had them, loaded
+  // into the task sink.
+  SinkCompiler compile = [this, &host, &backend, options, run_passes, assigners = std::move(assigners)](
+                             std::unique_ptr<Graph> graph) -> Result<std::unique_ptr<ModelRunner>> {
+    // Descs inside are those of another shape (or a run of the per-op executor): infer afresh.
+    for (const auto& node : graph->nodes()) {
+      for (Value* out : node->outputs()) out->mutable_desc().shape.reset();
+    }
     GE_RETURN_IF_ERROR(ops_.infer_graph(*graph));
     if (run_passes) {
       PassManager passes(host.passes(), ops_, options.passes);
@@ -157,7 +159,21 @@ Status Session::enable_specialisation(const PluginHost& host, std::unique_ptr<Gr
     }
     return load_task_sink(*graph, backend, assigners, options.memory_order, options.max_streams, pool_);
   };
-  specialisations_ = std::make_unique<SpecialisationCache>(options.specialisation_cache_size, std::move(compile));
+  ExecutorOptions executor_options;
+  executor_options.pool = pool_;
+  executor_options.cache_size = std::max<size_t>(options.specialisation_cache_size, 1);
+  if (options.task_sink) executor_options.sink = compile;
+  GE_ASSIGN_OR_RETURN(executor_, Executor::create(std::move(graph), backend, ops_, std::move(executor_options)));
+  if (specialisation_source) {
+    specialisation_source_ = std::move(specialisation_source);
+    auto specialise = [this, compile](const std::vector<TensorDesc>& descs) -> Result<std::unique_ptr<ModelRunner>> {
+      std::unique_ptr<Graph> graph = specialisation_source_->clone();
+      const std::vector<Value*> inputs = graph->runtime_inputs();
+      for (size_t i = 0; i < inputs.size() && i < descs.size(); ++i) inputs[i]->set_desc(descs[i]);
+      return compile(std::move(graph));
+    };
+    specialisations_ = std::make_unique<SpecialisationCache>(options.specialisation_cache_size, std::move(specialise));
+  }
   return Status::ok();
 }
 

@@ -48,8 +48,7 @@ Result<std::unique_ptr<Session>> Session::create_compiled(const PluginHost& host
   if (options.task_sink && options.specialisation_cache_size > 0 && has_dynamic_tensor_inputs(*graph)) {
     source = graph->clone();
   }
-  GE_ASSIGN_OR_RETURN(session->executor_, Executor::create(std::move(graph), *backend, session->ops_, session->pool_));
-  if (source) GE_RETURN_IF_ERROR(session->enable_specialisation(host, std::move(source), false, options, *backend));
+  GE_RETURN_IF_ERROR(session->load_per_op(host, std::move(graph), std::move(source), false, options, *backend));
   end_stage(session->stage_timings_, "load (per-op executor)", mark);
   return session;
 }

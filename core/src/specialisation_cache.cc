@@ -7,8 +7,8 @@
 
 namespace ge {
 
-SpecialisationCache::SpecialisationCache(size_t capacity, Compile compile)
-    : capacity_(std::max<size_t>(capacity, 1)), compile_(std::move(compile)) {
+SpecialisationCache::SpecialisationCache(size_t capacity, Compile compile, int min_sightings)
+    : capacity_(std::max<size_t>(capacity, 1)), compile_(std::move(compile)), min_sightings_(min_sightings) {
   statistics_.capacity = capacity_;
 }
 
@@ -29,6 +29,14 @@ Result<ModelRunner*> SpecialisationCache::find_or_compile(const std::vector<Tens
     ++statistics_.hits;
     if (found->second != entries_.begin()) entries_.splice(entries_.begin(), entries_, found->second);
     return entries_.front().runner.get();
+  }
+  if (min_sightings_ > 1) {
+    if (sightings_.size() > 16 * capacity_) sightings_.clear();  // bounded: forget old sightings
+    if (++sightings_[key] < min_sightings_) {
+      ++statistics_.unseen;
+      return static_cast<ModelRunner*>(nullptr);
+    }
+    sightings_.erase(key);
   }
   ++statistics_.misses;
   std::string summary;

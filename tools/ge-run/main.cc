@@ -100,6 +100,13 @@ void print_runtime_statistics(const Session& session) {
               << " ms\n";
     for (const std::string& signature : cache->signatures()) std::cout << "  (" << signature << ")\n";
   }
+  if (const std::optional<PartitionStatistics> partition = session.partition_statistics()) {
+    std::cout << "partition: " << partition->clusters << " cluster(s) (" << partition->dynamic_clusters
+              << " specialised at run time) of " << partition->clustered_nodes
+              << " nodes in the task sink, " << partition->per_op_nodes << " nodes per op; " << partition->cluster_runs
+              << " cluster runs, " << partition->body_runs << " subgraph bodies sunk, " << partition->per_op_body_runs
+              << " run per op\n";
+  }
   const TensorPoolStatistics pool = session.tensor_pool().statistics();
   std::cout << "tensor pool: " << pool.hits << " hits, " << pool.misses << " misses, peak "
             << pool.peak_in_use_bytes << " bytes in use, " << pool.held_bytes << " bytes held\n";

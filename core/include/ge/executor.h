@@ -5,6 +5,7 @@
 /// (If/Loop/Scan) and sequence/optional ops run on the host inside the executor; every
 /// other op runs as a backend kernel.
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -20,23 +21,53 @@
 
 namespace ge {
 
+class ModelRunner;
+
 /// A named input binding.
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 using NamedValues = std::vector<std::pair<std::string, RuntimeValue>>;
+
+/// Compiles a standalone graph whose runtime inputs have static descs (shapes are
+/// inferred by the compiler) into the task sink; kUnsupported when it cannot be sunk.
+using SinkCompiler = std::function<Result<std::unique_ptr<ModelRunner>>(std::unique_ptr<Graph>)>;
+
+struct ExecutorOptions {
+  /// Where values, outputs and workspaces come from; a fresh pool when null.
+  std::shared_ptr<TensorPool> pool;
+  /// When set, the executor partitions each plan: maximal runs (two or more) of static-shape
+  /// backend nodes between host ops and data-dependent shapes are compiled with it and run
+  /// as one task-sink execute; runs of nodes downstream of a data-dependent shape, and the
+  /// bodies of If/Loop/Scan without host ops, are compiled per signature of their inputs
+  /// once that signature is seen twice. Unset: every node runs per op.
+  SinkCompiler sink;
+  /// Plans (one per input signature) and specialisations per body kept, LRU.
+  size_t cache_size = 8;
+};
+
+/// What the partition of the latest plan looks like, for -v and tests.
+struct PartitionStatistics {
+  size_t clusters = 0;          ///< clusters run in the task sink
+  size_t dynamic_clusters = 0;  ///< of them, specialised at run time per input signature
+  size_t clustered_nodes = 0;   ///< nodes inside them
+  size_t per_op_nodes = 0;      ///< nodes of the top-level graph run per op (host ops included)
+  uint64_t cluster_runs = 0;    ///< task-sink executes of clusters, all plans, all runs
+  uint64_t body_runs = 0;       ///< task-sink executes of subgraph bodies
+  uint64_t per_op_body_runs = 0;  ///< subgraph bodies run node by node
+};
 
 class Executor {
  public:
   ~Executor();
 
   /// Takes ownership of `graph` (already inferred and optimised). Fails with kUnsupported
-  /// naming op, dtype and backend for a node the backend cannot run. Values, outputs and
-  /// workspaces come from `pool` (a fresh one when null).
+  /// naming op, dtype and backend for a node the backend cannot run.
   static Result<std::unique_ptr<Executor>> create(std::unique_ptr<Graph> graph, Backend& backend,
-                                                  const OpRegistry& ops, std::shared_ptr<TensorPool> pool = nullptr);
+                                                  const OpRegistry& ops, ExecutorOptions options = {});
 
   const Graph& graph() const;
   /// The pool the executor's tensors come from (statistics: ge/tensor_pool.h).
   const TensorPool& pool() const;
+  PartitionStatistics partition_statistics() const;
 
   /// Runs once. `inputs` bind the graph's runtime inputs by name; each must match the
   /// declared dtype and every static dim (named dims bind consistently). Outputs come

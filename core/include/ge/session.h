@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,11 @@ class Session {
   /// The shape-keyed specialisations of a graph with dynamic input dims, or null when the
   /// session runs one static plan (or specialisation is off).
   const SpecialisationCache* specialisations() const { return specialisations_.get(); }
+  /// How the per-op executor partitions its graph, or null when the session runs one
+  /// static plan.
+  std::optional<PartitionStatistics> partition_statistics() const {
+    return executor_ ? std::optional<PartitionStatistics>(executor_->partition_statistics()) : std::nullopt;
+  }
   /// The pool the per-op executor's values and the runs' outputs come from.
   const TensorPool& tensor_pool() const { return *pool_; }
 
@@ -104,10 +110,12 @@ class Session {
                                                                           const std::filesystem::path& path,
                                                                           const SessionOptions& options);
   Session() = default;
-  /// Sets up specialisation of `source` (inferred, with dynamic input dims); `run_passes`
-  /// when it is the graph before the pass pipeline.
-  Status enable_specialisation(const PluginHost& host, std::unique_ptr<Graph> source, bool run_passes,
-                               const SessionOptions& options, Backend& backend);
+  /// Sets up the per-op executor for `graph`, which sinks its static clusters and subgraph
+  /// bodies when the options allow the task sink, and with `specialisation_source` (the
+  /// inferred graph, with dynamic input dims) the shape-keyed specialisations. `run_passes`
+  /// when those graphs come before the pass pipeline.
+  Status load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph, std::unique_ptr<Graph> specialisation_source,
+                     bool run_passes, const SessionOptions& options, Backend& backend);
   /// The runner for these inputs' shapes when the session specialises, else null.
   Result<ModelRunner*> specialised_runner(const NamedValues& inputs);
 

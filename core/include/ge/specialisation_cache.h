@@ -29,6 +29,7 @@ struct SpecialisationStatistics {
   uint64_t evictions = 0;
   uint64_t sunk = 0;       ///< misses that produced a task-sink runner
   uint64_t per_op = 0;     ///< misses whose signature still needs the per-op executor
+  uint64_t unseen = 0;     ///< calls answered per op because the signature was not seen often enough
   size_t entries = 0;
   size_t capacity = 0;
   std::chrono::nanoseconds compile_time{0};  ///< all misses together
@@ -42,8 +43,10 @@ class SpecialisationCache {
   /// executor runs it); any other error fails the run.
   using Compile = std::function<Result<std::unique_ptr<ModelRunner>>(const std::vector<TensorDesc>&)>;
 
-  /// `capacity` of at least 1 entry.
-  SpecialisationCache(size_t capacity, Compile compile);
+  /// `capacity` of at least 1 entry. With `min_sightings` > 1 a signature is compiled
+  /// only when seen that many times (until then find_or_compile answers null, per op):
+  /// for shapes that change on every call, such as a loop body's growing state.
+  SpecialisationCache(size_t capacity, Compile compile, int min_sightings = 1);
 
   /// The runner for `descs` (static tensor descs), compiling it on a miss; null when
   /// that signature runs per op.
@@ -64,6 +67,8 @@ class SpecialisationCache {
   };
   size_t capacity_;
   Compile compile_;
+  int min_sightings_;
+  std::unordered_map<std::string, int> sightings_;  // signatures not compiled yet
   std::list<Entry> entries_;  // most recently used first
   std::unordered_map<std::string, std::list<Entry>::iterator> index_;
   SpecialisationStatistics statistics_;
