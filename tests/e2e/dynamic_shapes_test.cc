@@ -132,6 +132,220 @@ TEST(ShapeSpecialisation, ASignatureThatStaysDynamicRunsPerOpAndIsRemembered) {
   EXPECT_EQ(stats.hits, 2u);
 }
 
+/// Runs `text` through a partitioning session and a plain per-op one on the same inputs
+/// and expects the same outputs.
+class PartitionCheck {
+ public:
+  explicit PartitionCheck(const std::string& text) {
+    auto sunk = session_for(text);
+    EXPECT_TRUE(sunk.is_ok()) << sunk.status().to_string();
+    SessionOptions plain;
+    plain.task_sink = false;
+    auto per_op = session_for(text, plain);
+    EXPECT_TRUE(per_op.is_ok()) << per_op.status().to_string();
+    if (sunk.is_ok() && per_op.is_ok()) {
+      sunk_ = std::move(sunk).value();
+      per_op_ = std::move(per_op).value();
+    }
+  }
+  bool ready() const { return sunk_ && per_op_; }
+  Session& sunk() { return *sunk_; }
+  PartitionStatistics partition() const { return *sunk_->partition_statistics(); }
+
+  void expect_same(const NamedTensors& inputs) {
+    std::vector<Tensor> got, want;
+    Status s = sunk_->run(inputs, got);
+    ASSERT_TRUE(s.is_ok()) << s.to_string();
+    s = per_op_->run(inputs, want);
+    ASSERT_TRUE(s.is_ok()) << s.to_string();
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i].shape(), want[i].shape()) << "output " << i;
+      ASSERT_EQ(got[i].dtype(), want[i].dtype());
+      if (got[i].dtype() == DataType::kFloat32) {
+        for (int64_t k = 0; k < got[i].element_count(); ++k) {
+          EXPECT_NEAR(got[i].data<float>()[k], want[i].data<float>()[k], 1e-5f) << "output " << i << " element " << k;
+        }
+      } else {
+        EXPECT_EQ(int64s(got[i]), int64s(want[i])) << "output " << i;
+      }
+    }
+  }
+
+ private:
+  std::unique_ptr<Session> sunk_, per_op_;
+};
+
+TEST(Partition, IfBranchesAreSunkOnceTheirSignatureRepeats) {
+  PartitionCheck check(R"(graph main (opset ""=17) {
+  input %x : float32[2,3]
+  input %flag : bool[]
+  init %w : float32[3,3] = [1, 0, 2, 0, 1, 0, -1, 0, 1]
+  %h = MatMul(%x, %w) "before"
+  %y = If(%flag) {then_branch: graph = graph then_g {
+    capture %h
+    init %two : float32[] = [2]
+    %a = Mul(%h, %two) "double"
+    %b = Relu(%a) "relu"
+    output %b
+  }, else_branch: graph = graph else_g {
+    capture %h
+    %c = Neg(%h) "negate"
+    %d = Sigmoid(%c) "squash"
+    output %d
+  }} "choose"
+  %z = Add(%y, %h) "after"
+  %out = Tanh(%z) "after_tanh"
+  output %out
+})");
+  ASSERT_TRUE(check.ready());
+  const Tensor x = Tensor::from_vector<float>({2, 3}, {1, -2, 3, -0.5f, 0.25f, 4});
+  for (bool flag : {true, false, true, true, false, false, true}) {
+    Tensor f = Tensor::zeros(DataType::kBool, {});
+    f.data<uint8_t>()[0] = flag ? 1 : 0;
+    check.expect_same({{"x", x}, {"flag", f}});
+  }
+  const PartitionStatistics p = check.partition();
+  EXPECT_EQ(p.clusters, 1u) << "Add and Tanh after the If";
+  EXPECT_EQ(p.clustered_nodes, 2u);
+  EXPECT_EQ(p.cluster_runs, 7u);
+  // Each branch runs per op the first time its signature is seen, then sunk.
+  EXPECT_EQ(p.per_op_body_runs, 2u);
+  EXPECT_EQ(p.body_runs, 5u);
+}
+
+TEST(Partition, LoopBodyWithSteadyShapesIsSunk) {
+  PartitionCheck check(R"(graph main (opset ""=17) {
+  input %trips : int64[]
+  input %x : float32[4]
+  init %cond : bool[] = [true]
+  %final = Loop(%trips, %cond, %x) {body: graph = graph body {
+    input %i : int64[]
+    input %c : bool[]
+    input %state : float32[4]
+    init %half : float32[] = [0.5]
+    init %one : float32[] = [1]
+    %scaled = Mul(%state, %half) "scale"
+    %next = Add(%scaled, %one) "shift"
+    %c_out = Identity(%c) "keep_going"
+    output %c_out
+    output %next
+  }} "loop"
+  output %final
+})");
+  ASSERT_TRUE(check.ready());
+  const Tensor x = Tensor::from_vector<float>({4}, {8, -4, 0, 2});
+  for (int64_t trips : {5, 1, 3}) check.expect_same({{"trips", Tensor::from_vector<int64_t>({}, {trips})}, {"x", x}});
+  const PartitionStatistics p = check.partition();
+  EXPECT_EQ(p.per_op_body_runs, 1u) << "only the first iteration runs node by node";
+  EXPECT_EQ(p.body_runs, 8u);
+}
+
+TEST(Partition, NonZeroSplitsAStaticPrefixFromASpecialisedSuffix) {
+  PartitionCheck check(R"(graph main (opset ""=17) {
+  input %x : float32[6]
+  init %scale : float32[] = [3]
+  init %offset : float32[] = [-1]
+  init %axes : int64[1] = [0]
+  %a = Mul(%x, %scale) "prefix_scale"
+  %b = Add(%a, %offset) "prefix_offset"
+  %nz = NonZero(%b) "keep"
+  %idx = Squeeze(%nz, %axes) "flatten_index"
+  %kept = Gather(%b, %idx) {axis: int = 0} "gather"
+  %sq = Mul(%kept, %kept) "square"
+  %sum = ReduceSum(%sq) {keepdims: int = 0} "total"
+  output %sum
+  output %idx
+})");
+  ASSERT_TRUE(check.ready());
+  // x*3-1 is zero at 1/3: the kept count varies, and repeats.
+  const float third = 1.0f / 3.0f;
+  const std::vector<std::vector<float>> data = {{1, third, 2, third, 0, 1},
+                                                {third, third, third, third, 5, third},
+                                                {1, third, 2, third, 0, 1},
+                                                {1, third, 2, third, 0, 1},
+                                                {third, third, third, third, 5, third}};
+  for (const auto& values : data) check.expect_same({{"x", Tensor::from_vector<float>({6}, values)}});
+  const PartitionStatistics p = check.partition();
+  EXPECT_EQ(p.clusters, 2u);
+  EXPECT_EQ(p.dynamic_clusters, 1u);
+  EXPECT_EQ(p.per_op_nodes, 1u) << "only NonZero";
+  // The prefix runs sunk every time; the suffix from the second sighting of its signature.
+  EXPECT_EQ(p.cluster_runs, 5u + 3u);
+}
+
+/// An 8 kHz / 16 kHz model: the else branch squeezes an axis of extent 2, which only an
+/// input of another rate would make valid. Inference of that branch fails.
+constexpr const char* kUntakenBranchFails = R"(graph main (opset ""=17) {
+  input %x : float32[1,4,2]
+  input %sr : int64[]
+  init %rate : int64[] = [16000]
+  init %axis : int64[1] = [2]
+  %is16k = Equal(%sr, %rate) "is_16k"
+  %y = If(%is16k) {then_branch: graph = graph rate_16k {
+    capture %x
+    %a = Relu(%x) "relu"
+    output %a
+  }, else_branch: graph = graph rate_8k {
+    capture %x
+    capture %axis
+    %s = Squeeze(%x, %axis) "squeeze"
+    %t = Sigmoid(%s) "squash"
+    output %t
+  }} "by_rate"
+  output %y
+})";
+
+TEST(ControlFlowInference, ABranchThatFailsInferenceFailsOnlyWhenTaken) {
+  for (bool task_sink : {true, false}) {
+    SessionOptions options;
+    options.task_sink = task_sink;
+    auto session = session_for(kUntakenBranchFails, options);
+    ASSERT_TRUE(session.is_ok()) << session.status().to_string();
+    const Tensor x = Tensor::from_vector<float>({1, 4, 2}, {1, -1, 2, -2, 3, -3, 4, -4});
+    std::vector<Tensor> out;
+    for (int i = 0; i < 3; ++i) {
+      Status s = (*session)->run({{"x", x}, {"sr", Tensor::from_vector<int64_t>({}, {16000})}}, out);
+      ASSERT_TRUE(s.is_ok()) << s.to_string();
+      EXPECT_EQ(out.at(0).shape(), (std::vector<int64_t>{1, 4, 2}));
+      EXPECT_EQ(floats(out[0]), (std::vector<float>{1, 0, 2, 0, 3, 0, 4, 0}));
+    }
+    for (int i = 0; i < 2; ++i) {
+      Status taken = (*session)->run({{"x", x}, {"sr", Tensor::from_vector<int64_t>({}, {8000})}}, out);
+      ASSERT_FALSE(taken.is_ok()) << "task_sink " << task_sink;
+      EXPECT_NE(taken.to_string().find("Squeeze"), std::string::npos) << taken.to_string();
+      EXPECT_NE(taken.to_string().find("must be 1"), std::string::npos) << taken.to_string();
+    }
+  }
+}
+
+TEST(ControlFlowInference, ALoopBodyThatFailsIsStillAnError) {
+  auto session = session_for(R"(graph main (opset ""=17) {
+  input %x : float32[1,4,2]
+  init %trips : int64[] = [2]
+  init %cond : bool[] = [true]
+  init %axis : int64[1] = [2]
+  %y = Loop(%trips, %cond, %x) {body: graph = graph body {
+    input %i : int64[]
+    input %c : bool[]
+    input %state : float32[1,4,2]
+    capture %axis
+    %s = Squeeze(%state, %axis) "squeeze"
+    output %c
+    output %s
+  }} "loop"
+  output %y
+})");
+  // Wherever it is found (at compile time or in the first iteration), it is an error.
+  Status status = session.status();
+  if (session.is_ok()) {
+    std::vector<Tensor> out;
+    status = (*session)->run({{"x", Tensor::from_vector<float>({1, 4, 2}, std::vector<float>(8, 1.0f))}}, out);
+  }
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_NE(status.to_string().find("must be 1"), std::string::npos) << status.to_string();
+}
+
 TEST(DynamicShapes, RepeatedRunsReinferDataDependentShapes) {
   auto session = session_for(R"(graph main (opset ""=17) {
   input %x : float32[6]

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "desc_merge.h"
+#include "ge/logging.h"
 #include "ge/onnx_common/tensor_proto.h"
 
 namespace ge::onnx_ops {
@@ -28,12 +29,25 @@ std::vector<const onnx::TypeProto*> SubgraphInferencer::doInferencing(
   Status status = bind_inputs(input_types);
   if (!status.is_ok()) throw StatusError(status.with_context(where));
   status = registry_.infer_graph(subgraph_);
-  if (!status.is_ok()) throw StatusError(status.with_context(where));
-
   output_types_.clear();
   output_types_.reserve(subgraph_.outputs().size());
-  for (const Value* output : subgraph_.outputs()) {
-    output_types_.push_back(onnx_common::desc_to_type_proto(output->desc()));
+  if (!status.is_ok()) {
+    // A branch of an If may never run (a model's 8 kHz path given 16 kHz input): its
+    // failure is not the graph's. Its outputs keep only their declared element types,
+    // and the error surfaces at run time, with the same message, if the branch is taken.
+    bool typed = owner_.op_type() == "If" && owner_.domain().empty();
+    for (const Value* output : subgraph_.outputs()) typed = typed && output->desc().dtype != DataType::kUndefined;
+    if (!typed) throw StatusError(status.with_context(where));
+    GE_LOG_INFO("{} of {} does not infer ({}); it fails only if taken", where, owner_.describe(), status.message());
+    for (const Value* output : subgraph_.outputs()) {
+      TensorDesc relaxed = output->desc();
+      relaxed.shape.reset();
+      output_types_.push_back(onnx_common::desc_to_type_proto(relaxed));
+    }
+  } else {
+    for (const Value* output : subgraph_.outputs()) {
+      output_types_.push_back(onnx_common::desc_to_type_proto(output->desc()));
+    }
   }
   std::vector<const onnx::TypeProto*> result;
   result.reserve(output_types_.size());
