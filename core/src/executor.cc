@@ -22,6 +22,7 @@ struct Step {
   Node* node = nullptr;
   bool host = false;
   bool dynamic = false;
+  bool prepared = false;      // `kernel` holds the node's kernel; else it is prepared per op
   int cluster = -1;           // index into Plan::clusters when the node runs inside one
   bool cluster_head = false;  // the cluster's first step: it runs the whole cluster
   PreparedKernel kernel;
@@ -38,21 +39,26 @@ struct Cluster {
   std::unique_ptr<SpecialisationCache> cache;   // dynamic
 };
 
-/// An If/Loop/Scan body sunk per signature of its inputs (runtime inputs and captures).
-struct Body {
-  bool sinkable = false;
-  GraphCluster cut;  // the whole body: inputs, outputs, and the graph copied per compile
-  std::unique_ptr<SpecialisationCache> cache;
-};
-
-/// A graph specialised to one set of input types, with its kernels.
+/// A graph specialised to one set of input types, with its kernels; or a subgraph body
+/// partitioned in place (no kernels prepared: its nodes run per op outside clusters).
 struct Plan {
   std::vector<TensorDesc> input_descs;
-  std::unique_ptr<Graph> graph;
+  std::unique_ptr<Graph> owned;  // the specialised clone, for a top-level plan
+  Graph* graph = nullptr;
   std::vector<Step> steps;
   std::vector<Cluster> clusters;
   std::unordered_map<const Value*, int> use_counts;  // data uses per value, for early release
 };
+
+/// An If/Loop/Scan body: without host ops, sunk whole per signature of its inputs
+/// (runtime inputs and captures); else partitioned like a top-level plan.
+struct Body {
+  bool sinkable = false;
+  std::unique_ptr<Plan> plan;  // when not sinkable
+  GraphCluster cut;  // the whole body: inputs, outputs, and the graph copied per compile
+  std::unique_ptr<SpecialisationCache> cache;
+};
+
 
 /// The values of one graph activation (the top-level graph, or one run of a subgraph).
 struct Frame {
@@ -165,20 +171,35 @@ struct Executor::Impl {
   Result<std::unique_ptr<Plan>> build_plan(const std::vector<TensorDesc>& descs) {
     auto plan = std::make_unique<Plan>();
     plan->input_descs = descs;
-    plan->graph = graph->clone();
+    plan->owned = graph->clone();
+    plan->graph = plan->owned.get();
     Graph& g = *plan->graph;
     std::vector<Value*> inputs = g.runtime_inputs();
     for (size_t i = 0; i < inputs.size(); ++i) inputs[i]->set_desc(descs[i]);
     GE_RETURN_IF_ERROR(ops->infer_graph(g).with_context("specialising to the given input shapes"));
+    GE_RETURN_IF_ERROR(add_steps(*plan));
+    if (options.sink) GE_RETURN_IF_ERROR(partition_plan(*plan, /*top_level=*/true));
+    for (Step& step : plan->steps) {
+      if (!step.host && !step.dynamic && step.cluster < 0) {
+        GE_ASSIGN_OR_RETURN(step.kernel, backend->prepare(*step.node));
+        step.prepared = true;
+      }
+    }
+    return plan;
+  }
+
+  /// The steps of `plan.graph` in topological order, classified by its current descs.
+  Status add_steps(Plan& plan) {
+    const Graph& g = *plan.graph;
     GE_ASSIGN_OR_RETURN(std::vector<Node*> order, g.topological_order());
     for (Node* node : order) {
       Step step;
       step.node = node;
       step.host = is_host_op(*node);
       for (const Value* in : node->inputs()) {
-        if (in != nullptr) ++plan->use_counts[in];
+        if (in != nullptr) ++plan.use_counts[in];
       }
-      for (const Value* in : g.implicit_inputs(*node)) ++plan->use_counts[in];
+      for (const Value* in : g.implicit_inputs(*node)) ++plan.use_counts[in];
       for (const Value* out : node->outputs()) {
         if (!out->desc().is_static() && !output_is_omitted(g, out)) step.dynamic = true;
       }
@@ -191,15 +212,9 @@ struct Executor::Impl {
         std::string reason;
         if (!backend->supports(*node, &reason)) return unsupported(unsupported_message(*node, *backend, reason));
       }
-      plan->steps.push_back(std::move(step));
+      plan.steps.push_back(std::move(step));
     }
-    if (options.sink) GE_RETURN_IF_ERROR(partition_plan(*plan));
-    for (Step& step : plan->steps) {
-      if (!step.host && !step.dynamic && step.cluster < 0) {
-        GE_ASSIGN_OR_RETURN(step.kernel, backend->prepare(*step.node));
-      }
-    }
-    return plan;
+    return Status::ok();
   }
 
   enum class ClusterKind { kNone, kStatic, kDynamic };
@@ -227,7 +242,7 @@ struct Executor::Impl {
 
   /// Makes every maximal run of two or more steps of one cluster kind a cluster: static
   /// ones are compiled into the task sink now.
-  Status partition_plan(Plan& plan) {
+  Status partition_plan(Plan& plan, bool top_level) {
     const Graph& g = *plan.graph;
     // Values that host ops read through their subgraphs' captures.
     std::unordered_set<const Value*> implicit;
@@ -236,7 +251,6 @@ struct Executor::Impl {
         for (const Value* v : g.implicit_inputs(*step.node)) implicit.insert(v);
       }
     }
-    partition.clusters = partition.clustered_nodes = partition.dynamic_clusters = 0;
     size_t begin = 0;
     while (begin < plan.steps.size()) {
       const ClusterKind kind = cluster_kind(plan.steps[begin]);
@@ -249,11 +263,22 @@ struct Executor::Impl {
       if (end - begin >= 2) GE_RETURN_IF_ERROR(make_cluster(plan, begin, end, kind, implicit));
       begin = end;
     }
-    partition.per_op_nodes = plan.steps.size() - partition.clustered_nodes;
+    size_t clustered = 0, dynamic = 0;
+    for (const Cluster& cluster : plan.clusters) {
+      clustered += cluster.steps;
+      dynamic += cluster.cache ? 1 : 0;
+    }
     if (!plan.clusters.empty()) {
       GE_LOG_INFO("graph '{}': {} cluster(s) of {} nodes run in the task sink ({} of them specialised at run time); {} "
-                  "nodes run per op", g.name(), partition.clusters, partition.clustered_nodes, partition.dynamic_clusters,
-                  partition.per_op_nodes);
+                  "nodes run per op", g.name(), plan.clusters.size(), clustered, dynamic, plan.steps.size() - clustered);
+    }
+    if (top_level) {  // the latest top-level plan's shape; bodies count apart
+      partition.clusters = plan.clusters.size();
+      partition.clustered_nodes = clustered;
+      partition.dynamic_clusters = dynamic;
+      partition.per_op_nodes = plan.steps.size() - clustered;
+    } else {
+      partition.body_clusters += plan.clusters.size();
     }
     return Status::ok();
   }
@@ -281,14 +306,8 @@ struct Executor::Impl {
     if (kind == ClusterKind::kDynamic) {
       cluster.graph = std::move(cut.graph);
       const Graph* templ = cluster.graph.get();
-      auto compile = [this, templ](const std::vector<TensorDesc>& descs) -> Result<std::unique_ptr<ModelRunner>> {
-        std::unique_ptr<Graph> graph = templ->clone();
-        const std::vector<Value*> graph_inputs = graph->runtime_inputs();
-        for (size_t i = 0; i < graph_inputs.size() && i < descs.size(); ++i) graph_inputs[i]->set_desc(descs[i]);
-        return options.sink(std::move(graph));
-      };
+      auto compile = sink_for_signature(templ);
       cluster.cache = std::make_unique<SpecialisationCache>(options.cache_size, std::move(compile), /*min_sightings=*/2);
-      ++partition.dynamic_clusters;
     }
     Result<std::unique_ptr<ModelRunner>> runner =
         kind == ClusterKind::kDynamic ? Result<std::unique_ptr<ModelRunner>>(nullptr) : options.sink(std::move(cut.graph));
@@ -307,8 +326,6 @@ struct Executor::Impl {
     plan.clusters.push_back(std::move(cluster));
     for (size_t i = begin; i < end; ++i) plan.steps[i].cluster = index;
     plan.steps[begin].cluster_head = true;
-    ++partition.clusters;
-    partition.clustered_nodes += nodes.size();
     return Status::ok();
   }
 
@@ -342,6 +359,16 @@ struct Executor::Impl {
       if (cluster.cache) descs.push_back(TensorDesc::of(value->tensor.dtype(), value->tensor.shape()));
     }
     ModelRunner* runner = cluster.runner.get();
+    if (runner != nullptr) {
+      // A body's static inference can disagree with a run (a loop-carried value that
+      // changes shape): such a run goes per op.
+      const std::vector<Value*> expected = runner->graph().runtime_inputs();
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        if (inputs[i]->dtype() != expected[i]->desc().dtype || inputs[i]->shape() != expected[i]->desc().static_dims()) {
+          return false;
+        }
+      }
+    }
     if (cluster.cache) {
       GE_ASSIGN_OR_RETURN(runner, cluster.cache->find_or_compile(descs));
       if (runner == nullptr) return false;
@@ -353,29 +380,43 @@ struct Executor::Impl {
     return true;
   }
 
-  /// The body's sunk runner for these values, or null when it runs node by node.
-  Result<ModelRunner*> body_runner(Graph& body, const Frame& frame, std::vector<const Tensor*>& inputs) {
+  /// Compiles a copy of `templ` (not owned) with the given runtime-input descs.
+  SpecialisationCache::Compile sink_for_signature(const Graph* templ) {
+    return [this, templ](const std::vector<TensorDesc>& descs) -> Result<Specialisation> {
+      std::unique_ptr<Graph> graph = templ->clone();
+      const std::vector<Value*> graph_inputs = graph->runtime_inputs();
+      for (size_t i = 0; i < graph_inputs.size() && i < descs.size(); ++i) graph_inputs[i]->set_desc(descs[i]);
+      GE_ASSIGN_OR_RETURN(std::unique_ptr<ModelRunner> runner, options.sink(std::move(graph)));
+      return Specialisation{std::move(runner), nullptr};
+    };
+  }
+
+  /// The body's sunk runner for these values, or null when it runs node by node (then
+  /// `plan` is set when the body is partitioned).
+  Result<ModelRunner*> body_runner(Graph& body, const Frame& frame, std::vector<const Tensor*>& inputs, Plan*& plan) {
     auto [it, fresh] = bodies.try_emplace(&body);
     Body& entry = it->second;
     if (fresh) {
-      bool has_host_op = body.node_count() == 0;
+      bool has_host_op = false;
       for (const auto& node : body.nodes()) has_host_op = has_host_op || is_host_op(*node);
-      if (!has_host_op) {
+      if (has_host_op) {
+        // Partitioned in place: its descs are those the enclosing plan's inference gave.
+        entry.plan = std::make_unique<Plan>();
+        entry.plan->graph = &body;
+        GE_RETURN_IF_ERROR(add_steps(*entry.plan));
+        GE_RETURN_IF_ERROR(partition_plan(*entry.plan, /*top_level=*/false));
+      } else if (body.node_count() > 0) {
         GE_ASSIGN_OR_RETURN(std::vector<Node*> order, body.topological_order());
         Result<GraphCluster> cut = extract_cluster(order, {body.outputs().begin(), body.outputs().end()});
         if (cut.is_ok()) {
           entry.cut = std::move(cut).value();
           entry.sinkable = true;
-          auto compile = [this, &entry](const std::vector<TensorDesc>& descs) -> Result<std::unique_ptr<ModelRunner>> {
-            std::unique_ptr<Graph> graph = entry.cut.graph->clone();
-            const std::vector<Value*> graph_inputs = graph->runtime_inputs();
-            for (size_t i = 0; i < graph_inputs.size() && i < descs.size(); ++i) graph_inputs[i]->set_desc(descs[i]);
-            return options.sink(std::move(graph));
-          };
+          auto compile = sink_for_signature(entry.cut.graph.get());
           entry.cache = std::make_unique<SpecialisationCache>(options.cache_size, std::move(compile), /*min_sightings=*/2);
         }
       }
     }
+    plan = entry.plan.get();
     if (!entry.sinkable) return static_cast<ModelRunner*>(nullptr);
     std::vector<TensorDesc> descs;
     descs.reserve(entry.cut.inputs.size());
@@ -411,7 +452,8 @@ struct Executor::Impl {
     }
     if (options.sink) {
       std::vector<const Tensor*> sunk_inputs;
-      GE_ASSIGN_OR_RETURN(ModelRunner * runner, body_runner(body, frame, sunk_inputs));
+      Plan* body_plan = nullptr;
+      GE_ASSIGN_OR_RETURN(ModelRunner * runner, body_runner(body, frame, sunk_inputs, body_plan));
       if (runner != nullptr) {
         std::vector<Tensor> results;
         GE_RETURN_IF_ERROR(run_sunk(*runner, sunk_inputs, results).with_context("subgraph '" + body.name() + "'"));
@@ -421,6 +463,10 @@ struct Executor::Impl {
         return Status::ok();
       }
       ++partition.per_op_body_runs;
+      if (body_plan != nullptr) {
+        GE_RETURN_IF_ERROR(run_steps(*body_plan, frame));
+        return collect_outputs(body, frame, outputs);
+      }
     }
     auto cached = subgraph_orders.find(&body);
     if (cached == subgraph_orders.end()) {
@@ -428,6 +474,10 @@ struct Executor::Impl {
       cached = subgraph_orders.emplace(&body, std::move(order)).first;
     }
     for (Node* node : cached->second) GE_RETURN_IF_ERROR(run_node(*node, frame, nullptr));
+    return collect_outputs(body, frame, outputs);
+  }
+
+  static Status collect_outputs(const Graph& body, const Frame& frame, std::vector<RuntimeValue>& outputs) {
     outputs.clear();
     for (const Value* out : body.outputs()) {
       const RuntimeValue* v = frame.find(out);
@@ -469,7 +519,7 @@ struct Executor::Impl {
                            ", but kernels take tensors");
       }
     }
-    PreparedKernel* kernel = step != nullptr && !step->dynamic ? &step->kernel : nullptr;
+    PreparedKernel* kernel = step != nullptr && step->prepared ? &step->kernel : nullptr;
     if (kernel == nullptr) {
       // Per-op mode: shapes depend on data computed this run.
       GE_RETURN_IF_ERROR(stream->synchronize());
@@ -541,6 +591,21 @@ struct Executor::Impl {
     for (const Value* init : g.initializers()) {
       if (!frame.values.count(init)) frame.values[init] = RuntimeValue::of(*init->constant());
     }
+    GE_RETURN_IF_ERROR(run_steps(plan, frame));
+    GE_RETURN_IF_ERROR(stream->synchronize());
+    outputs.clear();
+    for (const Value* out : g.outputs()) {
+      const RuntimeValue* v = frame.find(out);
+      if (v == nullptr) return internal_error("executor: graph output '" + out->name() + "' was not produced");
+      outputs.push_back(*v);
+    }
+    return Status::ok();
+  }
+
+  /// Runs the plan's steps on `frame`, its clusters in the task sink, releasing each value
+  /// after its last use.
+  Status run_steps(Plan& plan, Frame& frame) {
+    const Graph& g = *plan.graph;
     std::unordered_map<const Value*, int> remaining = plan.use_counts;
     size_t sunk_until = 0;  // steps before this ran inside a cluster
     for (size_t s = 0; s < plan.steps.size(); ++s) {
@@ -558,13 +623,6 @@ struct Executor::Impl {
       if (step.host) {
         for (const Value* in : g.implicit_inputs(*step.node)) release(in);
       }
-    }
-    GE_RETURN_IF_ERROR(stream->synchronize());
-    outputs.clear();
-    for (const Value* out : g.outputs()) {
-      const RuntimeValue* v = frame.find(out);
-      if (v == nullptr) return internal_error("executor: graph output '" + out->name() + "' was not produced");
-      outputs.push_back(*v);
     }
     return Status::ok();
   }

@@ -145,50 +145,70 @@ Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph
   // A static graph (a specialisation, a static cluster, a subgraph body for given input
   // descs): shapes inferred, the passes run when the session's graph had them, loaded
   // into the task sink.
-  SinkCompiler compile = [this, &host, &backend, options, run_passes, assigners = std::move(assigners)](
-                             std::unique_ptr<Graph> graph) -> Result<std::unique_ptr<ModelRunner>> {
-    // Descs inside are those of another shape (or a run of the per-op executor): infer afresh.
-    for (const auto& node : graph->nodes()) {
+  // Descs inside a graph handed here are those of another shape (or of a run of the
+  // per-op executor): shapes are inferred afresh, then the passes run.
+  auto optimise = [this, &host, &backend, options, run_passes](Graph& graph) -> Status {
+    for (const auto& node : graph.nodes()) {
       for (Value* out : node->outputs()) out->mutable_desc().shape.reset();
     }
-    GE_RETURN_IF_ERROR(ops_.infer_graph(*graph));
+    GE_RETURN_IF_ERROR(ops_.infer_graph(graph));
     if (run_passes) {
       PassManager passes(host.passes(), ops_, options.passes);
       Result<Backend*> reference = host.backend("cpu");
-      GE_RETURN_IF_ERROR(passes.run(*graph, &backend, reference.is_ok() ? *reference : nullptr));
+      GE_RETURN_IF_ERROR(passes.run(graph, &backend, reference.is_ok() ? *reference : nullptr));
     }
-    return load_task_sink(*graph, backend, assigners, options.memory_order, options.max_streams, pool_);
+    return Status::ok();
+  };
+  auto load = [this, &backend, options, assigners = std::move(assigners)](const Graph& graph) {
+    return load_task_sink(graph, backend, assigners, options.memory_order, options.max_streams, pool_);
+  };
+  SinkCompiler compile = [optimise, load](std::unique_ptr<Graph> graph) -> Result<std::unique_ptr<ModelRunner>> {
+    GE_RETURN_IF_ERROR(optimise(*graph));
+    return load(*graph);
   };
   ExecutorOptions executor_options;
   executor_options.pool = pool_;
   executor_options.cache_size = std::max<size_t>(options.specialisation_cache_size, 1);
   if (options.task_sink) executor_options.sink = compile;
-  GE_ASSIGN_OR_RETURN(executor_, Executor::create(std::move(graph), backend, ops_, std::move(executor_options)));
+  GE_ASSIGN_OR_RETURN(executor_, Executor::create(std::move(graph), backend, ops_, executor_options));
   if (specialisation_source) {
     specialisation_source_ = std::move(specialisation_source);
-    auto specialise = [this, compile](const std::vector<TensorDesc>& descs) -> Result<std::unique_ptr<ModelRunner>> {
+    // A signature whose graph still has host ops or data-dependent shapes after the
+    // passes runs on an executor of its own: the passes folded what the static shapes
+    // made constant, and its plan is partitioned.
+    auto specialise = [this, &backend, optimise, load, executor_options](
+                          const std::vector<TensorDesc>& descs) -> Result<Specialisation> {
       std::unique_ptr<Graph> graph = specialisation_source_->clone();
       const std::vector<Value*> inputs = graph->runtime_inputs();
       for (size_t i = 0; i < inputs.size() && i < descs.size(); ++i) inputs[i]->set_desc(descs[i]);
-      return compile(std::move(graph));
+      GE_RETURN_IF_ERROR(optimise(*graph));
+      Result<std::unique_ptr<ModelRunner>> runner = load(*graph);
+      if (runner.is_ok()) return Specialisation{std::move(runner).value(), nullptr};
+      if (runner.status().code() != StatusCode::kUnsupported) return runner.status();
+      GE_LOG_INFO("specialised graph '{}' runs per op, partitioned: {}", graph->name(), runner.status().message());
+      GE_ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
+                          Executor::create(std::move(graph), backend, ops_, executor_options));
+      return Specialisation{nullptr, std::move(executor)};
     };
     specialisations_ = std::make_unique<SpecialisationCache>(options.specialisation_cache_size, std::move(specialise));
   }
   return Status::ok();
 }
 
-Result<ModelRunner*> Session::specialised_runner(const NamedValues& inputs) {
-  if (!specialisations_) return static_cast<ModelRunner*>(nullptr);
+Result<Specialisation*> Session::specialised(const NamedValues& inputs) {
+  if (!specialisations_) return static_cast<Specialisation*>(nullptr);
   // The executor's checks and messages (dtypes, static and named dims) come first.
   GE_ASSIGN_OR_RETURN(std::vector<const RuntimeValue*> bound,
                       bind_runtime_inputs(executor_->graph().runtime_inputs(), inputs));
   std::vector<TensorDesc> descs;
   descs.reserve(bound.size());
   for (const RuntimeValue* value : bound) {
-    if (!value->is_tensor()) return static_cast<ModelRunner*>(nullptr);
+    if (!value->is_tensor()) return static_cast<Specialisation*>(nullptr);
     descs.push_back(TensorDesc::of(value->tensor.dtype(), value->tensor.shape()));
   }
-  return specialisations_->find_or_compile(descs);
+  GE_ASSIGN_OR_RETURN(Specialisation * found, specialisations_->find(descs));
+  last_executor_ = found != nullptr && found->executor ? found->executor.get() : executor_.get();
+  return found;
 }
 
 Status Session::run(const NamedTensors& inputs, std::vector<Tensor>& outputs) {
@@ -196,8 +216,9 @@ Status Session::run(const NamedTensors& inputs, std::vector<Tensor>& outputs) {
   values.reserve(inputs.size());
   for (const auto& [name, tensor] : inputs) values.emplace_back(name, RuntimeValue::of(tensor));
   if (!runner_) {
-    GE_ASSIGN_OR_RETURN(ModelRunner * specialised, specialised_runner(values));
-    if (specialised != nullptr) return specialised->execute(inputs, outputs);
+    GE_ASSIGN_OR_RETURN(Specialisation * found, specialised(values));
+    if (found != nullptr && found->runner) return found->runner->execute(inputs, outputs);
+    if (found != nullptr && found->executor) return found->executor->run(inputs, outputs);
     return executor_->run(inputs, outputs);
   }
   // The executor's checks and messages; the runner then binds by name again.
@@ -208,8 +229,10 @@ Status Session::run(const NamedTensors& inputs, std::vector<Tensor>& outputs) {
 Status Session::run_values(const NamedValues& inputs, std::vector<RuntimeValue>& outputs) {
   ModelRunner* runner = runner_.get();
   if (runner == nullptr) {
-    GE_ASSIGN_OR_RETURN(runner, specialised_runner(inputs));
-    if (runner == nullptr) return executor_->run_values(inputs, outputs);
+    GE_ASSIGN_OR_RETURN(Specialisation * found, specialised(inputs));
+    if (found != nullptr && found->executor) return found->executor->run_values(inputs, outputs);
+    if (found == nullptr || !found->runner) return executor_->run_values(inputs, outputs);
+    runner = found->runner.get();
   }
   GE_RETURN_IF_ERROR(bind_runtime_inputs(runner->graph().runtime_inputs(), inputs).status());
   NamedTensors tensors;

@@ -24,17 +24,22 @@ std::string SpecialisationCache::key_of(const std::vector<TensorDesc>& descs) {
 }
 
 Result<ModelRunner*> SpecialisationCache::find_or_compile(const std::vector<TensorDesc>& descs) {
+  GE_ASSIGN_OR_RETURN(Specialisation * found, find(descs));
+  return found != nullptr ? found->runner.get() : nullptr;
+}
+
+Result<Specialisation*> SpecialisationCache::find(const std::vector<TensorDesc>& descs) {
   std::string key = key_of(descs);
   if (auto found = index_.find(key); found != index_.end()) {
     ++statistics_.hits;
     if (found->second != entries_.begin()) entries_.splice(entries_.begin(), entries_, found->second);
-    return entries_.front().runner.get();
+    return &entries_.front().compiled;
   }
   if (min_sightings_ > 1) {
     if (sightings_.size() > 16 * capacity_) sightings_.clear();  // bounded: forget old sightings
     if (++sightings_[key] < min_sightings_) {
       ++statistics_.unseen;
-      return static_cast<ModelRunner*>(nullptr);
+      return static_cast<Specialisation*>(nullptr);
     }
     sightings_.erase(key);
   }
@@ -42,15 +47,16 @@ Result<ModelRunner*> SpecialisationCache::find_or_compile(const std::vector<Tens
   std::string summary;
   for (const TensorDesc& desc : descs) summary += (summary.empty() ? "" : ", ") + desc.to_string();
   const auto start = std::chrono::steady_clock::now();
-  Result<std::unique_ptr<ModelRunner>> compiled = compile_(descs);
+  Result<Specialisation> compiled = compile_(descs);
   statistics_.last_compile_time = std::chrono::steady_clock::now() - start;
   statistics_.compile_time += statistics_.last_compile_time;
-  std::unique_ptr<ModelRunner> runner;
+  Specialisation specialisation;
   if (compiled.is_ok()) {
-    runner = std::move(compiled).value();
-    ++statistics_.sunk;
-    GE_LOG_INFO("specialised to ({}) in {:.1f} ms: task sink", summary,
-                std::chrono::duration<double, std::milli>(statistics_.last_compile_time).count());
+    specialisation = std::move(compiled).value();
+    ++(specialisation.runner ? statistics_.sunk : statistics_.per_op);
+    GE_LOG_INFO("specialised to ({}) in {:.1f} ms: {}", summary,
+                std::chrono::duration<double, std::milli>(statistics_.last_compile_time).count(),
+                specialisation.runner ? "task sink" : "a partitioned per-op executor");
   } else if (compiled.status().code() == StatusCode::kUnsupported) {
     ++statistics_.per_op;
     GE_LOG_INFO("specialised to ({}): runs per op: {}", summary, compiled.status().message());
@@ -62,15 +68,17 @@ Result<ModelRunner*> SpecialisationCache::find_or_compile(const std::vector<Tens
     entries_.pop_back();
     ++statistics_.evictions;
   }
-  entries_.push_front(Entry{key, std::move(summary), std::move(runner)});
+  entries_.push_front(Entry{key, std::move(summary), std::move(specialisation)});
   index_.emplace(std::move(key), entries_.begin());
   statistics_.entries = entries_.size();
-  return entries_.front().runner.get();
+  return &entries_.front().compiled;
 }
 
 std::vector<std::string> SpecialisationCache::signatures() const {
   std::vector<std::string> result;
-  for (const Entry& entry : entries_) result.push_back(entry.summary + (entry.runner ? "" : " (per op)"));
+  for (const Entry& entry : entries_) {
+    result.push_back(entry.summary + (entry.compiled.runner ? "" : entry.compiled.executor ? " (partitioned)" : " (per op)"));
+  }
   return result;
 }
 

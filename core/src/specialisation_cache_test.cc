@@ -18,7 +18,7 @@ std::vector<TensorDesc> signature(std::vector<int64_t> dims, DataType dtype = Da
 struct Recorder {
   std::vector<std::string> compiled;
   SpecialisationCache::Compile compile() {
-    return [this](const std::vector<TensorDesc>& descs) -> Result<std::unique_ptr<ModelRunner>> {
+    return [this](const std::vector<TensorDesc>& descs) -> Result<Specialisation> {
       compiled.push_back(descs.at(0).to_string());
       if (descs.at(0).dtype == DataType::kInt8) return invalid_argument("cannot specialise int8");
       return unsupported("stays dynamic");

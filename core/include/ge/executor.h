@@ -52,7 +52,8 @@ struct PartitionStatistics {
   size_t per_op_nodes = 0;      ///< nodes of the top-level graph run per op (host ops included)
   uint64_t cluster_runs = 0;    ///< task-sink executes of clusters, all plans, all runs
   uint64_t body_runs = 0;       ///< task-sink executes of subgraph bodies
-  uint64_t per_op_body_runs = 0;  ///< subgraph bodies run node by node
+  uint64_t per_op_body_runs = 0;  ///< subgraph bodies run node by node, or partitioned
+  size_t body_clusters = 0;     ///< clusters inside bodies that hold host ops
 };
 
 class Executor {

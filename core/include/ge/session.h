@@ -97,10 +97,11 @@ class Session {
   /// The shape-keyed specialisations of a graph with dynamic input dims, or null when the
   /// session runs one static plan (or specialisation is off).
   const SpecialisationCache* specialisations() const { return specialisations_.get(); }
-  /// How the per-op executor partitions its graph, or null when the session runs one
-  /// static plan.
+  /// How the per-op executor (of the latest run's specialisation, if any) partitions its
+  /// graph, or null when the session runs one static plan.
   std::optional<PartitionStatistics> partition_statistics() const {
-    return executor_ ? std::optional<PartitionStatistics>(executor_->partition_statistics()) : std::nullopt;
+    const Executor* executor = last_executor_ != nullptr ? last_executor_ : executor_.get();
+    return executor ? std::optional<PartitionStatistics>(executor->partition_statistics()) : std::nullopt;
   }
   /// The pool the per-op executor's values and the runs' outputs come from.
   const TensorPool& tensor_pool() const { return *pool_; }
@@ -116,8 +117,8 @@ class Session {
   /// when those graphs come before the pass pipeline.
   Status load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph, std::unique_ptr<Graph> specialisation_source,
                      bool run_passes, const SessionOptions& options, Backend& backend);
-  /// The runner for these inputs' shapes when the session specialises, else null.
-  Result<ModelRunner*> specialised_runner(const NamedValues& inputs);
+  /// The specialisation for these inputs' shapes when the session specialises, else null.
+  Result<Specialisation*> specialised(const NamedValues& inputs);
 
   OpRegistry ops_;
   std::shared_ptr<TensorPool> pool_ = TensorPool::create();
@@ -127,6 +128,7 @@ class Session {
   std::vector<StageTiming> stage_timings_;
   std::unique_ptr<ModelRunner> runner_;  // set when the graph runs through the task sink
   std::unique_ptr<Executor> executor_;   // set otherwise
+  const Executor* last_executor_ = nullptr;  // the executor of the latest specialised run
 };
 
 }  // namespace ge

@@ -3,9 +3,10 @@
 /// (seed 000's "known shape" path, DESIGN.md §8): the first run with a given signature
 /// (the dtype and dims of every runtime input) compiles the graph for exactly those
 /// shapes and, when every value then has a static shape and no node runs on the host,
-/// loads it into the task sink. Later runs with that signature find the runner with one
-/// hash lookup. A signature that stays dynamic is remembered too (as "per op", with the
-/// reason), so it is not compiled again. Entries are evicted least recently used.
+/// loads it into the task sink; when a node still runs on the host (control flow) or a
+/// shape stays data-dependent, the compiled graph runs on a per-op executor of its own,
+/// which partitions it (ge/executor.h). Later runs with that signature find it with one
+/// hash lookup. Entries are evicted least recently used.
 
 #include <chrono>
 #include <cstddef>
@@ -17,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ge/executor.h"
 #include "ge/runtime/model_runner.h"
 #include "ge/status.h"
 #include "ge/tensor_desc.h"
@@ -28,7 +30,7 @@ struct SpecialisationStatistics {
   uint64_t misses = 0;     ///< signatures compiled (or found dynamic) on a run
   uint64_t evictions = 0;
   uint64_t sunk = 0;       ///< misses that produced a task-sink runner
-  uint64_t per_op = 0;     ///< misses whose signature still needs the per-op executor
+  uint64_t per_op = 0;     ///< misses whose signature runs on a (partitioning) per-op executor
   uint64_t unseen = 0;     ///< calls answered per op because the signature was not seen often enough
   size_t entries = 0;
   size_t capacity = 0;
@@ -36,20 +38,29 @@ struct SpecialisationStatistics {
   std::chrono::nanoseconds last_compile_time{0};
 };
 
+/// One compiled signature: a task-sink runner, or a per-op executor of the specialised
+/// graph, or neither (the caller's general per-op path runs it).
+struct Specialisation {
+  std::unique_ptr<ModelRunner> runner;
+  std::unique_ptr<Executor> executor;
+};
+
 class SpecialisationCache {
  public:
-  /// Compiles the graph for concrete input descs (one per runtime input). Returns the
-  /// runner, or kUnsupported when that specialisation cannot be sunk (the per-op
-  /// executor runs it); any other error fails the run.
-  using Compile = std::function<Result<std::unique_ptr<ModelRunner>>(const std::vector<TensorDesc>&)>;
+  /// Compiles the graph for concrete input descs (one per runtime input). kUnsupported
+  /// records the signature as one for the caller's general per-op path; any other error
+  /// fails the run.
+  using Compile = std::function<Result<Specialisation>(const std::vector<TensorDesc>&)>;
 
   /// `capacity` of at least 1 entry. With `min_sightings` > 1 a signature is compiled
   /// only when seen that many times (until then find_or_compile answers null, per op):
   /// for shapes that change on every call, such as a loop body's growing state.
   SpecialisationCache(size_t capacity, Compile compile, int min_sightings = 1);
 
-  /// The runner for `descs` (static tensor descs), compiling it on a miss; null when
-  /// that signature runs per op.
+  /// The specialisation for `descs` (static tensor descs), compiling it on a miss; null
+  /// while the signature has not been seen `min_sightings` times.
+  Result<Specialisation*> find(const std::vector<TensorDesc>& descs);
+  /// Its runner; null when the signature does not run in the task sink.
   Result<ModelRunner*> find_or_compile(const std::vector<TensorDesc>& descs);
 
   const SpecialisationStatistics& statistics() const { return statistics_; }
@@ -63,7 +74,7 @@ class SpecialisationCache {
   struct Entry {
     std::string key;
     std::string summary;
-    std::unique_ptr<ModelRunner> runner;  // null: per op
+    Specialisation compiled;
   };
   size_t capacity_;
   Compile compile_;

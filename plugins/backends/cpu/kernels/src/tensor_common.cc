@@ -183,4 +183,21 @@ Index strides_of(const std::vector<int64_t>& dims) {
   return strides;
 }
 
+StridedView coalesced(const StridedView& view) {
+  StridedView out;
+  out.offset = view.offset;
+  for (int d = 0; d < view.rank; ++d) {
+    if (view.dims[d] == 1) continue;
+    if (out.rank > 0 && out.strides[out.rank - 1] == view.strides[d] * view.dims[d]) {
+      out.dims[out.rank - 1] *= view.dims[d];  // the previous dim steps over exactly this one
+      out.strides[out.rank - 1] = view.strides[d];
+      continue;
+    }
+    out.dims[out.rank] = view.dims[d];
+    out.strides[out.rank] = view.strides[d];
+    ++out.rank;
+  }
+  return out;
+}
+
 }  // namespace ge::cpu_kernels::tensor

@@ -5,6 +5,7 @@
 // pads, k) at launch, and a strided walk with its index on the stack. Internal to the
 // kernel library.
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
@@ -222,10 +223,35 @@ void for_each_offset(const StridedView& view, Visit&& visit) {
   }
 }
 
-/// y[flat] = x[offset] over `view`.
+/// The same walk with unit dims dropped and dims that continue each other in memory
+/// merged, so the innermost dim is as long as it can be.
+StridedView coalesced(const StridedView& view);
+
+/// y[flat] = x[offset] over `view`: whole rows at a time where the innermost dim is
+/// contiguous.
 template <typename T>
 void strided_copy(const T* x, T* y, const StridedView& view) {
-  for_each_offset(view, [&](int64_t flat, int64_t offset) { y[flat] = x[offset]; });
+  const StridedView v = coalesced(view);
+  if (v.rank == 0) {
+    if (view.count() > 0) y[0] = x[v.offset];
+    return;
+  }
+  const int inner_axis = v.rank - 1;
+  const int64_t inner = v.dims[inner_axis];
+  const int64_t inner_stride = v.strides[inner_axis];
+  StridedView outer = v;
+  outer.rank = inner_axis;  // the rows: one visit per row start
+  int64_t row = 0;
+  for_each_offset(outer, [&](int64_t, int64_t offset) {
+    T* out = y + row * inner;
+    const T* in = x + offset;
+    if (inner_stride == 1) {
+      std::copy(in, in + inner, out);
+    } else {
+      for (int64_t i = 0; i < inner; ++i) out[i] = in[i * inner_stride];
+    }
+    ++row;
+  });
 }
 
 /// Row-major strides of `dims` as a fixed array.
