@@ -1,6 +1,7 @@
 /// ge-run: loads GE's plugins, compiles a model and runs it on one backend. See usage().
 /// Exit status: 0 success, 1 user error or output mismatch, 2 internal error.
 
+#include <optional>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -91,7 +92,7 @@ void print_latency(std::vector<double> latencies) {
 }
 
 /// -v: the shape-keyed specialisations and the tensor pool after the runs.
-void print_runtime_statistics(const Session& session) {
+void print_runtime_statistics(const Session& session, std::optional<uint64_t> warm_misses, int warm_runs) {
   if (const SpecialisationCache* cache = session.specialisations()) {
     const SpecialisationStatistics& s = cache->statistics();
     std::cout << "specialisations: " << s.entries << "/" << s.capacity << " cached, " << s.hits << " hits, "
@@ -110,6 +111,9 @@ void print_runtime_statistics(const Session& session) {
   const TensorPoolStatistics pool = session.tensor_pool().statistics();
   std::cout << "tensor pool: " << pool.hits << " hits, " << pool.misses << " misses, peak "
             << pool.peak_in_use_bytes << " bytes in use, " << pool.held_bytes << " bytes held\n";
+  if (warm_misses && warm_runs > 0) {
+    std::cout << "allocations after warm-up: " << pool.misses - *warm_misses << " over " << warm_runs << " runs\n";
+  }
 }
 
 Status write_outputs(const fs::path& dir, const std::vector<Value*>& graph_outputs,
@@ -277,6 +281,9 @@ int run(int argc, char** argv) {
   }
 
   const int repeat = options.repeat.value_or(1);
+  // The outputs of one run are alive during the next: two runs reach the steady state.
+  constexpr int kWarmUpRuns = 2;
+  std::optional<uint64_t> warm_misses;
   std::vector<Tensor> outputs;
   std::vector<double> latencies;
   for (int i = 0; i < repeat; ++i) {
@@ -290,6 +297,7 @@ int run(int argc, char** argv) {
     }
     latencies.push_back(std::chrono::duration<double, std::milli>(end - start).count());
     profile.runs.push_back(RunTiming{start, end - start});
+    if (i == kWarmUpRuns - 1) warm_misses = session.tensor_pool().statistics().misses;
   }
   if (traced_device != nullptr) {
     profile.tasks = traced_device->take_task_trace();
@@ -315,7 +323,7 @@ int run(int argc, char** argv) {
     std::cout << "output " << k << " '" << graph_outputs[k]->name() << "': " << outputs[k].to_string() << "\n";
   }
   if (options.repeat) print_latency(latencies);
-  if (options.verbosity > 0) print_runtime_statistics(session);
+  if (options.verbosity > 0) print_runtime_statistics(session, warm_misses, repeat - kWarmUpRuns);
 
   if (options.output_dir) {
     if (Status status = write_outputs(*options.output_dir, graph_outputs, outputs); !status.is_ok())
