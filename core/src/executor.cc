@@ -56,6 +56,7 @@ struct Body {
   bool sinkable = false;
   std::unique_ptr<Plan> plan;  // when not sinkable
   GraphCluster cut;  // the whole body: inputs, outputs, and the graph copied per compile
+  std::vector<int> input_index;  // per cut input: its index among the body's runtime inputs, or -1 (a capture)
   std::unique_ptr<SpecialisationCache> cache;
 };
 
@@ -349,14 +350,12 @@ struct Executor::Impl {
   Result<bool> run_cluster(Cluster& cluster, Frame& frame) {
     std::vector<const Tensor*> inputs;
     inputs.reserve(cluster.inputs.size());
-    std::vector<TensorDesc> descs;
     for (const Value* v : cluster.inputs) {
       const RuntimeValue* value = frame.find(v);
       if (value == nullptr || !value->holds_tensor()) {
         return internal_error("executor: input '" + v->name() + "' of a cluster has no tensor value");
       }
       inputs.push_back(&value->tensor);
-      if (cluster.cache) descs.push_back(TensorDesc::of(value->tensor.dtype(), value->tensor.shape()));
     }
     ModelRunner* runner = cluster.runner.get();
     if (runner != nullptr) {
@@ -370,7 +369,7 @@ struct Executor::Impl {
       }
     }
     if (cluster.cache) {
-      GE_ASSIGN_OR_RETURN(runner, cluster.cache->find_or_compile(descs));
+      GE_ASSIGN_OR_RETURN(runner, cluster.cache->find_or_compile(inputs));
       if (runner == nullptr) return false;
     }
     std::vector<Tensor> outputs;
@@ -393,7 +392,8 @@ struct Executor::Impl {
 
   /// The body's sunk runner for these values, or null when it runs node by node (then
   /// `plan` is set when the body is partitioned).
-  Result<ModelRunner*> body_runner(Graph& body, const Frame& frame, std::vector<const Tensor*>& inputs, Plan*& plan) {
+  Result<ModelRunner*> body_runner(Graph& body, const Frame& frame, const std::vector<RuntimeValue>& values,
+                                   std::vector<const Tensor*>& inputs, Plan*& plan) {
     auto [it, fresh] = bodies.try_emplace(&body);
     Body& entry = it->second;
     if (fresh) {
@@ -411,6 +411,11 @@ struct Executor::Impl {
         if (cut.is_ok()) {
           entry.cut = std::move(cut).value();
           entry.sinkable = true;
+          const std::vector<Value*> body_inputs = body.runtime_inputs();
+          for (const Value* v : entry.cut.inputs) {
+            auto at = std::find(body_inputs.begin(), body_inputs.end(), v);
+            entry.input_index.push_back(at == body_inputs.end() ? -1 : static_cast<int>(at - body_inputs.begin()));
+          }
           auto compile = sink_for_signature(entry.cut.graph.get());
           entry.cache = std::make_unique<SpecialisationCache>(options.cache_size, std::move(compile), /*min_sightings=*/2);
         }
@@ -418,17 +423,19 @@ struct Executor::Impl {
     }
     plan = entry.plan.get();
     if (!entry.sinkable) return static_cast<ModelRunner*>(nullptr);
-    std::vector<TensorDesc> descs;
-    descs.reserve(entry.cut.inputs.size());
-    const std::vector<Value*> body_inputs = body.runtime_inputs();
-    for (const Value* v : entry.cut.inputs) {
-      const RuntimeValue* value = frame.find(v);
-      if (value == nullptr && v->is_capture()) value = frame.find_outer(v->name());
+    inputs.reserve(entry.cut.inputs.size());
+    for (size_t i = 0; i < entry.cut.inputs.size(); ++i) {
+      const int index = entry.input_index[i];
+      const RuntimeValue* value = nullptr;
+      if (index >= 0 && static_cast<size_t>(index) < values.size()) {
+        value = &values[static_cast<size_t>(index)];
+      } else if (index < 0) {
+        value = frame.find_outer(entry.cut.inputs[i]->name());
+      }
       if (value == nullptr || !value->is_tensor()) return static_cast<ModelRunner*>(nullptr);
       inputs.push_back(&value->tensor);
-      descs.push_back(TensorDesc::of(value->tensor.dtype(), value->tensor.shape()));
     }
-    return entry.cache->find_or_compile(descs);
+    return entry.cache->find_or_compile(inputs);
   }
 
   Status run_subgraph(Graph& body, const Frame& parent, const std::vector<RuntimeValue>& inputs,
@@ -436,6 +443,21 @@ struct Executor::Impl {
     Frame frame;
     frame.graph = &body;
     frame.parent = &parent;
+    Plan* body_plan = nullptr;
+    if (options.sink) {
+      // Sunk whole: the values go straight to the runner, no frame is filled.
+      std::vector<const Tensor*> sunk_inputs;
+      GE_ASSIGN_OR_RETURN(ModelRunner * runner, body_runner(body, frame, inputs, sunk_inputs, body_plan));
+      if (runner != nullptr) {
+        std::vector<Tensor> results;
+        GE_RETURN_IF_ERROR(run_sunk(*runner, sunk_inputs, results).with_context("subgraph '" + body.name() + "'"));
+        outputs.clear();
+        for (Tensor& t : results) outputs.push_back(RuntimeValue::of(std::move(t)));
+        ++partition.body_runs;
+        return Status::ok();
+      }
+      ++partition.per_op_body_runs;
+    }
     const std::vector<Value*> body_inputs = body.runtime_inputs();
     if (body_inputs.size() != inputs.size()) {
       return invalid_argument("subgraph '" + body.name() + "' takes " + std::to_string(body_inputs.size()) + " inputs, got " +
@@ -450,23 +472,9 @@ struct Executor::Impl {
       if (outer == nullptr) return internal_error("subgraph '" + body.name() + "': captured value '" + capture->name() + "' has no value");
       frame.values[capture] = *outer;
     }
-    if (options.sink) {
-      std::vector<const Tensor*> sunk_inputs;
-      Plan* body_plan = nullptr;
-      GE_ASSIGN_OR_RETURN(ModelRunner * runner, body_runner(body, frame, sunk_inputs, body_plan));
-      if (runner != nullptr) {
-        std::vector<Tensor> results;
-        GE_RETURN_IF_ERROR(run_sunk(*runner, sunk_inputs, results).with_context("subgraph '" + body.name() + "'"));
-        outputs.clear();
-        for (Tensor& t : results) outputs.push_back(RuntimeValue::of(std::move(t)));
-        ++partition.body_runs;
-        return Status::ok();
-      }
-      ++partition.per_op_body_runs;
-      if (body_plan != nullptr) {
-        GE_RETURN_IF_ERROR(run_steps(*body_plan, frame));
-        return collect_outputs(body, frame, outputs);
-      }
+    if (body_plan != nullptr) {
+      GE_RETURN_IF_ERROR(run_steps(*body_plan, frame));
+      return collect_outputs(body, frame, outputs);
     }
     auto cached = subgraph_orders.find(&body);
     if (cached == subgraph_orders.end()) {

@@ -200,13 +200,13 @@ Result<Specialisation*> Session::specialised(const NamedValues& inputs) {
   // The executor's checks and messages (dtypes, static and named dims) come first.
   GE_ASSIGN_OR_RETURN(std::vector<const RuntimeValue*> bound,
                       bind_runtime_inputs(executor_->graph().runtime_inputs(), inputs));
-  std::vector<TensorDesc> descs;
-  descs.reserve(bound.size());
+  std::vector<const Tensor*> tensors;
+  tensors.reserve(bound.size());
   for (const RuntimeValue* value : bound) {
     if (!value->is_tensor()) return static_cast<Specialisation*>(nullptr);
-    descs.push_back(TensorDesc::of(value->tensor.dtype(), value->tensor.shape()));
+    tensors.push_back(&value->tensor);
   }
-  GE_ASSIGN_OR_RETURN(Specialisation * found, specialisations_->find(descs));
+  GE_ASSIGN_OR_RETURN(Specialisation * found, specialisations_->find(tensors));
   last_executor_ = found != nullptr && found->executor ? found->executor.get() : executor_.get();
   return found;
 }

@@ -12,15 +12,42 @@ SpecialisationCache::SpecialisationCache(size_t capacity, Compile compile, int m
   statistics_.capacity = capacity_;
 }
 
+namespace {
+void append_signature(std::string& key, DataType dtype, const int64_t* dims, int64_t rank) {
+  const int64_t header[2] = {static_cast<int64_t>(dtype), rank};
+  key.append(reinterpret_cast<const char*>(header), sizeof(header));
+  if (rank > 0) key.append(reinterpret_cast<const char*>(dims), static_cast<size_t>(rank) * sizeof(int64_t));
+}
+}  // namespace
+
 std::string SpecialisationCache::key_of(const std::vector<TensorDesc>& descs) {
   std::string key;
   for (const TensorDesc& desc : descs) {
     const std::vector<int64_t> dims = desc.shape ? desc.static_dims() : std::vector<int64_t>{};
-    const int64_t header[2] = {static_cast<int64_t>(desc.dtype), desc.shape ? static_cast<int64_t>(dims.size()) : -1};
-    key.append(reinterpret_cast<const char*>(header), sizeof(header));
-    key.append(reinterpret_cast<const char*>(dims.data()), dims.size() * sizeof(int64_t));
+    append_signature(key, desc.dtype, dims.data(), desc.shape ? static_cast<int64_t>(dims.size()) : -1);
   }
   return key;
+}
+
+std::string SpecialisationCache::key_of(std::span<const Tensor* const> tensors) {
+  std::string key;
+  key.reserve(tensors.size() * 48);
+  for (const Tensor* t : tensors) append_signature(key, t->dtype(), t->shape().data(), t->rank());
+  return key;
+}
+
+Result<Specialisation*> SpecialisationCache::find(std::span<const Tensor* const> tensors) {
+  return find_keyed(key_of(tensors), [tensors] {
+    std::vector<TensorDesc> descs;
+    descs.reserve(tensors.size());
+    for (const Tensor* t : tensors) descs.push_back(TensorDesc::of(t->dtype(), t->shape()));
+    return descs;
+  });
+}
+
+Result<ModelRunner*> SpecialisationCache::find_or_compile(std::span<const Tensor* const> tensors) {
+  GE_ASSIGN_OR_RETURN(Specialisation * found, find(tensors));
+  return found != nullptr ? found->runner.get() : nullptr;
 }
 
 Result<ModelRunner*> SpecialisationCache::find_or_compile(const std::vector<TensorDesc>& descs) {
@@ -29,7 +56,11 @@ Result<ModelRunner*> SpecialisationCache::find_or_compile(const std::vector<Tens
 }
 
 Result<Specialisation*> SpecialisationCache::find(const std::vector<TensorDesc>& descs) {
-  std::string key = key_of(descs);
+  return find_keyed(key_of(descs), [&descs] { return descs; });
+}
+
+Result<Specialisation*> SpecialisationCache::find_keyed(std::string key,
+                                                        const std::function<std::vector<TensorDesc>()>& make_descs) {
   if (auto found = index_.find(key); found != index_.end()) {
     ++statistics_.hits;
     if (found->second != entries_.begin()) entries_.splice(entries_.begin(), entries_, found->second);
@@ -43,6 +74,7 @@ Result<Specialisation*> SpecialisationCache::find(const std::vector<TensorDesc>&
     }
     sightings_.erase(key);
   }
+  const std::vector<TensorDesc> descs = make_descs();
   ++statistics_.misses;
   std::string summary;
   for (const TensorDesc& desc : descs) summary += (summary.empty() ? "" : ", ") + desc.to_string();

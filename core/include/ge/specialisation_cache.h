@@ -14,6 +14,7 @@
 #include <functional>
 #include <list>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -62,15 +63,22 @@ class SpecialisationCache {
   Result<Specialisation*> find(const std::vector<TensorDesc>& descs);
   /// Its runner; null when the signature does not run in the task sink.
   Result<ModelRunner*> find_or_compile(const std::vector<TensorDesc>& descs);
+  /// The same for the dtypes and shapes of `tensors` (no descs built on a hit).
+  Result<Specialisation*> find(std::span<const Tensor* const> tensors);
+  Result<ModelRunner*> find_or_compile(std::span<const Tensor* const> tensors);
 
   const SpecialisationStatistics& statistics() const { return statistics_; }
   /// "a,b" summaries of the cached signatures, most recently used first (for -v).
   std::vector<std::string> signatures() const;
 
-  /// The signature key of `descs` (dtype and dims of each).
+  /// The signature key of `descs` (dtype and dims of each), and the same of tensors.
   static std::string key_of(const std::vector<TensorDesc>& descs);
+  static std::string key_of(std::span<const Tensor* const> tensors);
 
  private:
+  /// The entry for `key`, compiling `descs()` on a miss.
+  Result<Specialisation*> find_keyed(std::string key, const std::function<std::vector<TensorDesc>()>& descs);
+
   struct Entry {
     std::string key;
     std::string summary;
