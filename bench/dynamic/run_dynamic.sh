@@ -4,7 +4,7 @@
 # model exported with static shapes and against ONNX Runtime 1.30 at the same thread
 # count, on the same seeded random inputs; GE's outputs are checked against ORT's.
 #
-#   bash bench/dynamic/run_dynamic.sh [--threads 1] [--runs 50] [--build DIR] [--work DIR]
+#   bash bench/dynamic/run_dynamic.sh [--threads 1] [--runs 200] [--build DIR] [--work DIR]
 #        [--vad PATH/silero_vad.onnx]
 #
 # One row per case: GE median ms on the dynamic model, on its static twin, their ratio
@@ -21,7 +21,7 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 threads=1
-runs=50
+runs=200
 build="$root/build/release"
 work=default
 vad=""

@@ -23,6 +23,7 @@ struct Step {
   bool host = false;
   bool dynamic = false;
   bool prepared = false;      // `kernel` holds the node's kernel; else it is prepared per op
+  std::vector<const Value*> implicit;  // a host op's values read through its subgraphs' captures
   int cluster = -1;           // index into Plan::clusters when the node runs inside one
   bool cluster_head = false;  // the cluster's first step: it runs the whole cluster
   PreparedKernel kernel;
@@ -66,10 +67,16 @@ struct Frame {
   const Graph* graph = nullptr;
   const Frame* parent = nullptr;
   std::unordered_map<const Value*, RuntimeValue> values;
+  /// The graph's initializers as values (shared by every activation of the graph); a
+  /// value in `values` (an overridden initializer) comes first.
+  const std::unordered_map<const Value*, RuntimeValue>* constants = nullptr;
 
   const RuntimeValue* find(const Value* value) const {
     auto it = values.find(value);
-    return it == values.end() ? nullptr : &it->second;
+    if (it != values.end()) return &it->second;
+    if (constants == nullptr) return nullptr;
+    auto constant = constants->find(value);
+    return constant == constants->end() ? nullptr : &constant->second;
   }
   /// The value an enclosing activation holds under `name`.
   const RuntimeValue* find_outer(const std::string& name) const {
@@ -163,6 +170,7 @@ struct Executor::Impl {
   std::shared_ptr<TensorPool> pool;
   std::list<std::unique_ptr<Plan>> plans;  // most recently used first
   std::unordered_map<const Graph*, Body> bodies;
+  std::unordered_map<const Graph*, std::unordered_map<const Value*, RuntimeValue>> constant_values;
   PartitionStatistics partition;
   // Per-op mode caches: a node's kernel for the input descs it was last prepared with,
   // and the order of each subgraph.
@@ -200,7 +208,12 @@ struct Executor::Impl {
       for (const Value* in : node->inputs()) {
         if (in != nullptr) ++plan.use_counts[in];
       }
-      for (const Value* in : g.implicit_inputs(*node)) ++plan.use_counts[in];
+      if (step.host) {
+        for (const Value* in : g.implicit_inputs(*node)) {
+          ++plan.use_counts[in];
+          step.implicit.push_back(in);
+        }
+      }
       for (const Value* out : node->outputs()) {
         if (!out->desc().is_static() && !output_is_omitted(g, out)) step.dynamic = true;
       }
@@ -247,11 +260,7 @@ struct Executor::Impl {
     const Graph& g = *plan.graph;
     // Values that host ops read through their subgraphs' captures.
     std::unordered_set<const Value*> implicit;
-    for (const Step& step : plan.steps) {
-      if (step.host) {
-        for (const Value* v : g.implicit_inputs(*step.node)) implicit.insert(v);
-      }
-    }
+    for (const Step& step : plan.steps) implicit.insert(step.implicit.begin(), step.implicit.end());
     size_t begin = 0;
     while (begin < plan.steps.size()) {
       const ClusterKind kind = cluster_kind(plan.steps[begin]);
@@ -464,9 +473,7 @@ struct Executor::Impl {
                               std::to_string(inputs.size()));
     }
     for (size_t i = 0; i < inputs.size(); ++i) frame.values[body_inputs[i]] = inputs[i];
-    for (const Value* init : body.initializers()) {
-      if (!frame.values.count(init)) frame.values[init] = RuntimeValue::of(*init->constant());
-    }
+    frame.constants = &constants_of(body);
     for (const Value* capture : body.captures()) {
       const RuntimeValue* outer = frame.find_outer(capture->name());
       if (outer == nullptr) return internal_error("subgraph '" + body.name() + "': captured value '" + capture->name() + "' has no value");
@@ -590,15 +597,21 @@ struct Executor::Impl {
     return stream->run(tasks).with_context(node.describe());
   }
 
+  const std::unordered_map<const Value*, RuntimeValue>& constants_of(const Graph& g) {
+    auto [it, fresh] = constant_values.try_emplace(&g);
+    if (fresh) {
+      for (const Value* init : g.initializers()) it->second.emplace(init, RuntimeValue::of(*init->constant()));
+    }
+    return it->second;
+  }
+
   Status execute(Plan& plan, std::vector<RuntimeValue> bound, std::vector<RuntimeValue>& outputs) {
     Graph& g = *plan.graph;
     Frame frame;
     frame.graph = &g;
     const std::vector<Value*> inputs = g.runtime_inputs();
     for (size_t i = 0; i < inputs.size(); ++i) frame.values[inputs[i]] = std::move(bound[i]);
-    for (const Value* init : g.initializers()) {
-      if (!frame.values.count(init)) frame.values[init] = RuntimeValue::of(*init->constant());
-    }
+    frame.constants = &constants_of(g);
     GE_RETURN_IF_ERROR(run_steps(plan, frame));
     GE_RETURN_IF_ERROR(stream->synchronize());
     outputs.clear();
@@ -628,9 +641,7 @@ struct Executor::Impl {
         if (in != nullptr && --remaining[in] == 0 && !g.is_output(in) && in->producer() != nullptr) frame.values.erase(in);
       };
       for (const Value* in : step.node->inputs()) release(in);
-      if (step.host) {
-        for (const Value* in : g.implicit_inputs(*step.node)) release(in);
-      }
+      for (const Value* in : step.implicit) release(in);
     }
     return Status::ok();
   }
@@ -711,6 +722,7 @@ Status Executor::run_values(const NamedValues& inputs, std::vector<RuntimeValue>
       impl_->kernel_cache.clear();
       impl_->subgraph_orders.clear();
       impl_->bodies.clear();
+      impl_->constant_values.clear();
     }
     GE_ASSIGN_OR_RETURN(std::unique_ptr<Plan> plan, impl_->build_plan(descs));
     plans.push_front(std::move(plan));
