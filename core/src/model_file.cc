@@ -239,7 +239,7 @@ Status decode_plans(const std::map<ModelPartitionKind, std::string_view>& partit
 }  // namespace
 
 Result<std::string> serialize_model_file(const Graph& graph, const ModelFileInfo& given, const CompiledPlans* plans,
-                                         const MemoryStatistics* statistics) {
+                                         const MemoryStatistics* statistics, const std::vector<std::string>& gears) {
   ModelFileInfo info = given;
   fill_graph_fields(graph, info);
 
@@ -292,6 +292,14 @@ Result<std::string> serialize_model_file(const Graph& graph, const ModelFileInfo
   }
   model_info.set_weights_bytes(weights_bytes);
   model_info.set_node_count(info.node_count);
+  std::string gear_bytes;
+  for (const std::string& gear : gears) {
+    gear_bytes.resize(align_up(gear_bytes.size(), kModelFileAlignment), '\0');
+    gem::GearEntry* entry = model_info.add_gears();
+    entry->set_offset(gear_bytes.size());
+    entry->set_size(gear.size());
+    gear_bytes += gear;
+  }
   std::string info_bytes;
   if (!model_info.SerializeToString(&info_bytes)) return internal_error("cannot serialise the model info");
 
@@ -307,9 +315,10 @@ Result<std::string> serialize_model_file(const Graph& graph, const ModelFileInfo
   }
   parts.emplace_back(ModelPartitionKind::kGraph, &graph_text);
   parts.emplace_back(ModelPartitionKind::kWeights, &weights);
+  if (!gears.empty()) parts.emplace_back(ModelPartitionKind::kGears, &gear_bytes);
   // The table's size depends on the offsets it holds: lay out with a fixed upper bound
-  // for the table (seven partitions of at most 3 x 11 bytes each), padded.
-  constexpr size_t kTableReserve = 256;
+  // for the table (eight partitions of at most 3 x 11 bytes each), padded.
+  constexpr size_t kTableReserve = 320;
   size_t cursor = kModelFileHeaderBytes + kTableReserve;
   gem::PartitionTable table;
   for (const auto& [kind, bytes] : parts) {
@@ -341,8 +350,9 @@ Result<std::string> serialize_model_file(const Graph& graph, const ModelFileInfo
 }
 
 Status write_model_file(const std::filesystem::path& path, const Graph& graph, const ModelFileInfo& info,
-                        const CompiledPlans* plans, const MemoryStatistics* statistics) {
-  GE_ASSIGN_OR_RETURN(std::string bytes, serialize_model_file(graph, info, plans, statistics));
+                        const CompiledPlans* plans, const MemoryStatistics* statistics,
+                        const std::vector<std::string>& gears) {
+  GE_ASSIGN_OR_RETURN(std::string bytes, serialize_model_file(graph, info, plans, statistics, gears));
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) return invalid_argument("cannot open '" + path.string() + "' for writing");
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
@@ -356,7 +366,7 @@ namespace {
 /// Decodes `file`; when `owner` keeps `file` alive, aligned weights share its bytes
 /// instead of being copied.
 Result<LoadedModelFile> decode_model_file(std::string_view file, const std::string& origin,
-                                          const std::shared_ptr<void>& owner) {
+                                          const std::shared_ptr<void>& owner, bool is_gear = false) {
   // ---- header ----
   if (file.size() < kModelFileHeaderBytes) {
     if (file.size() >= 8 && std::memcmp(file.data(), kModelFileMagic, 8) != 0)
@@ -410,7 +420,7 @@ Result<LoadedModelFile> decode_model_file(std::string_view file, const std::stri
   for (const gem::Partition& p : table.partitions()) {
     const uint32_t kind = static_cast<uint32_t>(p.kind());
     const std::string label = "partition " + std::to_string(kind);
-    if (kind < 1 || kind > 7) return corrupt(origin, "unknown " + label);
+    if (kind < 1 || kind > 8) return corrupt(origin, "unknown " + label);
     if (p.offset() < data_start || p.offset() > file.size() || p.size() > file.size() - p.offset()) {
       return corrupt(origin, label + " at offset " + std::to_string(p.offset()) + " with size " +
                                  std::to_string(p.size()) + " lies outside the file's partition area [" +
@@ -521,6 +531,33 @@ Result<LoadedModelFile> decode_model_file(std::string_view file, const std::stri
   if (total != info.weights_bytes)
     return corrupt(origin, "weights total " + std::to_string(total) + " bytes but the model info says " +
                                std::to_string(info.weights_bytes));
+
+  // ---- dynamic gears: whole model files, decoded (and checked) like the outer one ----
+  const bool has_gear_partition = partitions.count(ModelPartitionKind::kGears) > 0;
+  if (has_gear_partition != (model_info.gears_size() > 0)) {
+    return corrupt(origin, has_gear_partition ? "it has a gears partition but no gear entries"
+                                              : "it lists gears but has no gears partition");
+  }
+  if (has_gear_partition && is_gear) return corrupt(origin, "a gear holds gears of its own");
+  const std::string_view gear_area = has_gear_partition ? partitions[ModelPartitionKind::kGears] : std::string_view{};
+  for (int i = 0; i < model_info.gears_size(); ++i) {
+    const gem::GearEntry& entry = model_info.gears(i);
+    const std::string label = origin + " gear " + std::to_string(i);
+    if (entry.offset() > gear_area.size() || entry.size() > gear_area.size() - entry.offset()) {
+      return corrupt(origin, "gear " + std::to_string(i) + " at offset " + std::to_string(entry.offset()) +
+                                 " with size " + std::to_string(entry.size()) + " lies outside the gears partition (" +
+                                 std::to_string(gear_area.size()) + " bytes)");
+    }
+    GE_ASSIGN_OR_RETURN(LoadedModelFile gear,
+                        decode_model_file(gear_area.substr(entry.offset(), entry.size()), label, owner, true));
+    if (!gear.plans) return corrupt(origin, "gear " + std::to_string(i) + " has no execution plans");
+    if (gear.info.backend != info.backend) {
+      return corrupt(origin, "gear " + std::to_string(i) + " is for backend '" + gear.info.backend + "', the model for '" +
+                                 info.backend + "'");
+    }
+    info.gear_inputs.push_back(gear.info.inputs);
+    loaded.gears.push_back(std::move(gear));
+  }
   return loaded;
 }
 
@@ -610,6 +647,14 @@ std::string describe_model_file(const ModelFileInfo& info) {
     }
   } else {
     out << "execution: per-op executor (dynamic shapes, control flow or sequences; no stored plans)\n";
+  }
+  if (!info.gear_inputs.empty()) {
+    out << "dynamic gears: " << info.gear_inputs.size() << " (static plans picked by exact input shapes)\n";
+    for (const auto& inputs : info.gear_inputs) {
+      out << " ";
+      for (const auto& [name, type] : inputs) out << " " << name << " : " << type;
+      out << "\n";
+    }
   }
   out << "nodes: " << info.node_count << "\nop histogram:\n";
   for (const auto& [op, count] : info.op_histogram) out << "  " << op << ": " << count << "\n";

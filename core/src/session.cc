@@ -196,7 +196,7 @@ Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph
 }
 
 Result<Specialisation*> Session::specialised(const NamedValues& inputs) {
-  if (!specialisations_) return static_cast<Specialisation*>(nullptr);
+  if (!specialisations_ && gears_.empty()) return static_cast<Specialisation*>(nullptr);
   // The executor's checks and messages (dtypes, static and named dims) come first.
   GE_ASSIGN_OR_RETURN(std::vector<const RuntimeValue*> bound,
                       bind_runtime_inputs(executor_->graph().runtime_inputs(), inputs));
@@ -206,6 +206,14 @@ Result<Specialisation*> Session::specialised(const NamedValues& inputs) {
     if (!value->is_tensor()) return static_cast<Specialisation*>(nullptr);
     tensors.push_back(&value->tensor);
   }
+  if (!gears_.empty()) {
+    if (auto gear = gears_.find(SpecialisationCache::key_of(tensors)); gear != gears_.end()) {
+      ++gear_hits_;
+      last_executor_ = executor_.get();
+      return &gear->second;
+    }
+  }
+  if (!specialisations_) return static_cast<Specialisation*>(nullptr);
   GE_ASSIGN_OR_RETURN(Specialisation * found, specialisations_->find(tensors));
   last_executor_ = found != nullptr && found->executor ? found->executor.get() : executor_.get();
   return found;

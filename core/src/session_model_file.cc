@@ -23,6 +23,42 @@ std::chrono::steady_clock::time_point end_stage(std::vector<StageTiming>& stages
 
 }  // namespace
 
+Status Session::load_gear(const PluginHost& host, LoadedModelFile& gear, const SessionOptions& options) {
+  if (runner_) return invalid_argument("the model has static input shapes: a dynamic gear cannot apply");
+  const std::vector<Value*> expected = executor_->graph().runtime_inputs();
+  const std::vector<Value*> given = gear.graph->runtime_inputs();
+  if (given.size() != expected.size()) {
+    return invalid_argument("it has " + std::to_string(given.size()) + " runtime inputs, the model " +
+                            std::to_string(expected.size()));
+  }
+  std::vector<Tensor> shapes;  // empty tensors of the gear's input shapes, for the key
+  for (size_t i = 0; i < given.size(); ++i) {
+    const TensorDesc& desc = given[i]->desc();
+    if (given[i]->name() != expected[i]->name() || desc.kind != ValueKind::kTensor || !desc.is_static()) {
+      return invalid_argument("runtime input " + std::to_string(i) + " is '" + given[i]->name() + "' " +
+                              desc.to_string() + ", not a static tensor named '" + expected[i]->name() + "'");
+    }
+    shapes.push_back(Tensor::borrow(desc.dtype, desc.static_dims(), nullptr));
+  }
+  // Whatever run binds to the gear must also bind to the model: the checks are the model's.
+  NamedValues probe;
+  for (size_t i = 0; i < given.size(); ++i) probe.emplace_back(given[i]->name(), RuntimeValue::of(shapes[i]));
+  GE_RETURN_IF_ERROR(bind_runtime_inputs(expected, probe).status());
+  GE_RETURN_IF_ERROR(verify_graph(*gear.graph).with_context("gear graph"));
+  GE_RETURN_IF_ERROR(ops_.infer_graph(*gear.graph));
+  GE_ASSIGN_OR_RETURN(Backend * backend, host.backend(options.backend));
+  ModelRunnerOptions runner_options;
+  runner_options.precompiled = &*gear.plans;
+  runner_options.output_pool = pool_;
+  GE_ASSIGN_OR_RETURN(std::unique_ptr<ModelRunner> runner, ModelRunner::load(*gear.graph, *backend, runner_options));
+  std::vector<const Tensor*> keys;
+  for (const Tensor& t : shapes) keys.push_back(&t);
+  if (!gears_.emplace(SpecialisationCache::key_of(keys), Specialisation{std::move(runner), nullptr}).second) {
+    return invalid_argument("another gear has the same input shapes");
+  }
+  return Status::ok();
+}
+
 Result<std::unique_ptr<Session>> Session::create_compiled(const PluginHost& host, std::unique_ptr<Graph> graph,
                                                           const CompiledPlans* plans, const SessionOptions& options) {
   std::unique_ptr<Session> session(new Session());
@@ -70,6 +106,12 @@ Result<std::unique_ptr<Session>> create_session_from_model_file(const PluginHost
   const CompiledPlans* plans = loaded.plans ? &*loaded.plans : nullptr;
   Result<std::unique_ptr<Session>> session = Session::create_compiled(host, std::move(loaded.graph), plans, options);
   if (!session) return session.status().with_context(path.string());
+  const auto gears_start = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < loaded.gears.size(); ++i) {
+    Status status = (*session)->load_gear(host, loaded.gears[i], options);
+    if (!status.is_ok()) return status.with_context(path.string() + ": gear " + std::to_string(i));
+  }
+  if (!loaded.gears.empty()) end_stage((*session)->stage_timings_, "load dynamic gears", gears_start);
   std::vector<StageTiming>& stages = (*session)->stage_timings_;
   stages.insert(stages.begin(), StageTiming{"read model file", read_start, read_end - read_start});
   return session;

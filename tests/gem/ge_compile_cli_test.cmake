@@ -50,3 +50,6 @@ expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --input-shape "nos
   "--input-shape: the model has no runtime input 'nosuch'")
 expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem -O7 CONTAINS "-O expects 0, 1, 2 or 3, got '7'")
 expect_run(1 ARGS --info ${WORK_DIR}/does_not_exist.gem CONTAINS "cannot read model file")
+# Dynamic gears need dynamic input dims; small_cnn's are static.
+expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --input-shape "input=1,3,16,16"
+  --input-shape "input=1,3,16,16" CONTAINS "dynamic gears need dynamic dims")

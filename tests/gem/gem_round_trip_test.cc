@@ -15,6 +15,7 @@
 
 #include <unistd.h>
 
+#include "ge/graph_text.h"
 #include "ge/model_file.h"
 #include "ge/pass_manager.h"
 #include "ge/plugin_host.h"
@@ -503,6 +504,122 @@ TEST(GemLoad, CorruptFileOnDiskIsRefused) {
   Result<std::unique_ptr<Session>> loaded = create_session_from_model_file(host(), gem, SessionOptions{});
   ASSERT_FALSE(loaded.is_ok());
   EXPECT_NE(loaded.status().message().find("checksum mismatch"), std::string::npos) << loaded.status().message();
+}
+
+}  // namespace
+}  // namespace ge
+
+namespace ge {
+namespace {
+
+constexpr const char* kRowsModel = R"(graph rows (opset ""=17) {
+  input %x : float32[N,4]
+  init %w : float32[4,2] = [1, -1, 0.5, 2, -0.25, 1, 3, -2]
+  %h = MatMul(%x, %w) "dense"
+  %y = Relu(%h) "relu"
+  output %y
+})";
+
+std::unique_ptr<Session> compile_rows(int64_t rows) {
+  Result<std::unique_ptr<Graph>> graph = parse_graph(kRowsModel);
+  EXPECT_TRUE(graph.is_ok()) << graph.status().to_string();
+  if (rows > 0) (*graph)->runtime_inputs()[0]->set_desc(TensorDesc(DataType::kFloat32, {Dim::of(rows), Dim::of(4)}));
+  Result<std::unique_ptr<Session>> session = Session::create(host(), std::move(graph).value(), SessionOptions{});
+  EXPECT_TRUE(session.is_ok()) << session.status().to_string();
+  return session.is_ok() ? std::move(session).value() : nullptr;
+}
+
+/// A static compilation of the rows model as a gear's bytes.
+std::string gear_bytes(int64_t rows, const std::vector<std::string>& nested = {}) {
+  std::unique_ptr<Session> gear = compile_rows(rows);
+  EXPECT_NE(gear->runner(), nullptr);
+  const CompiledPlans plans = gear->runner()->compiled_plans();
+  ModelFileInfo info;
+  info.plugins = required_plugins(host(), info.backend);
+  Result<std::string> bytes = serialize_model_file(gear->graph(), info, &plans, gear->memory_statistics(), nested);
+  EXPECT_TRUE(bytes.is_ok()) << bytes.status().to_string();
+  return bytes.is_ok() ? *bytes : std::string();
+}
+
+Tensor rows_input(int64_t rows) {
+  std::vector<float> values(static_cast<size_t>(rows * 4));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 7) - 3.0f;
+  return Tensor::from_vector<float>({rows, 4}, values);
+}
+
+TEST(GemGears, ARunWhoseShapesMatchAGearUsesItsPlans) {
+  std::unique_ptr<Session> dynamic = compile_rows(0);
+  ASSERT_NE(dynamic, nullptr);
+  ASSERT_FALSE(dynamic->uses_task_sink());
+  ModelFileInfo info;
+  info.plugins = required_plugins(host(), info.backend);
+  const fs::path gem = temp_file("rows_gears.gem");
+  ASSERT_TRUE(write_model_file(gem, dynamic->graph(), info, nullptr, nullptr, {gear_bytes(2), gear_bytes(5)}).is_ok());
+
+  Result<LoadedModelFile> file = read_model_file(gem);
+  ASSERT_TRUE(file.is_ok()) << file.status().to_string();
+  ASSERT_EQ(file->gears.size(), 2u);
+  EXPECT_NE(describe_model_file(file->info).find("dynamic gears: 2"), std::string::npos);
+
+  Result<std::unique_ptr<Session>> loaded = create_session_from_model_file(host(), gem, SessionOptions{});
+  ASSERT_TRUE(loaded.is_ok()) << loaded.status().to_string();
+  EXPECT_EQ((*loaded)->gear_count(), 2u);
+  for (int64_t rows : {2, 5, 3, 2}) {
+    std::vector<Tensor> got, want;
+    ASSERT_TRUE((*loaded)->run({{"x", rows_input(rows)}}, got).is_ok());
+    ASSERT_TRUE(dynamic->run({{"x", rows_input(rows)}}, want).is_ok());
+    expect_bitwise_equal(got, want);
+  }
+  EXPECT_EQ((*loaded)->gear_hits(), 3u) << "rows 2, 5 and 2 again";
+  ASSERT_NE((*loaded)->specialisations(), nullptr);
+  EXPECT_EQ((*loaded)->specialisations()->statistics().misses, 1u) << "rows 3 is specialised";
+}
+
+TEST(GemGears, MalformedGearsAreRefused) {
+  std::unique_ptr<Session> dynamic = compile_rows(0);
+  ASSERT_NE(dynamic, nullptr);
+  ModelFileInfo info;
+  info.plugins = required_plugins(host(), info.backend);
+  auto decode_with = [&](const std::vector<std::string>& gears) {
+    Result<std::string> bytes = serialize_model_file(dynamic->graph(), info, nullptr, nullptr, gears);
+    EXPECT_TRUE(bytes.is_ok());
+    return deserialize_model_file(*bytes, "rows.gem").status();
+  };
+  Status nested = decode_with({gear_bytes(2, {gear_bytes(3)})});
+  EXPECT_NE(nested.message().find("a gear holds gears of its own"), std::string::npos) << nested.to_string();
+  Status planless = decode_with({[&] {
+    std::unique_ptr<Session> gear = compile_rows(2);
+    return *serialize_model_file(gear->graph(), info);
+  }()});
+  EXPECT_NE(planless.message().find("has no execution plans"), std::string::npos) << planless.to_string();
+  Status garbage = decode_with({std::string(100, 'x')});
+  EXPECT_FALSE(garbage.is_ok());
+  EXPECT_NE(garbage.to_string().find("gear 0"), std::string::npos) << garbage.to_string();
+}
+
+TEST(GemGears, AGearWithOtherInputsIsRefusedAtLoad) {
+  std::unique_ptr<Session> dynamic = compile_rows(0);
+  ASSERT_NE(dynamic, nullptr);
+  ModelFileInfo info;
+  info.plugins = required_plugins(host(), info.backend);
+  // A gear of another model: its input is named differently.
+  Result<std::unique_ptr<Graph>> other = parse_graph(R"(graph other (opset ""=17) {
+  input %z : float32[2,4]
+  %y = Relu(%z) "relu"
+  output %y
+})");
+  ASSERT_TRUE(other.is_ok());
+  Result<std::unique_ptr<Session>> gear = Session::create(host(), std::move(other).value(), SessionOptions{});
+  ASSERT_TRUE(gear.is_ok());
+  const CompiledPlans plans = (*gear)->runner()->compiled_plans();
+  Result<std::string> gear_file = serialize_model_file((*gear)->graph(), info, &plans);
+  ASSERT_TRUE(gear_file.is_ok());
+  const fs::path gem = temp_file("rows_bad_gear.gem");
+  ASSERT_TRUE(write_model_file(gem, dynamic->graph(), info, nullptr, nullptr, {*gear_file}).is_ok());
+  Result<std::unique_ptr<Session>> loaded = create_session_from_model_file(host(), gem, SessionOptions{});
+  ASSERT_FALSE(loaded.is_ok());
+  EXPECT_NE(loaded.status().to_string().find("gear 0"), std::string::npos) << loaded.status().to_string();
+  EXPECT_NE(loaded.status().to_string().find("'z'"), std::string::npos) << loaded.status().to_string();
 }
 
 }  // namespace

@@ -14,10 +14,10 @@ Status apply_input_shapes(Graph& graph, std::string_view spec) {
     const std::string_view entry = spec.substr(start, end - start);
     start = end + 1;
     if (entry.empty()) continue;
-    const size_t colon = entry.rfind(':');
+    const size_t colon = entry.find_last_of(":=");
     const std::string entry_text(entry);
     if (colon == std::string_view::npos || colon == 0)
-      return invalid_argument("'" + entry_text + "' is not name:d0,d1,...");
+      return invalid_argument("'" + entry_text + "' is not name=d0,d1,... (or name:d0,d1,...)");
     const std::string name(entry.substr(0, colon));
     std::vector<Dim> dims;
     std::string_view rest = entry.substr(colon + 1);

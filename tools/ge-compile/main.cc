@@ -28,7 +28,7 @@ struct CompileOptions {
   std::optional<fs::path> model, output, info, verify;
   std::string backend = "cpu";
   int opt_level = 2;
-  std::string input_shapes;
+  std::vector<std::string> input_shapes;  // one: fixed shapes; several: one dynamic gear each
   std::vector<fs::path> plugin_files;
   std::vector<std::string> memory_assigners;
   int streams = 1;
@@ -38,7 +38,7 @@ struct CompileOptions {
 };
 
 const char* usage() {
-  return "usage: ge-compile --model M.onnx --output M.gem [--backend cpu|npu_sim] [--input-shape \"name:1,3,224,224;...\"]\n"
+  return "usage: ge-compile --model M.onnx --output M.gem [--backend cpu|npu_sim] [--input-shape \"name=1,3,224,224;...\"]...\n"
          "                  [-O N] [--memory-assigner NAME]... [--streams N] [--threads N] [--plugins FILE]... [-v]\n"
          "       ge-compile --info M.gem\n"
          "       ge-compile --verify M.gem [--backend cpu] [--threads N] [--plugins FILE]...\n"
@@ -49,7 +49,11 @@ const char* usage() {
          "from the --memory-assigner plugins (default: every loaded one, smallest arena kept),\n"
          "task lists, kernels), which the loader validates and uses without planning again.\n"
          "--streams N puts independent branches on up to N streams. --verify loads it into a\n"
-         "session as 'ge-run M.gem' does (required plugins checked, no passes) and reports the time.\n";
+         "session as 'ge-run M.gem' does (required plugins checked, no passes) and reports the time.\n"
+         "One --input-shape fixes the inputs' shapes. Given several times (a model with dynamic input\n"
+         "dims), each is a dynamic gear: the file keeps the dynamic model and one static compilation,\n"
+         "with plans, per gear; a run whose input shapes match a gear exactly uses its plans, any\n"
+         "other is specialised at run time.\n";
 }
 
 Result<CompileOptions> parse_arguments(const std::vector<std::string>& args) {
@@ -79,7 +83,8 @@ Result<CompileOptions> parse_arguments(const std::vector<std::string>& args) {
     } else if (arg == "--backend") {
       GE_ASSIGN_OR_RETURN(options.backend, value(arg));
     } else if (arg == "--input-shape") {
-      GE_ASSIGN_OR_RETURN(options.input_shapes, value(arg));
+      GE_ASSIGN_OR_RETURN(std::string v, value(arg));
+      options.input_shapes.push_back(v);
     } else if (arg == "--memory-assigner") {
       GE_ASSIGN_OR_RETURN(std::string v, value(arg));
       options.memory_assigners.push_back(v);
@@ -191,8 +196,12 @@ int run(int argc, char** argv) {
   if (!parser.is_ok()) return fail(parser.status());
   Result<std::unique_ptr<Graph>> graph = (*parser)->parse_file(*options.model);
   if (!graph.is_ok()) return fail(graph.status());
-  if (Status status = apply_input_shapes(**graph, options.input_shapes); !status.is_ok())
-    return fail(status.with_context("--input-shape"));
+  const bool gear_mode = options.input_shapes.size() > 1;
+  std::unique_ptr<Graph> original = gear_mode ? (*graph)->clone() : nullptr;
+  if (options.input_shapes.size() == 1) {
+    if (Status status = apply_input_shapes(**graph, options.input_shapes[0]); !status.is_ok())
+      return fail(status.with_context("--input-shape"));
+  }
 
   SessionOptions session_options;
   session_options.backend = options.backend;
@@ -202,6 +211,10 @@ int run(int argc, char** argv) {
   session_options.threads = options.threads;
   Result<std::unique_ptr<Session>> session = Session::create(host, std::move(*graph), session_options);
   if (!session.is_ok()) return fail(session.status().with_context(options.model->string()));
+  if (gear_mode && (*session)->uses_task_sink()) {
+    return fail(invalid_argument("--input-shape given " + std::to_string(options.input_shapes.size()) +
+                                 " times, but the model's input shapes are static: dynamic gears need dynamic dims"));
+  }
 
   ModelFileInfo info;
   info.backend = options.backend;
@@ -211,8 +224,28 @@ int run(int argc, char** argv) {
   info.plugins = required_plugins(host, options.backend);
   std::optional<CompiledPlans> plans;
   if (const ModelRunner* runner = (*session)->runner()) plans = runner->compiled_plans();
+  std::vector<std::string> gears;
+  for (const std::string& spec : gear_mode ? options.input_shapes : std::vector<std::string>{}) {
+    std::unique_ptr<Graph> gear_graph = original->clone();
+    const std::string where = "--input-shape '" + spec + "'";
+    if (Status status = apply_input_shapes(*gear_graph, spec); !status.is_ok()) return fail(status.with_context(where));
+    Result<std::unique_ptr<Session>> gear = Session::create(host, std::move(gear_graph), session_options);
+    if (!gear.is_ok()) return fail(gear.status().with_context(where));
+    const ModelRunner* runner = (*gear)->runner();
+    if (runner == nullptr) {
+      return fail(invalid_argument(where + ": the model does not compile to static plans for these shapes (control "
+                                           "flow or data-dependent shapes); it is specialised at run time instead"));
+    }
+    const CompiledPlans gear_plans = runner->compiled_plans();
+    Result<std::string> bytes =
+        serialize_model_file((*gear)->graph(), info, &gear_plans, (*gear)->memory_statistics());
+    if (!bytes.is_ok()) return fail(bytes.status().with_context(where));
+    gears.push_back(std::move(bytes).value());
+    std::cout << "dynamic gear " << gears.size() << " (" << spec << "): feature map " << gear_plans.feature_map_bytes
+              << " bytes, " << gears.back().size() << " bytes in the file\n";
+  }
   if (Status status = write_model_file(*options.output, (*session)->graph(), info, plans ? &*plans : nullptr,
-                                       (*session)->memory_statistics());
+                                       (*session)->memory_statistics(), gears);
       !status.is_ok())
     return fail(status);
   std::error_code error;
@@ -226,7 +259,8 @@ int run(int argc, char** argv) {
               << (plans->has_memory_plan ? " (memory plan by " + plans->assigner + ")" : std::string(" (first-fit)"))
               << "\n";
   } else {
-    std::cout << "execution: per op (no task-sink plans: dynamic shapes, control flow or sequences)\n";
+    std::cout << "execution: per op (no task-sink plans: dynamic shapes, control flow or sequences)"
+              << (gears.empty() ? "" : "; dynamic gears hold static plans for their shapes") << "\n";
   }
   return 0;
 }

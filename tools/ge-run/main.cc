@@ -108,6 +108,9 @@ void print_runtime_statistics(const Session& session, std::optional<uint64_t> wa
               << " cluster runs, " << partition->body_runs << " subgraph bodies sunk, " << partition->per_op_body_runs
               << " run per op\n";
   }
+  if (session.gear_count() > 0) {
+    std::cout << "dynamic gears: " << session.gear_count() << " loaded, " << session.gear_hits() << " runs used one\n";
+  }
   const TensorPoolStatistics pool = session.tensor_pool().statistics();
   std::cout << "tensor pool: " << pool.hits << " hits, " << pool.misses << " misses, peak "
             << pool.peak_in_use_bytes << " bytes in use, " << pool.held_bytes << " bytes held\n";

@@ -61,6 +61,7 @@ enum class ModelPartitionKind : uint32_t {
   kStreamPlan = 5,
   kTaskDefs = 6,
   kKernelMeta = 7,
+  kGears = 8,
 };
 
 /// A plugin the model needs at load time, with the version it was compiled against.
@@ -91,6 +92,8 @@ struct ModelFileInfo {
   bool memory_planned = false;
   std::string memory_assigner;
   uint64_t feature_map_bytes = 0, lower_bound_bytes = 0, no_reuse_bytes = 0, io_bytes = 0;
+  /// Per dynamic gear, when read: its runtime inputs (name, type).
+  std::vector<std::vector<std::pair<std::string, std::string>>> gear_inputs;
 };
 
 struct LoadedModelFile {
@@ -99,6 +102,10 @@ struct LoadedModelFile {
   /// The stored plans (structurally decoded, not yet validated against the graph:
   /// ModelRunner::load does that); empty when the model runs per op.
   std::optional<CompiledPlans> plans;
+  /// Dynamic gears (GE's dynamic batch/resolution): the model compiled statically for
+  /// given input shapes, each a whole model file with its own graph, weights and plans.
+  /// A gear holds no gears.
+  std::vector<LoadedModelFile> gears;
 };
 
 /// The header checksum of a payload: XXH3-64 (seed 0) from format version 2, 64-bit
@@ -110,10 +117,14 @@ uint64_t model_file_checksum(std::string_view bytes, uint32_t format_version = k
 /// fields are computed here.
 /// `plans` (optional) are a ModelRunner's compiled_plans() for `graph` (node indices into
 /// its node list) and `memory` the statistics of its memory plan, for --info.
+/// `gears` are serialised model files of the same model compiled for fixed input shapes
+/// (each with plans, none with gears of its own).
 Result<std::string> serialize_model_file(const Graph& graph, const ModelFileInfo& info,
-                                         const CompiledPlans* plans = nullptr, const MemoryStatistics* memory = nullptr);
+                                         const CompiledPlans* plans = nullptr, const MemoryStatistics* memory = nullptr,
+                                         const std::vector<std::string>& gears = {});
 Status write_model_file(const std::filesystem::path& path, const Graph& graph, const ModelFileInfo& info,
-                        const CompiledPlans* plans = nullptr, const MemoryStatistics* memory = nullptr);
+                        const CompiledPlans* plans = nullptr, const MemoryStatistics* memory = nullptr,
+                        const std::vector<std::string>& gears = {});
 
 /// Verifies and decodes a whole file image. `origin` names it in errors.
 Result<LoadedModelFile> deserialize_model_file(std::string_view bytes, const std::string& origin);

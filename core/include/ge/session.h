@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ge/executor.h"
@@ -24,6 +25,8 @@
 #include "ge/tensor_pool.h"
 
 namespace ge {
+
+struct LoadedModelFile;
 
 struct SessionOptions {
   std::string backend = "cpu";
@@ -103,6 +106,10 @@ class Session {
     const Executor* executor = last_executor_ != nullptr ? last_executor_ : executor_.get();
     return executor ? std::optional<PartitionStatistics>(executor->partition_statistics()) : std::nullopt;
   }
+  /// Dynamic gears loaded from a model file (static plans picked by exact input shapes),
+  /// and how many runs used one.
+  size_t gear_count() const { return gears_.size(); }
+  uint64_t gear_hits() const { return gear_hits_; }
   /// The pool the per-op executor's values and the runs' outputs come from.
   const TensorPool& tensor_pool() const { return *pool_; }
 
@@ -111,6 +118,8 @@ class Session {
                                                                           const std::filesystem::path& path,
                                                                           const SessionOptions& options);
   Session() = default;
+  /// Loads a dynamic gear of a model file (ge/model_file.h) after the model itself.
+  Status load_gear(const PluginHost& host, LoadedModelFile& gear, const SessionOptions& options);
   /// Sets up the per-op executor for `graph`, which sinks its static clusters and subgraph
   /// bodies when the options allow the task sink, and with `specialisation_source` (the
   /// inferred graph, with dynamic input dims) the shape-keyed specialisations. `run_passes`
@@ -124,6 +133,8 @@ class Session {
   std::shared_ptr<TensorPool> pool_ = TensorPool::create();
   std::unique_ptr<Graph> specialisation_source_;
   std::unique_ptr<SpecialisationCache> specialisations_;
+  std::unordered_map<std::string, Specialisation> gears_;  // by SpecialisationCache::key_of
+  uint64_t gear_hits_ = 0;
   std::vector<PassTiming> pass_timings_;
   std::vector<StageTiming> stage_timings_;
   std::unique_ptr<ModelRunner> runner_;  // set when the graph runs through the task sink
