@@ -170,7 +170,14 @@ Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph
   executor_options.pool = pool_;
   executor_options.cache_size = std::max<size_t>(options.specialisation_cache_size, 1);
   if (options.task_sink) executor_options.sink = compile;
-  GE_ASSIGN_OR_RETURN(executor_, Executor::create(std::move(graph), backend, ops_, executor_options));
+  if (!backend.device().host_accessible() && specialisation_source) {
+    // Every signature that compiles to the task sink still runs; the rest cannot.
+    per_op_unavailable_ = unsupported("backend '" + backend.name() + "' has no host-accessible device, which the per-op "
+                                      "executor needs: only input shapes whose specialisation runs in the task sink run");
+    dynamic_graph_ = std::move(graph);
+  } else {
+    GE_ASSIGN_OR_RETURN(executor_, Executor::create(std::move(graph), backend, ops_, executor_options));
+  }
   if (specialisation_source) {
     specialisation_source_ = std::move(specialisation_source);
     // A signature whose graph still has host ops or data-dependent shapes after the
@@ -199,7 +206,7 @@ Result<Specialisation*> Session::specialised(const NamedValues& inputs) {
   if (!specialisations_ && gears_.empty()) return static_cast<Specialisation*>(nullptr);
   // The executor's checks and messages (dtypes, static and named dims) come first.
   GE_ASSIGN_OR_RETURN(std::vector<const RuntimeValue*> bound,
-                      bind_runtime_inputs(executor_->graph().runtime_inputs(), inputs));
+                      bind_runtime_inputs(graph().runtime_inputs(), inputs));
   std::vector<const Tensor*> tensors;
   tensors.reserve(bound.size());
   for (const RuntimeValue* value : bound) {
@@ -227,6 +234,7 @@ Status Session::run(const NamedTensors& inputs, std::vector<Tensor>& outputs) {
     GE_ASSIGN_OR_RETURN(Specialisation * found, specialised(values));
     if (found != nullptr && found->runner) return found->runner->execute(inputs, outputs);
     if (found != nullptr && found->executor) return found->executor->run(inputs, outputs);
+    if (!executor_) return per_op_unavailable_;
     return executor_->run(inputs, outputs);
   }
   // The executor's checks and messages; the runner then binds by name again.
@@ -239,7 +247,7 @@ Status Session::run_values(const NamedValues& inputs, std::vector<RuntimeValue>&
   if (runner == nullptr) {
     GE_ASSIGN_OR_RETURN(Specialisation * found, specialised(inputs));
     if (found != nullptr && found->executor) return found->executor->run_values(inputs, outputs);
-    if (found == nullptr || !found->runner) return executor_->run_values(inputs, outputs);
+    if (found == nullptr || !found->runner) return executor_ ? executor_->run_values(inputs, outputs) : per_op_unavailable_;
     runner = found->runner.get();
   }
   GE_RETURN_IF_ERROR(bind_runtime_inputs(runner->graph().runtime_inputs(), inputs).status());

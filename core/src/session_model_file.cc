@@ -25,7 +25,7 @@ std::chrono::steady_clock::time_point end_stage(std::vector<StageTiming>& stages
 
 Status Session::load_gear(const PluginHost& host, LoadedModelFile& gear, const SessionOptions& options) {
   if (runner_) return invalid_argument("the model has static input shapes: a dynamic gear cannot apply");
-  const std::vector<Value*> expected = executor_->graph().runtime_inputs();
+  const std::vector<Value*> expected = graph().runtime_inputs();
   const std::vector<Value*> given = gear.graph->runtime_inputs();
   if (given.size() != expected.size()) {
     return invalid_argument("it has " + std::to_string(given.size()) + " runtime inputs, the model " +

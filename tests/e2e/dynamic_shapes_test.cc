@@ -112,6 +112,39 @@ TEST(ShapeSpecialisation, ABadShapeIsRejectedBeforeSpecialising) {
   EXPECT_EQ((*session)->specialisations()->statistics().misses, 0u);
 }
 
+TEST(ShapeSpecialisation, SymbolicDimsRunOnTheSimulatedNpu) {
+  ASSERT_TRUE(PluginEnvironment::get().require({"npu_sim"}).is_ok());
+  SessionOptions npu;
+  npu.backend = "npu_sim";
+  auto on_npu = session_for(kSymbolicRows, npu);
+  ASSERT_TRUE(on_npu.is_ok()) << on_npu.status().to_string();
+  auto on_cpu = session_for(kSymbolicRows);
+  ASSERT_TRUE(on_cpu.is_ok()) << on_cpu.status().to_string();
+  std::mt19937 rng(11);
+  for (int64_t rows : {3, 6, 3}) {
+    const Tensor x = random_rows(rng, rows);
+    std::vector<Tensor> got, want;
+    Status s = (*on_npu)->run({{"x", x}}, got);
+    ASSERT_TRUE(s.is_ok()) << s.to_string();
+    ASSERT_TRUE((*on_cpu)->run({{"x", x}}, want).is_ok());
+    const std::vector<float> g = floats(got.at(0)), w = floats(want.at(0));
+    ASSERT_EQ(g.size(), w.size());
+    for (size_t k = 0; k < g.size(); ++k) EXPECT_NEAR(g[k], w[k], 1e-5f);
+  }
+  EXPECT_EQ((*on_npu)->specialisations()->statistics().sunk, 2u);
+  // A signature that stays dynamic needs the per-op executor, which npu_sim cannot host.
+  auto dynamic = session_for(R"(graph main (opset ""=17) {
+  input %x : float32[N]
+  %nz = NonZero(%x) "nz"
+  output %nz
+})", npu);
+  ASSERT_TRUE(dynamic.is_ok()) << dynamic.status().to_string();
+  std::vector<Tensor> out;
+  Status refused = (*dynamic)->run({{"x", Tensor::from_vector<float>({2}, {0, 1})}}, out);
+  EXPECT_EQ(refused.code(), StatusCode::kUnsupported);
+  EXPECT_NE(refused.message().find("host-accessible"), std::string::npos) << refused.to_string();
+}
+
 TEST(ShapeSpecialisation, ASignatureThatStaysDynamicRunsPerOpAndIsRemembered) {
   auto session = session_for(R"(graph main (opset ""=17) {
   input %x : float32[N]

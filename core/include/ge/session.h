@@ -76,7 +76,7 @@ class Session {
   static Result<std::unique_ptr<Session>> create_compiled(const PluginHost& host, std::unique_ptr<Graph> graph,
                                                           const CompiledPlans* plans, const SessionOptions& options);
 
-  const Graph& graph() const { return runner_ ? runner_->graph() : executor_->graph(); }
+  const Graph& graph() const { return runner_ ? runner_->graph() : executor_ ? executor_->graph() : *dynamic_graph_; }
   const OpRegistry& ops() const { return ops_; }
   const std::vector<PassTiming>& pass_timings() const { return pass_timings_; }
   /// The steps create() took, in order. "passes" spans the pipeline; each pass inside it
@@ -140,6 +140,10 @@ class Session {
   std::unique_ptr<ModelRunner> runner_;  // set when the graph runs through the task sink
   std::unique_ptr<Executor> executor_;   // set otherwise
   const Executor* last_executor_ = nullptr;  // the executor of the latest specialised run
+  // A specialising session on a backend the per-op executor cannot use: its graph, and
+  // the error a signature that does not compile to the task sink gets.
+  std::unique_ptr<Graph> dynamic_graph_;
+  Status per_op_unavailable_;
 };
 
 }  // namespace ge
