@@ -23,6 +23,7 @@ struct Step {
   bool host = false;
   bool dynamic = false;
   bool prepared = false;      // `kernel` holds the node's kernel; else it is prepared per op
+  std::vector<std::vector<int64_t>> prepared_shapes;  // the input shapes `kernel` was prepared for
   std::vector<const Value*> implicit;  // a host op's values read through its subgraphs' captures
   int cluster = -1;           // index into Plan::clusters when the node runs inside one
   bool cluster_head = false;  // the cluster's first step: it runs the whole cluster
@@ -188,13 +189,22 @@ struct Executor::Impl {
     GE_RETURN_IF_ERROR(ops->infer_graph(g).with_context("specialising to the given input shapes"));
     GE_RETURN_IF_ERROR(add_steps(*plan));
     if (options.sink) GE_RETURN_IF_ERROR(partition_plan(*plan, /*top_level=*/true));
-    for (Step& step : plan->steps) {
-      if (!step.host && !step.dynamic && step.cluster < 0) {
-        GE_ASSIGN_OR_RETURN(step.kernel, backend->prepare(*step.node));
-        step.prepared = true;
+    GE_RETURN_IF_ERROR(prepare_steps(*plan));
+    return plan;
+  }
+
+  /// Prepares the kernels of the static steps outside clusters, noting the input shapes
+  /// they are for (a body's static inference can disagree with a run).
+  Status prepare_steps(Plan& plan) {
+    for (Step& step : plan.steps) {
+      if (step.host || step.dynamic || step.cluster >= 0) continue;
+      GE_ASSIGN_OR_RETURN(step.kernel, backend->prepare(*step.node));
+      step.prepared = true;
+      for (const Value* in : step.node->inputs()) {
+        step.prepared_shapes.push_back(in != nullptr ? in->desc().static_dims() : std::vector<int64_t>{});
       }
     }
-    return plan;
+    return Status::ok();
   }
 
   /// The steps of `plan.graph` in topological order, classified by its current descs.
@@ -277,6 +287,13 @@ struct Executor::Impl {
     for (const Cluster& cluster : plan.clusters) {
       clustered += cluster.steps;
       dynamic += cluster.cache ? 1 : 0;
+    }
+    if (logger().should_log(spdlog::level::debug)) {
+      std::string per_op;
+      for (const Step& step : plan.steps) {
+        if (step.cluster < 0) per_op += (per_op.empty() ? "" : ", ") + step.node->describe() + (step.host ? " (host)" : step.dynamic ? " (dynamic shape)" : "");
+      }
+      GE_LOG_DEBUG("graph '{}': runs per op: {}", g.name(), per_op.empty() ? "nothing" : per_op);
     }
     if (!plan.clusters.empty()) {
       GE_LOG_INFO("graph '{}': {} cluster(s) of {} nodes run in the task sink ({} of them specialised at run time); {} "
@@ -414,6 +431,7 @@ struct Executor::Impl {
         entry.plan->graph = &body;
         GE_RETURN_IF_ERROR(add_steps(*entry.plan));
         GE_RETURN_IF_ERROR(partition_plan(*entry.plan, /*top_level=*/false));
+        GE_RETURN_IF_ERROR(prepare_steps(*entry.plan));
       } else if (body.node_count() > 0) {
         GE_ASSIGN_OR_RETURN(std::vector<Node*> order, body.topological_order());
         Result<GraphCluster> cut = extract_cluster(order, {body.outputs().begin(), body.outputs().end()});
@@ -535,6 +553,9 @@ struct Executor::Impl {
       }
     }
     PreparedKernel* kernel = step != nullptr && step->prepared ? &step->kernel : nullptr;
+    for (size_t i = 0; kernel != nullptr && i < inputs.size(); ++i) {
+      if (inputs[i] != nullptr && inputs[i]->tensor.shape() != step->prepared_shapes[i]) kernel = nullptr;  // per op
+    }
     if (kernel == nullptr) {
       // Per-op mode: shapes depend on data computed this run.
       GE_RETURN_IF_ERROR(stream->synchronize());

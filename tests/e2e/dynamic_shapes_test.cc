@@ -274,6 +274,61 @@ TEST(Partition, LoopBodyWithSteadyShapesIsSunk) {
   EXPECT_EQ(p.body_runs, 8u);
 }
 
+TEST(Partition, APartitionedLoopBodyWhoseShapesGrowRunsPerOpWhereInferenceWasWrong) {
+  for (const char* state : {"float32[?]", "float32[1]"}) {
+  SCOPED_TRACE(state);
+  // The body holds an If (so it is partitioned in place, not sunk whole); its state grows
+  // by one element per iteration although its static inference saw only the first.
+  std::string text = R"(graph main (opset ""=17) {
+  input %trips : int64[]
+  input %flag : bool[]
+  init %cond : bool[] = [true]
+  init %start : float32[1] = [1]
+  %acc = Loop(%trips, %cond, %start) {body: graph = graph body {
+    input %i : int64[]
+    input %c : bool[]
+    input %prev : STATE
+    capture %flag
+    init %axes : int64[1] = [0]
+    init %two : float32[] = [2]
+    %fi = Cast(%i) {to: int = 1} "as_float"
+    %item = Unsqueeze(%fi, %axes) "item"
+    %grown = Concat(%prev, %item) {axis: int = 0} "append"
+    %doubled = Mul(%grown, %two) "double"
+    %next = If(%flag) {then_branch: graph = graph keep {
+      capture %doubled
+      %k = Identity(%doubled) "keep"
+      output %k
+    }, else_branch: graph = graph negate {
+      capture %doubled
+      %n = Neg(%doubled) "negate"
+      output %n
+    }} "maybe_negate"
+    %c_out = Identity(%c) "keep_going"
+    output %c_out
+    output %next
+  }} "loop"
+  output %acc
+})";
+  text.replace(text.find("STATE"), 5, state);
+  PartitionCheck check(text);
+  ASSERT_TRUE(check.ready());
+  for (int64_t trips : {4, 4, 2, 5}) {
+    for (bool flag : {true, false}) {
+      Tensor f = Tensor::zeros(DataType::kBool, {});
+      f.data<uint8_t>()[0] = flag ? 1 : 0;
+      check.expect_same({{"trips", Tensor::from_vector<int64_t>({}, {trips})}, {"flag", f}});
+    }
+  }
+  std::vector<Tensor> out;
+  Tensor t = Tensor::zeros(DataType::kBool, {});
+  t.data<uint8_t>()[0] = 1;
+  ASSERT_TRUE(check.sunk().run({{"trips", Tensor::from_vector<int64_t>({}, {3})}, {"flag", t}}, out).is_ok());
+  // 1 -> [2, 0] -> [4, 0, 2] -> [8, 0, 4, 4]
+  EXPECT_EQ(floats(out.at(0)), (std::vector<float>{8, 0, 4, 4}));
+  }
+}
+
 TEST(Partition, NonZeroSplitsAStaticPrefixFromASpecialisedSuffix) {
   PartitionCheck check(R"(graph main (opset ""=17) {
   input %x : float32[6]
