@@ -173,6 +173,7 @@ struct Executor::Impl {
   std::unordered_map<const Graph*, Body> bodies;
   std::unordered_map<const Graph*, std::unordered_map<const Value*, RuntimeValue>> constant_values;
   PartitionStatistics partition;
+  std::string partition_text;  // describe_partition()
   // Per-op mode caches: a node's kernel for the input descs it was last prepared with,
   // and the order of each subgraph.
   std::unordered_map<const Node*, std::pair<std::vector<TensorDesc>, PreparedKernel>> kernel_cache;
@@ -288,13 +289,24 @@ struct Executor::Impl {
       clustered += cluster.steps;
       dynamic += cluster.cache ? 1 : 0;
     }
-    if (logger().should_log(spdlog::level::debug)) {
-      std::string per_op;
-      for (const Step& step : plan.steps) {
-        if (step.cluster < 0) per_op += (per_op.empty() ? "" : ", ") + step.node->describe() + (step.host ? " (host)" : step.dynamic ? " (dynamic shape)" : "");
+    std::string per_op;
+    for (const Step& step : plan.steps) {
+      if (step.cluster < 0) {
+        per_op += (per_op.empty() ? "" : ", ") + step.node->describe() +
+                  (step.host ? " (host)" : step.dynamic ? " (dynamic shape)" : "");
       }
-      GE_LOG_DEBUG("graph '{}': runs per op: {}", g.name(), per_op.empty() ? "nothing" : per_op);
     }
+    GE_LOG_DEBUG("graph '{}': runs per op: {}", g.name(), per_op.empty() ? "nothing" : per_op);
+    partition_text += "graph '" + g.name() + "'" + (top_level ? "" : " (a subgraph body)") + ":\n";
+    for (size_t c = 0; c < plan.clusters.size(); ++c) {
+      partition_text += "  cluster " + std::to_string(c + 1) +
+                        (plan.clusters[c].cache ? " (specialised per input shapes at run time):" : " (static):");
+      for (const Step& step : plan.steps) {
+        if (step.cluster == static_cast<int>(c)) partition_text += " " + step.node->describe() + ";";
+      }
+      partition_text += "\n";
+    }
+    partition_text += "  per op: " + (per_op.empty() ? std::string("nothing") : per_op) + "\n";
     if (!plan.clusters.empty()) {
       GE_LOG_INFO("graph '{}': {} cluster(s) of {} nodes run in the task sink ({} of them specialised at run time); {} "
                   "nodes run per op", g.name(), plan.clusters.size(), clustered, dynamic, plan.steps.size() - clustered);
@@ -676,6 +688,8 @@ const Graph& Executor::graph() const { return *impl_->graph; }
 const TensorPool& Executor::pool() const { return *impl_->pool; }
 
 PartitionStatistics Executor::partition_statistics() const { return impl_->partition; }
+
+std::string Executor::describe_partition() const { return impl_->partition_text; }
 
 Result<std::unique_ptr<Executor>> Executor::create(std::unique_ptr<Graph> graph, Backend& backend, const OpRegistry& ops,
                                                    ExecutorOptions options) {

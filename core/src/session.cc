@@ -147,13 +147,18 @@ Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph
   // into the task sink.
   // Descs inside a graph handed here are those of another shape (or of a run of the
   // per-op executor): shapes are inferred afresh, then the passes run.
-  auto optimise = [this, &host, &backend, options, run_passes](Graph& graph) -> Status {
+  // --dump-graph: a specialisation's passes dump into a folder of their own; those of
+  // clusters and bodies (fragments) do not dump.
+  auto optimise = [this, &host, &backend, options, run_passes](Graph& graph,
+                                                               std::optional<std::filesystem::path> dump) -> Status {
     for (const auto& node : graph.nodes()) {
       for (Value* out : node->outputs()) out->mutable_desc().shape.reset();
     }
     GE_RETURN_IF_ERROR(ops_.infer_graph(graph));
     if (run_passes) {
-      PassManager passes(host.passes(), ops_, options.passes);
+      PassManagerOptions pass_options = options.passes;
+      pass_options.dump_dir = std::move(dump);
+      PassManager passes(host.passes(), ops_, pass_options);
       Result<Backend*> reference = host.backend("cpu");
       GE_RETURN_IF_ERROR(passes.run(graph, &backend, reference.is_ok() ? *reference : nullptr));
     }
@@ -163,7 +168,7 @@ Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph
     return load_task_sink(graph, backend, assigners, options.memory_order, options.max_streams, pool_);
   };
   SinkCompiler compile = [optimise, load](std::unique_ptr<Graph> graph) -> Result<std::unique_ptr<ModelRunner>> {
-    GE_RETURN_IF_ERROR(optimise(*graph));
+    GE_RETURN_IF_ERROR(optimise(*graph, std::nullopt));
     return load(*graph);
   };
   ExecutorOptions executor_options;
@@ -183,12 +188,14 @@ Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph
     // A signature whose graph still has host ops or data-dependent shapes after the
     // passes runs on an executor of its own: the passes folded what the static shapes
     // made constant, and its plan is partitioned.
-    auto specialise = [this, &backend, optimise, load, executor_options](
+    auto specialise = [this, &backend, optimise, load, executor_options, dump_dir = options.passes.dump_dir](
                           const std::vector<TensorDesc>& descs) -> Result<Specialisation> {
       std::unique_ptr<Graph> graph = specialisation_source_->clone();
       const std::vector<Value*> inputs = graph->runtime_inputs();
       for (size_t i = 0; i < inputs.size() && i < descs.size(); ++i) inputs[i]->set_desc(descs[i]);
-      GE_RETURN_IF_ERROR(optimise(*graph));
+      std::optional<std::filesystem::path> dump;
+      if (dump_dir) dump = *dump_dir / ("specialisation_" + std::to_string(++specialisations_compiled_));
+      GE_RETURN_IF_ERROR(optimise(*graph, std::move(dump)));
       Result<std::unique_ptr<ModelRunner>> runner = load(*graph);
       if (runner.is_ok()) return Specialisation{std::move(runner).value(), nullptr};
       if (runner.status().code() != StatusCode::kUnsupported) return runner.status();

@@ -358,6 +358,13 @@ TEST(Partition, NonZeroSplitsAStaticPrefixFromASpecialisedSuffix) {
   EXPECT_EQ(p.clusters, 2u);
   EXPECT_EQ(p.dynamic_clusters, 1u);
   EXPECT_EQ(p.per_op_nodes, 1u) << "only NonZero";
+  const std::string described = check.sunk().describe_partition();
+  EXPECT_NE(described.find("cluster 1 (static): Mul 'prefix_scale'; Add 'prefix_offset';"), std::string::npos)
+      << described;
+  EXPECT_NE(described.find("cluster 2 (specialised per input shapes at run time): Squeeze 'flatten_index';"),
+            std::string::npos)
+      << described;
+  EXPECT_NE(described.find("per op: NonZero 'keep' (dynamic shape)"), std::string::npos) << described;
   // The prefix runs sunk every time; the suffix from the second sighting of its signature.
   EXPECT_EQ(p.cluster_runs, 5u + 3u);
 }

@@ -1,14 +1,15 @@
 /// ge-run: loads GE's plugins, compiles a model and runs it on one backend. See usage().
 /// Exit status: 0 success, 1 user error or output mismatch, 2 internal error.
 
-#include <optional>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <variant>
@@ -327,6 +328,12 @@ int run(int argc, char** argv) {
   }
   if (options.repeat) print_latency(latencies);
   if (options.verbosity > 0) print_runtime_statistics(session, warm_misses, repeat - kWarmUpRuns);
+  if (const std::string partition = session.describe_partition(); options.passes.dump_dir && !partition.empty()) {
+    const fs::path path = *options.passes.dump_dir / "partition.txt";
+    std::ofstream out(path);
+    out << partition;
+    if (!out) return fail(invalid_argument("--dump-graph: cannot write '" + path.string() + "'"));
+  }
 
   if (options.output_dir) {
     if (Status status = write_outputs(*options.output_dir, graph_outputs, outputs); !status.is_ok())

@@ -69,6 +69,9 @@ class Executor {
   /// The pool the executor's tensors come from (statistics: ge/tensor_pool.h).
   const TensorPool& pool() const;
   PartitionStatistics partition_statistics() const;
+  /// The clusters (their nodes, static or specialised at run time) and the nodes run per
+  /// op of every plan and partitioned body so far, one block per graph.
+  std::string describe_partition() const;
 
   /// Runs once. `inputs` bind the graph's runtime inputs by name; each must match the
   /// declared dtype and every static dim (named dims bind consistently). Outputs come

@@ -110,6 +110,12 @@ class Session {
   /// and how many runs used one.
   size_t gear_count() const { return gears_.size(); }
   uint64_t gear_hits() const { return gear_hits_; }
+  /// What runs where in the per-op executor of the latest run (clusters and the nodes run
+  /// per op, per graph and body partitioned so far); empty when there is none.
+  std::string describe_partition() const {
+    const Executor* executor = last_executor_ != nullptr ? last_executor_ : executor_.get();
+    return executor != nullptr ? executor->describe_partition() : std::string();
+  }
   /// The pool the per-op executor's values and the runs' outputs come from.
   const TensorPool& tensor_pool() const { return *pool_; }
 
@@ -134,6 +140,7 @@ class Session {
   std::unique_ptr<Graph> specialisation_source_;
   std::unique_ptr<SpecialisationCache> specialisations_;
   std::unordered_map<std::string, Specialisation> gears_;  // by SpecialisationCache::key_of
+  uint64_t specialisations_compiled_ = 0;
   uint64_t gear_hits_ = 0;
   std::vector<PassTiming> pass_timings_;
   std::vector<StageTiming> stage_timings_;
