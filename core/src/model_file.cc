@@ -540,14 +540,25 @@ Result<LoadedModelFile> decode_model_file(std::string_view file, const std::stri
   }
   if (has_gear_partition && is_gear) return corrupt(origin, "a gear holds gears of its own");
   const std::string_view gear_area = has_gear_partition ? partitions[ModelPartitionKind::kGears] : std::string_view{};
+  // Every entry is checked before any gear is decoded: gears lie one after another, so a
+  // forged directory cannot make the loader decode one big gear many times.
+  uint64_t gears_end = 0;
   for (int i = 0; i < model_info.gears_size(); ++i) {
     const gem::GearEntry& entry = model_info.gears(i);
-    const std::string label = origin + " gear " + std::to_string(i);
+    if (entry.offset() < gears_end) {
+      return corrupt(origin, "gear " + std::to_string(i) + " at offset " + std::to_string(entry.offset()) +
+                                 " overlaps the gear before it (which ends at " + std::to_string(gears_end) + ")");
+    }
     if (entry.offset() > gear_area.size() || entry.size() > gear_area.size() - entry.offset()) {
       return corrupt(origin, "gear " + std::to_string(i) + " at offset " + std::to_string(entry.offset()) +
                                  " with size " + std::to_string(entry.size()) + " lies outside the gears partition (" +
                                  std::to_string(gear_area.size()) + " bytes)");
     }
+    gears_end = entry.offset() + entry.size();
+  }
+  for (int i = 0; i < model_info.gears_size(); ++i) {
+    const gem::GearEntry& entry = model_info.gears(i);
+    const std::string label = origin + " gear " + std::to_string(i);
     GE_ASSIGN_OR_RETURN(LoadedModelFile gear,
                         decode_model_file(gear_area.substr(entry.offset(), entry.size()), label, owner, true));
     if (!gear.plans) return corrupt(origin, "gear " + std::to_string(i) + " has no execution plans");

@@ -335,4 +335,34 @@ TEST(ModelFile, ReadMissingFile) {
 }
 
 }  // namespace
+
+namespace {
+
+/// A file with an empty graph whose model info lists `entries` (offset, size) of a gears
+/// partition holding `gears`.
+std::string file_with_gears(const std::vector<std::pair<uint64_t, uint64_t>>& entries, const std::string& gears) {
+  std::string info;
+  field_bytes(info, 1, "cpu");
+  for (const auto& [offset, size] : entries) {
+    std::string entry;
+    field_varint(entry, 1, offset);
+    field_varint(entry, 2, size);
+    field_bytes(info, 12, entry);
+  }
+  return assemble({{3, info}, {1, "graph main {\n}\n"}, {2, ""}, {8, gears}});
+}
+
+}  // namespace
+
+TEST(ModelFileGears, EntriesMustLieInsideThePartitionOneAfterAnother) {
+  const std::string blob(128, 'g');
+  expect_error(file_with_gears({{0, 128}, {0, 128}}, blob), StatusCode::kParseError,
+               "gear 1 at offset 0 overlaps the gear before it (which ends at 128)");
+  expect_error(file_with_gears({{64, 128}}, blob), StatusCode::kParseError,
+               "gear 0 at offset 64 with size 128 lies outside the gears partition (128 bytes)");
+  expect_error(file_with_gears({}, blob), StatusCode::kParseError, "it has a gears partition but no gear entries");
+  // In range, one after another: the gear itself is decoded (and this one is not a model file).
+  expect_error(file_with_gears({{0, 64}, {64, 64}}, blob), StatusCode::kParseError, "gear 0");
+}
+
 }  // namespace ge
