@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cmath>
+#include <cstdint>
+
 #include <limits>
 
 #include "math_test_util.h"
@@ -41,6 +45,24 @@ TEST(MathBinaryKernel, PowBroadcastsAScalarExponent) {
   test.input(f32({2, 2}, {1, 2, 3, 4})).input(f32({}, {2})).output(F::kFloat32, {2, 2});
   GE_RUN_KERNEL(out, test);
   expect_tensor<float>(out[0], {2, 2}, {1, 4, 9, 16});
+}
+
+TEST(MathBinaryKernel, PowByAConstantTwoSquaresExactlyAsPowDoes) {
+  const std::vector<float> x = {1.5f, -3.25f, 1e-20f, 3e19f, -0.0f, 7.123456f, 1e30f, -2.5e-3f};
+  std::vector<float> expected;
+  for (float v : x) expected.push_back(static_cast<float>(std::pow(static_cast<double>(v), 2.0)));
+  for (Tensor two : {f32({}, {2}), i64({1}, {2})}) {
+    KernelTest test("Pow");
+    test.input(f32({8}, x)).initializer(two).output(F::kFloat32, {8});
+    GE_RUN_KERNEL(out, test);
+    Result<PreparedKernel> kernel = test.prepare();
+    ASSERT_TRUE(kernel.is_ok()) << kernel.status().to_string();
+    EXPECT_NE(kernel->name.find("square"), std::string::npos) << kernel->name;
+    ASSERT_EQ(out[0].element_count(), 8);
+    for (size_t i = 0; i < expected.size(); ++i) {  // bit for bit, overflow to inf included
+      EXPECT_EQ(std::bit_cast<uint32_t>(out[0].data<float>()[i]), std::bit_cast<uint32_t>(expected[i])) << "element " << i;
+    }
+  }
 }
 
 TEST(MathBinaryKernel, ModTakesTheSignOfTheDivisor) {

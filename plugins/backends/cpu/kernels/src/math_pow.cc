@@ -5,6 +5,7 @@
 // other mix computes pow in double and converts to the base type (truncating for ints).
 
 #include <cmath>
+#include <optional>
 #include <type_traits>
 
 #include "math_binary.h"
@@ -46,9 +47,50 @@ struct PowOp {
   }
 };
 
+/// x^2 as x * x: correctly rounded either way (a float's square is exact in double), so
+/// the result equals std::pow's.
+struct SquareParams {
+  int64_t count = 0;
+};
+
+template <typename T>
+int square_kernel(const KernelArgs& args) {
+  const auto& p = *static_cast<const SquareParams*>(args.params);
+  const auto* x = static_cast<const T*>(args.inputs[0]);
+  auto* y = static_cast<T*>(args.outputs[0]);
+  if (p.count > 0 && (x == nullptr || y == nullptr)) return kKernelMissingAddress;
+  for (int64_t i = 0; i < p.count; ++i) y[i] = x[i] * x[i];
+  return kKernelOk;
+}
+
+/// The kernel of a float or double base raised to a constant scalar 2 that does not
+/// broadcast the base; null otherwise.
+std::optional<PreparedKernel> prepare_square(const KernelContext& context, DataType base) {
+  const Value* exponent = context.node.input_count() > 1 ? context.node.input(1) : nullptr;
+  const Tensor* constant = exponent != nullptr ? exponent->constant() : nullptr;
+  if (constant == nullptr || constant->element_count() != 1 || (base != DataType::kFloat32 && base != DataType::kFloat64)) {
+    return std::nullopt;
+  }
+  double value = 0.0;
+  switch (constant->dtype()) {
+    case DataType::kFloat32: value = constant->data<float>()[0]; break;
+    case DataType::kFloat64: value = constant->data<double>()[0]; break;
+    case DataType::kInt32: value = constant->data<int32_t>()[0]; break;
+    case DataType::kInt64: value = static_cast<double>(constant->data<int64_t>()[0]); break;
+    default: return std::nullopt;
+  }
+  Result<std::vector<int64_t>> x_dims = input_dims(context, 0);
+  Result<std::vector<int64_t>> y_dims = output_dims(context, 0);
+  if (value != 2.0 || !x_dims.is_ok() || !y_dims.is_ok() || *x_dims != *y_dims) return std::nullopt;
+  SquareParams params{element_count(*x_dims)};
+  KernelFunction function = base == DataType::kFloat32 ? &square_kernel<float> : &square_kernel<double>;
+  return make_kernel(context, function, params, 0, "square");
+}
+
 Result<PreparedKernel> prepare_pow(const KernelContext& context) {
   const DataType base = input_dtype(context, 0);
   const DataType exponent = input_dtype(context, 1);
+  if (std::optional<PreparedKernel> square = prepare_square(context, base)) return *square;
   GE_ASSIGN_OR_RETURN(BinaryParams params, prepare_binary_params(context, base));
   KernelFunction function = select(base, PowBaseTypes{}, [&]<typename A>() -> KernelFunction {
     return select(exponent, NumericTypes{},
