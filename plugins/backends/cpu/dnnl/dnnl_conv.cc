@@ -91,12 +91,12 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
     ArgSource residual{ArgSource::kInput, 3, 0, nullptr};
     if (z != nullptr && pd.dst_desc() != *z_stored) residual = builder.reorder_to_workspace(*z_stored, residual, pd.dst_desc());
     const ArgSource dst = builder.output_or_workspace(pd.dst_desc(), *y_stored);
-    void* weights = prepack(builder, w->constant()->raw_data(), weight_user, pd.weights_desc());
+    void* weights = prepack(builder, *w->constant(), weight_user, pd.weights_desc());
     std::vector<ProgramArg> args{{DNNL_ARG_SRC, pd.src_desc(), src},
                                  {DNNL_ARG_WEIGHTS, pd.weights_desc(), {ArgSource::kOwned, 0, 0, weights}},
                                  {DNNL_ARG_DST, pd.dst_desc(), dst}};
     if (b != nullptr) {
-      void* bias = prepack(builder, b->constant()->raw_data(), bias_md, bias_md);
+      void* bias = prepack(builder, *b->constant(), bias_md, bias_md);
       args.push_back({DNNL_ARG_BIAS, bias_md, {ArgSource::kOwned, 0, 0, bias}});
     }
     if (z != nullptr) {

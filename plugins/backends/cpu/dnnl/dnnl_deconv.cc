@@ -83,7 +83,7 @@ std::optional<PreparedKernel> prepare_depth_to_space(const Node& node, std::stri
     ArgSource src{ArgSource::kInput, 0, 0, nullptr};
     if (pd.src_desc() != x_md) src = builder.reorder_to_workspace(x_md, src, pd.src_desc());
     const ArgSource t{ArgSource::kWorkspace, 0, builder.reserve_workspace(products.get_size()), nullptr};
-    void* weights = prepack(builder, node.input(1)->constant()->raw_data(), weight_user, pd.weights_desc());
+    void* weights = prepack(builder, *node.input(1)->constant(), weight_user, pd.weights_desc());
     builder.add(dnnl::convolution_forward(pd),
                 {{DNNL_ARG_SRC, pd.src_desc(), src},
                  {DNNL_ARG_WEIGHTS, pd.weights_desc(), {ArgSource::kOwned, 0, 0, weights}},
@@ -166,7 +166,7 @@ std::optional<PreparedKernel> prepare_deconv(const Node& node, std::string_view 
     const dnnl::primitive_attr attr = kernel_attributes();
     dnnl::deconvolution_forward::primitive_desc pd(desc, attr, cpu_engine());
     ProgramBuilder builder;
-    void* weights = prepack(builder, w->constant()->raw_data(), weight_user, pd.weights_desc());
+    void* weights = prepack(builder, *w->constant(), weight_user, pd.weights_desc());
     ArgSource src{ArgSource::kInput, 0, 0, nullptr};
     if (pd.src_desc() != *x_md) src = builder.reorder_to_workspace(*x_md, src, pd.src_desc());
     const ArgSource dst = builder.output_or_workspace(pd.dst_desc(), *y_md);
@@ -174,7 +174,7 @@ std::optional<PreparedKernel> prepare_deconv(const Node& node, std::string_view 
                                  {DNNL_ARG_WEIGHTS, pd.weights_desc(), {ArgSource::kOwned, 0, 0, weights}},
                                  {DNNL_ARG_DST, pd.dst_desc(), dst}};
     if (b != nullptr) {
-      args.push_back({DNNL_ARG_BIAS, bias_md, {ArgSource::kOwned, 0, 0, prepack(builder, b->constant()->raw_data(), bias_md, bias_md)}});
+      args.push_back({DNNL_ARG_BIAS, bias_md, {ArgSource::kOwned, 0, 0, prepack(builder, *b->constant(), bias_md, bias_md)}});
     }
     builder.add(dnnl::deconvolution_forward(pd), std::move(args), pd.scratchpad_desc());
     builder.finish_output(pd.dst_desc(), dst, *y_md);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dnnl_kernels.h"
+#include "dnnl_program.h"
 #include "ge/cpu_kernels/kernel_library.h"
 #include "ge/graph.h"
 #include "ge/tensor.h"
@@ -479,6 +480,32 @@ TEST(DnnlFallback, DeclinesWhatItCannotRun) {
   gemm_alpha.input(random_tensor({2, 3}, 1)).constant(random_tensor({3, 4}, 2)).output({2, 4});
   gemm_alpha.attribute("alpha", Attribute(0.5f));
   EXPECT_FALSE(prepare(gemm_alpha.node(), "cpu", Options{1}).has_value());
+}
+
+}  // namespace
+}  // namespace ge::cpu_dnnl
+
+namespace ge::cpu_dnnl {
+namespace {
+
+TEST(DnnlPrepack, KernelsPackingOneTensorTheSameWayShareTheBuffer) {
+  const Tensor w = random_tensor({16, 8, 3, 3}, 99, 0.3f);
+  using tag = dnnl::memory::format_tag;
+  const dnnl::memory::desc plain({16, 8, 3, 3}, dnnl::memory::data_type::f32, tag::oihw);
+  const dnnl::memory::desc blocked({16, 8, 3, 3}, dnnl::memory::data_type::f32, tag::OIhw8i8o);
+  ProgramBuilder first, second, third, fourth;
+  void* a = prepack(first, w, plain, blocked);
+  void* b = prepack(second, Tensor(w), plain, blocked);  // a copy shares the storage
+  EXPECT_EQ(a, b);
+  EXPECT_NE(prepack(third, w, plain, plain), a) << "another layout is another buffer";
+  const Tensor copy = w.clone();  // same bytes, other storage: packed apart
+  void* c = prepack(fourth, copy, plain, blocked);
+  EXPECT_NE(c, a);
+  // The packed bytes are the reordered weights: element (o=9, i=5, h=1, w=2) of OIhw8i8o.
+  const float expected = w.data<float>()[((9 * 8 + 5) * 3 + 1) * 3 + 2];
+  const int64_t at = ((((9 / 8) * 1 + 5 / 8) * 3 + 1) * 3 + 2) * 64 + (5 % 8) * 8 + 9 % 8;
+  EXPECT_EQ(static_cast<const float*>(a)[at], expected);
+  EXPECT_EQ(static_cast<const float*>(c)[at], expected);
 }
 
 }  // namespace

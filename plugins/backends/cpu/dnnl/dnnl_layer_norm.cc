@@ -48,9 +48,9 @@ std::optional<PreparedKernel> prepare_layer_norm(const Node& node, std::string_v
     std::vector<ProgramArg> args{
         {DNNL_ARG_SRC, md, {ArgSource::kInput, 0, 0, nullptr}},
         {DNNL_ARG_DST, md, {ArgSource::kOutput, 0, 0, nullptr}},
-        {DNNL_ARG_SCALE, vector, {ArgSource::kOwned, 0, 0, prepack(builder, scale->constant()->raw_data(), vector, vector)}}};
+        {DNNL_ARG_SCALE, vector, {ArgSource::kOwned, 0, 0, prepack(builder, *scale->constant(), vector, vector)}}};
     if (bias != nullptr) {
-      args.push_back({DNNL_ARG_SHIFT, vector, {ArgSource::kOwned, 0, 0, prepack(builder, bias->constant()->raw_data(), vector, vector)}});
+      args.push_back({DNNL_ARG_SHIFT, vector, {ArgSource::kOwned, 0, 0, prepack(builder, *bias->constant(), vector, vector)}});
     }
     builder.add(dnnl::layer_normalization_forward(pd), std::move(args), pd.scratchpad_desc());
     return std::move(builder).build(fast_kernel_name(backend, node, pd.impl_info_str()), options.threads);

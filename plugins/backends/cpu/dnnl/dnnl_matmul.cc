@@ -72,12 +72,12 @@ std::optional<PreparedKernel> build_as_convolution(const Node& node, std::string
     const dnnl::primitive_attr attr = kernel_attributes(ops);
     dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
     ProgramBuilder builder;
-    void* weights = prepack(builder, b.constant()->raw_data(), weights_user, pd.weights_desc());
+    void* weights = prepack(builder, *b.constant(), weights_user, pd.weights_desc());
     std::vector<ProgramArg> args{{DNNL_ARG_SRC, src, {ArgSource::kInput, 0, 0, nullptr}},
                                  {DNNL_ARG_WEIGHTS, pd.weights_desc(), {ArgSource::kOwned, 0, 0, weights}},
                                  {DNNL_ARG_DST, dst, {ArgSource::kOutput, 0, 0, nullptr}}};
     if (vector_bias) {
-      args.push_back({DNNL_ARG_BIAS, bias_md, {ArgSource::kOwned, 0, 0, prepack(builder, bias->constant()->raw_data(), bias_md, bias_md)}});
+      args.push_back({DNNL_ARG_BIAS, bias_md, {ArgSource::kOwned, 0, 0, prepack(builder, *bias->constant(), bias_md, bias_md)}});
     }
     if (full_bias) args.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, dst, {ArgSource::kInput, 2, 0, nullptr}});
     builder.add(dnnl::convolution_forward(pd), std::move(args), pd.scratchpad_desc());
@@ -116,16 +116,16 @@ std::optional<PreparedKernel> build_matmul(const Node& node, std::string_view ba
     dnnl::matmul::primitive_desc pd(desc, attr, cpu_engine());
     ProgramBuilder builder;
     ArgSource weights{ArgSource::kInput, 1, 0, nullptr};
-    if (constant_b) weights = {ArgSource::kOwned, 0, 0, prepack(builder, b.constant()->raw_data(), b_md, pd.weights_desc())};
+    if (constant_b) weights = {ArgSource::kOwned, 0, 0, prepack(builder, *b.constant(), b_md, pd.weights_desc())};
     std::vector<ProgramArg> args{{DNNL_ARG_SRC, a_md, {ArgSource::kInput, 0, 0, nullptr}},
                                  {DNNL_ARG_WEIGHTS, pd.weights_desc(), weights},
                                  {DNNL_ARG_DST, y_md, {ArgSource::kOutput, 0, 0, nullptr}}};
     if (b_bias) {
-      args.push_back({DNNL_ARG_BIAS, *b_bias, {ArgSource::kOwned, 0, 0, prepack(builder, bias->constant()->raw_data(), *b_bias, *b_bias)}});
+      args.push_back({DNNL_ARG_BIAS, *b_bias, {ArgSource::kOwned, 0, 0, prepack(builder, *bias->constant(), *b_bias, *b_bias)}});
     }
     if (post_bias) {
       ArgSource source{ArgSource::kInput, 2, 0, nullptr};
-      if (bias->constant() != nullptr) source = {ArgSource::kOwned, 0, 0, prepack(builder, bias->constant()->raw_data(), *post_bias, *post_bias)};
+      if (bias->constant() != nullptr) source = {ArgSource::kOwned, 0, 0, prepack(builder, *bias->constant(), *post_bias, *post_bias)};
       args.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, *post_bias, source});
     }
     builder.add(dnnl::matmul(pd), std::move(args), pd.scratchpad_desc());

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <mutex>
 #include <new>
+#include <unordered_map>
 #include <utility>
 
 #include "ge/cpu_kernels/kernel_library.h"
@@ -193,16 +195,77 @@ PreparedKernel ProgramBuilder::build(std::string name, int threads) && {
   return kernel;
 }
 
-void* prepack(ProgramBuilder& builder, const void* data, const dnnl::memory::desc& from,
+namespace {
+
+/// Prepacked constants shared by every kernel that packs the same tensor the same way: a
+/// graph's shape specialisations (and sessions of one model) prepare the same weights
+/// again. Keyed by the source's address; an entry holds the source tensor, so its bytes
+/// cannot be freed and the address reused while the entry exists, and the entry goes
+/// when the last kernel using the packed copy does.
+class PrepackCache {
+ public:
+  std::shared_ptr<void> get_or_pack(const Tensor& source, const dnnl::memory::desc& from,
+                                    const dnnl::memory::desc& to) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const void* key = source.raw_data();
+    auto range = entries_.equal_range(key);
+    for (auto it = range.first; it != range.second; ++it) {
+      if (it->second.from == from && it->second.to == to) {
+        if (std::shared_ptr<void> packed = it->second.packed.lock()) return packed;
+      }
+    }
+    std::shared_ptr<void> buffer = aligned_buffer(to.get_size());
+    dnnl::memory src(from, cpu_engine(), const_cast<void*>(key));
+    dnnl::memory dst(to, cpu_engine(), buffer.get());
+    dnnl::stream stream(cpu_engine());
+    dnnl::reorder(src, dst).execute(stream, src, dst);
+    stream.wait();
+    const uint64_t id = next_id_++;
+    void* address = buffer.get();
+    std::shared_ptr<void> packed(address, [this, key, id, buffer = std::move(buffer)](void*) mutable {
+      forget(key, id);
+      buffer.reset();
+    });
+    entries_.emplace(key, Entry{source, from, to, packed, id});
+    return packed;
+  }
+
+ private:
+  struct Entry {
+    Tensor source;
+    dnnl::memory::desc from, to;
+    std::weak_ptr<void> packed;
+    uint64_t id = 0;
+  };
+
+  void forget(const void* key, uint64_t id) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto range = entries_.equal_range(key);
+    for (auto it = range.first; it != range.second; ++it) {
+      if (it->second.id == id) {
+        entries_.erase(it);
+        return;
+      }
+    }
+  }
+
+  std::mutex mutex_;
+  std::unordered_multimap<const void*, Entry> entries_;
+  uint64_t next_id_ = 0;
+};
+
+PrepackCache& prepack_cache() {
+  static PrepackCache* cache = new PrepackCache();  // never destroyed: kernels may outlive statics
+  return *cache;
+}
+
+}  // namespace
+
+void* prepack(ProgramBuilder& builder, const Tensor& data, const dnnl::memory::desc& from,
               const dnnl::memory::desc& to) {
-  std::shared_ptr<void> buffer = aligned_buffer(to.get_size());
-  dnnl::memory source(from, cpu_engine(), const_cast<void*>(data));
-  dnnl::memory destination(to, cpu_engine(), buffer.get());
-  dnnl::stream stream(cpu_engine());
-  dnnl::reorder(source, destination).execute(stream, source, destination);
-  stream.wait();
-  void* address = buffer.get();
-  return builder.own(std::move(buffer), address);
+  std::shared_ptr<void> packed = prepack_cache().get_or_pack(data, from, to);
+  void* address = packed.get();
+  return builder.own(std::move(packed), address);
 }
 
 }  // namespace ge::cpu_dnnl

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ge/kernel.h"
+#include "ge/tensor.h"
 
 namespace ge::cpu_dnnl {
 
@@ -76,9 +77,10 @@ class ProgramBuilder {
   size_t workspace_ = 0;
 };
 
-/// Reorders constant `data` laid out as `from` into a new kernel-owned buffer laid out
-/// as `to` (prepacking weights once at prepare time); returns its address.
-void* prepack(ProgramBuilder& builder, const void* data, const dnnl::memory::desc& from,
+/// Reorders constant `data` laid out as `from` into a kernel-owned buffer laid out as
+/// `to` (prepacking weights once at prepare time); returns its address. Kernels packing
+/// the same tensor the same way share one buffer.
+void* prepack(ProgramBuilder& builder, const Tensor& data, const dnnl::memory::desc& from,
               const dnnl::memory::desc& to);
 
 /// Allocates `bytes` aligned for oneDNN (64 bytes), owned by a shared_ptr.
