@@ -172,6 +172,16 @@ struct ModelRunner::Impl {
   size_t arena_bytes = 0;
   void* weights = nullptr;
   size_t weights_bytes = 0;
+  /// On a host-accessible device the weights are not copied: the weights region is the
+  /// constants' own bytes, each planned range [offset, offset + bytes) read in place
+  /// (sorted by offset). A location in the region outside every range materialises the
+  /// block after all (materialise_weights).
+  struct HostWeight {
+    size_t offset = 0, bytes = 0;
+    const char* data = nullptr;
+  };
+  bool weights_in_place = false;
+  std::vector<HostWeight> host_weights;
   // Staging buffers for devices the host cannot address.
   std::vector<void*> staged_inputs, staged_outputs;
 
@@ -189,7 +199,7 @@ struct ModelRunner::Impl {
                       std::span<void* const> outputs) const {
     switch (location.kind) {
       case Location::Kind::kArena: return static_cast<const char*>(arena) + location.offset;
-      case Location::Kind::kWeights: return static_cast<const char*>(weights) + location.offset;
+      case Location::Kind::kWeights: return weight_at(location.offset);
       case Location::Kind::kInput: return static_cast<const char*>(inputs[location.index]) + location.offset;
       case Location::Kind::kOutput: return static_cast<const char*>(outputs[location.index]) + location.offset;
       case Location::Kind::kNone: break;
@@ -200,12 +210,57 @@ struct ModelRunner::Impl {
   /// The address of a location in the model's own memory; null for caller buffers.
   void* own_address(const Location& location) const {
     if (location.kind == Location::Kind::kArena) return static_cast<char*>(arena) + location.offset;
-    if (location.kind == Location::Kind::kWeights) return static_cast<char*>(weights) + location.offset;
+    if (location.kind == Location::Kind::kWeights) return const_cast<char*>(weight_at(location.offset));
     return nullptr;
+  }
+
+  /// The address of weights-region byte `offset`; null in place when no constant holds it.
+  const char* weight_at(size_t offset) const {
+    if (!weights_in_place) return static_cast<const char*>(weights) + offset;
+    auto after = std::upper_bound(host_weights.begin(), host_weights.end(), offset,
+                                  [](size_t at, const HostWeight& w) { return at < w.offset; });
+    if (after == host_weights.begin()) return nullptr;
+    const HostWeight& w = *(after - 1);
+    return offset < w.offset + std::max<size_t>(w.bytes, 1) ? w.data + (offset - w.offset) : nullptr;
+  }
+
+  /// Reserves the weights region: in place on a host-accessible device, else a block.
+  Status reserve_weights(size_t alignment) {
+    weights_in_place = device->host_accessible();
+    host_weights.clear();
+    if (weights_in_place) return Status::ok();
+    GE_ASSIGN_OR_RETURN(weights, device->allocate(std::max<size_t>(weights_bytes, 1), alignment));
+    return Status::ok();
+  }
+
+  /// After placement: every weights location must lie in a constant's bytes, else the
+  /// region is copied into a block as on other devices.
+  Status settle_weights(const std::unordered_map<const Value*, Location>& location, const std::string& where) {
+    if (!weights_in_place) return Status::ok();
+    std::sort(host_weights.begin(), host_weights.end(),
+              [](const HostWeight& a, const HostWeight& b) { return a.offset < b.offset; });
+    bool resolved = true;
+    for (const auto& [value, at] : location) {
+      if (at.kind == Location::Kind::kWeights && weight_at(at.offset) == nullptr) resolved = false;
+    }
+    if (resolved) return Status::ok();
+    GE_ASSIGN_OR_RETURN(weights, device->allocate(std::max<size_t>(weights_bytes, 1), kArenaAlignment));
+    for (const HostWeight& w : host_weights) {
+      if (w.bytes > 0) {
+        GE_RETURN_IF_ERROR(device->copy_to_device(static_cast<char*>(weights) + w.offset, w.data, w.bytes)
+                               .with_context(where + ": copying weights"));
+      }
+    }
+    weights_in_place = false;
+    return Status::ok();
   }
 
   Status copy_weight(const Value* value, size_t offset, const std::string& where) {
     const Tensor& data = *value->constant();
+    if (weights_in_place) {
+      host_weights.push_back({offset, data.byte_size(), static_cast<const char*>(data.raw_data())});
+      return Status::ok();
+    }
     if (data.byte_size() == 0) return Status::ok();
     return device->copy_to_device(static_cast<char*>(weights) + offset, data.raw_data(), data.byte_size())
         .with_context(where + ": copying weight '" + value->name() + "'");
@@ -227,7 +282,7 @@ struct ModelRunner::Impl {
       weight_values.push_back(init);
       weights_bytes += align_up(std::max<size_t>(init->constant()->byte_size(), 1), kArenaAlignment);
     }
-    GE_ASSIGN_OR_RETURN(weights, device->allocate(std::max<size_t>(weights_bytes, 1), kArenaAlignment));
+    GE_RETURN_IF_ERROR(reserve_weights(kArenaAlignment));
     for (const Value* init : weight_values) GE_RETURN_IF_ERROR(copy_weight(init, location[init].offset, where));
 
     std::unordered_set<const Value*> written;  // graph outputs their producer writes
@@ -326,7 +381,7 @@ struct ModelRunner::Impl {
     for (size_t i = 0; i < order.size(); ++i) step_of[order[i]] = i;
 
     weights_bytes = mp.weights_bytes;
-    GE_ASSIGN_OR_RETURN(weights, device->allocate(std::max<size_t>(weights_bytes, 1), mp.alignment));
+    GE_RETURN_IF_ERROR(reserve_weights(mp.alignment));
     arena_bytes = mp.feature_map_bytes;
     GE_ASSIGN_OR_RETURN(arena, device->allocate(std::max<size_t>(arena_bytes, 1), mp.alignment));
 
@@ -654,6 +709,8 @@ const StreamPlan& ModelRunner::stream_plan() const { return impl_->plan; }
 const std::vector<std::vector<Task>>& ModelRunner::stream_tasks() const { return impl_->tasks; }
 size_t ModelRunner::feature_map_bytes() const { return impl_->arena_bytes; }
 size_t ModelRunner::weight_bytes() const { return impl_->weights_bytes; }
+
+size_t ModelRunner::weight_copy_bytes() const { return impl_->weights != nullptr ? impl_->weights_bytes : 0; }
 const GraphMemoryPlan* ModelRunner::memory_plan() const { return impl_->memory_plan.get(); }
 
 CompiledPlans ModelRunner::compiled_plans() const {
@@ -844,6 +901,7 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
       GE_RETURN_IF_ERROR(impl->place_first_fit(prepared, input_index, location, workspace, where));
     }
   }
+  GE_RETURN_IF_ERROR(impl->settle_weights(location, where));
   for (Node* node : impl->order) impl->kernels.push_back(std::move(prepared.at(node)));
 
   for (int s = 0; s < std::max(impl->plan.stream_count, 1); ++s) {

@@ -99,6 +99,8 @@ TEST_P(ModelRunnerTest, RunsAChainWithWeightsAndTwoInputs) {
   EXPECT_EQ(runner->stream_tasks().size(), 1u);
   EXPECT_EQ(runner->stream_tasks()[0].size(), 3u);
   EXPECT_EQ(runner->weight_bytes(), 512u);
+  // A host-accessible device reads the constants in place; npu_sim gets its own copy.
+  EXPECT_EQ(runner->weight_copy_bytes(), backend().device().host_accessible() ? 0u : 512u);
   // relu and add outputs die at the next step: 2 x 512 bytes, never 3.
   EXPECT_EQ(runner->feature_map_bytes(), 1024u);
   for (int round = 0; round < 2; ++round) {

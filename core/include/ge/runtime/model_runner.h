@@ -135,6 +135,9 @@ class ModelRunner {
   const std::vector<std::vector<Task>>& stream_tasks() const;
   size_t feature_map_bytes() const;
   size_t weight_bytes() const;
+  /// Bytes of the runner's own copy of the weights: 0 on a host-accessible device, where
+  /// kernels read the constants in place.
+  size_t weight_copy_bytes() const;
   /// The plan the runner executes (its nodes and values are graph()'s), or null when it
   /// uses the first-fit arena.
   const GraphMemoryPlan* memory_plan() const;
