@@ -220,6 +220,7 @@ int run(int argc, char** argv) {
   session_options.passes = options.passes;
   session_options.memory_assigners = options.memory_assigners;
   session_options.threads = options.threads;
+  session_options.specialisation_cache_size = options.specialisations;
   session_options.memory_order = options.memory_order;
   const auto compile_start = std::chrono::steady_clock::now();
   // A compiled .gem model loads without running the compiler.

@@ -13,6 +13,7 @@ constexpr std::string_view kValueOptions[] = {
     "--plugins",      "--input",      "--output-dir",   "--backend", "--repeat", "--passes",
     "--disable-pass", "--dump-graph", "--expected-dir", "--rtol",    "--atol",
     "--check-rtol",   "--check-atol", "--memory-assigner", "--memory-order", "--profile", "--threads",
+    "--specialisations",
 };
 /// Options that take none.
 constexpr std::string_view kFlagOptions[] = {"--list-plugins", "--verify-each",          "--check-passes",
@@ -118,6 +119,9 @@ Status apply_value(RunOptions& options, const std::string& option, const std::st
     check_tolerance_given = true;
   } else if (option == "--threads") {
     GE_ASSIGN_OR_RETURN(options.threads, parse_int(option, value, 1, 1024));
+  } else if (option == "--specialisations") {
+    GE_ASSIGN_OR_RETURN(int cached, parse_int(option, value, 0, 4096));
+    options.specialisations = static_cast<size_t>(cached);
   } else if (option == "--memory-assigner") {
     if (value.empty()) return invalid_argument("--memory-assigner expects an assigner name");
     options.memory_assigners.push_back(value);
@@ -271,6 +275,8 @@ Memory (static-shape graphs run from one planned arena):
                           smallest valid plan wins; default: every loaded one)
   --memory-order ORDER    'stable' (default) or 'priority': an execution order that
                           lowers the peak of live memory
+  --specialisations N     a model with dynamic input dims is compiled per input-shape
+                          signature; keep up to N of them (default 8; 0: run it per op)
 Running:
   --repeat N              run N times and print median/min/max latency
   --profile FILE          write a Chrome trace (JSON; open in ui.perfetto.dev or

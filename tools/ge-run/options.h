@@ -34,6 +34,7 @@ struct RunOptions {
   double rtol = 1e-5;
   double atol = 1e-5;
   std::vector<std::string> memory_assigners;  ///< --memory-assigner, in order
+  size_t specialisations = 8;  ///< --specialisations: shape-keyed compilations kept (0: per op)
   int threads = 0;  ///< --threads: intra-op threads per kernel; 0: the backend's default
   ExecutionOrder memory_order = ExecutionOrder::kStable;  ///< --memory-order
   std::optional<std::filesystem::path> profile;           ///< --profile FILE (Chrome trace JSON)

@@ -155,6 +155,9 @@ TEST(OptionsTest, MemoryAssignersAndOrder) {
 TEST(OptionsTest, Threads) {
   EXPECT_EQ(parse_ok({"m.onnx"}).threads, 0);  // the backend's default: the machine's cores
   EXPECT_EQ(parse_ok({"m.onnx", "--threads", "2"}).threads, 2);
+  EXPECT_EQ(parse_ok({"m.onnx"}).specialisations, 8u);
+  EXPECT_EQ(parse_ok({"m.onnx", "--specialisations", "0"}).specialisations, 0u);
+  EXPECT_NE(error_of({"m.onnx", "--specialisations", "-1"}).find("--specialisations"), std::string::npos);
   EXPECT_EQ(parse_ok({"m.onnx", "--threads=1"}).threads, 1);
   EXPECT_NE(error_of({"m.onnx", "--threads", "0"}).find("--threads"), std::string::npos);
   EXPECT_NE(error_of({"m.onnx", "--threads", "many"}).find("got 'many'"), std::string::npos);
