@@ -35,6 +35,7 @@ struct Step {
 /// seen twice.
 struct Cluster {
   std::vector<const Value*> inputs, outputs;  // of the plan's graph, in the runner's order
+  std::vector<TensorDesc> input_descs;          // static: what the runner was compiled for
   size_t steps = 0;
   std::unique_ptr<ModelRunner> runner;          // static
   std::unique_ptr<Graph> graph;                 // dynamic: the cut, copied per compile
@@ -55,11 +56,11 @@ struct Plan {
 /// An If/Loop/Scan body: without host ops, sunk whole per signature of its inputs
 /// (runtime inputs and captures); else partitioned like a top-level plan.
 struct Body {
-  bool sinkable = false;
-  std::unique_ptr<Plan> plan;  // when not sinkable
+  std::unique_ptr<Plan> plan;  // when it holds host ops
+  // Otherwise (when it can be cut out): sunk whole per signature.
   GraphCluster cut;  // the whole body: inputs, outputs, and the graph copied per compile
   std::vector<int> input_index;  // per cut input: its index among the body's runtime inputs, or -1 (a capture)
-  std::unique_ptr<SpecialisationCache> cache;
+  std::unique_ptr<SpecialisationCache> cache;  // null: the body runs node by node
 };
 
 
@@ -297,6 +298,7 @@ struct Executor::Impl {
       }
     }
     GE_LOG_DEBUG("graph '{}': runs per op: {}", g.name(), per_op.empty() ? "nothing" : per_op);
+    if (top_level) partition_text.clear();  // the latest plan and the bodies partitioned since
     partition_text += "graph '" + g.name() + "'" + (top_level ? "" : " (a subgraph body)") + ":\n";
     for (size_t c = 0; c < plan.clusters.size(); ++c) {
       partition_text += "  cluster " + std::to_string(c + 1) +
@@ -362,6 +364,9 @@ struct Executor::Impl {
     cluster.inputs = std::move(cut.inputs);
     cluster.outputs = std::move(cut.outputs);
     cluster.runner = std::move(runner).value();
+    if (cluster.runner) {
+      for (const Value* in : cluster.runner->graph().runtime_inputs()) cluster.input_descs.push_back(in->desc());
+    }
     plan.clusters.push_back(std::move(cluster));
     for (size_t i = begin; i < end; ++i) plan.steps[i].cluster = index;
     plan.steps[begin].cluster_head = true;
@@ -399,11 +404,9 @@ struct Executor::Impl {
     if (runner != nullptr) {
       // A body's static inference can disagree with a run (a loop-carried value that
       // changes shape): such a run goes per op.
-      const std::vector<Value*> expected = runner->graph().runtime_inputs();
       for (size_t i = 0; i < inputs.size(); ++i) {
-        if (inputs[i]->dtype() != expected[i]->desc().dtype || inputs[i]->shape() != expected[i]->desc().static_dims()) {
-          return false;
-        }
+        const TensorDesc& expected = cluster.input_descs[i];
+        if (inputs[i]->dtype() != expected.dtype || inputs[i]->shape() != expected.static_dims()) return false;
       }
     }
     if (cluster.cache) {
@@ -449,7 +452,6 @@ struct Executor::Impl {
         Result<GraphCluster> cut = extract_cluster(order, {body.outputs().begin(), body.outputs().end()});
         if (cut.is_ok()) {
           entry.cut = std::move(cut).value();
-          entry.sinkable = true;
           const std::vector<Value*> body_inputs = body.runtime_inputs();
           for (const Value* v : entry.cut.inputs) {
             auto at = std::find(body_inputs.begin(), body_inputs.end(), v);
@@ -461,7 +463,7 @@ struct Executor::Impl {
       }
     }
     plan = entry.plan.get();
-    if (!entry.sinkable) return static_cast<ModelRunner*>(nullptr);
+    if (!entry.cache) return static_cast<ModelRunner*>(nullptr);
     inputs.reserve(entry.cut.inputs.size());
     for (size_t i = 0; i < entry.cut.inputs.size(); ++i) {
       const int index = entry.input_index[i];

@@ -104,10 +104,7 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
   clock.end("infer shapes");
   // Specialisations start from the graph before the passes: with static shapes they fold
   // and fuse what they could not on the dynamic graph.
-  std::unique_ptr<Graph> specialisation_source;
-  if (options.task_sink && options.specialisation_cache_size > 0 && has_dynamic_tensor_inputs(*graph)) {
-    specialisation_source = graph->clone();
-  }
+  std::unique_ptr<Graph> specialisation_source = wants_specialisation(options, *graph) ? graph->clone() : nullptr;
   GE_ASSIGN_OR_RETURN(Backend * backend, host.backend(options.backend));
   if (options.threads > 0) GE_RETURN_IF_ERROR(backend->set_intra_op_threads(options.threads));
   PassManager passes(host.passes(), session->ops_, options.passes);
@@ -143,10 +140,8 @@ Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph
   GE_ASSIGN_OR_RETURN(std::vector<std::shared_ptr<MemoryAssigner>> assigners,
                       select_assigners(host, options.memory_assigners));
   // A static graph (a specialisation, a static cluster, a subgraph body for given input
-  // descs): shapes inferred, the passes run when the session's graph had them, loaded
-  // into the task sink.
-  // Descs inside a graph handed here are those of another shape (or of a run of the
-  // per-op executor): shapes are inferred afresh, then the passes run.
+  // descs) is inferred afresh (its descs are those of another shape, or of a per-op run),
+  // gets the passes when the session's graph had them, and loads into the task sink.
   // --dump-graph: a specialisation's passes dump into a folder of their own; those of
   // clusters and bodies (fragments) do not dump.
   auto optimise = [this, &host, &backend, options, run_passes](Graph& graph,
@@ -207,6 +202,10 @@ Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph
     specialisations_ = std::make_unique<SpecialisationCache>(options.specialisation_cache_size, std::move(specialise));
   }
   return Status::ok();
+}
+
+bool Session::wants_specialisation(const SessionOptions& options, const Graph& graph) {
+  return options.task_sink && options.specialisation_cache_size > 0 && has_dynamic_tensor_inputs(graph);
 }
 
 Result<Specialisation*> Session::specialised(const NamedValues& inputs) {

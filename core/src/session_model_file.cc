@@ -80,10 +80,7 @@ Result<std::unique_ptr<Session>> Session::create_compiled(const PluginHost& host
   }
   // A graph stored without plans has dynamic shapes or host ops: specialise it per input
   // shape when its inputs are what is dynamic (it is compiled already: no passes).
-  std::unique_ptr<Graph> source;
-  if (options.task_sink && options.specialisation_cache_size > 0 && has_dynamic_tensor_inputs(*graph)) {
-    source = graph->clone();
-  }
+  std::unique_ptr<Graph> source = wants_specialisation(options, *graph) ? graph->clone() : nullptr;
   GE_RETURN_IF_ERROR(session->load_per_op(host, std::move(graph), std::move(source), false, options, *backend));
   end_stage(session->stage_timings_, "load (per-op executor)", mark);
   return session;

@@ -70,7 +70,7 @@ class Executor {
   const TensorPool& pool() const;
   PartitionStatistics partition_statistics() const;
   /// The clusters (their nodes, static or specialised at run time) and the nodes run per
-  /// op of every plan and partitioned body so far, one block per graph.
+  /// op of the latest plan and of the bodies partitioned since, one block per graph.
   std::string describe_partition() const;
 
   /// Runs once. `inputs` bind the graph's runtime inputs by name; each must match the

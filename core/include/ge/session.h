@@ -111,7 +111,7 @@ class Session {
   size_t gear_count() const { return gears_.size(); }
   uint64_t gear_hits() const { return gear_hits_; }
   /// What runs where in the per-op executor of the latest run (clusters and the nodes run
-  /// per op, per graph and body partitioned so far); empty when there is none.
+  /// per op of its latest plan and the bodies partitioned since); empty when there is none.
   std::string describe_partition() const {
     const Executor* executor = last_executor_ != nullptr ? last_executor_ : executor_.get();
     return executor != nullptr ? executor->describe_partition() : std::string();
@@ -132,6 +132,9 @@ class Session {
   /// when those graphs come before the pass pipeline.
   Status load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph, std::unique_ptr<Graph> specialisation_source,
                      bool run_passes, const SessionOptions& options, Backend& backend);
+  /// Whether a graph is specialised per input shape under `options` (dynamic input dims,
+  /// the task sink on, a cache of at least one entry).
+  static bool wants_specialisation(const SessionOptions& options, const Graph& graph);
   /// The specialisation for these inputs' shapes when the session specialises, else null.
   Result<Specialisation*> specialised(const NamedValues& inputs);
 

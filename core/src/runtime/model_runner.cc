@@ -174,8 +174,8 @@ struct ModelRunner::Impl {
   size_t weights_bytes = 0;
   /// On a host-accessible device the weights are not copied: the weights region is the
   /// constants' own bytes, each planned range [offset, offset + bytes) read in place
-  /// (sorted by offset). A location in the region outside every range materialises the
-  /// block after all (materialise_weights).
+  /// (sorted by offset). A location in the region outside every range makes the runner
+  /// copy the region into a block after all (settle_weights).
   struct HostWeight {
     size_t offset = 0, bytes = 0;
     const char* data = nullptr;
