@@ -1,13 +1,17 @@
 #include "ge/executor.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <list>
 #include <map>
+#include <new>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "ge/logging.h"
+#include "ge/memory_limit.h"
 #include "ge/runtime/model_runner.h"
+#include "ge/shape_arithmetic.h"
 #include "ge/specialisation_cache.h"
 #include "graph_cluster.h"
 #include "host_ops.h"
@@ -373,6 +377,30 @@ struct Executor::Impl {
     return Status::ok();
   }
 
+  /// Checks before allocating that `values` (static descs) and `workspace_bytes` have a
+  /// byte size that does not overflow and fits the pool's memory limit; errors name `who`.
+  Status check_allocation(const std::string& who, const std::vector<const Value*>& values, size_t workspace_bytes) {
+    size_t needed = workspace_bytes;
+    for (const Value* value : values) {
+      Result<size_t> bytes = checked_byte_size(value->desc().dtype, value->desc().static_dims());
+      if (!bytes.is_ok()) return bytes.status().with_context(who + ": output '" + value->name() + "'");
+      needed = *bytes > SIZE_MAX - needed ? SIZE_MAX : needed + *bytes;
+    }
+    return pool->fits(who, needed);
+  }
+
+  /// The error for a std::bad_alloc while allocating what check_allocation passed: the
+  /// system had less memory than the limit assumed.
+  Status out_of_memory(const std::string& who, const std::vector<const Value*>& values, size_t workspace_bytes) {
+    std::string what;
+    for (const Value* value : values) what += (what.empty() ? "" : ", ") + ("'" + value->name() + "' " + value->desc().to_string());
+    if (workspace_bytes > 0) what += (what.empty() ? "" : ", ") + ("a workspace of " + format_bytes(workspace_bytes));
+    const size_t limit = pool->memory_limit();
+    return invalid_argument(who + ": out of memory allocating " + what + "; the system has less free memory than " +
+                            (limit > 0 ? "the memory limit (" + format_bytes(limit) + ") allows" : "that") +
+                            ": set a lower one with --memory-limit");
+  }
+
   /// Runs a sunk runner on `inputs` (one per runtime input) into fresh pooled outputs.
   Status run_sunk(ModelRunner& runner, const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs) {
     GE_RETURN_IF_ERROR(stream->synchronize());
@@ -380,10 +408,16 @@ struct Executor::Impl {
     for (size_t i = 0; i < inputs.size(); ++i) in_addresses[i] = inputs[i]->raw_data();
     const std::vector<Value*>& outs = runner.graph().outputs();
     outputs.clear();
+    const std::vector<const Value*> allocated(outs.begin(), outs.end());
+    GE_RETURN_IF_ERROR(check_allocation("the outputs of a cluster", allocated, 0));
     std::vector<void*> out_addresses(outs.size());
-    for (size_t i = 0; i < outs.size(); ++i) {
-      outputs.push_back(pool->allocate(outs[i]->desc().dtype, outs[i]->desc().static_dims()));
-      out_addresses[i] = outputs.back().raw_data();
+    try {
+      for (size_t i = 0; i < outs.size(); ++i) {
+        outputs.push_back(pool->allocate(outs[i]->desc().dtype, outs[i]->desc().static_dims()));
+        out_addresses[i] = outputs.back().raw_data();
+      }
+    } catch (const std::bad_alloc&) {
+      return out_of_memory("the outputs of a cluster", allocated, 0);
     }
     return runner.execute_bound(in_addresses, out_addresses);
   }
@@ -611,15 +645,25 @@ struct Executor::Impl {
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (inputs[i] != nullptr) input_addresses[i] = inputs[i]->tensor.raw_data();
     }
-    std::vector<void*> output_addresses(node.output_count(), nullptr);
-    for (size_t i = 0; i < node.output_count(); ++i) {
-      const Value* out = node.output(i);
-      if (output_is_omitted(g, out)) continue;
-      Tensor tensor = pool->allocate(out->desc().dtype, out->desc().static_dims());
-      output_addresses[i] = tensor.raw_data();
-      frame.values[out] = RuntimeValue::of(std::move(tensor));
+    std::vector<const Value*> allocated;
+    for (const Value* out : node.outputs()) {
+      if (!output_is_omitted(g, out)) allocated.push_back(out);
     }
-    std::shared_ptr<void> workspace = kernel->workspace_bytes > 0 ? pool->allocate_bytes(kernel->workspace_bytes) : nullptr;
+    GE_RETURN_IF_ERROR(check_allocation(node.describe(), allocated, kernel->workspace_bytes));
+    std::vector<void*> output_addresses(node.output_count(), nullptr);
+    std::shared_ptr<void> workspace;
+    try {
+      for (size_t i = 0; i < node.output_count(); ++i) {
+        const Value* out = node.output(i);
+        if (output_is_omitted(g, out)) continue;
+        Tensor tensor = pool->allocate(out->desc().dtype, out->desc().static_dims());
+        output_addresses[i] = tensor.raw_data();
+        frame.values[out] = RuntimeValue::of(std::move(tensor));
+      }
+      if (kernel->workspace_bytes > 0) workspace = pool->allocate_bytes(kernel->workspace_bytes);
+    } catch (const std::bad_alloc&) {
+      return out_of_memory(node.describe(), allocated, kernel->workspace_bytes);
+    }
     KernelTask task;
     task.function = kernel->function;
     task.args.inputs = input_addresses.data();

@@ -1,6 +1,7 @@
 #include "ge/op_registry.h"
 
 #include "ge/logging.h"
+#include "ge/shape_arithmetic.h"
 
 namespace ge {
 
@@ -46,7 +47,20 @@ Status OpRegistry::infer_node(Node& node, const InputDataProvider& data) const {
   for (size_t i = 0; i < formats.size() && i < node.output_count(); ++i) {
     node.output(i)->mutable_desc().format = formats[i];
   }
-  return status;
+  GE_RETURN_IF_ERROR(status);
+  // Dims may come from run-time data: an element count or byte size that overflows would
+  // wrap to a small allocation and a silently wrong result.
+  for (size_t i = 0; i < node.output_count(); ++i) {
+    const Value* output = node.output(i);
+    if (output == nullptr || !output->desc().is_static()) continue;
+    const std::vector<int64_t> dims = output->desc().static_dims();
+    Result<size_t> bytes = checked_byte_size(output->desc().dtype, dims);
+    if (!bytes.is_ok()) {
+      return bytes.status().with_context(node.describe() + ": output " + std::to_string(i) + " '" + output->name() +
+                                         "'");
+    }
+  }
+  return Status::ok();
 }
 
 Status OpRegistry::infer_graph(Graph& graph, const InputDataProvider& data) const {

@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <new>
 
+#include "ge/memory_limit.h"
+#include "ge/shape_arithmetic.h"
+
 namespace ge {
 namespace {
 
@@ -39,11 +42,14 @@ TensorPool::~TensorPool() { trim(); }
 size_t TensorPool::block_bytes(size_t bytes) { return class_bytes(class_index(bytes)); }
 
 std::shared_ptr<void> TensorPool::allocate_bytes(size_t bytes) {
+  // Size classes past 2^62 would overflow their arithmetic; no system has that memory.
+  if (bytes > (size_t{1} << 62)) throw std::bad_alloc();
   const size_t index = class_index(bytes);
   const size_t size = class_bytes(index);
   void* block = nullptr;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (memory_limit_ != 0 && size > memory_limit_) throw std::bad_alloc();
     if (index < free_lists_.size() && !free_lists_[index].empty()) {
       block = free_lists_[index].back();
       free_lists_[index].pop_back();
@@ -69,8 +75,9 @@ std::shared_ptr<void> TensorPool::allocate_bytes(size_t bytes) {
 
 Tensor TensorPool::allocate(DataType type, std::vector<int64_t> shape) {
   if (type == DataType::kString) return Tensor::zeros(type, std::move(shape));
-  const size_t bytes = static_cast<size_t>(element_count(shape)) * element_size(type);
-  std::shared_ptr<void> storage = allocate_bytes(bytes);
+  Result<size_t> bytes = checked_byte_size(type, shape);
+  if (!bytes.is_ok()) throw std::bad_array_new_length();
+  std::shared_ptr<void> storage = allocate_bytes(*bytes);
   void* data = storage.get();
   return Tensor::share(type, std::move(shape), data, std::move(storage));
 }
@@ -88,6 +95,24 @@ void TensorPool::give_back(void* block, size_t bytes) {
   if (free_lists_.size() <= index) free_lists_.resize(index + 1);
   free_lists_[index].push_back(block);
   statistics_.held_bytes += bytes;
+}
+
+void TensorPool::set_memory_limit(size_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  memory_limit_ = bytes;
+}
+
+size_t TensorPool::memory_limit() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return memory_limit_;
+}
+
+Status TensorPool::fits(const std::string& what, size_t bytes) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (memory_limit_ == 0) return Status::ok();
+  // A block is its size class: check what the system would be asked for.
+  const size_t block = bytes > (size_t{1} << 62) ? bytes : block_bytes(bytes);
+  return check_memory_limit(what, block, memory_limit_, statistics_.in_use_bytes);
 }
 
 TensorPoolStatistics TensorPool::statistics() const {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ge/data_type.h"
+#include "ge/status.h"
 #include "ge/tensor.h"
 
 namespace ge {
@@ -39,10 +40,18 @@ class TensorPool : public std::enable_shared_from_this<TensorPool> {
   TensorPool& operator=(const TensorPool&) = delete;
 
   /// A tensor of `shape` whose storage comes from the pool (contents unspecified). String
-  /// tensors are not pooled: they are Tensor::zeros.
+  /// tensors are not pooled: they are Tensor::zeros. Throws std::bad_alloc when the bytes
+  /// overflow or exceed the memory limit: callers check with fits() first.
   Tensor allocate(DataType type, std::vector<int64_t> shape);
   /// Raw bytes (at least one, 64-byte aligned) owned by the returned handle.
   std::shared_ptr<void> allocate_bytes(size_t bytes);
+
+  /// Bounds the bytes of the blocks live tensors hold (0: no limit, the default).
+  void set_memory_limit(size_t bytes);
+  size_t memory_limit() const;
+  /// Ok when `bytes` more fit under the memory limit with what is in use; else
+  /// kInvalidArgument "<what> needs 8.0 TiB; limit 23 GiB" (see check_memory_limit).
+  Status fits(const std::string& what, size_t bytes) const;
 
   TensorPoolStatistics statistics() const;
   /// Frees every block on the free lists.
@@ -57,6 +66,7 @@ class TensorPool : public std::enable_shared_from_this<TensorPool> {
 
   mutable std::mutex mutex_;
   size_t max_held_bytes_;
+  size_t memory_limit_ = 0;
   std::vector<std::vector<void*>> free_lists_;  // by size-class index
   TensorPoolStatistics statistics_;
 };

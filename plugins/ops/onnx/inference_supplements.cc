@@ -1,6 +1,10 @@
 #include "inference_supplements.h"
 
 #include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "status_error.h"
 
 namespace ge::onnx_ops {
 namespace {
@@ -73,7 +77,49 @@ void supplement_compress(const Node& node, const InputDataProvider& data, std::v
   set_output_dims(outputs, dims);
 }
 
+bool is_integer(DataType type) {
+  switch (type) {
+    case DataType::kInt8: case DataType::kInt16: case DataType::kInt32: case DataType::kInt64:
+    case DataType::kUInt8: case DataType::kUInt16: case DataType::kUInt32: case DataType::kUInt64: return true;
+    default: return false;
+  }
+}
+
+void check_range_data(const Node& node, const InputDataProvider& data) {
+  const Tensor* start = input_data(node, data, 0);
+  const Tensor* limit = input_data(node, data, 1);
+  const Tensor* delta = input_data(node, data, 2);
+  if (start == nullptr || limit == nullptr || delta == nullptr) return;
+  if (start->element_count() != 1 || limit->element_count() != 1 || delta->element_count() != 1) return;
+  static const char* const kNames[] = {"start", "limit", "delta"};
+  const Tensor* inputs[] = {start, limit, delta};
+  for (size_t i = 0; i < 3; ++i) {
+    const double value = inputs[i]->scalar_as_double();
+    if (!is_integer(inputs[i]->dtype()) && !std::isfinite(value)) {
+      throw StatusError(invalid_argument("input " + std::to_string(i) + " (" + kNames[i] + ") is " +
+                                         std::to_string(value) + "; Range needs finite start, limit and delta"));
+    }
+  }
+  if (delta->scalar_as_double() == 0.0) {
+    throw StatusError(invalid_argument("input 2 (delta) is 0; Range needs a non-zero step"));
+  }
+  if (!is_integer(delta->dtype())) {
+    const double count = std::ceil((limit->scalar_as_double() - start->scalar_as_double()) / delta->scalar_as_double());
+    if (count >= 0x1p62) {
+      throw StatusError(invalid_argument("Range from " + std::to_string(start->scalar_as_double()) + " to " +
+                                         std::to_string(limit->scalar_as_double()) + " by " +
+                                         std::to_string(delta->scalar_as_double()) + " has " + std::to_string(count) +
+                                         " elements, more than 2^62"));
+    }
+  }
+}
+
 }  // namespace
+
+void check_inference_data(const Node& node, const InputDataProvider& data) {
+  if (!is_default_domain(node)) return;
+  if (node.op_type() == "Range") check_range_data(node, data);
+}
 
 void supplement_inference(const Node& node, const InputDataProvider& data, std::vector<onnx::TypeProto>& outputs) {
   if (!is_default_domain(node)) return;

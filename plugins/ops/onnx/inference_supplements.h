@@ -16,6 +16,10 @@ namespace ge::onnx_ops {
 ///   (dims unknown), as ONNX >= 1.13 does;
 /// - data-dependent extents libonnx never computes, when `data` has the input contents
 ///   (run-time inference): NonZero's count, Compress's selected length.
+/// Rejects input data the op's libonnx inference would turn into a wrong shape (Range
+/// with a zero delta or a non-finite bound is an empty tensor there): throws StatusError.
+void check_inference_data(const Node& node, const InputDataProvider& data);
+
 void supplement_inference(const Node& node, const InputDataProvider& data, std::vector<onnx::TypeProto>& outputs);
 
 }  // namespace ge::onnx_ops

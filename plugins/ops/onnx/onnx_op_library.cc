@@ -49,6 +49,16 @@ Status write_outputs(Node& node, const std::vector<onnx::TypeProto>& types,
     if (output == nullptr || output->name().empty()) continue;
     if (types[i].value_case() == onnx::TypeProto::VALUE_NOT_SET) continue;
     std::string what = where + " output " + std::to_string(i) + " '" + output->name() + "'";
+    // A negative extent (ConstantOfShape of [2,-3]) would read as an unknown dim.
+    if (types[i].has_tensor_type() && types[i].tensor_type().has_shape()) {
+      const onnx::TensorShapeProto& shape = types[i].tensor_type().shape();
+      for (int d = 0; d < shape.dim_size(); ++d) {
+        if (shape.dim(d).has_dim_value() && shape.dim(d).dim_value() < 0) {
+          return invalid_argument(what + ": dim " + std::to_string(d) + " is negative (" +
+                                  std::to_string(shape.dim(d).dim_value()) + ")");
+        }
+      }
+    }
     Result<TensorDesc> inferred = onnx_common::desc_from_type_proto(types[i]);
     if (!inferred.is_ok()) return inferred.status().with_context(what);
     GE_ASSIGN_OR_RETURN(TensorDesc merged, merge_inferred_desc(output->desc(), *inferred, what));
@@ -100,6 +110,7 @@ Status OnnxOpLibrary::infer(Node& node, int64_t opset_version, const InputDataPr
 
   std::vector<onnx::TypeProto> inferred;
   try {
+    check_inference_data(node, data);
     NodeInferenceContext context(node, *schema, data, registry);
     if (has_function) {
       schema->GetTypeAndShapeInferenceFunction()(context);

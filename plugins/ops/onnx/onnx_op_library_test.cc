@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <cmath>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -444,6 +445,76 @@ TEST_F(OnnxOpLibraryTest, ConflictWithAnExistingStaticShapeIsAnError) {
             "Relu 'relu' (ai.onnx opset 17) output 0 'y': inferred float32[2,3] conflicts with "
             "existing float32[2,4]: dim 1 is 3 vs 4");
   EXPECT_EQ(relu->output(0)->desc(), TensorDesc::of(DataType::kFloat32, {2, 4}));
+}
+
+// ---- shapes from run-time data (issue 17) ----
+
+TEST_F(OnnxOpLibraryTest, ShapesFromDataWhoseElementCountOverflowsAreAnErrorNamingNodeAndDims) {
+  // Unchecked, [2^22,2^22,2^22] and [2^62+1,4,1] wrap to 0 and 4 elements: an empty tensor
+  // and a ReduceSum of 4 ones; [2^31,2^33] wraps to 0.
+  struct Case {
+    std::string op;
+    std::vector<int64_t> dims;
+  };
+  const std::vector<Case> cases = {{"ConstantOfShape", {int64_t{1} << 22, int64_t{1} << 22, int64_t{1} << 22}},
+                                   {"ConstantOfShape", {(int64_t{1} << 62) + 1, 4, 1}},
+                                   {"Expand", {int64_t{1} << 31, int64_t{1} << 33}}};
+  for (const Case& c : cases) {
+    Graph graph;
+    graph.set_opset_import("", kOpset);
+    Value* shape = graph.add_input("shape", TensorDesc::of(DataType::kInt64, {static_cast<int64_t>(c.dims.size())}));
+    std::vector<Value*> inputs = {shape};
+    if (c.op == "Expand") inputs = {graph.add_input("x", TensorDesc::of(DataType::kFloat32, {1})), shape};
+    Node* node = graph.add_node(c.op, inputs, 1, "n");
+    Tensor shape_data = Tensor::from_vector<int64_t>({static_cast<int64_t>(c.dims.size())}, c.dims);
+    InputDataProvider data = [&](const Node&, size_t index) -> const Tensor* {
+      return inputs[index] == shape ? &shape_data : nullptr;
+    };
+    Status status = registry_.infer_node(*node, data);
+    ASSERT_FALSE(status.is_ok()) << c.op << " " << shape_to_string(c.dims);
+    EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+    EXPECT_TRUE(contains(status.message(), c.op + " 'n'")) << status.message();
+    EXPECT_TRUE(contains(status.message(), shape_to_string(c.dims) + " has more than 2^63 elements"))
+        << status.message();
+  }
+}
+
+TEST_F(OnnxOpLibraryTest, ConstantOfShapeWithANegativeDimSaysSo) {
+  Value* shape = input("shape", TensorDesc::of(DataType::kInt64, {3}));
+  Node* node = graph_.add_node("ConstantOfShape", {shape}, 1, "c");
+  Tensor shape_data = Tensor::from_vector<int64_t>({3}, {2, -3, 1});
+  InputDataProvider data = [&](const Node&, size_t) -> const Tensor* { return &shape_data; };
+  Status status = infer(node, data);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(contains(status.message(), "ConstantOfShape 'c'")) << status.message();
+  EXPECT_TRUE(contains(status.message(), "dim 1 is negative (-3)")) << status.message();
+}
+
+TEST_F(OnnxOpLibraryTest, RangeWithAZeroDeltaOrANonFiniteBoundIsAnError) {
+  struct Case {
+    float start, limit, delta;
+    std::string message;
+  };
+  const std::vector<Case> cases = {{0, 10, 0, "input 2 (delta) is 0"},
+                                   {0, INFINITY, 1, "input 1 (limit) is inf"},
+                                   {NAN, 10, 1, "input 0 (start) is nan"},
+                                   {0, 1e30f, 1e-30f, "more than 2^62"}};
+  for (const Case& c : cases) {
+    Graph graph;
+    graph.set_opset_import("", kOpset);
+    std::vector<Value*> inputs;
+    for (const char* name : {"start", "limit", "delta"}) inputs.push_back(graph.add_input(name, TensorDesc::of(DataType::kFloat32, {})));
+    Node* node = graph.add_node("Range", inputs, 1, "r");
+    const std::vector<Tensor> values = {Tensor::from_vector<float>({}, {c.start}), Tensor::from_vector<float>({}, {c.limit}),
+                                        Tensor::from_vector<float>({}, {c.delta})};
+    InputDataProvider data = [&](const Node&, size_t index) -> const Tensor* { return &values[index]; };
+    Status status = library_->infer(*node, kOpset, data, registry_);
+    ASSERT_FALSE(status.is_ok()) << c.message;
+    EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+    EXPECT_TRUE(contains(status.message(), "Range 'r'")) << status.message();
+    EXPECT_TRUE(contains(status.message(), c.message)) << status.message();
+  }
 }
 
 TEST_F(OnnxOpLibraryTest, UnknownOpIsUnsupported) {

@@ -1,0 +1,65 @@
+#include "ge/memory_limit.h"
+
+#include <gtest/gtest.h>
+
+#include "ge/tensor_pool.h"
+
+namespace ge {
+namespace {
+
+constexpr size_t kGiB = size_t{1} << 30;
+
+TEST(MemoryLimitTest, FormatsBytesInBinaryUnits) {
+  EXPECT_EQ(format_bytes(512), "512 B");
+  EXPECT_EQ(format_bytes(1536), "1.5 KiB");
+  EXPECT_EQ(format_bytes(23 * kGiB), "23 GiB");
+  EXPECT_EQ(format_bytes(size_t{8} << 40), "8.0 TiB");
+}
+
+TEST(MemoryLimitTest, ParsesByteCountsWithSuffixes) {
+  EXPECT_EQ(*parse_byte_size("1048576"), size_t{1} << 20);
+  EXPECT_EQ(*parse_byte_size("4G"), 4 * kGiB);
+  EXPECT_EQ(*parse_byte_size("512M"), size_t{512} << 20);
+  EXPECT_EQ(*parse_byte_size("16kib"), size_t{16} << 10);
+  EXPECT_EQ(*parse_byte_size("2TB"), size_t{2} << 40);
+  EXPECT_EQ(*parse_byte_size("1.5G"), 3 * kGiB / 2);
+  for (const char* bad : {"", "G", "0", "-1", "4X", "1.5", "1..5G", "4GG"}) {
+    Result<size_t> parsed = parse_byte_size(bad);
+    EXPECT_FALSE(parsed.is_ok()) << bad;
+    if (!parsed.is_ok()) {
+      EXPECT_NE(parsed.status().message().find("is not a byte count"), std::string::npos);
+    }
+  }
+}
+
+TEST(MemoryLimitTest, PhysicalMemoryIsKnownHere) { EXPECT_GT(physical_memory_bytes(), size_t{0}); }
+
+TEST(MemoryLimitTest, ACheckPastTheLimitNamesWhatNeedsHowMuch) {
+  EXPECT_TRUE(check_memory_limit("node X", kGiB, 23 * kGiB).is_ok());
+  EXPECT_TRUE(check_memory_limit("node X", size_t{8} << 40, 0).is_ok());  // no limit
+  Status status = check_memory_limit("node X", size_t{8} << 40, 23 * kGiB);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message().rfind("node X needs 8.0 TiB; limit 23 GiB", 0), 0u) << status.message();
+  // What is in use counts.
+  status = check_memory_limit("node X", 2 * kGiB, 3 * kGiB, 2 * kGiB);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_NE(status.message().find("2.0 GiB already in use"), std::string::npos) << status.message();
+}
+
+TEST(MemoryLimitTest, ThePoolChecksItsLimitAndNeverAllocatesPastIt) {
+  std::shared_ptr<TensorPool> pool = TensorPool::create();
+  EXPECT_TRUE(pool->fits("x", size_t{1} << 50).is_ok());  // no limit by default
+  pool->set_memory_limit(size_t{1} << 20);
+  EXPECT_TRUE(pool->fits("x", 1000).is_ok());
+  Tensor held = pool->allocate(DataType::kFloat32, {200000});  // 800 KB of the 1 MiB
+  Status status = pool->fits("Relu 'r'", 400000);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_EQ(status.message().rfind("Relu 'r' needs", 0), 0u) << status.message();
+  EXPECT_THROW(pool->allocate(DataType::kFloat32, {1 << 20}), std::bad_alloc);
+  // An overflowing shape throws rather than allocating a wrapped size.
+  EXPECT_THROW(pool->allocate(DataType::kFloat32, {int64_t{1} << 31, int64_t{1} << 33}), std::bad_alloc);
+}
+
+}  // namespace
+}  // namespace ge
