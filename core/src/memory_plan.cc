@@ -392,6 +392,9 @@ void Planner::merge_concat(const StepNode& step) {
   for (const Value* in : node.inputs()) {
     const int i = in != nullptr ? index_of(in) : -1;
     if (i < 0 || values_[i].region == MemoryRegion::kUnplanned || in->desc().dtype != out.value->desc().dtype) return;
+    // A slice is the input's bytes only when both are stored alike (a blocked Concat of
+    // blocked inputs is; a plain input of a blocked Concat is reordered by the kernel).
+    if (in->desc().format != out.value->desc().format) return;
     total += values_[i].bytes;
   }
   if (total != out.bytes) return;

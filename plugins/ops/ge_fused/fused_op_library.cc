@@ -110,6 +110,7 @@ FusedOpLibrary::FusedOpLibrary() {
     schemas_[op] = info;
   };
   add("FusedConv", 2, 4);  // X, W, [B], [Z: a residual added before the activation]
+  add("FusedConvTranspose", 2, 3);  // X, W, [B]
   add("FusedGemm", 2, 3);
   add("FusedMatMul", 2, 3);
   add("Gelu", 1, 1);
@@ -173,6 +174,7 @@ Status FusedOpLibrary::infer(Node& node, int64_t, const InputDataProvider& data,
     }
     return Status::ok();
   }
+  if (node.op_type() == "FusedConvTranspose") return infer_as("ConvTranspose", node, 3, data, registry);
   if (node.op_type() == "FusedGemm") return infer_as("Gemm", node, 3, data, registry);
   GE_RETURN_IF_ERROR(infer_as("MatMul", node, 2, data, registry));
   if (const Value* bias = node.input(2); bias != nullptr) {

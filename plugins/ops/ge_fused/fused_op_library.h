@@ -5,6 +5,8 @@
 ///
 /// - ge::FusedConv(X, W, [B])   Conv's inputs and attributes, plus `activation` and
 ///   `activation_params`; Y = activation(Conv(X, W, B)).
+/// - ge::FusedConvTranspose(X, W, [B])   ConvTranspose's inputs and attributes, plus the
+///   activation.
 /// - ge::FusedGemm(A, B, [C])   Gemm's inputs and attributes, plus the activation.
 /// - ge::FusedMatMul(A, B, [bias])  Y = activation(MatMul(A, B) + bias), the bias
 ///   broadcasting to MatMul's output without changing its shape.

@@ -7,7 +7,7 @@ namespace ge::fusion {
 
 std::vector<Pattern> ActivationFusion::patterns() const {
   Pattern p("op_activation");
-  PatternOp& producer = p.op({"Conv", "Gemm", "MatMul", "ge::FusedMatMul"}, {p.any("a")}, "producer").allow_extra_inputs();
+  PatternOp& producer = p.op({"Conv", "ConvTranspose", "Gemm", "MatMul", "ge::FusedMatMul"}, {p.any("a")}, "producer").allow_extra_inputs();
   // ge::HardSwish: fuse_hard_swish's op where the model's opset predates HardSwish.
   p.op({"Relu", "Clip", "Sigmoid", "HardSigmoid", "LeakyRelu", "Tanh", "HardSwish", "ge::HardSwish", "ge::Gelu"}, {producer},
        "activation")
@@ -33,9 +33,10 @@ bool ActivationFusion::meets_requirements(const Match& match, const PassContext&
 Status ActivationFusion::replacement(const Match& match, Replacement& r) const {
   const Node& producer = *match.node("producer");
   const Node& act = *match.node("activation");
-  const std::string fused_type = producer.op_type() == "Conv" ? "FusedConv"
-                                 : producer.op_type() == "Gemm" ? "FusedGemm"
-                                                                : "FusedMatMul";
+  const std::string fused_type = producer.op_type() == "Conv"            ? "FusedConv"
+                                 : producer.op_type() == "ConvTranspose" ? "FusedConvTranspose"
+                                 : producer.op_type() == "Gemm"          ? "FusedGemm"
+                                                                         : "FusedMatMul";
   std::vector<Value*> inputs;
   for (Value* in : producer.inputs()) inputs.push_back(r.use(in));
   Node* fused = r.add_node(fused_type, inputs, producer.name(), "ge");

@@ -14,6 +14,7 @@ const char* const kActivations = R"(graph main (opset ""=17) {
   input %x : float32[1,1,2,2]
   input %a : float32[2,3]
   init %w : float32[2,1,1,1] = [2, 3]
+  init %wt : float32[1,2,2,2] = [1, 2, 3, 4, 5, 6, 7, 8]
   init %g : float32[3,3] = [1, 0, 0, 0, 1, 0, 0, 0, 1]
   init %zero : float32[] = [0]
   init %six : float32[] = [6]
@@ -25,19 +26,24 @@ const char* const kActivations = R"(graph main (opset ""=17) {
   %y3 = LeakyRelu(%g1) {alpha: float = 0.2} "leaky"
   %m = MatMul(%a, %g) "matmul"
   %y4 = HardSigmoid(%m) "hard_sigmoid"
+  %d = ConvTranspose(%x, %wt) {strides: ints = [2, 2]} "deconv"
+  %y5 = Sigmoid(%d) "sigmoid"
   output %y1
   output %y2
   output %y3
   output %y4
+  output %y5
 })";
 
 const char* const kActivationsFused = R"(graph main (opset ""=17, "ge"=1) {
   input %x : float32[1,1,2,2]
   input %a : float32[2,3]
   init %w : float32[2,1,1,1] = [2, 3]
+  init %wt : float32[1,2,2,2] = [1, 2, 3, 4, 5, 6, 7, 8]
   init %g : float32[3,3] = [1, 0, 0, 0, 1, 0, 0, 0, 1]
   init %zero : float32[] = [0]
   init %six : float32[] = [6]
+  %y5 = ge::FusedConvTranspose(%x, %wt) {activation: string = "Sigmoid", strides: ints = [2, 2]} "deconv"
   %y4 = ge::FusedMatMul(%a, %g) {activation: string = "HardSigmoid", activation_params: floats = [0.2, 0.5]} "matmul"
   %y3 = ge::FusedGemm(%a, %g) {activation: string = "LeakyRelu", activation_params: floats = [0.2]} "gemm"
   %y2 = ge::FusedConv(%x, %w) {activation: string = "Clip", activation_params: floats = [0, 6], strides: ints = [1, 1]} "conv2"
@@ -46,6 +52,7 @@ const char* const kActivationsFused = R"(graph main (opset ""=17, "ge"=1) {
   output %y2
   output %y3
   output %y4
+  output %y5
 })";
 
 TEST(ActivationFusion, FusesEachActivationIntoItsProducer) {

@@ -34,7 +34,7 @@ Value* conv(Graph& g, Value* x, int64_t in, int64_t out, int64_t k, uint32_t see
 }
 
 // input -> Conv(3->16) -> Relu -> Conv(16->16) -> Add(residual) -> Relu -> MaxPool
-//   -> Conv(16->16) -> Sigmoid -> Mul(by a [1,16,1,1] gate: broadcast, plain only)
+//   -> Conv(16->16) -> Sigmoid -> Mul(by a [1,1,6,6] spatial gate: plain only)
 //   -> GlobalAveragePool -> Flatten -> output; plus a Relu output of the first block.
 std::unique_ptr<Graph> make_model() {
   auto g = std::make_unique<Graph>();
@@ -49,7 +49,7 @@ std::unique_ptr<Graph> make_model() {
   pool->set_attribute("strides", Attribute(std::vector<int64_t>{2, 2}));
   Value* c3 = conv(*g, pool->output(0), 16, 16, 1, 5, "c3");
   Value* sig = g->add_node("Sigmoid", {c3}, 1, "sig", {"sig"})->output(0);
-  Value* gate = g->add_initializer("gate", random_tensor({1, 16, 1, 1}, 7, 1.0f));
+  Value* gate = g->add_initializer("gate", random_tensor({1, 1, 6, 6}, 7, 1.0f));
   Value* m = g->add_node("Mul", {sig, gate}, 1, "gated", {"m"})->output(0);
   Value* gap = g->add_node("GlobalAveragePool", {m}, 1, "gap", {"gap"})->output(0);
   Value* flat = g->add_node("Flatten", {gap}, 1, "flatten", {"flat"})->output(0);
@@ -136,6 +136,45 @@ TEST(LayoutAssignment, KeepsConvChainsBlockedWithReordersAtBoundaries) {
   // Re-inference keeps them.
   ASSERT_TRUE(env.ops().infer_graph(**reparsed).is_ok());
   EXPECT_EQ((*reparsed)->find_value("s")->desc().format, blocked);
+}
+
+// Squeeze-excite: a per-channel gate multiplies a blocked tensor in place (oneDNN's
+// binary), and Concat of blocked branches stays blocked: no reorder inside the chain.
+TEST(LayoutAssignment, PerChannelMulAndConcatStayBlocked) {
+  PluginEnvironment& env = PluginEnvironment::get();
+  ASSERT_TRUE(env.require({"onnx_std", "ge_fused", "cpu", "layout_assignment"}).is_ok());
+  auto g = std::make_unique<Graph>();
+  g->set_opset_import("", 13);
+  Value* x = g->add_input("x", TensorDesc::of(DataType::kFloat32, {1, 3, 10, 10}));
+  Value* a = conv(*g, x, 3, 16, 3, 1, "c1");
+  Value* pooled = g->add_node("GlobalAveragePool", {a}, 1, "gap", {"gap"})->output(0);
+  Value* gate = g->add_node("Sigmoid", {conv(*g, pooled, 16, 16, 1, 3, "se")}, 1, "sig", {"gate"})->output(0);
+  Value* scaled = g->add_node("Mul", {a, gate}, 1, "scale", {"scaled"})->output(0);
+  Value* b = conv(*g, scaled, 16, 8, 3, 5, "c2");
+  Node* cat = g->add_node("Concat", {scaled, b}, 1, "cat", {"cat"});
+  cat->set_attribute("axis", Attribute(int64_t{1}));
+  g->add_output(conv(*g, cat->output(0), 24, 4, 1, 7, "c3"));
+  ASSERT_TRUE(env.ops().infer_graph(*g).is_ok());
+  const Tensor input = random_tensor({1, 3, 10, 10}, 43, 1.0f);
+  const std::vector<Tensor> expected = execute(*g, input);
+
+  PassManagerOptions options;
+  options.explicit_passes = std::vector<std::string>{"layout_assignment"};
+  options.verify_each = true;
+  PassManager manager(env.host().passes(), env.ops(), options);
+  ASSERT_TRUE(manager.run(*g, env.cpu(), env.cpu()).is_ok());
+  const std::string blocked = format_of(*g, "c1_y");
+  ASSERT_FALSE(blocked.empty()) << print_graph(*g);
+  for (const char* name : {"scaled", "c2_y", "cat"}) EXPECT_EQ(format_of(*g, name), blocked) << name;
+  EXPECT_EQ(format_of(*g, "gate"), "");  // [1, 16, 1, 1]: alike in both
+  EXPECT_EQ(count_op(*g, "TransData"), 0) << print_graph(*g);
+
+  const std::vector<Tensor> actual = execute(*g, input);
+  ASSERT_EQ(actual.size(), 1u);
+  for (int64_t i = 0; i < expected[0].element_count(); ++i) {
+    const float e = expected[0].data<float>()[i], v = actual[0].data<float>()[i];
+    ASSERT_NEAR(v, e, 1e-4 * (1 + std::fabs(e))) << "element " << i;
+  }
 }
 
 TEST(LayoutAssignment, DoesNothingWithoutPreferringOps) {

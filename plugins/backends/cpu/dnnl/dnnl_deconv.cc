@@ -1,9 +1,9 @@
-// ConvTranspose on oneDNN's deconvolution, float32, 1-D to 3-D, grouped, constant
-// weights (prepacked once) and bias, explicit pads (or none) and output_padding; the
-// output extents come from the node's output desc, so output_padding becomes extra
-// right padding. auto_pad and output_shape stay on the reference kernel.
+// ConvTranspose and ge::FusedConvTranspose (its activation a post-op) on oneDNN's
+// deconvolution, float32, 1-D to 3-D, grouped, constant weights (prepacked once) and
+// bias, explicit pads (or none) and output_padding; the output extents come from the
+// node's output desc, so output_padding becomes extra right padding. auto_pad and
+// output_shape stay on the reference kernel.
 
-#include <cstring>
 #include <memory>
 #include <string>
 
@@ -18,44 +18,51 @@ namespace ge::cpu_dnnl {
 namespace {
 
 // ConvTranspose whose kernel equals its stride (no pads, dilation or output_padding):
-// the windows do not overlap, so it is a 1x1 convolution to C_out * kh * kw channels
-// followed by a depth-to-space scatter. oneDNN's deconvolution runs these (upsampling
-// heads, often with one output channel) at a fraction of its convolution speed.
-struct ScatterParams {
-  int64_t batch = 0, channels = 0, height = 0, width = 0, kh = 0, kw = 0;
-  int64_t block = 0;       // output channel block, 0: plain
-  size_t products = 0;     // workspace offset of the [N, H, W, C_out * kh * kw] products
-  const float* bias = nullptr;
-  std::shared_ptr<void> bias_storage;
+// the windows do not overlap, so it is a 1x1 convolution to kh * kw * C_out channels
+// (bias and fused activation as the convolution's own) followed by a depth-to-space
+// permutation, which is one oneDNN reorder between two strided views of the same tensor
+// [N, C_out / B, B, H, kh, W, kw]. oneDNN's deconvolution runs these (upsampling heads,
+// often with one output channel) at a fraction of its convolution speed.
+//
+// The products' channel (i, j, c) is (i * kw + j) * C_out + c: each pixel's C_out
+// channels of one tap are contiguous, as they are in a channel-blocked output, and in the
+// source's blocked format the 1x1 convolution reads the source as stored.
+
+struct DepthToSpace {
+  int64_t n, channels, h, w, kh, kw;
 };
 
-int scatter(const KernelArgs& args, const void* raw) {
-  const auto& p = *static_cast<const ScatterParams*>(raw);
-  const auto* t = reinterpret_cast<const float*>(static_cast<const char*>(args.workspace) + p.products);
-  auto* y = static_cast<float*>(args.outputs[0]);
-  if (y == nullptr) return 2;
-  const int64_t out_h = p.height * p.kh, out_w = p.width * p.kw, plane = out_h * out_w;
-  const int64_t per_pixel = p.channels * p.kh * p.kw;
-  for (int64_t n = 0; n < p.batch; ++n) {
-    float* image = y + n * p.channels * plane;
-    for (int64_t h = 0; h < p.height; ++h) {
-      for (int64_t w = 0; w < p.width; ++w) {
-        const float* pixel = t + ((n * p.height + h) * p.width + w) * per_pixel;
-        for (int64_t c = 0; c < p.channels; ++c) {
-          const float bias = p.bias != nullptr ? p.bias[c] : 0.f;
-          for (int64_t i = 0; i < p.kh; ++i) {
-            for (int64_t j = 0; j < p.kw; ++j) {
-              const int64_t spatial = (h * p.kh + i) * out_w + (w * p.kw + j);
-              const int64_t offset = p.block == 0 ? c * plane + spatial
-                                                  : ((c / p.block) * plane + spatial) * p.block + c % p.block;
-              image[offset] = pixel[(c * p.kh + i) * p.kw + j] + bias;
-            }
-          }
-        }
-      }
+// Strides of the products [N, E, H, W] (E = kh * kw * C_out) stored as nhwc (block 0) or
+// in channel blocks of `block`, over the view [N, C / split, split, H, kh, W, kw].
+Dims products_strides(const DepthToSpace& d, int64_t block, int64_t split) {
+  const int64_t e = d.kh * d.kw * d.channels, hw = d.h * d.w;
+  if (block == 0) return {hw * e, split, 1, d.w * e, d.kw * d.channels, e, d.channels};
+  // All of a pixel's products in one block (split = C): channel (i, j, c) at its index.
+  if (e <= block) return {block * hw, block * hw, 1, d.w * block, d.kw * d.channels, block, d.channels};
+  // Channel (i, j, c) sits in block ((i * kw + j) * C + c) / P at (c % P): C % P == 0.
+  return {e * hw, hw * block, 1, d.w * block, d.kw * d.channels * hw, block, d.channels * hw};
+}
+
+// Strides of the output [N, C, H * kh, W * kw], plain (block 0) or blocked, over the view.
+Dims output_strides(const DepthToSpace& d, int64_t block, int64_t split) {
+  const int64_t out_w = d.w * d.kw, plane = d.h * d.kh * out_w, unit = block == 0 ? 1 : block;
+  const int64_t channel = block == 0 ? plane : 1;
+  return {d.channels * plane, split * plane, channel, d.kh * out_w * unit, out_w * unit, d.kw * unit, unit};
+}
+
+// The 1x1 weights [E, C_in] in the products' channel order, from W [C_in, C_out, kh, kw].
+Tensor tap_major_weights(const Tensor& w) {
+  const std::vector<int64_t>& dims = w.shape();
+  const int64_t in = dims[0], out = dims[1], taps = dims[2] * dims[3];
+  Tensor packed = Tensor::zeros(DataType::kFloat32, {taps * out, in, 1, 1});
+  const float* source = w.data<float>();
+  float* target = packed.data<float>();
+  for (int64_t ci = 0; ci < in; ++ci) {
+    for (int64_t c = 0; c < out; ++c) {
+      for (int64_t t = 0; t < taps; ++t) target[(t * out + c) * in + ci] = source[(ci * out + c) * taps + t];
     }
   }
-  return 0;
+  return packed;
 }
 
 std::optional<PreparedKernel> prepare_depth_to_space(const Node& node, std::string_view backend, const Options& options,
@@ -63,40 +70,61 @@ std::optional<PreparedKernel> prepare_depth_to_space(const Node& node, std::stri
                                                      const Dims& w_dims, const Dims& y_dims) {
   using dt = dnnl::memory::data_type;
   const Value* b = node.input_count() > 2 ? node.input(2) : nullptr;
-  const int64_t out_channels = w_dims[1], kh = w_dims[2], kw = w_dims[3], expanded = out_channels * kh * kw;
+  const DepthToSpace d{x_dims[0], w_dims[1], x_dims[2], x_dims[3], w_dims[2], w_dims[3]};
+  const int64_t expanded = d.kh * d.kw * d.channels;
+  const std::string& x_format = node.input(0)->desc().format;
   const std::string& y_format = node.output(0)->desc().format;
-  const int64_t block = y_format.empty() ? 0 : cpu_kernels::channel_block_of_format(y_format, y_dims.size());
-  if (!y_format.empty() && (block == 0 || out_channels % block != 0)) return std::nullopt;
-  const dnnl::memory::desc products({x_dims[0], expanded, x_dims[2], x_dims[3]}, dt::f32, Tag::nhwc);
-  // W [C_in, C_out, kh, kw] is [I][O * kh * kw] of the 1x1 weights.
-  const dnnl::memory::desc weight_user({expanded, w_dims[0], 1, 1}, dt::f32, Tag::iohw);
+  const int64_t y_block = y_format.empty() ? 0 : cpu_kernels::channel_block_of_format(y_format, y_dims.size());
+  if (!y_format.empty() && (y_block == 0 || d.channels % y_block != 0)) return std::nullopt;
+  // The products in the source's channel blocks where whole taps fill them (or one block
+  // holds them all), else nhwc.
+  int64_t block = x_format.empty() ? 0 : cpu_kernels::channel_block_of_format(x_format, x_dims.size());
+  if (block != 8 && block != 16) block = 0;
+  const bool whole_taps = block != 0 && d.channels % block == 0 && (y_block == 0 || y_block == block);
+  const bool one_block = block != 0 && expanded <= block && y_block == 0;
+  if (!whole_taps && !one_block) block = 0;
+  const int64_t split = y_block != 0 ? y_block : block == 0 ? 1 : whole_taps ? block : d.channels;
+  const Dims view{d.n, d.channels / split, split, d.h, d.kh, d.w, d.kw};
+  const dnnl::memory::desc products_view(view, dt::f32, products_strides(d, block, split));
+  const dnnl::memory::desc output_view(view, dt::f32, output_strides(d, y_block, split));
+  const dnnl::memory::desc products({d.n, expanded, d.h, d.w}, dt::f32,
+                                    block == 0 ? Tag::nhwc : block == 8 ? Tag::nChw8c : Tag::nChw16c);
+  const dnnl::memory::desc weight_user({expanded, w_dims[0], 1, 1}, dt::f32, Tag::oihw);
   const dnnl::memory::desc weight_any({expanded, w_dims[0], 1, 1}, dt::f32, Tag::any);
+  const dnnl::memory::desc bias_md = b != nullptr ? dnnl::memory::desc({expanded}, dt::f32, Tag::a)
+                                                  : dnnl::memory::desc();
   try {
-    // oneDNN's jit 1x1 kernel wants source and destination both nhwc: reorder the source.
-    const dnnl::memory::desc x_any(x_dims, dt::f32, Tag::nhwc);
-    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x_any,
-                                         weight_any, dnnl::memory::desc(), products, {1, 1}, {0, 0}, {0, 0});
-    const dnnl::primitive_attr attr = kernel_attributes();
+    // oneDNN's jit 1x1 kernel wants source and products alike: nhwc, or both blocked.
+    const dnnl::memory::desc x_conv = block != 0 ? x_md : dnnl::memory::desc(x_dims, dt::f32, Tag::nhwc);
+    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                         x_conv, weight_any, bias_md, products, {1, 1}, {0, 0}, {0, 0});
+    dnnl::post_ops ops;
+    if (node.domain() == "ge" && !append_activation(node, ops)) return std::nullopt;
+    const dnnl::primitive_attr attr = kernel_attributes(ops);
     dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
     if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return std::nullopt;
     ProgramBuilder builder;
     ArgSource src{ArgSource::kInput, 0, 0, nullptr};
     if (pd.src_desc() != x_md) src = builder.reorder_to_workspace(x_md, src, pd.src_desc());
     const ArgSource t{ArgSource::kWorkspace, 0, builder.reserve_workspace(products.get_size()), nullptr};
-    void* weights = prepack(builder, *node.input(1)->constant(), weight_user, pd.weights_desc());
-    builder.add(dnnl::convolution_forward(pd),
-                {{DNNL_ARG_SRC, pd.src_desc(), src},
-                 {DNNL_ARG_WEIGHTS, pd.weights_desc(), {ArgSource::kOwned, 0, 0, weights}},
-                 {DNNL_ARG_DST, products, t}},
-                pd.scratchpad_desc());
-    auto params = std::make_shared<ScatterParams>();
-    *params = {x_dims[0], out_channels, x_dims[2], x_dims[3], kh, kw, block, t.offset, nullptr, nullptr};
+    void* weights = prepack(builder, tap_major_weights(*node.input(1)->constant()), weight_user, pd.weights_desc());
+    std::vector<ProgramArg> args{{DNNL_ARG_SRC, pd.src_desc(), src},
+                                 {DNNL_ARG_WEIGHTS, pd.weights_desc(), {ArgSource::kOwned, 0, 0, weights}},
+                                 {DNNL_ARG_DST, products, t}};
     if (b != nullptr) {
-      params->bias_storage = aligned_buffer(static_cast<size_t>(out_channels) * sizeof(float));
-      std::memcpy(params->bias_storage.get(), b->constant()->raw_data(), static_cast<size_t>(out_channels) * sizeof(float));
-      params->bias = static_cast<const float*>(params->bias_storage.get());
+      // Channel (i, j, c) of the products adds bias[c].
+      std::shared_ptr<void> storage = aligned_buffer(static_cast<size_t>(expanded) * sizeof(float));
+      const float* bias = static_cast<const float*>(b->constant()->raw_data());
+      auto* expanded_bias = static_cast<float*>(storage.get());
+      for (int64_t e = 0; e < expanded; ++e) expanded_bias[e] = bias[e % d.channels];
+      void* address = builder.own(std::move(storage), expanded_bias);
+      args.push_back({DNNL_ARG_BIAS, bias_md, {ArgSource::kOwned, 0, 0, address}});
     }
-    builder.add_host(&scatter, std::move(params));
+    builder.add(dnnl::convolution_forward(pd), std::move(args), pd.scratchpad_desc());
+    dnnl::reorder::primitive_desc scatter(cpu_engine(), products_view, cpu_engine(), output_view);
+    builder.add(dnnl::reorder(scatter),
+                {{DNNL_ARG_FROM, products_view, t}, {DNNL_ARG_TO, output_view, {ArgSource::kOutput, 0, 0, nullptr}}},
+                dnnl::memory::desc());
     return std::move(builder).build(fast_kernel_name(backend, node, pd.impl_info_str()) + ".depth_to_space",
                                     options.threads);
   } catch (const dnnl::error& error) {
@@ -163,7 +191,9 @@ std::optional<PreparedKernel> prepare_deconv(const Node& node, std::string_view 
     dnnl::deconvolution_forward::desc desc(dnnl::prop_kind::forward_inference,
                                            dnnl::algorithm::deconvolution_direct, x_any, weight_any, bias_md, y_any,
                                            strides, dnnl_dilations, pads_l, pads_r);
-    const dnnl::primitive_attr attr = kernel_attributes();
+    dnnl::post_ops ops;
+    if (node.domain() == "ge" && !append_activation(node, ops)) return std::nullopt;
+    const dnnl::primitive_attr attr = kernel_attributes(ops);
     dnnl::deconvolution_forward::primitive_desc pd(desc, attr, cpu_engine());
     ProgramBuilder builder;
     void* weights = prepack(builder, *w->constant(), weight_user, pd.weights_desc());

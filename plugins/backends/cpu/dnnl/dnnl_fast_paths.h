@@ -5,6 +5,8 @@
 #include <optional>
 #include <string_view>
 
+#include <oneapi/dnnl/dnnl.hpp>
+
 #include "dnnl_kernels.h"
 
 namespace ge::cpu_dnnl {
@@ -18,7 +20,7 @@ std::optional<PreparedKernel> prepare_gemm(const Node& node, std::string_view ba
 /// MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool.
 std::optional<PreparedKernel> prepare_pool(const Node& node, std::string_view backend, const Options& options);
 
-/// ConvTranspose.
+/// ConvTranspose, ge::FusedConvTranspose.
 std::optional<PreparedKernel> prepare_deconv(const Node& node, std::string_view backend, const Options& options);
 /// Resize (nearest integer upscaling, half-pixel linear).
 std::optional<PreparedKernel> prepare_resample(const Node& node, std::string_view backend, const Options& options);
@@ -28,6 +30,17 @@ bool resample_applies(const Node& node);
 std::optional<PreparedKernel> prepare_softmax(const Node& node, std::string_view backend, const Options& options);
 /// LayerNormalization, ge::LayerNormalization.
 std::optional<PreparedKernel> prepare_layer_norm(const Node& node, std::string_view backend, const Options& options);
+/// Add, Sub, Mul, Div of a tensor (input `full`, the output's dims) and a per-channel
+/// operand (input `channel`, [1 or N, C, 1, ...], plain).
+struct ChannelBinary {
+  int full = 0, channel = 1;
+  dnnl::algorithm algorithm = dnnl::algorithm::binary_add;
+};
+/// The operands of `node` when it is such a binary op (its formats and size aside).
+std::optional<ChannelBinary> channel_binary(const Node& node);
+std::optional<PreparedKernel> prepare_binary(const Node& node, std::string_view backend, const Options& options);
+/// Concat with a channel-blocked input or output.
+std::optional<PreparedKernel> prepare_concat(const Node& node, std::string_view backend, const Options& options);
 /// Unary activations (Sigmoid, Tanh, Exp, HardSwish, Softplus, Elu, LeakyRelu, ge::Gelu).
 std::optional<PreparedKernel> prepare_eltwise(const Node& node, std::string_view backend, const Options& options);
 

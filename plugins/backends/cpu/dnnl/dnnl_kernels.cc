@@ -17,6 +17,11 @@ bool is_conv(const Node& node) {
   return (is_onnx(node) && node.op_type() == "Conv") || (node.domain() == "ge" && node.op_type() == "FusedConv");
 }
 
+bool is_deconv(const Node& node) {
+  return (is_onnx(node) && node.op_type() == "ConvTranspose") ||
+         (node.domain() == "ge" && node.op_type() == "FusedConvTranspose");
+}
+
 bool is_pool(const Node& node) {
   const std::string& op = node.op_type();
   return is_onnx(node) && (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" || op == "GlobalMaxPool");
@@ -69,7 +74,7 @@ double estimated_work(const Node& node) {
   if (y == nullptr || !y->desc().is_static()) return 0;
   const double outputs = static_cast<double>(y->desc().element_count());
   const Value* w = node.input_count() > 1 ? node.input(1) : nullptr;
-  if ((is_conv(node) || node.op_type() == "ConvTranspose") && w != nullptr && w->desc().is_static()) {
+  if ((is_conv(node) || is_deconv(node)) && w != nullptr && w->desc().is_static()) {
     const std::vector<int64_t> dims = w->desc().static_dims();
     double per_output = 1;  // W [M, C/g, k...]: C/g * k... taps per output of Conv
     for (size_t i = 1; i < dims.size(); ++i) per_output *= static_cast<double>(dims[i]);
@@ -102,12 +107,14 @@ std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend
     if ((is_onnx(node) && node.op_type() == "Gemm") || (node.domain() == "ge" && node.op_type() == "FusedGemm")) {
       return prepare_gemm(node, backend_name, options);
     }
-    if (is_onnx(node) && node.op_type() == "ConvTranspose") return prepare_deconv(node, backend_name, options);
+    if (is_deconv(node)) return prepare_deconv(node, backend_name, options);
     if (is_onnx(node) && node.op_type() == "Resize") return prepare_resample(node, backend_name, options);
     if (is_onnx(node) && node.op_type() == "Softmax") return prepare_softmax(node, backend_name, options);
     if ((is_onnx(node) || node.domain() == "ge") && node.op_type() == "LayerNormalization") {
       return prepare_layer_norm(node, backend_name, options);
     }
+    if (is_onnx(node) && node.op_type() == "Concat") return prepare_concat(node, backend_name, options);
+    if (channel_binary(node)) return prepare_binary(node, backend_name, options);
     if (std::optional<PreparedKernel> kernel = prepare_eltwise(node, backend_name, options)) return kernel;
   } catch (const std::exception&) {
     // Anything oneDNN or the allocator throws: the reference kernel runs the node.
@@ -123,7 +130,7 @@ FormatCapability format_capability(const Node& node) {
     capability.inputs[0] = blocked_formats(node.input(0));
     capability.outputs = {blocked_formats(node.output(0))};
     if (node.input_count() > 3 && node.domain() == "ge") capability.inputs[3] = capability.outputs[0];
-  } else if (is_onnx(node) && node.op_type() == "ConvTranspose") {
+  } else if (is_deconv(node)) {
     if (node.input_count() < 2 || node.input(1) == nullptr || node.input(1)->constant() == nullptr) return capability;
     if (node.has_attribute("output_shape")) return capability;
     capability.inputs.resize(node.input_count());
@@ -133,6 +140,17 @@ FormatCapability format_capability(const Node& node) {
     if (!resample_applies(node)) return capability;
     capability.inputs.resize(node.input_count());
     capability.inputs[0] = blocked_formats(node.input(0));
+    capability.outputs = {blocked_formats(node.output(0))};
+  } else if (is_onnx(node) && node.op_type() == "Concat") {
+    // Blocked when every input is: a branch that cannot be keeps the Concat plain.
+    for (const Value* x : node.inputs()) {
+      capability.inputs.push_back(blocked_formats(x));
+      if (capability.inputs.back().empty()) return {};
+    }
+    capability.outputs = {blocked_formats(node.output(0))};
+  } else if (std::optional<ChannelBinary> binary = channel_binary(node)) {
+    capability.inputs.resize(2);
+    capability.inputs[binary->full] = blocked_formats(node.input(binary->full));
     capability.outputs = {blocked_formats(node.output(0))};
   } else if (is_pool(node)) {
     capability.inputs = {blocked_formats(node.input(0))};

@@ -334,16 +334,21 @@ TEST(DnnlPool, MatchesReferenceOverShapesAndFormats) {
 TEST(DnnlConvTranspose, MatchesReference) {
   struct Case {
     int64_t c, m, k, stride, pad, output_padding, group;
+    const char* activation;  // "": ConvTranspose, else ge::FusedConvTranspose with it
   };
-  // The first two (kernel == stride, no pads) run as a 1x1 convolution and a scatter.
-  const Case cases[] = {{16, 8, 2, 2, 0, 0, 1},  {24, 1, 2, 2, 0, 0, 1}, {8, 16, 4, 2, 1, 0, 1},
-                        {16, 16, 3, 2, 1, 1, 1}, {8, 8, 3, 1, 1, 0, 2}};
+  // The first four (kernel == stride, no pads) run as a 1x1 convolution and a
+  // depth-to-space reorder.
+  const Case cases[] = {{16, 8, 2, 2, 0, 0, 1, ""},         {24, 1, 2, 2, 0, 0, 1, "Sigmoid"},
+                        {24, 16, 2, 2, 0, 0, 1, "Relu"},    {8, 8, 3, 3, 0, 0, 1, ""},
+                        {8, 16, 4, 2, 1, 0, 1, ""},         {16, 16, 3, 2, 1, 1, 1, "Relu"},
+                        {8, 8, 3, 1, 1, 0, 2, ""}};
   uint32_t seed = 400;
   for (const Case& k : cases) {
     const int64_t h = 7;
     const int64_t out = (h - 1) * k.stride - 2 * k.pad + k.k + k.output_padding;
     auto make = [&](std::string in_format, std::string out_format) {
-      auto c = std::make_unique<NodeCase>("ConvTranspose");
+      const bool fused = std::string(k.activation).empty() == false;
+      auto c = std::make_unique<NodeCase>(fused ? "FusedConvTranspose" : "ConvTranspose", fused ? "ge" : "");
       c->input(random_tensor({1, k.c, h, h}, seed), in_format)
           .constant(random_tensor({k.c, k.m / k.group, k.k, k.k}, seed + 1, 0.3f))
           .constant(random_tensor({k.m}, seed + 2));
@@ -352,18 +357,106 @@ TEST(DnnlConvTranspose, MatchesReference) {
           .attribute("pads", Attribute(std::vector<int64_t>{k.pad, k.pad, k.pad, k.pad}))
           .attribute("output_padding", Attribute(std::vector<int64_t>{k.output_padding, k.output_padding}))
           .attribute("group", Attribute(k.group));
+      if (fused) c->attribute("activation", Attribute(std::string(k.activation)));
       return c;
     };
-    seed += 3;
-    auto plain = make("", "");
-    auto blocked = make(k.c % 8 == 0 ? "nChw8c" : "", k.m % 8 == 0 ? "nChw8c" : "");
-    check(*plain, "ConvTranspose k" + std::to_string(k.k) + " s" + std::to_string(k.stride), 8, blocked.get());
-    if (k.k == k.stride && k.pad == 0) {
-      std::optional<PreparedKernel> fast = prepare(plain->node(), "cpu", Options{1});
-      ASSERT_TRUE(fast.has_value());
-      EXPECT_NE(fast->name.find("depth_to_space"), std::string::npos) << fast->name;
+    const std::string what = std::string("ConvTranspose k") + std::to_string(k.k) + " s" + std::to_string(k.stride) +
+                             " " + k.activation;
+    // Every pairing of plain and blocked source and output the shapes allow.
+    for (int pairing = 0; pairing < 3; ++pairing) {
+      const std::string in_format = pairing != 1 && k.c % 8 == 0 ? "nChw8c" : "";
+      const std::string out_format = pairing != 2 && k.m % 8 == 0 ? "nChw8c" : "";
+      auto plain = make("", "");
+      auto blocked = make(in_format, out_format);
+      check(*plain, what + " " + in_format + "->" + out_format, 8, blocked.get());
+      if (k.k == k.stride && k.pad == 0) {
+        std::optional<PreparedKernel> fast = prepare(blocked->node(), "cpu", Options{1});
+        ASSERT_TRUE(fast.has_value());
+        EXPECT_NE(fast->name.find("depth_to_space"), std::string::npos) << fast->name;
+      }
     }
+    seed += 3;
   }
+}
+
+TEST(DnnlBinary, PerChannelOperandsMatchReference) {
+  struct Case {
+    std::string op;
+    bool channel_first;  // the per-channel operand is input 0
+    int64_t n, c, h;
+  };
+  const Case cases[] = {{"Mul", false, 1, 16, 40}, {"Mul", true, 1, 24, 40}, {"Add", false, 2, 16, 33},
+                        {"Sub", false, 1, 8, 64},  {"Div", false, 1, 16, 40}};
+  uint32_t seed = 700;
+  for (const Case& k : cases) {
+    auto make = [&](const std::string& format, int64_t scale_n) {
+      auto c = std::make_unique<NodeCase>(k.op);
+      Tensor x = random_tensor({k.n, k.c, k.h, k.h}, seed);
+      Tensor scale = random_tensor({scale_n, k.c, 1, 1}, seed + 1);
+      if (k.op == "Div") {
+        for (int64_t i = 0; i < scale.element_count(); ++i) scale.data<float>()[i] += 2.0f;
+      }
+      if (k.channel_first) {
+        c->input(scale).input(x, format);
+      } else {
+        c->input(x, format).input(scale);
+      }
+      c->output({k.n, k.c, k.h, k.h}, format);
+      return c;
+    };
+    for (int64_t scale_n : {int64_t{1}, k.n}) {
+      auto plain = make("", scale_n);
+      auto blocked = make("nChw8c", scale_n);
+      check(*plain, k.op + " per channel", 8, blocked.get());
+    }
+    seed += 2;
+  }
+  // Sub and Div with the per-channel operand first are not oneDNN's src0/src1 order.
+  NodeCase reversed("Sub");
+  reversed.input(random_tensor({1, 8, 32, 32}, 1)).input(random_tensor({1, 8, 32, 32}, 2));
+  reversed.output({1, 8, 32, 32});
+  EXPECT_FALSE(prepare(reversed.node(), "cpu", Options{1}).has_value()) << "same-shape Sub is the reference's";
+  NodeCase first("Div");
+  first.input(random_tensor({1, 8, 1, 1}, 1)).input(random_tensor({1, 8, 32, 32}, 2));
+  first.output({1, 8, 32, 32});
+  EXPECT_FALSE(prepare(first.node(), "cpu", Options{1}).has_value());
+}
+
+TEST(DnnlConcat, BlockedInputsMatchReference) {
+  auto channels = [](const std::string& format) {
+    auto c = std::make_unique<NodeCase>("Concat");
+    c->input(random_tensor({1, 8, 6, 5}, 800), format)
+        .input(random_tensor({1, 16, 6, 5}, 801), format)
+        .input(random_tensor({1, 8, 6, 5}, 802), format);
+    c->attribute("axis", Attribute(int64_t{1})).output({1, 32, 6, 5}, format);
+    return c;
+  };
+  {
+    auto plain = channels("");
+    auto blocked = channels("nChw8c");
+    // Plain Concat stays on the reference kernel (and the planner's in-place slices).
+    EXPECT_FALSE(prepare(plain->node(), "cpu", Options{1}).has_value());
+    std::optional<PreparedKernel> fast = prepare(blocked->node(), "cpu", Options{1});
+    ASSERT_TRUE(fast.has_value());
+    std::vector<Tensor> inputs = blocked->data();
+    for (Tensor& t : inputs) t = to_format(t, 8, true);
+    const Tensor expected = plain->run(cpu_kernels::prepare(plain->node(), "cpu").value(), plain->data());
+    expect_close(to_format(blocked->run(*fast, inputs), 8, false), expected, "Concat axis 1 blocked");
+  }
+  auto spatial = [](const std::string& format) {
+    auto c = std::make_unique<NodeCase>("Concat");
+    c->input(random_tensor({2, 16, 3, 5}, 803), format).input(random_tensor({2, 16, 4, 5}, 804), format);
+    c->attribute("axis", Attribute(int64_t{2})).output({2, 16, 7, 5}, format);
+    return c;
+  };
+  auto plain = spatial("");
+  auto blocked = spatial("nChw8c");
+  std::optional<PreparedKernel> fast = prepare(blocked->node(), "cpu", Options{1});
+  ASSERT_TRUE(fast.has_value());
+  std::vector<Tensor> inputs = blocked->data();
+  for (Tensor& t : inputs) t = to_format(t, 8, true);
+  const Tensor expected = plain->run(cpu_kernels::prepare(plain->node(), "cpu").value(), plain->data());
+  expect_close(to_format(blocked->run(*fast, inputs), 8, false), expected, "Concat axis 2 blocked");
 }
 
 TEST(DnnlResize, MatchesReferenceWhereTheSemanticsAgree) {

@@ -22,8 +22,10 @@ Tag plain_tag(size_t rank) {
 }
 
 std::optional<dnnl::memory::desc> stored_desc(const Value& value) {
-  const Dims dims = dims_of(value);
-  const std::string& format = value.desc().format;
+  return stored_desc(dims_of(value), value.desc().format);
+}
+
+std::optional<dnnl::memory::desc> stored_desc(const Dims& dims, const std::string& format) {
   Tag tag = plain_tag(dims.size());
   if (!format.empty()) {
     const int64_t block = cpu_kernels::channel_block_of_format(format, dims.size());

@@ -22,6 +22,8 @@ Tag plain_tag(size_t rank);
 /// The memory desc of `value` as stored: plain or its channel-blocked format; nullopt
 /// for a format oneDNN has no tag for.
 std::optional<dnnl::memory::desc> stored_desc(const Value& value);
+/// The memory desc of a tensor of `dims` stored in `format` ("" plain).
+std::optional<dnnl::memory::desc> stored_desc(const Dims& dims, const std::string& format);
 /// True when the node's input/output `value` exists and is float32.
 bool is_float32(const Value* value);
 

@@ -1,6 +1,7 @@
 // Kernels of the "ge" domain ops the fusion passes produce:
-// - ge::FusedConv(X, W, [B], [Z]) / ge::FusedGemm: the Conv / Gemm kernel, then (Conv) the
-//   residual Z added, then the activation over the output in the same launch.
+// - ge::FusedConv(X, W, [B], [Z]) / ge::FusedConvTranspose / ge::FusedGemm: the Conv /
+//   ConvTranspose / Gemm kernel, then (Conv) the residual Z added, then the activation over
+//   the output in the same launch.
 // - ge::FusedMatMul(A, B, [bias]): the MatMul kernel, the bias broadcast-added, then the
 //   activation.
 // - ge::Gelu {approximate: none | tanh}.
@@ -105,6 +106,7 @@ const OpKernel& standard_kernel(std::string_view op_type) {
   static const std::vector<OpKernel> table = [] {
     std::vector<OpKernel> entries;
     add_conv_kernels(entries);
+    add_nn_conv_transpose_kernels(entries);
     add_gemm_kernels(entries);
     add_matmul_kernels(entries);
     add_unary_activation_kernels(entries);
@@ -193,6 +195,9 @@ Result<PreparedKernel> prepare_fused(const KernelContext& context, std::string_v
 }
 
 Result<PreparedKernel> prepare_fused_conv(const KernelContext& context) { return prepare_fused(context, "Conv", false); }
+Result<PreparedKernel> prepare_fused_conv_transpose(const KernelContext& context) {
+  return prepare_fused(context, "ConvTranspose", false);
+}
 Result<PreparedKernel> prepare_fused_gemm(const KernelContext& context) { return prepare_fused(context, "Gemm", false); }
 Result<PreparedKernel> prepare_fused_matmul(const KernelContext& context) {
   return prepare_fused(context, "MatMul", true);
@@ -255,6 +260,7 @@ Result<PreparedKernel> prepare_hard_swish(const KernelContext& context) {
 
 void add_fused_kernels(std::vector<OpKernel>& table) {
   table.push_back({"ge::FusedConv", data_types(FloatTypes{}), &prepare_fused_conv});
+  table.push_back({"ge::FusedConvTranspose", data_types(FloatTypes{}), &prepare_fused_conv_transpose});
   table.push_back({"ge::FusedGemm", data_types(FloatTypes{}), &prepare_fused_gemm});
   table.push_back({"ge::FusedMatMul", data_types(FloatTypes{}), &prepare_fused_matmul});
   table.push_back({"ge::Gelu", data_types(FloatTypes{}), &prepare_gelu});
