@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <new>
 
 #include "ge/logging.h"
+#include "ge/memory_limit.h"
+#include "ge/shape_arithmetic.h"
 #include "ge/verifier.h"
 #include "runtime_input_binding.h"
 
@@ -101,6 +104,7 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
   GE_RETURN_IF_ERROR(verify_graph(*graph).with_context("imported graph"));
   clock.end("verify");
   GE_RETURN_IF_ERROR(session->ops_.infer_graph(*graph));
+  GE_RETURN_IF_ERROR(session->apply_memory_limit(*graph, options));
   clock.end("infer shapes");
   // Specialisations start from the graph before the passes: with static shapes they fold
   // and fuse what they could not on the dynamic graph.
@@ -204,6 +208,24 @@ Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph
   return Status::ok();
 }
 
+Status Session::apply_memory_limit(const Graph& graph, const SessionOptions& options) {
+  const size_t limit = options.memory_limit > 0 ? options.memory_limit : physical_memory_bytes();
+  pool_->set_memory_limit(limit);
+  auto check = [&](const Value* value, const std::string& role) -> Status {
+    if (value == nullptr || value->desc().kind != ValueKind::kTensor || !value->desc().is_static()) return Status::ok();
+    const std::string what = role + " '" + value->name() + "' " + value->desc().to_string();
+    Result<size_t> bytes = checked_byte_size(value->desc().dtype, value->desc().static_dims());
+    if (!bytes.is_ok()) return bytes.status().with_context(what);
+    return check_memory_limit(what, *bytes, limit);
+  };
+  for (const Value* input : graph.inputs()) GE_RETURN_IF_ERROR(check(input, "graph input"));
+  for (const Value* output : graph.outputs()) GE_RETURN_IF_ERROR(check(output, "graph output"));
+  for (const auto& node : graph.nodes()) {
+    for (const Value* output : node->outputs()) GE_RETURN_IF_ERROR(check(output, "output of " + node->describe()));
+  }
+  return Status::ok();
+}
+
 bool Session::wants_specialisation(const SessionOptions& options, const Graph& graph) {
   return options.task_sink && options.specialisation_cache_size > 0 && has_dynamic_tensor_inputs(graph);
 }
@@ -232,7 +254,35 @@ Result<Specialisation*> Session::specialised(const NamedValues& inputs) {
   return found;
 }
 
+namespace {
+
+/// Runs `body`, turning a std::bad_alloc that escaped the checks before each allocation
+/// (the system had less free memory than the limit) into an error: it never reaches the
+/// user as an internal one.
+template <typename Body>
+Status guard_allocations(const TensorPool& pool, Body&& body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    const size_t limit = pool.memory_limit();
+    return invalid_argument("out of memory during the run (" + format_bytes(pool.statistics().in_use_bytes) +
+                            " in use, limit " + format_bytes(limit) +
+                            "): the system has less free memory than the limit allows; set a lower one with "
+                            "--memory-limit");
+  }
+}
+
+}  // namespace
+
 Status Session::run(const NamedTensors& inputs, std::vector<Tensor>& outputs) {
+  return guard_allocations(*pool_, [&] { return run_unguarded(inputs, outputs); });
+}
+
+Status Session::run_values(const NamedValues& inputs, std::vector<RuntimeValue>& outputs) {
+  return guard_allocations(*pool_, [&] { return run_values_unguarded(inputs, outputs); });
+}
+
+Status Session::run_unguarded(const NamedTensors& inputs, std::vector<Tensor>& outputs) {
   NamedValues values;
   values.reserve(inputs.size());
   for (const auto& [name, tensor] : inputs) values.emplace_back(name, RuntimeValue::of(tensor));
@@ -248,7 +298,7 @@ Status Session::run(const NamedTensors& inputs, std::vector<Tensor>& outputs) {
   return runner_->execute(inputs, outputs);
 }
 
-Status Session::run_values(const NamedValues& inputs, std::vector<RuntimeValue>& outputs) {
+Status Session::run_values_unguarded(const NamedValues& inputs, std::vector<RuntimeValue>& outputs) {
   ModelRunner* runner = runner_.get();
   if (runner == nullptr) {
     GE_ASSIGN_OR_RETURN(Specialisation * found, specialised(inputs));

@@ -67,6 +67,7 @@ Result<std::unique_ptr<Session>> Session::create_compiled(const PluginHost& host
   GE_RETURN_IF_ERROR(verify_graph(*graph).with_context("compiled graph"));
   mark = end_stage(session->stage_timings_, "verify", mark);
   GE_RETURN_IF_ERROR(session->ops_.infer_graph(*graph));
+  GE_RETURN_IF_ERROR(session->apply_memory_limit(*graph, options));
   mark = end_stage(session->stage_timings_, "infer shapes", mark);
   GE_ASSIGN_OR_RETURN(Backend * backend, host.backend(options.backend));
   if (options.threads > 0) GE_RETURN_IF_ERROR(backend->set_intra_op_threads(options.threads));

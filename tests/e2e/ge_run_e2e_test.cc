@@ -424,3 +424,113 @@ TEST_F(GeRunE2ETest, Help) {
 }
 
 }  // namespace
+
+// ---- absurd sizes, bounded memory, output paths (issue 17, findings 1-3) ----
+
+namespace {
+
+/// A one-node opset-17 model: `op` from the named inputs (int64 shape input when
+/// `shape_rank` > 0 goes last) to float output "y" of unknown shape.
+void write_one_node_model(const fs::path& path, const std::string& op,
+                          const std::vector<std::pair<std::string, std::vector<int64_t>>>& float_inputs,
+                          int64_t shape_rank) {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(17);
+  onnx::GraphProto* graph = model.mutable_graph();
+  graph->set_name("g");
+  onnx::NodeProto* node = graph->add_node();
+  node->set_op_type(op);
+  node->set_name("n");
+  auto add_input = [&](const std::string& name, int32_t type, const std::vector<int64_t>& dims) {
+    onnx::ValueInfoProto* input = graph->add_input();
+    input->set_name(name);
+    input->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+    onnx::TensorShapeProto* shape = input->mutable_type()->mutable_tensor_type()->mutable_shape();
+    for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
+    node->add_input(name);
+  };
+  for (const auto& [name, dims] : float_inputs) add_input(name, onnx::TensorProto::FLOAT, dims);
+  if (shape_rank > 0) add_input("shape", onnx::TensorProto::INT64, {shape_rank});
+  node->add_output("y");
+  onnx::ValueInfoProto* output = graph->add_output();
+  output->set_name("y");
+  output->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  std::ofstream(path, std::ios::binary) << model.SerializeAsString();
+}
+
+/// An int64 .npy vector.
+void write_int64_npy(const fs::path& path, const std::vector<int64_t>& values) {
+  std::string header = "{'descr': '<i8', 'fortran_order': False, 'shape': (" + std::to_string(values.size()) + ",), }";
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+  bytes += static_cast<char>(header.size() & 0xFF);
+  bytes += static_cast<char>(header.size() >> 8);
+  bytes += header;
+  bytes.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(int64_t));
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+}  // namespace
+
+TEST_F(GeRunE2ETest, ARunTimeShapeThatOverflowsExitsOneNamingNodeAndDims) {
+  // Unchecked, the count wrapped to 0: exit 0 with an empty tensor of those dims.
+  write_one_node_model(tmp_ / "cos.onnx", "ConstantOfShape", {}, 3);
+  write_int64_npy(tmp_ / "shape.npy", {int64_t{1} << 22, int64_t{1} << 22, int64_t{1} << 22});
+  Outcome r = ge_run({(tmp_ / "cos.onnx").string(), "--input", (tmp_ / "shape.npy").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "ConstantOfShape 'n'");
+  EXPECT_CONTAINS(r.output, "[4194304,4194304,4194304] has more than 2^63 elements");
+  // A negative dim says so (it read "got float32[?]").
+  write_int64_npy(tmp_ / "negative.npy", {2, -3, 1});
+  r = ge_run({(tmp_ / "cos.onnx").string(), "--input", (tmp_ / "negative.npy").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "dim 1 is negative (-3)");
+}
+
+TEST_F(GeRunE2ETest, AnAllocationPastTheMemoryLimitExitsOneNamingTheNode) {
+  write_one_node_model(tmp_ / "expand.onnx", "Expand", {{"x", {1}}}, 2);
+  write_int64_npy(tmp_ / "shape.npy", {1024, 16384});  // 64 MiB of float32
+  const std::vector<std::string> run = {(tmp_ / "expand.onnx").string(), "--input", "random", "--input",
+                                        (tmp_ / "shape.npy").string()};
+  std::vector<std::string> limited = run;
+  limited.insert(limited.end(), {"--memory-limit", "1M"});
+  Outcome r = ge_run(limited);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "Expand 'n' needs 64 MiB; limit 1.0 MiB");
+  r = ge_run(run);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+TEST_F(GeRunE2ETest, AGraphInputBeyondTheMemoryLimitIsRefusedBeforeAllocating) {
+  // It ended in "internal error: unexpected exception: std::bad_alloc" (exit 2).
+  write_one_node_model(tmp_ / "relu.onnx", "Relu", {{"x", {int64_t{1} << 40}}}, 0);
+  Outcome r = ge_run({(tmp_ / "relu.onnx").string(), "--input", "random", "--memory-limit", "1G"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "graph input 'x' float32[1099511627776] needs 4.0 TiB; limit 1.0 GiB");
+}
+
+TEST_F(GeRunE2ETest, OutputPathsAreCheckedBeforeRunning) {
+  const fs::path file = tmp_ / "file";
+  std::ofstream(file) << "x";
+  Outcome r = ge_run({kModel, "--input", "random", "--expected-dir", file.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "expected-output directory '" + file.string() + "' is not a directory");
+  r = ge_run({kModel, "--input", "random", "--repeat", "3", "--output-dir", (file / "out").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "--output-dir '" + (file / "out").string() + "' cannot be created");
+  EXPECT_EQ(r.output.find("latency over"), std::string::npos) << "ran before checking: " << r.output;
+}
+
+TEST_F(GeRunE2ETest, DurationRunsForAGivenTimeAndPrintsQuantiles) {
+  Outcome r = ge_run({kModel, "--input", "random", "--duration", "0.3"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_CONTAINS(r.output, "latency over ");
+  EXPECT_CONTAINS(r.output, " ms, p90 ");
+  EXPECT_CONTAINS(r.output, " ms, p99 ");
+  // --repeat stops first when it is reached first.
+  r = ge_run({kModel, "--input", "random", "--duration", "60", "--repeat", "3"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_CONTAINS(r.output, "latency over 3 runs: median ");
+}

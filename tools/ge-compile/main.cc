@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ge/logging.h"
+#include "ge/memory_limit.h"
 #include "ge/model_file.h"
 #include "ge/plugin_host.h"
 #include "ge/session.h"
@@ -33,6 +34,7 @@ struct CompileOptions {
   std::vector<std::string> memory_assigners;
   int streams = 1;
   int threads = 0;
+  size_t memory_limit = 0;  // 0: the machine's physical memory
   int verbosity = 0;
   bool help = false;
 };
@@ -40,6 +42,7 @@ struct CompileOptions {
 const char* usage() {
   return "usage: ge-compile --model M.onnx --output M.gem [--backend cpu|npu_sim] [--input-shape \"name=1,3,224,224;...\"]...\n"
          "                  [-O N] [--memory-assigner NAME]... [--streams N] [--threads N] [--plugins FILE]... [-v]\n"
+         "                  [--memory-limit BYTES]\n"
          "       ge-compile --info M.gem\n"
          "       ge-compile --verify M.gem [--backend cpu] [--threads N] [--plugins FILE]...\n"
          "Compiles a model (parse, shape inference, passes for the backend) into a .gem file that\n"
@@ -53,7 +56,9 @@ const char* usage() {
          "One --input-shape fixes the inputs' shapes. Given several times (a model with dynamic input\n"
          "dims), each is a dynamic gear: the file keeps the dynamic model and one static compilation,\n"
          "with plans, per gear; a run whose input shapes match a gear exactly uses its plans, any\n"
-         "other is specialised at run time.\n";
+         "other is specialised at run time.\n"
+         "--memory-limit BYTES (suffixes K, M, G, T; default: the machine's physical memory) refuses\n"
+         "a model whose graph inputs, outputs, values or plans need more.\n";
 }
 
 Result<CompileOptions> parse_arguments(const std::vector<std::string>& args) {
@@ -102,6 +107,11 @@ Result<CompileOptions> parse_arguments(const std::vector<std::string>& args) {
         return invalid_argument("--threads expects 1..1024, got '" + v + "'");
       }
       options.threads = std::stoi(v);
+    } else if (arg == "--memory-limit") {
+      GE_ASSIGN_OR_RETURN(std::string v, value(arg));
+      Result<size_t> bytes = parse_byte_size(v);
+      if (!bytes.is_ok()) return bytes.status().with_context("--memory-limit");
+      options.memory_limit = *bytes;
     } else if (arg == "--plugins") {
       GE_ASSIGN_OR_RETURN(std::string v, value(arg));
       options.plugin_files.emplace_back(v);
@@ -183,6 +193,7 @@ int run(int argc, char** argv) {
     const auto load_start = std::chrono::steady_clock::now();
     SessionOptions load_options;
     load_options.threads = options.threads;
+    load_options.memory_limit = options.memory_limit;
     load_options.backend = options.backend;
     Result<std::unique_ptr<Session>> session = create_session_from_model_file(host, *options.verify, load_options);
     if (!session.is_ok()) return fail(session.status());
@@ -209,6 +220,7 @@ int run(int argc, char** argv) {
   session_options.memory_assigners = options.memory_assigners;
   session_options.max_streams = options.streams;
   session_options.threads = options.threads;
+  session_options.memory_limit = options.memory_limit;
   Result<std::unique_ptr<Session>> session = Session::create(host, std::move(*graph), session_options);
   if (!session.is_ok()) return fail(session.status().with_context(options.model->string()));
   if (gear_mode && (*session)->uses_task_sink()) {

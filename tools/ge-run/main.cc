@@ -2,12 +2,15 @@
 /// Exit status: 0 success, 1 user error or output mismatch, 2 internal error.
 
 #include <algorithm>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +25,7 @@
 #include "ge/session.h"
 #include "ge/status.h"
 #include "input_binding.h"
+#include "latency_statistics.h"
 #include "op_time_table.h"
 #include "options.h"
 #include "output_compare.h"
@@ -84,13 +88,74 @@ void print_pass_timings(const Session& session) {
   }
 }
 
-void print_latency(std::vector<double> latencies) {
-  std::sort(latencies.begin(), latencies.end());
-  const size_t n = latencies.size();
-  const double median = n % 2 == 1 ? latencies[n / 2] : (latencies[n / 2 - 1] + latencies[n / 2]) / 2;
-  std::cout << "latency over " << n << " runs: median " << milliseconds(median) << " ms, min "
-            << milliseconds(latencies.front()) << " ms, max " << milliseconds(latencies.back()) << " ms\n";
+void print_latency(const LatencyStatistics& latency) {
+  std::cout << "latency over " << latency.count() << " runs: median " << milliseconds(latency.quantile(0.5))
+            << " ms, p90 " << milliseconds(latency.quantile(0.9)) << " ms, p99 " << milliseconds(latency.quantile(0.99))
+            << " ms, min " << milliseconds(latency.min()) << " ms, max " << milliseconds(latency.max()) << " ms\n";
 }
+
+/// Checks before compiling that the runs' results can be written and compared:
+/// --output-dir is a directory or can be made one, --expected-dir is a directory.
+Status check_output_paths(const RunOptions& options) {
+  std::error_code error;
+  if (options.output_dir) {
+    const fs::path& dir = *options.output_dir;
+    if (fs::exists(dir, error)) {
+      if (!fs::is_directory(dir, error))
+        return invalid_argument("--output-dir '" + dir.string() + "' exists and is not a directory");
+      if (access(dir.c_str(), W_OK) != 0)
+        return invalid_argument("--output-dir '" + dir.string() + "' is not writable");
+    } else {
+      // The nearest existing ancestor must be a directory we may create it in.
+      fs::path ancestor = fs::absolute(dir, error).parent_path();
+      while (!ancestor.empty() && !fs::exists(ancestor, error) && ancestor != ancestor.parent_path())
+        ancestor = ancestor.parent_path();
+      if (!fs::is_directory(ancestor, error) || access(ancestor.c_str(), W_OK) != 0) {
+        return invalid_argument("--output-dir '" + dir.string() + "' cannot be created: '" + ancestor.string() +
+                                "' is not a writable directory");
+      }
+    }
+  }
+  if (options.expected_dir) {
+    const fs::path& dir = *options.expected_dir;
+    if (!fs::exists(dir, error))
+      return not_found("expected-output directory '" + dir.string() + "' does not exist");
+    if (!fs::is_directory(dir, error))
+      return invalid_argument("expected-output directory '" + dir.string() + "' is not a directory");
+  }
+  return Status::ok();
+}
+
+/// Repeated runs: when to stop (--repeat, --duration) and, on a terminal, a progress line
+/// on stderr once the runs take more than a second.
+class RunLoop {
+ public:
+  explicit RunLoop(const RunOptions& options)
+      : runs_(options.duration_seconds && !options.repeat ? std::optional<uint64_t>() : options.repeat.value_or(1)),
+        duration_(options.duration_seconds),
+        progress_(isatty(STDERR_FILENO) != 0 && (options.repeat || options.duration_seconds)),
+        start_(std::chrono::steady_clock::now()) {}
+
+  /// Whether to run again after `done` runs (the first run always happens).
+  bool more(uint64_t done) {
+    const auto now = std::chrono::steady_clock::now();
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const bool more = done == 0 || ((!runs_ || done < *runs_) && (!duration_ || elapsed < *duration_));
+    if (progress_ && elapsed > 1.0 && (now - last_progress_ > std::chrono::milliseconds(250) || !more)) {
+      last_progress_ = now;
+      std::cerr << "\rge-run: " << done << (runs_ ? "/" + std::to_string(*runs_) : std::string()) << " runs, "
+                << milliseconds(elapsed) << " s" << (duration_ ? " of " + milliseconds(*duration_) + " s" : "")
+                << (more ? "" : "\n") << std::flush;
+    }
+    return more;
+  }
+
+ private:
+  std::optional<uint64_t> runs_;  // none: --duration alone
+  std::optional<double> duration_;
+  bool progress_;
+  std::chrono::steady_clock::time_point start_, last_progress_;
+};
 
 /// -v: the shape-keyed specialisations and the tensor pool after the runs.
 void print_runtime_statistics(const Session& session, std::optional<uint64_t> warm_misses, int warm_runs) {
@@ -137,8 +202,10 @@ Status check_expected(const RunOptions& options, const std::vector<Value*>& grap
                       const std::vector<Tensor>& outputs, bool& all_match) {
   const fs::path& dir = *options.expected_dir;
   std::error_code error;
-  if (!fs::is_directory(dir, error))
+  if (!fs::exists(dir, error))
     return not_found("expected-output directory '" + dir.string() + "' does not exist");
+  if (!fs::is_directory(dir, error))
+    return invalid_argument("expected-output directory '" + dir.string() + "' is not a directory");
   if (fs::exists(dir / output_file_name(outputs.size()), error)) {
     return invalid_argument("'" + (dir / output_file_name(outputs.size())).string() +
                             "' exists but the model has only " + std::to_string(outputs.size()) + " output(s)");
@@ -214,6 +281,7 @@ int run(int argc, char** argv) {
   if (options.profile) {
     if (Status status = check_profile_path(*options.profile); !status.is_ok()) return fail(status);
   }
+  if (Status status = check_output_paths(options); !status.is_ok()) return fail(status);
 
   SessionOptions session_options;
   session_options.backend = options.backend;
@@ -222,6 +290,7 @@ int run(int argc, char** argv) {
   session_options.threads = options.threads;
   session_options.specialisation_cache_size = options.specialisations;
   session_options.memory_order = options.memory_order;
+  session_options.memory_limit = options.memory_limit;
   const auto compile_start = std::chrono::steady_clock::now();
   // A compiled .gem model loads without running the compiler.
   Result<std::unique_ptr<Session>> created = model.extension() == ".gem"
@@ -285,13 +354,16 @@ int run(int argc, char** argv) {
     }
   }
 
-  const int repeat = options.repeat.value_or(1);
   // The outputs of one run are alive during the next: two runs reach the steady state.
-  constexpr int kWarmUpRuns = 2;
+  constexpr uint64_t kWarmUpRuns = 2;
+  // The trace keeps the first runs only: memory stays bounded however long the loop runs.
+  constexpr size_t kMaxTracedRuns = 100000;
   std::optional<uint64_t> warm_misses;
   std::vector<Tensor> outputs;
-  std::vector<double> latencies;
-  for (int i = 0; i < repeat; ++i) {
+  LatencyStatistics latency;
+  RunLoop loop(options);
+  uint64_t repeat = 0;  // runs done
+  for (; loop.more(repeat); ++repeat) {
     outputs.clear();
     const auto start = std::chrono::steady_clock::now();
     Status status = session.run(*inputs, outputs);
@@ -300,9 +372,9 @@ int run(int argc, char** argv) {
       if (traced_device != nullptr) (void)traced_device->set_task_tracing(false);
       return fail(status);
     }
-    latencies.push_back(std::chrono::duration<double, std::milli>(end - start).count());
-    profile.runs.push_back(RunTiming{start, end - start});
-    if (i == kWarmUpRuns - 1) warm_misses = session.tensor_pool().statistics().misses;
+    latency.add(std::chrono::duration<double, std::milli>(end - start).count());
+    if (options.profile && profile.runs.size() < kMaxTracedRuns) profile.runs.push_back(RunTiming{start, end - start});
+    if (repeat == kWarmUpRuns - 1) warm_misses = session.tensor_pool().statistics().misses;
   }
   if (traced_device != nullptr) {
     profile.tasks = traced_device->take_task_trace();
@@ -327,8 +399,10 @@ int run(int argc, char** argv) {
   for (size_t k = 0; k < outputs.size(); ++k) {
     std::cout << "output " << k << " '" << graph_outputs[k]->name() << "': " << outputs[k].to_string() << "\n";
   }
-  if (options.repeat) print_latency(latencies);
-  if (options.verbosity > 0) print_runtime_statistics(session, warm_misses, repeat - kWarmUpRuns);
+  if (options.repeat || options.duration_seconds) print_latency(latency);
+  if (options.verbosity > 0) {
+    print_runtime_statistics(session, warm_misses, static_cast<int>(repeat) - static_cast<int>(kWarmUpRuns));
+  }
   if (const std::string partition = session.describe_partition(); options.passes.dump_dir && !partition.empty()) {
     const fs::path path = *options.passes.dump_dir / "partition.txt";
     std::ofstream out(path);
@@ -358,6 +432,11 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return ge::tools::run(argc, argv);
+  } catch (const std::bad_alloc& e) {
+    // Allocations are checked against the memory limit first; one the system still refused.
+    std::cerr << "ge-run: error (invalid argument): out of memory (" << e.what()
+              << "): the system has less free memory than the run needs; see --memory-limit\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "ge-run: internal error: unexpected exception: " << e.what() << "\n";
   } catch (...) {

@@ -2,8 +2,11 @@
 
 #include <charconv>
 #include <cmath>
+#include <system_error>
 #include <span>
 #include <string_view>
+
+#include "ge/memory_limit.h"
 
 namespace ge::tools {
 namespace {
@@ -13,7 +16,7 @@ constexpr std::string_view kValueOptions[] = {
     "--plugins",      "--input",      "--output-dir",   "--backend", "--repeat", "--passes",
     "--disable-pass", "--dump-graph", "--expected-dir", "--rtol",    "--atol",
     "--check-rtol",   "--check-atol", "--memory-assigner", "--memory-order", "--profile", "--threads",
-    "--specialisations",
+    "--specialisations", "--memory-limit", "--duration",
 };
 /// Options that take none.
 constexpr std::string_view kFlagOptions[] = {"--list-plugins", "--verify-each",          "--check-passes",
@@ -92,6 +95,17 @@ Status apply_value(RunOptions& options, const std::string& option, const std::st
     options.backend = value;
   } else if (option == "--repeat") {
     GE_ASSIGN_OR_RETURN(options.repeat, parse_int(option, value, 1, 1000000000));
+  } else if (option == "--duration") {
+    double seconds = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+    if (error != std::errc() || end != value.data() + value.size() || !(seconds > 0) || !std::isfinite(seconds)) {
+      return invalid_argument("--duration expects a positive number of seconds, got '" + value + "'");
+    }
+    options.duration_seconds = seconds;
+  } else if (option == "--memory-limit") {
+    Result<size_t> bytes = parse_byte_size(value);
+    if (!bytes.is_ok()) return bytes.status().with_context("--memory-limit");
+    options.memory_limit = *bytes;
   } else if (option == "--passes") {
     GE_ASSIGN_OR_RETURN(std::vector<std::string> names, parse_pass_list(value));
     if (!options.passes.explicit_passes) options.passes.explicit_passes.emplace();
@@ -277,8 +291,14 @@ Memory (static-shape graphs run from one planned arena):
                           lowers the peak of live memory
   --specialisations N     a model with dynamic input dims is compiled per input-shape
                           signature; keep up to N of them (default 8; 0: run it per op)
+  --memory-limit BYTES    most memory the session may hold (suffixes K, M, G, T:
+                          e.g. 4G, 512M; default: the machine's physical memory); a
+                          value, run or plan that needs more fails naming it
 Running:
-  --repeat N              run N times and print median/min/max latency
+  --repeat N              run N times and print the latency: median, p90, p99, min
+                          and max (in constant memory however many runs)
+  --duration S            run for S seconds (with --repeat: whichever ends first); on
+                          a terminal, runs past a second show a progress line
   --profile FILE          write a Chrome trace (JSON; open in ui.perfetto.dev or
                           chrome://tracing): the compile stages, then every task of
                           every stream of the runs (wall time; simulated on npu_sim)

@@ -176,6 +176,21 @@ TEST(OptionsTest, Profile) {
   EXPECT_NE(usage().find("--profile FILE"), std::string::npos);
 }
 
+TEST(OptionsTest, MemoryLimitAndDuration) {
+  EXPECT_EQ(parse_ok({"m.onnx"}).memory_limit, 0u);  // the machine's physical memory
+  EXPECT_EQ(parse_ok({"m.onnx", "--memory-limit", "4G"}).memory_limit, size_t{4} << 30);
+  EXPECT_EQ(parse_ok({"m.onnx", "--memory-limit=512M"}).memory_limit, size_t{512} << 20);
+  EXPECT_NE(error_of({"m.onnx", "--memory-limit", "4X"}).find("--memory-limit: '4X' is not a byte count"),
+            std::string::npos);
+  EXPECT_FALSE(parse_ok({"m.onnx"}).duration_seconds);
+  EXPECT_DOUBLE_EQ(*parse_ok({"m.onnx", "--duration", "2.5"}).duration_seconds, 2.5);
+  EXPECT_NE(error_of({"m.onnx", "--duration", "0"}).find("--duration expects a positive number of seconds, got '0'"),
+            std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "--duration", "soon"}).find("got 'soon'"), std::string::npos);
+  EXPECT_NE(usage().find("--memory-limit BYTES"), std::string::npos);
+  EXPECT_NE(usage().find("--duration S"), std::string::npos);
+}
+
 TEST(OptionsTest, DumpGraphElidesLargeConstantsUnlessAskedForAll) {
   const RunOptions dump = parse_ok({"m.onnx", "--dump-graph", "d"});
   ASSERT_TRUE(dump.passes.dump_print.max_constant_elements);

@@ -50,6 +50,12 @@ struct SessionOptions {
   /// signature (ge/specialisation_cache.h): up to this many specialisations are kept,
   /// least recently used evicted. 0: such graphs always run per op.
   size_t specialisation_cache_size = 8;
+  /// Bytes the session may hold at once: a graph input or output, a value, a run's live
+  /// tensors, the task sink's arena and weights. What would go past it is a
+  /// kInvalidArgument naming what needed how much, before anything is allocated (create()
+  /// for static sizes, run() for sizes known at run time). 0: the machine's physical
+  /// memory (ge/memory_limit.h).
+  size_t memory_limit = 0;
 };
 
 /// One step of Session::create (parse, infer shapes, the passes and each pass, load), in
@@ -83,7 +89,8 @@ class Session {
   /// is laid out back to back from its start, as the pass manager times only durations.
   const std::vector<StageTiming>& stage_timings() const { return stage_timings_; }
   /// Runs once: inputs by name, outputs in graph order (see Executor::run). Not
-  /// thread-safe: one run at a time per session.
+  /// thread-safe: one run at a time per session. Running out of memory is an error
+  /// (kInvalidArgument), never an exception.
   Status run(const NamedTensors& inputs, std::vector<Tensor>& outputs);
   /// Same with sequence and optional values allowed.
   Status run_values(const NamedValues& inputs, std::vector<RuntimeValue>& outputs);
@@ -124,6 +131,11 @@ class Session {
                                                                           const std::filesystem::path& path,
                                                                           const SessionOptions& options);
   Session() = default;
+  Status run_unguarded(const NamedTensors& inputs, std::vector<Tensor>& outputs);
+  Status run_values_unguarded(const NamedValues& inputs, std::vector<RuntimeValue>& outputs);
+  /// Applies options.memory_limit to the pool and checks every static value of `graph`
+  /// against it (a graph input or output of 8 TiB fails here, not in the first run).
+  Status apply_memory_limit(const Graph& graph, const SessionOptions& options);
   /// Loads a dynamic gear of a model file (ge/model_file.h) after the model itself.
   Status load_gear(const PluginHost& host, LoadedModelFile& gear, const SessionOptions& options);
   /// Sets up the per-op executor for `graph`, which sinks its static clusters and subgraph

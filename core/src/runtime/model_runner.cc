@@ -1,5 +1,6 @@
 #include "ge/runtime/model_runner.h"
 
+#include "ge/memory_limit.h"
 #include "ge/runtime/stream_capture.h"
 
 #include <algorithm>
@@ -224,11 +225,19 @@ struct ModelRunner::Impl {
     return offset < w.offset + std::max<size_t>(w.bytes, 1) ? w.data + (offset - w.offset) : nullptr;
   }
 
+  /// Checks a region against the session's memory limit (the output pool's) before it is
+  /// allocated: a plan beyond the limit is the user's error, not the device's.
+  Status check_region(const std::string& what, size_t bytes) const {
+    const size_t limit = output_pool ? output_pool->memory_limit() : 0;
+    return check_memory_limit("the task sink's " + what + " of graph '" + graph->name() + "'", bytes, limit);
+  }
+
   /// Reserves the weights region: in place on a host-accessible device, else a block.
   Status reserve_weights(size_t alignment) {
     weights_in_place = device->host_accessible();
     host_weights.clear();
     if (weights_in_place) return Status::ok();
+    GE_RETURN_IF_ERROR(check_region("weights", weights_bytes));
     GE_ASSIGN_OR_RETURN(weights, device->allocate(std::max<size_t>(weights_bytes, 1), alignment));
     return Status::ok();
   }
@@ -244,6 +253,7 @@ struct ModelRunner::Impl {
       if (at.kind == Location::Kind::kWeights && weight_at(at.offset) == nullptr) resolved = false;
     }
     if (resolved) return Status::ok();
+    GE_RETURN_IF_ERROR(check_region("weights", weights_bytes));
     GE_ASSIGN_OR_RETURN(weights, device->allocate(std::max<size_t>(weights_bytes, 1), kArenaAlignment));
     for (const HostWeight& w : host_weights) {
       if (w.bytes > 0) {
@@ -329,6 +339,7 @@ struct ModelRunner::Impl {
     // Lifetimes in one topological order only order work on one stream: with several
     // streams every buffer gets its own bytes.
     arena_bytes = place_in_arena(requests, plan.stream_count <= 1);
+    GE_RETURN_IF_ERROR(check_region("feature-map arena", arena_bytes));
     GE_ASSIGN_OR_RETURN(arena, device->allocate(std::max<size_t>(arena_bytes, 1), kArenaAlignment));
     for (size_t r = 0; r < requests.size(); ++r) {
       if (request_value[r] != nullptr) location[request_value[r]] = {Location::Kind::kArena, 0, requests[r].offset};
@@ -383,6 +394,7 @@ struct ModelRunner::Impl {
     weights_bytes = mp.weights_bytes;
     GE_RETURN_IF_ERROR(reserve_weights(mp.alignment));
     arena_bytes = mp.feature_map_bytes;
+    GE_RETURN_IF_ERROR(check_region("feature-map arena", arena_bytes));
     GE_ASSIGN_OR_RETURN(arena, device->allocate(std::max<size_t>(arena_bytes, 1), mp.alignment));
 
     workspace.assign(order.size(), Location{});
