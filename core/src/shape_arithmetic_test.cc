@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <new>
 #include <vector>
+
+#include "ge/tensor.h"
 
 namespace ge {
 namespace {
@@ -43,6 +46,12 @@ TEST(ShapeArithmeticTest, ANegativeDimIsAnError) {
   Result<int64_t> count = checked_element_count(std::vector<int64_t>{2, -3});
   ASSERT_FALSE(count.is_ok());
   EXPECT_EQ(count.status().message(), "dim 1 of [2,-3] is negative (-3)");
+}
+
+TEST(ShapeArithmeticTest, TensorStorageOfAnOverflowingShapeIsRefused) {
+  // It allocated the wrapped size (0 bytes) and kept the dims.
+  EXPECT_THROW(Tensor::zeros(DataType::kFloat32, {kTwoTo22, kTwoTo22, kTwoTo22}), std::bad_alloc);
+  EXPECT_EQ(Tensor::zeros(DataType::kFloat32, {2, 3}).byte_size(), 24u);
 }
 
 }  // namespace

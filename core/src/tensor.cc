@@ -3,8 +3,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <sstream>
 
+#include "ge/shape_arithmetic.h"
 #include "ge/tensor_desc.h"
 
 namespace ge {
@@ -21,6 +23,9 @@ Tensor Tensor::zeros(DataType type, std::vector<int64_t> shape) {
   Tensor tensor;
   tensor.dtype_ = type;
   tensor.shape_ = std::move(shape);
+  // A shape whose bytes overflow would allocate a wrapped, too small block.
+  Result<size_t> checked_bytes = checked_byte_size(type, tensor.shape_);
+  if (!checked_bytes.is_ok()) throw std::bad_array_new_length();
   const int64_t count = tensor.element_count();
   if (type == DataType::kString) {
     auto* strings = new std::string[std::max<int64_t>(count, 1)];
@@ -30,7 +35,7 @@ Tensor Tensor::zeros(DataType type, std::vector<int64_t> shape) {
   }
   // 64-byte alignment suits vector kernels; never a null pointer, even for empty tensors.
   constexpr size_t kAlignment = 64;
-  size_t bytes = static_cast<size_t>(count) * element_size(type);
+  size_t bytes = *checked_bytes;
   bytes = std::max<size_t>(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
   void* memory = std::aligned_alloc(kAlignment, bytes);
   if (memory == nullptr) throw std::bad_alloc();

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "ge/shape_arithmetic.h"
 #include "kernel_util.h"
 #include "op_kernels.h"
 
@@ -190,12 +191,23 @@ Result<PreparedKernel> prepare(const Node& node, std::string_view backend_name) 
   GE_RETURN_IF_ERROR(check_supported(node, backend_name));
   GE_RETURN_IF_ERROR(check_formats(node, backend_name));
   KernelContext context{node, backend_name, onnx_opset(node)};
-  // Static descs are the kernel ABI's precondition; check them once for every op.
+  // Static descs are the kernel ABI's precondition; check them once for every op. Their
+  // byte sizes must not overflow: every kernel multiplies dims (product()) unchecked.
+  auto check_size = [&](const Value* value, const std::string& role, size_t index) -> Status {
+    Result<size_t> bytes = checked_byte_size(value->desc().dtype, value->desc().static_dims());
+    if (bytes.is_ok()) return Status::ok();
+    return invalid_node(context, role + " " + std::to_string(index) + " '" + value->name() + "': " +
+                                     bytes.status().message());
+  };
   for (size_t i = 0; i < node.input_count(); ++i) {
-    if (node.input(i) != nullptr) GE_RETURN_IF_ERROR(input_dims(context, i).status());
+    if (node.input(i) == nullptr) continue;
+    GE_RETURN_IF_ERROR(input_dims(context, i).status());
+    GE_RETURN_IF_ERROR(check_size(node.input(i), "input", i));
   }
   for (size_t i = 0; i < node.output_count(); ++i) {
-    if (has_output(context, i)) GE_RETURN_IF_ERROR(output_dims(context, i).status());
+    if (!has_output(context, i)) continue;
+    GE_RETURN_IF_ERROR(output_dims(context, i).status());
+    GE_RETURN_IF_ERROR(check_size(node.output(i), "output", i));
   }
   return find_kernel(node)->prepare(context);
 }

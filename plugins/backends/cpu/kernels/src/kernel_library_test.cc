@@ -80,6 +80,19 @@ TEST(KernelLibrary, NonStaticShapeIsInvalid) {
   EXPECT_NE(kernel.status().message().find("no static shape"), std::string::npos) << kernel.status().message();
 }
 
+TEST(KernelLibrary, AShapeWhoseSizeOverflowsIsInvalid) {
+  // Unchecked, [2^31,2^33] wraps to 0 elements and the kernel writes nothing.
+  KernelTest test("Expand");
+  test.input(f32_iota({1})).input(Tensor::from_vector<int64_t>({2}, {int64_t{1} << 31, int64_t{1} << 33}));
+  test.output(F::kFloat32, {int64_t{1} << 31, int64_t{1} << 33});
+  Result<PreparedKernel> kernel = test.prepare();
+  ASSERT_FALSE(kernel.is_ok());
+  EXPECT_EQ(kernel.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(kernel.status().message().find("output 0"), std::string::npos) << kernel.status().message();
+  EXPECT_NE(kernel.status().message().find("[2147483648,8589934592] has more than 2^63 elements"), std::string::npos)
+      << kernel.status().message();
+}
+
 TEST(KernelLibrary, SequenceValuesAreUnsupported) {
   KernelTest test("Identity");
   test.input(f32_iota({2})).output(F::kFloat32, {2});
