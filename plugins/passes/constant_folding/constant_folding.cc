@@ -60,6 +60,16 @@ std::optional<Tensor> static_shape_value(const Node& node) {
   return Tensor::from_vector<int64_t>({static_cast<int64_t>(slice.size())}, slice);
 }
 
+/// The constant a value stands for: its own data, or for a subgraph's capture, the
+/// data of the enclosing-scope initializer it names (a body slicing the outer weights).
+const Tensor* constant_data(const Value* value) {
+  while (value != nullptr && value->is_capture()) {
+    const Graph* outer = value->graph() != nullptr ? value->graph()->parent() : nullptr;
+    value = outer != nullptr ? outer->resolve_name(value->name()) : nullptr;
+  }
+  return is_constant_value(value) ? value->constant() : nullptr;
+}
+
 class Folder {
  public:
   Folder(Graph& graph, PassContext& context, int64_t cap) : graph_(graph), context_(context), cap_(cap) {}
@@ -108,8 +118,9 @@ class Folder {
           inputs.emplace_back();
           continue;
         }
-        if (!is_constant_value(in)) return false;
-        inputs.push_back(*in->constant());
+        const Tensor* data = constant_data(in);
+        if (data == nullptr) return false;
+        inputs.push_back(*data);
       }
       Result<std::vector<Tensor>> evaluated = evaluate_node(node, inputs, *context_.reference_backend, *context_.ops);
       if (!evaluated.is_ok()) {

@@ -1,7 +1,8 @@
 #pragma once
 /// Constant folding: evaluates nodes whose inputs are all constants on the reference
 /// backend (PassContext::reference_backend, with ge::evaluate_node) and replaces their
-/// outputs by initializers, in the graph and its subgraphs. Shape and Size of values with
+/// outputs by initializers, in the graph and its subgraphs (where a capture of an
+/// enclosing scope's initializer is that constant). Shape and Size of values with
 /// a static shape fold without evaluation, so the shape arithmetic on them folds next
 /// and the re-inference after the pass makes Reshape/Expand/ConstantOfShape static.
 /// Never folds random ops, ops with subgraphs, non-tensor values, or an output larger

@@ -189,5 +189,54 @@ TEST(ConstantFolding, FoldsInsideSubgraphs) {
 )");
 }
 
+// A body slicing the enclosing graph's weights (PyTorch's LSTM export inside an If): the
+// capture stands for the outer initializer, so the slices fold once at compile time. A
+// capture of an outer graph input does not.
+TEST(ConstantFolding, CapturesOfOuterInitializersFold) {
+  EXPECT_EQ(fold(R"(graph main (opset ""=17) {
+  input %cond : bool[]
+  input %x : float32[2]
+  init %w : float32[4] = [1, 2, 3, 4]
+  init %starts : int64[1] = [2]
+  init %ends : int64[1] = [4]
+  %y = If(%cond) {else_branch: graph = graph else {
+    capture %x : float32[2]
+    output %x
+  }, then_branch: graph = graph then {
+    capture %w : float32[4]
+    capture %x : float32[2]
+    capture %starts : int64[1]
+    capture %ends : int64[1]
+    %tail = Slice(%w, %starts, %ends) "weight_slice"
+    %moved = Slice(%x, %starts, %ends) "input_slice"
+    %t = Mul(%x, %tail) "inner_use"
+    output %t
+  }} "if"
+  output %y
+})"),
+            R"(graph main (opset ""=17) {
+  input %cond : bool[]
+  input %x : float32[2]
+  init %w : float32[4] = [1, 2, 3, 4]
+  init %starts : int64[1] = [2]
+  init %ends : int64[1] = [4]
+  %y : float32[2] = If(%cond) {else_branch: graph = graph else {
+    capture %x : float32[2]
+    output %x
+  }, then_branch: graph = graph then {
+    init %tail : float32[2] = [3, 4]
+    capture %w : float32[4]
+    capture %x : float32[2]
+    capture %starts : int64[1]
+    capture %ends : int64[1]
+    %moved : float32[*] = Slice(%x, %starts, %ends) "input_slice"
+    %t : float32[2] = Mul(%x, %tail) "inner_use"
+    output %t
+  }} "if"
+  output %y
+}
+)");
+}
+
 }  // namespace
 }  // namespace ge::passes
