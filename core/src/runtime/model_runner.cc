@@ -638,8 +638,9 @@ struct ModelRunner::Impl {
       copies.push_back(MemcpyTask{const_cast<void*>(address(copy.destination, inputs, outputs)),
                                   address(copy.source, inputs, outputs), copy.bytes});
     }
-    GE_RETURN_IF_ERROR(streams[0]->submit(copies).with_context(what));
-    return streams[0]->synchronize();
+    // Outside any capture: straight on the backend stream, whose run() may copy on the
+    // calling thread (a submit would hand the copies to a worker and wait for it).
+    return stream_pointers[0]->run(copies).with_context(what);
   }
 };
 

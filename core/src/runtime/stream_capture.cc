@@ -598,7 +598,10 @@ Status CapturedModel::run(std::span<Stream* const> streams) {
     std::span<const Task> tasks =
         std::span<const Task>(impl_->lists[run.list].tasks).subspan(run.begin, run.end - run.begin);
     Stream& stream = *streams[run.stream];
-    Status status = r + 1 == runs ? stream.run(tasks) : stream.submit(tasks);
+    // One stream: every run in order on the calling thread when the stream is idle (a
+    // submit would wake a worker only for the last run() to wait for it). Several: all
+    // but the last go to their streams' workers, so the streams overlap.
+    Status status = r + 1 == runs || streams.size() == 1 ? stream.run(tasks) : stream.submit(tasks);
     if (!status.is_ok()) {
       first = status.with_context("CapturedModel::run (capture " + std::to_string(impl_->capture_id) + ", stream " +
                                   std::to_string(run.stream) + ")");

@@ -169,9 +169,9 @@ class CapturedModel {
   /// streams in join order), submitting in capture order so that synchronous backends see
   /// each record before its wait. Needs exactly stream_count() streams.
   Status execute(std::span<Stream* const> streams);
-  /// Same, then waits for every stream: the last submission goes through Stream::run,
-  /// which a backend may run on the calling thread (no worker hand-off for a model on
-  /// one stream). Returns the first error of the submits and waits.
+  /// Same, then waits for every stream: the last submission (on one stream, every one)
+  /// goes through Stream::run, which a backend may run on the calling thread (no worker
+  /// hand-off for a model on one stream). Returns the first error of the submits and waits.
   Status run(std::span<Stream* const> streams);
 
   /// Replaces the arguments of the group's tasks with those of `tasks`, which must match
