@@ -485,6 +485,7 @@ Result<LoadedModelFile> decode_model_file(std::string_view file, const std::stri
                                std::to_string(model_info.weights_size()));
   }
   uint64_t total = 0;
+  std::vector<int> by_offset;  // non-empty entries, checked for overlap below
   for (int i = 0; i < model_info.weights_size(); ++i) {
     const gem::WeightEntry& entry = model_info.weights(i);
     Value* value = placeholders[static_cast<size_t>(i)];
@@ -518,6 +519,7 @@ Result<LoadedModelFile> decode_model_file(std::string_view file, const std::stri
                                  std::to_string(entry.size()) + " lies outside the weights partition (" +
                                  std::to_string(weights.size()) + " bytes)");
     }
+    if (entry.size() != 0) by_offset.push_back(i);
     const char* bytes = weights.data() + entry.offset();
     if (owner != nullptr && entry.size() != 0 && reinterpret_cast<uintptr_t>(bytes) % kModelFileAlignment == 0) {
       loaded.graph->set_constant(value, Tensor::share(dtype, shape, const_cast<char*>(bytes), owner));
@@ -527,6 +529,20 @@ Result<LoadedModelFile> decode_model_file(std::string_view file, const std::stri
       loaded.graph->set_constant(value, std::move(data));
     }
     total += entry.size();
+  }
+  // Weights own disjoint bytes: a forged directory could otherwise make two initializers
+  // (or a shared one and a copied one) read each other's values.
+  std::stable_sort(by_offset.begin(), by_offset.end(), [&](int a, int b) {
+    return model_info.weights(a).offset() < model_info.weights(b).offset();
+  });
+  for (size_t k = 1; k < by_offset.size(); ++k) {
+    const gem::WeightEntry& before = model_info.weights(by_offset[k - 1]);
+    const gem::WeightEntry& entry = model_info.weights(by_offset[k]);
+    if (entry.offset() < before.offset() + before.size()) {
+      return corrupt(origin, "weight '" + entry.value_name() + "' at offset " + std::to_string(entry.offset()) +
+                                 " overlaps weight '" + before.value_name() + "' (offset " +
+                                 std::to_string(before.offset()) + ", " + std::to_string(before.size()) + " bytes)");
+    }
   }
   if (total != info.weights_bytes)
     return corrupt(origin, "weights total " + std::to_string(total) + " bytes but the model info says " +

@@ -295,6 +295,37 @@ TEST(ModelFileCorruption, WeightDirectoryDisagreesWithGraph) {
                "the graph has 1 weight placeholders but the weight directory lists 0");
 }
 
+// A forged directory (checksum recomputed) whose weights share bytes: each would load
+// with the other's values; the loader refuses ranges that overlap.
+TEST(ModelFileCorruption, OverlappingWeightRangesAreRefused) {
+  auto entry = [](const std::string& name, uint64_t offset) {
+    std::string e, shape;
+    field_bytes(e, 1, name);
+    field_varint(e, 2, 1);  // float32
+    varint(shape, 2);
+    field_bytes(e, 3, shape);
+    field_varint(e, 4, offset);
+    field_varint(e, 5, 8);
+    return e;
+  };
+  auto file = [&](uint64_t second_offset) {
+    std::string info;
+    field_bytes(info, 1, "cpu");
+    field_bytes(info, 6, entry("a", 0));
+    field_bytes(info, 6, entry("b", second_offset));
+    field_varint(info, 10, 16);
+    const std::string graph =
+        "graph main {\n  init %a : float32[0] = []\n  init %b : float32[0] = []\n  output %a\n  output %b\n}\n";
+    return assemble({{3, info}, {1, graph}, {2, std::string(16, '\0')}});
+  };
+  expect_error(file(4), StatusCode::kParseError,
+               "weight 'b' at offset 4 overlaps weight 'a' (offset 0, 8 bytes)");
+  expect_error(file(0), StatusCode::kParseError, "overlaps weight 'a'");
+  const std::string good = file(8);
+  Result<LoadedModelFile> loaded = deserialize_model_file(good, "good.gem");
+  EXPECT_TRUE(loaded.is_ok()) << loaded.status().to_string();
+}
+
 TEST(ModelFileCorruption, GarbageGraphAndInfo) {
   std::string weights(16, '\0');
   expect_error(assemble({{3, model_info_with_weight("w", 1, {4}, 0, 16, 16)}, {1, "graph main { %% }"}, {2, weights}}),

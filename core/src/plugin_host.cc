@@ -49,7 +49,12 @@ struct PluginHost::Impl {
   std::vector<std::shared_ptr<Backend>> backends;
   std::vector<std::shared_ptr<const OpLibrary>> op_libraries;
   std::set<std::filesystem::path> loaded_registries;
-  std::map<std::string, std::filesystem::path> plugin_names;  // name -> registry that defined it
+  struct NameOwner {
+    std::filesystem::path registry;  // the registry that defined the name first
+    std::string where;               // "file:line"
+    PluginKind kind = PluginKind::kParser;
+  };
+  std::map<std::string, NameOwner> plugin_names;  // plugin name -> its first definition
 };
 
 namespace {
@@ -108,11 +113,15 @@ class PendingRegistrar final : public Registrar {
     }
     if (name.empty()) return plugin_error(std::string("it registered a ") + plugin_kind_name(kind) + " with an empty name");
     const std::string label = std::string(plugin_kind_name(kind)) + " " + name;
-    bool taken = std::find(components.begin(), components.end(), label) != components.end();
-    for (const PluginRecord& r : host_.records()) {
-      taken = taken || std::find(r.components.begin(), r.components.end(), label) != r.components.end();
+    if (std::find(components.begin(), components.end(), label) != components.end()) {
+      return plugin_error("duplicate component name: it registers the " + label + " twice");
     }
-    if (taken) return plugin_error("duplicate component name: a " + label + " is already registered");
+    for (const PluginRecord& r : host_.records()) {
+      if (std::find(r.components.begin(), r.components.end(), label) != r.components.end()) {
+        return plugin_error("duplicate component name: the " + label + " is already registered by plugin '" + r.name +
+                            "' (" + where(r.registry_file, r.registry_line) + ", library '" + r.library.string() + "')");
+      }
+    }
     components.push_back(label);
     return Status::ok();
   }
@@ -286,14 +295,26 @@ Status PluginHost::load_registry(const std::filesystem::path& registry_file) {
     std::filesystem::path path(*library);
     if (path.is_relative()) path = base / path;
     record.library = path.lexically_normal();
-    if (auto [it, inserted] = impl_->plugin_names.emplace(*name, registry_file); !inserted) {
-      if (it->second == registry_file) {
-        record_failure(plugin_error(who + ": duplicate plugin name (another [[plugin]] entry is already called '" + *name + "')"));
+    if (auto [it, inserted] = impl_->plugin_names.emplace(*name, Impl::NameOwner{registry_file, where(registry_file, line), *kind});
+        !inserted) {
+      const Impl::NameOwner& owner = it->second;
+      if (owner.registry == registry_file) {
+        record_failure(plugin_error(who + ": duplicate plugin name (the [[plugin]] entry at " + owner.where +
+                                    " is already called '" + *name + "')"));
+        continue;
+      }
+      if (owner.kind != *kind) {
+        // Overriding by name replaces a plugin with one of its kind; another kind would
+        // silently drop this one (a 'cpu' pass hiding the cpu backend).
+        record_failure(plugin_error(who + " (a " + plugin_kind_name(*kind) + ") is overridden by the " +
+                                    plugin_kind_name(owner.kind) + " plugin of that name at " + owner.where +
+                                    ", which would drop it: give the " + plugin_kind_name(owner.kind) +
+                                    " another name, or override with a " + plugin_kind_name(*kind)));
         continue;
       }
       // Registries found earlier (--plugins, then GE_PLUGINS) override later ones by name.
       record.enabled = false;
-      record.shadowed_by = it->second;
+      record.shadowed_by = owner.registry;
       records_.push_back(record);
       continue;
     }

@@ -97,6 +97,7 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, const s
 Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::unique_ptr<Graph> graph,
                                                  const SessionOptions& options) {
   std::unique_ptr<Session> session(new Session());
+  session->backend_name_ = options.backend;
   StageClock clock(session->stage_timings_);
   GE_ASSIGN_OR_RETURN(std::vector<std::shared_ptr<MemoryAssigner>> assigners,
                       select_assigners(host, options.memory_assigners));

@@ -62,6 +62,7 @@ Status Session::load_gear(const PluginHost& host, LoadedModelFile& gear, const S
 Result<std::unique_ptr<Session>> Session::create_compiled(const PluginHost& host, std::unique_ptr<Graph> graph,
                                                           const CompiledPlans* plans, const SessionOptions& options) {
   std::unique_ptr<Session> session(new Session());
+  session->backend_name_ = options.backend;
   auto mark = std::chrono::steady_clock::now();
   session->ops_ = host.make_op_registry();
   GE_RETURN_IF_ERROR(verify_graph(*graph).with_context("compiled graph"));
@@ -89,10 +90,12 @@ Result<std::unique_ptr<Session>> Session::create_compiled(const PluginHost& host
 
 Result<std::unique_ptr<Session>> create_session_from_model_file(const PluginHost& host,
                                                                  const std::filesystem::path& path,
-                                                                 const SessionOptions& options) {
+                                                                 const SessionOptions& requested) {
   const auto read_start = std::chrono::steady_clock::now();
   GE_ASSIGN_OR_RETURN(LoadedModelFile loaded, read_model_file(path));
   const auto read_end = std::chrono::steady_clock::now();
+  SessionOptions options = requested;
+  if (options.backend.empty()) options.backend = loaded.info.backend;  // the file's own
   if (loaded.info.backend != options.backend) {
     return invalid_argument("model file '" + path.string() + "' was compiled for backend '" + loaded.info.backend +
                             "', not '" + options.backend + "'; run it with --backend " + loaded.info.backend +

@@ -36,8 +36,8 @@ std::string quote(const std::string& text) {
   return quoted + "'";
 }
 
-Outcome ge_run(const std::vector<std::string>& args) {
-  std::string command = quote(GE_RUN_PATH);
+Outcome run_tool(const std::string& tool, const std::vector<std::string>& args) {
+  std::string command = quote(tool);
   for (const std::string& arg : args) command += " " + quote(arg);
   command += " 2>&1";
   Outcome outcome;
@@ -53,6 +53,8 @@ Outcome ge_run(const std::vector<std::string>& args) {
   outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return outcome;
 }
+
+Outcome ge_run(const std::vector<std::string>& args) { return run_tool(GE_RUN_PATH, args); }
 
 #define EXPECT_CONTAINS(haystack, needle) \
   EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "expected to find: " << (needle)
@@ -533,4 +535,47 @@ TEST_F(GeRunE2ETest, DurationRunsForAGivenTimeAndPrintsQuantiles) {
   r = ge_run({kModel, "--input", "random", "--duration", "60", "--repeat", "3"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_CONTAINS(r.output, "latency over 3 runs: median ");
+}
+
+// A kernel that refuses its data names the node and the offending value (it read
+// "failed with code 200: unknown kernel error"), on the task sink and on npu_sim.
+TEST_F(GeRunE2ETest, AnIndexOutOfRangeNamesTheNodeAndTheIndex) {
+  write_one_node_model(tmp_ / "gather.onnx", "Gather", {{"x", {3, 2}}}, 2);
+  write_int64_npy(tmp_ / "indices.npy", {0, 7});
+  for (const char* backend : {"cpu", "npu_sim"}) {
+    Outcome r = ge_run({(tmp_ / "gather.onnx").string(), "--input", "random", "--input",
+                        (tmp_ / "indices.npy").string(), "--backend", backend});
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_CONTAINS(r.output, "of Gather 'n'");
+    EXPECT_CONTAINS(r.output, "an index input holds a value outside the axis or tensor it indexes: index 7 is "
+                              "outside [-3, 3)");
+    EXPECT_EQ(r.output.find("unknown kernel error"), std::string::npos) << r.output;
+  }
+}
+
+// A .gem is compiled: it runs on the backend it was compiled for, and options that only
+// shape compilation are refused rather than silently ignored.
+TEST_F(GeRunE2ETest, ACompiledModelTakesItsBackendAndRefusesCompileOptions) {
+  const std::string gem = (tmp_ / "small_cnn_npu.gem").string();
+  Outcome compiled = run_tool(GE_COMPILE_PATH, {"--model", kModel.string(), "--output", gem, "--backend", "npu_sim"});
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
+  const std::vector<std::string> inputs = {"--input", "input=" + (kData / "input_0.npy").string()};
+  auto with = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), gem);
+    args.insert(args.end(), inputs.begin(), inputs.end());
+    return args;
+  };
+  Outcome r = ge_run(with({"--expected-dir", kData.string(), "--atol", "1e-4"}));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  r = ge_run(with({"--backend", "cpu"}));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "was compiled for backend 'npu_sim', not 'cpu'");
+  for (const std::vector<std::string>& option : std::vector<std::vector<std::string>>{
+           {"-O3"}, {"--passes", "dce"}, {"--dump-graph", (tmp_ / "dump").string()}, {"--check-passes"}}) {
+    r = ge_run(with(option));
+    EXPECT_EQ(r.exit_code, 1) << option[0] << ": " << r.output;
+    EXPECT_CONTAINS(r.output, (option[0] == "-O3" ? std::string("-O") : option[0]) +
+                                  " applies when compiling a model, but '" + gem + "' is compiled already");
+  }
+  EXPECT_FALSE(fs::exists(tmp_ / "dump"));
 }

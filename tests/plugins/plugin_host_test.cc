@@ -110,7 +110,10 @@ TEST_F(PluginHostTest, DuplicateComponentName) {
                                                     entry("second", "pass", lib("ge_test_good_plugin"))));
   EXPECT_EQ(status.code(), StatusCode::kPluginError);
   EXPECT_THAT(status.message(), HasSubstr("line 6: plugin 'second'"));
-  EXPECT_THAT(status.message(), HasSubstr("duplicate component name: a pass test_noop is already registered"));
+  // Both sides of the clash: who registers it now, and who did first.
+  EXPECT_THAT(status.message(), HasSubstr("duplicate component name: the pass test_noop is already registered by "
+                                          "plugin 'first' (registry '" + (dir_ / "registry.toml").string() +
+                                          "' line 1, library '" + lib("ge_test_good_plugin") + "')"));
   EXPECT_EQ(host.passes().size(), 1u) << "the first registration stays";
 }
 
@@ -119,7 +122,8 @@ TEST_F(PluginHostTest, DuplicatePluginName) {
   Status status = host.load_registry(write_registry(entry("same", "pass", lib("ge_test_good_plugin")) +
                                                     entry("same", "pass", lib("ge_test_good_plugin"))));
   EXPECT_EQ(status.code(), StatusCode::kPluginError);
-  EXPECT_THAT(status.message(), HasSubstr("duplicate plugin name"));
+  EXPECT_THAT(status.message(), HasSubstr("duplicate plugin name (the [[plugin]] entry at registry '" +
+                                          (dir_ / "registry.toml").string() + "' line 1 is already called 'same')"));
 }
 
 TEST_F(PluginHostTest, UnknownKind) {
@@ -234,6 +238,27 @@ TEST(PluginHostPrecedence, EarlierRegistriesOverrideLaterOnesByName) {
   ASSERT_EQ(host.passes().size(), 1u);
   EXPECT_EQ(host.passes()[0].name, "from_first");
   EXPECT_THAT(host.describe(), ::testing::HasSubstr("overridden by the entry of the same name in " + (dir / "first.toml").string()));
+  fs::remove_all(dir);
+}
+
+// A user's entry named like a built-in plugin of another kind (a pass called "cpu") must
+// not silently drop the built-in backend: the later registry's entry fails, naming both.
+TEST(PluginHostPrecedence, OverridingWithAnotherKindIsAnError) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("ge_plugin_kind_override_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string lib = (fs::path(GE_TEST_PLUGIN_DIR) / "libge_test_good_plugin.so").string();
+  std::ofstream(dir / "user.toml") << "[[plugin]]\nname = \"cpu\"\nkind = \"pass\"\nlibrary = \"" << lib << "\"\n";
+  std::ofstream(dir / "builtin.toml") << "# built-in\n[[plugin]]\nname = \"cpu\"\nkind = \"backend\"\nlibrary = \""
+                                      << lib << "\"\n";
+  PluginHost host;
+  ASSERT_TRUE(host.load_registry(dir / "user.toml").is_ok());
+  Status status = host.load_registry(dir / "builtin.toml");
+  EXPECT_EQ(status.code(), StatusCode::kPluginError);
+  EXPECT_THAT(status.message(), ::testing::HasSubstr("registry '" + (dir / "builtin.toml").string() +
+                                                     "' line 2: plugin 'cpu' (a backend) is overridden by the pass "
+                                                     "plugin of that name at registry '" +
+                                                     (dir / "user.toml").string() + "' line 1"));
   fs::remove_all(dir);
 }
 

@@ -248,7 +248,7 @@ int run(int argc, char** argv) {
     std::cerr << "ge-run: " << parsed.status().message() << "\nrun 'ge-run --help' for usage\n";
     return kExitUserError;
   }
-  const RunOptions& options = *parsed;
+  RunOptions& options = *parsed;  // backend: settled once the session exists (a .gem's own)
   if (options.help) {
     std::cout << usage();
     return kExitOk;
@@ -283,8 +283,15 @@ int run(int argc, char** argv) {
   }
   if (Status status = check_output_paths(options); !status.is_ok()) return fail(status);
 
+  const bool compiled_model = model.extension() == ".gem";
+  if (compiled_model && !options.compile_options.empty()) {
+    return fail(invalid_argument(options.compile_options.front() + " applies when compiling a model, but '" +
+                                 model.string() + "' is compiled already (its passes ran in ge-compile and its plan is "
+                                 "stored): drop it, or give it to ge-compile with the source model"));
+  }
   SessionOptions session_options;
-  session_options.backend = options.backend;
+  // A .gem runs on the backend it was compiled for unless --backend names one.
+  session_options.backend = compiled_model && !options.backend_given ? std::string() : options.backend;
   session_options.passes = options.passes;
   session_options.memory_assigners = options.memory_assigners;
   session_options.threads = options.threads;
@@ -293,11 +300,12 @@ int run(int argc, char** argv) {
   session_options.memory_limit = options.memory_limit;
   const auto compile_start = std::chrono::steady_clock::now();
   // A compiled .gem model loads without running the compiler.
-  Result<std::unique_ptr<Session>> created = model.extension() == ".gem"
+  Result<std::unique_ptr<Session>> created = compiled_model
                                                  ? create_session_from_model_file(host, model, session_options)
                                                  : compile_model(host, model, options, session_options);
   if (!created.is_ok()) return fail(created.status());
   Session& session = **created;
+  options.backend = session.backend_name();
   const auto compile_end = std::chrono::steady_clock::now();
   const double compile_ms = std::chrono::duration<double, std::milli>(compile_end - compile_start).count();
   if (options.verbosity > 0) {

@@ -19,6 +19,11 @@ constexpr std::string_view kValueOptions[] = {
     "--specialisations", "--memory-limit", "--duration",
 };
 /// Options that take none.
+// Options that shape compilation: a compiled .gem has run its passes and stored its plan.
+constexpr std::string_view kCompileOptions[] = {"-O",          "--passes",        "--disable-pass",
+                                                "--dump-graph", "--memory-assigner", "--memory-order",
+                                                "--verify-each", "--check-passes",  "--dump-graph-constants"};
+
 constexpr std::string_view kFlagOptions[] = {"--list-plugins", "--verify-each",          "--check-passes",
                                              "--verbose",      "--dump-graph-constants", "--help"};
 
@@ -93,6 +98,7 @@ Status apply_value(RunOptions& options, const std::string& option, const std::st
   } else if (option == "--backend") {
     if (value.empty()) return invalid_argument("--backend expects a backend name");
     options.backend = value;
+    options.backend_given = true;
   } else if (option == "--repeat") {
     GE_ASSIGN_OR_RETURN(options.repeat, parse_int(option, value, 1, 1000000000));
   } else if (option == "--duration") {
@@ -200,6 +206,7 @@ Result<RunOptions> parse_options(const std::vector<std::string>& args) {
       if (arg.size() > 2) attached = arg.substr(2);
       GE_ASSIGN_OR_RETURN(std::string value, take_value(i, "-O", attached));
       GE_RETURN_IF_ERROR(apply_value(options, "-O", value, tolerance_given, check_tolerance_given));
+      options.compile_options.push_back("-O");
       continue;
     }
     if (arg[1] == 'v' && arg.find_first_not_of('v', 1) == std::string::npos) {
@@ -221,13 +228,15 @@ Result<RunOptions> parse_options(const std::vector<std::string>& args) {
       if (name == "--verbose") ++options.verbosity;
       if (name == "--dump-graph-constants") options.passes.dump_print.max_constant_elements.reset();
       if (name == "--help") options.help = true;
+      if (contains(kCompileOptions, name)) options.compile_options.push_back(name);
       continue;
     }
     if (!contains(kValueOptions, name)) {
       return invalid_argument("unknown option '" + name + "' (see --help)");
     }
     GE_ASSIGN_OR_RETURN(std::string value, take_value(i, name, attached));
-    GE_RETURN_IF_ERROR(apply_value(options, name, value, tolerance_given, check_tolerance_given));
+      GE_RETURN_IF_ERROR(apply_value(options, name, value, tolerance_given, check_tolerance_given));
+    if (contains(kCompileOptions, name)) options.compile_options.push_back(name);
   }
 
   if (options.help) return options;
@@ -266,8 +275,9 @@ Inputs and outputs:
   --expected-dir DIR      compare outputs with DIR/output_K.pb; exit 1 on mismatch
   --rtol X, --atol Y      tolerances for --expected-dir (default 1e-5 each):
                           |got - expected| <= atol + rtol * |expected|
-Compilation:
-  --backend NAME          backend to run on (default cpu)
+Compilation (a compiled .gem model refuses these, --backend and --threads aside):
+  --backend NAME          backend to run on (default cpu; a .gem: the one it was
+                          compiled for)
   -O N                    optimisation level 0..3 (default 2)
   --passes a,b,...        run exactly these passes, in this order
   --disable-pass NAME     leave a pass out of the pipeline; repeatable

@@ -26,7 +26,11 @@ struct RunOptions {
   std::vector<InputSpec> inputs;
   std::optional<std::filesystem::path> output_dir;
   std::string backend = "cpu";
+  bool backend_given = false;  ///< --backend was given (a .gem otherwise runs on the backend it was compiled for)
   PassManagerOptions passes;  ///< -O, --passes, --disable-pass, ...
+  /// The compile-only options given (-O, --passes, --dump-graph, ...), in order: a .gem
+  /// model is compiled already, and refuses them.
+  std::vector<std::string> compile_options;
   std::optional<int> repeat;  ///< --repeat N (N >= 1)
   std::optional<double> duration_seconds;  ///< --duration S (S > 0)
   size_t memory_limit = 0;  ///< --memory-limit BYTES; 0: the machine's physical memory

@@ -23,6 +23,9 @@ struct KernelTask {
   KernelFunction function = nullptr;
   KernelArgs args;
   const char* name = "";  ///< static lifetime (owned by the PreparedKernel's holder)
+  /// The node it runs ("Gather 'idx'"), for error messages; null when none. Lives as long
+  /// as the task list.
+  const char* node = nullptr;
 };
 /// Copy `bytes` between device addresses (host addresses on host-memory devices).
 struct MemcpyTask {

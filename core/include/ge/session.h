@@ -29,6 +29,8 @@ namespace ge {
 struct LoadedModelFile;
 
 struct SessionOptions {
+  /// The backend to compile for and run on. Empty for a model file: the one it was
+  /// compiled for (create_session_from_model_file).
   std::string backend = "cpu";
   PassManagerOptions passes;
   /// Off: always the per-op executor, even for static-shape graphs.
@@ -95,6 +97,8 @@ class Session {
   /// Same with sequence and optional values allowed.
   Status run_values(const NamedValues& inputs, std::vector<RuntimeValue>& outputs);
 
+  /// The backend the session runs on.
+  const std::string& backend_name() const { return backend_name_; }
   /// Whether runs go through the task sink rather than the per-op executor.
   bool uses_task_sink() const { return runner_ != nullptr; }
   /// Whether a graph with dynamic input dims is compiled per input-shape signature.
@@ -151,6 +155,7 @@ class Session {
   Result<Specialisation*> specialised(const NamedValues& inputs);
 
   OpRegistry ops_;
+  std::string backend_name_;
   std::shared_ptr<TensorPool> pool_ = TensorPool::create();
   std::unique_ptr<Graph> specialisation_source_;
   std::unique_ptr<SpecialisationCache> specialisations_;

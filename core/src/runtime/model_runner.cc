@@ -141,6 +141,7 @@ struct ModelRunner::Impl {
   Device* device = nullptr;
   std::unique_ptr<Graph> graph;
   std::vector<PreparedKernel> kernels;  // per node in `order`
+  std::vector<std::string> node_labels;  // per node in `order`: KernelTask::node
   std::vector<Node*> order;
   StreamPlan plan;
   std::unique_ptr<GraphMemoryPlan> memory_plan;  // null: first-fit arena
@@ -470,7 +471,10 @@ struct ModelRunner::Impl {
     const bool planned = memory_plan != nullptr;
     // Argument tables: sized once so that KernelArgs and patches can point into them.
     size_t input_total = 0, output_total = 0;
+    node_labels.clear();
+    node_labels.reserve(order.size());  // KernelTask::node points into these strings
     for (const Node* node : order) {
+      node_labels.push_back(node->describe());
       input_total += node->input_count();
       output_total += node->output_count();
     }
@@ -566,6 +570,7 @@ struct ModelRunner::Impl {
         KernelTask task;
         task.function = kernel.function;
         task.name = kernel.name.c_str();
+        task.node = node_labels[step].c_str();
         task.args.params = kernel.params.get();
         task.args.inputs = input_table.data() + in_base;
         task.args.outputs = output_table.data() + out_base;

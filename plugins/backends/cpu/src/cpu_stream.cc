@@ -29,6 +29,13 @@ std::string kernel_name(const KernelTask& task) {
   return task.name != nullptr && task.name[0] != '\0' ? task.name : "<unnamed>";
 }
 
+/// "kernel 'cpu.Gather' of Gather 'idx' (task 3)".
+std::string describe(const KernelTask& task, size_t index) {
+  std::string text = "kernel '" + kernel_name(task) + "'";
+  if (task.node != nullptr) text += std::string(" of ") + task.node;
+  return text + " (task " + std::to_string(index) + ")";
+}
+
 Status validate(const Task& task, size_t index) {
   if (const auto* kernel = std::get_if<KernelTask>(&task)) {
     if (kernel->function == nullptr) {
@@ -60,13 +67,10 @@ Status run_work(const Task& task, size_t index) {
     try {
       code = kernel->function(kernel->args);
     } catch (const std::exception& error) {
-      return internal_error("cpu stream: kernel '" + kernel_name(*kernel) + "' (task " + std::to_string(index) +
-                            ") threw: " + error.what());
+      return internal_error("cpu stream: " + describe(*kernel, index) + " threw: " + error.what());
     }
     if (code != 0) {
-      return invalid_argument("cpu stream: kernel '" + kernel_name(*kernel) + "' (task " + std::to_string(index) +
-                              ") failed with code " + std::to_string(code) + ": " +
-                              cpu_kernels::kernel_error_message(code));
+      return invalid_argument("cpu stream: " + describe(*kernel, index) + " " + cpu_kernels::describe_kernel_failure(code));
     }
   } else if (const auto* copy = std::get_if<MemcpyTask>(&task)) {
     // memmove: the planner may place a copy's source and destination in one region.

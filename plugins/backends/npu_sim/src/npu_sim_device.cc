@@ -242,7 +242,8 @@ Status NpuSimDevice::run_one(NpuSimStream& stream) {
   if (const auto* kernel = std::get_if<KernelTask>(&queued.task)) {
     const auto* params = static_cast<const NpuSimKernelParams*>(kernel->args.params);
     entry.name = kernel->name != nullptr ? kernel->name : "kernel";
-    const std::string task = where + " (kernel '" + entry.name + "')";
+    const std::string task = where + " (kernel '" + entry.name + "'" +
+                             (kernel->node != nullptr ? std::string(" of ") + kernel->node : std::string()) + ")";
     size_t bytes = 0;
     for (size_t i = 0; i < params->input_bytes.size() && status.is_ok(); ++i) {
       const void* address = kernel->args.inputs != nullptr ? kernel->args.inputs[i] : nullptr;
@@ -262,7 +263,7 @@ Status NpuSimDevice::run_one(NpuSimStream& stream) {
     if (status.is_ok()) {
       const int code = kernel->function(kernel->args);
       if (code != 0) {
-        status = invalid_argument(task + " failed with code " + std::to_string(code) + ": " + cpu_kernels::kernel_error_message(code));
+        status = invalid_argument(task + " " + cpu_kernels::describe_kernel_failure(code));
       }
     }
     const double throughput = params->matrix ? config_.matrix_elements_per_ns : config_.vector_elements_per_ns;

@@ -145,9 +145,47 @@ const char* kernel_error_message(int code) {
       return "a required input or output address is null";
     case kKernelLibraryFailure:
       return "oneDNN failed to execute the primitive";
+    case kKernelCastUnparsableString:
+      return "a string element is not a number of the target type";
+    case kKernelIndexOutOfRange:
+      return "an index input holds a value outside the axis or tensor it indexes";
+    case kKernelRuntimeShapeMismatch:
+      return "a run-time input contradicts the output shape the kernel was prepared for";
+    case kKernelInvalidRuntimeArgument:
+      return "a run-time input is invalid (a zero step, a repeated axis, ...)";
+    case kKernelSequenceLengthOutOfRange:
+      return "a sequence_lens entry is outside [0, seq_length]";
+    case kKernelClassIndexOutOfRange:
+      return "a class index (loss target) is outside [0, C) and not ignore_index";
+    case kKernelRuntimeSizeMismatch:
+      return "a size read from an input disagrees with the output shape";
+    case kKernelInvalidRuntimeValue:
+      return "a scalar input has a value the op forbids";
     default:
       return "unknown kernel error";
   }
+}
+
+namespace {
+thread_local std::string last_error_detail;
+}  // namespace
+
+int kernel_error(int code, std::string detail) {
+  last_error_detail = std::move(detail);
+  return code;
+}
+
+std::string take_kernel_error_detail() {
+  std::string detail = std::move(last_error_detail);
+  last_error_detail.clear();
+  return detail;
+}
+
+std::string describe_kernel_failure(int code) {
+  std::string text = "failed with code " + std::to_string(code) + ": " + kernel_error_message(code);
+  const std::string detail = take_kernel_error_detail();
+  if (!detail.empty()) text += ": " + detail;
+  return text;
 }
 
 bool supports(const Node& node, std::string_view backend_name, std::string* reason) {

@@ -11,6 +11,22 @@ namespace {
 
 using F = DataType;
 
+TEST(KernelLibrary, EveryLaunchErrorCodeHasAMessageAndCarriesItsDetail) {
+  for (int code : {kKernelIntegerDivisionByZero, kKernelMissingAddress, kKernelLibraryFailure,
+                   kKernelCastUnparsableString, kKernelIndexOutOfRange, kKernelRuntimeShapeMismatch,
+                   kKernelInvalidRuntimeArgument, kKernelSequenceLengthOutOfRange, kKernelClassIndexOutOfRange,
+                   kKernelRuntimeSizeMismatch, kKernelInvalidRuntimeValue}) {
+    EXPECT_STRNE(kernel_error_message(code), "unknown kernel error") << code;
+  }
+  EXPECT_STREQ(kernel_error_message(9999), "unknown kernel error");
+  EXPECT_EQ(kernel_error(kKernelIndexOutOfRange, "index 7 is outside [-3, 3)"), kKernelIndexOutOfRange);
+  EXPECT_EQ(describe_kernel_failure(kKernelIndexOutOfRange),
+            "failed with code 200: an index input holds a value outside the axis or tensor it indexes: index 7 is "
+            "outside [-3, 3)");
+  EXPECT_EQ(take_kernel_error_detail(), "") << "describing a failure consumes its detail";
+  EXPECT_EQ(describe_kernel_failure(kKernelIntegerDivisionByZero), "failed with code 1: integer division by zero");
+}
+
 TEST(KernelLibrary, ListsEveryOpItHasAKernelFor) {
   const std::vector<std::string> expected = {"Add",      "AveragePool", "BatchNormalization",
                                              "Concat",   "Conv",        "Div",

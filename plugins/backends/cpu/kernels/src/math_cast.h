@@ -1,9 +1,11 @@
 #pragma once
-// Launch codes of the Cast kernels beyond kernel_library.h's KernelError.
+// Launch codes of the Cast kernels: kernel_library.h's KernelError, by their family names.
+
+#include "ge/cpu_kernels/kernel_library.h"
 
 namespace ge::cpu_kernels::math {
 
 /// A string element of a Cast from string is not a number of the target type.
-inline constexpr int kKernelCastUnparsableString = 100;
+inline constexpr int kKernelCastUnparsableString = cpu_kernels::kKernelCastUnparsableString;
 
 }  // namespace ge::cpu_kernels::math

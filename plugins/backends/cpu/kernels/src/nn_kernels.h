@@ -30,8 +30,7 @@ void add_nn_dropout_kernels(std::vector<OpKernel>& table);                // Dro
 namespace ge::cpu_kernels::nn {
 
 /// Launch code of nn kernels whose index data (MaxUnpool's indices, RoiAlign's batch
-/// indices) point outside the tensor they index. The library's KernelError has no such
-/// code yet; kernel_error_message() reports it as "unknown kernel error".
-inline constexpr int kKernelIndexOutOfRange = 3;
+/// indices) point outside the tensor they index: the library's code.
+inline constexpr int kKernelIndexOutOfRange = cpu_kernels::kKernelIndexOutOfRange;
 
 }  // namespace ge::cpu_kernels::nn

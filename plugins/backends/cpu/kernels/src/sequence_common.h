@@ -97,12 +97,10 @@ inline void* optional_output(const KernelArgs& args, size_t count, size_t index)
   return index < count ? args.outputs[index] : nullptr;
 }
 
-/// Launch error codes of the sequence family (beyond the library's KernelError). The
-/// library's kernel_error_message() does not know them yet: it prints "unknown kernel
-/// error" with the code.
-constexpr int kSequenceLengthOutOfRange = 301;  ///< RNN sequence_lens entry not in [0, seq_length]
-constexpr int kClassIndexOutOfRange = 302;      ///< loss target not in [0, C) and not ignore_index
-constexpr int kRuntimeSizeMismatch = 303;       ///< a size read from an input disagrees with the output shape
-constexpr int kInvalidRuntimeValue = 304;       ///< a scalar input has a value the op forbids (negative step, ...)
+/// Launch error codes of the sequence family: the library's codes, by their family names.
+constexpr int kSequenceLengthOutOfRange = kKernelSequenceLengthOutOfRange;
+constexpr int kClassIndexOutOfRange = kKernelClassIndexOutOfRange;
+constexpr int kRuntimeSizeMismatch = kKernelRuntimeSizeMismatch;
+constexpr int kInvalidRuntimeValue = kKernelInvalidRuntimeValue;
 
 }  // namespace ge::cpu_kernels::sequence

@@ -26,14 +26,12 @@ namespace ge::cpu_kernels::tensor {
 inline constexpr int kMaxRank = kMaxLoopRank;
 using Index = std::array<int64_t, kMaxRank>;
 
-// Codes tensor-family kernels return at launch, beyond KernelError (plain ints so that
-// they mix with KernelError values).
-/// An index input holds a value outside its axis.
-inline constexpr int kKernelIndexOutOfRange = 200;
-/// A run-time input (starts, pads, axes, k, ...) contradicts the prepared output shape.
-inline constexpr int kKernelRuntimeShapeMismatch = 201;
-/// A run-time input is invalid (a zero step, a repeated axis, ...).
-inline constexpr int kKernelInvalidRuntimeArgument = 202;
+/// The launch error of an index outside [-dim, dim), naming it.
+inline int index_out_of_range(int64_t index, int64_t dim) {
+  return kernel_error(kKernelIndexOutOfRange,
+                      "index " + std::to_string(index) + " is outside [" + std::to_string(-dim) + ", " +
+                          std::to_string(dim) + ")");
+}
 
 // ---- element types ----
 

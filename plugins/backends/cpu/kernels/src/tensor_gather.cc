@@ -33,7 +33,7 @@ int gather_kernel(const KernelArgs& args) {
   auto* y = static_cast<T*>(args.outputs[0]);
   if (indices.data == nullptr || y == nullptr || (p.inner > 0 && x == nullptr)) return kKernelMissingAddress;
   for (int64_t j = 0; j < p.index_count; ++j) {
-    if (resolve_index(indices[j], p.axis_dim) < 0) return kKernelIndexOutOfRange;
+    if (resolve_index(indices[j], p.axis_dim) < 0) return index_out_of_range(indices[j], p.axis_dim);
   }
   for (int64_t o = 0; o < p.outer; ++o) {
     for (int64_t j = 0; j < p.index_count; ++j) {
@@ -83,7 +83,7 @@ int gather_elements_kernel(const KernelArgs& args) {
   auto* y = static_cast<T*>(args.outputs[0]);
   if (x == nullptr || indices.data == nullptr || y == nullptr) return kKernelMissingAddress;
   for (int64_t i = 0; i < count; ++i) {
-    if (resolve_index(indices[i], p.axis_dim) < 0) return kKernelIndexOutOfRange;
+    if (resolve_index(indices[i], p.axis_dim) < 0) return index_out_of_range(indices[i], p.axis_dim);
   }
   for_each_offset(p.walk, [&](int64_t flat, int64_t offset) {
     y[flat] = x[offset + resolve_index(indices[flat], p.axis_dim) * p.axis_stride];
@@ -160,7 +160,7 @@ int gather_nd_kernel(const KernelArgs& args) {
   if (indices.data == nullptr || (p.slice > 0 && (x == nullptr || y == nullptr))) return kKernelMissingAddress;
   for (int64_t t = 0; t < tuple_count; ++t) {
     if (tuple_offset(indices, t * p.tuple_size, p.tuple_size, p.tuple_dims, p.tuple_strides) < 0) {
-      return kKernelIndexOutOfRange;
+      return kernel_error(kKernelIndexOutOfRange, "index tuple " + std::to_string(t) + " is outside the data's dims");
     }
   }
   for (int64_t b = 0; b < p.batches; ++b) {

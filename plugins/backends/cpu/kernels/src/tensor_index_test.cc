@@ -54,7 +54,7 @@ TEST(SliceKernel, Opset1Attributes) {
 TEST(SliceKernel, StartsThatContradictTheOutputShapeFailAtLaunch) {
   KernelTest test("Slice", 13);
   test.input(f32_iota({4})).input(i64({1}, {0})).input(i64({1}, {3})).output(F::kFloat32, {2});
-  EXPECT_EQ(launch_code(test), tensor::kKernelRuntimeShapeMismatch);
+  EXPECT_EQ(launch_code(test), cpu_kernels::kKernelRuntimeShapeMismatch);
 }
 
 TEST(SliceKernel, ZeroStepFailsAtLaunch) {
@@ -65,7 +65,7 @@ TEST(SliceKernel, ZeroStepFailsAtLaunch) {
       .input(i64({1}, {0}))
       .input(i64({1}, {0}))
       .output(F::kFloat32, {3});
-  EXPECT_EQ(launch_code(test), tensor::kKernelInvalidRuntimeArgument);
+  EXPECT_EQ(launch_code(test), cpu_kernels::kKernelInvalidRuntimeArgument);
 }
 
 TEST(SliceKernel, Strings) {
@@ -124,7 +124,7 @@ TEST(GatherKernel, ScalarIndexDropsTheAxisAndInt32Indices) {
 TEST(GatherKernel, OutOfRangeIndexFailsAtLaunch) {
   KernelTest test("Gather", 13);
   test.input(f32_iota({3})).input(i64({1}, {3})).output(F::kFloat32, {1});
-  EXPECT_EQ(launch_code(test), tensor::kKernelIndexOutOfRange);
+  EXPECT_EQ(launch_code(test), cpu_kernels::kKernelIndexOutOfRange);
 }
 
 TEST(GatherElementsKernel, Axis1) {

@@ -28,7 +28,7 @@ TEST(NonZeroKernel, NegativeZeroIsZeroAndTheCountIsChecked) {
   expect_tensor<int64_t>(out[0], {1, 1}, {1});
   KernelTest wrong("NonZero", 13);
   wrong.input(f32({3}, {1, 2, 0})).output(F::kInt64, {1, 1});
-  EXPECT_EQ(launch_code(wrong), tensor::kKernelRuntimeShapeMismatch);
+  EXPECT_EQ(launch_code(wrong), cpu_kernels::kKernelRuntimeShapeMismatch);
 }
 
 TEST(CompressKernel, AlongAxisAndFlattened) {

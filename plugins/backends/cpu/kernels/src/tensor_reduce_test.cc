@@ -38,7 +38,7 @@ TEST(ReduceKernel, SumEmptyAxesReducesAllOrNothing) {
 TEST(ReduceKernel, AxesInputThatContradictsTheOutputFailsAtLaunch) {
   KernelTest test("ReduceSum", 13);
   test.input(x()).input(i64({1}, {0})).output(F::kFloat32, {3, 1, 2});
-  EXPECT_EQ(launch_code(test), tensor::kKernelRuntimeShapeMismatch);
+  EXPECT_EQ(launch_code(test), cpu_kernels::kKernelRuntimeShapeMismatch);
 }
 
 TEST(ReduceKernel, AttributeAxes) {
@@ -180,7 +180,7 @@ TEST(TopKKernel, AxisZeroAndMismatchedK) {
   expect_tensor<int64_t>(out[1], {1, 2}, {1, 0});
   KernelTest wrong("TopK", 11);
   wrong.input(f32({3}, {1, 2, 3})).input(i64({1}, {2})).output(F::kFloat32, {1}).output(F::kInt64, {1});
-  EXPECT_EQ(launch_code(wrong), tensor::kKernelRuntimeShapeMismatch);
+  EXPECT_EQ(launch_code(wrong), cpu_kernels::kKernelRuntimeShapeMismatch);
 }
 
 }  // namespace

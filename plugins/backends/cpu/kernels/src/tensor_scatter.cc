@@ -82,7 +82,7 @@ int scatter_elements_kernel(const KernelArgs& args) {
   if (x == nullptr || y == nullptr) return kKernelMissingAddress;
   if (count > 0 && (indices.data == nullptr || updates == nullptr)) return kKernelMissingAddress;
   for (int64_t i = 0; i < count; ++i) {
-    if (resolve_index(indices[i], p.axis_dim) < 0) return kKernelIndexOutOfRange;
+    if (resolve_index(indices[i], p.axis_dim) < 0) return index_out_of_range(indices[i], p.axis_dim);
   }
   if (x != y) copy_elements(y, x, p.data_count);
   for_each_offset(p.walk, [&](int64_t flat, int64_t offset) {
@@ -182,7 +182,7 @@ int scatter_nd_kernel(const KernelArgs& args) {
   if (p.tuples > 0 && (indices.data == nullptr || (p.slice > 0 && updates == nullptr))) return kKernelMissingAddress;
   for (int64_t t = 0; t < p.tuples; ++t) {
     if (tuple_offset(indices, t * p.tuple_size, p.tuple_size, p.tuple_dims, p.tuple_strides) < 0) {
-      return kKernelIndexOutOfRange;
+      return kernel_error(kKernelIndexOutOfRange, "index tuple " + std::to_string(t) + " is outside the data's dims");
     }
   }
   if (x != y) copy_elements(y, x, p.data_count);

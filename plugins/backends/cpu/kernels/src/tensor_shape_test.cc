@@ -67,7 +67,7 @@ TEST(RangeKernel, IntegerAndFloat) {
 TEST(RangeKernel, IntegerCountMismatchFailsAtLaunch) {
   KernelTest test("Range", 11);
   test.input(i64({}, {0})).input(i64({}, {5})).input(i64({}, {1})).output(F::kInt64, {4});
-  EXPECT_EQ(launch_code(test), tensor::kKernelRuntimeShapeMismatch);
+  EXPECT_EQ(launch_code(test), cpu_kernels::kKernelRuntimeShapeMismatch);
 }
 
 TEST(ExpandKernel, BroadcastsToTheOutputShape) {
@@ -127,7 +127,7 @@ TEST(PadKernel, Opset2AttributesAndMismatchedPads) {
   expect_tensor<float>(out[0], {5}, {1.5f, 1, 2, 1.5f, 1.5f});
   KernelTest wrong("Pad", 13);
   wrong.input(f32({2}, {1, 2})).input(i64({2}, {1, 1})).output(F::kFloat32, {5});
-  EXPECT_EQ(launch_code(wrong), tensor::kKernelRuntimeShapeMismatch);
+  EXPECT_EQ(launch_code(wrong), cpu_kernels::kKernelRuntimeShapeMismatch);
 }
 
 TEST(PadKernel, AxesInputPadsOnlyTheNamedAxes) {

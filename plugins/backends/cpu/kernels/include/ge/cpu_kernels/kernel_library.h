@@ -13,16 +13,36 @@
 
 namespace ge::cpu_kernels {
 
-/// Non-zero codes a reference kernel returns at launch when the data forbid the result.
+/// Non-zero codes a kernel returns at launch when the data forbid the result. Every
+/// code has a message (kernel_error_message); a kernel may add the offending value with
+/// kernel_error().
 enum KernelError : int {
   kKernelOk = 0,
   kKernelIntegerDivisionByZero = 1,
-  kKernelMissingAddress = 2,  ///< a required input/output address was null
-  kKernelLibraryFailure = 3,  ///< a fast path's library (oneDNN) failed to execute
+  kKernelMissingAddress = 2,               ///< a required input/output address was null
+  kKernelLibraryFailure = 3,               ///< a fast path's library (oneDNN) failed to execute
+  kKernelCastUnparsableString = 100,       ///< a string element is not a number of Cast's target type
+  kKernelIndexOutOfRange = 200,            ///< an index input holds a value outside what it indexes
+  kKernelRuntimeShapeMismatch = 201,       ///< a run-time input contradicts the prepared output shape
+  kKernelInvalidRuntimeArgument = 202,     ///< a run-time input is invalid (a zero step, a repeated axis)
+  kKernelSequenceLengthOutOfRange = 301,   ///< an RNN sequence_lens entry is not in [0, seq_length]
+  kKernelClassIndexOutOfRange = 302,       ///< a loss target is not in [0, C) and not ignore_index
+  kKernelRuntimeSizeMismatch = 303,        ///< a size read from an input disagrees with the output shape
+  kKernelInvalidRuntimeValue = 304,        ///< a scalar input has a value the op forbids
 };
 
-/// Text for a code returned by a reference kernel ("integer division by zero").
+/// Text for a code returned by a kernel ("integer division by zero").
 const char* kernel_error_message(int code);
+
+/// Records what made the kernel running on this thread fail (the offending index, axis,
+/// extent) and returns `code`: `return kernel_error(kKernelIndexOutOfRange, "...")`.
+int kernel_error(int code, std::string detail);
+/// The detail the last failing kernel on this thread recorded ("" if none), cleared:
+/// the stream that ran it adds it to the error.
+std::string take_kernel_error_detail();
+/// "failed with code 200: an index ...: index 7 is outside [-3, 3)" for a returned code,
+/// with the detail the kernel recorded on this thread.
+std::string describe_kernel_failure(int code);
 
 /// Whether a reference kernel exists for `node`'s op (ONNX domain) and input dtype, and,
 /// when its descs are static, whether prepare() would accept its attributes (it runs
