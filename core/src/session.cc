@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <new>
 
 #include "ge/logging.h"
@@ -123,7 +124,7 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
     Result<std::unique_ptr<ModelRunner>> runner =
         load_task_sink(*graph, *backend, assigners, options.memory_order, options.max_streams, session->pool_);
     if (runner.is_ok()) {
-      session->runner_ = std::move(runner).value();
+      session->set_runner(std::move(runner).value(), *backend);
       clock.end("load (task sink)");
       return session;
     }
@@ -283,11 +284,79 @@ Status Session::run_values(const NamedValues& inputs, std::vector<RuntimeValue>&
   return guard_allocations(*pool_, [&] { return run_values_unguarded(inputs, outputs); });
 }
 
+void Session::set_runner(std::unique_ptr<ModelRunner> runner, Backend& backend) {
+  runner_ = std::move(runner);
+  backend_ = &backend;
+  idle_runners_ = {runner_.get()};
+}
+
+size_t Session::runner_count() const {
+  std::lock_guard<std::mutex> lock(runners_mutex_);
+  return runner_ ? 1 + sibling_runners_.size() : 0;
+}
+
+Result<ModelRunner*> Session::acquire_runner() {
+  {
+    std::lock_guard<std::mutex> lock(runners_mutex_);
+    if (!idle_runners_.empty()) {
+      ModelRunner* runner = idle_runners_.back();
+      idle_runners_.pop_back();
+      return runner;
+    }
+  }
+  // A device with memory of its own (npu_sim) keeps one runner: its runs take turns.
+  if (!backend_->device().host_accessible()) {
+    std::unique_lock<std::mutex> lock(runners_mutex_);
+    runner_idle_.wait(lock, [this] { return !idle_runners_.empty(); });
+    ModelRunner* runner = idle_runners_.back();
+    idle_runners_.pop_back();
+    return runner;
+  }
+  // Every runner is busy: a sibling from the same graph and stored plan. Prepacked weights
+  // are shared (and read in place on a host-accessible device); the arena is its own.
+  const CompiledPlans plans = runner_->compiled_plans();
+  ModelRunnerOptions options;
+  options.precompiled = &plans;
+  options.output_pool = pool_;
+  GE_ASSIGN_OR_RETURN(std::unique_ptr<ModelRunner> sibling, ModelRunner::load(runner_->graph(), *backend_, options));
+  std::lock_guard<std::mutex> lock(runners_mutex_);
+  sibling_runners_.push_back(std::move(sibling));
+  return sibling_runners_.back().get();
+}
+
+void Session::release_runner(ModelRunner* runner) {
+  {
+    std::lock_guard<std::mutex> lock(runners_mutex_);
+    idle_runners_.push_back(runner);
+  }
+  runner_idle_.notify_one();
+}
+
+namespace {
+
+/// A pooled runner for one run, back in the pool however the run ends.
+class RunnerLease {
+ public:
+  RunnerLease(ModelRunner* runner, std::function<void(ModelRunner*)> release)
+      : runner_(runner), release_(std::move(release)) {}
+  ~RunnerLease() { release_(runner_); }
+  RunnerLease(const RunnerLease&) = delete;
+  RunnerLease& operator=(const RunnerLease&) = delete;
+  ModelRunner& operator*() const { return *runner_; }
+
+ private:
+  ModelRunner* runner_;
+  std::function<void(ModelRunner*)> release_;
+};
+
+}  // namespace
+
 Status Session::run_unguarded(const NamedTensors& inputs, std::vector<Tensor>& outputs) {
   NamedValues values;
   values.reserve(inputs.size());
   for (const auto& [name, tensor] : inputs) values.emplace_back(name, RuntimeValue::of(tensor));
   if (!runner_) {
+    std::lock_guard<std::mutex> serial(serial_mutex_);
     GE_ASSIGN_OR_RETURN(Specialisation * found, specialised(values));
     if (found != nullptr && found->runner) return found->runner->execute(inputs, outputs);
     if (found != nullptr && found->executor) return found->executor->run(inputs, outputs);
@@ -296,26 +365,40 @@ Status Session::run_unguarded(const NamedTensors& inputs, std::vector<Tensor>& o
   }
   // The executor's checks and messages; the runner then binds by name again.
   GE_RETURN_IF_ERROR(bind_runtime_inputs(runner_->graph().runtime_inputs(), values).status());
-  return runner_->execute(inputs, outputs);
+  GE_ASSIGN_OR_RETURN(ModelRunner * runner, acquire_runner());
+  const RunnerLease lease(runner, [this](ModelRunner* r) { release_runner(r); });
+  return (*lease).execute(inputs, outputs);
 }
 
-Status Session::run_values_unguarded(const NamedValues& inputs, std::vector<RuntimeValue>& outputs) {
-  ModelRunner* runner = runner_.get();
-  if (runner == nullptr) {
-    GE_ASSIGN_OR_RETURN(Specialisation * found, specialised(inputs));
-    if (found != nullptr && found->executor) return found->executor->run_values(inputs, outputs);
-    if (found == nullptr || !found->runner) return executor_ ? executor_->run_values(inputs, outputs) : per_op_unavailable_;
-    runner = found->runner.get();
-  }
-  GE_RETURN_IF_ERROR(bind_runtime_inputs(runner->graph().runtime_inputs(), inputs).status());
+namespace {
+
+/// Runs plain-tensor `inputs` (already checked against its runtime inputs) on `runner`.
+Status execute_values(ModelRunner& runner, const NamedValues& inputs, std::vector<RuntimeValue>& outputs) {
   NamedTensors tensors;
   tensors.reserve(inputs.size());
   for (const auto& [name, value] : inputs) tensors.emplace_back(name, value.tensor);  // all plain tensors
   std::vector<Tensor> results;
-  GE_RETURN_IF_ERROR(runner->execute(tensors, results));
+  GE_RETURN_IF_ERROR(runner.execute(tensors, results));
   outputs.clear();
   for (Tensor& tensor : results) outputs.push_back(RuntimeValue::of(std::move(tensor)));
   return Status::ok();
+}
+
+}  // namespace
+
+Status Session::run_values_unguarded(const NamedValues& inputs, std::vector<RuntimeValue>& outputs) {
+  if (runner_) {
+    GE_RETURN_IF_ERROR(bind_runtime_inputs(runner_->graph().runtime_inputs(), inputs).status());
+    GE_ASSIGN_OR_RETURN(ModelRunner * runner, acquire_runner());
+    const RunnerLease lease(runner, [this](ModelRunner* r) { release_runner(r); });
+    return execute_values(*lease, inputs, outputs);
+  }
+  std::lock_guard<std::mutex> serial(serial_mutex_);
+  GE_ASSIGN_OR_RETURN(Specialisation * found, specialised(inputs));
+  if (found != nullptr && found->executor) return found->executor->run_values(inputs, outputs);
+  if (found == nullptr || !found->runner) return executor_ ? executor_->run_values(inputs, outputs) : per_op_unavailable_;
+  GE_RETURN_IF_ERROR(bind_runtime_inputs(found->runner->graph().runtime_inputs(), inputs).status());
+  return execute_values(*found->runner, inputs, outputs);
 }
 
 const MemoryStatistics* Session::memory_statistics() const {

@@ -76,7 +76,8 @@ Result<std::unique_ptr<Session>> Session::create_compiled(const PluginHost& host
     ModelRunnerOptions runner_options;
     runner_options.precompiled = plans;
     runner_options.output_pool = session->pool_;
-    GE_ASSIGN_OR_RETURN(session->runner_, ModelRunner::load(*graph, *backend, runner_options));
+    GE_ASSIGN_OR_RETURN(std::unique_ptr<ModelRunner> runner, ModelRunner::load(*graph, *backend, runner_options));
+    session->set_runner(std::move(runner), *backend);
     end_stage(session->stage_timings_, "load (task sink, stored plans)", mark);
     return session;
   }

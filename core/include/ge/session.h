@@ -6,8 +6,10 @@
 /// per-op executor. Both give the same results and the same errors for bad inputs.
 
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -90,15 +92,21 @@ class Session {
   /// The steps create() took, in order. "passes" spans the pipeline; each pass inside it
   /// is laid out back to back from its start, as the pass manager times only durations.
   const std::vector<StageTiming>& stage_timings() const { return stage_timings_; }
-  /// Runs once: inputs by name, outputs in graph order (see Executor::run). Not
-  /// thread-safe: one run at a time per session. Running out of memory is an error
-  /// (kInvalidArgument), never an exception.
+  /// Runs once: inputs by name, outputs in graph order (see Executor::run). Thread-safe:
+  /// a session runs from several threads at once. On the task sink of a host-accessible
+  /// device each concurrent run takes a runner of its own from a pool (its own activation
+  /// arena and streams; the weights, prepacked weights and the compiled plan shared), the
+  /// pool growing by one runner when every runner is busy; runs on other devices (npu_sim),
+  /// through the per-op executor or a shape specialisation take turns. Running out of
+  /// memory is an error (kInvalidArgument), never an exception.
   Status run(const NamedTensors& inputs, std::vector<Tensor>& outputs);
   /// Same with sequence and optional values allowed.
   Status run_values(const NamedValues& inputs, std::vector<RuntimeValue>& outputs);
 
   /// The backend the session runs on.
   const std::string& backend_name() const { return backend_name_; }
+  /// Task-sink runners in the pool (1 until runs overlap; 0 when the session runs per op).
+  size_t runner_count() const;
   /// Whether runs go through the task sink rather than the per-op executor.
   bool uses_task_sink() const { return runner_ != nullptr; }
   /// Whether a graph with dynamic input dims is compiled per input-shape signature.
@@ -153,6 +161,11 @@ class Session {
   static bool wants_specialisation(const SessionOptions& options, const Graph& graph);
   /// The specialisation for these inputs' shapes when the session specialises, else null.
   Result<Specialisation*> specialised(const NamedValues& inputs);
+  /// An idle task-sink runner (runner_ or a sibling), loading a sibling when all are busy.
+  Result<ModelRunner*> acquire_runner();
+  void release_runner(ModelRunner* runner);
+  /// Sets the task-sink runner the pool starts from.
+  void set_runner(std::unique_ptr<ModelRunner> runner, Backend& backend);
 
   OpRegistry ops_;
   std::string backend_name_;
@@ -165,6 +178,12 @@ class Session {
   std::vector<PassTiming> pass_timings_;
   std::vector<StageTiming> stage_timings_;
   std::unique_ptr<ModelRunner> runner_;  // set when the graph runs through the task sink
+  Backend* backend_ = nullptr;           // runner_'s, for its siblings
+  mutable std::mutex runners_mutex_;
+  std::condition_variable runner_idle_;  // a device without host-accessible memory: one runner
+  std::vector<std::unique_ptr<ModelRunner>> sibling_runners_;  // loaded when runs overlapped
+  std::vector<ModelRunner*> idle_runners_;                     // runner_ and siblings not running
+  std::mutex serial_mutex_;  // runs off the pool (per-op executor, specialisations) take turns
   std::unique_ptr<Executor> executor_;   // set otherwise
   const Executor* last_executor_ = nullptr;  // the executor of the latest specialised run
   // A specialising session on a backend the per-op executor cannot use: its graph, and
