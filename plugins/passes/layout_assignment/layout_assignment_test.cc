@@ -89,6 +89,27 @@ std::vector<Tensor> execute(const Graph& graph, const Tensor& input) {
 
 std::string format_of(const Graph& g, const std::string& value) { return g.find_value(value)->desc().format; }
 
+/// Runs only the layout_assignment pass (verifying the graph after it) on the cpu backend.
+Status assign_layouts(Graph& g) {
+  PluginEnvironment& env = PluginEnvironment::get();
+  PassManagerOptions options;
+  options.explicit_passes = std::vector<std::string>{"layout_assignment"};
+  options.verify_each = true;
+  PassManager manager(env.host().passes(), env.ops(), options);
+  return manager.run(g, env.cpu(), env.cpu());
+}
+
+/// Every output element within 1e-4 relative of the one before the pass.
+void expect_same_outputs(const std::vector<Tensor>& actual, const std::vector<Tensor>& expected) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t o = 0; o < expected.size(); ++o) {
+    for (int64_t i = 0; i < expected[o].element_count(); ++i) {
+      const float e = expected[o].data<float>()[i], a = actual[o].data<float>()[i];
+      ASSERT_NEAR(a, e, 1e-4 * (1 + std::fabs(e))) << "output " << o << " element " << i;
+    }
+  }
+}
+
 int count_op(const Graph& g, const std::string& op) {
   int count = 0;
   for (const auto& node : g.nodes()) count += node->op_type() == op;
@@ -103,11 +124,7 @@ TEST(LayoutAssignment, KeepsConvChainsBlockedWithReordersAtBoundaries) {
   const Tensor input = random_tensor({1, 3, 12, 12}, 42, 1.0f);
   const std::vector<Tensor> expected = execute(*g, input);
 
-  PassManagerOptions options;
-  options.explicit_passes = std::vector<std::string>{"layout_assignment"};
-  options.verify_each = true;
-  PassManager manager(env.host().passes(), env.ops(), options);
-  ASSERT_TRUE(manager.run(*g, env.cpu(), env.cpu()).is_ok());
+  ASSERT_TRUE(assign_layouts(*g).is_ok());
 
   const std::string blocked = format_of(*g, "c1_y");
   ASSERT_FALSE(blocked.empty()) << print_graph(*g);
@@ -120,14 +137,7 @@ TEST(LayoutAssignment, KeepsConvChainsBlockedWithReordersAtBoundaries) {
   EXPECT_EQ(count_op(*g, "TransData"), 1) << print_graph(*g);
   EXPECT_NE(print_graph(*g).find("{" + blocked + "}"), std::string::npos) << "--dump-graph shows formats";
 
-  const std::vector<Tensor> actual = execute(*g, input);
-  ASSERT_EQ(actual.size(), expected.size());
-  for (size_t o = 0; o < expected.size(); ++o) {
-    for (int64_t i = 0; i < expected[o].element_count(); ++i) {
-      const float e = expected[o].data<float>()[i], a = actual[o].data<float>()[i];
-      ASSERT_NEAR(a, e, 1e-4 * (1 + std::fabs(e))) << "output " << o << " element " << i;
-    }
-  }
+  expect_same_outputs(execute(*g, input), expected);
 
   // The text IR round-trips the formats.
   auto reparsed = parse_graph(print_graph(*g));
@@ -158,23 +168,14 @@ TEST(LayoutAssignment, PerChannelMulAndConcatStayBlocked) {
   const Tensor input = random_tensor({1, 3, 10, 10}, 43, 1.0f);
   const std::vector<Tensor> expected = execute(*g, input);
 
-  PassManagerOptions options;
-  options.explicit_passes = std::vector<std::string>{"layout_assignment"};
-  options.verify_each = true;
-  PassManager manager(env.host().passes(), env.ops(), options);
-  ASSERT_TRUE(manager.run(*g, env.cpu(), env.cpu()).is_ok());
+  ASSERT_TRUE(assign_layouts(*g).is_ok());
   const std::string blocked = format_of(*g, "c1_y");
   ASSERT_FALSE(blocked.empty()) << print_graph(*g);
   for (const char* name : {"scaled", "c2_y", "cat"}) EXPECT_EQ(format_of(*g, name), blocked) << name;
   EXPECT_EQ(format_of(*g, "gate"), "");  // [1, 16, 1, 1]: alike in both
   EXPECT_EQ(count_op(*g, "TransData"), 0) << print_graph(*g);
 
-  const std::vector<Tensor> actual = execute(*g, input);
-  ASSERT_EQ(actual.size(), 1u);
-  for (int64_t i = 0; i < expected[0].element_count(); ++i) {
-    const float e = expected[0].data<float>()[i], v = actual[0].data<float>()[i];
-    ASSERT_NEAR(v, e, 1e-4 * (1 + std::fabs(e))) << "element " << i;
-  }
+  expect_same_outputs(execute(*g, input), expected);
 }
 
 TEST(LayoutAssignment, DoesNothingWithoutPreferringOps) {
