@@ -15,6 +15,7 @@
 #include "ge/specialisation_cache.h"
 #include "graph_cluster.h"
 #include "host_ops.h"
+#include "plugin_call.h"
 #include "runtime_input_binding.h"
 
 namespace ge {
@@ -66,7 +67,6 @@ struct Body {
   std::vector<int> input_index;  // per cut input: its index among the body's runtime inputs, or -1 (a capture)
   std::unique_ptr<SpecialisationCache> cache;  // null: the body runs node by node
 };
-
 
 /// The values of one graph activation (the top-level graph, or one run of a subgraph).
 struct Frame {
@@ -204,7 +204,9 @@ struct Executor::Impl {
   Status prepare_steps(Plan& plan) {
     for (Step& step : plan.steps) {
       if (step.host || step.dynamic || step.cluster >= 0) continue;
-      GE_ASSIGN_OR_RETURN(step.kernel, backend->prepare(*step.node));
+      GE_ASSIGN_OR_RETURN(step.kernel, detail::guard_plugin_call(
+                                           "backend '" + backend->name() + "' (preparing " + step.node->describe() + ")",
+                                           [&] { return backend->prepare(*step.node); }));
       step.prepared = true;
       for (const Value* in : step.node->inputs()) {
         step.prepared_shapes.push_back(in != nullptr ? in->desc().static_dims() : std::vector<int64_t>{});
@@ -636,7 +638,9 @@ struct Executor::Impl {
       if (cached_kernel.function == nullptr || cached_descs != descs) {
         std::string reason;
         if (!backend->supports(node, &reason)) return unsupported(unsupported_message(node, *backend, reason));
-        GE_ASSIGN_OR_RETURN(cached_kernel, backend->prepare(node));
+        GE_ASSIGN_OR_RETURN(cached_kernel,
+                            detail::guard_plugin_call("backend '" + backend->name() + "' (preparing " + node.describe() + ")",
+                                                      [&] { return backend->prepare(node); }));
         cached_descs = descs;
       }
       kernel = &cached_kernel;

@@ -13,6 +13,7 @@
 #include "ge/graph_text.h"
 #include "ge/logging.h"
 #include "ge/verifier.h"
+#include "plugin_call.h"
 
 namespace ge {
 namespace {
@@ -253,7 +254,8 @@ Status PassManager::run(Graph& graph, Backend* target_backend, Backend* referenc
     GE_RETURN_IF_ERROR(dump(graph, step, name, "before"));
     bool changed = false;
     const auto start = std::chrono::steady_clock::now();
-    Status status = pass->run(graph, context, changed);
+    Status status = detail::guard_plugin_call("pass '" + name + "' (run)",
+                                              [&] { return pass->run(graph, context, changed); });
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!status.is_ok()) return status.with_context("pass '" + name + "'");
     if (changed) GE_RETURN_IF_ERROR(ops_.infer_graph(graph).with_context("after pass '" + name + "'"));

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <new>
+#include <stdexcept>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -152,6 +155,26 @@ std::unique_ptr<Graph> add_one_twice() {
   Node* t = g->add_node("Twice", {a->output(0)}, 1, "t", {"y"});
   g->add_output(t->output(0));
   return g;
+}
+
+// A pass plugin that throws does not take the host down: its exception is an error naming
+// the pass (and a std::bad_alloc stays an allocation failure for the caller to report).
+TEST(PassManager, APassThatThrowsIsAnErrorNamingIt) {
+  OpRegistry ops;
+  ops.add_library(std::make_shared<testing::FakeOps>());
+  std::vector<PassInfo> available = {
+      editing("thrower", 10, [](Graph&) { throw std::runtime_error("boom"); }),
+      editing("starved", 20, [](Graph&) { throw std::bad_alloc(); })};
+  std::unique_ptr<Graph> g = add_one_twice();
+  ASSERT_TRUE(ops.infer_graph(*g).is_ok());
+  PassManagerOptions options;
+  options.explicit_passes = std::vector<std::string>{"thrower"};
+  Status status = PassManager(available, ops, options).run(*g, nullptr, nullptr);
+  EXPECT_EQ(status.code(), StatusCode::kPluginError);
+  EXPECT_NE(status.message().find("pass 'thrower' (run) threw an exception: boom"), std::string::npos)
+      << status.message();
+  options.explicit_passes = std::vector<std::string>{"starved"};
+  EXPECT_THROW((void)PassManager(available, ops, options).run(*g, nullptr, nullptr), std::bad_alloc);
 }
 
 TEST(PassManager, CheckModeNamesTheFirstPassThatChangesOutputs) {

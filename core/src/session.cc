@@ -9,6 +9,7 @@
 #include "ge/memory_limit.h"
 #include "ge/shape_arithmetic.h"
 #include "ge/verifier.h"
+#include "plugin_call.h"
 #include "runtime_input_binding.h"
 
 namespace ge {
@@ -85,7 +86,9 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, const s
   std::vector<StageTiming> parse;
   StageClock clock(parse);
   GE_ASSIGN_OR_RETURN(Parser* parser, host.parser_for(model));
-  GE_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, parser->parse_file(model));
+  GE_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
+                      detail::guard_plugin_call("parser '" + parser->name() + "' (parse_file)",
+                                                [&] { return parser->parse_file(model); }));
   GE_LOG_INFO("parsed '{}' with parser '{}': {} nodes", model.string(), parser->name(), graph->node_count());
   clock.end("parse");
   Result<std::unique_ptr<Session>> session = create(host, std::move(graph), options);

@@ -2,6 +2,7 @@
 
 #include "ge/memory_limit.h"
 #include "ge/runtime/stream_capture.h"
+#include "../plugin_call.h"
 
 #include <algorithm>
 #include <string>
@@ -792,7 +793,9 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
     if (!backend.supports(*node, &reason)) {
       return unsupported(where + ": backend cannot run " + node->describe() + (reason.empty() ? "" : ": " + reason));
     }
-    GE_ASSIGN_OR_RETURN(PreparedKernel kernel, backend.prepare(*node));
+    GE_ASSIGN_OR_RETURN(PreparedKernel kernel,
+                        detail::guard_plugin_call("backend '" + backend.name() + "' (preparing " + node->describe() + ")",
+                                                  [&] { return backend.prepare(*node); }));
     if (kernel.function == nullptr) return internal_error(where + ": kernel for " + node->describe() + " has no function");
     prepared[node] = std::move(kernel);
   }
