@@ -300,20 +300,14 @@ size_t Session::runner_count() const {
 
 Result<ModelRunner*> Session::acquire_runner() {
   {
-    std::lock_guard<std::mutex> lock(runners_mutex_);
+    std::unique_lock<std::mutex> lock(runners_mutex_);
+    // A device with memory of its own (npu_sim) keeps one runner: its runs take turns.
+    if (!backend_->device().host_accessible()) runner_idle_.wait(lock, [this] { return !idle_runners_.empty(); });
     if (!idle_runners_.empty()) {
       ModelRunner* runner = idle_runners_.back();
       idle_runners_.pop_back();
       return runner;
     }
-  }
-  // A device with memory of its own (npu_sim) keeps one runner: its runs take turns.
-  if (!backend_->device().host_accessible()) {
-    std::unique_lock<std::mutex> lock(runners_mutex_);
-    runner_idle_.wait(lock, [this] { return !idle_runners_.empty(); });
-    ModelRunner* runner = idle_runners_.back();
-    idle_runners_.pop_back();
-    return runner;
   }
   // Every runner is busy: a sibling from the same graph and stored plan. Prepacked weights
   // are shared (and read in place on a host-accessible device); the arena is its own.

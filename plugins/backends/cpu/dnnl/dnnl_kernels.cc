@@ -114,7 +114,7 @@ std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend
       return prepare_layer_norm(node, backend_name, options);
     }
     if (is_onnx(node) && node.op_type() == "Concat") return prepare_concat(node, backend_name, options);
-    if (channel_binary(node)) return prepare_binary(node, backend_name, options);
+    if (std::optional<PreparedKernel> kernel = prepare_binary(node, backend_name, options)) return kernel;
     if (std::optional<PreparedKernel> kernel = prepare_eltwise(node, backend_name, options)) return kernel;
   } catch (const std::exception&) {
     // Anything oneDNN or the allocator throws: the reference kernel runs the node.
