@@ -2,6 +2,8 @@
 
 #include <memory>
 
+#include "ge/autofuse/loop_ir.h"
+
 namespace ge::fused_ops {
 namespace {
 
@@ -86,6 +88,43 @@ bool broadcasts_into(const TensorDesc& bias, const TensorDesc& output) {
   return true;
 }
 
+/// ge_autofuse.Fused: the outputs are float32 of the dims its program lists; every input
+/// must be float32 of the dims the program expects.
+Status infer_autofused(Node& node) {
+  Result<autofuse::Program> parsed = autofuse::parse(node.get_string("program", ""));
+  if (!parsed.is_ok()) return invalid_argument(node.describe() + ": attribute 'program': " + parsed.status().message());
+  const autofuse::Program& program = parsed.value();
+  if (node.input_count() != program.inputs.size() || node.output_count() != program.outputs.size()) {
+    return invalid_argument(node.describe() + ": has " + std::to_string(node.input_count()) + " inputs and " +
+                            std::to_string(node.output_count()) + " outputs, its program " +
+                            std::to_string(program.inputs.size()) + " and " + std::to_string(program.outputs.size()));
+  }
+  for (size_t i = 0; i < node.input_count(); ++i) {
+    const Value* in = node.input(i);
+    if (in == nullptr) return invalid_argument(node.describe() + ": input " + std::to_string(i) + " is required");
+    const TensorDesc expected = TensorDesc::of(DataType::kFloat32, program.inputs[i]);
+    const TensorDesc& got = in->desc();
+    bool matches = got.dtype == DataType::kFloat32 || got.dtype == DataType::kUndefined;
+    if (matches && got.has_rank()) {
+      matches = got.rank() == expected.rank();
+      for (size_t d = 0; matches && d < got.shape->size(); ++d) {
+        const Dim& dim = (*got.shape)[d];
+        matches = !dim.is_static() || dim.value == program.inputs[i][d];
+      }
+    }
+    if (!matches) {
+      return invalid_argument(node.describe() + ": input " + std::to_string(i) + " %" + in->name() + " is " +
+                              got.to_string() + ", its program expects " + expected.to_string());
+    }
+  }
+  for (size_t i = 0; i < node.output_count(); ++i) {
+    TensorDesc desc = TensorDesc::of(DataType::kFloat32, program.outputs[i].dims);
+    desc.format = node.output(i)->desc().format;
+    node.output(i)->set_desc(std::move(desc));
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 int activation_param_count(const std::string& activation) {
@@ -117,10 +156,18 @@ FusedOpLibrary::FusedOpLibrary() {
   add("LayerNormalization", 2, 3);
   add("HardSwish", 1, 1);
   add("TransData", 1, 1);  // a storage-format reorder (layout assignment): same shape and dtype
+  autofused_.domain = kAutofuseDomain;
+  autofused_.op_type = "Fused";
+  autofused_.since_version = 1;
+  autofused_.min_inputs = 0;
+  autofused_.max_inputs = INT32_MAX;
+  autofused_.min_outputs = 1;
+  autofused_.max_outputs = INT32_MAX;
 }
 
 const OpSchemaInfo* FusedOpLibrary::find_schema(const std::string& domain, const std::string& op_type,
                                                 int64_t /*opset_version*/) const {
+  if (domain == kAutofuseDomain) return op_type == "Fused" ? &autofused_ : nullptr;
   if (domain != kDomain) return nullptr;
   auto it = schemas_.find(op_type);
   return it == schemas_.end() ? nullptr : &it->second;
@@ -129,6 +176,7 @@ const OpSchemaInfo* FusedOpLibrary::find_schema(const std::string& domain, const
 Status FusedOpLibrary::infer(Node& node, int64_t, const InputDataProvider& data, const OpRegistry& registry) const {
   const OpSchemaInfo* schema = find_schema(node.domain(), node.op_type(), 1);
   if (schema == nullptr) return unsupported("op library 'ge_fused' does not know " + node.describe());
+  if (schema == &autofused_) return infer_autofused(node);
   if (static_cast<int>(node.input_count()) < schema->min_inputs ||
       static_cast<int>(node.input_count()) > schema->max_inputs || node.output_count() != 1) {
     return invalid_argument(node.describe() + ": has " + std::to_string(node.input_count()) + " inputs and " +

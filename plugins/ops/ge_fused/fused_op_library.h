@@ -15,6 +15,10 @@
 ///   LayerNormalization-17, output Y only: for models whose opset predates it.
 /// - ge::HardSwish(X)   as ONNX HardSwish-14, for models whose opset predates it.
 ///
+/// - ge_autofuse.Fused(inputs...) {program}   a group the autofusion pass fused: the
+///   program (ge/autofuse/loop_ir.h, text form) says what it computes; its outputs are
+///   float32 of the dims the program lists.
+///
 /// `activation` is one of Relu, Sigmoid, Tanh, HardSwish (no params), LeakyRelu [alpha],
 /// HardSigmoid [alpha, beta], Clip [min, max]; an empty or absent `activation` is none.
 
@@ -26,6 +30,7 @@
 namespace ge::fused_ops {
 
 inline constexpr const char* kDomain = "ge";
+inline constexpr const char* kAutofuseDomain = "ge_autofuse";
 
 /// How many activation_params each activation takes; -1 for an unknown activation.
 int activation_param_count(const std::string& activation);
@@ -44,6 +49,7 @@ class FusedOpLibrary final : public OpLibrary {
 
  private:
   std::map<std::string, OpSchemaInfo> schemas_;
+  OpSchemaInfo autofused_;  // ge_autofuse.Fused
 };
 
 }  // namespace ge::fused_ops

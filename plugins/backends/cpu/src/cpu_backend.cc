@@ -5,6 +5,7 @@
 #include <new>
 #include <thread>
 
+#include "autofuse_kernels.h"
 #include "dnnl_kernels.h"
 #include "ge/cpu_kernels/kernel_library.h"
 
@@ -67,6 +68,7 @@ Result<PreparedKernel> CpuBackend::prepare(const Node& node) const {
     // The reference prepare step validates the node (attributes, shapes) for both paths.
     GE_ASSIGN_OR_RETURN(PreparedKernel reference, cpu_kernels::prepare(node, name()));
     if (fast_paths_) {
+      if (std::optional<PreparedKernel> fused = cpu_autofuse::prepare(node, name(), intra_op_threads())) return *fused;
       if (std::optional<PreparedKernel> fast = cpu_dnnl::prepare(node, name(), {intra_op_threads()})) return *fast;
     }
     return reference;

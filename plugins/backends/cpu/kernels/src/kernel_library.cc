@@ -36,6 +36,7 @@ const std::vector<OpKernel>& kernel_table() {
     add_sequence_family_kernels(entries);
     add_fused_kernels(entries);
     add_trans_data_kernels(entries);
+    add_autofuse_kernels(entries);
     return entries;
   }();
   return table;

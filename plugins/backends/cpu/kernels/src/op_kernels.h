@@ -34,5 +34,6 @@ void add_sequence_family_kernels(std::vector<OpKernel>& table);  // RNN/GRU/LSTM
 // LayerNormalization. Called last.
 void add_fused_kernels(std::vector<OpKernel>& table);
 void add_trans_data_kernels(std::vector<OpKernel>& table);  // ge::TransData (format reorders)
+void add_autofuse_kernels(std::vector<OpKernel>& table);    // ge_autofuse::Fused, interpreted
 
 }  // namespace ge::cpu_kernels

@@ -1,0 +1,104 @@
+#include "ge/autofuse/loop_ir.h"
+
+#include <gtest/gtest.h>
+
+#include "ge/autofuse/loop_plan.h"
+
+namespace ge::autofuse {
+namespace {
+
+constexpr const char* kRmsNorm =
+    "autofuse 1\n"
+    "shape 4 32\n"
+    "reduce 1\n"
+    "input 4 32\n"
+    "input 32\n"
+    "%0 = load 0\n"
+    "%1 = mul %0 %0\n"
+    "%2 = reduce_mean %1\n"
+    "%3 = const 0x1.4f8b58p-17\n"
+    "%4 = add %2 %3\n"
+    "%5 = sqrt %4\n"
+    "%6 = div %0 %5\n"
+    "%7 = load 1\n"
+    "%8 = mul %6 %7\n"
+    "output %8 4 32\n"
+    "output %5 4 1\n";
+
+TEST(LoopIr, ParsesPrintsAndRoundTrips) {
+  Result<Program> parsed = parse(kRmsNorm);
+  ASSERT_TRUE(parsed.is_ok()) << parsed.status().to_string();
+  const Program& p = parsed.value();
+  EXPECT_EQ(p.shape, (std::vector<int64_t>{4, 32}));
+  EXPECT_EQ(p.reduced_axes, 1);
+  ASSERT_EQ(p.code.size(), 9u);
+  EXPECT_EQ(p.code[3].constant, 1e-5f);
+  EXPECT_EQ(print(p), kRmsNorm);
+  const std::vector<bool> row = row_values(p);
+  EXPECT_EQ(row, (std::vector<bool>{false, false, true, true, true, true, false, false, false}));
+  EXPECT_EQ(row_count(p), 4);
+  EXPECT_EQ(row_length(p), 32);
+}
+
+TEST(LoopIr, RejectsInvalidPrograms) {
+  auto error = [](const std::string& text) {
+    Result<Program> parsed = parse(text);
+    return parsed.is_ok() ? std::string() : parsed.status().message();
+  };
+  const std::string head = "autofuse 1\nshape 4 32\nreduce 1\ninput 4 32\n%0 = load 0\n";
+  EXPECT_NE(error("").find("empty"), std::string::npos);
+  EXPECT_NE(error("autofuse 2\n").find("expected 'autofuse 1'"), std::string::npos);
+  EXPECT_NE(error(head + "%1 = frobnicate %0\noutput %1 4 32\n").find("unknown op"), std::string::npos);
+  EXPECT_NE(error(head + "%1 = add %0 %5\noutput %1 4 32\n").find("not an earlier value"), std::string::npos);
+  EXPECT_NE(error(head + "%2 = neg %0\n").find("expected %1"), std::string::npos);
+  EXPECT_NE(error(head + "%1 = reduce_sum %0\n%2 = reduce_sum %1\noutput %2 4 1\n").find("reduces a row value"),
+            std::string::npos);
+  EXPECT_NE(error(head + "output %0 4 1\n").find("elements"), std::string::npos);
+  EXPECT_NE(error(head).find("no outputs"), std::string::npos);
+  EXPECT_NE(error("autofuse 1\nshape 4 32\nreduce 1\ninput 4 2\n%0 = load 0\noutput %0 4 32\n").find("broadcast"),
+            std::string::npos);
+  // Along the reduced axes an input is whole or constant, never partly broadcast.
+  EXPECT_NE(error("autofuse 1\nshape 3 4 5\nreduce 2\ninput 4 1\n%0 = load 0\noutput %0 3 4 5\n")
+                .find("neither constant nor complete"),
+            std::string::npos);
+  EXPECT_NE(error("autofuse 1\nshape 4 0\nreduce 0\ninput 4\n%0 = load 0\noutput %0 4\n").find("dim 0"),
+            std::string::npos);
+  EXPECT_NE(error("autofuse 1\nshape 4\nreduce 0\ninput 4\n%0 = load 3\noutput %0 4\n").find("does not exist"),
+            std::string::npos);
+}
+
+TEST(LoopPlan, CoalescesRowsAndFindsTheInnerExtent) {
+  // No reduction: [2, 3, 4, 5] with a [4, 5] input walks 6 rows of 20.
+  Program p = parse("autofuse 1\nshape 2 3 4 5\nreduce 0\ninput 2 3 4 5\ninput 4 5\n%0 = load 0\n%1 = load 1\n"
+                    "%2 = add %0 %1\noutput %2 2 3 4 5\n")
+                  .value();
+  LoopPlan plan = plan_loops(p);
+  EXPECT_EQ(plan.inner, 20);
+  EXPECT_EQ(plan.rows, 6);
+  EXPECT_EQ(plan.outer_dims, (std::vector<int64_t>{6}));
+  EXPECT_EQ(plan.inputs[0].outer_strides, (std::vector<int64_t>{20}));
+  EXPECT_EQ(plan.inputs[1].outer_strides, (std::vector<int64_t>{0}));
+  EXPECT_TRUE(plan.inputs[1].contiguous_inner);
+  // A per-channel operand [3, 1, 1] of [2, 3, 4, 5]: rows are (n, c), each constant; n
+  // and c do not coalesce (the operand repeats over n).
+  p = parse("autofuse 1\nshape 2 3 4 5\nreduce 0\ninput 2 3 4 5\ninput 3 1 1\n%0 = load 0\n%1 = load 1\n"
+            "%2 = mul %0 %1\noutput %2 2 3 4 5\n")
+          .value();
+  plan = plan_loops(p);
+  EXPECT_EQ(plan.inner, 20);
+  EXPECT_EQ(plan.outer_dims, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(plan.inputs[0].outer_strides, (std::vector<int64_t>{60, 20}));
+  EXPECT_EQ(plan.inputs[1].outer_strides, (std::vector<int64_t>{0, 1}));
+  EXPECT_FALSE(plan.inputs[1].contiguous_inner);
+  EXPECT_TRUE(plan.per_row[1]);
+  EXPECT_FALSE(plan.per_row[2]);
+  EXPECT_EQ(row_offset(plan, 1, 4), 1);  // row 4 is n=1, c=1
+  // A reduction fixes the inner extent to the reduced axes.
+  plan = plan_loops(parse(kRmsNorm).value());
+  EXPECT_EQ(plan.inner, 32);
+  EXPECT_EQ(plan.rows, 4);
+  EXPECT_EQ(plan.output_per_row, (std::vector<bool>{false, true}));
+}
+
+}  // namespace
+}  // namespace ge::autofuse

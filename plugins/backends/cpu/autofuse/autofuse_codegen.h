@@ -1,0 +1,22 @@
+#pragma once
+/// C++ source for one autofused group: the loop nest of ge/autofuse/loop_plan.h with the
+/// program's instructions inlined into `#pragma omp simd` loops, shapes and constants
+/// baked in. The source exports
+///   extern "C" int ge_autofuse_abi();                       // kAbiVersion
+///   extern "C" void ge_autofuse_run(const void* const* inputs, void* const* outputs);
+/// and computes with the formulas of the interpreter (float arithmetic, Pow and
+/// reductions through double), compiled without floating-point contraction, so its
+/// elementwise results equal the interpreter's bit for bit.
+
+#include <string>
+
+#include "ge/autofuse/loop_ir.h"
+
+namespace ge::cpu_autofuse {
+
+inline constexpr int kAbiVersion = 1;
+
+/// The source of `program`'s kernel; its rows are split over up to `threads` OpenMP threads.
+std::string generate_source(const autofuse::Program& program, int threads);
+
+}  // namespace ge::cpu_autofuse

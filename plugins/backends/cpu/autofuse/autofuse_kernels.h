@@ -1,0 +1,20 @@
+#pragma once
+/// The cpu backend's fast path for ge_autofuse.Fused: the group's generated kernel,
+/// compiled online (autofuse_compiler.h). When the node asks for interpretation
+/// (attribute `mode` = "interpret", or GE_AUTOFUSE_MODE=interpret) or no kernel can be
+/// compiled, there is none and the reference library's interpreter runs the node; one
+/// log line says why.
+
+#include <optional>
+#include <string_view>
+
+#include "ge/graph.h"
+#include "ge/kernel.h"
+
+namespace ge::cpu_autofuse {
+
+/// The compiled kernel of `node` (a valid ge_autofuse.Fused node with static descs), or
+/// nullopt. Never throws except std::bad_alloc.
+std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend_name, int threads);
+
+}  // namespace ge::cpu_autofuse

@@ -1,0 +1,433 @@
+// Autofusion's runners against the unfused kernels: random loop-IR programs (elementwise,
+// broadcasting and innermost-axis reductions, several outputs) run instruction by
+// instruction through the reference library's standalone kernels, through the
+// interpreter, and through generated code; then the online compiler's cache.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "autofuse_codegen.h"
+#include "autofuse_compiler.h"
+#include "autofuse_kernels.h"
+#include "ge/autofuse/loop_ir.h"
+#include "ge/cpu_kernels/kernel_library.h"
+#include "kernel_test_util.h"
+
+namespace ge::cpu_autofuse {
+namespace {
+
+using autofuse::Op;
+using autofuse::Program;
+using cpu_kernels::testing::KernelTest;
+
+std::vector<int64_t> broadcast(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  std::vector<int64_t> out(std::max(a.size(), b.size()), 1);
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int64_t x = i < out.size() - a.size() ? 1 : a[i - (out.size() - a.size())];
+    const int64_t y = i < out.size() - b.size() ? 1 : b[i - (out.size() - b.size())];
+    out[i] = x == 1 ? y : x;
+  }
+  return out;
+}
+
+struct Case {
+  Program program;
+  std::vector<std::vector<int64_t>> shapes;  // each value's numpy shape in the unfused chain
+  std::vector<Tensor> inputs;
+};
+
+/// A random valid program over a random shape; inputs in [-2, 2].
+Case random_case(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  Case c;
+  Program& p = c.program;
+  const int rank = 1 + pick(3);
+  for (int d = 0; d < rank; ++d) p.shape.push_back(1 + pick(6));
+  if (pick(4) == 0) p.shape.back() = 700 + pick(900);  // rows longer than the interpreter's chunk
+  p.reduced_axes = pick(2) == 0 ? 0 : std::min(rank, 1 + pick(2));
+  const size_t k = static_cast<size_t>(p.reduced_axes);
+  const int input_count = 1 + pick(3);
+  for (int i = 0; i < input_count; ++i) {
+    std::vector<int64_t> dims = p.shape;
+    if (i > 0) {
+      const bool constant_along_reduced = pick(2) == 0;
+      for (size_t axis = 0; axis < dims.size(); ++axis) {
+        if (axis >= dims.size() - k ? constant_along_reduced : pick(3) == 0) dims[axis] = 1;
+      }
+      const int drop = pick(static_cast<int>(dims.size()));
+      size_t dropped = 0;
+      while (dropped < static_cast<size_t>(drop) && dims[dropped] == 1) ++dropped;
+      dims.erase(dims.begin(), dims.begin() + static_cast<std::ptrdiff_t>(dropped));
+    }
+    p.inputs.push_back(dims);
+    std::vector<float> values(static_cast<size_t>(std::max<int64_t>(1, [&] {
+      int64_t n = 1;
+      for (int64_t d : dims) n *= d;
+      return n;
+    }())));
+    std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
+    for (float& x : values) x = uniform(rng);
+    c.inputs.push_back(Tensor::from_vector<float>(dims, values));
+    p.code.push_back({Op::kLoad, -1, -1, i, 0});
+    c.shapes.push_back(dims);
+  }
+  static const Op unary[] = {Op::kNeg, Op::kAbs, Op::kExp, Op::kLog, Op::kSqrt, Op::kReciprocal, Op::kRelu,
+                             Op::kSigmoid, Op::kTanh, Op::kErf, Op::kFloor, Op::kCeil, Op::kSin, Op::kCos};
+  static const Op binary[] = {Op::kAdd, Op::kSub, Op::kMul, Op::kDiv, Op::kPow, Op::kMax, Op::kMin};
+  static const Op reductions[] = {Op::kReduceSum, Op::kReduceMean, Op::kReduceMax, Op::kReduceMin};
+  const int ops = 3 + pick(8);
+  for (int n = 0; n < ops; ++n) {
+    const int values = static_cast<int>(p.code.size());
+    autofuse::Instruction in;
+    const int kind = pick(10);
+    if (kind == 0) {
+      in.op = Op::kConst;
+      in.constant = std::uniform_real_distribution<float>(-3.0f, 3.0f)(rng);
+      if (pick(3) == 0) in.constant = 2.0f;  // Pow's x * x path
+      c.shapes.push_back({});
+    } else if (kind <= 3) {
+      in.op = unary[pick(std::size(unary))];
+      in.a = pick(values);
+      c.shapes.push_back(c.shapes[static_cast<size_t>(in.a)]);
+    } else if (kind <= 7 || k == 0) {
+      in.op = binary[pick(std::size(binary))];
+      in.a = pick(values);
+      in.b = pick(values);
+      c.shapes.push_back(broadcast(c.shapes[static_cast<size_t>(in.a)], c.shapes[static_cast<size_t>(in.b)]));
+    } else {
+      const std::vector<bool> row = autofuse::row_values(p);
+      std::vector<int> full;
+      for (int i = 0; i < values; ++i) {
+        if (!row[static_cast<size_t>(i)]) full.push_back(i);
+      }
+      if (full.empty()) continue;
+      in.op = reductions[pick(std::size(reductions))];
+      in.a = full[static_cast<size_t>(pick(static_cast<int>(full.size())))];
+      std::vector<int64_t> shape = c.shapes[static_cast<size_t>(in.a)];  // missing leading dims are 1 in the shape
+      for (size_t axis = shape.size() - std::min(k, shape.size()); axis < shape.size(); ++axis) shape[axis] = 1;
+      c.shapes.push_back(shape);
+    }
+    p.code.push_back(in);
+  }
+  // Outputs: values whose unfused shape is the full shape or the rows' (keepdims) shape.
+  std::vector<int64_t> rows = p.shape;
+  for (size_t axis = rows.size() - k; axis < rows.size(); ++axis) rows[axis] = 1;
+  const std::vector<bool> row = autofuse::row_values(p);
+  auto add_output = [&](int value) {
+    const auto& shape = c.shapes[static_cast<size_t>(value)];
+    if (shape == p.shape && !(k > 0 && row[static_cast<size_t>(value)])) p.outputs.push_back({value, p.shape});
+    if (k > 0 && row[static_cast<size_t>(value)] && shape == rows) p.outputs.push_back({value, rows});
+  };
+  add_output(static_cast<int>(p.code.size()) - 1);
+  add_output(pick(static_cast<int>(p.code.size())));
+  if (p.outputs.empty() || pick(2) == 0) {  // a full value from the last one, broadcast against load 0
+    p.code.push_back({Op::kAdd, static_cast<int>(p.code.size()) - 1, 0, -1, 0});
+    c.shapes.push_back(broadcast(c.shapes[c.shapes.size() - 1], c.shapes[0]));
+    p.outputs.push_back({static_cast<int>(p.code.size()) - 1, p.shape});
+  }
+  return c;
+}
+
+const char* onnx_op(Op op) {
+  switch (op) {
+    case Op::kNeg: return "Neg";
+    case Op::kAbs: return "Abs";
+    case Op::kExp: return "Exp";
+    case Op::kLog: return "Log";
+    case Op::kSqrt: return "Sqrt";
+    case Op::kReciprocal: return "Reciprocal";
+    case Op::kRelu: return "Relu";
+    case Op::kSigmoid: return "Sigmoid";
+    case Op::kTanh: return "Tanh";
+    case Op::kErf: return "Erf";
+    case Op::kFloor: return "Floor";
+    case Op::kCeil: return "Ceil";
+    case Op::kSin: return "Sin";
+    case Op::kCos: return "Cos";
+    case Op::kAdd: return "Add";
+    case Op::kSub: return "Sub";
+    case Op::kMul: return "Mul";
+    case Op::kDiv: return "Div";
+    case Op::kPow: return "Pow";
+    case Op::kMax: return "Max";
+    case Op::kMin: return "Min";
+    case Op::kReduceSum: return "ReduceSum";
+    case Op::kReduceMean: return "ReduceMean";
+    case Op::kReduceMax: return "ReduceMax";
+    case Op::kReduceMin: return "ReduceMin";
+    default: return "";
+  }
+}
+
+/// The program's outputs computed by the standalone kernels, one node per instruction.
+std::vector<Tensor> run_unfused(const Case& c) {
+  const Program& p = c.program;
+  std::vector<Tensor> values;
+  for (size_t i = 0; i < p.code.size(); ++i) {
+    const autofuse::Instruction& in = p.code[i];
+    if (in.op == Op::kLoad) {
+      values.push_back(c.inputs[static_cast<size_t>(in.input)]);
+      continue;
+    }
+    if (in.op == Op::kConst) {
+      values.push_back(Tensor::from_vector<float>({}, {in.constant}));
+      continue;
+    }
+    KernelTest test(onnx_op(in.op), 17);
+    test.input(values[static_cast<size_t>(in.a)]);
+    if (autofuse::arity(in.op) == 2) test.input(values[static_cast<size_t>(in.b)]);
+    if (autofuse::is_reduction(in.op)) {
+      std::vector<int64_t> axes;
+      const int operand_rank = static_cast<int>(c.shapes[static_cast<size_t>(in.a)].size());
+      for (int axis = -std::min(p.reduced_axes, operand_rank); axis < 0; ++axis) axes.push_back(axis);
+      if (in.op == Op::kReduceSum) {
+        test.initializer(Tensor::from_vector<int64_t>({static_cast<int64_t>(axes.size())}, axes));
+      } else {
+        test.attribute("axes", Attribute(axes));
+      }
+      test.attribute("keepdims", Attribute(int64_t{1}));
+    }
+    test.output(DataType::kFloat32, c.shapes[i]);
+    Result<std::vector<Tensor>> out = test.run();
+    EXPECT_TRUE(out.is_ok()) << out.status().to_string();
+    if (!out.is_ok()) return {};
+    values.push_back(std::move(out).value()[0]);
+  }
+  std::vector<Tensor> outputs;
+  for (const autofuse::Output& out : p.outputs) {
+    // A full output whose value broadcasts (a smaller shape) is expanded to the full shape.
+    const Tensor& value = values[static_cast<size_t>(out.value)];
+    Tensor expanded = Tensor::zeros(DataType::kFloat32, out.dims);
+    const int64_t n = expanded.element_count(), m = value.element_count();
+    for (int64_t e = 0; e < n; ++e) expanded.data<float>()[e] = value.data<float>()[m == n ? e : 0];
+    outputs.push_back(std::move(expanded));
+  }
+  return outputs;
+}
+
+/// A ge_autofuse.Fused node for the case, in its own graph.
+struct FusedNode {
+  Graph graph;
+  Node* node = nullptr;
+  explicit FusedNode(const Case& c, const std::string& mode = "codegen") {
+    graph.set_opset_import("", 17);
+    graph.set_opset_import("ge_autofuse", 1);
+    std::vector<Value*> inputs;
+    for (size_t i = 0; i < c.inputs.size(); ++i) {
+      inputs.push_back(graph.add_input("in" + std::to_string(i), TensorDesc::of(DataType::kFloat32, c.program.inputs[i])));
+    }
+    std::vector<std::string> names;
+    for (size_t o = 0; o < c.program.outputs.size(); ++o) names.push_back("out" + std::to_string(o));
+    node = graph.add_node("Fused", inputs, names.size(), "fused", names);
+    node->set_domain("ge_autofuse");
+    node->set_attribute("program", Attribute(autofuse::print(c.program)));
+    node->set_attribute("mode", Attribute(mode));
+    for (size_t o = 0; o < names.size(); ++o) {
+      node->output(o)->set_desc(TensorDesc::of(DataType::kFloat32, c.program.outputs[o].dims));
+    }
+  }
+};
+
+std::vector<Tensor> launch(const PreparedKernel& kernel, const Case& c) {
+  std::vector<const void*> inputs;
+  for (const Tensor& t : c.inputs) inputs.push_back(t.raw_data());
+  std::vector<Tensor> outputs;
+  std::vector<void*> output_addresses;
+  for (const autofuse::Output& out : c.program.outputs) {
+    outputs.push_back(Tensor::zeros(DataType::kFloat32, out.dims));
+    std::memset(outputs.back().raw_data(), 0xFF, outputs.back().byte_size());
+  }
+  for (Tensor& t : outputs) output_addresses.push_back(t.raw_data());
+  std::vector<unsigned char> workspace(kernel.workspace_bytes + 1);
+  KernelArgs args;
+  args.inputs = inputs.data();
+  args.outputs = output_addresses.data();
+  args.workspace = workspace.data();
+  args.params = kernel.params.get();
+  EXPECT_EQ(kernel.function(args), 0);
+  return outputs;
+}
+
+/// Equal bit for bit (any NaN matching any NaN), or within `tolerance` relative.
+void expect_same(const std::vector<Tensor>& actual, const std::vector<Tensor>& expected, double tolerance,
+                 const std::string& what) {
+  ASSERT_EQ(actual.size(), expected.size()) << what;
+  for (size_t o = 0; o < actual.size(); ++o) {
+    ASSERT_EQ(actual[o].element_count(), expected[o].element_count()) << what;
+    const float* a = actual[o].data<float>();
+    const float* e = expected[o].data<float>();
+    for (int64_t i = 0; i < actual[o].element_count(); ++i) {
+      if (std::isnan(e[i])) {
+        ASSERT_TRUE(std::isnan(a[i])) << what << " output " << o << " element " << i;
+      } else if (tolerance == 0) {
+        ASSERT_EQ(std::memcmp(&a[i], &e[i], sizeof(float)) == 0 || a[i] == e[i], true)
+            << what << " output " << o << " element " << i << ": " << a[i] << " vs " << e[i];
+      } else {
+        ASSERT_NEAR(a[i], e[i], tolerance * (1.0 + std::fabs(e[i]))) << what << " output " << o << " element " << i;
+      }
+    }
+  }
+}
+
+bool sums(const Program& p) {
+  for (const auto& in : p.code) {
+    if (in.op == Op::kReduceSum || in.op == Op::kReduceMean) return true;
+  }
+  return false;
+}
+
+class AutofuseTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cache_ = std::filesystem::temp_directory_path() /
+             ("ge_autofuse_test_" + std::to_string(::getpid()) + "_" +
+              ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(cache_);
+    ::setenv("GE_AUTOFUSE_CACHE_DIR", cache_.c_str(), 1);
+  }
+  void TearDown() override { std::filesystem::remove_all(cache_); }
+  std::filesystem::path cache_;
+};
+
+// Thousands of random programs: the interpreter equals the unfused kernels bit for bit.
+TEST_F(AutofuseTest, InterpreterMatchesUnfusedKernels) {
+  std::mt19937 rng(1234);
+  for (int n = 0; n < 2000; ++n) {
+    const Case c = random_case(rng);
+    ASSERT_TRUE(autofuse::validate(c.program).is_ok()) << autofuse::print(c.program);
+    FusedNode fused(c, "interpret");
+    Result<PreparedKernel> kernel = cpu_kernels::prepare(*fused.node, "cpu");
+    ASSERT_TRUE(kernel.is_ok()) << kernel.status().to_string() << "\n" << autofuse::print(c.program);
+    const std::vector<Tensor> expected = run_unfused(c);
+    expect_same(launch(kernel.value(), c), expected, 0, "case " + std::to_string(n) + ":\n" + autofuse::print(c.program));
+    if (HasFatalFailure()) return;
+  }
+}
+
+// Generated code equals the interpreter (sums: within rounding, their order differs).
+TEST_F(AutofuseTest, GeneratedCodeMatchesInterpreter) {
+  std::mt19937 rng(99);
+  for (int n = 0; n < 24; ++n) {
+    const Case c = random_case(rng);
+    FusedNode fused(c);
+    Result<PreparedKernel> interpreted = cpu_kernels::prepare(*fused.node, "cpu");
+    ASSERT_TRUE(interpreted.is_ok()) << interpreted.status().to_string();
+    std::optional<PreparedKernel> generated = prepare(*fused.node, "cpu", 1 + n % 2);
+    ASSERT_TRUE(generated.has_value()) << autofuse::print(c.program);
+    EXPECT_NE(generated->name.find("codegen"), std::string::npos);
+    expect_same(launch(*generated, c), launch(interpreted.value(), c), sums(c.program) ? 1e-5 : 0,
+                "case " + std::to_string(n) + ":\n" + autofuse::print(c.program) + "\n" +
+                    generate_source(c.program, 1 + n % 2));
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST_F(AutofuseTest, InterpretModeHasNoGeneratedKernel) {
+  std::mt19937 rng(5);
+  const Case c = random_case(rng);
+  FusedNode fused(c, "interpret");
+  EXPECT_FALSE(prepare(*fused.node, "cpu", 1).has_value());
+}
+
+const char* kSource = "extern \"C\" int ge_autofuse_abi() { return 1; }\n"
+                      "extern \"C\" void ge_autofuse_run(const void* const* in, void* const* out) {\n"
+                      "  *static_cast<float*>(out[0]) = *static_cast<const float*>(in[0]) * 3.0f;\n}\n";
+
+float run_source_kernel(const CompiledKernel& kernel) {
+  const float x = 2.0f;
+  float y = 0.0f;
+  const void* in[] = {&x};
+  void* out[] = {&y};
+  kernel.run(in, out);
+  return y;
+}
+
+TEST_F(AutofuseTest, CacheHitsAfterTheFirstCompile) {
+  CompilerSettings settings = settings_from_environment();
+  EXPECT_EQ(settings.cache_dir, cache_);
+  Result<CompiledKernel> first = compile(kSource, settings);
+  ASSERT_TRUE(first.is_ok()) << first.status().to_string();
+  EXPECT_FALSE(first.value().cache_hit);
+  EXPECT_GT(first.value().compile_milliseconds, 0);
+  EXPECT_EQ(run_source_kernel(first.value()), 6.0f);
+  EXPECT_TRUE(std::filesystem::exists(cache_ / (first.value().key + ".so")));
+  Result<CompiledKernel> second = compile(kSource, settings);
+  ASSERT_TRUE(second.is_ok());
+  EXPECT_TRUE(second.value().cache_hit);
+  EXPECT_EQ(second.value().key, first.value().key);
+  // Another compiler or source is another key.
+  settings.compiler = "g++";
+  EXPECT_NE(cache_key(kSource, settings), first.value().key);
+  EXPECT_NE(cache_key(std::string(kSource) + " ", settings_from_environment()), first.value().key);
+}
+
+TEST_F(AutofuseTest, CorruptCacheFileIsRebuilt) {
+  const CompilerSettings settings = settings_from_environment();
+  const std::string key = cache_key(kSource, settings);
+  std::filesystem::create_directories(cache_);
+  std::ofstream(cache_ / (key + ".so")) << "not an ELF file";
+  Result<CompiledKernel> kernel = compile(kSource, settings);
+  ASSERT_TRUE(kernel.is_ok()) << kernel.status().to_string();
+  EXPECT_FALSE(kernel.value().cache_hit);
+  EXPECT_EQ(run_source_kernel(kernel.value()), 6.0f);
+}
+
+TEST_F(AutofuseTest, MissingCompilerIsAClearError) {
+  CompilerSettings settings = settings_from_environment();
+  settings.compiler = "ge-no-such-compiler";
+  Result<CompiledKernel> kernel = compile(kSource, settings);
+  ASSERT_FALSE(kernel.is_ok());
+  EXPECT_NE(kernel.status().message().find("no C++ compiler"), std::string::npos) << kernel.status().message();
+}
+
+TEST_F(AutofuseTest, CompilerErrorsAndTimeoutsAreReported) {
+  CompilerSettings settings = settings_from_environment();
+  Result<CompiledKernel> broken = compile("this is not C++", settings);
+  ASSERT_FALSE(broken.is_ok());
+  EXPECT_NE(broken.status().message().find("the compiler failed"), std::string::npos) << broken.status().message();
+  std::filesystem::create_directories(cache_);
+  const std::filesystem::path slow = cache_ / "slow-compiler.sh";
+  std::ofstream(slow) << "#!/bin/sh\nsleep 5\n";
+  std::filesystem::permissions(slow, std::filesystem::perms::owner_all);
+  settings.compiler = slow.string();
+  settings.timeout = std::chrono::milliseconds(200);
+  Result<CompiledKernel> timed_out = compile(kSource, settings);
+  ASSERT_FALSE(timed_out.is_ok());
+  EXPECT_NE(timed_out.status().message().find("timed out"), std::string::npos) << timed_out.status().message();
+}
+
+// Two processes compiling the same kernel into an empty cache at once both get a
+// working kernel, and the cache holds one complete object.
+TEST_F(AutofuseTest, ProcessesRacingToCompileAreSafe) {
+  const CompilerSettings settings = settings_from_environment();
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    Result<CompiledKernel> kernel = compile(kSource, settings);
+    std::_Exit(kernel.is_ok() && run_source_kernel(kernel.value()) == 6.0f ? 0 : 1);
+  }
+  Result<CompiledKernel> kernel = compile(kSource, settings);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ASSERT_TRUE(kernel.is_ok()) << kernel.status().to_string();
+  EXPECT_EQ(run_source_kernel(kernel.value()), 6.0f);
+  Result<CompiledKernel> again = compile(kSource, settings);
+  ASSERT_TRUE(again.is_ok());
+  EXPECT_TRUE(again.value().cache_hit);
+  for (const auto& entry : std::filesystem::directory_iterator(cache_)) {
+    EXPECT_EQ(entry.path().string().find(".tmp"), std::string::npos) << entry.path();
+  }
+}
+
+}  // namespace
+}  // namespace ge::cpu_autofuse

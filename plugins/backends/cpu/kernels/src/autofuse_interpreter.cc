@@ -1,0 +1,189 @@
+// ge_autofuse::Fused: a group the autofusion pass fused, run by interpreting its loop IR
+// (ge/autofuse/loop_ir.h) along the plan of ge/autofuse/loop_plan.h. Each row is walked
+// in chunks (a program with reductions: the whole row at once); every instruction runs
+// over the chunk before the next one, so the loop per instruction is tight. The formulas
+// are the standalone kernels' (float arithmetic, Pow and reductions through double, NaN
+// propagating through Max/Min), so an interpreted group gives the values of the chain it
+// replaced. The cpu backend runs generated code instead when it can compile it.
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "ge/autofuse/loop_ir.h"
+#include "ge/autofuse/loop_plan.h"
+#include "op_kernels.h"
+
+namespace ge::cpu_kernels {
+namespace {
+
+using autofuse::Op;
+
+struct InterpreterParams {
+  autofuse::Program program;
+  autofuse::LoopPlan plan;
+  int64_t chunk = 0;  // elements per evaluation step of a full value
+};
+
+constexpr int64_t kChunk = 1024;
+
+float unary(Op op, float x) {
+  switch (op) {
+    case Op::kNeg: return -x;
+    case Op::kAbs: return std::fabs(x);
+    case Op::kExp: return std::exp(x);
+    case Op::kLog: return std::log(x);
+    case Op::kSqrt: return std::sqrt(x);
+    case Op::kReciprocal: return 1.0f / x;
+    case Op::kRelu: return x < 0.0f ? 0.0f : x;
+    case Op::kSigmoid: return 1.0f / (1.0f + std::exp(-x));
+    case Op::kTanh: return std::tanh(x);
+    case Op::kErf: return std::erf(x);
+    case Op::kFloor: return std::floor(x);
+    case Op::kCeil: return std::ceil(x);
+    case Op::kSin: return std::sin(x);
+    case Op::kCos: return std::cos(x);
+    default: return x;
+  }
+}
+
+float binary(Op op, float a, float b) {
+  switch (op) {
+    case Op::kAdd: return a + b;
+    case Op::kSub: return a - b;
+    case Op::kMul: return a * b;
+    case Op::kDiv: return a / b;
+    case Op::kPow: return static_cast<float>(std::pow(static_cast<double>(a), static_cast<double>(b)));
+    case Op::kMax: return std::isnan(a) ? a : std::isnan(b) ? b : (a < b ? b : a);
+    case Op::kMin: return std::isnan(a) ? a : std::isnan(b) ? b : (b < a ? b : a);
+    default: return a;
+  }
+}
+
+float reduce(Op op, const float* x, int64_t n) {
+  if (op == Op::kReduceMax || op == Op::kReduceMin) {
+    float best = x[0];
+    bool nan = false;
+    for (int64_t j = 0; j < n; ++j) {
+      nan = nan || std::isnan(x[j]);
+      best = op == Op::kReduceMax ? std::max(best, x[j]) : std::min(best, x[j]);
+    }
+    return nan ? std::numeric_limits<float>::quiet_NaN() : best;
+  }
+  double sum = 0.0;
+  for (int64_t j = 0; j < n; ++j) sum += static_cast<double>(x[j]);
+  return static_cast<float>(op == Op::kReduceMean ? sum / static_cast<double>(n) : sum);
+}
+
+int interpret(const KernelArgs& args) {
+  const auto& p = *static_cast<const InterpreterParams*>(args.params);
+  const autofuse::Program& program = p.program;
+  const autofuse::LoopPlan& plan = p.plan;
+  const size_t values = program.code.size();
+  for (size_t i = 0; i < program.inputs.size(); ++i) {
+    if (args.inputs[i] == nullptr) return kKernelMissingAddress;
+  }
+  for (size_t i = 0; i < program.outputs.size(); ++i) {
+    if (args.outputs[i] == nullptr) return kKernelMissingAddress;
+  }
+  if (args.workspace == nullptr) return kKernelMissingAddress;
+  // Workspace: the inputs' row offsets, one chunk per value, then one row scalar per value.
+  int64_t* offsets = static_cast<int64_t*>(args.workspace);
+  float* chunks = reinterpret_cast<float*>(offsets + program.inputs.size());
+  float* scalars = chunks + values * static_cast<size_t>(p.chunk);
+  for (int64_t row = 0; row < plan.rows; ++row) {
+    for (size_t i = 0; i < program.inputs.size(); ++i) offsets[i] = autofuse::row_offset(plan, i, row);
+    for (int64_t begin = 0; begin < plan.inner; begin += p.chunk) {
+      const int64_t n = std::min(p.chunk, plan.inner - begin);
+      for (size_t v = 0; v < values; ++v) {
+        const autofuse::Instruction& in = program.code[v];
+        float* out = chunks + v * static_cast<size_t>(p.chunk);
+        if (plan.per_row[v]) {
+          if (begin > 0) continue;  // computed at the row's first chunk
+          float& s = scalars[v];
+          if (in.op == Op::kConst) {
+            s = in.constant;
+          } else if (in.op == Op::kLoad) {
+            s = static_cast<const float*>(args.inputs[in.input])[offsets[static_cast<size_t>(in.input)]];
+          } else if (autofuse::is_reduction(in.op)) {
+            s = reduce(in.op, chunks + static_cast<size_t>(in.a) * static_cast<size_t>(p.chunk), n);
+          } else if (autofuse::arity(in.op) == 1) {
+            s = unary(in.op, scalars[in.a]);
+          } else {
+            s = binary(in.op, scalars[in.a], scalars[in.b]);
+          }
+          continue;
+        }
+        if (in.op == Op::kLoad) {
+          const float* x = static_cast<const float*>(args.inputs[in.input]) + offsets[static_cast<size_t>(in.input)] + begin;
+          std::memcpy(out, x, static_cast<size_t>(n) * sizeof(float));
+        } else if (autofuse::arity(in.op) == 1) {
+          const float* a = chunks + static_cast<size_t>(in.a) * static_cast<size_t>(p.chunk);
+          for (int64_t j = 0; j < n; ++j) out[j] = unary(in.op, a[j]);
+        } else {
+          const bool a_row = plan.per_row[static_cast<size_t>(in.a)], b_row = plan.per_row[static_cast<size_t>(in.b)];
+          const float* a = chunks + static_cast<size_t>(in.a) * static_cast<size_t>(p.chunk);
+          const float* b = chunks + static_cast<size_t>(in.b) * static_cast<size_t>(p.chunk);
+          const float sa = scalars[in.a], sb = scalars[in.b];
+          for (int64_t j = 0; j < n; ++j) out[j] = binary(in.op, a_row ? sa : a[j], b_row ? sb : b[j]);
+        }
+      }
+      for (size_t o = 0; o < program.outputs.size(); ++o) {
+        const size_t v = static_cast<size_t>(program.outputs[o].value);
+        auto* y = static_cast<float*>(args.outputs[o]);
+        if (plan.output_per_row[o]) {
+          if (begin == 0) y[row] = scalars[v];
+        } else if (plan.per_row[v]) {
+          std::fill_n(y + row * plan.inner + begin, n, scalars[v]);
+        } else {
+          std::memcpy(y + row * plan.inner + begin, chunks + v * static_cast<size_t>(p.chunk),
+                      static_cast<size_t>(n) * sizeof(float));
+        }
+      }
+    }
+  }
+  return kKernelOk;
+}
+
+Result<PreparedKernel> prepare_fused(const KernelContext& context) {
+  const Node& node = context.node;
+  GE_ASSIGN_OR_RETURN(std::string text, string_attribute(context, "program", ""));
+  Result<autofuse::Program> parsed = autofuse::parse(text);
+  if (!parsed.is_ok()) return invalid_argument(node.describe() + ": attribute 'program': " + parsed.status().message());
+  InterpreterParams params;
+  params.program = std::move(parsed).value();
+  const autofuse::Program& program = params.program;
+  if (node.input_count() != program.inputs.size() || node.output_count() != program.outputs.size()) {
+    return invalid_argument(node.describe() + ": its program has " + std::to_string(program.inputs.size()) +
+                            " inputs and " + std::to_string(program.outputs.size()) + " outputs");
+  }
+  for (size_t i = 0; i < node.input_count(); ++i) {
+    const TensorDesc& desc = node.input(i)->desc();
+    if (desc.dtype != DataType::kFloat32 || desc.static_dims() != program.inputs[i]) {
+      return invalid_argument(node.describe() + ": input " + std::to_string(i) + " is " + desc.to_string() +
+                              ", its program expects float32 of other dims");
+    }
+  }
+  for (size_t i = 0; i < node.output_count(); ++i) {
+    const TensorDesc& desc = node.output(i)->desc();
+    if (desc.dtype != DataType::kFloat32 || desc.static_dims() != program.outputs[i].dims) {
+      return invalid_argument(node.describe() + ": output " + std::to_string(i) + " is " + desc.to_string() +
+                              ", its program gives float32 of other dims");
+    }
+  }
+  params.plan = autofuse::plan_loops(program);
+  params.chunk = program.reduced_axes > 0 ? params.plan.inner : std::min(kChunk, params.plan.inner);
+  const size_t workspace = program.inputs.size() * sizeof(int64_t) +
+                           program.code.size() * (static_cast<size_t>(params.chunk) + 1) * sizeof(float);
+  return make_kernel(context, &interpret, std::move(params), workspace, "interpreted");
+}
+
+}  // namespace
+
+void add_autofuse_kernels(std::vector<OpKernel>& table) {
+  table.push_back({"ge_autofuse::Fused", {DataType::kFloat32}, &prepare_fused});
+}
+
+}  // namespace ge::cpu_kernels

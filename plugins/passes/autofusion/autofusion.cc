@@ -1,0 +1,478 @@
+#include "autofusion.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "ge/autofuse/loop_ir.h"
+#include "ge/backend.h"
+#include "ge/logging.h"
+#include "ge/plugin_api/graph_rewrite.h"
+
+namespace ge::passes {
+namespace {
+
+using autofuse::Op;
+using Dims = std::vector<int64_t>;
+
+constexpr const char* kFusedDomain = "ge_autofuse";
+
+/// What a candidate node computes, in loop IR terms.
+struct Candidate {
+  Op op = Op::kConst;
+  int reduced_axes = 0;          ///< reductions: how many innermost axes they reduce
+  bool keepdims = true;          ///< reductions
+  std::vector<Value*> operands;  ///< the float32 data inputs (a reduction's axes are not one)
+};
+
+bool is_static_float(const Value* value) {
+  if (value == nullptr) return false;
+  const TensorDesc& desc = value->desc();
+  return desc.kind == ValueKind::kTensor && desc.dtype == DataType::kFloat32 && desc.is_static() &&
+         desc.is_plain() && desc.element_count() > 0;
+}
+
+Dims dims_of(const Value* value) { return value->desc().static_dims(); }
+
+/// A one-element float32 constant no caller can override: the program holds its value.
+bool is_inlined_constant(const Value* value) {
+  return is_constant_value(value) && value->constant()->dtype() == DataType::kFloat32 &&
+         value->constant()->element_count() == 1;
+}
+
+int64_t product(const Dims& dims, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end; ++i) p *= dims[i];
+  return p;
+}
+
+bool all_ones(const Dims& dims) {
+  return std::all_of(dims.begin(), dims.end(), [](int64_t d) { return d == 1; });
+}
+
+/// Numpy broadcasting of `dims` to `shape` without changing `shape` (right-aligned).
+bool broadcasts_to(const Dims& dims, const Dims& shape) {
+  if (dims.size() > shape.size()) return false;
+  const size_t offset = shape.size() - dims.size();
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] != 1 && dims[i] != shape[offset + i]) return false;
+  }
+  return true;
+}
+
+/// What autofuse::validate() asks of an input along the `k` innermost axes: 1 (or absent)
+/// along every one of them, or exactly the shape's dims.
+bool fits_reduced_axes(const Dims& dims, const Dims& shape, int k) {
+  if (k == 0) return true;
+  const size_t rank = shape.size(), reduced_from = rank - static_cast<size_t>(k);
+  bool ones = true, full = dims.size() >= static_cast<size_t>(k);
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const size_t axis = rank - dims.size() + i;
+    if (axis < reduced_from) continue;
+    ones = ones && dims[i] == 1;
+    full = full && dims[i] == shape[axis];
+  }
+  return ones || full;
+}
+
+/// The dims of a row value: `shape` with its `k` innermost dims set to 1 or dropped.
+Dims row_dims(const Dims& shape, int k, bool keepdims) {
+  Dims dims(shape.begin(), shape.end() - k);
+  if (keepdims) dims.insert(dims.end(), static_cast<size_t>(k), 1);
+  return dims;
+}
+
+const std::map<std::string, Op>& elementwise_ops() {
+  static const std::map<std::string, Op> ops = {
+      {"Neg", Op::kNeg},         {"Abs", Op::kAbs},         {"Exp", Op::kExp},   {"Log", Op::kLog},
+      {"Sqrt", Op::kSqrt},       {"Reciprocal", Op::kReciprocal}, {"Relu", Op::kRelu},
+      {"Sigmoid", Op::kSigmoid}, {"Tanh", Op::kTanh},       {"Erf", Op::kErf},   {"Floor", Op::kFloor},
+      {"Ceil", Op::kCeil},       {"Sin", Op::kSin},         {"Cos", Op::kCos},   {"Add", Op::kAdd},
+      {"Sub", Op::kSub},         {"Mul", Op::kMul},         {"Div", Op::kDiv},   {"Pow", Op::kPow},
+      {"Max", Op::kMax},         {"Min", Op::kMin}};
+  return ops;
+}
+
+const std::map<std::string, Op>& reduction_ops() {
+  static const std::map<std::string, Op> ops = {{"ReduceSum", Op::kReduceSum},
+                                                {"ReduceMean", Op::kReduceMean},
+                                                {"ReduceMax", Op::kReduceMax},
+                                                {"ReduceMin", Op::kReduceMin}};
+  return ops;
+}
+
+/// A reduction over the innermost axes of its input, or nullopt.
+std::optional<Candidate> reduction_candidate(const Node& node, Op op) {
+  if (node.input_count() < 1 || node.input_count() > 2 || node.output_count() != 1) return std::nullopt;
+  Value* x = node.input(0);
+  if (!is_static_float(x) || !is_static_float(node.output(0))) return std::nullopt;
+  if (node.get_int("noop_with_empty_axes", 0) != 0) return std::nullopt;
+  const Dims x_dims = dims_of(x);
+  const int64_t rank = static_cast<int64_t>(x_dims.size());
+  // An `axes` input (ReduceSum from opset 13, the others from 18) or else the attribute,
+  // as the kernels read them; both at once is no valid node.
+  std::vector<int64_t> axes = node.get_ints("axes");
+  if (Value* given = node.input(1); given != nullptr) {
+    if (node.has_attribute("axes") || !is_constant_value(given) || given->constant()->dtype() != DataType::kInt64) {
+      return std::nullopt;
+    }
+    std::optional<std::vector<int64_t>> ints = constant_ints(given);
+    if (!ints) return std::nullopt;
+    axes = *ints;
+  }
+  std::set<int64_t> reduced;
+  if (axes.empty()) {
+    for (int64_t axis = 0; axis < rank; ++axis) reduced.insert(axis);
+  }
+  for (int64_t axis : axes) {
+    if (axis < -rank || axis >= rank) return std::nullopt;
+    reduced.insert(axis < 0 ? axis + rank : axis);
+  }
+  // Distinct axes below rank: the innermost k exactly when the smallest is rank - k.
+  const int64_t k = static_cast<int64_t>(reduced.size());
+  if (k == 0 || *reduced.begin() != rank - k) return std::nullopt;
+  // Over extents of 1 a row value and a full value coincide, which the loop IR rejects.
+  if (product(x_dims, static_cast<size_t>(rank - k), static_cast<size_t>(rank)) <= 1) return std::nullopt;
+  Candidate candidate;
+  candidate.op = op;
+  candidate.reduced_axes = static_cast<int>(k);
+  candidate.keepdims = node.get_int("keepdims", 1) != 0;
+  candidate.operands = {x};
+  if (dims_of(node.output(0)) != row_dims(x_dims, candidate.reduced_axes, candidate.keepdims)) return std::nullopt;
+  return candidate;
+}
+
+/// What `node` computes when autofusion may group it, or nullopt.
+std::optional<Candidate> candidate_of(const Node& node) {
+  if (node.domain() != "" && node.domain() != "ai.onnx") return std::nullopt;
+  if (auto it = reduction_ops().find(node.op_type()); it != reduction_ops().end()) {
+    return reduction_candidate(node, it->second);
+  }
+  auto it = elementwise_ops().find(node.op_type());
+  if (it == elementwise_ops().end() || node.output_count() != 1) return std::nullopt;
+  const size_t expected_inputs = static_cast<size_t>(autofuse::arity(it->second));
+  if (node.input_count() != expected_inputs || !is_static_float(node.output(0))) return std::nullopt;
+  Candidate candidate;
+  candidate.op = it->second;
+  for (Value* input : node.inputs()) {
+    if (!is_static_float(input)) return std::nullopt;
+    candidate.operands.push_back(input);
+  }
+  return candidate;
+}
+
+/// A value of a group: one element per point of the iteration shape, or one per row (its
+/// dims are the shape's with the reduced dims set to 1, or dropped).
+enum class Level { kFull, kRowKept, kRowDropped };
+
+struct Group {
+  Dims shape;
+  int reduced_axes = 0;
+  std::vector<Node*> nodes;                        ///< in topological order
+  std::unordered_map<const Value*, Level> levels;  ///< of the values its nodes produce
+  std::vector<Value*> inputs;                      ///< external operands the program loads
+  /// Groups from which a path into one of its nodes leads through ungrouped nodes only;
+  /// the contracted graph's edges into this group.
+  std::set<int> depends_on;
+};
+
+/// How a node enters a group.
+struct Join {
+  Level level = Level::kFull;
+  int reduced_axes = 0;           ///< the group's, after the node joins
+  std::vector<Value*> new_inputs;  ///< external operands the group did not load yet
+};
+
+/// Builds the groups greedily, node by node in topological order.
+class Grouper {
+ public:
+  Grouper(const Graph& graph, const AutofusionOptions& options) : graph_(graph), options_(options) {}
+
+  void add(Node& node, const std::optional<Candidate>& candidate) {
+    if (candidate) {
+      std::vector<int> tried;
+      for (Value* operand : candidate->operands) {
+        auto grouped = group_of_.find(operand->producer());
+        if (operand->producer() == nullptr || grouped == group_of_.end()) continue;
+        const int id = grouped->second;
+        if (std::find(tried.begin(), tried.end(), id) != tried.end()) continue;
+        tried.push_back(id);
+        if (std::optional<Join> join = fit(id, node, *candidate)) {
+          commit(id, node, *candidate, *join);
+          return;
+        }
+      }
+      if (seed(node, *candidate)) return;
+    }
+    std::set<int>& reach = reach_[&node];
+    auto merge = [&](const Node* producer) {
+      if (producer == nullptr) return;
+      const std::set<int> from = origin(producer);
+      reach.insert(from.begin(), from.end());
+    };
+    for (const Value* input : node.inputs()) {
+      if (input != nullptr) merge(input->producer());
+    }
+    if (!node.subgraphs().empty()) {
+      for (const Value* input : graph_.implicit_inputs(node)) merge(input->producer());
+    }
+    for (const Node* predecessor : node.control_predecessors()) merge(predecessor);
+  }
+
+  const std::vector<Group>& groups() const { return groups_; }
+
+ private:
+  /// The groups `producer`'s output depends on: its own, or those reaching it.
+  std::set<int> origin(const Node* producer) const {
+    if (auto it = group_of_.find(producer); it != group_of_.end()) return {it->second};
+    auto it = reach_.find(producer);
+    return it == reach_.end() ? std::set<int>() : it->second;
+  }
+
+  /// Whether group `target` is among `from` or what they (transitively) depend on.
+  bool reaches(const std::set<int>& from, int target) const {
+    std::vector<int> work(from.begin(), from.end());
+    std::unordered_set<int> seen(from.begin(), from.end());
+    while (!work.empty()) {
+      const int id = work.back();
+      work.pop_back();
+      if (id == target) return true;
+      for (int next : groups_[static_cast<size_t>(id)].depends_on) {
+        if (seen.insert(next).second) work.push_back(next);
+      }
+    }
+    return false;
+  }
+
+  std::optional<Join> fit(int id, const Node& node, const Candidate& candidate) const {
+    const Group& group = groups_[static_cast<size_t>(id)];
+    if (group.nodes.size() >= options_.max_ops) return std::nullopt;
+    const Dims& shape = group.shape;
+    const int k = group.reduced_axes;
+    const Dims out = dims_of(node.output(0));
+    auto level_of = [&](const Value* value) -> std::optional<Level> {
+      auto it = group.levels.find(value);
+      return it == group.levels.end() ? std::nullopt : std::optional<Level>(it->second);
+    };
+    Join join;
+    join.reduced_axes = k;
+    if (autofuse::is_reduction(candidate.op)) {
+      if (level_of(candidate.operands[0]) != Level::kFull) return std::nullopt;
+      if (k != 0 && k != candidate.reduced_axes) return std::nullopt;
+      join.reduced_axes = candidate.reduced_axes;
+      if (k == 0) {
+        // The group's first reduction: what it loads must now suit the reduced axes.
+        for (const Value* input : group.inputs) {
+          if (!fits_reduced_axes(dims_of(input), shape, join.reduced_axes)) return std::nullopt;
+        }
+      }
+      join.level = candidate.keepdims ? Level::kRowKept : Level::kRowDropped;
+      return join;
+    }
+    if (out == shape) {
+      join.level = Level::kFull;
+    } else if (k > 0 && out == row_dims(shape, k, true)) {
+      join.level = Level::kRowKept;
+    } else if (k > 0 && out == row_dims(shape, k, false)) {
+      join.level = Level::kRowDropped;
+    } else {
+      return std::nullopt;
+    }
+    for (Value* operand : candidate.operands) {
+      if (std::optional<Level> level = level_of(operand)) {
+        // Numpy aligns dims from the right: a row value with its reduced dims dropped only
+        // lines up with other such values.
+        const bool aligned = join.level == Level::kFull ? *level != Level::kRowDropped : *level == join.level;
+        if (!aligned) return std::nullopt;
+        continue;
+      }
+      if (is_inlined_constant(operand)) continue;
+      const Dims dims = dims_of(operand);
+      // A row operand must be constant along the reduced axes; with those dropped, the
+      // program (which aligns inputs to the full shape) could only load it as all ones.
+      const bool fits = (join.level == Level::kRowDropped ? all_ones(dims) : broadcasts_to(dims, out)) &&
+                        broadcasts_to(dims, shape) && fits_reduced_axes(dims, shape, k);
+      if (!fits) return std::nullopt;
+      // Joining must not close a cycle: the operand may not come out of this group.
+      if (operand->producer() != nullptr && reaches(origin(operand->producer()), id)) return std::nullopt;
+      const bool loaded = std::find(group.inputs.begin(), group.inputs.end(), operand) != group.inputs.end() ||
+                          std::find(join.new_inputs.begin(), join.new_inputs.end(), operand) != join.new_inputs.end();
+      if (!loaded) join.new_inputs.push_back(operand);
+    }
+    if (group.inputs.size() + join.new_inputs.size() > options_.max_inputs) return std::nullopt;
+    return join;
+  }
+
+  /// Starts a group with `node`; false when it cannot (then the node stays on its own).
+  bool seed(Node& node, const Candidate& candidate) {
+    Group group;
+    Join join;
+    if (autofuse::is_reduction(candidate.op)) {
+      group.shape = dims_of(candidate.operands[0]);
+      join.reduced_axes = candidate.reduced_axes;
+      join.level = candidate.keepdims ? Level::kRowKept : Level::kRowDropped;
+    } else {
+      group.shape = dims_of(node.output(0));
+      if (group.shape.empty()) return false;  // the loop IR needs an iteration axis
+    }
+    for (Value* operand : candidate.operands) {
+      if (is_inlined_constant(operand)) continue;
+      if (!broadcasts_to(dims_of(operand), group.shape)) return false;
+      if (std::find(join.new_inputs.begin(), join.new_inputs.end(), operand) == join.new_inputs.end()) {
+        join.new_inputs.push_back(operand);
+      }
+    }
+    if (join.new_inputs.size() > options_.max_inputs) return false;
+    groups_.push_back(std::move(group));
+    commit(static_cast<int>(groups_.size() - 1), node, candidate, join);
+    return true;
+  }
+
+  void commit(int id, Node& node, const Candidate& candidate, const Join& join) {
+    Group& group = groups_[static_cast<size_t>(id)];
+    group.nodes.push_back(&node);
+    group.reduced_axes = join.reduced_axes;
+    group.inputs.insert(group.inputs.end(), join.new_inputs.begin(), join.new_inputs.end());
+    for (const Value* operand : candidate.operands) {
+      if (group.levels.count(operand) || operand->producer() == nullptr) continue;
+      const std::set<int> from = origin(operand->producer());
+      group.depends_on.insert(from.begin(), from.end());
+    }
+    group.levels[node.output(0)] = join.level;
+    group_of_[&node] = id;
+  }
+
+  const Graph& graph_;
+  const AutofusionOptions& options_;
+  std::vector<Group> groups_;
+  std::unordered_map<const Node*, int> group_of_;
+  /// For each ungrouped node: the groups from which a path leads to it.
+  std::unordered_map<const Node*, std::set<int>> reach_;
+};
+
+/// The loop IR program of `group`, the values it loads and those it gives back.
+struct Lowered {
+  autofuse::Program program;
+  std::vector<Value*> inputs;
+  std::vector<Value*> outputs;
+};
+
+Lowered lower(const Graph& graph, const Group& group, const std::set<std::string>& captured) {
+  Lowered lowered;
+  autofuse::Program& program = lowered.program;
+  program.shape = group.shape;
+  program.reduced_axes = group.reduced_axes;
+  std::unordered_map<const Value*, int> defined;
+  auto operand = [&](Value* value) -> int {
+    if (auto it = defined.find(value); it != defined.end()) return it->second;
+    autofuse::Instruction instruction;
+    if (is_inlined_constant(value)) {
+      instruction.op = Op::kConst;
+      instruction.constant = value->constant()->data<float>()[0];
+    } else {
+      instruction.op = Op::kLoad;
+      instruction.input = static_cast<int>(program.inputs.size());
+      program.inputs.push_back(dims_of(value));
+      lowered.inputs.push_back(value);
+    }
+    program.code.push_back(instruction);
+    return defined[value] = static_cast<int>(program.code.size() - 1);
+  };
+  const std::unordered_set<const Node*> members(group.nodes.begin(), group.nodes.end());
+  for (const Node* node : group.nodes) {
+    const std::optional<Candidate> candidate = candidate_of(*node);
+    autofuse::Instruction instruction;
+    instruction.op = candidate->op;
+    instruction.a = operand(candidate->operands[0]);
+    if (autofuse::arity(candidate->op) == 2) instruction.b = operand(candidate->operands[1]);
+    program.code.push_back(instruction);
+    Value* out = node->output(0);
+    defined[out] = static_cast<int>(program.code.size() - 1);
+    bool escapes = graph.is_output(out) || captured.count(out->name()) != 0;
+    for (const Use& use : out->uses()) escapes = escapes || !members.count(use.user);
+    if (escapes) {
+      program.outputs.push_back({defined[out], dims_of(out)});
+      lowered.outputs.push_back(out);
+    }
+  }
+  return lowered;
+}
+
+/// Why the Fused node cannot stay: `ops` (when given) cannot infer it, or `backend` (when
+/// given) cannot run it; empty when it can.
+std::string rejection(Node& fused, const OpRegistry* ops, const Backend* backend) {
+  if (ops != nullptr) {
+    if (Status inferred = ops->infer_node(fused); !inferred.is_ok()) return inferred.message();
+  }
+  std::string why;
+  if (backend != nullptr && !backend->supports(fused, &why)) {
+    return "backend '" + backend->name() + "' does not support it" + (why.empty() ? "" : ": " + why);
+  }
+  return {};
+}
+
+/// Replaces the group's nodes by one Fused node; false (graph untouched) when its program
+/// does not validate or the node is rejected (see rejection()).
+Result<bool> fuse(Graph& graph, const Group& group, const std::set<std::string>& captured, const OpRegistry* ops,
+                  const Backend* backend) {
+  Lowered lowered = lower(graph, group, captured);
+  if (Status valid = autofuse::validate(lowered.program); !valid.is_ok()) {
+    GE_LOG_DEBUG("autofusion: a group of {} nodes from {} stays unfused: {}", group.nodes.size(),
+                 group.nodes.front()->describe(), valid.message());
+    return false;
+  }
+  std::vector<std::string> names;
+  for (const Value* out : lowered.outputs) names.push_back(out->name());
+  // The outputs take over the names of the values they replace (briefly shared), so graph
+  // outputs and subgraph captures keep naming them.
+  Node* fused = graph.add_node("Fused", lowered.inputs, lowered.outputs.size(), graph.unique_name("autofuse"),
+                               names, kFusedDomain);
+  fused->set_attribute("program", Attribute(autofuse::print(lowered.program)));
+  for (size_t i = 0; i < lowered.outputs.size(); ++i) fused->output(i)->set_desc(lowered.outputs[i]->desc());
+  if (const std::string why = rejection(*fused, ops, backend); !why.empty()) {
+    GE_LOG_DEBUG("autofusion: {} stays unfused: {}", fused->describe(), why);
+    GE_RETURN_IF_ERROR(graph.remove_node(fused));
+    return false;
+  }
+  for (size_t i = 0; i < lowered.outputs.size(); ++i) graph.replace_all_uses(lowered.outputs[i], fused->output(i));
+  // Users before producers, so each removed node has no remaining uses.
+  for (auto it = group.nodes.rbegin(); it != group.nodes.rend(); ++it) GE_RETURN_IF_ERROR(graph.remove_node(*it));
+  return true;
+}
+
+}  // namespace
+
+Status Autofusion::run(Graph& graph, PassContext& context, bool& changed) {
+  GE_ASSIGN_OR_RETURN(std::vector<Node*> order, graph.topological_order());
+  // Control edges order nodes for reasons the program cannot keep: such nodes stay out.
+  std::unordered_set<const Node*> ordered;
+  for (const Node* node : order) {
+    if (!node->control_predecessors().empty()) ordered.insert(node);
+    ordered.insert(node->control_predecessors().begin(), node->control_predecessors().end());
+  }
+  Grouper grouper(graph, options_);
+  for (Node* node : order) {
+    std::optional<Candidate> candidate;
+    if (!ordered.count(node)) candidate = candidate_of(*node);
+    grouper.add(*node, candidate);
+  }
+  const std::set<std::string> captured = captured_names(graph);
+  bool fused_any = false;
+  for (const Group& group : grouper.groups()) {
+    if (group.nodes.size() < 2) continue;
+    GE_ASSIGN_OR_RETURN(bool fused, fuse(graph, group, captured, context.ops, context.target_backend));
+    fused_any = fused_any || fused;
+  }
+  if (fused_any) {
+    ensure_opset_import(graph, kFusedDomain, 1);
+    changed = true;
+  }
+  return Status::ok();
+}
+
+}  // namespace ge::passes

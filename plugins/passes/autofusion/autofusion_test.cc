@@ -1,0 +1,598 @@
+#include "autofusion.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fused_op_library.h"
+#include "ge/autofuse/loop_ir.h"
+#include "ge/backend.h"
+#include "ge/graph_text.h"
+#include "ge/verifier.h"
+#include "onnx_op_library.h"
+
+namespace ge::passes {
+namespace {
+
+/// The standard ops and the ge_fused library, linked in: enough to infer every graph here
+/// before and after the pass.
+const OpRegistry& registry() {
+  static const OpRegistry ops = [] {
+    OpRegistry r;
+    r.add_library(std::make_shared<onnx_ops::OnnxOpLibrary>());
+    r.add_library(std::make_shared<fused_ops::FusedOpLibrary>());
+    return r;
+  }();
+  return ops;
+}
+
+std::unique_ptr<Graph> inferred(std::string_view ir) {
+  Result<std::unique_ptr<Graph>> graph = parse_graph(ir);
+  EXPECT_TRUE(graph.is_ok()) << graph.status().to_string();
+  if (!graph.is_ok()) return std::make_unique<Graph>();
+  Status status = registry().infer_graph(**graph);
+  EXPECT_TRUE(status.is_ok()) << status.to_string();
+  return std::move(*graph);
+}
+
+std::vector<const Node*> fused_nodes(const Graph& graph) {
+  std::vector<const Node*> nodes;
+  for (const auto& node : graph.nodes()) {
+    if (node->domain() == "ge_autofuse" && node->op_type() == "Fused") nodes.push_back(node.get());
+  }
+  return nodes;
+}
+
+std::string program_of(const Node* node) { return node->get_string("program", ""); }
+
+/// Runs the pass, then checks what every run must leave: a valid acyclic graph whose
+/// programs parse back to themselves and which re-infers to the same descs.
+bool run_autofusion(Graph& graph, AutofusionOptions options = {}, Backend* backend = nullptr,
+                    const OpRegistry& ops = registry()) {
+  Autofusion pass(options);
+  PassContext context;
+  context.ops = &ops;
+  context.opt_level = 3;
+  context.target_backend = backend;
+  bool changed = false;
+  Status status = pass.run(graph, context, changed);
+  EXPECT_TRUE(status.is_ok()) << status.to_string();
+  Status verified = verify_graph(graph);
+  EXPECT_TRUE(verified.is_ok()) << verified.to_string() << "\n" << print_graph(graph);
+  EXPECT_TRUE(graph.topological_order().is_ok());
+  for (const Node* node : fused_nodes(graph)) {
+    Result<autofuse::Program> parsed = autofuse::parse(program_of(node));
+    EXPECT_TRUE(parsed.is_ok()) << parsed.status().to_string() << "\n" << program_of(node);
+    if (parsed.is_ok()) {
+      EXPECT_EQ(autofuse::print(*parsed), program_of(node));
+    }
+  }
+  if (changed) {
+    EXPECT_EQ(graph.opset_version("ge_autofuse"), 1);
+  }
+  const std::string before = print_graph(graph);
+  Status reinferred = ops.infer_graph(graph);
+  EXPECT_TRUE(reinferred.is_ok()) << reinferred.to_string();
+  EXPECT_EQ(print_graph(graph), before) << "re-inference changes the descs the pass wrote";
+  return changed;
+}
+
+size_t count_ops(const Graph& graph, const std::string& op_type) {
+  size_t n = 0;
+  for (const auto& node : graph.nodes()) n += node->op_type() == op_type ? 1 : 0;
+  return n;
+}
+
+std::vector<std::string> output_names(const Graph& graph) {
+  std::vector<std::string> names;
+  for (const Value* out : graph.outputs()) names.push_back(out->name());
+  return names;
+}
+
+TEST(Autofusion, FusesAnElementwiseChainAndInlinesOneElementConstants) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : float32[8,16]
+  init %scale : float32[] = [2]
+  init %bias : float32[16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
+  %m = Mul(%x, %scale) "mul"
+  %a = Add(%m, %bias) "add"
+  %y = Relu(%a) "relu"
+  output %y
+})");
+  EXPECT_TRUE(run_autofusion(*g));
+  ASSERT_EQ(g->node_count(), 1u);
+  const std::vector<const Node*> fused = fused_nodes(*g);
+  ASSERT_EQ(fused.size(), 1u);
+  EXPECT_EQ(fused[0]->name().rfind("autofuse_", 0), 0u) << fused[0]->name();
+  EXPECT_EQ(g->find_node("mul"), nullptr);
+  EXPECT_EQ(g->find_node("add"), nullptr);
+  EXPECT_EQ(g->find_node("relu"), nullptr);
+  EXPECT_EQ(program_of(fused[0]),
+            "autofuse 1\n"
+            "shape 8 16\n"
+            "reduce 0\n"
+            "input 8 16\n"
+            "input 16\n"
+            "%0 = load 0\n"
+            "%1 = const 0x1p+1\n"
+            "%2 = mul %0 %1\n"
+            "%3 = load 1\n"
+            "%4 = add %2 %3\n"
+            "%5 = relu %4\n"
+            "output %5 8 16\n");
+  ASSERT_EQ(fused[0]->input_count(), 2u);
+  EXPECT_EQ(fused[0]->input(0)->name(), "x");
+  EXPECT_EQ(fused[0]->input(1)->name(), "bias");
+  EXPECT_EQ(output_names(*g), std::vector<std::string>{"y"});
+  EXPECT_EQ(g->outputs()[0]->producer(), fused[0]);
+  EXPECT_EQ(g->outputs()[0]->desc(), TensorDesc::of(DataType::kFloat32, {8, 16}));
+  EXPECT_FALSE(run_autofusion(*g)) << "a second run finds nothing";
+}
+
+// RMSNorm spelled out: y = x / sqrt(mean(x * x) + eps) * gamma over the last axis.
+TEST(Autofusion, FusesASpelledOutRmsNormAroundItsReduction) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : float32[4,32]
+  init %eps : float32[] = [0.0625]
+  init %gamma : float32[32] = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]
+  %sq = Mul(%x, %x) "square"
+  %ms = ReduceMean(%sq) {axes: ints = [-1], keepdims: int = 1} "mean"
+  %mse = Add(%ms, %eps) "add_eps"
+  %rms = Sqrt(%mse) "sqrt"
+  %n = Div(%x, %rms) "div"
+  %y = Mul(%n, %gamma) "scale"
+  output %y
+})");
+  EXPECT_TRUE(run_autofusion(*g));
+  ASSERT_EQ(g->node_count(), 1u);
+  const std::vector<const Node*> fused = fused_nodes(*g);
+  ASSERT_EQ(fused.size(), 1u);
+  EXPECT_EQ(program_of(fused[0]),
+            "autofuse 1\n"
+            "shape 4 32\n"
+            "reduce 1\n"
+            "input 4 32\n"
+            "input 32\n"
+            "%0 = load 0\n"
+            "%1 = mul %0 %0\n"
+            "%2 = reduce_mean %1\n"
+            "%3 = const 0x1p-4\n"
+            "%4 = add %2 %3\n"
+            "%5 = sqrt %4\n"
+            "%6 = div %0 %5\n"
+            "%7 = load 1\n"
+            "%8 = mul %6 %7\n"
+            "output %8 4 32\n");
+  EXPECT_EQ(output_names(*g), std::vector<std::string>{"y"});
+}
+
+TEST(Autofusion, ReadsConstantAxesInputsAndKeepdimsZero) {
+  // Opset 13: ReduceSum's axes are an input. The sum (keepdims 0) is a row value of 4.
+  auto g = inferred(R"(graph main (opset ""=13) {
+  input %x : float32[4,32]
+  init %axes : int64[1] = [-1]
+  %e = Exp(%x) "exp"
+  %s = ReduceSum(%e, %axes) {keepdims: int = 0} "sum"
+  %r = Reciprocal(%s) "reciprocal"
+  output %r
+})");
+  EXPECT_TRUE(run_autofusion(*g));
+  ASSERT_EQ(g->node_count(), 1u);
+  const std::vector<const Node*> fused = fused_nodes(*g);
+  ASSERT_EQ(fused.size(), 1u);
+  EXPECT_EQ(program_of(fused[0]),
+            "autofuse 1\n"
+            "shape 4 32\n"
+            "reduce 1\n"
+            "input 4 32\n"
+            "%0 = load 0\n"
+            "%1 = exp %0\n"
+            "%2 = reduce_sum %1\n"
+            "%3 = reciprocal %2\n"
+            "output %3 4\n");
+  EXPECT_EQ(fused[0]->input_count(), 1u) << "the axes are no program input";
+}
+
+TEST(Autofusion, ReducesOverEveryAxisWhenAxesAreAbsent) {
+  auto g = inferred(R"(graph main (opset ""=13) {
+  input %x : float32[3,5]
+  %a = Abs(%x) "abs"
+  %s = ReduceSum(%a) {keepdims: int = 0} "sum"
+  %y = Sqrt(%s) "sqrt"
+  %z = ReduceSum(%a) {noop_with_empty_axes: int = 1} "noop"
+  output %y
+  output %z
+})");
+  EXPECT_TRUE(run_autofusion(*g));
+  EXPECT_NE(g->find_node("noop"), nullptr) << "noop_with_empty_axes keeps it out";
+  const std::vector<const Node*> fused = fused_nodes(*g);
+  ASSERT_EQ(fused.size(), 1u);
+  EXPECT_EQ(program_of(fused[0]),
+            "autofuse 1\n"
+            "shape 3 5\n"
+            "reduce 2\n"
+            "input 3 5\n"
+            "%0 = load 0\n"
+            "%1 = abs %0\n"
+            "%2 = reduce_sum %1\n"
+            "%3 = sqrt %2\n"
+            "output %1 3 5\n"
+            "output %3\n");
+}
+
+TEST(Autofusion, FusesASpelledOutSoftmaxIntoOneGroup) {
+  auto g = inferred(R"(graph main (opset ""=13) {
+  input %x : float32[2,3,8]
+  init %axes : int64[1] = [2]
+  %m = ReduceMax(%x) {axes: ints = [-1]} "max"
+  %d = Sub(%x, %m) "sub"
+  %e = Exp(%d) "exp"
+  %s = ReduceSum(%e, %axes) "sum"
+  %y = Div(%e, %s) "div"
+  output %y
+})");
+  EXPECT_TRUE(run_autofusion(*g));
+  ASSERT_EQ(g->node_count(), 1u);
+  const std::vector<const Node*> fused = fused_nodes(*g);
+  ASSERT_EQ(fused.size(), 1u);
+  EXPECT_EQ(program_of(fused[0]),
+            "autofuse 1\n"
+            "shape 2 3 8\n"
+            "reduce 1\n"
+            "input 2 3 8\n"
+            "%0 = load 0\n"
+            "%1 = reduce_max %0\n"
+            "%2 = sub %0 %1\n"
+            "%3 = exp %2\n"
+            "%4 = reduce_sum %3\n"
+            "%5 = div %3 %4\n"
+            "output %5 2 3 8\n");
+}
+
+TEST(Autofusion, ValuesUsedOutsideTheGroupBecomeOutputs) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : float32[4,8]
+  init %w : float32[8,2] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]
+  %a = Exp(%x) "exp"
+  %b = Neg(%a) "neg"
+  %c = Sigmoid(%b) "sigmoid"
+  %t = MatMul(%a, %w) "outside"
+  output %t
+  output %c
+  output %b
+})");
+  EXPECT_TRUE(run_autofusion(*g));
+  const std::vector<const Node*> fused = fused_nodes(*g);
+  ASSERT_EQ(fused.size(), 1u);
+  ASSERT_EQ(g->node_count(), 2u);
+  // In the order the group computes them: a (used by the MatMul), b and c (graph outputs).
+  ASSERT_EQ(fused[0]->output_count(), 3u);
+  EXPECT_EQ(fused[0]->output(0)->name(), "a");
+  EXPECT_EQ(fused[0]->output(1)->name(), "b");
+  EXPECT_EQ(fused[0]->output(2)->name(), "c");
+  EXPECT_EQ(output_names(*g), (std::vector<std::string>{"t", "c", "b"}));
+  const Node* matmul = g->find_node("outside");
+  ASSERT_NE(matmul, nullptr);
+  EXPECT_EQ(matmul->input(0), fused[0]->output(0));
+  EXPECT_NE(program_of(fused[0]).find("output %1 4 8\noutput %2 4 8\noutput %3 4 8\n"), std::string::npos)
+      << program_of(fused[0]);
+}
+
+TEST(Autofusion, ValuesCapturedBySubgraphsBecomeOutputs) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : float32[4]
+  input %flag : bool[]
+  %a = Exp(%x) "exp"
+  %b = Neg(%a) "neg"
+  %y = If(%flag) {then_branch: graph = graph then_g {
+    capture %a
+    %t = Relu(%a) "inner"
+    output %t
+  }, else_branch: graph = graph else_g {
+    capture %x
+    %e = Abs(%x) "inner_else"
+    output %e
+  }} "choose"
+  output %y
+  output %b
+})");
+  EXPECT_TRUE(run_autofusion(*g));
+  const std::vector<const Node*> fused = fused_nodes(*g);
+  ASSERT_EQ(fused.size(), 1u);
+  ASSERT_EQ(fused[0]->output_count(), 2u);
+  EXPECT_EQ(fused[0]->output(0)->name(), "a") << "the capture still names it";
+  EXPECT_EQ(g->find_value("a"), fused[0]->output(0));
+  EXPECT_EQ(fused[0]->output(1)->name(), "b");
+  EXPECT_NE(g->find_node("choose"), nullptr);
+}
+
+TEST(Autofusion, ANodeDoesNotJoinAGroupItsOtherOperandDependsOn) {
+  // c = a + MatMul(a, w): with c in a's group, the group would feed the MatMul and
+  // depend on it.
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : float32[4,4]
+  init %w : float32[4,4] = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
+  %a = Exp(%x) "exp"
+  %b = MatMul(%a, %w) "matmul"
+  %c = Add(%a, %b) "add"
+  output %c
+})");
+  EXPECT_FALSE(run_autofusion(*g)) << "each group is one node";
+  EXPECT_EQ(g->node_count(), 3u);
+  EXPECT_EQ(count_ops(*g, "MatMul"), 1u);
+}
+
+TEST(Autofusion, GroupsOnBothSidesOfANonCandidateStaySeparate) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : float32[4,4]
+  init %w : float32[4,4] = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
+  %a1 = Exp(%x) "exp"
+  %a2 = Neg(%a1) "neg"
+  %b = MatMul(%a2, %w) "matmul"
+  %c = Add(%a2, %b) "add"
+  %d = Relu(%c) "relu"
+  output %d
+})");
+  EXPECT_TRUE(run_autofusion(*g));
+  EXPECT_EQ(fused_nodes(*g).size(), 2u);
+  EXPECT_EQ(count_ops(*g, "MatMul"), 1u);
+  EXPECT_EQ(g->node_count(), 3u);
+}
+
+TEST(Autofusion, CyclesThroughOtherGroupsAreAvoided) {
+  // Group A = {p0, p1, p2} comes to depend on group B = {q0, q1} through p2; z consumes
+  // a MatMul of A's p1, so z joining B would close the cycle B -> A -> MatMul -> B, which
+  // no single node's own dependencies show.
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %p : float32[4,4]
+  input %q : float32[4,4]
+  init %w : float32[4,4] = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
+  %q0 = Exp(%q) "q0"
+  %q1 = Neg(%q0) "q1"
+  %p0 = Sigmoid(%p) "p0"
+  %p1 = Tanh(%p0) "p1"
+  %mm = MatMul(%p1, %w) "matmul"
+  %p2 = Add(%p1, %q1) "p2"
+  %z = Add(%q1, %mm) "z"
+  %z1 = Relu(%z) "z1"
+  output %p2
+  output %z1
+})");
+  EXPECT_TRUE(run_autofusion(*g));
+  EXPECT_EQ(fused_nodes(*g).size(), 3u);
+  EXPECT_EQ(count_ops(*g, "MatMul"), 1u);
+  EXPECT_EQ(g->node_count(), 4u);
+}
+
+TEST(Autofusion, TakesMaxAndMinOfTwoInputsOnly) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : float32[2,3]
+  input %u : float32[3]
+  init %two : float32[1] = [2]
+  %p = Pow(%x, %two) "pow"
+  %m = Min(%p, %u) "min"
+  %n = Max(%m, %u, %x) "max3"
+  output %n
+})");
+  EXPECT_TRUE(run_autofusion(*g));
+  EXPECT_NE(g->find_node("max3"), nullptr);
+  const std::vector<const Node*> fused = fused_nodes(*g);
+  ASSERT_EQ(fused.size(), 1u);
+  EXPECT_EQ(program_of(fused[0]),
+            "autofuse 1\n"
+            "shape 2 3\n"
+            "reduce 0\n"
+            "input 2 3\n"
+            "input 3\n"
+            "%0 = load 0\n"
+            "%1 = const 0x1p+1\n"
+            "%2 = pow %0 %1\n"
+            "%3 = load 1\n"
+            "%4 = min %2 %3\n"
+            "output %4 2 3\n");
+}
+
+TEST(Autofusion, LeavesASingleOpAlone) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : float32[8]
+  %y = Relu(%x) "relu"
+  output %y
+})");
+  EXPECT_FALSE(run_autofusion(*g));
+  EXPECT_NE(g->find_node("relu"), nullptr);
+}
+
+TEST(Autofusion, LeavesFloat64Alone) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : float64[8]
+  %a = Exp(%x) "exp"
+  %y = Relu(%a) "relu"
+  output %y
+})");
+  EXPECT_FALSE(run_autofusion(*g));
+  EXPECT_EQ(g->node_count(), 2u);
+}
+
+TEST(Autofusion, LeavesDynamicShapesAlone) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : float32[N,8]
+  %a = Exp(%x) "exp"
+  %y = Relu(%a) "relu"
+  output %y
+})");
+  EXPECT_FALSE(run_autofusion(*g));
+  EXPECT_EQ(g->node_count(), 2u);
+}
+
+TEST(Autofusion, DoesNotGroupAReductionOverAnOuterAxis) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : float32[4,8]
+  %e = Exp(%x) "exp"
+  %s = ReduceMax(%e) {axes: ints = [0]} "sum"
+  %r = Relu(%s) "relu"
+  %y = Neg(%r) "neg"
+  output %y
+})");
+  EXPECT_TRUE(run_autofusion(*g));
+  EXPECT_NE(g->find_node("exp"), nullptr);
+  EXPECT_NE(g->find_node("sum"), nullptr);
+  const std::vector<const Node*> fused = fused_nodes(*g);
+  ASSERT_EQ(fused.size(), 1u) << "Relu and Neg only";
+  EXPECT_EQ(program_of(fused[0]),
+            "autofuse 1\n"
+            "shape 1 8\n"
+            "reduce 0\n"
+            "input 1 8\n"
+            "%0 = load 0\n"
+            "%1 = relu %0\n"
+            "%2 = neg %1\n"
+            "output %2 1 8\n");
+}
+
+TEST(Autofusion, AnInputNotCompleteAlongTheReducedAxesStartsANewGroup) {
+  // %h [16] broadcasts to [2,4,16] but covers only one of the two reduced axes: the
+  // reduction cannot join its producers' group, and the group after it cannot load %h.
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : float32[2,4,16]
+  input %h : float32[16]
+  init %axes : int64[2] = [1, 2]
+  %a = Add(%x, %h) "add"
+  %e = Exp(%a) "exp"
+  %s = ReduceSum(%e, %axes) "sum"
+  %y = Sqrt(%s) "sqrt"
+  output %y
+})");
+  EXPECT_TRUE(run_autofusion(*g));
+  const std::vector<const Node*> fused = fused_nodes(*g);
+  ASSERT_EQ(fused.size(), 2u);
+  EXPECT_NE(program_of(fused[0]).find("reduce 0\n"), std::string::npos) << program_of(fused[0]);
+  EXPECT_EQ(program_of(fused[1]),
+            "autofuse 1\n"
+            "shape 2 4 16\n"
+            "reduce 2\n"
+            "input 2 4 16\n"
+            "%0 = load 0\n"
+            "%1 = reduce_sum %0\n"
+            "%2 = sqrt %1\n"
+            "output %2 2 1 1\n");
+}
+
+TEST(Autofusion, RowValuesWithDroppedAxesDoNotMeetFullValues) {
+  // s (keepdims 0) is [4]; Add(e, s) broadcasts s along the last axis of [4,4], which is
+  // not the row the program would give it.
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : float32[4,4]
+  init %axes : int64[1] = [1]
+  %e = Exp(%x) "exp"
+  %s = ReduceSum(%e, %axes) {keepdims: int = 0} "sum"
+  %y = Add(%e, %s) "add"
+  output %y
+})");
+  EXPECT_TRUE(run_autofusion(*g));
+  EXPECT_NE(g->find_node("add"), nullptr) << print_graph(*g);
+  const std::vector<const Node*> fused = fused_nodes(*g);
+  ASSERT_EQ(fused.size(), 1u);
+  ASSERT_EQ(fused[0]->output_count(), 2u) << "e and s both feed the Add";
+}
+
+TEST(Autofusion, RespectsMaxOps) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : float32[8]
+  %a = Exp(%x) "a"
+  %b = Neg(%a) "b"
+  %c = Abs(%b) "c"
+  %d = Sqrt(%c) "d"
+  %e = Relu(%d) "e"
+  output %e
+})");
+  AutofusionOptions options;
+  options.max_ops = 2;
+  EXPECT_TRUE(run_autofusion(*g, options));
+  EXPECT_EQ(fused_nodes(*g).size(), 2u);
+  EXPECT_NE(g->find_node("e"), nullptr) << "the fifth op starts a group of one";
+  EXPECT_EQ(g->node_count(), 3u);
+}
+
+TEST(Autofusion, RespectsMaxInputs) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : float32[8]
+  input %u : float32[8]
+  input %v : float32[8]
+  %a = Add(%x, %u) "a"
+  %b = Add(%a, %v) "b"
+  %c = Relu(%b) "c"
+  output %c
+})");
+  AutofusionOptions options;
+  options.max_inputs = 2;
+  EXPECT_TRUE(run_autofusion(*g, options));
+  const std::vector<const Node*> fused = fused_nodes(*g);
+  ASSERT_EQ(fused.size(), 1u);
+  EXPECT_NE(g->find_node("a"), nullptr);
+  EXPECT_EQ(fused[0]->input_count(), 2u);
+}
+
+/// Runs no Fused node whose program loads more than one input.
+class OneInputBackend final : public Backend {
+ public:
+  std::string name() const override { return "one_input"; }
+  bool supports(const Node& node, std::string* reason) const override {
+    if (node.op_type() != "Fused" || node.input_count() <= 1) return true;
+    *reason = "one input at most";
+    return false;
+  }
+  Result<PreparedKernel> prepare(const Node&) const override { return unsupported("runs nothing"); }
+  Device& device() override { std::abort(); }
+};
+
+TEST(Autofusion, LeavesGroupsTheTargetBackendCannotRun) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : float32[8]
+  input %u : float32[8]
+  %a = Exp(%x) "a"
+  %b = Neg(%a) "b"
+  %c = Add(%x, %u) "c"
+  %d = Relu(%c) "d"
+  output %b
+  output %d
+})");
+  OneInputBackend backend;
+  EXPECT_TRUE(run_autofusion(*g, {}, &backend));
+  EXPECT_EQ(fused_nodes(*g).size(), 1u);
+  EXPECT_EQ(g->find_node("a"), nullptr);
+  EXPECT_NE(g->find_node("c"), nullptr);
+  EXPECT_NE(g->find_node("d"), nullptr);
+  EXPECT_EQ(g->node_count(), 3u);
+  EXPECT_EQ(output_names(*g), (std::vector<std::string>{"b", "d"}));
+}
+
+TEST(Autofusion, FusesNothingWhenTheOpRegistryLacksTheFusedSchema) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : float32[8]
+  %a = Exp(%x) "a"
+  %b = Neg(%a) "b"
+  output %b
+})");
+  OpRegistry onnx_only;
+  onnx_only.add_library(std::make_shared<onnx_ops::OnnxOpLibrary>());
+  EXPECT_FALSE(run_autofusion(*g, {}, nullptr, onnx_only));
+  EXPECT_EQ(g->node_count(), 2u);
+}
+
+TEST(Autofusion, LeavesNodesWithControlEdgesAlone) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : float32[8]
+  %a = Exp(%x) "a"
+  %b = Neg(%a) "b" after ["a"]
+  output %b
+})");
+  EXPECT_FALSE(run_autofusion(*g));
+  EXPECT_EQ(g->node_count(), 2u);
+}
+
+}  // namespace
+}  // namespace ge::passes

@@ -1,0 +1,33 @@
+// The autofusion pass plugin: enabled from -O3 (it builds ge_autofuse.Fused nodes, which
+// need the ge_fused op library and a backend that runs them). Options: min_opt_level,
+// order, max_ops (nodes per group), max_inputs (program inputs per group).
+#include <memory>
+#include <string>
+
+#include "autofusion.h"
+#include "ge/plugin_api/plugin.h"
+
+namespace {
+
+ge::Status register_autofusion(ge::Registrar& registrar) {
+  const ge::PluginOptions& options = registrar.options();
+  const int64_t max_ops = options.get_int("max_ops", 64);
+  const int64_t max_inputs = options.get_int("max_inputs", 16);
+  if (max_ops < 1 || max_inputs < 0) {
+    return ge::invalid_argument("autofusion: options max_ops (" + std::to_string(max_ops) + ") and max_inputs (" +
+                                std::to_string(max_inputs) + ") must be at least 1 and 0");
+  }
+  ge::passes::AutofusionOptions pass_options;
+  pass_options.max_ops = static_cast<size_t>(max_ops);
+  pass_options.max_inputs = static_cast<size_t>(max_inputs);
+  ge::PassInfo info;
+  info.name = "autofusion";
+  info.min_opt_level = static_cast<int>(options.get_int("min_opt_level", 3));
+  info.order = static_cast<int>(options.get_int("order", 600));
+  info.create = [pass_options] { return std::make_unique<ge::passes::Autofusion>(pass_options); };
+  return registrar.add_pass(std::move(info));
+}
+
+}  // namespace
+
+GE_DEFINE_PLUGIN("autofusion", "0.1.0", register_autofusion)
