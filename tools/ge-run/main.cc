@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -298,6 +299,10 @@ int run(int argc, char** argv) {
   session_options.specialisation_cache_size = options.specialisations;
   session_options.memory_order = options.memory_order;
   session_options.memory_limit = options.memory_limit;
+  // The cpu backend reads the mode of its fused groups from the environment.
+  if (options.autofusion == "interpret" || options.autofusion == "codegen") {
+    ::setenv("GE_AUTOFUSE_MODE", options.autofusion.c_str(), 1);
+  }
   const auto compile_start = std::chrono::steady_clock::now();
   // A compiled .gem model loads without running the compiler.
   Result<std::unique_ptr<Session>> created = compiled_model

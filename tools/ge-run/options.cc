@@ -16,7 +16,7 @@ constexpr std::string_view kValueOptions[] = {
     "--plugins",      "--input",      "--output-dir",   "--backend", "--repeat", "--passes",
     "--disable-pass", "--dump-graph", "--expected-dir", "--rtol",    "--atol",
     "--check-rtol",   "--check-atol", "--memory-assigner", "--memory-order", "--profile", "--threads",
-    "--specialisations", "--memory-limit", "--duration",
+    "--specialisations", "--memory-limit", "--duration", "--autofusion",
 };
 /// Options that take none.
 // Options that shape compilation: a compiled .gem has run its passes and stored its plan.
@@ -116,6 +116,12 @@ Status apply_value(RunOptions& options, const std::string& option, const std::st
     GE_ASSIGN_OR_RETURN(std::vector<std::string> names, parse_pass_list(value));
     if (!options.passes.explicit_passes) options.passes.explicit_passes.emplace();
     options.passes.explicit_passes->insert(options.passes.explicit_passes->end(), names.begin(), names.end());
+  } else if (option == "--autofusion") {
+    if (value != "off" && value != "interpret" && value != "codegen") {
+      return invalid_argument("--autofusion expects off, interpret or codegen, got '" + value + "'");
+    }
+    if (value == "off") options.passes.disabled_passes.insert("autofusion");
+    options.autofusion = value;
   } else if (option == "--disable-pass") {
     if (value.empty()) return invalid_argument("--disable-pass expects a pass name");
     options.passes.disabled_passes.insert(value);
@@ -281,6 +287,10 @@ Compilation (a compiled .gem model refuses these, --backend and --threads aside)
   -O N                    optimisation level 0..3 (default 2)
   --passes a,b,...        run exactly these passes, in this order
   --disable-pass NAME     leave a pass out of the pipeline; repeatable
+  --autofusion MODE       off, interpret or codegen (default): how the autofusion
+                          pass (-O3) runs its fused groups: generated code compiled
+                          online (cached under $XDG_CACHE_HOME/ge/autofuse, or
+                          GE_AUTOFUSE_CACHE_DIR) or the loop-IR interpreter
   --dump-graph DIR        write the graph (text IR and DOT) before/after each pass;
                           constants over 32 elements print as dtype, shape and an
                           XXH3-64 checksum (such a dump does not parse back)

@@ -44,6 +44,8 @@ struct RunOptions {
   int threads = 0;  ///< --threads: intra-op threads per kernel; 0: the backend's default
   ExecutionOrder memory_order = ExecutionOrder::kStable;  ///< --memory-order
   std::optional<std::filesystem::path> profile;           ///< --profile FILE (Chrome trace JSON)
+  /// --autofusion: "off" (the pass disabled), "interpret", "codegen", or "" (not given).
+  std::string autofusion;
   bool help = false;
 };
 

@@ -120,6 +120,14 @@ TEST(OptionsTest, HelpNeedsNoModel) {
 
 TEST(OptionsTest, DoubleDashAllowsDashModel) { EXPECT_EQ(*parse_ok({"--", "-odd.onnx"}).model, "-odd.onnx"); }
 
+TEST(OptionsTest, AutofusionModes) {
+  EXPECT_EQ(parse_ok({"m.onnx", "--autofusion", "interpret"}).autofusion, "interpret");
+  EXPECT_EQ(parse_ok({"m.onnx", "--autofusion=codegen"}).autofusion, "codegen");
+  const RunOptions off = parse_ok({"m.onnx", "--autofusion", "off"});
+  EXPECT_EQ(off.passes.disabled_passes.count("autofusion"), 1u);
+  EXPECT_NE(error_of({"m.onnx", "--autofusion", "jit"}).find("expects off, interpret or codegen"), std::string::npos);
+}
+
 TEST(OptionsTest, EmptyPassListIsAnEmptyPipeline) {
   RunOptions options = parse_ok({"m.onnx", "--passes="});
   ASSERT_TRUE(options.passes.explicit_passes);

@@ -5,8 +5,10 @@
 ///   extern "C" int ge_autofuse_abi();                       // kAbiVersion
 ///   extern "C" void ge_autofuse_run(const void* const* inputs, void* const* outputs);
 /// and computes with the formulas of the interpreter (float arithmetic, Pow and
-/// reductions through double), compiled without floating-point contraction, so its
-/// elementwise results equal the interpreter's bit for bit.
+/// reductions through double), compiled without floating-point contraction. Without
+/// `vector_math` its elementwise results equal the interpreter's bit for bit; with it,
+/// exp, log, tanh, erf, sin and cos (and so Sigmoid) are glibc libmvec's SIMD variants,
+/// within a few ulp of the scalar functions, and those loops vectorise.
 
 #include <string>
 
@@ -17,6 +19,6 @@ namespace ge::cpu_autofuse {
 inline constexpr int kAbiVersion = 1;
 
 /// The source of `program`'s kernel; its rows are split over up to `threads` OpenMP threads.
-std::string generate_source(const autofuse::Program& program, int threads);
+std::string generate_source(const autofuse::Program& program, int threads, bool vector_math = true);
 
 }  // namespace ge::cpu_autofuse

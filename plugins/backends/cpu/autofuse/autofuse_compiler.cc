@@ -131,7 +131,7 @@ Result<CompiledKernel> load(const std::filesystem::path& object) {
 }  // namespace
 
 const std::string& compile_flags() {
-  static const std::string flags = "-std=c++17 -O3 -march=native -fPIC -shared -fopenmp -ffp-contract=off -w";
+  static const std::string flags = "-std=c++17 -O3 -march=native -fPIC -shared -fopenmp -ffp-contract=off -fno-math-errno -fno-trapping-math -w";
   return flags;
 }
 
@@ -193,7 +193,7 @@ Result<CompiledKernel> compile(const std::string& source, const CompilerSettings
   std::vector<std::string> arguments = {settings.compiler};
   std::istringstream flags(compile_flags());
   for (std::string flag; flags >> flag;) arguments.push_back(flag);
-  arguments.insert(arguments.end(), {source_path.string(), "-o", temporary.string()});
+  arguments.insert(arguments.end(), {source_path.string(), "-o", temporary.string(), "-lmvec", "-lm"});
   const auto start = std::chrono::steady_clock::now();
   Status compiled = run_compiler(arguments, log, settings.timeout);
   const double milliseconds =
