@@ -151,6 +151,19 @@ def transformer_encoder():
     return b.model([("x", [1, seq, d])], out, ["batch", "seq", "model"])
 
 
+def rmsnorm_swish():
+    """RMSNorm and Swish spelled out in primitives, as no pattern fusion knows them: the
+    autofusion pass (-O3) makes one ge_autofuse.Fused node of all nine ops."""
+    b = Builder("rmsnorm_swish")
+    x = "x"
+    ms = b.op("ReduceMean", [b.op("Mul", [x, x])], axes=[-1], keepdims=1)
+    y = b.op("Div", [x, b.op("Sqrt", [b.op("Add", [ms, b.const("eps", np.array(1e-6, np.float32))])])])
+    y = b.op("Mul", [y, b.const("gamma", RNG.uniform(0.5, 1.5, 64).astype(np.float32))])
+    y = b.op("Mul", [y, b.op("Sigmoid", [y])])
+    y = b.op("Tanh", [b.op("Add", [y, b.const("shift", RNG.uniform(-0.5, 0.5, 64).astype(np.float32))])])
+    return b.model([("x", [16, 64])], y, [16, 64])
+
+
 def conv2d(x, w, pads, group):
     n, c, h, wd = x.shape
     m, cg, kh, kw = w.shape
@@ -203,8 +216,10 @@ def evaluate(model, feeds):
             y = (np.max if op == "ReduceMax" else np.mean)(x[0], axis=tuple(a["axes"]), keepdims=True)
         elif op == "ReduceSum":
             y = np.sum(x[0], axis=tuple(x[1]), keepdims=True)
-        elif op in ("Exp", "Sqrt"):
-            y = {"Exp": np.exp, "Sqrt": np.sqrt}[op](x[0])
+        elif op in ("Exp", "Sqrt", "Tanh"):
+            y = {"Exp": np.exp, "Sqrt": np.sqrt, "Tanh": np.tanh}[op](x[0])
+        elif op == "Sigmoid":
+            y = 1.0 / (1.0 + np.exp(-x[0]))
         elif op == "Erf":
             y = np.vectorize(math.erf)(x[0])
         else:
@@ -219,7 +234,7 @@ def main():
     out_dir = sys.argv[1]
     os.makedirs(out_dir, exist_ok=True)
     for name, make in [("resnet_bottleneck", resnet_bottleneck), ("mobilenet_v2_block", mobilenet_v2_block),
-                       ("transformer_encoder", transformer_encoder)]:
+                       ("transformer_encoder", transformer_encoder), ("rmsnorm_swish", rmsnorm_swish)]:
         model = make()
         onnx.save(model, os.path.join(out_dir, name + ".onnx"))
         dims = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]

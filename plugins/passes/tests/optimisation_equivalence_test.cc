@@ -98,7 +98,15 @@ TEST_P(Equivalence, O3MatchesO0AndNumpy) {
 }
 
 INSTANTIATE_TEST_SUITE_P(GeneratedModels, Equivalence,
-                         ::testing::Values("resnet_bottleneck", "mobilenet_v2_block", "transformer_encoder"));
+                         ::testing::Values("resnet_bottleneck", "mobilenet_v2_block", "transformer_encoder",
+                                           "rmsnorm_swish"));
+
+TEST(GeneratedModels, SpelledOutRmsNormAndSwishAutofuseToOneNode) {
+  ASSERT_TRUE(PluginEnvironment::get().require({"autofusion"}).is_ok());
+  auto o3 = run("rmsnorm_swish", 3);
+  ASSERT_TRUE(o3.is_ok()) << o3.status().to_string();
+  EXPECT_EQ(o3->op_counts, (std::map<std::string, int>{{"ge_autofuse::Fused", 1}})) << ops_text(o3->op_counts);
+}
 
 TEST(GeneratedModels, ResNetBottleneckFusesToThreeConvolutions) {
   auto o3 = run("resnet_bottleneck", 3);
