@@ -68,7 +68,13 @@ Result<PreparedKernel> CpuBackend::prepare(const Node& node) const {
     // The reference prepare step validates the node (attributes, shapes) for both paths.
     GE_ASSIGN_OR_RETURN(PreparedKernel reference, cpu_kernels::prepare(node, name()));
     if (fast_paths_) {
-      if (std::optional<PreparedKernel> fused = cpu_autofuse::prepare(node, name(), intra_op_threads())) return *fused;
+      if (std::optional<PreparedKernel> fused = cpu_autofuse::prepare(node, name(), intra_op_threads())) {
+        // The generated kernel takes the interpreter's name and workspace: a model file
+        // compiled with either runs with either (the cache, or a compiler, may be gone).
+        fused->name = reference.name;
+        fused->workspace_bytes = reference.workspace_bytes;
+        return *fused;
+      }
       if (std::optional<PreparedKernel> fast = cpu_dnnl::prepare(node, name(), {intra_op_threads()})) return *fast;
     }
     return reference;

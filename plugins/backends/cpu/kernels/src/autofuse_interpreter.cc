@@ -177,7 +177,9 @@ Result<PreparedKernel> prepare_fused(const KernelContext& context) {
   params.chunk = program.reduced_axes > 0 ? params.plan.inner : std::min(kChunk, params.plan.inner);
   const size_t workspace = program.inputs.size() * sizeof(int64_t) +
                            program.code.size() * (static_cast<size_t>(params.chunk) + 1) * sizeof(float);
-  return make_kernel(context, &interpret, std::move(params), workspace, "interpreted");
+  PreparedKernel kernel = make_kernel(context, &interpret, std::move(params), workspace);
+  kernel.name = std::string(context.backend) + ".ge_autofuse.Fused";
+  return kernel;
 }
 
 }  // namespace
