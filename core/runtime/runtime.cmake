@@ -21,4 +21,5 @@ ge_add_test(ge_runtime_model_runner_test
 if(TARGET ge_runtime_model_runner_test)
   add_dependencies(ge_runtime_model_runner_test ge_backend_cpu ge_ops_onnx ge_parser_onnx ge_backend_npu_sim
     ge_memory_naive ge_memory_greedy_by_size ge_memory_hill_climb)
+  set_property(TEST ge_runtime_model_runner_test APPEND PROPERTY LABELS threads)  # streams on worker threads
 endif()

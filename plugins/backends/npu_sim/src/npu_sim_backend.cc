@@ -1,9 +1,11 @@
 #include "npu_sim_backend.h"
 
+#include <algorithm>
 #include <exception>
 #include <memory>
 #include <new>
 
+#include "ge/autofuse/loop_ir.h"
 #include "ge/cpu_kernels/kernel_library.h"
 
 namespace ge {
@@ -38,6 +40,16 @@ Result<PreparedKernel> NpuSimBackend::prepare(const Node& node) const {
     params->matrix = op == "Conv" || op == "ConvTranspose" || op == "Gemm" || op == "MatMul";
     for (const Value* in : node.inputs()) params->input_bytes.push_back(static_bytes(in, &params->elements));
     for (const Value* out : node.outputs()) params->output_bytes.push_back(static_bytes(out, &params->elements));
+    if (node.domain() == "ge_autofuse") {
+      // A fused group moves only its inputs and outputs, but its vector unit computes every
+      // instruction over the whole iteration space.
+      if (Result<autofuse::Program> program = autofuse::parse(node.get_string("program", "")); program.is_ok()) {
+        size_t operations = 0;
+        for (const autofuse::Instruction& in : program->code) operations += autofuse::arity(in.op) > 0 ? 1 : 0;
+        const size_t iteration = static_cast<size_t>(autofuse::row_count(*program) * autofuse::row_length(*program));
+        params->elements = std::max(params->elements, iteration * operations);
+      }
+    }
     PreparedKernel kernel;
     kernel.function = &npu_sim_kernel_entry;
     kernel.params = std::move(params);
