@@ -33,12 +33,14 @@ mkdir -p "$work/logs"
 export GE_AUTOFUSE_CACHE_DIR="$work/cache"
 rm -rf "$GE_AUTOFUSE_CACHE_DIR"
 /usr/bin/python3 "$here/make_autofusion_models.py" "$work" >/dev/null || exit 1
+# (c) the transformer encoder layer of the CPU-speed comparison (bench/compare).
+/usr/bin/python3 "$root/bench/compare/make_encoder.py" "$work/encoder.onnx" >/dev/null || exit 1
 export ORT_HOME="${ORT_HOME:-/tmp/ort-peer}"
 ort_bench="$root/bench/compare/ort/bench.js"
 have_ort=no
 if node -e "require('$ORT_HOME/node_modules/onnxruntime-node')" 2>/dev/null; then have_ort=yes; fi
 IFS=, read -r -a thread_list <<<"$threads"
-models=(chain20 rmsnorm mlp_ln)
+models=(chain20 rmsnorm mlp_ln encoder)
 
 failed=0
 printf "%-8s %3s %9s %9s %9s %9s %8s %8s %10s %10s\n" model thr "off ms" "interp ms" "codegen" "ORT ms" "off/cg" "cg/ORT" "MB unfused" "groups"
@@ -55,8 +57,12 @@ for m in "${models[@]}"; do
     for mode in off interpret codegen; do
       out="$work/logs/$m.$mode.t$t.txt"
       args=("$model" -O3 -v --autofusion "$mode" --threads "$t" --repeat "$runs")
-      if [ -f "$case/input_0.pb" ]; then args+=(--input "$case/input_0.pb" --expected-dir "$case" --rtol 1e-3 --atol 1e-3)
-      else args+=(--input x=random); fi
+      if [ -f "$case/input_0.pb" ]; then
+        for f in "$case"/input_*.pb; do args+=(--input "$f"); done
+        args+=(--expected-dir "$case" --rtol 1e-3 --atol 1e-3)
+      else
+        args+=(--input x=random)
+      fi
       "$ge_run" "${args[@]}" >"$out" 2>&1
       rc=$?
       if [ $rc -ne 0 ] || grep -q MISMATCH "$out"; then

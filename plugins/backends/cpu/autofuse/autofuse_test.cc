@@ -361,6 +361,22 @@ TEST_F(AutofuseTest, VectorMathStaysWithinAFewUlp) {
   expect_same(launch(*generated, c), launch(interpreted.value(), c), 1e-5, "vector math");
 }
 
+// With PATH emptied there is no compiler: no generated kernel, the interpreter runs.
+TEST_F(AutofuseTest, WithoutACompilerTheInterpreterRuns) {
+  std::mt19937 rng(77);
+  Case c = random_case(rng);
+  c.program.code.push_back({Op::kConst, -1, -1, -1, 0.123f});  // a source no other test compiles
+  const std::string path = std::getenv("PATH") != nullptr ? std::getenv("PATH") : "";
+  ::setenv("PATH", "", 1);
+  FusedNode fused(c);
+  const std::optional<PreparedKernel> generated = prepare(*fused.node, "cpu", 1);
+  ::setenv("PATH", path.c_str(), 1);
+  EXPECT_FALSE(generated.has_value());
+  Result<PreparedKernel> interpreted = cpu_kernels::prepare(*fused.node, "cpu");
+  ASSERT_TRUE(interpreted.is_ok());
+  expect_same(launch(interpreted.value(), c), run_unfused(c), 0, "interpreted");
+}
+
 TEST_F(AutofuseTest, InterpretModeHasNoGeneratedKernel) {
   std::mt19937 rng(5);
   const Case c = random_case(rng);
