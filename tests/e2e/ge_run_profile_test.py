@@ -102,8 +102,30 @@ def main():
                               "--profile", bad])
         check(code == 1, "--profile %s: exit %d, expected 1" % (bad, code))
         check(why in err and bad in err, "--profile %s: unclear error: %r" % (bad, err))
+    if backend == "cpu":
+        check_bounded_trace(ge_run, out_dir)
     print("OK: %s trace with %d stream track(s), %d kernel events (%d runs x %d)" %
           (backend, len(stream_tracks), kernels, RUNS, launches))
+
+
+def check_bounded_trace(ge_run, out_dir):
+    """A long --repeat keeps memory bounded: the device traces the first 100,000 runs
+    only (fewer for a model with more than 10 tasks a run), and says so."""
+    model = os.path.join(out_dir, "one_op.onnx")
+    # Debian's python3-onnx (what the build's model generators use) writes the model.
+    make = ("import sys, onnx\nfrom onnx import TensorProto as T, helper as h\n"
+            "g = h.make_graph([h.make_node('Relu', ['x'], ['y'])], 'one_op',"
+            " [h.make_tensor_value_info('x', T.FLOAT, [4])], [h.make_tensor_value_info('y', T.FLOAT, [4])])\n"
+            "onnx.save(h.make_model(g, opset_imports=[h.make_opsetid('', 17)]), sys.argv[1])\n")
+    code, out, err = run(["/usr/bin/python3", "-c", make, model])
+    check(code == 0, "writing the one-op model failed: " + err)
+    trace_file = os.path.join(out_dir, "profile_long.json")
+    runs = 100050
+    code, out, err = run([ge_run, model, "--input", "x=random", "--repeat", str(runs), "--profile", trace_file])
+    check(code == 0, "ge-run --repeat %d failed (%d): %s%s" % (runs, code, out, err))
+    check("traced of %d run(s)" % runs in out, "no bounded-trace summary: " + out)
+    traced = int(out.split(" device tasks over ")[1].split(" traced")[0])
+    check(traced == 100000, "traced %d runs, expected 100000" % traced)
 
 
 if __name__ == "__main__":

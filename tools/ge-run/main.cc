@@ -370,7 +370,11 @@ int run(int argc, char** argv) {
   // The outputs of one run are alive during the next: two runs reach the steady state.
   constexpr uint64_t kWarmUpRuns = 2;
   // The trace keeps the first runs only: memory stays bounded however long the loop runs.
+  // The device traces tasks for at most kMaxTracedRuns runs and kMaxTracedTasks tasks (the
+  // run count set from the first run's tasks), then tracing stops.
   constexpr size_t kMaxTracedRuns = 100000;
+  constexpr size_t kMaxTracedTasks = 1000000;
+  size_t traced_runs = 0, traced_run_cap = kMaxTracedRuns;
   std::optional<uint64_t> warm_misses;
   std::vector<Tensor> outputs;
   LatencyStatistics latency;
@@ -388,20 +392,39 @@ int run(int argc, char** argv) {
     latency.add(std::chrono::duration<double, std::milli>(end - start).count());
     if (options.profile && profile.runs.size() < kMaxTracedRuns) profile.runs.push_back(RunTiming{start, end - start});
     if (repeat == kWarmUpRuns - 1) warm_misses = session.tensor_pool().statistics().misses;
+    if (traced_device != nullptr && traced_runs < traced_run_cap) {
+      ++traced_runs;
+      if (traced_runs == 1) {
+        profile.tasks = traced_device->take_task_trace();
+        traced_run_cap = std::clamp<size_t>(kMaxTracedTasks / std::max<size_t>(1, profile.tasks.size()), 1, kMaxTracedRuns);
+      }
+      if (traced_runs == traced_run_cap) {
+        std::vector<TaskTraceRecord> rest = traced_device->take_task_trace();
+        profile.tasks.insert(profile.tasks.end(), rest.begin(), rest.end());
+        (void)traced_device->set_task_tracing(false);
+      }
+    }
   }
   if (traced_device != nullptr) {
-    profile.tasks = traced_device->take_task_trace();
+    if (traced_runs < traced_run_cap) {
+      std::vector<TaskTraceRecord> rest = traced_device->take_task_trace();
+      profile.tasks.insert(profile.tasks.end(), rest.begin(), rest.end());
+    }
     (void)traced_device->set_task_tracing(false);
     if (options.verbosity > 0) {
-      std::cout << format_op_time_table(profile.tasks, static_cast<size_t>(repeat), profile.device,
-                                        profile.simulated_time);
+      // Per-run figures over the runs traced (all of them unless the loop ran long).
+      std::cout << format_op_time_table(profile.tasks, traced_runs, profile.device, profile.simulated_time);
     }
   }
   if (options.profile) {
     const ChromeTrace trace = make_profile_trace(profile);
     if (Status status = trace.write(*options.profile); !status.is_ok()) return fail(status);
     std::cout << "wrote profile to " << options.profile->string() << ": " << profile.stages.size()
-              << " compile stages, " << profile.tasks.size() << " device tasks over " << repeat << " run(s)\n";
+              << " compile stages, " << profile.tasks.size() << " device tasks over "
+              << (traced_device != nullptr && traced_runs < repeat
+                      ? std::to_string(traced_runs) + " traced of " + std::to_string(repeat)
+                      : std::to_string(repeat))
+              << " run(s)\n";
   }
 
   const std::vector<Value*>& graph_outputs = session.graph().outputs();
