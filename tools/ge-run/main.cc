@@ -375,6 +375,10 @@ int run(int argc, char** argv) {
   constexpr size_t kMaxTracedRuns = 100000;
   constexpr size_t kMaxTracedTasks = 1000000;
   size_t traced_runs = 0, traced_run_cap = kMaxTracedRuns;
+  auto collect_trace = [&] {  // the device's records so far, appended to the profile's
+    std::vector<TaskTraceRecord> records = traced_device->take_task_trace();
+    profile.tasks.insert(profile.tasks.end(), records.begin(), records.end());
+  };
   std::optional<uint64_t> warm_misses;
   std::vector<Tensor> outputs;
   LatencyStatistics latency;
@@ -395,21 +399,17 @@ int run(int argc, char** argv) {
     if (traced_device != nullptr && traced_runs < traced_run_cap) {
       ++traced_runs;
       if (traced_runs == 1) {
-        profile.tasks = traced_device->take_task_trace();
+        collect_trace();
         traced_run_cap = std::clamp<size_t>(kMaxTracedTasks / std::max<size_t>(1, profile.tasks.size()), 1, kMaxTracedRuns);
       }
       if (traced_runs == traced_run_cap) {
-        std::vector<TaskTraceRecord> rest = traced_device->take_task_trace();
-        profile.tasks.insert(profile.tasks.end(), rest.begin(), rest.end());
+        collect_trace();
         (void)traced_device->set_task_tracing(false);
       }
     }
   }
   if (traced_device != nullptr) {
-    if (traced_runs < traced_run_cap) {
-      std::vector<TaskTraceRecord> rest = traced_device->take_task_trace();
-      profile.tasks.insert(profile.tasks.end(), rest.begin(), rest.end());
-    }
+    if (traced_runs < traced_run_cap) collect_trace();
     (void)traced_device->set_task_tracing(false);
     if (options.verbosity > 0) {
       // Per-run figures over the runs traced (all of them unless the loop ran long).
