@@ -13,6 +13,7 @@
 #include "inference_preconditions.h"
 #include "inference_supplements.h"
 #include "ge/onnx_common/tensor_proto.h"
+#include "newer_opsets.h"
 #include "node_inference_context.h"
 #include "status_error.h"
 
@@ -26,11 +27,50 @@ std::string display_domain(const std::string& domain) {
   return domain.empty() ? "ai.onnx" : domain;
 }
 
-const onnx::OpSchema* lookup(const std::string& domain, const std::string& op_type,
-                             int64_t opset_version) {
-  if (opset_version < 1) return nullptr;
+// The schema of an op version: from this plugin's table of opsets 18 to 23 (`newer`
+// set; its schema is null for a version GE does not run), else from libonnx's registry.
+struct Lookup {
+  const onnx::OpSchema* schema = nullptr;
+  const NewerVersion* newer = nullptr;
+};
+
+Lookup lookup(const std::string& domain, const std::string& op_type, int64_t opset_version) {
+  if (opset_version < 1) return {};
+  const std::string libonnx_domain = onnx_domain(domain);
+  if (libonnx_domain.empty()) {
+    if (const NewerVersion* newer = find_newer_version(op_type, opset_version)) return {newer->schema, newer};
+  }
   int version = opset_version > INT_MAX ? INT_MAX : static_cast<int>(opset_version);
-  return onnx::OpSchemaRegistry::Schema(op_type, version, onnx_domain(domain));
+  return {onnx::OpSchemaRegistry::Schema(op_type, version, libonnx_domain), nullptr};
+}
+
+std::string schema_label(const onnx::OpSchema& schema) {
+  return schema.Name() + "-" + std::to_string(schema.SinceVersion());
+}
+
+// ONNX's checker refuses attributes a schema does not declare; so does GE, rather than
+// run the node as if they were absent. Attributes a newer version added that GE runs at
+// their default value only are checked here too.
+Status check_attributes(const Node& node, const onnx::OpSchema& schema, const NewerVersion* newer,
+                        const std::string& where) {
+  const auto& declared = schema.attributes();
+  for (const auto& [name, value] : node.attributes()) {
+    if (declared.count(name) == 0) {
+      std::string known;
+      for (const auto& [declared_name, attribute] : declared) known += (known.empty() ? "" : ", ") + declared_name;
+      return invalid_argument(where + ": attribute '" + name + "' is not an attribute of " + schema_label(schema) +
+                              " (it has " + (known.empty() ? std::string("none") : known) + ")");
+    }
+  }
+  if (newer == nullptr) return Status::ok();
+  for (const DefaultOnlyAttribute& restricted : newer->default_only) {
+    const int64_t value = node.get_int(restricted.name, restricted.default_value);
+    if (value != restricted.default_value) {
+      return unsupported(where + ": " + restricted.feature + " is not supported by this build (attribute '" +
+                         restricted.name + "' is " + std::to_string(value) + ")");
+    }
+  }
+  return Status::ok();
 }
 
 std::string describe_with_opset(const Node& node, int64_t opset_version) {
@@ -73,9 +113,24 @@ Status write_outputs(Node& node, const std::vector<onnx::TypeProto>& types,
 const OpSchemaInfo* OnnxOpLibrary::find_schema(const std::string& domain,
                                                const std::string& op_type,
                                                int64_t opset_version) const {
-  const onnx::OpSchema* schema = lookup(domain, op_type, opset_version);
-  if (schema == nullptr) return nullptr;
+  const Lookup found = lookup(domain, op_type, opset_version);
+  const onnx::OpSchema* schema = found.schema;
   std::lock_guard<std::mutex> lock(mutex_);
+  if (schema == nullptr) {
+    // A version GE knows but does not run: a schema without arity limits, so that infer()
+    // is reached and says why.
+    if (found.newer == nullptr) return nullptr;
+    std::unique_ptr<OpSchemaInfo>& info = unsupported_infos_[found.newer];
+    if (!info) {
+      info = std::make_unique<OpSchemaInfo>();
+      info->domain = "";
+      info->op_type = found.newer->op_type;
+      info->since_version = found.newer->since_version;
+      info->max_inputs = INT_MAX;
+      info->max_outputs = INT_MAX;
+    }
+    return info.get();
+  }
   std::unique_ptr<OpSchemaInfo>& info = infos_[schema];
   if (!info) {
     info = std::make_unique<OpSchemaInfo>();
@@ -95,13 +150,18 @@ const OpSchemaInfo* OnnxOpLibrary::find_schema(const std::string& domain,
 Status OnnxOpLibrary::infer(Node& node, int64_t opset_version, const InputDataProvider& data,
                             const OpRegistry& registry) const {
   const std::string where = describe_with_opset(node, opset_version);
-  const onnx::OpSchema* schema = lookup(node.domain(), node.op_type(), opset_version);
+  const Lookup found = lookup(node.domain(), node.op_type(), opset_version);
+  const onnx::OpSchema* schema = found.schema;
+  if (schema == nullptr && found.newer != nullptr) {
+    return unsupported(where + ": " + found.newer->op_type + "-" + std::to_string(found.newer->since_version) +
+                       " is not supported: " + found.newer->unsupported);
+  }
   if (schema == nullptr) {
-    return unsupported(where + ": libonnx has no schema for op '" + node.op_type() +
-                       "' in domain '" + display_domain(node.domain()) + "' at opset " +
-                       std::to_string(opset_version));
+    return unsupported(where + ": no schema for op '" + node.op_type() + "' in domain '" +
+                       display_domain(node.domain()) + "' at opset " + std::to_string(opset_version));
   }
   GE_RETURN_IF_ERROR(check_inference_preconditions(node, *schema, where));
+  GE_RETURN_IF_ERROR(check_attributes(node, *schema, found.newer, where));
   // Ops defined by a function body (LessOrEqual, MeanVarianceNormalization, ...) have no
   // inference function of their own: libonnx infers them through the body.
   const bool has_function = schema->has_type_and_shape_inference_function();

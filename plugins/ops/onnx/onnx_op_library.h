@@ -1,6 +1,7 @@
 #pragma once
 /// The ONNX standard op set as a GE op library: schemas and type/shape inference come
-/// from libonnx's OpSchemaRegistry, adapted to GE's IR.
+/// from libonnx's OpSchemaRegistry (opsets up to 17), and for opsets 18 to 23 from the
+/// schemas of newer_opsets.h, adapted to GE's IR.
 
 #include <map>
 #include <memory>
@@ -14,6 +15,8 @@ class OpSchema;
 }
 
 namespace ge::onnx_ops {
+
+struct NewerVersion;
 
 /// Serves every domain libonnx knows ("" / "ai.onnx", "ai.onnx.ml", ...). All const
 /// members are thread-safe.
@@ -40,6 +43,8 @@ class OnnxOpLibrary final : public OpLibrary {
   mutable std::mutex mutex_;
   // Keyed by libonnx's schema object, whose address is stable for the process.
   mutable std::map<const onnx::OpSchema*, std::unique_ptr<OpSchemaInfo>> infos_;
+  // Versions of opsets 18-23 that GE does not run (no schema), keyed by their table entry.
+  mutable std::map<const NewerVersion*, std::unique_ptr<OpSchemaInfo>> unsupported_infos_;
 };
 
 }  // namespace ge::onnx_ops

@@ -11,6 +11,7 @@
 
 #include "ge/logging.h"
 #include "ge/onnx_common/attribute_proto.h"
+#include "ge/onnx_common/opsets.h"
 #include "ge/onnx_common/tensor_proto.h"
 
 namespace ge::onnx_parser {
@@ -402,11 +403,7 @@ Status GraphImporter::import_graph(const onnx::GraphProto& proto, Scope& scope) 
 
 }  // namespace
 
-int64_t max_supported_onnx_opset() {
-  const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
-  auto it = ranges.find(onnx::ONNX_DOMAIN);
-  return it == ranges.end() ? 1 : it->second.second;
-}
+int64_t max_supported_onnx_opset() { return onnx_common::kNewestOnnxOpset; }
 
 Result<std::unique_ptr<Graph>> import_model(const onnx::ModelProto& model, const fs::path& base_dir) {
   GE_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, GraphImporter(model, base_dir).run());

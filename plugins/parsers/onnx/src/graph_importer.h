@@ -20,7 +20,7 @@ namespace ge::onnx_parser {
 Result<std::unique_ptr<Graph>> import_model(const onnx::ModelProto& model,
                                             const std::filesystem::path& base_dir);
 
-/// The newest default-domain (ai.onnx) opset this build accepts: libonnx's.
+/// The newest default-domain (ai.onnx) opset this build accepts (onnx_common's).
 int64_t max_supported_onnx_opset();
 
 }  // namespace ge::onnx_parser

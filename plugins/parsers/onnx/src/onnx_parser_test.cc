@@ -725,8 +725,19 @@ TEST(OnnxParser, Opset17Accepted) {
   EXPECT_EQ((*graph)->opset_version(""), 17);
 }
 
-TEST(OnnxParser, Opset18Rejected) {
-  auto model = make_model(18);
+TEST(OnnxParser, Opset23Parses) {
+  auto model = make_model(23, 10);
+  auto* g = model.mutable_graph();
+  add_value(g->mutable_input(), "x");
+  add_node(g, "Relu", {"x"}, {"y"});
+  add_value(g->mutable_output(), "y");
+  auto graph = parse(model);
+  ASSERT_PARSED(graph);
+  EXPECT_EQ((*graph)->opset_version(""), 23);
+}
+
+TEST(OnnxParser, Opset24Rejected) {
+  auto model = make_model(24);
   auto* g = model.mutable_graph();
   add_value(g->mutable_input(), "x");
   add_node(g, "Relu", {"x"}, {"y"});
@@ -734,8 +745,8 @@ TEST(OnnxParser, Opset18Rejected) {
   auto graph = parse(model);
   ASSERT_FALSE(graph.is_ok());
   EXPECT_EQ(graph.status().code(), StatusCode::kUnsupported);
-  EXPECT_TRUE(contains(graph.status().message(), "opset 18")) << graph.status().message();
-  EXPECT_TRUE(contains(graph.status().message(), "1 to 17")) << graph.status().message();
+  EXPECT_TRUE(contains(graph.status().message(), "opset 24")) << graph.status().message();
+  EXPECT_TRUE(contains(graph.status().message(), "1 to 23")) << graph.status().message();
 }
 
 TEST(OnnxParser, IrVersion10WithKnownOpsParses) {

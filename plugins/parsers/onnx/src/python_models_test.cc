@@ -48,9 +48,9 @@ m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
 m.ir_version = 10
 onnx.save(m, os.path.join(out, "ir10.onnx"))
 
-# 3. Opset 18: beyond what this build supports.
-m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
-onnx.save(m, os.path.join(out, "opset18.onnx"))
+# 3. Opset 24: beyond what this build supports.
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 24)])
+onnx.save(m, os.path.join(out, "opset24.onnx"))
 
 # 4. If whose then-branch reads the outer input x.
 then_g = helper.make_graph([helper.make_node("Neg", ["x"], ["t"], name="then_neg")], "then_g", [],
@@ -111,11 +111,11 @@ TEST_F(PythonModels, IrVersion10Parses) {
   EXPECT_EQ((*graph)->opset_version(""), 17);
 }
 
-TEST_F(PythonModels, Opset18Rejected) {
-  auto graph = OnnxParser().parse_file(path("opset18.onnx"));
+TEST_F(PythonModels, Opset24Rejected) {
+  auto graph = OnnxParser().parse_file(path("opset24.onnx"));
   ASSERT_FALSE(graph.is_ok());
   EXPECT_EQ(graph.status().code(), StatusCode::kUnsupported);
-  EXPECT_NE(graph.status().message().find("opset18.onnx"), std::string::npos) << graph.status().message();
+  EXPECT_NE(graph.status().message().find("opset24.onnx"), std::string::npos) << graph.status().message();
 }
 
 TEST_F(PythonModels, IfCapturesOuterInput) {

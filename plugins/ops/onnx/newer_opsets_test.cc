@@ -1,0 +1,307 @@
+// The op versions of opsets 18 to 23: lookup, attribute checks and shape inference.
+// Expected shapes are computed by hand from the ONNX operator documents (docs/Changelog.md
+// of ONNX 1.18).
+
+#include "newer_opsets.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <vector>
+
+#include <onnx/defs/schema.h>
+
+#include "ge/graph.h"
+#include "ge/op_registry.h"
+#include "onnx_op_library.h"
+
+namespace ge::onnx_ops {
+namespace {
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+class NewerOpsetsTest : public ::testing::Test {
+ protected:
+  NewerOpsetsTest() { registry_.add_library(library_); }
+
+  void use_opset(int64_t opset) {
+    opset_ = opset;
+    graph_.set_opset_import("", opset);
+  }
+
+  // Infers `node` with the contents in `data_` (by value name) known.
+  Status infer(Node* node) {
+    InputDataProvider provider = [this](const Node& n, size_t index) -> const Tensor* {
+      const Value* value = n.input(index);
+      if (value == nullptr) return nullptr;
+      auto it = data_.find(value->name());
+      return it == data_.end() ? nullptr : &it->second;
+    };
+    return library_->infer(*node, opset_, provider, registry_);
+  }
+
+  Value* f32(const std::string& name, const std::vector<int64_t>& dims) {
+    return graph_.add_input(name, TensorDesc::of(DataType::kFloat32, dims));
+  }
+  Value* i64(const std::string& name, std::vector<int64_t> values) {
+    data_.emplace(name, Tensor::from_vector<int64_t>({static_cast<int64_t>(values.size())}, values));
+    return graph_.add_input(name, TensorDesc::of(DataType::kInt64, {static_cast<int64_t>(values.size())}));
+  }
+  Value* f32_data(const std::string& name, std::vector<float> values) {
+    data_.emplace(name, Tensor::from_vector<float>({static_cast<int64_t>(values.size())}, values));
+    return graph_.add_input(name, TensorDesc::of(DataType::kFloat32, {static_cast<int64_t>(values.size())}));
+  }
+  static std::vector<int64_t> dims(const Value* value) { return value->desc().static_dims(); }
+
+  std::shared_ptr<OnnxOpLibrary> library_ = std::make_shared<OnnxOpLibrary>();
+  OpRegistry registry_;
+  Graph graph_{"g"};
+  int64_t opset_ = 18;
+  std::map<std::string, Tensor> data_;
+};
+
+// ---- the table ----
+
+TEST(NewerOpsetsTable, EntriesAreVersionsOfOpsets18To23WithASchemaOrAReason) {
+  std::set<std::pair<std::string, int>> seen;
+  for (const NewerVersion& entry : newer_versions()) {
+    EXPECT_GE(entry.since_version, 18) << entry.op_type;
+    EXPECT_LE(entry.since_version, onnx_common::kNewestOnnxOpset) << entry.op_type;
+    EXPECT_LE(entry.semantics_since, entry.since_version) << entry.op_type;
+    EXPECT_TRUE(seen.insert({entry.op_type, entry.since_version}).second)
+        << entry.op_type << "-" << entry.since_version << " is listed twice";
+    EXPECT_NE(entry.schema == nullptr, entry.unsupported.empty()) << entry.op_type << "-" << entry.since_version;
+    if (entry.schema != nullptr) {
+      EXPECT_TRUE(entry.schema->has_type_and_shape_inference_function()) << entry.op_type << "-" << entry.since_version;
+      EXPECT_EQ(entry.schema->SinceVersion(), entry.since_version);
+    }
+  }
+  // A sample of ONNX 1.18's changelog, one per kind.
+  EXPECT_TRUE(seen.count({"ReduceMean", 18}));
+  EXPECT_TRUE(seen.count({"Resize", 19}));
+  EXPECT_TRUE(seen.count({"Gelu", 20}));
+  EXPECT_TRUE(seen.count({"GroupNormalization", 21}));
+  EXPECT_TRUE(seen.count({"Conv", 22}));
+  EXPECT_TRUE(seen.count({"RMSNormalization", 23}));
+}
+
+TEST(NewerOpsetsTable, TypesOnlyVersionsKeepTheOlderSemantics) {
+  const NewerVersion* conv = find_newer_version("Conv", 23);
+  ASSERT_NE(conv, nullptr);
+  EXPECT_EQ(conv->since_version, 22);
+  EXPECT_EQ(conv->semantics_since, 11);
+  const NewerVersion* cast = find_newer_version("Cast", 23);
+  ASSERT_NE(cast, nullptr);
+  EXPECT_EQ(cast->since_version, 23);
+  EXPECT_EQ(cast->semantics_since, 13);  // 19, 21, 23 only added types
+  const NewerVersion* pad = find_newer_version("Pad", 23);
+  ASSERT_NE(pad, nullptr);
+  EXPECT_EQ(pad->semantics_since, 19);  // 18 added axes, 19 "wrap"; 21 and 23 types
+  EXPECT_EQ(find_newer_version("Conv", 21), nullptr);  // Conv-11 until opset 22
+  EXPECT_EQ(find_newer_version("Relu", 23), nullptr);  // never changed after 14
+  EXPECT_EQ(find_newer_version("ReduceMean", 17), nullptr);
+}
+
+// ---- lookup through the library ----
+
+TEST_F(NewerOpsetsTest, FindSchemaServesTheNewerVersions) {
+  const OpSchemaInfo* reduce = library_->find_schema("", "ReduceMean", 18);
+  ASSERT_NE(reduce, nullptr);
+  EXPECT_EQ(reduce->since_version, 18);
+  EXPECT_EQ(reduce->max_inputs, 2);
+  EXPECT_EQ(library_->find_schema("", "ReduceMean", 17)->since_version, 13);
+  EXPECT_EQ(library_->find_schema("ai.onnx", "Conv", 22)->since_version, 22);
+  EXPECT_EQ(library_->find_schema("", "Relu", 23)->since_version, 14);
+  const OpSchemaInfo* gelu = library_->find_schema("", "Gelu", 20);
+  ASSERT_NE(gelu, nullptr);
+  EXPECT_EQ(library_->find_schema("", "Gelu", 19), nullptr);  // a new op of opset 20
+  EXPECT_EQ(library_->find_schema("", "Attention", 23)->max_outputs, 4);
+}
+
+TEST_F(NewerOpsetsTest, AVersionGEDoesNotRunSaysWhy) {
+  use_opset(19);
+  Node* node = graph_.add_node("DeformConv", {f32("x", {1, 1, 4, 4}), f32("w", {1, 1, 2, 2}), f32("o", {1, 8, 3, 3})},
+                               1, "deform");
+  ASSERT_NE(library_->find_schema("", "DeformConv", 19), nullptr);
+  Status status = infer(node);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_EQ(status.code(), StatusCode::kUnsupported);
+  EXPECT_TRUE(contains(status.message(), "DeformConv-19 is not supported")) << status.message();
+}
+
+TEST_F(NewerOpsetsTest, AnUndeclaredAttributeIsRefused) {
+  use_opset(17);
+  Node* relu = graph_.add_node("Relu", {f32("x", {2})}, 1, "relu");
+  relu->set_attribute("alpha", 0.5f);
+  Status status = infer(relu);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_TRUE(contains(status.message(), "attribute 'alpha' is not an attribute of Relu-14")) << status.message();
+
+  // Reduce*-18 dropped the axes attribute for the axes input.
+  use_opset(18);
+  Node* reduce = graph_.add_node("ReduceMean", {f32("y", {2, 3})}, 1, "mean");
+  reduce->set_attribute("axes", std::vector<int64_t>{1});
+  status = infer(reduce);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_TRUE(contains(status.message(), "not an attribute of ReduceMean-18")) << status.message();
+}
+
+TEST_F(NewerOpsetsTest, AnAttributeRunOnlyAtItsDefaultIsRefusedOtherwise) {
+  use_opset(21);
+  Node* dq = graph_.add_node(
+      "DequantizeLinear",
+      {graph_.add_input("q", TensorDesc::of(DataType::kInt8, {4, 4})), f32("scale", {4, 2})}, 1, "dq");
+  dq->set_attribute("block_size", int64_t{2});
+  Status status = infer(dq);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_EQ(status.code(), StatusCode::kUnsupported);
+  EXPECT_TRUE(contains(status.message(), "blocked quantization")) << status.message();
+  dq->set_attribute("block_size", int64_t{0});
+  graph_.find_value("scale")->set_desc(TensorDesc::of(DataType::kFloat32, {}));
+  EXPECT_TRUE(infer(dq).is_ok()) << infer(dq).message();
+}
+
+TEST_F(NewerOpsetsTest, TypesOnlyVersionsInferLikeTheOlderOne) {
+  use_opset(22);
+  Node* conv = graph_.add_node("Conv", {f32("x", {1, 3, 8, 8}), f32("w", {4, 3, 3, 3})}, 1, "conv");
+  ASSERT_TRUE(infer(conv).is_ok());
+  EXPECT_EQ(dims(conv->output(0)), (std::vector<int64_t>{1, 4, 6, 6}));
+  use_opset(19);
+  Node* cast = graph_.add_node("Cast", {f32("c", {3})}, 1, "cast");
+  cast->set_attribute("to", int64_t{7});  // int64
+  cast->set_attribute("saturate", int64_t{0});
+  ASSERT_TRUE(infer(cast).is_ok());
+  EXPECT_EQ(cast->output(0)->desc(), TensorDesc::of(DataType::kInt64, {3}));
+}
+
+// ---- inference of the changed and new ops ----
+
+TEST_F(NewerOpsetsTest, Reduce18TakesAxesAsAnInput) {
+  Node* keep = graph_.add_node("ReduceMax", {f32("x", {2, 3, 4}), i64("axes", {-1, 0})}, 1, "max");
+  ASSERT_TRUE(infer(keep).is_ok());
+  EXPECT_EQ(dims(keep->output(0)), (std::vector<int64_t>{1, 3, 1}));
+  Node* drop = graph_.add_node("ReduceL2", {graph_.find_value("x"), graph_.find_value("axes")}, 1, "l2");
+  drop->set_attribute("keepdims", int64_t{0});
+  ASSERT_TRUE(infer(drop).is_ok());
+  EXPECT_EQ(dims(drop->output(0)), (std::vector<int64_t>{3}));
+}
+
+TEST_F(NewerOpsetsTest, Split18NumOutputsMakesCeilSizedChunks) {
+  Node* split = graph_.add_node("Split", {f32("x", {2, 7})}, 3, "split");
+  split->set_attribute("axis", int64_t{1});
+  split->set_attribute("num_outputs", int64_t{3});
+  ASSERT_TRUE(infer(split).is_ok());
+  EXPECT_EQ(dims(split->output(0)), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(dims(split->output(1)), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(dims(split->output(2)), (std::vector<int64_t>{2, 1}));
+
+  Node* wrong = graph_.add_node("Split", {graph_.find_value("x")}, 2, "split_wrong");
+  wrong->set_attribute("num_outputs", int64_t{3});
+  Status status = infer(wrong);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_TRUE(contains(status.message(), "'num_outputs' is 3 but the node has 2 outputs")) << status.message();
+}
+
+TEST_F(NewerOpsetsTest, Pad18PadsOnlyTheListedAxes) {
+  Node* pad = graph_.add_node("Pad", {f32("x", {2, 3, 4}), i64("pads", {1, 2, 0, 3}), nullptr, i64("axes", {-1, 0})},
+                              1, "pad");
+  ASSERT_TRUE(infer(pad).is_ok());
+  // axis 2: 1 before, 0 after; axis 0: 2 before, 3 after
+  EXPECT_EQ(dims(pad->output(0)), (std::vector<int64_t>{7, 3, 5}));
+}
+
+TEST_F(NewerOpsetsTest, Resize18AxesAndKeepAspectRatio) {
+  Node* scaled = graph_.add_node("Resize", {f32("x", {1, 3, 10, 20}), nullptr, f32_data("scales", {2.0f, 0.5f})}, 1,
+                                 "by_scales");
+  scaled->set_attribute("axes", std::vector<int64_t>{2, 3});
+  ASSERT_TRUE(infer(scaled).is_ok());
+  EXPECT_EQ(dims(scaled->output(0)), (std::vector<int64_t>{1, 3, 20, 10}));
+
+  Node* fit = graph_.add_node("Resize", {graph_.find_value("x"), nullptr, nullptr, i64("sizes", {5, 5})}, 1, "fit");
+  fit->set_attribute("axes", std::vector<int64_t>{2, 3});
+  fit->set_attribute("keep_aspect_ratio_policy", std::string("not_larger"));
+  ASSERT_TRUE(infer(fit).is_ok());
+  // scale = min(5/10, 5/20) = 0.25; ONNX rounds halves up: round(2.5) = 3, round(5) = 5
+  EXPECT_EQ(dims(fit->output(0)), (std::vector<int64_t>{1, 3, 3, 5}));
+  Node* cover = graph_.add_node("Resize", {graph_.find_value("x"), nullptr, nullptr, graph_.find_value("sizes")}, 1,
+                                "cover");
+  cover->set_attribute("axes", std::vector<int64_t>{2, 3});
+  cover->set_attribute("keep_aspect_ratio_policy", std::string("not_smaller"));
+  ASSERT_TRUE(infer(cover).is_ok());
+  // scale = max(0.5, 0.25) = 0.5: [5, 10]
+  EXPECT_EQ(dims(cover->output(0)), (std::vector<int64_t>{1, 3, 5, 10}));
+}
+
+TEST_F(NewerOpsetsTest, CenterCropPadCol2ImAffineGrid) {
+  Node* crop = graph_.add_node("CenterCropPad", {f32("x", {4, 6, 3}), i64("shape", {5, 2})}, 1, "crop");
+  crop->set_attribute("axes", std::vector<int64_t>{0, 1});
+  ASSERT_TRUE(infer(crop).is_ok());
+  EXPECT_EQ(dims(crop->output(0)), (std::vector<int64_t>{5, 2, 3}));
+
+  Node* col2im = graph_.add_node("Col2Im", {f32("cols", {2, 12, 9}), i64("image", {5, 5}), i64("block", {2, 3})}, 1,
+                                 "col2im");
+  ASSERT_TRUE(infer(col2im).is_ok());
+  EXPECT_EQ(dims(col2im->output(0)), (std::vector<int64_t>{2, 2, 5, 5}));
+
+  use_opset(20);
+  Node* grid = graph_.add_node("AffineGrid", {f32("theta", {2, 2, 3}), i64("size", {2, 3, 4, 5})}, 1, "grid");
+  ASSERT_TRUE(infer(grid).is_ok());
+  EXPECT_EQ(dims(grid->output(0)), (std::vector<int64_t>{2, 4, 5, 2}));
+}
+
+TEST_F(NewerOpsetsTest, Dft20ReadsTheAxisInput) {
+  use_opset(20);
+  data_.emplace("axis", Tensor::from_vector<int64_t>({}, {1}));
+  data_.emplace("length", Tensor::from_vector<int64_t>({}, {8}));
+  Value* axis = graph_.add_input("axis", TensorDesc::of(DataType::kInt64, {}));
+  Value* length = graph_.add_input("length", TensorDesc::of(DataType::kInt64, {}));
+  Node* dft = graph_.add_node("DFT", {f32("x", {3, 6, 5, 1}), length, axis}, 1, "dft");
+  dft->set_attribute("onesided", int64_t{1});
+  ASSERT_TRUE(infer(dft).is_ok());
+  EXPECT_EQ(dims(dft->output(0)), (std::vector<int64_t>{3, 5, 5, 2}));  // 8 / 2 + 1 on axis 1
+}
+
+TEST_F(NewerOpsetsTest, Attention23ShapesFor3DAnd4DInputs) {
+  use_opset(23);
+  // 3-D: Q [2, 4, 8 * 16], K/V [2, 6, 2 * 16], GQA 8 query heads over 2 kv heads.
+  Node* a3 = graph_.add_node("Attention", {f32("q", {2, 4, 128}), f32("k", {2, 6, 32}), f32("v", {2, 6, 32})}, 4,
+                             "attention3");
+  a3->set_attribute("q_num_heads", int64_t{8});
+  a3->set_attribute("kv_num_heads", int64_t{2});
+  ASSERT_TRUE(infer(a3).is_ok());
+  EXPECT_EQ(dims(a3->output(0)), (std::vector<int64_t>{2, 4, 128}));
+  EXPECT_EQ(dims(a3->output(1)), (std::vector<int64_t>{2, 2, 6, 16}));
+  EXPECT_EQ(dims(a3->output(3)), (std::vector<int64_t>{2, 8, 4, 6}));
+
+  // 4-D with a past of 10 positions.
+  Node* a4 = graph_.add_node("Attention",
+                             {f32("q4", {1, 4, 3, 16}), f32("k4", {1, 4, 3, 16}), f32("v4", {1, 4, 3, 8}), nullptr,
+                              f32("past_k", {1, 4, 10, 16}), f32("past_v", {1, 4, 10, 8})},
+                             3, "attention4");
+  ASSERT_TRUE(infer(a4).is_ok());
+  EXPECT_EQ(dims(a4->output(0)), (std::vector<int64_t>{1, 4, 3, 8}));
+  EXPECT_EQ(dims(a4->output(1)), (std::vector<int64_t>{1, 4, 13, 16}));
+  EXPECT_EQ(dims(a4->output(2)), (std::vector<int64_t>{1, 4, 13, 8}));
+
+  Node* no_heads = graph_.add_node("Attention", {graph_.find_value("q"), graph_.find_value("k"), graph_.find_value("v")},
+                                   1, "attention_no_heads");
+  Status status = infer(no_heads);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_TRUE(contains(status.message(), "q_num_heads and kv_num_heads")) << status.message();
+}
+
+TEST_F(NewerOpsetsTest, NormalisationsKeepTheInputShape) {
+  use_opset(23);
+  Node* rms = graph_.add_node("RMSNormalization", {f32("x", {2, 5, 8}), f32("scale", {8})}, 1, "rms");
+  ASSERT_TRUE(infer(rms).is_ok());
+  EXPECT_EQ(rms->output(0)->desc(), TensorDesc::of(DataType::kFloat32, {2, 5, 8}));
+  Node* group = graph_.add_node("GroupNormalization", {f32("g", {2, 6, 4}), f32("gs", {6}), f32("gb", {6})}, 1, "gn");
+  group->set_attribute("num_groups", int64_t{3});
+  ASSERT_TRUE(infer(group).is_ok());
+  EXPECT_EQ(dims(group->output(0)), (std::vector<int64_t>{2, 6, 4}));
+}
+
+}  // namespace
+}  // namespace ge::onnx_ops
