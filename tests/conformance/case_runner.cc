@@ -10,7 +10,10 @@
 #include <system_error>
 #include <vector>
 
+#include <unistd.h>
+
 #include "expectations.h"
+#include "opset_bump.h"
 #include "ge/onnx_common/tensor_proto.h"
 #include "ge/session.h"
 
@@ -172,10 +175,26 @@ Status run_data_set(Session& session, const fs::path& set_dir, const Tolerance& 
 }
 
 CaseOutcome run_case_unguarded(const PluginHost& host, const TestCase& test_case, int opt_level,
-                               const Tolerance& tolerance) {
-  const fs::path model_file = test_case.dir / "model.onnx";
+                               const Tolerance& tolerance, int64_t opset) {
+  fs::path model_file = test_case.dir / "model.onnx";
   const std::vector<fs::path> sets = data_sets(test_case.dir);
   if (sets.empty()) return failure(test_case, "no test_data_set_* folder in '" + test_case.dir.string() + "'");
+
+  // A bumped copy lives in a folder of this process, removed when the case ends.
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ignored;
+      if (!dir.empty()) fs::remove_all(dir, ignored);
+    }
+  } cleanup;
+  if (opset != 0) {
+    cleanup.dir = fs::temp_directory_path() /
+                  ("ge-conformance-" + std::to_string(::getpid()) + "-" + test_case.name);
+    Result<fs::path> bumped = write_bumped_model(model_file, opset, cleanup.dir);
+    if (!bumped.is_ok()) return failure(test_case, bumped.status().message());
+    model_file = *bumped;
+  }
 
   SessionOptions options;
   options.passes.opt_level = opt_level;
@@ -190,9 +209,10 @@ CaseOutcome run_case_unguarded(const PluginHost& host, const TestCase& test_case
 
 }  // namespace
 
-CaseOutcome run_case(const PluginHost& host, const TestCase& test_case, int opt_level, const Tolerance& tolerance) {
+CaseOutcome run_case(const PluginHost& host, const TestCase& test_case, int opt_level, const Tolerance& tolerance,
+                     int64_t opset) {
   try {
-    return run_case_unguarded(host, test_case, opt_level, tolerance);
+    return run_case_unguarded(host, test_case, opt_level, tolerance, opset);
   } catch (const std::exception& error) {
     return failure(test_case, std::string("exception: ") + error.what());
   } catch (...) {

@@ -2,6 +2,7 @@
 /// Runs one ONNX test case the way ge-run does: parse, passes at the chosen level, build on
 /// the cpu backend, run every test_data_set_* and compare with its output_K.pb.
 
+#include <cstdint>
 #include <string>
 
 #include "ge/plugin_host.h"
@@ -20,6 +21,9 @@ struct CaseOutcome {
 /// Never throws: every error (including exceptions) becomes a failed outcome whose reason
 /// is the first line of the message. A crash or hang is not caught here: callers isolate
 /// cases in child processes (process_pool.h).
-CaseOutcome run_case(const PluginHost& host, const TestCase& test_case, int opt_level, const Tolerance& tolerance);
+/// With `opset` (non-zero) the model runs with its ai.onnx opset import raised to it (see
+/// opset_bump.h; the caller picks the cases for which that keeps the outputs valid).
+CaseOutcome run_case(const PluginHost& host, const TestCase& test_case, int opt_level, const Tolerance& tolerance,
+                     int64_t opset = 0);
 
 }  // namespace ge::conformance

@@ -84,6 +84,10 @@ Result<ConformanceOptions> parse_options(const std::vector<std::string>& args) {
     } else if (arg == "--plugins") {
       GE_ASSIGN_OR_RETURN(std::string path, value());
       options.plugin_files.emplace_back(path);
+    } else if (arg == "--opset") {
+      GE_ASSIGN_OR_RETURN(std::string text, value());
+      GE_ASSIGN_OR_RETURN(int opset, parse_int("--opset", text, 1, 1000));
+      options.opset = opset;
     } else if (arg == "--no-fork") {
       options.no_fork = true;
     } else if (arg == "-v" || arg == "--verbose") {
@@ -120,6 +124,9 @@ options:
   --data-dir DIR             test data (default /usr/share/libonnx-testdata/data)
   --plugins FILE             plugin registry (repeatable); then GE_PLUGINS, then
                              ge_plugins.toml beside the executable
+  --opset N                  the opset-bump suite: run each case with its ai.onnx opset import
+                             raised to N, if none of its ops changed semantics in between
+                             (the others are counted as not bumped)
   --no-fork                  run cases in this process, one at a time (for a debugger)
   -v                         one line per case; -vv and more also raise GE's log level
   -h, --help                 this text

@@ -22,6 +22,7 @@ struct ConformanceOptions {
   double timeout_seconds = 20;                               ///< --timeout S, per case
   std::vector<std::filesystem::path> plugin_files;           ///< --plugins FILE (repeatable)
   bool no_fork = false;                                      ///< --no-fork: run cases in-process (debugging)
+  int64_t opset = 0;  ///< --opset N: raise each case's ai.onnx import to N (cases whose ops kept their semantics)
   int verbosity = 0;                                         ///< -v (repeatable): per-case lines, then GE logging
   bool help = false;
 };

@@ -10,6 +10,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -19,6 +20,7 @@
 #include "case_runner.h"
 #include "conformance_options.h"
 #include "expectations.h"
+#include "opset_bump.h"
 #include "ge/logging.h"
 #include "ge/plugin_host.h"
 #include "process_pool.h"
@@ -114,7 +116,7 @@ Result<std::vector<CaseResult>> run_level(const PluginHost& host, const std::vec
   if (options.no_fork) {
     for (size_t i = 0; i < cases.size(); ++i) {
       const auto start = std::chrono::steady_clock::now();
-      CaseOutcome outcome = run_case(host, cases[i], opt_level, tolerance);
+      CaseOutcome outcome = run_case(host, cases[i], opt_level, tolerance, options.opset);
       record(i, std::move(outcome), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
              {});
     }
@@ -124,7 +126,7 @@ Result<std::vector<CaseResult>> run_level(const PluginHost& host, const std::vec
   pool.parallelism = options.jobs;
   pool.timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000));
   const Status status = run_in_children(
-      cases.size(), pool, [&](size_t i) { return encode(run_case(host, cases[i], opt_level, tolerance)); },
+      cases.size(), pool, [&](size_t i) { return encode(run_case(host, cases[i], opt_level, tolerance, options.opset)); },
       [&](size_t i, const ChildOutcome& child) { record(i, decode(child), child.seconds, child.output); });
   if (!status.is_ok()) return status;
   return results;
@@ -275,6 +277,26 @@ int run(int argc, char** argv) {
     }
   }
   if (cases.empty()) return fail(invalid_argument("no test case matches the given --category/--filter"));
+  if (options.opset != 0) {
+    // The opset-bump suite runs only the cases whose outputs stay valid at the new opset.
+    std::map<std::string, size_t> kept_out;
+    std::vector<TestCase> bumped;
+    for (TestCase& test_case : cases) {
+      Result<std::optional<std::string>> blocker = opset_bump_blocker(test_case.dir / "model.onnx", options.opset);
+      if (!blocker.is_ok()) return fail(blocker.status());
+      if (*blocker) {
+        ++kept_out[**blocker];
+      } else {
+        bumped.push_back(std::move(test_case));
+      }
+    }
+    std::cout << "opset " << options.opset << ": " << bumped.size() << " cases bumped, "
+              << cases.size() - bumped.size() << " kept out:";
+    for (const auto& [reason, count] : kept_out) std::cout << " " << reason << " (" << count << ");";
+    std::cout << "\n";
+    cases = std::move(bumped);
+    if (cases.empty()) return fail(invalid_argument("no case can be bumped to opset " + std::to_string(options.opset)));
+  }
 
   // Loaded once here; forked children inherit the loaded plugins.
   PluginHost host;
