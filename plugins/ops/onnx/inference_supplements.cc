@@ -77,6 +77,30 @@ void supplement_compress(const Node& node, const InputDataProvider& data, std::v
   set_output_dims(outputs, dims);
 }
 
+// With ceil_mode, ONNX >= 1.13 (and ONNX Runtime) drop a last window that would start in
+// the end padding; libonnx 1.12 counts it. Applied to the pooled outputs' spatial dims.
+void supplement_ceil_mode_pool(const Node& node, std::vector<onnx::TypeProto>& outputs) {
+  if (node.get_int("ceil_mode", 0) == 0) return;
+  const std::string auto_pad = node.get_string("auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" || node.input(0) == nullptr || !node.input(0)->desc().is_static()) return;
+  const std::vector<int64_t> x_dims = node.input(0)->desc().static_dims();
+  if (x_dims.size() < 3) return;
+  const size_t spatial = x_dims.size() - 2;
+  const std::vector<int64_t> pads = node.get_ints("pads", std::vector<int64_t>(2 * spatial, 0));
+  const std::vector<int64_t> strides = node.get_ints("strides", std::vector<int64_t>(spatial, 1));
+  if (pads.size() != 2 * spatial || strides.size() != spatial) return;  // libonnx has refused these
+  for (onnx::TypeProto& output : outputs) {
+    if (!output.has_tensor_type() || !output.tensor_type().has_shape()) continue;
+    onnx::TensorShapeProto* shape = output.mutable_tensor_type()->mutable_shape();
+    if (static_cast<size_t>(shape->dim_size()) != x_dims.size()) continue;
+    for (size_t i = 0; i < spatial; ++i) {
+      auto* dim = shape->mutable_dim(static_cast<int>(i + 2));
+      if (!dim->has_dim_value() || dim->dim_value() < 2) continue;
+      if ((dim->dim_value() - 1) * strides[i] >= x_dims[i + 2] + pads[i]) dim->set_dim_value(dim->dim_value() - 1);
+    }
+  }
+}
+
 bool is_integer(DataType type) {
   switch (type) {
     case DataType::kInt8: case DataType::kInt16: case DataType::kInt32: case DataType::kInt64:
@@ -126,6 +150,8 @@ void supplement_inference(const Node& node, const InputDataProvider& data, std::
   if (node.op_type() == "Reshape") supplement_reshape_rank(node, outputs);
   if (node.op_type() == "NonZero") supplement_non_zero(node, data, outputs);
   if (node.op_type() == "Compress") supplement_compress(node, data, outputs);
+  const std::string& op = node.op_type();
+  if (op == "MaxPool" || op == "AveragePool" || op == "LpPool") supplement_ceil_mode_pool(node, outputs);
 }
 
 }  // namespace ge::onnx_ops

@@ -14,6 +14,8 @@ namespace ge::onnx_ops {
 /// Refines `outputs` (as libonnx left them for `node`) in place:
 /// - Reshape whose shape input has no known content but a static length k gets rank k
 ///   (dims unknown), as ONNX >= 1.13 does;
+/// - pools with ceil_mode drop a last window that would start in the end padding, as
+///   ONNX >= 1.13 and ONNX Runtime do;
 /// - data-dependent extents libonnx never computes, when `data` has the input contents
 ///   (run-time inference): NonZero's count, Compress's selected length.
 /// Rejects input data the op's libonnx inference would turn into a wrong shape (Range

@@ -333,8 +333,10 @@ void infer_dft20(InferenceContext& ctx) {
   if (complex.has_dim_value() && complex.dim_value() != 1 && complex.dim_value() != 2) {
     fail_shape_inference("DFT: the last dim of the input is ", complex.dim_value(), ", must be 1 or 2");
   }
+  // IRFFT (inverse and onesided): a real signal out, by default 2 * (m - 1) points.
+  const bool irfft = onnx::getAttribute(ctx, "inverse", 0) != 0 && onnx::getAttribute(ctx, "onesided", 0) != 0;
   TensorShapeProto out = shape;
-  out.mutable_dim(static_cast<int>(rank - 1))->set_dim_value(2);
+  out.mutable_dim(static_cast<int>(rank - 1))->set_dim_value(irfft ? 1 : 2);
   int64_t axis = -2;
   std::vector<int64_t> axis_value;
   if (has_input(ctx, 2)) {
@@ -359,8 +361,10 @@ void infer_dft20(InferenceContext& ctx) {
     }
     if (length[0] < 1) fail_shape_inference("DFT: dft_length is ", length[0], ", must be positive");
     dim->set_dim_value(length[0]);
+  } else if (irfft && dim->has_dim_value()) {
+    dim->set_dim_value(2 * (dim->dim_value() - 1));
   }
-  if (onnx::getAttribute(ctx, "onesided", 0) != 0 && dim->has_dim_value()) {
+  if (onnx::getAttribute(ctx, "onesided", 0) != 0 && !irfft && dim->has_dim_value()) {
     dim->set_dim_value(dim->dim_value() / 2 + 1);
   }
   *onnx::getOutputShape(ctx, 0) = out;

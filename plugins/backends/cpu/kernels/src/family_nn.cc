@@ -22,6 +22,12 @@ void add_nn_family_kernels(std::vector<OpKernel>& table) {
   add_nn_max_roi_pool_kernels(table);
   add_nn_grid_sample_kernels(table);
   add_nn_dropout_kernels(table);
+  add_nn_col2im_kernels(table);
+  add_nn_group_normalization_kernels(table);
+  add_nn_rms_normalization_kernels(table);
+  add_nn_rotary_embedding_kernels(table);
+  add_nn_affine_grid_kernels(table);
+  add_nn_attention_kernels(table);
 }
 
 }  // namespace ge::cpu_kernels

@@ -28,6 +28,7 @@ void add_tensor_family_kernels(std::vector<OpKernel>& table) {
   tensor::add_reverse_sequence_kernels(table);
   tensor::add_einsum_kernels(table);
   tensor::add_det_kernels(table);
+  tensor::add_center_crop_pad_kernels(table);
 }
 
 }  // namespace ge::cpu_kernels

@@ -158,17 +158,24 @@ Result<PreparedKernel> prepare_grid_sample(const KernelContext& context) {
   p.width = x_dims[3];
   p.out_height = grid_dims[1];
   p.out_width = grid_dims[2];
-  GE_ASSIGN_OR_RETURN(std::string mode, string_attribute(context, "mode", "bilinear"));
+  // GridSample-20 renamed the modes for N-D sampling: "linear" and "cubic" (the default
+  // "linear"); on 4-D inputs they are the bilinear and bicubic of GridSample-16.
+  const bool nd_names = context.opset >= 20;
+  const char* linear = nd_names ? "linear" : "bilinear";
+  const char* cubic = nd_names ? "cubic" : "bicubic";
+  GE_ASSIGN_OR_RETURN(std::string mode, string_attribute(context, "mode", linear));
   GE_ASSIGN_OR_RETURN(std::string padding, string_attribute(context, "padding_mode", "zeros"));
   GE_ASSIGN_OR_RETURN(int64_t align_corners, int_attribute(context, "align_corners", 0));
-  if (mode == "bilinear") {
+  if (mode == linear) {
     p.mode = SampleMode::kBilinear;
   } else if (mode == "nearest") {
     p.mode = SampleMode::kNearest;
-  } else if (mode == "bicubic") {
+  } else if (mode == cubic) {
     p.mode = SampleMode::kBicubic;
   } else {
-    return invalid_attribute(context, "mode", "= '" + mode + "' is not one of bilinear, nearest, bicubic");
+    return invalid_attribute(context, "mode",
+                             "= '" + mode + "' is not one of " + linear + ", nearest, " + cubic + " (opset " +
+                                 std::to_string(context.opset) + ")");
   }
   if (padding == "zeros") {
     p.padding = Padding::kZeros;

@@ -24,6 +24,12 @@ void add_nn_roi_align_kernels(std::vector<OpKernel>& table);              // Roi
 void add_nn_max_roi_pool_kernels(std::vector<OpKernel>& table);           // MaxRoiPool
 void add_nn_grid_sample_kernels(std::vector<OpKernel>& table);            // GridSample
 void add_nn_dropout_kernels(std::vector<OpKernel>& table);                // Dropout
+void add_nn_col2im_kernels(std::vector<OpKernel>& table);                 // Col2Im
+void add_nn_group_normalization_kernels(std::vector<OpKernel>& table);    // GroupNormalization
+void add_nn_rms_normalization_kernels(std::vector<OpKernel>& table);      // RMSNormalization
+void add_nn_rotary_embedding_kernels(std::vector<OpKernel>& table);       // RotaryEmbedding
+void add_nn_affine_grid_kernels(std::vector<OpKernel>& table);            // AffineGrid
+void add_nn_attention_kernels(std::vector<OpKernel>& table);              // Attention
 
 }  // namespace ge::cpu_kernels
 

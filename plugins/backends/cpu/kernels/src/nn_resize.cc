@@ -1,21 +1,29 @@
-// Resize (opsets 10, 11, 13) and Upsample (opsets 7, 9): nearest, linear and cubic
-// interpolation over any axes of an N-D tensor, every coordinate_transformation_mode,
-// nearest_mode, cubic_coeff_a, exclude_outside, extrapolation_value and roi, with scales
-// or sizes given as inputs (read at launch: they are often runtime data) or, for
-// Upsample-7, as an attribute. The output extents come from the output desc.
+// Resize (opsets 10, 11, 13, 18, 19) and Upsample (opsets 7, 9): nearest, linear and
+// cubic interpolation over any axes of an N-D tensor, every coordinate_transformation_mode
+// (half_pixel_symmetric from opset 19), nearest_mode, cubic_coeff_a, exclude_outside,
+// extrapolation_value and roi, with scales or sizes given as inputs (read at launch: they
+// are often runtime data) or, for Upsample-7, as an attribute. Opset 18 adds `axes` (the
+// axes scales/sizes/roi list; the others keep their extent), keep_aspect_ratio_policy
+// (not_larger/not_smaller: one scale, the min/max of sizes/extent over the listed axes,
+// and extents round(scale * extent)) and `antialias` (linear and cubic filters stretched
+// by 1/scale when downscaling; no effect on nearest, as the spec says). The output extents
+// come from the output desc; sizes read at launch are checked against them.
 //
-// The semantics follow the ONNX reference implementation (onnx/backend/test/case/node/
-// resize.py), which the conformance data were made with: an axis of input length n and
+// The semantics follow the ONNX reference implementation (onnx/reference/ops/
+// op_resize.py), which the conformance data were made with: an axis of input length n and
 // scale s has the "resized length" L = s * n (not the integer output extent), which
-// align_corners, pytorch_half_pixel and tf_crop_and_resize divide by. Interpolation is
-// separable: each axis gives every output coordinate a few taps (index, weight) and an
-// output element sums the products over all axes' taps. Opset-10 Resize and Upsample
-// use asymmetric coordinates and ONNX Runtime's nearest rounding (floor when
-// upsampling, ceil when downsampling).
+// align_corners, pytorch_half_pixel, tf_crop_and_resize and half_pixel_symmetric divide
+// by. Interpolation is separable: each axis gives every output coordinate a few taps
+// (index, weight) and an output element sums the products over all axes' taps. An axis
+// of scale 1 that keeps its extent is left as it is (the reference skips it). Opset-10
+// Resize and Upsample use asymmetric coordinates and ONNX Runtime's nearest rounding
+// (floor when upsampling, ceil when downsampling).
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "nn_element.h"
 #include "nn_kernels.h"
@@ -28,7 +36,9 @@ using nn::load;
 using nn::store;
 
 constexpr int kMaxResizeRank = 8;
-constexpr int64_t kMaxTaps = 4;
+// Source coordinates beyond this are rejected at launch (they would not convert to an
+// index exactly).
+constexpr double kMaxCoordinate = 1e15;
 
 enum class Mode { kNearest, kLinear, kCubic };
 enum class Coordinates {
@@ -37,8 +47,10 @@ enum class Coordinates {
   kPytorchHalfPixel,
   kAlignCorners,
   kTfHalfPixelForNn,
-  kTfCropAndResize
+  kTfCropAndResize,
+  kHalfPixelSymmetric
 };
+enum class AspectPolicy { kStretch, kNotLarger, kNotSmaller };
 enum class NearestRounding { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil, kLegacy };
 
 struct ResizeParams {
@@ -58,7 +70,14 @@ struct ResizeParams {
   bool scales_from_attribute = false;
   int roi_input = -1;  // tf_crop_and_resize only
   DataType roi_dtype = DataType::kUndefined;
-  int64_t taps = 1;         // taps per output coordinate: 1 nearest, 2 linear, 4 cubic
+  // Opset 18: the entry of scales/sizes/roi each axis reads (-1: not listed, scale 1),
+  // of `listed` entries; sizes read at launch, with the aspect policy.
+  std::array<int, kMaxResizeRank> slot{};
+  int listed = 0;
+  int sizes_input = -1;
+  AspectPolicy policy = AspectPolicy::kStretch;
+  bool antialias = false;
+  int64_t taps = 1;         // tap slots per output coordinate: 1 nearest, 2 linear, 4 cubic, more antialiased
   int64_t total_out = 0;    // sum of the output extents over all axes
   int64_t output_count = 0;
 };
@@ -111,12 +130,20 @@ int64_t nearest_index(double x, NearestRounding rounding, bool downsampling) {
 
 // The input coordinate of output coordinate `x` on an axis of input length `n`, scale
 // `scale` and resized length `length`; `roi_start`/`roi_end` for tf_crop_and_resize.
-double source_coordinate(const ResizeParams& p, int64_t x_index, int64_t n, double scale, double length,
-                         double roi_start, double roi_end) {
+double source_coordinate(const ResizeParams& p, int64_t x_index, int64_t n, int64_t out, double scale,
+                         double length, double roi_start, double roi_end) {
   const double x = static_cast<double>(x_index);
   switch (p.coordinates) {
     case Coordinates::kHalfPixel:
       return (x + 0.5) / scale - 0.5;
+    case Coordinates::kHalfPixelSymmetric: {
+      // Centres the implicit roi on the output: differs from half_pixel only when the
+      // integer extent is not the resized length.
+      const double adjustment = static_cast<double>(out) / length;
+      const double center = static_cast<double>(n) / 2;
+      const double offset = center * (1 - adjustment);
+      return offset + (x + 0.5) / scale - 0.5;
+    }
     case Coordinates::kAsymmetric:
       return x / scale;
     case Coordinates::kPytorchHalfPixel:
@@ -134,93 +161,208 @@ double source_coordinate(const ResizeParams& p, int64_t x_index, int64_t n, doub
   return x;
 }
 
-// Fills the tap tables of every axis from this launch's scales (and roi); returns the
-// number of taps each axis really needs (1 for an axis every coordinate maps straight to
-// one input element, so that untouched N and C axes cost nothing).
-void build_taps(const ResizeParams& p, const KernelArgs& args, const TapTables& tables,
-                std::array<int64_t, kMaxResizeRank>& axis_taps) {
-  const void* scales = p.scales_input >= 0 ? args.inputs[p.scales_input] : nullptr;
+// Taps of the antialiased filters: with s = min(scale, 1), tap j of the window starting
+// `start` taps before the base index sits at (start + j - ratio) * s of the filter.
+int64_t antialias_start(Mode mode, double scale) {
+  const double s = std::min(scale, 1.0);
+  return static_cast<int64_t>(std::floor((mode == Mode::kLinear ? -1.0 : -2.0) / s) + 1);
+}
+
+// Taps per output coordinate of a filter at `scale` (before any launch check).
+double filter_taps(const ResizeParams& p, double scale) {
+  if (p.mode == Mode::kNearest) return 1;
+  if (!p.antialias) return p.mode == Mode::kLinear ? 2 : 4;
+  const double s = std::min(scale, 1.0);
+  return 2 - 2 * (std::floor((p.mode == Mode::kLinear ? -1.0 : -2.0) / s) + 1);
+}
+
+double cubic_antialias_weight(double x, double a) {
+  x = std::fabs(x);
+  const double x2 = x * x;
+  const double x3 = x * x2;
+  if (x <= 1) return (a + 2) * x3 - (a + 3) * x2 + 1;
+  if (x < 2) return a * x3 - 5 * a * x2 + 8 * a * x - 4 * a;
+  return 0.0;
+}
+
+// The weights of the `count` taps for `ratio` in (0, 1]; returns the offset of the first
+// tap from the base index (the input index just below the source coordinate).
+int64_t filter_weights(const ResizeParams& p, double ratio, double scale, int64_t count, double* weights) {
+  if (!p.antialias) {
+    if (p.mode == Mode::kLinear) {
+      weights[0] = 1 - ratio;
+      weights[1] = ratio;
+      return 0;
+    }
+    cubic_coefficients(ratio, p.cubic_a, weights);
+    return -1;
+  }
+  const double s = std::min(scale, 1.0);
+  const int64_t start = antialias_start(p.mode, scale);
+  double sum = 0;
+  for (int64_t j = 0; j < count; ++j) {
+    const double at = (static_cast<double>(start + j) - ratio) * s;
+    weights[j] = p.mode == Mode::kLinear ? std::clamp(1 - std::fabs(at), 0.0, 1.0)
+                                         : cubic_antialias_weight(at, p.cubic_a);
+    sum += weights[j];
+  }
+  for (int64_t j = 0; j < count; ++j) weights[j] /= sum;
+  return start;
+}
+
+// This launch's scale of every axis (1 for axes not listed); a launch error code when
+// scales/sizes are invalid or contradict the output extents.
+int axis_scales(const ResizeParams& p, const KernelArgs& args, std::array<double, kMaxResizeRank>& scales) {
+  const auto* scale_values = p.scales_input >= 0 ? static_cast<const float*>(args.inputs[p.scales_input]) : nullptr;
+  const auto* sizes = p.sizes_input >= 0 ? static_cast<const int64_t*>(args.inputs[p.sizes_input]) : nullptr;
+  if (p.sizes_input >= 0 && sizes == nullptr) return kKernelMissingAddress;
+  double common = 0;  // not_larger / not_smaller: the one scale of the listed axes
+  if (sizes != nullptr && p.policy != AspectPolicy::kStretch) {
+    bool first = true;
+    for (int a = 0; a < p.rank; ++a) {
+      if (p.slot[a] < 0) continue;
+      const double ratio = static_cast<double>(sizes[p.slot[a]]) / static_cast<double>(p.in_dims[a]);
+      if (first) {
+        common = ratio;
+      } else {
+        common = p.policy == AspectPolicy::kNotLarger ? std::min(common, ratio) : std::max(common, ratio);
+      }
+      first = false;
+    }
+  }
+  for (int a = 0; a < p.rank; ++a) {
+    const int64_t n = p.in_dims[a];
+    if (p.slot[a] < 0) {
+      scales[a] = 1.0;
+    } else if (scale_values != nullptr) {
+      scales[a] = static_cast<double>(scale_values[p.slot[a]]);
+    } else if (p.scales_from_attribute) {
+      scales[a] = p.attribute_scales[a];
+    } else if (sizes != nullptr && p.policy != AspectPolicy::kStretch) {
+      scales[a] = common;
+      const double extent = common * static_cast<double>(n) + 0.5;  // round half up
+      if (!(extent >= 0 && extent < kMaxCoordinate) || static_cast<int64_t>(extent) != p.out_dims[a]) {
+        return kernel_error(kKernelRuntimeSizeMismatch,
+                            "sizes give axis " + std::to_string(a) + " the extent round(" + std::to_string(common) +
+                                " * " + std::to_string(n) + ") but the output has " + std::to_string(p.out_dims[a]));
+      }
+    } else {
+      if (sizes != nullptr && sizes[p.slot[a]] != p.out_dims[a]) {
+        return kernel_error(kKernelRuntimeSizeMismatch, "sizes[" + std::to_string(p.slot[a]) + "] = " +
+                                                            std::to_string(sizes[p.slot[a]]) + " but axis " +
+                                                            std::to_string(a) + " of the output has " +
+                                                            std::to_string(p.out_dims[a]));
+      }
+      scales[a] = static_cast<double>(p.out_dims[a]) / static_cast<double>(n);
+    }
+    if (!(scales[a] > 0) || !std::isfinite(scales[a])) {
+      return kernel_error(kKernelInvalidRuntimeValue, "axis " + std::to_string(a) + " has the scale " +
+                                                          std::to_string(scales[a]) + " (it must be positive)");
+    }
+  }
+  return kKernelOk;
+}
+
+bool is_close(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(std::fabs(a), std::fabs(b)); }
+
+// Fills the tap tables of every axis from this launch's scales (and roi) and sets the
+// number of taps each axis really needs (1 for an axis every coordinate maps straight
+// to one input element, so that untouched N and C axes cost nothing); a launch error
+// code when the scales or roi cannot be resized with.
+int build_taps(const ResizeParams& p, const KernelArgs& args, const TapTables& tables,
+               std::array<int64_t, kMaxResizeRank>& axis_taps) {
+  std::array<double, kMaxResizeRank> scales{};
+  if (const int code = axis_scales(p, args, scales); code != kKernelOk) return code;
   const void* roi = p.roi_input >= 0 ? args.inputs[p.roi_input] : nullptr;
   int64_t base = 0;
   for (int a = 0; a < p.rank; ++a) {
     const int64_t n = p.in_dims[a];
     const int64_t out = p.out_dims[a];
-    double scale, length;
-    if (scales != nullptr) {
-      scale = static_cast<double>(static_cast<const float*>(scales)[a]);
-      length = scale * static_cast<double>(n);
-    } else if (p.scales_from_attribute) {
-      scale = p.attribute_scales[a];
-      length = scale * static_cast<double>(n);
-    } else {
-      scale = static_cast<double>(out) / static_cast<double>(n);
-      length = static_cast<double>(out);
-    }
+    const double scale = scales[a];
+    const double length = scale * static_cast<double>(n);
     double roi_start = 0.0, roi_end = 1.0;
-    if (roi != nullptr) {
-      roi_start = nn::load_as_double(roi, p.roi_dtype, a);
-      roi_end = nn::load_as_double(roi, p.roi_dtype, a + p.rank);
+    if (roi != nullptr && p.slot[a] >= 0) {
+      roi_start = nn::load_as_double(roi, p.roi_dtype, p.slot[a]);
+      roi_end = nn::load_as_double(roi, p.roi_dtype, p.slot[a] + p.listed);
     }
+    // The reference leaves an axis of scale 1 that keeps its extent (and roi) alone.
+    const bool full_roi =
+        p.coordinates != Coordinates::kTfCropAndResize || (roi_start == 0.0 && is_close(roi_end, 1.0));
+    const bool identity = is_close(scale, 1.0) && out == n && full_roi;
+    const double needed = identity ? 1 : filter_taps(p, scale);
+    if (needed > static_cast<double>(p.taps)) {
+      return kernel_error(kKernelRuntimeSizeMismatch, "the scale " + std::to_string(scale) + " of axis " +
+                                                          std::to_string(a) + " does not give its output extent " +
+                                                          std::to_string(out) + " (its filter needs " +
+                                                          std::to_string(needed) + " taps)");
+    }
+    const auto count = static_cast<int64_t>(needed);
     bool single = true;  // every coordinate has one tap of weight 1
     for (int64_t x = 0; x < out; ++x) {
       const int64_t entry = base + x;
       int64_t* offsets = tables.offsets + entry * p.taps;
       double* weights = tables.weights + entry * p.taps;
-      const double source = source_coordinate(p, x, n, scale, length, roi_start, roi_end);
+      tables.outside[entry] = 0;
+      if (identity) {
+        offsets[0] = x * p.in_strides[a];
+        weights[0] = 1.0;
+        continue;
+      }
+      const double source = source_coordinate(p, x, n, out, scale, length, roi_start, roi_end);
+      if (!(std::fabs(source) < kMaxCoordinate)) {
+        return kernel_error(kKernelInvalidRuntimeValue, "output coordinate " + std::to_string(x) + " of axis " +
+                                                            std::to_string(a) + " maps to the input coordinate " +
+                                                            std::to_string(source));
+      }
       tables.outside[entry] = p.coordinates == Coordinates::kTfCropAndResize &&
                               (source < 0 || source > static_cast<double>(n - 1));
-      int64_t index[kMaxTaps];
+      int64_t* indices = offsets;  // the input indices, turned into offsets below
       if (p.mode == Mode::kNearest) {
-        index[0] = nearest_index(source, p.nearest, scale < 1.0);
+        indices[0] = nearest_index(source, p.nearest, scale < 1.0);
         weights[0] = 1.0;
       } else {
+        // As the reference: the taps sit around the input index just below the source
+        // coordinate, an integer coordinate counting as ratio 1 of the index before it.
         const double lower = std::floor(source);
-        const double ratio = source - lower;
-        const auto first = static_cast<int64_t>(lower);
-        if (p.mode == Mode::kLinear) {
-          index[0] = first;
-          index[1] = first + 1;
-          weights[0] = 1 - ratio;
-          weights[1] = ratio;
-        } else {
-          for (int64_t t = 0; t < 4; ++t) index[t] = first - 1 + t;
-          cubic_coefficients(ratio, p.cubic_a, weights);
-        }
+        const bool exact = source == lower;
+        const double ratio = exact ? 1.0 : source - lower;
+        const int64_t below = static_cast<int64_t>(lower) - (exact ? 1 : 0);
+        const int64_t first = below + filter_weights(p, ratio, scale, count, weights);
+        for (int64_t t = 0; t < count; ++t) indices[t] = first + t;
         if (p.exclude_outside) {
           double sum = 0;
-          for (int64_t t = 0; t < p.taps; ++t) {
-            if (index[t] < 0 || index[t] >= n) weights[t] = 0;
+          for (int64_t t = 0; t < count; ++t) {
+            if (indices[t] < 0 || indices[t] >= n) weights[t] = 0;
             sum += weights[t];
           }
           if (sum != 0) {
-            for (int64_t t = 0; t < p.taps; ++t) weights[t] /= sum;
+            for (int64_t t = 0; t < count; ++t) weights[t] /= sum;
           }
         }
       }
-      int64_t nonzero = 0;
-      for (int64_t t = 0; t < p.taps; ++t) {
-        const int64_t clamped = index[t] < 0 ? 0 : (index[t] >= n ? n - 1 : index[t]);
+      int64_t nonzero = 0, only = 0;
+      for (int64_t t = 0; t < count; ++t) {
+        const int64_t clamped = indices[t] < 0 ? 0 : (indices[t] >= n ? n - 1 : indices[t]);
         offsets[t] = clamped * p.in_strides[a];
-        if (weights[t] != 0) ++nonzero;
-      }
-      if (p.taps > 1) {
-        // Move the only non-zero tap first so that a single-tap axis reads tap 0.
-        int64_t only = -1;
-        for (int64_t t = 0; t < p.taps; ++t) {
-          if (weights[t] != 0) only = t;
-        }
-        if (nonzero == 1 && weights[only] == 1.0) {
-          offsets[0] = offsets[only];
-          weights[0] = 1.0;
-          for (int64_t t = 1; t < p.taps; ++t) weights[t] = 0.0;
-        } else {
-          single = false;
+        if (weights[t] != 0) {
+          ++nonzero;
+          only = t;
         }
       }
+      // Move the only non-zero tap first so that a single-tap axis reads tap 0.
+      if (nonzero == 1 && weights[only] == 1.0) {
+        offsets[0] = offsets[only];
+        weights[0] = 1.0;
+        for (int64_t t = 1; t < count; ++t) weights[t] = 0.0;
+      } else if (count > 1) {
+        single = false;
+      }
+      for (int64_t t = count; t < p.taps; ++t) weights[t] = 0.0;
     }
-    axis_taps[a] = single ? 1 : p.taps;
+    axis_taps[a] = single ? 1 : count;
     base += out;
   }
+  return kKernelOk;
 }
 
 template <typename T>
@@ -235,7 +377,7 @@ int resize_kernel(const KernelArgs& args) {
   if (p.output_count == 0) return kKernelOk;
   const TapTables tables = tap_tables(p, args.workspace);
   std::array<int64_t, kMaxResizeRank> axis_taps{};
-  build_taps(p, args, tables, axis_taps);
+  if (const int code = build_taps(p, args, tables, axis_taps); code != kKernelOk) return code;
   std::array<int64_t, kMaxResizeRank> axis_base{};  // first table entry of each axis
   for (int a = 1; a < p.rank; ++a) axis_base[a] = axis_base[a - 1] + p.out_dims[a - 1];
 
@@ -299,6 +441,85 @@ bool given(const KernelContext& context, size_t index) {
   return desc.element_count() != 0;
 }
 
+// Opset 18's axes, keep_aspect_ratio_policy and antialias (rejected before opset 18).
+Status prepare_opset18_attributes(const KernelContext& context, const std::vector<int64_t>& x_dims,
+                                  const std::vector<int64_t>& y_dims, ResizeParams& p) {
+  if (context.opset < 18) {
+    for (const char* name : {"axes", "keep_aspect_ratio_policy", "antialias"}) {
+      if (context.node.has_attribute(name)) {
+        return invalid_attribute(context, name,
+                                 "needs opset 18 (the model imports opset " + std::to_string(context.opset) + ")");
+      }
+    }
+    return Status::ok();
+  }
+  GE_ASSIGN_OR_RETURN(int64_t antialias, int_attribute(context, "antialias", 0));
+  if (antialias != 0 && antialias != 1) {
+    return invalid_attribute(context, "antialias", "= " + std::to_string(antialias) + " is not 0 or 1");
+  }
+  p.antialias = antialias == 1;
+  GE_ASSIGN_OR_RETURN(p.policy, parse_choice<AspectPolicy>(context, "keep_aspect_ratio_policy", "stretch",
+                                                           {{"stretch", AspectPolicy::kStretch},
+                                                            {"not_larger", AspectPolicy::kNotLarger},
+                                                            {"not_smaller", AspectPolicy::kNotSmaller}}));
+  if (!context.node.has_attribute("axes")) return Status::ok();
+  GE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ints_attribute(context, "axes", {}));
+  const int64_t rank = p.rank;
+  p.slot.fill(-1);
+  p.listed = static_cast<int>(axes.size());
+  for (size_t i = 0; i < axes.size(); ++i) {
+    GE_ASSIGN_OR_RETURN(int64_t axis, normalize_axis(context, "axes", axes[i], rank));
+    if (p.slot[axis] >= 0) return invalid_attribute(context, "axes", "names axis " + std::to_string(axis) + " twice");
+    p.slot[axis] = static_cast<int>(i);
+  }
+  for (int64_t a = 0; a < rank; ++a) {
+    if (p.slot[a] < 0 && y_dims[a] != x_dims[a]) {
+      return invalid_node(context, "axis " + std::to_string(a) + " is not in 'axes' but the output " +
+                                       shape_to_string(y_dims) + " changes it (X is " + shape_to_string(x_dims) +
+                                       ")");
+    }
+  }
+  return Status::ok();
+}
+
+// A constant `sizes` must give the output extents (the same check as at launch).
+Status check_constant_sizes(const KernelContext& context, const ResizeParams& p) {
+  const Value* value = context.node.input(3);
+  if (value == nullptr || value->constant() == nullptr || p.output_count == 0) return Status::ok();
+  const Tensor& sizes = *value->constant();
+  const void* inputs[4] = {nullptr, nullptr, nullptr, sizes.raw_data()};
+  KernelArgs args;
+  args.inputs = inputs;
+  std::array<double, kMaxResizeRank> scales{};
+  if (axis_scales(p, args, scales) != kKernelOk) {
+    return invalid_node(context, "input 'sizes' contradicts the output: " + take_kernel_error_detail());
+  }
+  return Status::ok();
+}
+
+// Tap slots per output coordinate. An antialiased filter widens as the scale falls; its
+// smallest scale follows from the extents (floor(scale * n) = out for scales,
+// round(scale * n) = out for sizes), and a launch whose scale needs more is refused.
+Status plan_taps(const KernelContext& context, ResizeParams& p) {
+  p.taps = static_cast<int64_t>(filter_taps(p, 1.0));
+  if (!p.antialias || p.mode == Mode::kNearest) return Status::ok();
+  for (int a = 0; a < p.rank; ++a) {
+    if (p.out_dims[a] == 0 || p.in_dims[a] == 0) continue;
+    const double lowest = (static_cast<double>(p.out_dims[a]) - 0.5) / static_cast<double>(p.in_dims[a]);
+    const double taps = filter_taps(p, lowest);
+    // The tables hold total_out * taps entries of 16 bytes: keep them under 4 GiB.
+    if (taps * static_cast<double>(p.total_out) > static_cast<double>(int64_t{1} << 28)) {
+      return unsupported_feature(context, "antialiased downscaling of axis " + std::to_string(a) + " from " +
+                                              std::to_string(p.in_dims[a]) + " to " + std::to_string(p.out_dims[a]) +
+                                              " (its filter tables would need " + std::to_string(taps) +
+                                              " taps for each of " + std::to_string(p.total_out) +
+                                              " output coordinates)");
+    }
+    p.taps = std::max(p.taps, static_cast<int64_t>(taps));
+  }
+  return Status::ok();
+}
+
 Result<PreparedKernel> prepare_resize(const KernelContext& context) {
   const bool upsample = context.node.op_type() == "Upsample";
   const DataType dtype = input_dtype(context, 0);
@@ -330,6 +551,8 @@ Result<PreparedKernel> prepare_resize(const KernelContext& context) {
   p.output_count = product(y_dims);
 
   const bool legacy = upsample || context.opset < 11;  // Upsample and Resize-10
+  p.listed = p.rank;
+  for (int a = 0; a < p.rank; ++a) p.slot[a] = a;
   if (legacy) {
     GE_ASSIGN_OR_RETURN(std::string mode, string_attribute(context, "mode", "nearest"));
     if (mode == "nearest") {
@@ -355,6 +578,7 @@ Result<PreparedKernel> prepare_resize(const KernelContext& context) {
       p.scales_input = 1;
     }
   } else {
+    GE_RETURN_IF_ERROR(prepare_opset18_attributes(context, x_dims, y_dims, p));
     GE_ASSIGN_OR_RETURN(p.mode, parse_choice<Mode>(context, "mode", "nearest",
                                                    {{"nearest", Mode::kNearest},
                                                     {"linear", Mode::kLinear},
@@ -362,11 +586,17 @@ Result<PreparedKernel> prepare_resize(const KernelContext& context) {
     GE_ASSIGN_OR_RETURN(p.coordinates,
                         parse_choice<Coordinates>(context, "coordinate_transformation_mode", "half_pixel",
                                                   {{"half_pixel", Coordinates::kHalfPixel},
+                                                   {"half_pixel_symmetric", Coordinates::kHalfPixelSymmetric},
                                                    {"asymmetric", Coordinates::kAsymmetric},
                                                    {"pytorch_half_pixel", Coordinates::kPytorchHalfPixel},
                                                    {"align_corners", Coordinates::kAlignCorners},
                                                    {"tf_half_pixel_for_nn", Coordinates::kTfHalfPixelForNn},
                                                    {"tf_crop_and_resize", Coordinates::kTfCropAndResize}}));
+    if (p.coordinates == Coordinates::kHalfPixelSymmetric && context.opset < 19) {
+      return invalid_attribute(context, "coordinate_transformation_mode",
+                               "= 'half_pixel_symmetric' needs opset 19 (the model imports opset " +
+                                   std::to_string(context.opset) + ")");
+    }
     GE_ASSIGN_OR_RETURN(p.nearest, parse_choice<NearestRounding>(
                                        context, "nearest_mode", "round_prefer_floor",
                                        {{"round_prefer_floor", NearestRounding::kRoundPreferFloor},
@@ -379,17 +609,24 @@ Result<PreparedKernel> prepare_resize(const KernelContext& context) {
     p.cubic_a = cubic_a;
     p.exclude_outside = exclude_outside != 0;
     p.extrapolation = extrapolation;
-    if (given(context, 2)) {
+    const std::string listed = std::to_string(p.listed) + " values, one per " +
+                               (context.node.has_attribute("axes") ? "entry of 'axes'" : "axis of X");
+    const bool scales_given = given(context, 2), sizes_given = given(context, 3);
+    if (scales_given && sizes_given && context.opset >= 18) {
+      return invalid_node(context, "the inputs 'scales' and 'sizes' are both given (give one)");
+    }
+    if (scales_given) {
       p.scales_input = 2;
-    } else if (!given(context, 3)) {
+    } else if (!sizes_given) {
       return invalid_node(context, "one of the inputs 'scales' and 'sizes' must be given (non-empty)");
     } else {
       GE_RETURN_IF_ERROR(check_input_dtype(context, 3, DataType::kInt64));
       GE_ASSIGN_OR_RETURN(std::vector<int64_t> sizes_dims, input_dims(context, 3));
-      if (product(sizes_dims) != rank) {
-        return invalid_node(context, "input 'sizes' " + shape_to_string(sizes_dims) + " must hold " +
-                                         std::to_string(rank) + " values, one per axis of X");
+      if (product(sizes_dims) != p.listed) {
+        return invalid_node(context, "input 'sizes' " + shape_to_string(sizes_dims) + " must hold " + listed);
       }
+      p.sizes_input = 3;
+      GE_RETURN_IF_ERROR(check_constant_sizes(context, p));
     }
     if (p.coordinates == Coordinates::kTfCropAndResize) {
       if (!given(context, 1)) {
@@ -400,9 +637,9 @@ Result<PreparedKernel> prepare_resize(const KernelContext& context) {
         return unsupported_feature(context, "roi of dtype " + std::string(data_type_name(p.roi_dtype)));
       }
       GE_ASSIGN_OR_RETURN(std::vector<int64_t> roi_dims, input_dims(context, 1));
-      if (product(roi_dims) != 2 * rank) {
+      if (product(roi_dims) != 2 * p.listed) {
         return invalid_node(context, "input 'roi' " + shape_to_string(roi_dims) + " must hold " +
-                                         std::to_string(2 * rank) + " values (starts, then ends)");
+                                         std::to_string(2 * p.listed) + " values (starts, then ends)");
       }
       p.roi_input = 1;
     }
@@ -412,12 +649,14 @@ Result<PreparedKernel> prepare_resize(const KernelContext& context) {
     if (!has_input(context, index)) return invalid_node(context, "input 'scales' is missing");
     GE_RETURN_IF_ERROR(check_input_dtype(context, index, DataType::kFloat32));
     GE_ASSIGN_OR_RETURN(std::vector<int64_t> scales_dims, input_dims(context, index));
-    if (product(scales_dims) != rank) {
+    if (product(scales_dims) != p.listed) {
       return invalid_node(context, "input 'scales' " + shape_to_string(scales_dims) + " must hold " +
-                                       std::to_string(rank) + " values, one per axis of X");
+                                       std::to_string(p.listed) + " values, one per " +
+                                       (p.listed == p.rank && !context.node.has_attribute("axes") ? "axis of X"
+                                                                                                : "entry of 'axes'"));
     }
   }
-  p.taps = p.mode == Mode::kNearest ? 1 : (p.mode == Mode::kLinear ? 2 : 4);
+  GE_RETURN_IF_ERROR(plan_taps(context, p));
   // Integer inputs may interpolate too (ONNX allows every type); the sum is rounded.
   KernelFunction function =
       nn::select(dtype, nn::AllNumericTypes{}, []<typename T>() -> KernelFunction { return &resize_kernel<T>; });
@@ -427,7 +666,7 @@ Result<PreparedKernel> prepare_resize(const KernelContext& context) {
   }
   const size_t workspace = workspace_bytes(p);
   const char* variant = p.mode == Mode::kNearest ? "nearest" : (p.mode == Mode::kLinear ? "linear" : "cubic");
-  return make_kernel(context, function, p, workspace, variant);
+  return make_kernel(context, function, p, workspace, p.antialias ? std::string(variant) + ".antialias" : variant);
 }
 
 }  // namespace

@@ -87,6 +87,20 @@ TEST(NnGridSampleKernel, BilinearAlignCorners) {
   expect_tensor<float>(out[0], {1, 1, 1, 4}, {0, 3, 1.5f, 0.75f});
 }
 
+TEST(NnGridSampleKernel, Opset20NamesTheModesLinearAndCubic) {
+  KernelTest linear("GridSample", 20);
+  grid_sample(linear, {-1, -1, 1, 1, 0, 0, 0.5f, -1}, 4, "linear", "zeros", 1);
+  GE_RUN_KERNEL(out, linear);
+  expect_tensor<float>(out[0], {1, 1, 1, 4}, {0, 3, 1.5f, 0.75f});  // as BilinearAlignCorners
+
+  KernelTest old_name("GridSample", 20);
+  grid_sample(old_name, {0, 0}, 1, "bilinear", "zeros", 1);
+  Result<PreparedKernel> refused = old_name.prepare();
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_NE(refused.status().message().find("not one of linear, nearest, cubic"), std::string::npos)
+      << refused.status().message();
+}
+
 TEST(NnGridSampleKernel, BilinearZerosPadding) {
   // Without align_corners the corners are pixel edges: (-1,-1) -> (-0.5,-0.5), a quarter
   // of pixel (0,0); (1,1) -> (1.5,1.5), a quarter of pixel (1,1).

@@ -47,6 +47,33 @@ TEST(FourierKernel, DftAlongASecondSignalAxis) {
   expect_tensor<float>(out[0], {1, 2, 4, 2}, {2, 0, 1, -3, 0, 0, 1, 3, 4, 0, 0, 0, 0, 0, 0, 0});
 }
 
+TEST(FourierKernel, Dft20TakesTheAxisAsAnInputDefaultingToTheLastSignalAxis) {
+  // The same transform as DftAlongASecondSignalAxis, with DFT-20's axis: the default -2
+  // names dim 2 of [1, 2, 4, 1]; an axis input of 1 transforms the 2-point columns.
+  KernelTest by_default("DFT", 20);
+  by_default.input(f32({1, 2, 4, 1}, {1, 2, 0, -1, 1, 1, 1, 1})).output(F::kFloat32, {1, 2, 4, 2});
+  GE_RUN_KERNEL(out, by_default);
+  expect_tensor<float>(out[0], {1, 2, 4, 2}, {2, 0, 1, -3, 0, 0, 1, 3, 4, 0, 0, 0, 0, 0, 0, 0});
+
+  KernelTest columns("DFT", 20);
+  columns.input(f32({1, 2, 4, 1}, {1, 2, 0, -1, 1, 1, 1, 1}))
+      .no_input()
+      .initializer(Tensor::from_vector<int64_t>({}, {1}))
+      .output(F::kFloat32, {1, 2, 4, 2});
+  GE_RUN_KERNEL(by_column, columns);
+  // fft([a, b]) = [a + b, a - b] per column.
+  expect_tensor<float>(by_column[0], {1, 2, 4, 2}, {2, 0, 3, 0, 1, 0, 0, 0, 0, 0, 1, 0, -1, 0, -2, 0});
+
+  KernelTest outside("DFT", 20);
+  outside.input(f32({1, 2, 4, 1}, {1, 2, 0, -1, 1, 1, 1, 1}))
+      .no_input()
+      .initializer(Tensor::from_vector<int64_t>({}, {-1}))
+      .output(F::kFloat32, {1, 2, 4, 2});
+  Result<PreparedKernel> refused = outside.prepare();
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_NE(refused.status().message().find("axis -1 is outside"), std::string::npos) << refused.status().message();
+}
+
 TEST(FourierKernel, Float16DftRoundsEachResult) {
   // fft([1, 2, 0, -1]) = [2, 1-3i, 0, 1+3i]: every value is exact in float16.
   Tensor x = Tensor::zeros(F::kFloat16, {1, 4, 1});

@@ -78,7 +78,10 @@ Result<SpatialGeometry> compute_spatial_geometry(const KernelContext& context,
                                    std::to_string(padded));
     }
     const int64_t span = padded - effective_kernel;
-    const int64_t positions = ceil_mode ? (span + stride - 1) / stride : span / stride;
+    int64_t positions = ceil_mode ? (span + stride - 1) / stride : span / stride;
+    // ceil_mode keeps a last window only if it starts inside the input or its begin
+    // padding (ONNX >= 1.13, ONNX Runtime).
+    if (ceil_mode && positions > 0 && positions * stride >= in + pad_begin) --positions;
     geometry.input[axis] = in;
     geometry.output[axis] = positions + 1;
     geometry.kernel[axis] = kernel[i];

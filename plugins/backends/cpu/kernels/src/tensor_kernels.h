@@ -28,5 +28,6 @@ void add_depth_space_kernels(std::vector<OpKernel>& table);       // DepthToSpac
 void add_reverse_sequence_kernels(std::vector<OpKernel>& table);  // ReverseSequence
 void add_einsum_kernels(std::vector<OpKernel>& table);            // Einsum
 void add_det_kernels(std::vector<OpKernel>& table);               // Det
+void add_center_crop_pad_kernels(std::vector<OpKernel>& table);   // CenterCropPad
 
 }  // namespace ge::cpu_kernels::tensor

@@ -1,8 +1,11 @@
-// Pad in modes constant, reflect, edge (and wrap). Opset 1 takes `paddings`, opsets 2-10
-// `pads` and `value` as attributes; from opset 11 pads and the constant value are inputs
-// (opset 18 adds an `axes` input), read at launch and checked against the prepared
-// output shape. Negative pads crop. Each output element maps back to one input element
-// (or to the constant), axis by axis, as numpy.pad does.
+// Pad in modes constant, reflect, edge and wrap (opset 19). Opset 1 takes `paddings`,
+// opsets 2-10 `pads` and `value` as attributes; from opset 11 pads and the constant
+// value are inputs (opset 18 adds an `axes` input), read at launch and checked against
+// the prepared output shape. Positive pads add as numpy.pad does (the ONNX reference);
+// negative pads crop first, and the padding modes then read the cropped tensor (numpy.pad
+// rejects negative pads; ONNX Runtime crops first, so a "wrap" pad after a crop repeats
+// the cropped data). Each output element maps back to one input element (or to the
+// constant), axis by axis.
 
 #include <algorithm>
 #include <array>
@@ -59,11 +62,16 @@ int64_t source_coordinate(int64_t c, int64_t n, PadMode mode) {
   return -1;
 }
 
-// The begin pads of this launch; a TensorKernelError code when they are invalid or
+// Where one axis of the output reads: output coordinate i reads cropped coordinate
+// i - pad_begin of the `kept` input elements that start at `crop_begin`.
+struct AxisWindows {
+  Index pad_begin{}, crop_begin{}, kept{};
+};
+
+// The windows of this launch; a TensorKernelError code when the pads are invalid or
 // disagree with the output shape.
-int pad_begins(const PadParams& p, const KernelArgs& args, Index& begin) {
-  Index end{};
-  begin = Index{};
+int pad_windows(const PadParams& p, const KernelArgs& args, AxisWindows& windows) {
+  Index begin{}, end{};
   if (!p.from_inputs) {
     for (int d = 0; d < p.rank; ++d) {
       begin[d] = p.pads[d];
@@ -88,8 +96,20 @@ int pad_begins(const PadParams& p, const KernelArgs& args, Index& begin) {
   }
   for (int d = 0; d < p.rank; ++d) {
     if (p.x_dims[d] + begin[d] + end[d] != p.y_dims[d]) return kKernelRuntimeShapeMismatch;
+    windows.pad_begin[d] = std::max<int64_t>(begin[d], 0);
+    windows.crop_begin[d] = std::max<int64_t>(-begin[d], 0);
+    windows.kept[d] = p.x_dims[d] - windows.crop_begin[d] - std::max<int64_t>(-end[d], 0);
+    if (windows.kept[d] < 0) {
+      return kernel_error(kKernelInvalidRuntimeArgument, "the pads " + std::to_string(begin[d]) + ", " +
+                                                             std::to_string(end[d]) + " of axis " + std::to_string(d) +
+                                                             " crop more than its " + std::to_string(p.x_dims[d]) +
+                                                             " elements");
+    }
     // Only the constant fills an axis with nothing to copy from.
-    if (p.x_dims[d] == 0 && p.y_dims[d] > 0 && p.mode != PadMode::kConstant) return kKernelInvalidRuntimeArgument;
+    if (windows.kept[d] == 0 && p.y_dims[d] > 0 && p.mode != PadMode::kConstant) {
+      return kernel_error(kKernelInvalidRuntimeArgument,
+                          "axis " + std::to_string(d) + " has no elements left to pad from in this mode");
+    }
   }
   return kKernelOk;
 }
@@ -97,8 +117,8 @@ int pad_begins(const PadParams& p, const KernelArgs& args, Index& begin) {
 template <typename T>
 int pad_kernel(const KernelArgs& args) {
   const auto& p = *static_cast<const PadParams*>(args.params);
-  Index begin;
-  if (const int code = pad_begins(p, args, begin); code != kKernelOk) return code;
+  AxisWindows windows;
+  if (const int code = pad_windows(p, args, windows); code != kKernelOk) return code;
   if (p.count == 0) return kKernelOk;
   const auto* x = static_cast<const T*>(args.inputs[0]);
   auto* y = static_cast<T*>(args.outputs[0]);
@@ -116,9 +136,9 @@ int pad_kernel(const KernelArgs& args) {
     int64_t offset = 0;
     bool inside = true;
     for (int d = 0; d < p.rank && inside; ++d) {
-      const int64_t c = source_coordinate(index[d] - begin[d], p.x_dims[d], p.mode);
+      const int64_t c = source_coordinate(index[d] - windows.pad_begin[d], windows.kept[d], p.mode);
       inside = c >= 0;
-      offset += c * p.x_strides[d];
+      offset += (windows.crop_begin[d] + c) * p.x_strides[d];
     }
     if (inside && x == nullptr) return kKernelMissingAddress;
     y[flat] = inside ? x[offset] : constant;
@@ -135,7 +155,13 @@ Result<PadMode> pad_mode(const KernelContext& context) {
   if (mode == "constant") return PadMode::kConstant;
   if (mode == "reflect") return PadMode::kReflect;
   if (mode == "edge") return PadMode::kEdge;
-  if (mode == "wrap") return PadMode::kWrap;
+  if (mode == "wrap") {
+    if (context.opset < 19) {
+      return invalid_attribute(context, "mode", "= 'wrap' needs opset 19 (the model imports opset " +
+                                                    std::to_string(context.opset) + ")");
+    }
+    return PadMode::kWrap;
+  }
   return invalid_attribute(context, "mode", "= '" + mode + "' is not one of constant, reflect, edge, wrap");
 }
 

@@ -6,6 +6,8 @@
 // gives the operation's identity (0, 1, -inf for Max/LogSum/LogSumExp, +inf for Min,
 // NaN for Mean). Floating types accumulate in double; integer Sum/Prod/SumSquare/L1
 // wrap in their own type, Max/Min stay exact, and the others go through double.
+// ReduceMax/ReduceMin take bool from opset 20 (False < True; an empty reduction gives
+// False for Max and True for Min).
 
 #include <algorithm>
 #include <cmath>
@@ -224,8 +226,18 @@ Result<PreparedKernel> prepare_reduce(const KernelContext& context) {
   } else {
     GE_RETURN_IF_ERROR(check_output(context, 0, dtype, y_dims));
   }
-  KernelFunction function =
-      select(dtype, NumericTypes{}, []<typename T>() -> KernelFunction { return &reduce_kernel<T, op>; });
+  KernelFunction function = nullptr;
+  if (dtype == DataType::kBool) {
+    if constexpr (op == ReduceOp::kMax || op == ReduceOp::kMin) {
+      if (context.opset < 20) {
+        return unsupported_feature(context, "bool input before opset 20 (ReduceMax-20/ReduceMin-20 add it)");
+      }
+      function = &reduce_kernel<bool, op>;
+    }
+  } else {
+    function = select(dtype, NumericTypes{}, []<typename T>() -> KernelFunction { return &reduce_kernel<T, op>; });
+  }
+  if (function == nullptr) return unsupported_dtype(context, dtype, dtypes_of(NumericTypes{}));
   return make_kernel(context, function, params);
 }
 
@@ -233,8 +245,10 @@ Result<PreparedKernel> prepare_reduce(const KernelContext& context) {
 
 void add_reduce_kernels(std::vector<OpKernel>& table) {
   const std::vector<DataType> types = dtypes_of(NumericTypes{});
-  table.push_back({"ReduceMax", types, &prepare_reduce<ReduceOp::kMax>});
-  table.push_back({"ReduceMin", types, &prepare_reduce<ReduceOp::kMin>});
+  std::vector<DataType> with_bool = types;
+  with_bool.push_back(DataType::kBool);
+  table.push_back({"ReduceMax", with_bool, &prepare_reduce<ReduceOp::kMax>});
+  table.push_back({"ReduceMin", with_bool, &prepare_reduce<ReduceOp::kMin>});
   table.push_back({"ReduceMean", types, &prepare_reduce<ReduceOp::kMean>});
   table.push_back({"ReduceSum", types, &prepare_reduce<ReduceOp::kSum>});
   table.push_back({"ReduceProd", types, &prepare_reduce<ReduceOp::kProd>});

@@ -183,5 +183,146 @@ TEST(TopKKernel, AxisZeroAndMismatchedK) {
   EXPECT_EQ(launch_code(wrong), cpu_kernels::kKernelRuntimeShapeMismatch);
 }
 
+// ---- opset 18: axes as input 1 for every Reduce*, noop_with_empty_axes; opset 20 bool ----
+
+// Expected values from transcriptions of the ONNX reference's *_18 reduce classes
+// (onnx/reference/ops/op_reduce_*.py with _op.OpRunReduceNumpy.handle_axes) run with
+// /usr/bin/python3 and numpy on float32 data:
+//   over axes [-1, 0] of x() / 10 with keepdims=0, over no axes of `y` with
+//   noop_with_empty_axes=1 (each element "reduced" alone: ReduceLogSum is log, ...), and
+//   over all axes of `y` with keepdims=1 when the axes input is omitted.
+struct ReduceCase {
+  const char* op;
+  std::vector<float> over_axes;  // shape [2]
+  std::vector<float> noop;       // shape [2, 2]
+  float all;                     // shape [1, 1]
+};
+
+const std::vector<ReduceCase>& reduce_cases() {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  static const std::vector<ReduceCase> cases = {
+      {"ReduceMax", {5.5f, 6}, {1.5f, -2, 0.25f, 4}, 4},
+      {"ReduceMin", {0.100000001f, 0.200000003f}, {1.5f, -2, 0.25f, 4}, -2},
+      {"ReduceMean", {1.54999983f, 2.0999999f}, {1.5f, -2, 0.25f, 4}, 0.9375f},
+      {"ReduceSum", {9.29999924f, 12.5999994f}, {1.5f, -2, 0.25f, 4}, 3.75f},
+      {"ReduceProd", {0.00825000089f, 0.384000033f}, {1.5f, -2, 0.25f, 4}, -3},
+      {"ReduceL1", {9.29999924f, 12.5999994f}, {1.5f, 2, 0.25f, 4}, 7.75f},
+      {"ReduceL2", {6.28728867f, 7.49132872f}, {1.5f, 2, 0.25f, 4}, 4.72361088f},
+      {"ReduceLogSum", {2.23001432f, 2.53369689f}, {0.405465096f, nan, -1.38629436f, 1.38629436f}, 1.32175589f},
+      {"ReduceLogSumExp", {5.59746504f, 6.15077353f}, {1.5f, -2, 0.25f, 4}, 4.10263014f},
+      {"ReduceSumSquare", {39.5299988f, 56.1200027f}, {2.25f, 4, 0.0625f, 16}, 22.3125f},
+  };
+  return cases;
+}
+
+Tensor y() { return f32({2, 2}, {1.5f, -2, 0.25f, 4}); }
+
+TEST(ReduceKernel, Opset18AxesInputForEveryReduceOp) {
+  Tensor x_tenth = f32({3, 2, 2}, {0.5f, 0.1f, 2, 0.2f, 3, 0.1f, 4, 0.2f, 5.5f, 0.1f, 6, 0.2f});
+  for (const ReduceCase& c : reduce_cases()) {
+    SCOPED_TRACE(c.op);
+    KernelTest test(c.op, 18);
+    test.input(x_tenth).input(i64({2}, {-1, 0})).attribute("keepdims", int64_t{0}).output(F::kFloat32, {2});
+    GE_RUN_KERNEL(out, test);
+    expect_tensor<float>(out[0], {2}, c.over_axes);
+  }
+}
+
+TEST(ReduceKernel, Opset18ConstantAxesInputForEveryReduceOp) {
+  // The same reductions with the axes as an initializer (prepared, not read at launch).
+  Tensor x_tenth = f32({3, 2, 2}, {0.5f, 0.1f, 2, 0.2f, 3, 0.1f, 4, 0.2f, 5.5f, 0.1f, 6, 0.2f});
+  for (const ReduceCase& c : reduce_cases()) {
+    SCOPED_TRACE(c.op);
+    KernelTest test(c.op, 18);
+    test.input(x_tenth).initializer(i64({2}, {-1, 0})).attribute("keepdims", int64_t{1});
+    test.output(F::kFloat32, {1, 2, 1});
+    GE_RUN_KERNEL(out, test);
+    expect_tensor<float>(out[0], {1, 2, 1}, c.over_axes);
+  }
+}
+
+TEST(ReduceKernel, Opset18NoopWithEmptyAxesInputForEveryReduceOp) {
+  for (const ReduceCase& c : reduce_cases()) {
+    SCOPED_TRACE(c.op);
+    KernelTest test(c.op, 18);
+    test.input(y()).input(i64({0}, {})).attribute("noop_with_empty_axes", int64_t{1}).output(F::kFloat32, {2, 2});
+    GE_RUN_KERNEL(out, test);
+    expect_tensor<float>(out[0], {2, 2}, c.noop);
+  }
+}
+
+TEST(ReduceKernel, Opset18NoopWithOmittedAxesForEveryReduceOp) {
+  for (const ReduceCase& c : reduce_cases()) {
+    SCOPED_TRACE(c.op);
+    KernelTest test(c.op, 18);
+    test.input(y()).attribute("noop_with_empty_axes", int64_t{1}).output(F::kFloat32, {2, 2});
+    GE_RUN_KERNEL(out, test);
+    expect_tensor<float>(out[0], {2, 2}, c.noop);
+  }
+}
+
+TEST(ReduceKernel, Opset18OmittedAxesReduceEverythingForEveryReduceOp) {
+  for (const ReduceCase& c : reduce_cases()) {
+    SCOPED_TRACE(c.op);
+    KernelTest omitted(c.op, 18);
+    omitted.input(y()).output(F::kFloat32, {1, 1});
+    GE_RUN_KERNEL(out, omitted);
+    expect_tensor<float>(out[0], {1, 1}, {c.all});
+    KernelTest empty(c.op, 18);
+    empty.input(y()).input(i64({0}, {})).output(F::kFloat32, {1, 1});
+    GE_RUN_KERNEL(empty_out, empty);
+    expect_tensor<float>(empty_out[0], {1, 1}, {c.all});
+  }
+}
+
+TEST(ReduceKernel, Opset18AxesInputOutOfRangeFailsAtLaunch) {
+  KernelTest test("ReduceMax", 18);
+  test.input(y()).input(i64({1}, {2})).output(F::kFloat32, {2, 1});
+  EXPECT_EQ(launch_code(test), cpu_kernels::kKernelInvalidRuntimeArgument);
+}
+
+// numpy: np.maximum.reduce(b, axis=1) and np.minimum.reduce(b, axis=0, keepdims=True)
+// of b = [[True, False, False], [False, False, True]]; an empty reduction gives the
+// reference's np.full(shape, False) for Max and np.full(shape, np.inf, dtype=bool) =
+// True for Min.
+Tensor flags() { return Tensor::from_vector<bool>({2, 3}, {true, false, false, false, false, true}); }
+
+TEST(ReduceKernel, Opset20MaxAndMinOfBool) {
+  KernelTest max("ReduceMax", 20);
+  max.input(flags()).input(i64({1}, {1})).attribute("keepdims", int64_t{0}).output(F::kBool, {2});
+  GE_RUN_KERNEL(max_out, max);
+  expect_tensor<bool>(max_out[0], {2}, {true, true});
+  KernelTest min("ReduceMin", 20);
+  min.input(flags()).input(i64({1}, {0})).output(F::kBool, {1, 3});
+  GE_RUN_KERNEL(min_out, min);
+  expect_tensor<bool>(min_out[0], {1, 3}, {false, false, false});
+}
+
+TEST(ReduceKernel, Opset20EmptyBoolReductions) {
+  Tensor empty = Tensor::zeros(DataType::kBool, {0, 2});
+  KernelTest max("ReduceMax", 20);
+  max.input(empty).input(i64({1}, {0})).attribute("keepdims", int64_t{0}).output(F::kBool, {2});
+  GE_RUN_KERNEL(max_out, max);
+  expect_tensor<bool>(max_out[0], {2}, {false, false});
+  KernelTest min("ReduceMin", 20);
+  min.input(empty).input(i64({1}, {0})).attribute("keepdims", int64_t{0}).output(F::kBool, {2});
+  GE_RUN_KERNEL(min_out, min);
+  expect_tensor<bool>(min_out[0], {2}, {true, true});
+}
+
+TEST(ReduceKernel, BoolBeforeOpset20AndForOtherReduceOpsIsUnsupported) {
+  KernelTest early("ReduceMax", 18);
+  early.input(flags()).output(F::kBool, {1, 1});
+  Result<PreparedKernel> kernel = early.prepare();
+  ASSERT_FALSE(kernel.is_ok());
+  EXPECT_EQ(kernel.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(kernel.status().message().find("before opset 20"), std::string::npos) << kernel.status().message();
+  KernelTest sum("ReduceSum", 20);
+  sum.input(flags()).output(F::kBool, {1, 1});
+  Result<PreparedKernel> sum_kernel = sum.prepare();
+  ASSERT_FALSE(sum_kernel.is_ok());
+  EXPECT_EQ(sum_kernel.status().code(), StatusCode::kUnsupported);
+}
+
 }  // namespace
 }  // namespace ge::cpu_kernels::testing

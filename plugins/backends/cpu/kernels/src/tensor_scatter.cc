@@ -1,6 +1,6 @@
 // Scatter (opsets 9-10), ScatterElements and ScatterND: the output is `data` with the
 // elements (or slices) picked by an int32/int64 index tensor replaced by, or combined
-// (`reduction` add/mul/max/min, opset 16+) with, `updates`. Updates apply in index
+// (`reduction` add/mul from opset 16, max/min from opset 18) with, `updates`. Updates apply in index
 // order, so with reduction "none" a duplicate index keeps the last update.
 
 #include <algorithm>
@@ -19,6 +19,10 @@ Result<Reduction> reduction_attribute(const KernelContext& context) {
   if (text == "none") return Reduction::kNone;
   if (text == "add") return Reduction::kAdd;
   if (text == "mul") return Reduction::kMul;
+  if ((text == "max" || text == "min") && context.opset < 18) {
+    return invalid_attribute(context, "reduction", "= '" + text + "' needs opset 18 (the model imports opset " +
+                                                       std::to_string(context.opset) + ")");
+  }
   if (text == "max") return Reduction::kMax;
   if (text == "min") return Reduction::kMin;
   return invalid_attribute(context, "reduction", "= '" + text + "' is not one of none, add, mul, max, min");

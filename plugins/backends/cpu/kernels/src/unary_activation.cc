@@ -1,9 +1,11 @@
 // The one-input activations: Relu (integer types from opset 14), Sigmoid, Tanh,
 // LeakyRelu, Elu, Selu, Celu, HardSigmoid, HardSwish, ThresholdedRelu, Softplus,
-// Softsign, Shrink (every numeric type) and Mish, each with the attribute defaults of
-// the ONNX spec. float16/bfloat16 compute in float; NaN inputs give NaN as numpy does.
+// Softsign, Shrink (every numeric type), Mish and Gelu (opset 20), each with the
+// attribute defaults of the ONNX spec. float16/bfloat16 compute in float (Gelu in
+// double); NaN inputs give NaN as numpy does.
 
 #include <cmath>
+#include <string>
 #include <type_traits>
 
 #include "math_unary.h"
@@ -145,6 +147,33 @@ struct MishOp {
   }
 };
 
+// Gelu-20: 0.5 x (1 + erf(x / sqrt 2)), or with approximate = "tanh"
+// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))). The formulas of ge::Gelu (fused.cc),
+// in double for every dtype so that float32 rounds once. alpha: 0 erf, 1 tanh.
+struct GeluOp {
+  static Status read_attributes(const KernelContext& context, UnaryParams& p) {
+    // Read through the Result, not GE_ASSIGN_OR_RETURN: GCC 12 -O3 flags the moved
+    // string as maybe-uninitialized here.
+    const Result<std::string> approximate = string_attribute(context, "approximate", "none");
+    if (!approximate.is_ok()) return approximate.status();
+    const std::string& value = approximate.value();
+    if (value != "none" && value != "tanh") {
+      return invalid_attribute(context, "approximate", "is '" + value + "', expected 'none' or 'tanh'");
+    }
+    p.alpha = value == "tanh" ? 1.0f : 0.0f;
+    return Status::ok();
+  }
+  template <typename C>
+  static double apply(const UnaryParams& p, C x) {
+    constexpr double kInvSqrt2 = 0.70710678118654752440;
+    constexpr double kSqrt2OverPi = 0.79788456080286535588;
+    const double v = static_cast<double>(x);
+    const double inner =
+        p.alpha != 0.0f ? std::tanh(kSqrt2OverPi * (v + 0.044715 * v * v * v)) : std::erf(v * kInvSqrt2);
+    return 0.5 * v * (1.0 + inner);
+  }
+};
+
 }  // namespace
 
 void add_unary_activation_kernels(std::vector<OpKernel>& table) {
@@ -165,6 +194,7 @@ void add_unary_activation_kernels(std::vector<OpKernel>& table) {
   table.push_back({"Softsign", floating, &prepare_same_type_unary<SoftsignOp, FloatingTypes>});
   table.push_back({"Shrink", dtypes(math::NumericTypes{}), &prepare_same_type_unary<ShrinkOp, math::NumericTypes>});
   table.push_back({"Mish", floating, &prepare_same_type_unary<MishOp, FloatingTypes>});
+  table.push_back({"Gelu", floating, &prepare_same_type_unary<GeluOp, FloatingTypes>});
 }
 
 }  // namespace ge::cpu_kernels

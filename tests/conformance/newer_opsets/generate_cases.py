@@ -1,0 +1,1013 @@
+#!/usr/bin/python3
+"""Writes ONNX backend-style node test cases for the ops changed or added in opsets 18-23.
+
+    /usr/bin/python3 generate_cases.py OUT_DIR
+
+Layout: OUT_DIR/node/<case>/model.onnx + test_data_set_0/input_K.pb, output_K.pb.
+Expected outputs come from the numpy references below (transcribed from
+onnx/reference/ops/op_*.py of ONNX main; deviations are noted in README.md).
+Needs only numpy and onnx>=1.12's helper/numpy_helper (the checker is never called: onnx
+1.12 does not know opset 18+). Deterministic: one fixed numpy seed, cases in fixed order.
+"""
+import math
+import os
+import shutil
+import sys
+
+import numpy as np
+from onnx import helper, numpy_helper, TensorProto, mapping
+
+RNG = np.random.RandomState(20240518)
+CASES = []
+
+
+def rnd(*shape, dtype=np.float32, lo=-1.0, hi=1.0):
+    return RNG.uniform(lo, hi, size=shape).astype(dtype)
+
+
+def _vi(name, arr):
+    et = mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(arr.dtype)]
+    return helper.make_tensor_value_info(name, et, list(arr.shape))
+
+
+def case(name, opset, op_type, inputs, outputs, attrs=None, in_names=None, out_names=None):
+    """inputs: list of (name, array), (name, array, "const") for an initializer (a constant,
+    not a graph input), or None for an omitted optional input ("").
+    outputs: list of (name, array) or None for an omitted optional output."""
+    node_in = []
+    graph_in = []
+    inits = []
+    feeds = []
+    for item in inputs:
+        if item is None:
+            node_in.append("")
+            continue
+        n, a = item[0], item[1]
+        node_in.append(n)
+        if len(item) == 3:
+            inits.append(numpy_helper.from_array(np.asarray(a), n))
+            continue
+        graph_in.append(_vi(n, a))
+        feeds.append(a)
+    node_out = []
+    graph_out = []
+    exp = []
+    for item in outputs:
+        if item is None:
+            node_out.append("")
+            continue
+        n, a = item
+        node_out.append(n)
+        graph_out.append(_vi(n, a))
+        exp.append(a)
+    node = helper.make_node(op_type, node_in, node_out, **(attrs or {}))
+    graph = helper.make_graph([node], name, graph_in, graph_out, initializer=inits)
+    model = helper.make_model(graph, producer_name="ge-newer-opsets",
+                              opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 10 if opset >= 21 else 9
+    CASES.append((name, model, feeds, exp))
+
+
+# ----------------------------------------------------------------------------- Reduce-18/20
+def _reduce(fn, x, axes, keepdims, noop):
+    # noop_with_empty_axes=1 and no axes: reduction over the empty set of axes. The
+    # reduction step is the identity but composite reductions keep their element-wise
+    # steps (ReduceL1 -> Abs, ReduceSumSquare -> Square, ReduceLogSum -> Log; ONNX #7421,
+    # and onnx/reference handle_axes -> axis=()).
+    if axes is None or len(axes) == 0:
+        axes = () if noop else tuple(range(x.ndim))
+    return fn(x, tuple(int(a) for a in axes), keepdims == 1)
+
+
+REDUCERS = {
+    "ReduceMean": lambda x, a, k: np.mean(x, axis=a, keepdims=k),
+    "ReduceMax": lambda x, a, k: np.max(x, axis=a, keepdims=k),
+    "ReduceMin": lambda x, a, k: np.min(x, axis=a, keepdims=k),
+    "ReduceSumSquare": lambda x, a, k: np.sum(np.square(x), axis=a, keepdims=k),
+    "ReduceL1": lambda x, a, k: np.sum(np.abs(x), axis=a, keepdims=k),
+    "ReduceL2": lambda x, a, k: np.sqrt(np.sum(np.square(x), axis=a, keepdims=k)),
+    "ReduceLogSum": lambda x, a, k: np.log(np.sum(x, axis=a, keepdims=k)),
+    "ReduceLogSumExp": lambda x, a, k: np.log(np.sum(np.exp(x.astype(np.float64)), axis=a,
+                                                     keepdims=k)),
+    "ReduceProd": lambda x, a, k: np.prod(x, axis=a, keepdims=k),
+}
+
+
+def snake(op):
+    out = ""
+    for i, c in enumerate(op):
+        if c.isupper() and i > 0 and not op[i - 1].isupper():
+            out += "_"
+        out += c.lower()
+    return out
+
+
+def gen_reduce():
+    for op, fn in REDUCERS.items():
+        lo = 0.1 if op == "ReduceLogSum" else -1.0
+        base = snake(op)
+        x = rnd(3, 4, 5, lo=lo, hi=1.0)
+        for variant, axes, keepdims, noop in [
+            ("axes_keepdims", [1], 1, 0),
+            ("neg_axes_no_keepdims", [0, -1], 0, 0),
+            ("empty_axes_noop", [], 1, 1),
+            ("empty_axes_reduce_all", [], 0, 0),
+        ]:
+            y = _reduce(fn, x, axes, keepdims, noop).astype(np.float32)
+            attrs = {"keepdims": keepdims}
+            if noop:
+                attrs["noop_with_empty_axes"] = 1
+            case(f"test_{base}_{variant}_opset18", 18, op,
+                 [("data", x), ("axes", np.array(axes, dtype=np.int64))],
+                 [("reduced", y)], attrs)
+    # ReduceMax / ReduceMin -20 on bool
+    xb = RNG.rand(3, 4, 2) > 0.5
+    for op, fn in (("ReduceMax", np.any), ("ReduceMin", np.all)):
+        for variant, axes, keepdims in (("axes_keepdims", [1], 1), ("all_no_keepdims", [], 0)):
+            a = tuple(axes) if axes else None
+            y = np.asarray(fn(xb, axis=a, keepdims=bool(keepdims)))
+            case(f"test_{snake(op)}_bool_{variant}_opset20", 20, op,
+                 [("data", xb), ("axes", np.array(axes, dtype=np.int64))],
+                 [("reduced", y)], {"keepdims": keepdims})
+
+
+# ----------------------------------------------------------------------------- Split-18
+def gen_split():
+    x = rnd(2, 6)
+    ys = np.split(x, 3, axis=1)
+    case("test_split_num_outputs_even_opset18", 18, "Split", [("input", x)],
+         [(f"out{i}", y) for i, y in enumerate(ys)], {"axis": 1, "num_outputs": 3})
+    # uneven: 7 into 3 -> ceil(7/3)=3: [3, 3, 1]
+    x = rnd(7, 2)
+    ys = [x[0:3], x[3:6], x[6:7]]
+    case("test_split_num_outputs_uneven_opset18", 18, "Split", [("input", x)],
+         [(f"out{i}", y) for i, y in enumerate(ys)], {"axis": 0, "num_outputs": 3})
+    # uneven 5 into 2 on last axis: [3, 2]
+    x = rnd(2, 3, 5)
+    ys = [x[..., 0:3], x[..., 3:5]]
+    case("test_split_num_outputs_uneven_neg_axis_opset18", 18, "Split", [("input", x)],
+         [(f"out{i}", y) for i, y in enumerate(ys)], {"axis": -1, "num_outputs": 2})
+
+
+# ----------------------------------------------------------------------------- Pad-18/19
+def pad_ref(data, raw_pads, mode, constant_values=0.0, axes=None):
+    input_rank = data.ndim
+    if axes is None:
+        axes = list(range(input_rank))
+    else:
+        axes = [a if a >= 0 else a + input_rank for a in axes]
+    n = len(axes)
+    pad_width = [(0, 0)] * input_rank
+    for i, axis in enumerate(axes):
+        pad_width[axis] = (int(raw_pads[i]), int(raw_pads[n + i]))
+    if mode == "constant":
+        return np.pad(data, pad_width, mode=mode, constant_values=constant_values).astype(data.dtype)
+    if mode == "wrap":
+        # Torus indexing. onnx/reference calls np.pad(mode="wrap"), which for a pad wider
+        # than the dim (numpy < 2.? re-wraps the already padded array) is not periodic.
+        out = data
+        for axis, (b, e) in enumerate(pad_width):
+            n = data.shape[axis]
+            idx = (np.arange(-b, n + e)) % n
+            out = np.take(out, idx, axis=axis)
+        return out.astype(data.dtype)
+    return np.pad(data, pad_width, mode=mode).astype(data.dtype)
+
+
+def gen_pad():
+    x = rnd(2, 3, 4)
+    pads = np.array([1, 2, 0, 1], dtype=np.int64)  # axes [1, 2]: begin 1,2 end 0,1
+    axes = np.array([1, -1], dtype=np.int64)
+    cv = np.array(1.5, dtype=np.float32)
+    case("test_pad_constant_axes_opset18", 18, "Pad",
+         [("data", x), ("pads", pads), ("constant_value", cv), ("axes", axes)],
+         [("y", pad_ref(x, pads, "constant", 1.5, [1, -1]))], {"mode": "constant"})
+    pads = np.array([2, 1, 1, 3], dtype=np.int64)
+    case("test_pad_reflect_axes_opset18", 18, "Pad",
+         [("data", x), ("pads", pads), None, ("axes", np.array([1, 2], dtype=np.int64))],
+         [("y", pad_ref(x, pads, "reflect", axes=[1, 2]))], {"mode": "reflect"})
+    pads = np.array([1, 2, 0, 0, 0, 1], dtype=np.int64)
+    case("test_pad_edge_no_axes_opset18", 18, "Pad",
+         [("data", x), ("pads", pads)],
+         [("y", pad_ref(x, pads, "edge"))], {"mode": "edge"})
+    x = rnd(3, 4)
+    pads = np.array([2, 3, 1, 5], dtype=np.int64)  # wrap: pad > dim on axis 1 end (5 > 4)
+    case("test_pad_wrap_opset19", 19, "Pad", [("data", x), ("pads", pads)],
+         [("y", pad_ref(x, pads, "wrap"))], {"mode": "wrap"})
+    x = rnd(2, 3, 4)
+    pads = np.array([1, 2], dtype=np.int64)
+    case("test_pad_wrap_axes_opset19", 19, "Pad",
+         [("data", x), ("pads", pads), None, ("axes", np.array([-2], dtype=np.int64))],
+         [("y", pad_ref(x, pads, "wrap", axes=[-2]))], {"mode": "wrap"})
+
+
+# ----------------------------------------------------------------------------- Resize-18/19
+def _nearest_coeffs(ratio, mode="round_prefer_floor"):
+    if isinstance(ratio, int) or float(ratio).is_integer():
+        return np.array([0, 1])
+    if mode == "round_prefer_floor":
+        return np.array([ratio <= 0.5, ratio > 0.5])
+    if mode == "round_prefer_ceil":
+        return np.array([ratio < 0.5, ratio >= 0.5])
+    if mode == "floor":
+        return np.array([1, 0])
+    if mode == "ceil":
+        return np.array([0, 1])
+    raise ValueError(mode)
+
+
+def _linear_coeffs(ratio, scale=None):
+    return np.array([1 - ratio, ratio])
+
+
+def _linear_coeffs_antialias(ratio, scale):
+    scale = min(scale, 1.0)
+    start = int(np.floor(-1 / scale) + 1)
+    footprint = 2 - 2 * start
+    args = (np.arange(start, start + footprint) - ratio) * scale
+    coeffs = np.clip(1 - np.abs(args), 0, 1)
+    return np.array(coeffs) / sum(coeffs)
+
+
+def _cubic_coeffs(ratio, scale=None, A=-0.75):
+    return np.array([
+        ((A * (ratio + 1) - 5 * A) * (ratio + 1) + 8 * A) * (ratio + 1) - 4 * A,
+        ((A + 2) * ratio - (A + 3)) * ratio * ratio + 1,
+        ((A + 2) * (1 - ratio) - (A + 3)) * (1 - ratio) * (1 - ratio) + 1,
+        ((A * ((1 - ratio) + 1) - 5 * A) * ((1 - ratio) + 1) + 8 * A) * ((1 - ratio) + 1) - 4 * A,
+    ])
+
+
+def _compute_x_ori(mode, y, scale_factor, input_width, output_width, output_width_int):
+    if mode == "align_corners":
+        return (np.zeros(output_width_int) if output_width == 1
+                else y * (input_width - 1) / (output_width - 1))
+    if mode == "asymmetric":
+        return y / scale_factor
+    if mode == "pytorch_half_pixel":
+        return (np.full(output_width_int, -0.5) if output_width == 1
+                else (y + 0.5) / scale_factor - 0.5)
+    if mode == "half_pixel":
+        return (y + 0.5) / scale_factor - 0.5
+    if mode == "half_pixel_symmetric":
+        adjustment = output_width_int / output_width
+        center = input_width / 2
+        offset = center * (1 - adjustment)
+        return offset + (y + 0.5) / scale_factor - 0.5
+    raise ValueError(mode)
+
+
+def _interp_axis(data, axis, scale_factor, output_width_int, get_coeffs, ctm, exclude_outside):
+    input_width = data.shape[axis]
+    output_width = scale_factor * input_width
+    y = np.arange(output_width_int, dtype=np.float64)
+    x_ori = _compute_x_ori(ctm, y, scale_factor, input_width, output_width, output_width_int)
+    x_ori_int = np.floor(x_ori).astype(np.int64)
+    ratios = np.where(x_ori == x_ori_int, 1.0, x_ori - x_ori_int)
+    n = len(np.asarray(get_coeffs(float(ratios[0]), scale_factor)))
+    coeffs = np.empty((output_width_int, n), dtype=np.float64)
+    for i in range(output_width_int):
+        coeffs[i] = get_coeffs(float(ratios[i]), scale_factor)
+    pad_width = int(np.ceil(n / 2))
+    x_padded = x_ori + pad_width
+    p_padded = np.floor(x_padded).astype(np.int64)
+    frac = x_padded - p_padded
+    if n % 2 == 0:
+        offset_from_p = np.where(frac == 0, -(n // 2), -(n // 2) + 1)
+    else:
+        base = -((n - 1) // 2)
+        offset_from_p = np.where(frac <= 0.5, base, base + 1)
+    start_padded = p_padded + offset_from_p
+    idx = start_padded[:, None] + np.arange(n)[None, :] - pad_width
+    if exclude_outside:
+        coeffs = np.where((idx < 0) | (idx >= input_width), 0.0, coeffs)
+        s = coeffs.sum(axis=-1, keepdims=True)
+        coeffs = coeffs / np.where(s == 0, 1.0, s)
+    clamped = np.clip(idx, 0, input_width - 1)
+    gathered = np.take(data, clamped, axis=axis)
+    cshape = (1,) * axis + coeffs.shape + (1,) * (data.ndim - axis - 1)
+    return (gathered * coeffs.reshape(cshape)).sum(axis=axis + 1)
+
+
+def resize_ref(X, mode="nearest", scales=None, sizes=None, axes=None, antialias=0,
+               ctm="half_pixel", keep_aspect_ratio_policy="stretch", nearest_mode="round_prefer_floor",
+               cubic_coeff_a=-0.75, exclude_outside=0):
+    if mode == "nearest":
+        fct = lambda r, s: _nearest_coeffs(r, nearest_mode)  # noqa: E731
+    elif mode == "linear":
+        fct = _linear_coeffs_antialias if antialias else _linear_coeffs
+    else:
+        fct = lambda r, s: _cubic_coeffs(r, s, cubic_coeff_a)  # noqa: E731
+    r = X.ndim
+    scale_factors = None if scales is None else list(scales)
+    output_size = None if sizes is None else list(sizes)
+    if axes is not None:
+        axes = [a + r if a < 0 else a for a in axes]
+        if scale_factors is not None:
+            sf = [1.0] * r
+            for i, d in enumerate(axes):
+                sf[d] = scale_factors[i]
+            scale_factors = sf
+        if output_size is not None:
+            os_ = list(X.shape)
+            for i, d in enumerate(axes):
+                os_[d] = output_size[i]
+            output_size = os_
+    else:
+        axes = list(range(r))
+    if output_size is not None:
+        scale_factors = [output_size[i] / X.shape[i] for i in range(r)]
+        if keep_aspect_ratio_policy != "stretch":
+            if keep_aspect_ratio_policy == "not_larger":
+                scale = np.array(scale_factors)[axes].min()
+            else:
+                scale = np.array(scale_factors)[axes].max()
+            scale_factors = [scale if i in axes else 1.0 for i in range(r)]
+            output_size = [int(scale * X.shape[i] + 0.5) if i in axes else X.shape[i]
+                           for i in range(r)]
+    else:
+        output_size = (np.array(scale_factors) * np.array(X.shape)).astype(int)
+    res = X.astype(np.float64)
+    for axis in axes:
+        s = float(scale_factors[axis])
+        o = int(output_size[axis])
+        if math.isclose(s, 1.0) and o == res.shape[axis]:
+            continue
+        res = _interp_axis(res, axis, s, o, fct, ctm, exclude_outside)
+    return res.astype(X.dtype)
+
+
+def gen_resize():
+    x = rnd(1, 2, 4, 6)
+    for pol in ("not_larger", "not_smaller"):
+        sizes = np.array([3, 5], dtype=np.int64)
+        case(f"test_resize_axes_keep_aspect_{pol}_linear_opset18", 18, "Resize",
+             [("X", x), None, None, ("sizes", sizes)],
+             [("Y", resize_ref(x, "linear", sizes=[3, 5], axes=[2, 3],
+                               keep_aspect_ratio_policy=pol))],
+             {"mode": "linear", "axes": [2, 3], "keep_aspect_ratio_policy": pol})
+    sizes = np.array([7, 9], dtype=np.int64)
+    case("test_resize_axes_keep_aspect_not_smaller_nearest_opset18", 18, "Resize",
+         [("X", x), None, None, ("sizes", sizes)],
+         [("Y", resize_ref(x, "nearest", sizes=[7, 9], axes=[2, 3],
+                           keep_aspect_ratio_policy="not_smaller"))],
+         {"mode": "nearest", "axes": [2, 3], "keep_aspect_ratio_policy": "not_smaller"})
+    case("test_resize_neg_axes_keep_aspect_not_smaller_nearest_opset18", 18, "Resize",
+         [("X", x), None, None, ("sizes", sizes)],
+         [("Y", resize_ref(x, "nearest", sizes=[7, 9], axes=[-2, -1],
+                           keep_aspect_ratio_policy="not_smaller"))],
+         {"mode": "nearest", "axes": [-2, -1], "keep_aspect_ratio_policy": "not_smaller"})
+    scales = np.array([0.5], dtype=np.float32)
+    case("test_resize_axes_scales_single_axis_opset18", 18, "Resize",
+         [("X", x), None, ("scales", scales)],
+         [("Y", resize_ref(x, "linear", scales=[0.5], axes=[3]))],
+         {"mode": "linear", "axes": [3]})
+    # antialias linear downscale
+    x = rnd(1, 1, 8, 8)
+    scales = np.array([1.0, 1.0, 0.6, 0.5], dtype=np.float32)
+    case("test_resize_downsample_scales_linear_antialias_opset18", 18, "Resize",
+         [("X", x), None, ("scales", scales)],
+         [("Y", resize_ref(x, "linear", scales=list(scales), antialias=1))],
+         {"mode": "linear", "antialias": 1})
+    sizes = np.array([1, 1, 3, 5], dtype=np.int64)
+    case("test_resize_downsample_sizes_linear_antialias_opset18", 18, "Resize",
+         [("X", x), None, None, ("sizes", sizes)],
+         [("Y", resize_ref(x, "linear", sizes=list(sizes), antialias=1))],
+         {"mode": "linear", "antialias": 1})
+    # half_pixel_symmetric (19): output_width_int != output_width matters
+    x = rnd(1, 1, 4, 4)
+    scales = np.array([1.0, 1.0, 0.6, 0.6], dtype=np.float32)
+    case("test_resize_downsample_scales_linear_half_pixel_symmetric_opset19", 19, "Resize",
+         [("X", x), None, ("scales", scales)],
+         [("Y", resize_ref(x, "linear", scales=list(scales), ctm="half_pixel_symmetric"))],
+         {"mode": "linear", "coordinate_transformation_mode": "half_pixel_symmetric"})
+    x = rnd(1, 1, 2, 2)
+    scales = np.array([1.0, 1.0, 2.3, 2.94], dtype=np.float32)
+    case("test_resize_upsample_scales_linear_half_pixel_symmetric_opset19", 19, "Resize",
+         [("X", x), None, ("scales", scales)],
+         [("Y", resize_ref(x, "linear", scales=list(scales), ctm="half_pixel_symmetric"))],
+         {"mode": "linear", "coordinate_transformation_mode": "half_pixel_symmetric"})
+
+
+# ----------------------------------------------------------------------------- Scatter-18
+def scatter_elements_ref(data, indices, updates, axis=0, reduction="none"):
+    out = data.copy()
+    axis = axis % data.ndim
+    f = {"none": lambda a, b: b, "add": np.add, "mul": np.multiply,
+         "max": np.maximum, "min": np.minimum}[reduction]
+    for idx in np.ndindex(indices.shape):
+        tgt = list(idx)
+        i = int(indices[idx])
+        tgt[axis] = i if i >= 0 else i + data.shape[axis]
+        tgt = tuple(tgt)
+        out[tgt] = f(out[tgt], updates[idx])
+    return out
+
+
+def scatter_nd_ref(data, indices, updates, reduction="none"):
+    out = data.copy()
+    f = {"none": lambda a, b: b, "add": np.add, "mul": np.multiply,
+         "max": np.maximum, "min": np.minimum}[reduction]
+    for idx in np.ndindex(indices.shape[:-1]):
+        tgt = tuple(int(v) for v in indices[idx])
+        out[tgt] = f(out[tgt], updates[idx])
+    return out
+
+
+def gen_scatter():
+    data = rnd(3, 4)
+    indices = np.array([[1, 0, 2, 1], [1, 2, 2, 0]], dtype=np.int64)  # duplicates along axis 0
+    upd = rnd(2, 4, lo=-2, hi=2)
+    for red in ("max", "min"):
+        case(f"test_scatter_elements_reduction_{red}_opset18", 18, "ScatterElements",
+             [("data", data), ("indices", indices), ("updates", upd)],
+             [("y", scatter_elements_ref(data, indices, upd, 0, red))],
+             {"axis": 0, "reduction": red})
+    idx2 = np.array([[0, -1, 0], [2, 2, 1], [3, 0, 3]], dtype=np.int64)
+    upd2 = rnd(3, 3, lo=-2, hi=2)
+    case("test_scatter_elements_reduction_max_axis1_neg_idx_opset18", 18, "ScatterElements",
+         [("data", data), ("indices", idx2), ("updates", upd2)],
+         [("y", scatter_elements_ref(data, idx2, upd2, 1, "max"))],
+         {"axis": 1, "reduction": "max"})
+    data = rnd(4, 3, 2)
+    ind = np.array([[1], [3], [1]], dtype=np.int64)
+    upd = rnd(3, 3, 2, lo=-2, hi=2)
+    for red in ("max", "min"):
+        case(f"test_scatternd_{red}_opset18", 18, "ScatterND",
+             [("data", data), ("indices", ind), ("updates", upd)],
+             [("y", scatter_nd_ref(data, ind, upd, red))], {"reduction": red})
+
+
+# ----------------------------------------------------------------------------- CenterCropPad-18
+def center_crop_pad_ref(x, shape, axes=None):
+    r = x.ndim
+    axes = list(range(r)) if axes is None else [a + r if a < 0 else a for a in axes]
+    pad_slices = [slice(0, s) for s in x.shape]
+    crop_slices = [slice(0, s) for s in x.shape]
+    new_shape = list(x.shape)
+    for a, sh in zip(axes, shape):
+        dim = x.shape[a]
+        if sh == dim:
+            continue
+        if sh < dim:
+            new_shape[a] = sh
+            d = dim - sh
+            crop_slices[a] = slice(d // 2, dim - d // 2 - (d % 2))
+        else:
+            new_shape[a] = sh
+            d = sh - dim
+            pad_slices[a] = slice(d // 2, sh - d // 2 - (d % 2))
+    res = np.zeros(tuple(new_shape), dtype=x.dtype)
+    res[tuple(pad_slices)] = x[tuple(crop_slices)]
+    return res
+
+
+def gen_center_crop_pad():
+    x = rnd(20, 10, 3)
+    case("test_center_crop_pad_crop_opset18", 18, "CenterCropPad",
+         [("x", x), ("shape", np.array([10, 7, 3], dtype=np.int64))],
+         [("y", center_crop_pad_ref(x, [10, 7, 3]))])
+    x = rnd(10, 7, 3)
+    case("test_center_crop_pad_pad_opset18", 18, "CenterCropPad",
+         [("x", x), ("shape", np.array([20, 10, 3], dtype=np.int64))],
+         [("y", center_crop_pad_ref(x, [20, 10, 3]))])
+    x = rnd(3, 20, 8)
+    case("test_center_crop_pad_crop_and_pad_axes_opset18", 18, "CenterCropPad",
+         [("x", x), ("shape", np.array([10, 11], dtype=np.int64))],
+         [("y", center_crop_pad_ref(x, [10, 11], [1, -1]))], {"axes": [1, -1]})
+
+
+# ----------------------------------------------------------------------------- Col2Im-18
+def col2im_ref(data, image_shape, block_shape, dilations=None, pads=None, strides=None):
+    nd = len(image_shape)
+    dilations = dilations or [1] * nd
+    pads = pads or [0] * (2 * nd)
+    strides = strides or [1] * nd
+    bl = int(np.prod(block_shape))
+    N, CB, L = data.shape
+    C = CB // bl
+    d = data.reshape(N, C, bl, L)
+    dim_col = [(image_shape[i] + pads[i] + pads[i + nd] - (dilations[i] * (block_shape[i] - 1) + 1))
+               // strides[i] + 1 for i in range(nd)]
+    assert int(np.prod(dim_col)) == L
+    out = np.zeros((N, C, *image_shape), dtype=data.dtype)
+    for c_col in range(bl):
+        off = np.unravel_index(c_col, block_shape)
+        for col in range(L):
+            ic = np.unravel_index(col, dim_col)
+            im = [ic[i] * strides[i] - pads[i] + off[i] * dilations[i] for i in range(nd)]
+            if all(0 <= im[i] < image_shape[i] for i in range(nd)):
+                out[(slice(None), slice(None), *im)] += d[:, :, c_col, col]
+    return out
+
+
+def gen_col2im():
+    x = rnd(1, 5, 5)
+    case("test_col2im_opset18", 18, "Col2Im",
+         [("input", x), ("image_shape", np.array([5, 5], dtype=np.int64)),
+          ("block_shape", np.array([1, 5], dtype=np.int64))],
+         [("output", col2im_ref(x, [5, 5], [1, 5]))])
+    # strides, pads, dilations, 2 channels, batch 2
+    img, blk, dil, pads, strides = [6, 7], [2, 3], [1, 2], [1, 0, 1, 1], [2, 1]
+    nd = 2
+    L = int(np.prod([(img[i] + pads[i] + pads[i + nd] - (dil[i] * (blk[i] - 1) + 1)) // strides[i] + 1
+                     for i in range(nd)]))
+    x = rnd(2, 2 * 6, L)
+    case("test_col2im_strides_pads_dilations_opset18", 18, "Col2Im",
+         [("input", x), ("image_shape", np.array(img, dtype=np.int64)),
+          ("block_shape", np.array(blk, dtype=np.int64))],
+         [("output", col2im_ref(x, img, blk, dil, pads, strides))],
+         {"dilations": dil, "pads": pads, "strides": strides})
+    img, blk = [3, 4, 5], [2, 2, 2]
+    L = 2 * 3 * 4
+    x = rnd(1, 8, L)
+    case("test_col2im_5d_opset18", 18, "Col2Im",
+         [("input", x), ("image_shape", np.array(img, dtype=np.int64)),
+          ("block_shape", np.array(blk, dtype=np.int64))],
+         [("output", col2im_ref(x, img, blk))])
+
+
+# ----------------------------------------------------------------------------- elementwise
+def gen_elementwise():
+    x = rnd(3, 4, 5, lo=-6, hi=6)
+    case("test_mish_opset18", 18, "Mish", [("X", x)],
+         [("Y", (x.astype(np.float64) * np.tanh(np.log1p(np.exp(x.astype(np.float64)))))
+           .astype(np.float32))])
+    erf = np.vectorize(math.erf)
+    xd = x.astype(np.float64)
+    case("test_gelu_default_opset20", 20, "Gelu", [("x", x)],
+         [("y", (0.5 * xd * (1 + erf(xd / np.sqrt(2)))).astype(np.float32))])
+    case("test_gelu_none_opset20", 20, "Gelu", [("x", x)],
+         [("y", (0.5 * xd * (1 + erf(xd / np.sqrt(2)))).astype(np.float32))],
+         {"approximate": "none"})
+    case("test_gelu_tanh_opset20", 20, "Gelu", [("x", x)],
+         [("y", (0.5 * xd * (1 + np.tanh(np.sqrt(2 / np.pi) * (xd + 0.044715 * xd ** 3))))
+           .astype(np.float32))], {"approximate": "tanh"})
+    for dt, tag in ((np.int32, "int32"), (np.uint8, "uint8"), (np.int64, "int64")):
+        info = np.iinfo(dt)
+        a = RNG.randint(info.min, info.max, size=(3, 4), dtype=dt)
+        b = RNG.randint(info.min, info.max, size=(4,), dtype=dt)  # broadcast
+        for op, f in (("BitwiseAnd", np.bitwise_and), ("BitwiseOr", np.bitwise_or),
+                      ("BitwiseXor", np.bitwise_xor)):
+            case(f"test_{snake(op)}_{tag}_broadcast_opset18", 18, op, [("x", a), ("y", b)],
+                 [("z", f(a, b))])
+        case(f"test_bitwise_not_{tag}_opset18", 18, "BitwiseNot", [("x", a)],
+             [("y", np.bitwise_not(a))])
+
+
+# ----------------------------------------------------------------------------- pooling
+def pool_ref(x, kind, kernel, strides=None, pads=None, dilations=None, ceil_mode=0,
+             count_include_pad=0, p=2):
+    """AVG / LP pooling per the ONNX spec and onnx/reference op_pool_common (explicit pads).
+    LP: (sum over in-input window elements of |x|^p)^(1/p) (pads contribute 0)."""
+    nd = len(kernel)
+    strides = strides or [1] * nd
+    pads = pads or [0] * (2 * nd)
+    dilations = dilations or [1] * nd
+    ins = x.shape[2:]
+    out_shape = []
+    for d in range(nd):
+        size = (ins[d] + pads[d] + pads[nd + d] - dilations[d] * (kernel[d] - 1) - 1) / strides[d] + 1
+        if ceil_mode:
+            o = int(np.ceil(size))
+            if (o - 1) * strides[d] >= ins[d] + pads[d]:
+                o -= 1
+        else:
+            o = int(np.floor(size))
+        out_shape.append(o)
+    y = np.zeros(x.shape[:2] + tuple(out_shape), dtype=np.float64)
+    xd = x.astype(np.float64)
+    for o in np.ndindex(*out_shape):
+        idx_lists = []
+        n_in_pad_region = 1
+        for d in range(nd):
+            start = o[d] * strides[d] - pads[d]
+            cand = [start + k * dilations[d] for k in range(kernel[d])]
+            # positions inside the explicitly padded extent (the ceil-mode overhang excluded)
+            in_padded = [c for c in cand if c < ins[d] + pads[nd + d]]
+            n_in_pad_region *= len(in_padded)
+            idx_lists.append([c for c in in_padded if 0 <= c < ins[d]])
+        sl = xd[(slice(None), slice(None)) + np.ix_(*idx_lists)] if all(idx_lists) else None
+        cnt_valid = int(np.prod([len(v) for v in idx_lists]))
+        if kind == "AVG":
+            s = sl.reshape(x.shape[0], x.shape[1], -1).sum(-1) if cnt_valid else 0.0
+            denom = n_in_pad_region if count_include_pad else cnt_valid
+            y[(slice(None), slice(None)) + o] = s / denom
+        else:
+            s = (np.abs(sl) ** p).reshape(x.shape[0], x.shape[1], -1).sum(-1) if cnt_valid else 0.0
+            y[(slice(None), slice(None)) + o] = s ** (1.0 / p)
+    return y.astype(x.dtype)
+
+
+def gen_pool():
+    x = rnd(1, 2, 5, 5)
+    case("test_lppool_2d_ceil_opset18", 18, "LpPool", [("x", x)],
+         [("y", pool_ref(x, "LP", [2, 2], [2, 2], ceil_mode=1, p=2))],
+         {"kernel_shape": [2, 2], "strides": [2, 2], "ceil_mode": 1, "p": 2})
+    x = rnd(1, 1, 7, 6)
+    case("test_lppool_2d_ceil_p3_pads_opset18", 18, "LpPool", [("x", x)],
+         [("y", pool_ref(x, "LP", [3, 2], [2, 2], pads=[1, 0, 0, 1], ceil_mode=1, p=3))],
+         {"kernel_shape": [3, 2], "strides": [2, 2], "pads": [1, 0, 0, 1], "ceil_mode": 1, "p": 3})
+    x = rnd(1, 1, 8)
+    case("test_lppool_1d_dilations_opset18", 18, "LpPool", [("x", x)],
+         [("y", pool_ref(x, "LP", [3], [1], dilations=[2], p=2))],
+         {"kernel_shape": [3], "dilations": [2], "p": 2})
+    x = rnd(1, 2, 6, 6)
+    case("test_averagepool_2d_dilations_opset19", 19, "AveragePool", [("x", x)],
+         [("y", pool_ref(x, "AVG", [2, 2], [1, 1], dilations=[2, 2]))],
+         {"kernel_shape": [2, 2], "strides": [1, 1], "dilations": [2, 2]})
+    x = rnd(1, 1, 7, 7)
+    case("test_averagepool_2d_dilations_pads_count_include_pad_opset19", 19, "AveragePool",
+         [("x", x)],
+         [("y", pool_ref(x, "AVG", [3, 3], [2, 2], pads=[1, 1, 1, 1], dilations=[2, 2],
+                         count_include_pad=1))],
+         {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1],
+          "dilations": [2, 2], "count_include_pad": 1})
+    x = rnd(1, 1, 7, 7)
+    case("test_averagepool_2d_dilations_ceil_opset19", 19, "AveragePool", [("x", x)],
+         [("y", pool_ref(x, "AVG", [2, 2], [2, 2], dilations=[2, 2], ceil_mode=1))],
+         {"kernel_shape": [2, 2], "strides": [2, 2], "dilations": [2, 2], "ceil_mode": 1})
+
+
+# ----------------------------------------------------------------------------- normalization
+def group_norm_ref(x, scale, bias, num_groups, epsilon=1e-5):
+    N, C = x.shape[:2]
+    xd = x.astype(np.float64).reshape(N, num_groups, -1)
+    mean = xd.mean(-1, keepdims=True)
+    var = xd.var(-1, keepdims=True)
+    xn = ((xd - mean) / np.sqrt(var + epsilon)).reshape(x.shape)
+    bshape = (1, C) + (1,) * (x.ndim - 2)
+    return (xn * scale.reshape(bshape) + bias.reshape(bshape)).astype(x.dtype)
+
+
+def rms_norm_ref(X, W, axis=-1, epsilon=1e-5):
+    axis = axis + X.ndim if axis < 0 else axis
+    Xd = X.astype(np.float64)
+    ms = np.mean(Xd ** 2, axis=tuple(range(axis, X.ndim)), keepdims=True)
+    return (Xd / np.sqrt(ms + epsilon) * W).astype(X.dtype)
+
+
+def gen_norm():
+    x = rnd(2, 6, 3, 4, lo=-3, hi=3)
+    sc, bi = rnd(6), rnd(6)
+    case("test_group_normalization_opset21", 21, "GroupNormalization",
+         [("x", x), ("scale", sc), ("bias", bi)],
+         [("y", group_norm_ref(x, sc, bi, 3))], {"num_groups": 3})
+    case("test_group_normalization_epsilon_2groups_opset21", 21, "GroupNormalization",
+         [("x", x), ("scale", sc), ("bias", bi)],
+         [("y", group_norm_ref(x, sc, bi, 2, 1e-2))], {"num_groups": 2, "epsilon": 1e-2})
+    x3 = rnd(3, 4, 5, lo=-3, hi=3)
+    sc4, bi4 = rnd(4), rnd(4)
+    case("test_group_normalization_3d_groups_eq_channels_opset21", 21, "GroupNormalization",
+         [("x", x3), ("scale", sc4), ("bias", bi4)],
+         [("y", group_norm_ref(x3, sc4, bi4, 4))], {"num_groups": 4})
+    x = rnd(2, 3, 8, lo=-3, hi=3)
+    w = rnd(8)
+    case("test_rms_normalization_default_axis_opset23", 23, "RMSNormalization",
+         [("X", x), ("scale", w)], [("Y", rms_norm_ref(x, w))])
+    w2 = rnd(3, 8)
+    case("test_rms_normalization_axis1_epsilon_opset23", 23, "RMSNormalization",
+         [("X", x), ("scale", w2)], [("Y", rms_norm_ref(x, w2, 1, 1e-3))],
+         {"axis": 1, "epsilon": 1e-3})
+    w3 = rnd(8)
+    case("test_rms_normalization_axis1_broadcast_scale_opset23", 23, "RMSNormalization",
+         [("X", x), ("scale", w3)], [("Y", rms_norm_ref(x, w3, -2))], {"axis": -2})
+
+
+# ----------------------------------------------------------------------------- AffineGrid-20
+def affine_grid_ref(theta, size, align_corners=0):
+    data_size = list(size[2:])
+    axes_vals = []
+    for dim_size in data_size:
+        if align_corners:
+            a = np.linspace(-1.0, 1.0, dim_size) if dim_size > 1 else np.array([-1.0])
+        else:
+            step = 2.0 / dim_size
+            a = -1 + step / 2 + step * np.arange(dim_size)
+        axes_vals.append(a)
+    grids = np.meshgrid(*axes_vals, indexing="ij")  # each of shape data_size
+    # homogeneous coords ordered (x, y[, z], 1): x is the last spatial dim
+    comps = [grids[i] for i in reversed(range(len(data_size)))] + [np.ones(data_size)]
+    base = np.stack(comps, axis=-1).reshape(-1, len(data_size) + 1)  # (P, nd+1)
+    out = np.einsum("nij,pj->npi", theta.astype(np.float64), base)
+    return out.reshape((theta.shape[0], *data_size, len(data_size))).astype(theta.dtype)
+
+
+def gen_affine_grid():
+    theta = rnd(2, 2, 3)
+    size = np.array([2, 3, 4, 5], dtype=np.int64)
+    for ac in (0, 1):
+        case(f"test_affine_grid_2d_align_corners_{ac}_opset20", 20, "AffineGrid",
+             [("theta", theta), ("size", size)],
+             [("grid", affine_grid_ref(theta, list(size), ac))], {"align_corners": ac})
+    theta = rnd(2, 3, 4)
+    size = np.array([2, 1, 3, 4, 5], dtype=np.int64)
+    for ac in (0, 1):
+        case(f"test_affine_grid_3d_align_corners_{ac}_opset20", 20, "AffineGrid",
+             [("theta", theta), ("size", size)],
+             [("grid", affine_grid_ref(theta, list(size), ac))], {"align_corners": ac})
+
+
+# ----------------------------------------------------------------------------- DFT-20
+def dft_ref(x, dft_length=None, axis=-2, inverse=0, onesided=0):
+    axis = axis % x.ndim
+    if dft_length is None:
+        dft_length = 2 * (x.shape[axis] - 1) if (inverse and onesided) else x.shape[axis]
+    if x.shape[-1] == 1:
+        sig = x[..., 0].astype(np.float64)
+    else:
+        sig = x[..., 0].astype(np.float64) + 1j * x[..., 1].astype(np.float64)
+    if inverse:
+        if onesided:
+            r = np.fft.irfft(sig, n=dft_length, axis=axis)
+            return r[..., None].astype(x.dtype)
+        r = np.fft.ifft(sig, n=dft_length, axis=axis)
+    else:
+        r = np.fft.fft(sig, n=dft_length, axis=axis)
+        if onesided:
+            sl = [slice(None)] * r.ndim
+            sl[axis] = slice(0, r.shape[axis] // 2 + 1)
+            r = r[tuple(sl)]
+    return np.stack([r.real, r.imag], axis=-1).astype(x.dtype)
+
+
+def gen_dft():
+    x = rnd(2, 8, 1)
+    case("test_dft_real_axis1_opset20", 20, "DFT",
+         [("x", x), None, ("axis", np.array(1, dtype=np.int64))],
+         [("y", dft_ref(x, axis=1))])
+    x = rnd(3, 5, 4, 2)
+    case("test_dft_complex_axis_neg3_length_opset20", 20, "DFT",
+         [("x", x), ("dft_length", np.array(6, dtype=np.int64)), ("axis", np.array(-3, dtype=np.int64))],
+         [("y", dft_ref(x, 6, axis=-3))])
+    x = rnd(2, 3, 10, 1)
+    case("test_dft_onesided_axis2_opset20", 20, "DFT",
+         [("x", x), None, ("axis", np.array(2, dtype=np.int64))],
+         [("y", dft_ref(x, axis=2, onesided=1))], {"onesided": 1})
+    x = rnd(2, 3, 10, 1)
+    case("test_dft_real_axis2_opset20", 20, "DFT",
+         [("x", x), None, ("axis", np.array(2, dtype=np.int64))],
+         [("y", dft_ref(x, axis=2))])
+    # the same with the axis (and dft_length) as initializers: constants
+    x = rnd(2, 3, 10, 1)
+    case("test_dft_real_axis2_const_axis_opset20", 20, "DFT",
+         [("x", x), None, ("axis", np.array(2, dtype=np.int64), "const")],
+         [("y", dft_ref(x, axis=2))])
+    case("test_dft_onesided_axis2_const_axis_opset20", 20, "DFT",
+         [("x", x), None, ("axis", np.array(2, dtype=np.int64), "const")],
+         [("y", dft_ref(x, axis=2, onesided=1))], {"onesided": 1})
+    x = rnd(3, 5, 4, 2)
+    case("test_dft_complex_axis_neg3_length_const_opset20", 20, "DFT",
+         [("x", x), ("dft_length", np.array(6, dtype=np.int64), "const"),
+          ("axis", np.array(-3, dtype=np.int64), "const")],
+         [("y", dft_ref(x, 6, axis=-3))])
+    x = rnd(2, 6, 2)
+    case("test_dft_inverse_onesided_const_axis_opset20", 20, "DFT",
+         [("x", x), ("dft_length", np.array(10, dtype=np.int64), "const"),
+          ("axis", np.array(1, dtype=np.int64), "const")],
+         [("y", dft_ref(x, 10, axis=1, inverse=1, onesided=1))], {"inverse": 1, "onesided": 1})
+    x = rnd(2, 3, 6, 2)
+    case("test_dft_complex_default_axis_rank4_opset20", 20, "DFT", [("x", x)],
+         [("y", dft_ref(x, axis=-2))])
+    x = rnd(2, 7, 2)
+    case("test_dft_inverse_default_axis_opset20", 20, "DFT", [("x", x)],
+         [("y", dft_ref(x, axis=-2, inverse=1))], {"inverse": 1})
+
+
+# ----------------------------------------------------------------------------- RotaryEmbedding-23
+def rotary_ref(inp, cos_cache, sin_cache, position_ids=None, interleaved=0, rotary_embedding_dim=0,
+               num_heads=0):
+    orig = inp.shape
+    if inp.ndim == 4:
+        inp = np.transpose(inp, (0, 2, 1, 3))
+    B, S = inp.shape[0], inp.shape[1]
+    if inp.ndim == 3:
+        inp = inp.reshape(B, S, num_heads, inp.shape[2] // num_heads)
+    head = inp.shape[3]
+    rd = rotary_embedding_dim or head
+    xr, xn = inp[..., :rd], inp[..., rd:]
+    if position_ids is not None:
+        cos_cache, sin_cache = cos_cache[position_ids], sin_cache[position_ids]
+    c, s = cos_cache[:, :, None, :], sin_cache[:, :, None, :]
+    if interleaved:
+        x1, x2 = xr[..., 0::2], xr[..., 1::2]
+    else:
+        x1, x2 = np.split(xr, 2, axis=-1)
+    real = c * x1 - s * x2
+    imag = s * x1 + c * x2
+    if interleaved:
+        xr = np.concatenate((real[..., None], imag[..., None]), axis=-1).reshape(xr.shape)
+    else:
+        xr = np.concatenate((real, imag), axis=-1)
+    out = np.concatenate((xr, xn), axis=-1)
+    out = out.reshape(orig) if len(orig) == 3 else np.transpose(out, (0, 2, 1, 3))
+    return out.astype(np.float32)
+
+
+def gen_rotary():
+    B, S, H, D = 2, 3, 4, 8
+    x = rnd(B, S, H * D)
+    maxpos = 10
+    ang = RNG.uniform(0, 2 * np.pi, size=(maxpos, D // 2))
+    cosc, sinc = np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32)
+    pos = np.array([[0, 1, 2], [4, 7, 9]], dtype=np.int64)
+    case("test_rotary_embedding_3d_num_heads_opset23", 23, "RotaryEmbedding",
+         [("input", x), ("cos_cache", cosc), ("sin_cache", sinc), ("position_ids", pos)],
+         [("output", rotary_ref(x, cosc, sinc, pos, num_heads=H))], {"num_heads": H})
+    x4 = rnd(B, H, S, D)
+    case("test_rotary_embedding_4d_opset23", 23, "RotaryEmbedding",
+         [("input", x4), ("cos_cache", cosc), ("sin_cache", sinc), ("position_ids", pos)],
+         [("output", rotary_ref(x4, cosc, sinc, pos))])
+    case("test_rotary_embedding_4d_interleaved_opset23", 23, "RotaryEmbedding",
+         [("input", x4), ("cos_cache", cosc), ("sin_cache", sinc), ("position_ids", pos)],
+         [("output", rotary_ref(x4, cosc, sinc, pos, interleaved=1))], {"interleaved": 1})
+    # no position_ids: caches of shape (B, S, rd/2); partial rotation rd=4
+    ang2 = RNG.uniform(0, 2 * np.pi, size=(B, S, 2))
+    c2, s2 = np.cos(ang2).astype(np.float32), np.sin(ang2).astype(np.float32)
+    case("test_rotary_embedding_3d_interleaved_partial_no_position_ids_opset23", 23,
+         "RotaryEmbedding", [("input", x), ("cos_cache", c2), ("sin_cache", s2)],
+         [("output", rotary_ref(x, c2, s2, None, interleaved=1, rotary_embedding_dim=4,
+                                num_heads=H))],
+         {"num_heads": H, "interleaved": 1, "rotary_embedding_dim": 4})
+
+
+# ----------------------------------------------------------------------------- Attention-23
+def _softmax(x):
+    m = np.max(x, axis=-1, keepdims=True)
+    allm = np.isneginf(m)
+    t = np.exp(x - np.where(allm, 0, m))
+    s = np.sum(t, axis=-1, keepdims=True)
+    return t / np.where(s == 0, 1, s)
+
+
+def attention_ref(Q, K, V, attn_mask=None, past_key=None, past_value=None, scale=None,
+                  is_causal=0, q_num_heads=None, kv_num_heads=None):
+    in_rank = Q.ndim
+    dt = Q.dtype
+    Q, K, V = (a.astype(np.float64) for a in (Q, K, V))
+    B = Q.shape[0]
+    if in_rank == 3:
+        Q = Q.reshape(B, Q.shape[1], q_num_heads, -1).transpose(0, 2, 1, 3)
+        K = K.reshape(B, K.shape[1], kv_num_heads, -1).transpose(0, 2, 1, 3)
+        V = V.reshape(B, V.shape[1], kv_num_heads, -1).transpose(0, 2, 1, 3)
+    if scale is None:
+        scale = 1 / np.sqrt(Q.shape[3])
+    sq = np.sqrt(scale)
+    if past_key is not None:
+        K = np.concatenate((past_key.astype(np.float64), K), axis=2)
+        V = np.concatenate((past_value.astype(np.float64), V), axis=2)
+    present_key, present_value = K, V
+    qs, kvs = Q.shape[2], K.shape[2]
+    bias = np.zeros((qs, kvs))
+    if attn_mask is not None and attn_mask.shape[-1] < kvs:
+        pw = [(0, 0)] * (attn_mask.ndim - 1) + [(0, kvs - attn_mask.shape[-1])]
+        attn_mask = np.pad(attn_mask, pw, constant_values=(False if attn_mask.dtype == np.bool_
+                                                           else -np.inf))
+    if attn_mask is not None:
+        m = (np.where(attn_mask, 0.0, -np.inf) if attn_mask.dtype == np.bool_
+             else attn_mask.astype(np.float64))
+    if is_causal:
+        base = np.zeros((qs, kvs)) if attn_mask is None else m
+        off = past_key.shape[2] if past_key is not None else 0
+        allowed = np.arange(kvs)[None, :] <= np.arange(qs)[:, None] + off
+        bias = base + np.where(allowed, 0.0, -np.inf)
+    elif attn_mask is not None:
+        bias = bias + m
+    qh, kh = Q.shape[1], K.shape[1]
+    if qh != kh and qh % kh == 0:
+        K = np.repeat(K, qh // kh, axis=1)
+        V = np.repeat(V, qh // kh, axis=1)
+    qk = np.matmul(Q * sq, np.transpose(K, (0, 1, 3, 2)) * sq)
+    p = _softmax(qk + bias)
+    p = np.where(np.isneginf(np.max(bias, axis=-1, keepdims=True)), 0, p)
+    out = np.matmul(p, V)
+    if in_rank == 3:
+        out = out.transpose(0, 2, 1, 3).reshape(B, out.shape[2], -1)
+    return out.astype(dt), present_key.astype(dt), present_value.astype(dt)
+
+
+def gen_attention():
+    B, H, S, D = 2, 3, 4, 8
+    q, k, v = rnd(B, H, S, D), rnd(B, H, 6, D), rnd(B, H, 6, D)
+    y, _, _ = attention_ref(q, k, v)
+    case("test_attention_4d_opset23", 23, "Attention", [("Q", q), ("K", k), ("V", v)],
+         [("Y", y)])
+    y, _, _ = attention_ref(q, k, v, scale=0.3)
+    case("test_attention_4d_scaled_opset23", 23, "Attention", [("Q", q), ("K", k), ("V", v)],
+         [("Y", y)], {"scale": 0.3})
+    # 3-D GQA: q_num_heads=4, kv_num_heads=2
+    q3, k3, v3 = rnd(2, 5, 4 * 8), rnd(2, 7, 2 * 8), rnd(2, 7, 2 * 6)
+    y, _, _ = attention_ref(q3, k3, v3, q_num_heads=4, kv_num_heads=2)
+    case("test_attention_3d_gqa_opset23", 23, "Attention", [("Q", q3), ("K", k3), ("V", v3)],
+         [("Y", y)], {"q_num_heads": 4, "kv_num_heads": 2})
+    # causal, self attention (square), no past
+    qc, kc, vc = rnd(B, H, 5, D), rnd(B, H, 5, D), rnd(B, H, 5, D)
+    y, _, _ = attention_ref(qc, kc, vc, is_causal=1)
+    case("test_attention_4d_causal_opset23", 23, "Attention", [("Q", qc), ("K", kc), ("V", vc)],
+         [("Y", y)], {"is_causal": 1})
+    # bool mask (q, kv), broadcast over batch and heads; no all-False row
+    mask = RNG.rand(S, 6) > 0.4
+    mask[:, 0] = True
+    y, _, _ = attention_ref(q, k, v, attn_mask=mask)
+    case("test_attention_4d_bool_mask_opset23", 23, "Attention",
+         [("Q", q), ("K", k), ("V", v), ("attn_mask", mask)], [("Y", y)])
+    # float mask 4-D broadcast (B, 1, q, kv)
+    fmask = rnd(B, 1, S, 6, lo=-2, hi=0)
+    y, _, _ = attention_ref(q, k, v, attn_mask=fmask)
+    case("test_attention_4d_float_mask_opset23", 23, "Attention",
+         [("Q", q), ("K", k), ("V", v), ("attn_mask", fmask)], [("Y", y)])
+    # past key / value with present outputs (no causal: avoids the alignment question)
+    pk, pv = rnd(B, H, 3, D), rnd(B, H, 3, D)
+    kn, vn = rnd(B, H, 2, D), rnd(B, H, 2, D)
+    qn = rnd(B, H, 2, D)
+    y, prk, prv = attention_ref(qn, kn, vn, past_key=pk, past_value=pv)
+    case("test_attention_4d_past_present_opset23", 23, "Attention",
+         [("Q", qn), ("K", kn), ("V", vn), None, ("past_key", pk), ("past_value", pv)],
+         [("Y", y), ("present_key", prk), ("present_value", prv)])
+    # 3-D GQA with past/present, bool mask shorter than total kv (padded with False)
+    pk3, pv3 = rnd(2, 2, 3, 8), rnd(2, 2, 3, 8)
+    q3, k3, v3 = rnd(2, 2, 4 * 8), rnd(2, 2, 2 * 8), rnd(2, 2, 2 * 8)
+    m3 = np.ones((2, 5), dtype=bool)
+    m3[0, 1] = False
+    y, prk, prv = attention_ref(q3, k3, v3, attn_mask=m3, past_key=pk3, past_value=pv3,
+                                q_num_heads=4, kv_num_heads=2)
+    case("test_attention_3d_gqa_past_present_bool_mask_opset23", 23, "Attention",
+         [("Q", q3), ("K", k3), ("V", v3), ("attn_mask", m3), ("past_key", pk3),
+          ("past_value", pv3)],
+         [("Y", y), ("present_key", prk), ("present_value", prv)],
+         {"q_num_heads": 4, "kv_num_heads": 2})
+    # causal with past (bottom-right alignment per the current spec text)
+    y, prk, prv = attention_ref(qn, kn, vn, past_key=pk, past_value=pv, is_causal=1)
+    case("test_attention_4d_causal_past_present_opset23", 23, "Attention",
+         [("Q", qn), ("K", kn), ("V", vn), None, ("past_key", pk), ("past_value", pv)],
+         [("Y", y), ("present_key", prk), ("present_value", prv)], {"is_causal": 1})
+
+
+# ----------------------------------------------------------------------------- types-only bumps
+def conv_ref(x, w, b=None, pads=(0, 0, 0, 0), strides=(1, 1)):
+    N, C, H, W = x.shape
+    M, _, kh, kw = w.shape
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    oh = (xp.shape[2] - kh) // strides[0] + 1
+    ow = (xp.shape[3] - kw) // strides[1] + 1
+    y = np.zeros((N, M, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            patch = xp[:, :, i * strides[0]:i * strides[0] + kh, j * strides[1]:j * strides[1] + kw]
+            y[:, :, i, j] = np.einsum("nchw,mchw->nm", patch, w.astype(np.float64))
+    if b is not None:
+        y += b.reshape(1, M, 1, 1)
+    return y.astype(x.dtype)
+
+
+def gen_bumps():
+    x, w, b = rnd(1, 2, 5, 5), rnd(3, 2, 3, 3), rnd(3)
+    case("test_conv_pads_strides_bias_opset22", 22, "Conv", [("x", x), ("w", w), ("b", b)],
+         [("y", conv_ref(x, w, b, (1, 1, 1, 1), (2, 2)))],
+         {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "strides": [2, 2]})
+    xf = rnd(3, 4, lo=-100, hi=100)
+    case("test_cast_float_to_int32_opset21", 21, "Cast", [("x", xf)],
+         [("y", xf.astype(np.int32))], {"to": TensorProto.INT32})
+    xi = RNG.randint(-1000, 1000, size=(3, 4)).astype(np.int64)
+    case("test_cast_int64_to_float16_opset21", 21, "Cast", [("x", xi)],
+         [("y", xi.astype(np.float16))], {"to": TensorProto.FLOAT16})
+    xd = rnd(2, 3, lo=-10, hi=10).astype(np.float64)
+    case("test_cast_double_to_float_opset23", 23, "Cast", [("x", xd)],
+         [("y", xd.astype(np.float32))], {"to": TensorProto.FLOAT})
+    xr = rnd(2, 3, 4, lo=-2, hi=2)
+    case("test_identity_opset23", 23, "Identity", [("x", xr)], [("y", xr.copy())])
+    case("test_reshape_opset23", 23, "Reshape", [("data", xr), ("shape", np.array([4, -1], dtype=np.int64))],
+         [("reshaped", xr.reshape(4, -1))])
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__)
+        sys.exit(2)
+    out = os.path.join(sys.argv[1], "node")
+    for gen in (gen_reduce, gen_split, gen_pad, gen_resize, gen_scatter, gen_center_crop_pad,
+                gen_col2im, gen_elementwise, gen_pool, gen_norm, gen_affine_grid, gen_dft,
+                gen_rotary, gen_attention, gen_bumps):
+        gen()
+    names = [c[0] for c in CASES]
+    assert len(names) == len(set(names)), "duplicate case names"
+    for name, model, feeds, exp in CASES:
+        d = os.path.join(out, name)
+        if os.path.isdir(d):
+            shutil.rmtree(d)
+        os.makedirs(os.path.join(d, "test_data_set_0"))
+        with open(os.path.join(d, "model.onnx"), "wb") as f:
+            f.write(model.SerializeToString())
+        for k, a in enumerate(feeds):
+            with open(os.path.join(d, "test_data_set_0", f"input_{k}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(np.asarray(a), model.graph.input[k].name)
+                        .SerializeToString())
+        for k, a in enumerate(exp):
+            with open(os.path.join(d, "test_data_set_0", f"output_{k}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(np.asarray(a), model.graph.output[k].name)
+                        .SerializeToString())
+    print(f"wrote {len(CASES)} cases under {out}")
+
+
+if __name__ == "__main__":
+    main()
