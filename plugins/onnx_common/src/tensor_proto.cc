@@ -1,9 +1,19 @@
 #include "ge/onnx_common/tensor_proto.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <bit>
+#include <cstddef>
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <system_error>
 #include <vector>
 
@@ -58,9 +68,15 @@ bool is_within(const fs::path& path, const fs::path& base) {
   return true;
 }
 
-// Reads the bytes an EXTERNAL tensor refers to: `location` relative to `base_dir`, never
-// leaving it, from `offset` for `length` bytes (default: the rest of the file).
-Result<std::string> read_external_data(const onnx::TensorProto& proto, const fs::path& base_dir) {
+// The bytes an EXTERNAL tensor refers to: `location` relative to `base_dir`, never leaving
+// it, from `offset` for `length` bytes (default: the rest of the file), all checked.
+struct ExternalRange {
+  fs::path file;  // canonical
+  uint64_t offset = 0;
+  uint64_t length = 0;
+};
+
+Result<ExternalRange> resolve_external_data(const onnx::TensorProto& proto, const fs::path& base_dir) {
   const std::string label = tensor_label(proto);
   std::string location;
   bool has_location = false;
@@ -127,18 +143,96 @@ Result<std::string> read_external_data(const onnx::TensorProto& proto, const fs:
                        "needs " + std::to_string(wanted) + " bytes at offset " +
                        std::to_string(offset) + ", has " + std::to_string(available));
   }
-  std::ifstream stream(resolved, std::ios::binary);
+  return ExternalRange{resolved, static_cast<uint64_t>(offset), static_cast<uint64_t>(wanted)};
+}
+
+Result<std::string> read_external_data(const ExternalRange& range, const std::string& label) {
+  std::ifstream stream(range.file, std::ios::binary);
   if (!stream) {
-    return not_found(label + ": cannot open external data file '" + resolved.string() + "'");
+    return not_found(label + ": cannot open external data file '" + range.file.string() + "'");
   }
-  std::string bytes(static_cast<size_t>(wanted), '\0');
-  stream.seekg(offset);
-  stream.read(bytes.data(), static_cast<std::streamsize>(wanted));
-  if (static_cast<uintmax_t>(stream.gcount()) != wanted) {
-    return parse_error(label + ": reading " + std::to_string(wanted) + " bytes from '" +
-                       resolved.string() + "' returned " + std::to_string(stream.gcount()));
+  std::string bytes(static_cast<size_t>(range.length), '\0');
+  stream.seekg(static_cast<std::streamoff>(range.offset));
+  stream.read(bytes.data(), static_cast<std::streamsize>(range.length));
+  if (static_cast<uint64_t>(stream.gcount()) != range.length) {
+    return parse_error(label + ": reading " + std::to_string(range.length) + " bytes from '" +
+                       range.file.string() + "' returned " + std::to_string(stream.gcount()));
   }
   return bytes;
+}
+
+// A whole external-data file mapped copy-on-write (a write, should a pass make one, stays
+// private). Tensors share the mapping, which is unmapped with the last of them.
+class MappedFile {
+ public:
+  static Result<std::shared_ptr<MappedFile>> open(const fs::path& file, const std::string& label) {
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return not_found(label + ": cannot open external data file '" + file.string() + "'");
+    struct stat info {};
+    if (::fstat(fd, &info) != 0 || info.st_size <= 0) {
+      ::close(fd);
+      return not_found(label + ": cannot read the size of external data file '" + file.string() + "'");
+    }
+    const auto size = static_cast<size_t>(info.st_size);
+    void* base = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    ::close(fd);
+    if (base == MAP_FAILED) return std::shared_ptr<MappedFile>();  // the caller reads the bytes instead
+    return std::shared_ptr<MappedFile>(new MappedFile(base, size, info));
+  }
+  ~MappedFile() { ::munmap(base_, size_); }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  char* data() const { return static_cast<char*>(base_); }
+  size_t size() const { return size_; }
+  // Whether the file on disk is still the one mapped.
+  bool same_file(const struct stat& info) const {
+    return info.st_dev == info_.st_dev && info.st_ino == info_.st_ino && info.st_size == info_.st_size &&
+           info.st_mtim.tv_sec == info_.st_mtim.tv_sec && info.st_mtim.tv_nsec == info_.st_mtim.tv_nsec;
+  }
+
+ private:
+  MappedFile(void* base, size_t size, const struct stat& info) : base_(base), size_(size), info_(info) {}
+  void* base_;
+  size_t size_;
+  struct stat info_;
+};
+
+// One mapping per file while any tensor holds it: the initializers of a model that share a
+// weights file share its pages, and two sessions of one model map it once.
+Result<std::shared_ptr<MappedFile>> mapped_file(const fs::path& file, const std::string& label) {
+  static std::mutex mutex;
+  static std::map<fs::path, std::weak_ptr<MappedFile>> mappings;
+  std::lock_guard<std::mutex> lock(mutex);
+  struct stat info {};
+  if (::stat(file.c_str(), &info) != 0) {
+    return not_found(label + ": cannot read the size of external data file '" + file.string() + "'");
+  }
+  auto it = mappings.find(file);
+  if (it != mappings.end()) {
+    if (std::shared_ptr<MappedFile> existing = it->second.lock(); existing && existing->same_file(info)) {
+      return existing;
+    }
+  }
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<MappedFile> mapping, MappedFile::open(file, label));
+  if (mapping) mappings[file] = mapping;
+  return mapping;
+}
+
+// External data of fixed-width elements at a naturally aligned offset is used where it
+// lies in the mapped file (a little-endian host needs no conversion); null otherwise.
+Result<std::optional<Tensor>> map_external_data(const ExternalRange& range, DataType dtype,
+                                                const std::vector<int64_t>& dims, int64_t count,
+                                                const std::string& label) {
+  const size_t width = element_size(dtype);
+  if (std::endian::native != std::endian::little || dtype == DataType::kString || dtype == DataType::kBool ||
+      width == 0 || count == 0 || range.length != static_cast<uint64_t>(count) * width ||
+      range.offset % std::min<size_t>(width, alignof(std::max_align_t)) != 0) {
+    return std::optional<Tensor>();
+  }
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<MappedFile> mapping, mapped_file(range.file, label));
+  if (!mapping || range.offset + range.length > mapping->size()) return std::optional<Tensor>();
+  return std::optional<Tensor>(Tensor::share(dtype, dims, mapping->data() + range.offset, mapping));
 }
 
 // The typed field that carries `dtype`'s values, and how many entries one element takes.
@@ -280,7 +374,10 @@ Result<Tensor> tensor_from_proto(const onnx::TensorProto& proto, const fs::path&
   }
 
   if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
-    GE_ASSIGN_OR_RETURN(std::string bytes, read_external_data(proto, base_dir));
+    GE_ASSIGN_OR_RETURN(ExternalRange range, resolve_external_data(proto, base_dir));
+    GE_ASSIGN_OR_RETURN(std::optional<Tensor> mapped, map_external_data(range, dtype, dims, count, label));
+    if (mapped) return std::move(*mapped);
+    GE_ASSIGN_OR_RETURN(std::string bytes, read_external_data(range, label));
     return decode_raw(bytes, dtype, std::move(dims), count, label, "external data");
   }
   if (proto.has_raw_data()) {

@@ -362,6 +362,39 @@ TEST(ExternalData, DefaultLengthIsRestOfFileAndSubfoldersWork) {
   EXPECT_EQ(tensor->data<float>()[2], -2.5f);
 }
 
+TEST(ExternalData, AlignedDataSharesOneMappingOfTheFile) {
+  TempDir dir;
+  dir.write("weights.bin", kWeightsFile);
+  auto first = make_proto("w0", onnx::TensorProto::FLOAT, {3});
+  add_external(first, "weights.bin", "8", "12");
+  auto second = make_proto("w1", onnx::TensorProto::FLOAT, {1});
+  add_external(second, "weights.bin", "12", "4");
+  auto a = tensor_from_proto(first, dir.path());
+  auto b = tensor_from_proto(second, dir.path());
+  ASSERT_TRUE(a.is_ok()) << a.status().to_string();
+  ASSERT_TRUE(b.is_ok()) << b.status().to_string();
+  // Both point into the same bytes: b's element is a's second, 4 bytes on.
+  EXPECT_EQ(static_cast<const char*>(b->raw_data()), static_cast<const char*>(a->raw_data()) + 4);
+  EXPECT_EQ(b->data<float>()[0], 2.f);
+  // The mapping outlives the file's name; a write stays private to the process.
+  fs::remove(dir.path() / "weights.bin");
+  EXPECT_EQ(a->data<float>()[2], -2.5f);
+  a->data<float>()[0] = 7.f;
+  EXPECT_EQ(a->data<float>()[0], 7.f);
+}
+
+TEST(ExternalData, MisalignedDataIsCopied) {
+  TempDir dir;
+  dir.write("odd.bin", std::string(1, 'x') + kWeightsFile);  // the floats now start at offset 9
+  auto proto = make_proto("w", onnx::TensorProto::FLOAT, {3});
+  add_external(proto, "odd.bin", "9", "12");
+  auto tensor = tensor_from_proto(proto, dir.path());
+  ASSERT_TRUE(tensor.is_ok()) << tensor.status().to_string();
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(tensor->raw_data()) % alignof(float), 0u);
+  EXPECT_EQ(tensor->data<float>()[0], 1.f);
+  EXPECT_EQ(tensor->data<float>()[2], -2.5f);
+}
+
 TEST(ExternalData, RefusesEscapingPath) {
   TempDir dir;
   dir.write("inner/model_dir_marker", "");

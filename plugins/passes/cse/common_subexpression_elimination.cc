@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -94,11 +95,18 @@ class Eliminator {
 
  private:
   void merge_constants(bool& changed) {
+    // Contents are read only for constants that share dtype and shape with another: a
+    // model's large, unique weights (memory-mapped external data) stay untouched.
+    std::map<std::pair<DataType, std::vector<int64_t>>, int> same_kind;
+    const std::vector<Value*> initializers = graph_.initializers();
+    for (const Value* value : initializers) {
+      if (is_constant_value(value)) ++same_kind[{value->constant()->dtype(), value->constant()->shape()}];
+    }
     std::unordered_map<size_t, std::vector<Value*>> seen;
     bool merged = false;
-    const std::vector<Value*> initializers = graph_.initializers();
     for (Value* value : initializers) {
       if (!is_constant_value(value) || graph_.is_output(value)) continue;
+      if (same_kind[{value->constant()->dtype(), value->constant()->shape()}] < 2) continue;
       std::vector<Value*>& bucket = seen[hash_tensor(*value->constant())];
       auto same = std::find_if(bucket.begin(), bucket.end(),
                                [&](const Value* kept) { return tensors_equal(*kept->constant(), *value->constant()); });

@@ -263,6 +263,12 @@ PrepackCache& prepack_cache() {
 
 void* prepack(ProgramBuilder& builder, const Tensor& data, const dnnl::memory::desc& from,
               const dnnl::memory::desc& to) {
+  if (from == to) {
+    // The layout the primitive wants is the tensor's own: no copy (a memory-mapped weight
+    // stays resident once). The kernel holds the tensor, so its bytes live as long.
+    auto holder = std::make_shared<Tensor>(data);
+    return builder.own(std::shared_ptr<void>(holder, holder->raw_data()), const_cast<void*>(data.raw_data()));
+  }
   std::shared_ptr<void> packed = prepack_cache().get_or_pack(data, from, to);
   void* address = packed.get();
   return builder.own(std::move(packed), address);
