@@ -11,6 +11,7 @@
 
 #include "nn_element.h"
 #include "nn_kernels.h"
+#include "nn_normalization_common.h"
 #include "op_kernels.h"
 #include "strided_loop.h"
 
@@ -64,48 +65,17 @@ int layer_normalization_kernel(const KernelArgs& args) {
   return kKernelOk;
 }
 
-// Flat index into a tensor of `dims` broadcast (unidirectionally) to `target`, per
-// element of `target`.
-Result<std::vector<int64_t>> broadcast_index(const KernelContext& context, const char* what,
-                                             const std::vector<int64_t>& dims, const std::vector<int64_t>& target) {
-  std::optional<std::vector<int64_t>> merged = broadcast_shapes(target, dims);
-  if (dims.size() > target.size() || !merged || *merged != target) {
-    return invalid_node(context, std::string(what) + " " + shape_to_string(dims) +
-                                     " does not broadcast to the normalised shape " + shape_to_string(target));
-  }
-  const std::vector<int64_t> strides = broadcast_strides(dims, target.size());
-  std::vector<int64_t> index(static_cast<size_t>(product(target)));
-  std::vector<int64_t> position(target.size(), 0);
-  for (size_t flat = 0; flat < index.size(); ++flat) {
-    int64_t offset = 0;
-    for (size_t d = 0; d < target.size(); ++d) offset += position[d] * strides[d];
-    index[flat] = offset;
-    for (size_t d = target.size(); d-- > 0;) {
-      if (++position[d] < target[d]) break;
-      position[d] = 0;
-    }
-  }
-  return index;
-}
-
 Result<PreparedKernel> prepare_layer_normalization(const KernelContext& context) {
   const DataType dtype = input_dtype(context, 0);
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> x_dims, input_dims(context, 0));
+  GE_ASSIGN_OR_RETURN(NormalisedView view, normalised_view(context, x_dims));
   const int64_t rank = static_cast<int64_t>(x_dims.size());
-  if (rank < 1) return invalid_node(context, "input X must have rank >= 1");
-  GE_ASSIGN_OR_RETURN(int64_t axis_value, int_attribute(context, "axis", -1));
-  GE_ASSIGN_OR_RETURN(int64_t axis, normalize_axis(context, "axis", axis_value, rank));
-  GE_ASSIGN_OR_RETURN(int64_t stash_type, int_attribute(context, "stash_type", 1));
-  if (!is_valid_data_type(static_cast<int32_t>(stash_type)) ||
-      !nn::is_floating_dtype(static_cast<DataType>(stash_type))) {
-    return invalid_attribute(context, "stash_type", "= " + std::to_string(stash_type) + " is not a floating dtype");
-  }
+  const int64_t axis = rank - static_cast<int64_t>(view.normalised.size());
+  const std::vector<int64_t>& normalised = view.normalised;
   LayerNormalizationParams p;
-  GE_ASSIGN_OR_RETURN(float epsilon, float_attribute(context, "epsilon", 1e-5f));
-  p.epsilon = epsilon;
-  const std::vector<int64_t> normalised(x_dims.begin() + axis, x_dims.end());
-  p.rows = product(x_dims, 0, static_cast<size_t>(axis));
-  p.size = product(normalised);
+  p.epsilon = view.epsilon;
+  p.rows = view.rows;
+  p.size = view.size;
   if (!has_input(context, 1)) return invalid_node(context, "input 'Scale' is required");
   p.scale_dtype = input_dtype(context, 1);
   if (!nn::is_floating_dtype(p.scale_dtype)) return unsupported_feature(context, "a Scale that is not floating point");

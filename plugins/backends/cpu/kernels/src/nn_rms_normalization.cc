@@ -12,6 +12,7 @@
 
 #include "nn_element.h"
 #include "nn_kernels.h"
+#include "nn_normalization_common.h"
 #include "op_kernels.h"
 #include "strided_loop.h"
 
@@ -53,48 +54,15 @@ int rms_normalization_kernel(const KernelArgs& args) {
   return kKernelOk;
 }
 
-// Flat index into scale (of `dims`, broadcast unidirectionally to `target`) per element
-// of `target`.
-Result<std::vector<int64_t>> broadcast_index(const KernelContext& context, const std::vector<int64_t>& dims,
-                                             const std::vector<int64_t>& target) {
-  std::optional<std::vector<int64_t>> merged = broadcast_shapes(target, dims);
-  if (dims.size() > target.size() || !merged || *merged != target) {
-    return invalid_node(context, "scale " + shape_to_string(dims) + " does not broadcast to the normalised shape " +
-                                     shape_to_string(target));
-  }
-  const std::vector<int64_t> strides = broadcast_strides(dims, target.size());
-  std::vector<int64_t> index(static_cast<size_t>(product(target)));
-  std::vector<int64_t> position(target.size(), 0);
-  for (size_t flat = 0; flat < index.size(); ++flat) {
-    int64_t offset = 0;
-    for (size_t d = 0; d < target.size(); ++d) offset += position[d] * strides[d];
-    index[flat] = offset;
-    for (size_t d = target.size(); d-- > 0;) {
-      if (++position[d] < target[d]) break;
-      position[d] = 0;
-    }
-  }
-  return index;
-}
-
 Result<PreparedKernel> prepare_rms_normalization(const KernelContext& context) {
   const DataType dtype = input_dtype(context, 0);
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> x_dims, input_dims(context, 0));
-  const int64_t rank = static_cast<int64_t>(x_dims.size());
-  if (rank < 1) return invalid_node(context, "input X must have rank >= 1");
-  GE_ASSIGN_OR_RETURN(int64_t axis_value, int_attribute(context, "axis", -1));
-  GE_ASSIGN_OR_RETURN(int64_t axis, normalize_axis(context, "axis", axis_value, rank));
-  GE_ASSIGN_OR_RETURN(int64_t stash_type, int_attribute(context, "stash_type", 1));
-  if (!is_valid_data_type(static_cast<int32_t>(stash_type)) ||
-      !nn::is_floating_dtype(static_cast<DataType>(stash_type))) {
-    return invalid_attribute(context, "stash_type", "= " + std::to_string(stash_type) + " is not a floating dtype");
-  }
+  GE_ASSIGN_OR_RETURN(NormalisedView view, normalised_view(context, x_dims));
+  const std::vector<int64_t>& normalised = view.normalised;
   RmsNormalizationParams p;
-  GE_ASSIGN_OR_RETURN(float epsilon, float_attribute(context, "epsilon", 1e-5f));
-  p.epsilon = epsilon;
-  const std::vector<int64_t> normalised(x_dims.begin() + axis, x_dims.end());
-  p.rows = product(x_dims, 0, static_cast<size_t>(axis));
-  p.size = product(normalised);
+  p.epsilon = view.epsilon;
+  p.rows = view.rows;
+  p.size = view.size;
   if (!has_input(context, 1)) return invalid_node(context, "input 'scale' is required");
   p.scale_dtype = input_dtype(context, 1);
   if (!nn::is_floating_dtype(p.scale_dtype)) {
@@ -102,7 +70,7 @@ Result<PreparedKernel> prepare_rms_normalization(const KernelContext& context) {
                                             " (scale and Y must be floating point)");
   }
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> scale_dims, input_dims(context, 1));
-  GE_ASSIGN_OR_RETURN(p.scale_index, broadcast_index(context, scale_dims, normalised));
+  GE_ASSIGN_OR_RETURN(p.scale_index, broadcast_index(context, "scale", scale_dims, normalised));
   // Y has scale's type V.
   GE_RETURN_IF_ERROR(check_output(context, 0, p.scale_dtype, x_dims));
   KernelFunction function = nn::select(dtype, nn::FloatingTypes{},
