@@ -8,8 +8,9 @@ packages=(
   libprotobuf-dev protobuf-compiler libxxhash-dev libonnx-dev python3 python3-onnx python3-numpy
   libgtest-dev libgmock-dev libbenchmark-dev
   libonnx-testdata locales
+  zlib1g-dev
   clang libclang-rt-14-dev
-  libdnnl-dev
+  libdnnl-dev libre2-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,12 +1,7 @@
 #include "case_runner.h"
 
-#include <onnx/onnx_pb.h>
-// After onnx_pb.h, which defines ONNX_API.
-#include <onnx/onnx-data.pb.h>
-
 #include <algorithm>
 #include <exception>
-#include <fstream>
 #include <system_error>
 #include <vector>
 
@@ -14,7 +9,7 @@
 
 #include "expectations.h"
 #include "opset_bump.h"
-#include "ge/onnx_common/tensor_proto.h"
+#include "ge/onnx_common/value_proto.h"
 #include "ge/session.h"
 
 namespace ge::conformance {
@@ -32,64 +27,6 @@ CaseOutcome failure(const TestCase& test_case, const std::string& message) {
   std::string reason = one_line_reason(text);
   if (reason.empty()) reason = "failed without a message";
   return {false, reason};
-}
-
-Result<std::string> read_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return not_found("cannot open '" + path.string() + "'");
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-Result<std::vector<Tensor>> sequence_from_proto(const onnx::SequenceProto& proto, const fs::path& path) {
-  if (proto.elem_type() != onnx::SequenceProto::TENSOR && proto.elem_type() != onnx::SequenceProto::UNDEFINED) {
-    return unsupported("'" + path.string() + "': only sequences of tensors are supported");
-  }
-  std::vector<Tensor> items;
-  for (const auto& t : proto.tensor_values()) {
-    GE_ASSIGN_OR_RETURN(Tensor tensor, onnx_common::tensor_from_proto(t));
-    items.push_back(std::move(tensor));
-  }
-  return items;
-}
-
-/// The ONNX test generator stores bfloat16 data as uint16 bit patterns (numpy has no
-/// bfloat16): where the model declares bfloat16, such a tensor is read as bfloat16.
-Tensor as_declared_bfloat16(Tensor tensor, const TensorDesc& desc) {
-  if (desc.dtype != DataType::kBFloat16 || tensor.dtype() != DataType::kUInt16) return tensor;
-  Tensor relabelled = Tensor::zeros(DataType::kBFloat16, tensor.shape());
-  std::copy_n(tensor.data<uint16_t>(), tensor.element_count(), relabelled.data<uint16_t>());
-  return relabelled;
-}
-
-/// Reads a test-data file as the kind of value `desc` declares: a TensorProto, a
-/// SequenceProto or an OptionalProto.
-Result<RuntimeValue> read_value(const fs::path& path, const TensorDesc& desc) {
-  if (desc.kind == ValueKind::kTensor) {
-    GE_ASSIGN_OR_RETURN(Tensor tensor, onnx_common::read_tensor_file(path));
-    return RuntimeValue::of(as_declared_bfloat16(std::move(tensor), desc));
-  }
-  GE_ASSIGN_OR_RETURN(std::string bytes, read_bytes(path));
-  if (desc.kind == ValueKind::kSequence) {
-    onnx::SequenceProto proto;
-    if (!proto.ParseFromString(bytes)) return parse_error("'" + path.string() + "' is not a SequenceProto");
-    GE_ASSIGN_OR_RETURN(std::vector<Tensor> items, sequence_from_proto(proto, path));
-    return RuntimeValue::of_sequence(std::move(items), desc.dtype);
-  }
-  onnx::OptionalProto proto;
-  if (!proto.ParseFromString(bytes)) return parse_error("'" + path.string() + "' is not an OptionalProto");
-  if (proto.has_tensor_value()) {
-    GE_ASSIGN_OR_RETURN(Tensor tensor, onnx_common::tensor_from_proto(proto.tensor_value()));
-    RuntimeValue v = RuntimeValue::of(std::move(tensor));
-    v.kind = ValueKind::kOptional;
-    return v;
-  }
-  if (proto.has_sequence_value()) {
-    GE_ASSIGN_OR_RETURN(std::vector<Tensor> items, sequence_from_proto(proto.sequence_value(), path));
-    RuntimeValue v = RuntimeValue::of_sequence(std::move(items), desc.dtype);
-    v.kind = ValueKind::kOptionalSequence;
-    return v;
-  }
-  return RuntimeValue::empty_optional(desc.kind, desc.dtype);
 }
 
 /// Compares a produced value with an expected one of the same kind.
@@ -149,7 +86,8 @@ Status run_data_set(Session& session, const fs::path& set_dir, const Tolerance& 
   NamedValues inputs;
   for (size_t k = 0; k < input_files; ++k) {
     GE_ASSIGN_OR_RETURN(RuntimeValue value,
-                        read_value(set_dir / ("input_" + std::to_string(k) + ".pb"), runtime_inputs[k]->desc()));
+                        onnx_common::read_value_file(set_dir / ("input_" + std::to_string(k) + ".pb"),
+                                                     runtime_inputs[k]->desc()));
     inputs.emplace_back(runtime_inputs[k]->name(), std::move(value));
   }
   std::vector<RuntimeValue> outputs;
@@ -164,7 +102,8 @@ Status run_data_set(Session& session, const fs::path& set_dir, const Tolerance& 
   for (size_t k = 0; k < output_files; ++k) {
     const std::string name = k < graph_outputs.size() ? graph_outputs[k]->name() : std::string();
     GE_ASSIGN_OR_RETURN(RuntimeValue expected,
-                        read_value(set_dir / ("output_" + std::to_string(k) + ".pb"), graph_outputs[k]->desc()));
+                        onnx_common::read_value_file(set_dir / ("output_" + std::to_string(k) + ".pb"),
+                                                     graph_outputs[k]->desc()));
     const Status compared = compare_values(outputs[k], expected, tolerance);
     if (!compared.is_ok()) {
       return invalid_argument("output " + std::to_string(k) + " '" + name + "' (" + set_name + ") differs: " +

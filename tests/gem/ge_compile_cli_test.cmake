@@ -45,7 +45,7 @@ expect_run(0 ARGS --model ${MODEL} --output ${WORK_DIR}/threads.gem --threads 2 
 expect_run(0 ARGS --verify ${WORK_DIR}/threads.gem --threads 1 CONTAINS "loaded '${WORK_DIR}/threads.gem' for cpu: ")
 expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --threads 0 CONTAINS "--threads expects 1..1024, got '0'")
 expect_run(1 ARGS --info ${MODEL} CONTAINS "is not a GE model file (wrong magic)")
-expect_run(1 ARGS --model ${MODEL} CONTAINS "--output is required")
+expect_run(1 ARGS --model ${MODEL} CONTAINS "--output (or --export-onnx) is required")
 expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --input-shape "nosuch:1" CONTAINS
   "--input-shape: the model has no runtime input 'nosuch'")
 expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem -O7 CONTAINS "-O expects 0, 1, 2 or 3, got '7'")

@@ -15,6 +15,7 @@
 #include "ge/logging.h"
 #include "ge/memory_limit.h"
 #include "ge/model_file.h"
+#include "ge/onnx_common/graph_export.h"
 #include "ge/plugin_host.h"
 #include "ge/session.h"
 #include "ge/status.h"
@@ -27,6 +28,7 @@ namespace fs = std::filesystem;
 
 struct CompileOptions {
   std::optional<fs::path> model, output, info, verify;
+  std::optional<fs::path> export_onnx;  // --export-onnx: the optimised graph as ONNX
   std::string backend = "cpu";
   int opt_level = 2;
   std::vector<std::string> input_shapes;  // one: fixed shapes; several: one dynamic gear each
@@ -43,6 +45,7 @@ const char* usage() {
   return "usage: ge-compile --model M.onnx --output M.gem [--backend cpu|npu_sim] [--input-shape \"name=1,3,224,224;...\"]...\n"
          "                  [-O N] [--memory-assigner NAME]... [--streams N] [--threads N] [--plugins FILE]... [-v]\n"
          "                  [--memory-limit BYTES]\n"
+         "       ge-compile M.onnx --export-onnx OUT.onnx [-O N] [--backend NAME] [--input-shape ...] [--output M.gem]\n"
          "       ge-compile --info M.gem\n"
          "       ge-compile --verify M.gem [--backend cpu] [--threads N] [--plugins FILE]...\n"
          "Compiles a model (parse, shape inference, passes for the backend) into a .gem file that\n"
@@ -58,7 +61,12 @@ const char* usage() {
          "with plans, per gear; a run whose input shapes match a gear exactly uses its plans, any\n"
          "other is specialised at run time.\n"
          "--memory-limit BYTES (suffixes K, M, G, T; default: the machine's physical memory) refuses\n"
-         "a model whose graph inputs, outputs, values or plans need more.\n";
+         "a model whose graph inputs, outputs, values or plans need more.\n"
+         "--export-onnx OUT.onnx writes the graph after the passes (for the backend, at the -O level) as\n"
+         "an ONNX model for Netron or onnx.load: ONNX ops in the default domain, GE's fused ops in the\n"
+         "domains 'ge' and 'ge_autofuse' (opset_import version 1), blocked storage formats as each\n"
+         "value_info's doc_string 'ge.format: nChw8c' and metadata 'ge.format:NAME'. With --output too,\n"
+         "the .gem is written as well. The model may also be given as the one positional argument.\n";
 }
 
 Result<CompileOptions> parse_arguments(const std::vector<std::string>& args) {
@@ -76,6 +84,10 @@ Result<CompileOptions> parse_arguments(const std::vector<std::string>& args) {
     } else if (arg == "--model") {
       GE_ASSIGN_OR_RETURN(std::string v, value(arg));
       options.model = v;
+    } else if (arg == "--export-onnx") {
+      GE_ASSIGN_OR_RETURN(std::string v, value(arg));
+      if (v.empty()) return invalid_argument("--export-onnx expects a file to write the ONNX model to");
+      options.export_onnx = v;
     } else if (arg == "--output" || arg == "-o") {
       GE_ASSIGN_OR_RETURN(std::string v, value(arg));
       options.output = v;
@@ -123,6 +135,10 @@ Result<CompileOptions> parse_arguments(const std::vector<std::string>& args) {
       if (level.size() != 1 || level[0] < '0' || level[0] > '3')
         return invalid_argument("-O expects 0, 1, 2 or 3, got '" + level + "'");
       options.opt_level = level[0] - '0';
+    } else if (!arg.empty() && arg[0] != '-') {
+      if (options.model)
+        return invalid_argument("unexpected argument '" + arg + "': the model is already '" + options.model->string() + "'");
+      options.model = arg;  // the model as a positional argument
     } else {
       return invalid_argument("unknown argument '" + arg + "'");
     }
@@ -130,11 +146,12 @@ Result<CompileOptions> parse_arguments(const std::vector<std::string>& args) {
   if (options.help) return options;
   if (options.info && options.verify) return invalid_argument("give --info or --verify, not both");
   if (options.info || options.verify) {
-    if (options.model || options.output) return invalid_argument("--info and --verify take no --model or --output");
+    if (options.model || options.output || options.export_onnx)
+      return invalid_argument("--info and --verify take no model, --output or --export-onnx");
     return options;
   }
   if (!options.model) return invalid_argument("--model is required");
-  if (!options.output) return invalid_argument("--output is required");
+  if (!options.output && !options.export_onnx) return invalid_argument("--output (or --export-onnx) is required");
   return options;
 }
 
@@ -226,6 +243,25 @@ int run(int argc, char** argv) {
   if (gear_mode && (*session)->uses_task_sink()) {
     return fail(invalid_argument("--input-shape given " + std::to_string(options.input_shapes.size()) +
                                  " times, but the model's input shapes are static: dynamic gears need dynamic dims"));
+  }
+
+  if (options.export_onnx) {
+    onnx_common::GraphExportOptions export_options;
+    export_options.producer_name = "ge-compile";
+    export_options.producer_version = GE_VERSION_STRING;
+    export_options.doc_string = "'" + options.model->filename().string() + "' optimised by GE for backend " +
+                                options.backend + " at -O" + std::to_string(options.opt_level);
+    export_options.metadata = {{"ge.backend", options.backend},
+                               {"ge.opt_level", std::to_string(options.opt_level)},
+                               {"ge.source_model", options.model->filename().string()}};
+    const Graph& optimised = (*session)->graph();
+    if (Status status = onnx_common::write_onnx_model(optimised, *options.export_onnx, export_options);
+        !status.is_ok())
+      return fail(status.with_context("--export-onnx"));
+    std::cout << "exported the optimised graph of '" << options.model->string() << "' (" << optimised.node_count()
+              << " nodes, " << options.backend << " -O" << options.opt_level << ") to '"
+              << options.export_onnx->string() << "'\n";
+    if (!options.output) return 0;
   }
 
   ModelFileInfo info;

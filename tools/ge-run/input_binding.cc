@@ -1,12 +1,17 @@
 #include "input_binding.h"
 
+#include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 
 #include "half_float.h"
+#include "npz.h"
 #include "tensor_file.h"
 
 namespace ge::tools {
@@ -125,15 +130,99 @@ Status check_input_matches(const std::string& input_name, const std::string& sou
   return Status::ok();
 }
 
-Result<NamedTensors> bind_inputs(const Graph& graph, const std::vector<InputSpec>& specs) {
+Status check_value_matches(const std::string& input_name, const std::string& source, const TensorDesc& desc,
+                           const RuntimeValue& value) {
+  if (value.kind != desc.kind) {
+    return invalid_argument("input '" + input_name + "' from '" + source + "' is " + value.to_string() +
+                            " but the model expects " + desc.to_string());
+  }
+  if (!value.has_element) return Status::ok();
+  TensorDesc element = desc;
+  element.kind = ValueKind::kTensor;
+  if (value.holds_tensor()) return check_input_matches(input_name, source, element, value.tensor);
+  for (size_t i = 0; i < value.sequence.size(); ++i) {
+    Status status = check_input_matches(input_name, source, element, value.sequence[i]);
+    if (!status.is_ok()) return status.with_context("sequence element " + std::to_string(i));
+  }
+  return Status::ok();
+}
+
+namespace {
+
+bool is_npz(const std::string& source) {
+  constexpr std::string_view kSuffix = ".npz";
+  if (source.size() <= kSuffix.size()) return false;
+  for (size_t i = 0; i < kSuffix.size(); ++i) {
+    const char c = source[source.size() - kSuffix.size() + i];
+    if (std::tolower(static_cast<unsigned char>(c)) != kSuffix[i]) return false;
+  }
+  return true;
+}
+
+/// One input's binding: a spec naming a file (or random), or an array of a .npz archive.
+struct Binding {
+  const InputSpec* spec = nullptr;
+  std::optional<Tensor> array;  ///< set for an archive's array
+  std::string described;        ///< "--input x.npy", "--input all.npz (array 'x')"
+};
+
+std::string array_names(const NamedArrays& arrays) {
+  std::string text;
+  for (const auto& [name, tensor] : arrays) text += (text.empty() ? "'" : ", '") + name + "'";
+  return text.empty() ? "(none)" : text;
+}
+
+/// The runtime input numpy.savez's positional name `arr_K` stands for, if any.
+std::optional<size_t> positional_array_index(const std::string& name, size_t inputs) {
+  constexpr std::string_view kPrefix = "arr_";
+  if (name.size() <= kPrefix.size() || name.compare(0, kPrefix.size(), kPrefix) != 0 ||
+      name.find_first_not_of("0123456789", kPrefix.size()) != std::string::npos || name.size() > 12) {
+    return std::nullopt;
+  }
+  const size_t index = std::stoul(name.substr(kPrefix.size()));
+  return index < inputs ? std::optional<size_t>(index) : std::nullopt;
+}
+
+}  // namespace
+
+Result<NamedValues> bind_inputs(const Graph& graph, const std::vector<InputSpec>& specs) {
   const std::vector<Value*> runtime = graph.runtime_inputs();
   std::map<std::string, size_t> index_of;
   for (size_t i = 0; i < runtime.size(); ++i) index_of[runtime[i]->name()] = i;
 
-  // Resolve every spec to an input first, so naming errors come before any file is read.
-  std::vector<const InputSpec*> bound(runtime.size(), nullptr);
+  // Resolve every spec to an input first, so naming errors come before any file but a
+  // .npz archive (whose names are inside it) is read.
+  std::vector<std::optional<Binding>> bound(runtime.size());
+  auto bind = [&](size_t target, Binding binding) -> Status {
+    if (bound[target]) {
+      return invalid_argument("input '" + runtime[target]->name() + "' is bound twice: " + bound[target]->described +
+                              " and " + binding.described);
+    }
+    bound[target] = std::move(binding);
+    return Status::ok();
+  };
   size_t positional = 0;
   for (const InputSpec& spec : specs) {
+    if (!spec.name && is_npz(spec.source)) {
+      Result<NamedArrays> arrays = read_npz(spec.source);
+      if (!arrays.is_ok()) return arrays.status().with_context(describe_spec(spec));
+      if (arrays->empty()) return invalid_argument(describe_spec(spec) + ": the archive holds no arrays");
+      for (auto& [array_name, tensor] : *arrays) {
+        std::optional<size_t> target;
+        if (auto found = index_of.find(array_name); found != index_of.end()) {
+          target = found->second;
+        } else {
+          target = positional_array_index(array_name, runtime.size());
+        }
+        if (!target) {
+          return invalid_argument(describe_spec(spec) + ": the archive's array '" + array_name +
+                                  "' names no input of the model; the model's inputs are: " + describe_inputs(runtime));
+        }
+        GE_RETURN_IF_ERROR(bind(*target, Binding{&spec, std::move(tensor),
+                                                 describe_spec(spec) + " (array '" + array_name + "')"}));
+      }
+      continue;
+    }
     size_t target = 0;
     if (spec.name) {
       auto found = index_of.find(*spec.name);
@@ -152,36 +241,64 @@ Result<NamedTensors> bind_inputs(const Graph& graph, const std::vector<InputSpec
                                 std::to_string(runtime.size()) + "): " + describe_inputs(runtime));
       }
     }
-    if (bound[target] != nullptr) {
-      return invalid_argument("input '" + runtime[target]->name() +
-                              "' is bound twice: " + describe_spec(*bound[target]) + " and " + describe_spec(spec));
+    Binding binding{&spec, std::nullopt, describe_spec(spec)};
+    if (is_npz(spec.source)) {  // NAME=FILE.npz: the array NAME, or the only one
+      Result<NamedArrays> arrays = read_npz(spec.source);
+      if (!arrays.is_ok()) return arrays.status().with_context(describe_spec(spec));
+      auto named = std::find_if(arrays->begin(), arrays->end(),
+                                [&](const auto& entry) { return entry.first == *spec.name; });
+      if (named == arrays->end() && arrays->size() == 1) named = arrays->begin();
+      if (named == arrays->end()) {
+        return invalid_argument(describe_spec(spec) + ": the archive has no array '" + *spec.name +
+                                "' and more than one to choose from: " + array_names(*arrays));
+      }
+      binding.array = std::move(named->second);
+      binding.described += " (array '" + named->first + "')";
     }
-    bound[target] = &spec;
+    GE_RETURN_IF_ERROR(bind(target, std::move(binding)));
   }
   for (size_t i = 0; i < runtime.size(); ++i) {
-    if (bound[i] != nullptr) continue;
+    if (bound[i]) continue;
     const std::string& name = runtime[i]->name();
     return invalid_argument("missing input '" + name + "' " + runtime[i]->desc().to_string() +
-                            ": bind it with --input " + name + "=FILE (.npy or .pb) or --input " + name + "=random");
+                            ": bind it with --input " + name + "=FILE (.npy, .pb or .npz) or --input " + name +
+                            "=random");
   }
 
-  NamedTensors tensors;
+  NamedValues values;
   for (size_t i = 0; i < runtime.size(); ++i) {
-    const InputSpec& spec = *bound[i];
+    const Binding& binding = *bound[i];
+    const InputSpec& spec = *binding.spec;
     const std::string& name = runtime[i]->name();
     const TensorDesc& desc = runtime[i]->desc();
-    Tensor tensor;
-    if (spec.is_random()) {
+    RuntimeValue value;
+    if (binding.array) {
+      Result<RuntimeValue> converted = value_from_tensor(*binding.array, desc, binding.described);
+      if (!converted.is_ok()) return converted.status().with_context("input '" + name + "'");
+      value = std::move(converted).value();
+      GE_RETURN_IF_ERROR(check_value_matches(name, binding.described, desc, value));
+    } else if (spec.is_random()) {
       Result<Tensor> random = random_tensor(desc, kRandomSeed + i);
       if (!random.is_ok()) return random.status().with_context("input '" + name + "' (" + describe_spec(spec) + ")");
-      tensor = std::move(random).value();
+      value = RuntimeValue::of(std::move(random).value());
     } else {
-      Result<Tensor> loaded = read_tensor_file(spec.source);
+      Result<RuntimeValue> loaded = read_value_file(spec.source, desc);
       if (!loaded.is_ok()) return loaded.status().with_context("input '" + name + "'");
-      tensor = std::move(loaded).value();
-      GE_RETURN_IF_ERROR(check_input_matches(name, spec.source, desc, tensor));
+      value = std::move(loaded).value();
+      GE_RETURN_IF_ERROR(check_value_matches(name, spec.source, desc, value));
     }
-    tensors.emplace_back(name, std::move(tensor));
+    values.emplace_back(name, std::move(value));
+  }
+  return values;
+}
+
+Result<NamedTensors> plain_tensors(const NamedValues& values, const std::string& purpose) {
+  NamedTensors tensors;
+  for (const auto& [name, value] : values) {
+    if (!value.is_tensor()) {
+      return unsupported(purpose + " takes tensor inputs only, but input '" + name + "' is " + value.to_string());
+    }
+    tensors.emplace_back(name, value.tensor);
   }
   return tensors;
 }

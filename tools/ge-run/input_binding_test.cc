@@ -9,6 +9,8 @@
 #include <string>
 
 #include "half_float.h"
+#include "npz.h"
+#include "tensor_file.h"
 
 namespace ge::tools {
 namespace {
@@ -92,7 +94,7 @@ class BindInputsTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   std::string error_of(const std::vector<InputSpec>& specs) {
-    Result<NamedTensors> bound = bind_inputs(graph_, specs);
+    Result<NamedValues> bound = bind_inputs(graph_, specs);
     EXPECT_FALSE(bound.is_ok());
     return bound.is_ok() ? std::string() : bound.status().message();
   }
@@ -103,16 +105,16 @@ class BindInputsTest : public ::testing::Test {
 };
 
 TEST_F(BindInputsTest, PositionalAndNamed) {
-  Result<NamedTensors> bound = bind_inputs(graph_, {{std::nullopt, "random"}, {"y", y_file_}});
+  Result<NamedValues> bound = bind_inputs(graph_, {{std::nullopt, "random"}, {"y", y_file_}});
   ASSERT_TRUE(bound.is_ok()) << bound.status().to_string();
   ASSERT_EQ(bound->size(), 2u);
   EXPECT_EQ((*bound)[0].first, "x");
-  EXPECT_EQ((*bound)[0].second.shape(), (std::vector<int64_t>{2}));
+  EXPECT_EQ((*bound)[0].second.tensor.shape(), (std::vector<int64_t>{2}));
   EXPECT_EQ((*bound)[1].first, "y");
-  EXPECT_EQ((*bound)[1].second.data<int32_t>()[2], 6);
+  EXPECT_EQ((*bound)[1].second.tensor.data<int32_t>()[2], 6);
 
   // Named first, positional still counts from the first runtime input.
-  Result<NamedTensors> reordered = bind_inputs(graph_, {{"y", y_file_}, {std::nullopt, "random"}});
+  Result<NamedValues> reordered = bind_inputs(graph_, {{"y", y_file_}, {std::nullopt, "random"}});
   ASSERT_TRUE(reordered.is_ok()) << reordered.status().to_string();
   EXPECT_EQ((*reordered)[0].first, "x");
 }
@@ -137,6 +139,94 @@ TEST_F(BindInputsTest, Errors) {
   EXPECT_NE(error_of({{"x", "random"}, {"y", (dir_ / "nope.npy").string()}}).find("nope.npy' does not exist"),
             std::string::npos);
   EXPECT_NE(error_of({{"x", "random"}, {"y", (dir_ / "y.txt").string()}}).find("expected a .npy"), std::string::npos);
+}
+
+
+class BindArchiveTest : public BindInputsTest {
+ protected:
+  std::string archive(const std::string& name, const NamedArrays& arrays, bool compress = false) {
+    const std::filesystem::path path = dir_ / name;
+    Result<std::string> bytes = serialize_npz(arrays, compress);
+    EXPECT_TRUE(bytes.is_ok()) << bytes.status().to_string();
+    std::ofstream(path, std::ios::binary) << *bytes;
+    return path.string();
+  }
+  const Tensor x_ = Tensor::from_vector<float>({2}, {0.5f, 1.5f});
+  const Tensor y_ = Tensor::from_vector<int32_t>({4}, {1, 2, 3, 4});
+};
+
+TEST_F(BindArchiveTest, BindsArraysByName) {
+  const std::string file = archive("both.npz", {{"y", y_}, {"x", x_}}, true);
+  Result<NamedValues> bound = bind_inputs(graph_, {{std::nullopt, file}});
+  ASSERT_TRUE(bound.is_ok()) << bound.status().to_string();
+  EXPECT_EQ((*bound)[0].first, "x");
+  EXPECT_EQ((*bound)[0].second.tensor.data<float>()[1], 1.5f);
+  EXPECT_EQ((*bound)[1].second.tensor.data<int32_t>()[3], 4);
+}
+
+TEST_F(BindArchiveTest, BindsNumpyPositionalNamesByPosition) {
+  const std::string file = archive("positional.npz", {{"arr_0", x_}, {"arr_1", y_}});
+  Result<NamedValues> bound = bind_inputs(graph_, {{std::nullopt, file}});
+  ASSERT_TRUE(bound.is_ok()) << bound.status().to_string();
+  EXPECT_EQ((*bound)[1].second.tensor.shape(), (std::vector<int64_t>{4}));
+}
+
+TEST_F(BindArchiveTest, NamedSpecTakesTheNamedOrOnlyArray) {
+  const std::string both = archive("both.npz", {{"x", x_}, {"y", y_}});
+  const std::string only = archive("only.npz", {{"whatever", y_}});
+  Result<NamedValues> bound = bind_inputs(graph_, {{"x", both}, {"y", only}});
+  ASSERT_TRUE(bound.is_ok()) << bound.status().to_string();
+  EXPECT_EQ((*bound)[1].second.tensor.data<int32_t>()[0], 1);
+  const std::string other = archive("other.npz", {{"a", y_}, {"b", y_}});
+  EXPECT_NE(error_of({{"x", both}, {"y", other}}).find("the archive has no array 'y' and more than one to choose "
+                                                      "from: 'a', 'b'"),
+            std::string::npos);
+}
+
+TEST_F(BindArchiveTest, Errors) {
+  const std::string stray = archive("stray.npz", {{"x", x_}, {"z", y_}});
+  EXPECT_NE(error_of({{std::nullopt, stray}}).find("the archive's array 'z' names no input of the model"),
+            std::string::npos);
+  const std::string both = archive("both.npz", {{"x", x_}, {"y", y_}});
+  EXPECT_NE(error_of({{std::nullopt, both}, {"x", "random"}})
+                .find("input 'x' is bound twice: --input " + both + " (array 'x') and --input x=random"),
+            std::string::npos);
+  const std::string wrong = archive("wrong.npz", {{"x", y_}, {"y", y_}});
+  EXPECT_NE(error_of({{std::nullopt, wrong}}).find("has dtype int32 but the model expects float32[2]"),
+            std::string::npos);
+  std::ofstream(dir_ / "bad.npz", std::ios::binary) << "not a zip";
+  EXPECT_NE(error_of({{std::nullopt, (dir_ / "bad.npz").string()}}).find("is not a valid zip archive"),
+            std::string::npos);
+}
+
+TEST(BindValuesTest, SequenceInputs) {
+  Graph graph;
+  TensorDesc sequence(DataType::kFloat32, {Dim::unknown()});
+  sequence.kind = ValueKind::kSequence;
+  graph.add_input("s", sequence);
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("ge_bind_values_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const RuntimeValue value = RuntimeValue::of_sequence(
+      {Tensor::from_vector<float>({1}, {1}), Tensor::from_vector<float>({2}, {2, 3})}, DataType::kFloat32);
+  ASSERT_TRUE(write_value_file(dir / "s.pb", value, "s").is_ok());
+  Result<NamedValues> bound = bind_inputs(graph, {{std::nullopt, (dir / "s.pb").string()}});
+  ASSERT_TRUE(bound.is_ok()) << bound.status().to_string();
+  EXPECT_EQ((*bound)[0].second.sequence.size(), 2u);
+
+  const RuntimeValue ints = RuntimeValue::of_sequence({Tensor::from_vector<int32_t>({1}, {1})}, DataType::kInt32);
+  ASSERT_TRUE(write_value_file(dir / "i.pb", ints, "s").is_ok());
+  bound = bind_inputs(graph, {{std::nullopt, (dir / "i.pb").string()}});
+  ASSERT_FALSE(bound.is_ok());
+  EXPECT_NE(bound.status().message().find("sequence element 0: input 's'"), std::string::npos)
+      << bound.status().message();
+  EXPECT_NE(bound.status().message().find("has dtype int32"), std::string::npos) << bound.status().message();
+
+  Result<NamedTensors> tensors = plain_tensors({{"s", value}}, "--check-passes");
+  ASSERT_FALSE(tensors.is_ok());
+  EXPECT_EQ(tensors.status().message(),
+            "--check-passes takes tensor inputs only, but input 's' is " + value.to_string());
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

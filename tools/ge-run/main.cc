@@ -31,6 +31,7 @@
 #include "options.h"
 #include "output_compare.h"
 #include "profile.h"
+#include "tensor_dump.h"
 #include "tensor_file.h"
 
 namespace ge::tools {
@@ -187,12 +188,12 @@ void print_runtime_statistics(const Session& session, std::optional<uint64_t> wa
 }
 
 Status write_outputs(const fs::path& dir, const std::vector<Value*>& graph_outputs,
-                     const std::vector<Tensor>& outputs) {
+                     const std::vector<RuntimeValue>& outputs) {
   std::error_code error;
   fs::create_directories(dir, error);
   if (error) return invalid_argument("cannot create output directory '" + dir.string() + "': " + error.message());
   for (size_t k = 0; k < outputs.size(); ++k) {
-    GE_RETURN_IF_ERROR(write_tensor_proto_file(dir / output_file_name(k), outputs[k], graph_outputs[k]->name()));
+    GE_RETURN_IF_ERROR(write_value_file(dir / output_file_name(k), outputs[k], graph_outputs[k]->name()));
   }
   std::cout << "wrote " << outputs.size() << " output(s) to " << dir.string() << "\n";
   return Status::ok();
@@ -200,7 +201,7 @@ Status write_outputs(const fs::path& dir, const std::vector<Value*>& graph_outpu
 
 /// Compares with DIR/output_K.pb; sets `all_match`. Errors are for unreadable files.
 Status check_expected(const RunOptions& options, const std::vector<Value*>& graph_outputs,
-                      const std::vector<Tensor>& outputs, bool& all_match) {
+                      const std::vector<RuntimeValue>& outputs, bool& all_match) {
   const fs::path& dir = *options.expected_dir;
   std::error_code error;
   if (!fs::exists(dir, error))
@@ -215,8 +216,8 @@ Status check_expected(const RunOptions& options, const std::vector<Value*>& grap
   for (size_t k = 0; k < outputs.size(); ++k) {
     const fs::path file = dir / output_file_name(k);
     if (!fs::exists(file, error)) return not_found("expected output file '" + file.string() + "' does not exist");
-    GE_ASSIGN_OR_RETURN(Tensor expected, read_tensor_proto_file(file));
-    Result<TensorComparison> comparison = compare_tensors(outputs[k], expected, options.rtol, options.atol);
+    GE_ASSIGN_OR_RETURN(RuntimeValue expected, read_value_file(file, graph_outputs[k]->desc()));
+    Result<TensorComparison> comparison = compare_values(outputs[k], expected, options.rtol, options.atol);
     if (!comparison.is_ok()) return comparison.status().with_context("output '" + graph_outputs[k]->name() + "'");
     std::cout << "output " << k << " '" << graph_outputs[k]->name() << "' vs " << file.string() << ": "
               << (comparison->matches ? "OK" : "MISMATCH") << ", max abs error " << comparison->max_abs_error
@@ -236,7 +237,8 @@ Result<std::unique_ptr<Session>> compile_model(const PluginHost& host, const fs:
   GE_ASSIGN_OR_RETURN(Parser * parser, host.parser_for(model));
   Result<std::unique_ptr<Graph>> graph = parser->parse_file(model);
   if (!graph.is_ok()) return graph.status().with_context(model.string());
-  GE_ASSIGN_OR_RETURN(session_options.passes.check_inputs, bind_inputs(**graph, options.inputs));
+  GE_ASSIGN_OR_RETURN(NamedValues check_inputs, bind_inputs(**graph, options.inputs));
+  GE_ASSIGN_OR_RETURN(session_options.passes.check_inputs, plain_tensors(check_inputs, "--check-passes"));
   Result<std::unique_ptr<Session>> session = Session::create(host, std::move(graph).value(), session_options);
   if (!session.is_ok()) return session.status().with_context(model.string());
   return session;
@@ -326,8 +328,13 @@ int run(int argc, char** argv) {
     }
   }
 
-  Result<NamedTensors> inputs = bind_inputs(session.graph(), options.inputs);
+  Result<NamedValues> inputs = bind_inputs(session.graph(), options.inputs);
   if (!inputs.is_ok()) return fail(inputs.status());
+  // Before the runs: a model that fails or goes wrong in them is what a dump is for.
+  if (options.dump_tensors) {
+    if (Status status = dump_tensors(host, session, session_options, *inputs, *options.dump_tensors); !status.is_ok())
+      return fail(status);
+  }
 
   RunProfile profile;
   Device* traced_device = nullptr;
@@ -380,14 +387,14 @@ int run(int argc, char** argv) {
     profile.tasks.insert(profile.tasks.end(), records.begin(), records.end());
   };
   std::optional<uint64_t> warm_misses;
-  std::vector<Tensor> outputs;
+  std::vector<RuntimeValue> outputs;
   LatencyStatistics latency;
   RunLoop loop(options);
   uint64_t repeat = 0;  // runs done
   for (; loop.more(repeat); ++repeat) {
     outputs.clear();
     const auto start = std::chrono::steady_clock::now();
-    Status status = session.run(*inputs, outputs);
+    Status status = session.run_values(*inputs, outputs);
     const auto end = std::chrono::steady_clock::now();
     if (!status.is_ok()) {
       if (traced_device != nullptr) (void)traced_device->set_task_tracing(false);

@@ -16,7 +16,7 @@ constexpr std::string_view kValueOptions[] = {
     "--plugins",      "--input",      "--output-dir",   "--backend", "--repeat", "--passes",
     "--disable-pass", "--dump-graph", "--expected-dir", "--rtol",    "--atol",
     "--check-rtol",   "--check-atol", "--memory-assigner", "--memory-order", "--profile", "--threads",
-    "--specialisations", "--memory-limit", "--duration", "--autofusion",
+    "--specialisations", "--memory-limit", "--duration", "--autofusion", "--dump-tensors",
 };
 /// Options that take none.
 // Options that shape compilation: a compiled .gem has run its passes and stored its plan.
@@ -64,7 +64,7 @@ Result<InputSpec> parse_input(const std::string& text) {
     if (spec.name->empty()) return invalid_argument("--input '" + text + "': empty input name before '='");
   }
   if (spec.source.empty()) {
-    return invalid_argument("--input '" + text + "': expected a .npy or .pb file or 'random' after '='");
+    return invalid_argument("--input '" + text + "': expected a .npy, .pb or .npz file or 'random' after '='");
   }
   return spec;
 }
@@ -162,6 +162,9 @@ Status apply_value(RunOptions& options, const std::string& option, const std::st
   } else if (option == "--profile") {
     if (value.empty()) return invalid_argument("--profile expects a file to write the trace to");
     options.profile = value;
+  } else if (option == "--dump-tensors") {
+    if (value.empty()) return invalid_argument("--dump-tensors expects a directory");
+    options.dump_tensors = value;
   } else if (option == "-O") {
     GE_ASSIGN_OR_RETURN(options.passes.opt_level, parse_int(option, value, 0, 3));
   }
@@ -275,9 +278,16 @@ Plugins:
   --list-plugins          print the registries, libraries and components, then exit
 Inputs and outputs:
   --input NAME=SOURCE     bind model input NAME; SOURCE is a .npy file, a .pb ONNX
-                          TensorProto, or 'random' (fixed seed; needs a static shape)
-  --input SOURCE          bind the next model input in declaration order
-  --output-dir DIR        write outputs as DIR/output_K.pb (ONNX TensorProto)
+                          TensorProto (SequenceProto, OptionalProto for sequence and
+                          optional inputs; bfloat16 may be stored as uint16), the array
+                          NAME (or the only array) of a .npz archive, or 'random'
+                          (fixed seed; needs a static shape)
+  --input SOURCE          bind the next model input in declaration order; a .npz
+                          binds each of its arrays to the input of that name
+                          (numpy.savez's arr_K: the K-th input)
+  --output-dir DIR        write outputs as DIR/output_K.pb, as ONNX test data stores
+                          them (TensorProto, SequenceProto, OptionalProto; bfloat16 as
+                          uint16)
   --expected-dir DIR      compare outputs with DIR/output_K.pb; exit 1 on mismatch
   --rtol X, --atol Y      tolerances for --expected-dir (default 1e-5 each):
                           |got - expected| <= atol + rtol * |expected|
@@ -319,6 +329,13 @@ Running:
                           and max (in constant memory however many runs)
   --duration S            run for S seconds (with --repeat: whichever ends first); on
                           a terminal, runs past a second show a progress line
+  --dump-tensors DIR      before the runs, run once more with every intermediate
+                          value of the compiled graph as an output and write each as
+                          DIR/NAME.pb (ONNX TensorProto, plain layout; name sanitised)
+                          plus DIR/index.tsv (value, file, dtype, shape, format, node,
+                          op), to bisect against another engine. Values the passes
+                          fused away at -O2/-O3 do not exist and are absent (-O0 keeps
+                          them all); subgraph bodies are not dumped
   --profile FILE          write a Chrome trace (JSON; open in ui.perfetto.dev or
                           chrome://tracing): the compile stages, then every task of
                           every stream of the runs (wall time; simulated on npu_sim)

@@ -44,6 +44,7 @@ struct RunOptions {
   int threads = 0;  ///< --threads: intra-op threads per kernel; 0: the backend's default
   ExecutionOrder memory_order = ExecutionOrder::kStable;  ///< --memory-order
   std::optional<std::filesystem::path> profile;           ///< --profile FILE (Chrome trace JSON)
+  std::optional<std::filesystem::path> dump_tensors;      ///< --dump-tensors DIR (tensor_dump.h)
   /// --autofusion: "off" (the pass disabled), "interpret", "codegen", or "" (not given).
   std::string autofusion;
   bool help = false;

@@ -222,7 +222,7 @@ TEST(OptionsTest, Errors) {
                 .find("option --backend expects a value, got option '--repeat'"),
             std::string::npos);
   EXPECT_NE(error_of({"m.onnx", "--input", "=x.npy"}).find("empty input name"), std::string::npos);
-  EXPECT_NE(error_of({"m.onnx", "--input", "x="}).find("expected a .npy or .pb file or 'random'"), std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "--input", "x="}).find("expected a .npy, .pb or .npz file or 'random'"), std::string::npos);
   EXPECT_NE(error_of({"m.onnx", "--repeat", "0"}).find("--repeat expects an integer in [1, "), std::string::npos);
   EXPECT_NE(error_of({"m.onnx", "--repeat", "3x"}).find("got '3x'"), std::string::npos);
   EXPECT_NE(error_of({"m.onnx", "--passes", "a,,b"}).find("empty pass name"), std::string::npos);

@@ -1,5 +1,6 @@
 #include "output_compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -117,6 +118,38 @@ Result<TensorComparison> compare_tensors(const Tensor& actual, const Tensor& exp
                     result.detail;
   }
   return result;
+}
+
+Result<TensorComparison> compare_values(const RuntimeValue& actual, const RuntimeValue& expected, double rtol,
+                                        double atol) {
+  TensorComparison comparison;
+  if (actual.holds_sequence() != expected.holds_sequence() || actual.has_element != expected.has_element ||
+      (actual.kind == ValueKind::kTensor) != (expected.kind == ValueKind::kTensor)) {
+    comparison.detail = "got " + actual.to_string() + ", expected " + expected.to_string();
+    return comparison;
+  }
+  if (!expected.has_element) {
+    comparison.matches = true;
+    return comparison;
+  }
+  if (!expected.holds_sequence()) return compare_tensors(actual.tensor, expected.tensor, rtol, atol);
+  if (actual.sequence.size() != expected.sequence.size()) {
+    comparison.detail = "the sequence has " + std::to_string(actual.sequence.size()) + " elements, expected " +
+                        std::to_string(expected.sequence.size());
+    return comparison;
+  }
+  comparison.matches = true;
+  for (size_t i = 0; i < expected.sequence.size(); ++i) {
+    GE_ASSIGN_OR_RETURN(TensorComparison element,
+                        compare_tensors(actual.sequence[i], expected.sequence[i], rtol, atol));
+    comparison.max_abs_error = std::max(comparison.max_abs_error, element.max_abs_error);
+    comparison.mismatched_elements += element.mismatched_elements;
+    if (!element.matches && comparison.matches) {
+      comparison.detail = "sequence element " + std::to_string(i) + ": " + element.detail;
+    }
+    comparison.matches = comparison.matches && element.matches;
+  }
+  return comparison;
 }
 
 }  // namespace ge::tools

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "ge/runtime_value.h"
 #include "ge/status.h"
 #include "ge/tensor.h"
 
@@ -22,5 +23,11 @@ struct TensorComparison {
 /// infinities equal to the same infinity; integers and bools compare as numbers, strings
 /// exactly. dtype and shape must be equal. kUnsupported for complex types.
 Result<TensorComparison> compare_tensors(const Tensor& actual, const Tensor& expected, double rtol, double atol);
+
+/// compare_tensors over values: the kinds must agree (an empty optional matches only an
+/// empty one), sequences element by element (the same length, each element compared;
+/// the errors and counts summed, `detail` naming the first differing element).
+Result<TensorComparison> compare_values(const RuntimeValue& actual, const RuntimeValue& expected, double rtol,
+                                        double atol);
 
 }  // namespace ge::tools

@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "ge/onnx_common/tensor_proto.h"
+#include "ge/onnx_common/value_proto.h"
 #include "npy.h"
 
 namespace ge::tools {
@@ -57,6 +58,38 @@ Status write_tensor_proto_file(const std::filesystem::path& path, const Tensor& 
   out.close();
   if (!out) return invalid_argument("cannot write '" + path.string() + "'");
   return Status::ok();
+}
+
+Result<RuntimeValue> value_from_tensor(Tensor tensor, const TensorDesc& declared, const std::string& source) {
+  if (declared.kind == ValueKind::kSequence || declared.kind == ValueKind::kOptionalSequence) {
+    return invalid_argument(source + " holds one tensor but the model declares " + declared.to_string() +
+                            "; give the sequence as an ONNX SequenceProto" +
+                            (declared.kind == ValueKind::kOptionalSequence ? " inside an OptionalProto" : "") +
+                            " .pb file");
+  }
+  RuntimeValue value = RuntimeValue::of(onnx_common::as_declared_bfloat16(std::move(tensor), declared.dtype));
+  value.kind = declared.kind;  // a tensor, or a present optional tensor
+  return value;
+}
+
+Result<RuntimeValue> read_value_file(const std::filesystem::path& path, const TensorDesc& declared) {
+  const std::string extension = lower_extension(path);
+  if (extension != ".npy" && extension != ".pb") {
+    return invalid_argument("cannot read '" + path.string() +
+                            "': expected a .npy (NumPy) file or a .pb (ONNX TensorProto, SequenceProto or "
+                            "OptionalProto) file");
+  }
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) {
+    return not_found("file '" + path.string() + "' does not exist or is not a regular file");
+  }
+  if (extension == ".pb") return onnx_common::read_value_file(path, declared);
+  GE_ASSIGN_OR_RETURN(Tensor tensor, read_npy(path));
+  return value_from_tensor(std::move(tensor), declared, "'" + path.string() + "'");
+}
+
+Status write_value_file(const std::filesystem::path& path, const RuntimeValue& value, const std::string& name) {
+  return onnx_common::write_value_file(value, path, name);
 }
 
 }  // namespace ge::tools

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -467,13 +468,161 @@ void infer_attention(InferenceContext& ctx) {
   }
 }
 
+// StringSplit-20: Y is X's shape plus one axis, Z is X's shape. The new axis holds the
+// largest substring count, known only from the data (run-time inference gives it).
+bool is_python_space(uint32_t code) {
+  // str.isspace() of Python, which the reference's str.split(None) uses.
+  return (code >= 0x09 && code <= 0x0D) || (code >= 0x1C && code <= 0x20) || code == 0x85 || code == 0xA0 ||
+         code == 0x1680 || (code >= 0x2000 && code <= 0x200A) || code == 0x2028 || code == 0x2029 ||
+         code == 0x202F || code == 0x205F || code == 0x3000;
+}
+
+// The byte length of the whitespace code point at text[pos], or 0.
+size_t space_length(const std::string& text, size_t pos) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byte(pos);
+  if (lead < 0x80) return is_python_space(lead) ? 1 : 0;
+  size_t count = (lead & 0xE0) == 0xC0 ? 2 : (lead & 0xF0) == 0xE0 ? 3 : 0;  // no 4-byte space exists
+  if (count == 0 || pos + count > text.size()) return 0;
+  uint32_t code = lead & (count == 2 ? 0x1F : 0x0F);
+  for (size_t i = 1; i < count; ++i) {
+    if ((byte(pos + i) & 0xC0) != 0x80) return 0;
+    code = (code << 6) | (byte(pos + i) & 0x3F);
+  }
+  return is_python_space(code) ? count : 0;
+}
+
+// How many substrings Python's text.split(delimiter or None, maxsplit) gives (maxsplit < 0: no limit).
+int64_t substring_count(const std::string& text, const std::string& delimiter, int64_t maxsplit) {
+  int64_t count = 0;
+  if (!delimiter.empty()) {
+    for (size_t pos = text.find(delimiter); pos != std::string::npos && (maxsplit < 0 || count < maxsplit);
+         pos = text.find(delimiter, pos + delimiter.size())) {
+      ++count;
+    }
+    return count + 1;
+  }
+  size_t pos = 0;
+  while (pos < text.size()) {
+    while (pos < text.size() && space_length(text, pos) > 0) pos += space_length(text, pos);
+    if (pos == text.size()) break;
+    ++count;
+    if (maxsplit >= 0 && count > maxsplit) break;  // the rest is one substring
+    while (pos < text.size() && space_length(text, pos) == 0) ++pos;
+  }
+  return count;
+}
+
+void infer_string_split(InferenceContext& ctx) {
+  const AttributeProto* maxsplit_attribute = ctx.getAttribute("maxsplit");
+  const int64_t maxsplit = maxsplit_attribute != nullptr ? maxsplit_attribute->i() : -1;
+  if (maxsplit_attribute != nullptr && maxsplit < 0) {
+    fail_shape_inference("StringSplit: 'maxsplit' is ", maxsplit, ", must not be negative");
+  }
+  const std::string delimiter = onnx::getAttribute(ctx, "delimiter", std::string());
+  onnx::updateOutputElemType(ctx, 0, onnx::TensorProto::STRING);
+  onnx::updateOutputElemType(ctx, 1, onnx::TensorProto::INT64);
+  if (!onnx::hasInputShape(ctx, 0)) return;
+  const TensorShapeProto& shape = onnx::getInputShape(ctx, 0);
+  *onnx::getOutputShape(ctx, 1) = shape;
+  TensorShapeProto y = shape;
+  auto* last = y.add_dim();
+  const onnx::TensorProto* data = ctx.getInputData(0);
+  if (data != nullptr && data->data_type() == onnx::TensorProto::STRING) {
+    int64_t most = 0;
+    for (const std::string& text : data->string_data()) {
+      most = std::max(most, substring_count(text, delimiter, maxsplit));
+    }
+    last->set_dim_value(most);
+  }
+  *onnx::getOutputShape(ctx, 0) = y;
+}
+
+// RegexFullMatch-20: bools of X's shape.
+void infer_regex_full_match(InferenceContext& ctx) {
+  if (ctx.getAttribute("pattern") == nullptr) fail_shape_inference("RegexFullMatch: attribute 'pattern' is missing");
+  onnx::updateOutputElemType(ctx, 0, onnx::TensorProto::BOOL);
+  if (onnx::hasInputShape(ctx, 0)) onnx::propagateShapeFromInputToOutput(ctx, 0, 0);
+}
+
+// OptionalHasElement-18: a bool scalar, also for a tensor or sequence input or none.
+void infer_optional_has_element(InferenceContext& ctx) {
+  if (ctx.getNumInputs() > 1) fail_type_inference("OptionalHasElement has ", ctx.getNumInputs(), " inputs, at most 1");
+  auto* tensor = ctx.getOutputType(0)->mutable_tensor_type();
+  tensor->set_elem_type(onnx::TensorProto::BOOL);
+  tensor->mutable_shape()->Clear();
+}
+
+// OptionalGetElement-18: an optional's element type, or a tensor or sequence input's own.
+void infer_optional_get_element(InferenceContext& ctx) {
+  const onnx::TypeProto* input = ctx.getNumInputs() == 1 ? ctx.getInputType(0) : nullptr;
+  if (input == nullptr) fail_type_inference("OptionalGetElement needs its input, with a type");
+  if (input->has_optional_type()) {
+    if (!input->optional_type().has_elem_type()) {
+      fail_type_inference("OptionalGetElement: the optional input has no element type");
+    }
+    ctx.getOutputType(0)->CopyFrom(input->optional_type().elem_type());
+  } else if (input->has_tensor_type() || input->has_sequence_type()) {
+    ctx.getOutputType(0)->CopyFrom(*input);
+  } else {
+    fail_type_inference("OptionalGetElement: the input is not an optional, a tensor or a sequence");
+  }
+}
+
+// DeformConv-19: Conv's output shape; offset (and mask) must match the kernel and the
+// output positions.
+void infer_deform_conv(InferenceContext& ctx) {
+  libonnx_inference("Conv", 11)(ctx);
+  if (!onnx::hasInputShape(ctx, 0) || !onnx::hasInputShape(ctx, 1)) return;
+  const TensorShapeProto& x = onnx::getInputShape(ctx, 0);
+  const TensorShapeProto& w = onnx::getInputShape(ctx, 1);
+  const int spatial = x.dim_size() - 2;
+  if (spatial < 1) fail_shape_inference("DeformConv: X has rank ", x.dim_size(), ", needs at least 3");
+  const int64_t offset_group = onnx::getAttribute(ctx, "offset_group", 1);
+  if (offset_group < 1) fail_shape_inference("DeformConv: 'offset_group' is ", offset_group, ", must be at least 1");
+  if (x.dim(1).has_dim_value() && x.dim(1).dim_value() % offset_group != 0) {
+    fail_shape_inference("DeformConv: X's ", x.dim(1).dim_value(), " channels are not a multiple of offset_group ",
+                         offset_group);
+  }
+  int64_t kernel = 1;
+  for (int d = 0; d < spatial; ++d) {
+    if (!w.dim(2 + d).has_dim_value()) return;
+    kernel *= w.dim(2 + d).dim_value();
+  }
+  TensorShapeProto* y = onnx::getOutputShape(ctx, 0);
+  for (size_t input = 2; input <= 4; input += 2) {  // offset, mask
+    if (!has_input(ctx, input) || !onnx::hasInputShape(ctx, input)) continue;
+    const char* name = input == 2 ? "offset" : "mask";
+    const TensorShapeProto& shape = onnx::getInputShape(ctx, input);
+    if (shape.dim_size() != x.dim_size()) {
+      fail_shape_inference("DeformConv: ", name, " has rank ", shape.dim_size(), ", X has rank ", x.dim_size());
+    }
+    const int64_t channels = offset_group * kernel * (input == 2 ? spatial : 1);
+    if (shape.dim(1).has_dim_value() && shape.dim(1).dim_value() != channels) {
+      fail_shape_inference("DeformConv: ", name, " has ", shape.dim(1).dim_value(), " channels, expected ", channels,
+                           " (offset_group * kernel size", input == 2 ? " * spatial rank)" : ")");
+    }
+    if (y->dim_size() != x.dim_size()) continue;
+    for (int d = 0; d < spatial; ++d) {
+      const auto& at = shape.dim(2 + d);
+      auto* out = y->mutable_dim(2 + d);
+      if (at.has_dim_value() && out->has_dim_value() && at.dim_value() != out->dim_value()) {
+        fail_shape_inference("DeformConv: ", name, " has ", at.dim_value(), " positions on spatial axis ", d,
+                             " but the output has ", out->dim_value());
+      }
+    }
+  }
+}
+
 // ---- the table ----
 
 // `schema`'s parameters, attributes, type constraints and inference function in a schema
 // not yet finalized, so that a version can add to them (a copy of a finalized schema
 // cannot be finalized again). Function bodies are not copied: the versions copied here
 // infer through their inference function (a test checks that they have one).
-std::unique_ptr<OpSchema> unfinalized_copy(const OpSchema& schema) {
+// `extra_types` adds types to type constraints, by name.
+std::unique_ptr<OpSchema> unfinalized_copy(const OpSchema& schema,
+                                           const std::map<std::string, std::vector<std::string>>& extra_types = {}) {
   auto copy = std::make_unique<OpSchema>();
   for (const auto& [name, attribute] : schema.attributes()) copy->Attr(attribute);
   const auto& inputs = schema.inputs();
@@ -487,7 +636,13 @@ std::unique_ptr<OpSchema> unfinalized_copy(const OpSchema& schema) {
                  outputs[i].GetIsHomogeneous(), outputs[i].GetMinArity(), outputs[i].GetDifferentiationCategory());
   }
   for (const auto& param : schema.typeConstraintParams()) {
-    copy->TypeConstraint(param.type_param_str, param.allowed_type_strs, param.description);
+    std::vector<std::string> types = param.allowed_type_strs;
+    if (auto extra = extra_types.find(param.type_param_str); extra != extra_types.end()) {
+      for (const std::string& type : extra->second) {
+        if (std::find(types.begin(), types.end(), type) == types.end()) types.push_back(type);
+      }
+    }
+    copy->TypeConstraint(param.type_param_str, types, param.description);
   }
   if (schema.has_type_and_shape_inference_function()) {
     copy->TypeAndShapeInferenceFunction(schema.GetTypeAndShapeInferenceFunction());
@@ -535,10 +690,12 @@ class Table {
   }
 
   // A version that only widened the types: the previous schema, renumbered.
+  // `extra_types` names the types the version added to a type constraint (by its name).
   void types_only(const std::string& op, int since, std::vector<DefaultOnlyAttribute> default_only = {},
-                  const std::function<void(OpSchema&)>& extend = nullptr) {
+                  const std::function<void(OpSchema&)>& extend = nullptr,
+                  const std::map<std::string, std::vector<std::string>>& extra_types = {}) {
     const OpSchema& base = previous(op, since);
-    auto schema = unfinalized_copy(base);
+    auto schema = unfinalized_copy(base, extra_types);
     if (extend) extend(*schema);
     for (const DefaultOnlyAttribute& attribute : default_only) {
       schema->Attr(attribute.name, "", AttributeProto::INT, attribute.default_value);
@@ -677,8 +834,30 @@ void Table::build() {
         .TypeAndShapeInferenceFunction(infer_same_as_first);
     written("GroupNormalization", 18, std::move(schema));
   }
-  not_run("OptionalGetElement", 18, "its tensor inputs (opset 18) are not supported by this build");
-  not_run("OptionalHasElement", 18, "its tensor inputs (opset 18) are not supported by this build");
+  {
+    // Opset 18 also takes a plain tensor or sequence: it is its own element.
+    std::vector<std::string> any_types = OpSchema::all_optional_types();
+    for (const auto* more : {&OpSchema::all_tensor_types(), &OpSchema::all_tensor_sequence_types()}) {
+      any_types.insert(any_types.end(), more->begin(), more->end());
+    }
+    std::vector<std::string> element_types = OpSchema::all_tensor_types();
+    element_types.insert(element_types.end(), OpSchema::all_tensor_sequence_types().begin(),
+                         OpSchema::all_tensor_sequence_types().end());
+    auto get = std::make_unique<OpSchema>();
+    get->Input(0, "input", "", "O")
+        .Output(0, "output", "", "V")
+        .TypeConstraint("O", any_types, "")
+        .TypeConstraint("V", element_types, "")
+        .TypeAndShapeInferenceFunction(infer_optional_get_element);
+    written("OptionalGetElement", 18, std::move(get));
+    auto has = std::make_unique<OpSchema>();
+    has->Input(0, "input", "", "O", OpSchema::Optional)
+        .Output(0, "output", "", "B")
+        .TypeConstraint("O", any_types, "")
+        .TypeConstraint("B", {"tensor(bool)"}, "")
+        .TypeAndShapeInferenceFunction(infer_optional_has_element);
+    written("OptionalHasElement", 18, std::move(has));
+  }
 
   // ---- opset 19 ----
   // `saturate` only matters for float8 targets, which GE does not run: any value is fine.
@@ -686,16 +865,34 @@ void Table::build() {
   types_only("Cast", 19, none, add_saturate);
   types_only("CastLike", 19, none, add_saturate);
   types_only("QuantizeLinear", 19, none, add_saturate);
-  for (const char* op : {"Constant", "DequantizeLinear", "Equal", "Identity", "If", "Loop", "Reshape", "Scan",
-                         "Shape", "Size"}) {
+  for (const char* op : {"Constant", "DequantizeLinear", "Identity", "If", "Loop", "Reshape", "Scan", "Shape",
+                         "Size"}) {
     types_only(op, 19);
   }
+  types_only("Equal", 19, none, nullptr, {{"T", {"tensor(string)"}}});
   changed("AveragePool", 19, [](OpSchema& s) {
     s.Attr("dilations", "", AttributeProto::INTS, false).TypeAndShapeInferenceFunction(libonnx_inference("MaxPool", 12));
   });
   changed("Pad", 19, nullptr);     // mode "wrap"
   changed("Resize", 19, nullptr);  // coordinate_transformation_mode "half_pixel_symmetric"
-  not_run("DeformConv", 19, "DeformConv has no kernel in this build");
+  {
+    auto schema = std::make_unique<OpSchema>();
+    schema->Attr("dilations", "", AttributeProto::INTS, false)
+        .Attr("group", "", AttributeProto::INT, static_cast<int64_t>(1))
+        .Attr("kernel_shape", "", AttributeProto::INTS, false)
+        .Attr("offset_group", "", AttributeProto::INT, static_cast<int64_t>(1))
+        .Attr("pads", "", AttributeProto::INTS, false)
+        .Attr("strides", "", AttributeProto::INTS, false)
+        .Input(0, "X", "", "T")
+        .Input(1, "W", "", "T")
+        .Input(2, "offset", "", "T")
+        .Input(3, "B", "", "T", OpSchema::Optional)
+        .Input(4, "mask", "", "T", OpSchema::Optional)
+        .Output(0, "Y", "", "T")
+        .TypeConstraint("T", {"tensor(float16)", "tensor(float)", "tensor(double)"}, "")
+        .TypeAndShapeInferenceFunction(infer_deform_conv);
+    written("DeformConv", 19, std::move(schema));
+  }
 
   // ---- opset 20 ----
   for (const char* op : {"ConstantOfShape", "IsInf", "IsNaN"}) types_only(op, 20);
@@ -731,9 +928,36 @@ void Table::build() {
     written("DFT", 20, std::move(schema));
   }
   not_run("ImageDecoder", 20, "image decoding is not supported by this build");
-  not_run("RegexFullMatch", 20, "RegexFullMatch has no kernel in this build");
-  not_run("StringConcat", 20, "StringConcat has no kernel in this build");
-  not_run("StringSplit", 20, "StringSplit has no kernel in this build");
+  {
+    auto schema = std::make_unique<OpSchema>();
+    schema->Attr("pattern", "", AttributeProto::STRING, false)
+        .Input(0, "X", "", "T1")
+        .Output(0, "Y", "", "T2")
+        .TypeConstraint("T1", {"tensor(string)"}, "")
+        .TypeConstraint("T2", {"tensor(bool)"}, "")
+        .TypeAndShapeInferenceFunction(infer_regex_full_match);
+    written("RegexFullMatch", 20, std::move(schema));
+  }
+  {
+    auto schema = std::make_unique<OpSchema>();
+    schema->Input(0, "X", "", "T").Input(1, "Y", "", "T").Output(0, "Z", "", "T")
+        .TypeConstraint("T", {"tensor(string)"}, "")
+        .TypeAndShapeInferenceFunction(infer_broadcast_binary);
+    written("StringConcat", 20, std::move(schema));
+  }
+  {
+    auto schema = std::make_unique<OpSchema>();
+    schema->Attr("delimiter", "", AttributeProto::STRING, false)
+        .Attr("maxsplit", "", AttributeProto::INT, false)
+        .Input(0, "X", "", "T1")
+        .Output(0, "Y", "", "T2")
+        .Output(1, "Z", "", "T3")
+        .TypeConstraint("T1", {"tensor(string)"}, "")
+        .TypeConstraint("T2", {"tensor(string)"}, "")
+        .TypeConstraint("T3", {"tensor(int64)"}, "")
+        .TypeAndShapeInferenceFunction(infer_string_split);
+    written("StringSplit", 20, std::move(schema));
+  }
 
   // ---- opset 21 ----
   for (const char* op : {"Cast", "CastLike", "Constant", "ConstantOfShape", "Flatten", "Identity", "If", "Loop", "Pad",
@@ -768,7 +992,7 @@ void Table::build() {
                          "Selu", "Sin", "Sinh", "Softplus", "Softsign", "Tan", "ThresholdedRelu"}) {
     types_only(op, 22);
   }
-  not_run("DeformConv", 22, "DeformConv has no kernel in this build");
+  types_only("DeformConv", 22, none, nullptr, {{"T", {"tensor(bfloat16)"}}});
 
   // ---- opset 23 ----
   for (const char* op : {"Cast", "CastLike", "Constant", "ConstantOfShape", "Flatten", "Identity", "If", "Loop", "Pad",

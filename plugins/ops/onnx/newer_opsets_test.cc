@@ -121,14 +121,14 @@ TEST_F(NewerOpsetsTest, FindSchemaServesTheNewerVersions) {
 }
 
 TEST_F(NewerOpsetsTest, AVersionGEDoesNotRunSaysWhy) {
-  use_opset(19);
-  Node* node = graph_.add_node("DeformConv", {f32("x", {1, 1, 4, 4}), f32("w", {1, 1, 2, 2}), f32("o", {1, 8, 3, 3})},
-                               1, "deform");
-  ASSERT_NE(library_->find_schema("", "DeformConv", 19), nullptr);
+  use_opset(20);
+  Node* node = graph_.add_node("ImageDecoder", {graph_.add_input("encoded", TensorDesc::of(DataType::kUInt8, {16}))},
+                               1, "decode");
+  ASSERT_NE(library_->find_schema("", "ImageDecoder", 20), nullptr);
   Status status = infer(node);
   ASSERT_FALSE(status.is_ok());
   EXPECT_EQ(status.code(), StatusCode::kUnsupported);
-  EXPECT_TRUE(contains(status.message(), "DeformConv-19 is not supported")) << status.message();
+  EXPECT_TRUE(contains(status.message(), "ImageDecoder-20 is not supported")) << status.message();
 }
 
 TEST_F(NewerOpsetsTest, AnUndeclaredAttributeIsRefused) {
@@ -301,6 +301,130 @@ TEST_F(NewerOpsetsTest, NormalisationsKeepTheInputShape) {
   group->set_attribute("num_groups", int64_t{3});
   ASSERT_TRUE(infer(group).is_ok());
   EXPECT_EQ(dims(group->output(0)), (std::vector<int64_t>{2, 6, 4}));
+}
+
+// ---- strings, optionals and DeformConv ----
+
+TEST_F(NewerOpsetsTest, StringConcatBroadcastsAndRegexFullMatchGivesBools) {
+  use_opset(20);
+  Value* words = graph_.add_input("words", TensorDesc::of(DataType::kString, {2, 3}));
+  Value* suffix = graph_.add_input("suffix", TensorDesc::of(DataType::kString, {1}));
+  Node* concat = graph_.add_node("StringConcat", {words, suffix}, 1, "concat");
+  ASSERT_TRUE(infer(concat).is_ok()) << infer(concat).message();
+  EXPECT_EQ(concat->output(0)->desc(), TensorDesc::of(DataType::kString, {2, 3}));
+
+  Node* match = graph_.add_node("RegexFullMatch", {words}, 1, "match");
+  match->set_attribute("pattern", std::string("a+"));
+  ASSERT_TRUE(infer(match).is_ok()) << infer(match).message();
+  EXPECT_EQ(match->output(0)->desc(), TensorDesc::of(DataType::kBool, {2, 3}));
+  Node* no_pattern = graph_.add_node("RegexFullMatch", {words}, 1, "no_pattern");
+  Status status = infer(no_pattern);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_TRUE(contains(status.message(), "attribute 'pattern' is missing")) << status.message();
+}
+
+TEST_F(NewerOpsetsTest, StringSplitCountsTheSubstringsWhenTheDataIsKnown) {
+  use_opset(20);
+  Value* text = graph_.add_input("text", TensorDesc::of(DataType::kString, {3}));
+  Node* unknown = graph_.add_node("StringSplit", {text}, 2, "split");
+  ASSERT_TRUE(infer(unknown).is_ok()) << infer(unknown).message();
+  EXPECT_EQ(unknown->output(0)->desc().rank(), 2);
+  EXPECT_FALSE(unknown->output(0)->desc().is_static());  // the substring count needs the data
+  EXPECT_EQ(unknown->output(1)->desc(), TensorDesc::of(DataType::kInt64, {3}));
+
+  // Whitespace runs split once and are trimmed (Python's str.split()).
+  data_.emplace("text", Tensor::from_strings({3}, {"  hello   world ! ", "a", "\t"}));
+  Node* known = graph_.add_node("StringSplit", {text}, 2, "split_known");
+  ASSERT_TRUE(infer(known).is_ok()) << infer(known).message();
+  EXPECT_EQ(known->output(0)->desc(), TensorDesc::of(DataType::kString, {3, 3}));
+
+  // A delimiter splits on each occurrence, maxsplit at most that often.
+  data_["text"] = Tensor::from_strings({3}, {"o-n-n--x-", "", "a-b"});
+  Node* dashes = graph_.add_node("StringSplit", {text}, 2, "split_dashes");
+  dashes->set_attribute("delimiter", std::string("-"));
+  ASSERT_TRUE(infer(dashes).is_ok()) << infer(dashes).message();
+  EXPECT_EQ(dims(dashes->output(0)), (std::vector<int64_t>{3, 6}));
+  Node* limited = graph_.add_node("StringSplit", {text}, 2, "split_limited");
+  limited->set_attribute("delimiter", std::string("-"));
+  limited->set_attribute("maxsplit", int64_t{2});
+  ASSERT_TRUE(infer(limited).is_ok()) << infer(limited).message();
+  EXPECT_EQ(dims(limited->output(0)), (std::vector<int64_t>{3, 3}));
+
+  Node* negative = graph_.add_node("StringSplit", {text}, 2, "split_negative");
+  negative->set_attribute("maxsplit", int64_t{-1});
+  Status status = infer(negative);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_TRUE(contains(status.message(), "'maxsplit' is -1")) << status.message();
+}
+
+TEST_F(NewerOpsetsTest, Equal19TakesStrings) {
+  use_opset(19);
+  const NewerVersion* equal = find_newer_version("Equal", 19);
+  ASSERT_NE(equal, nullptr);
+  EXPECT_EQ(equal->semantics_since, 13);
+  bool has_string = false;
+  for (const auto& param : equal->schema->typeConstraintParams()) {
+    for (const std::string& type : param.allowed_type_strs) has_string = has_string || type == "tensor(string)";
+  }
+  EXPECT_TRUE(has_string);
+  Value* a = graph_.add_input("a", TensorDesc::of(DataType::kString, {2, 1}));
+  Value* b = graph_.add_input("b", TensorDesc::of(DataType::kString, {3}));
+  Node* node = graph_.add_node("Equal", {a, b}, 1, "eq");
+  ASSERT_TRUE(infer(node).is_ok()) << infer(node).message();
+  EXPECT_EQ(node->output(0)->desc(), TensorDesc::of(DataType::kBool, {2, 3}));
+}
+
+TEST_F(NewerOpsetsTest, Optional18OpsTakePlainTensors) {
+  use_opset(18);
+  Node* has = graph_.add_node("OptionalHasElement", {f32("x", {2, 3})}, 1, "has");
+  ASSERT_TRUE(infer(has).is_ok()) << infer(has).message();
+  EXPECT_EQ(has->output(0)->desc(), TensorDesc::of(DataType::kBool, {}));
+  Node* none = graph_.add_node("OptionalHasElement", {}, 1, "has_none");
+  ASSERT_TRUE(infer(none).is_ok()) << infer(none).message();
+  EXPECT_EQ(none->output(0)->desc(), TensorDesc::of(DataType::kBool, {}));
+
+  Node* get = graph_.add_node("OptionalGetElement", {graph_.find_value("x")}, 1, "get");
+  ASSERT_TRUE(infer(get).is_ok()) << infer(get).message();
+  EXPECT_EQ(get->output(0)->desc(), TensorDesc::of(DataType::kFloat32, {2, 3}));
+
+  TensorDesc optional = TensorDesc::of(DataType::kInt64, {4});
+  optional.kind = ValueKind::kOptional;
+  Node* unwrap = graph_.add_node("OptionalGetElement", {graph_.add_input("maybe", optional)}, 1, "unwrap");
+  ASSERT_TRUE(infer(unwrap).is_ok()) << infer(unwrap).message();
+  EXPECT_EQ(unwrap->output(0)->desc(), TensorDesc::of(DataType::kInt64, {4}));
+}
+
+TEST_F(NewerOpsetsTest, DeformConvHasConvShapesAndChecksOffsetAndMask) {
+  use_opset(19);
+  Node* deform = graph_.add_node(
+      "DeformConv", {f32("x", {1, 4, 5, 6}), f32("w", {6, 2, 3, 3}), f32("offset", {1, 2 * 9 * 2, 3, 2})}, 1, "deform");
+  deform->set_attribute("group", int64_t{2});
+  deform->set_attribute("offset_group", int64_t{2});
+  deform->set_attribute("strides", std::vector<int64_t>{1, 2});
+  ASSERT_TRUE(infer(deform).is_ok()) << infer(deform).message();
+  EXPECT_EQ(dims(deform->output(0)), (std::vector<int64_t>{1, 6, 3, 2}));
+
+  use_opset(22);
+  ASSERT_TRUE(infer(deform).is_ok()) << infer(deform).message();
+  EXPECT_EQ(find_newer_version("DeformConv", 23)->semantics_since, 19);
+
+  Node* bad_offset = graph_.add_node(
+      "DeformConv", {graph_.find_value("x"), graph_.find_value("w"), f32("offset9", {1, 9 * 2, 3, 4})}, 1, "bad");
+  bad_offset->set_attribute("group", int64_t{2});
+  bad_offset->set_attribute("offset_group", int64_t{2});
+  Status status = infer(bad_offset);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_TRUE(contains(status.message(), "offset has 18 channels, expected 36")) << status.message();
+
+  Node* bad_mask = graph_.add_node("DeformConv",
+                                   {graph_.find_value("x"), graph_.find_value("w"), f32("offset1", {1, 18, 3, 4}),
+                                    nullptr, f32("mask", {1, 9, 3, 3})},
+                                   1, "bad_mask");
+  bad_mask->set_attribute("group", int64_t{2});
+  status = infer(bad_mask);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_TRUE(contains(status.message(), "mask has 3 positions on spatial axis 1 but the output has 4"))
+      << status.message();
 }
 
 }  // namespace

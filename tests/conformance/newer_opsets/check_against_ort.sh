@@ -47,7 +47,7 @@ for e in sorted(glob.glob(os.path.join(exp_dir, "output_*.pb"))):
         close = a == b
     if not close.all():
         i = np.argwhere(~close)[0]
-        diff = np.max(np.abs(a.astype(np.float64) - b.astype(np.float64))) if a.dtype != bool else 1
+        diff = np.max(np.abs(a.astype(np.float64) - b.astype(np.float64))) if a.dtype.kind in "fciu" else 1
         msgs.append(f"{k}: {int((~close).sum())}/{a.size} differ, max abs diff {diff:.3g}; "
                     f"first at {tuple(int(x) for x in i)}: expected {a[tuple(i)]}, ORT {b[tuple(i)]}")
 print("; ".join(msgs))

@@ -980,6 +980,180 @@ def gen_bumps():
          [("reshaped", xr.reshape(4, -1))])
 
 
+# ----------------------------------------------------------------------------- strings (opsets 19/20)
+def strings(values, shape=None):
+    a = np.array(values, dtype=object)
+    return a.reshape(shape) if shape is not None else a
+
+
+def string_split_ref(x, delimiter=None, maxsplit=None):
+    # op_string_split.py: np.char.split (Python's str.split) padded with "" to the most
+    # substrings; "" as delimiter means whitespace.
+    # Deviation: without a delimiter the rest after `maxsplit` splits loses its trailing
+    # whitespace (the spec: "leading or trailing whitespace is removed"; ORT agrees).
+    sep = delimiter or None
+    parts = [s.split(sep) if maxsplit is None else s.split(sep, maxsplit) for s in x.reshape(-1)]
+    if sep is None and maxsplit is not None:
+        parts = [p[:-1] + [p[-1].rstrip()] if len(p) == maxsplit + 1 else p for p in parts]
+    width = max([len(p) for p in parts], default=0)
+    y = np.array([p + [""] * (width - len(p)) for p in parts], dtype=object).reshape(*x.shape, width)
+    z = np.array([len(p) for p in parts], dtype=np.int64).reshape(x.shape)
+    return y, z
+
+
+def gen_strings():
+    import re
+    x, y = strings(["abc", "def", ""]), strings([".com", ".net", "abc"])
+    case("test_string_concat_opset20", 20, "StringConcat", [("x", x), ("y", y)],
+         [("z", x + y)])
+    xb, yb = strings(["cat", "dog", "的"], (3, 1)), strings(["s", "中"])
+    case("test_string_concat_broadcast_utf8_opset20", 20, "StringConcat", [("x", xb), ("y", yb)],
+         [("z", xb + yb)])
+    x0, y0 = strings("cat"), strings("s")
+    case("test_string_concat_zero_dim_opset20", 20, "StringConcat", [("x", x0), ("y", y0)],
+         [("z", strings("cats"))])
+
+    for name, x, attrs in (
+        ("basic", strings(["abc.com", "def.net", "a.b.c.d"]), {"delimiter": "."}),
+        ("consecutive_delimiters", strings(["o-n-n--x-", "o-n----nx"]), {"delimiter": "-"}),
+        ("multichar_delimiter", strings(["a::b::c", "::x", "y"], (3, 1)), {"delimiter": "::"}),
+        ("no_delimiter", strings(["hello world !", "  hello   world !", " hello world   ! "]), {}),
+        ("empty_delimiter_2d", strings(["a b", "  c  ", "d e f", "g"], (2, 2)), {"delimiter": ""}),
+        ("maxsplit", strings(["hello world", "def.net", "o n n x", "the quick brown fox"], (2, 2)),
+         {"maxsplit": 2}),
+        ("delimiter_maxsplit", strings(["a,b,c,d", "e,f", "g"]), {"delimiter": ",", "maxsplit": 1}),
+        ("empty_tensor", strings([], (0,)), {}),
+        # Python's str.split: "" with a delimiter is one empty substring.
+        ("empty_element", strings(["a|b", ""]), {"delimiter": "|"}),
+        # The spec: the rest after maxsplit loses its trailing whitespace (Python keeps it).
+        ("maxsplit_trailing_space", strings(["a b c  ", "x"]), {"maxsplit": 1}),
+        # Python's str.split: a tab is whitespace too.
+        ("tab_whitespace", strings(["a\tb c", "d"]), {}),
+    ):
+        yy, zz = string_split_ref(x, attrs.get("delimiter"), attrs.get("maxsplit"))
+        case(f"test_string_split_{name}_opset20", 20, "StringSplit", [("x", x)],
+             [("substrings", yy), ("length", zz)], attrs)
+
+    for name, x, pattern in (
+        ("basic", strings(["www.google.com", "www.facebook.com", "www.bbc.co.uk"]),
+         r"www\.[\w.-]+\.\bcom\b"),
+        ("email_domain", strings(["account@gmail.com", "account@hotmail.com", "not email",
+                                  "account2@yahoo.com"], (2, 2)),
+         r"(\W|^)[\w.\-]{0,25}@(yahoo|gmail)\.com(\W|$)"),
+        ("empty", strings([], (2, 0)), r"(\W|^)[\w.\-]{0,25}@(yahoo|gmail)\.com(\W|$)"),
+        ("utf8_dot", strings(["中文", "abc", "a", ""]), r"..|a?b?c"),
+    ):
+        rx = re.compile(pattern)
+        yy = np.vectorize(lambda t: rx.fullmatch(t) is not None, otypes=[np.bool_])(x) \
+            if x.size else np.zeros(x.shape, dtype=bool)
+        case(f"test_regex_full_match_{name}_opset20", 20, "RegexFullMatch", [("X", x)], [("Y", yy)],
+             {"pattern": pattern})
+
+    a, b = strings(["abc", "", "x"], (3, 1)), strings(["abc", "x"])
+    case("test_equal_string_broadcast_opset19", 19, "Equal", [("a", a), ("b", b)], [("c", a == b)])
+
+
+# ----------------------------------------------------------------------------- Optional*-18
+def gen_optional():
+    x = rnd(2, 3)
+    case("test_optional_has_element_tensor_input_opset18", 18, "OptionalHasElement", [("x", x)],
+         [("has", np.array(True))])
+    case("test_optional_has_element_no_input_opset18", 18, "OptionalHasElement", [None],
+         [("has", np.array(False))])
+    xi = RNG.randint(-5, 5, size=(4,)).astype(np.int32)
+    case("test_optional_get_element_tensor_opset18", 18, "OptionalGetElement", [("x", xi)],
+         [("y", xi.copy())])
+    xs = strings(["a", "bc"])
+    case("test_optional_get_element_string_tensor_opset18", 18, "OptionalGetElement", [("x", xs)],
+         [("y", xs.copy())])
+
+
+# ----------------------------------------------------------------------------- DeformConv-19/22
+def _bilinear_zero(img, h, w):
+    # GridSample(align_corners=1, bilinear, zeros) at pixel coordinates (h, w).
+    H, W = img.shape
+    h0, w0 = math.floor(h), math.floor(w)
+    fh, fw = h - h0, w - w0
+    v = 0.0
+    for dh, wh in ((0, 1 - fh), (1, fh)):
+        for dw, ww in ((0, 1 - fw), (1, fw)):
+            i, j = h0 + dh, w0 + dw
+            if 0 <= i < H and 0 <= j < W:
+                v += wh * ww * float(img[i, j])
+    return v
+
+
+def deform_conv_ref(X, W, offset, B=None, mask=None, dilations=(1, 1), group=1, offset_group=1,
+                    pads=(0, 0, 0, 0), strides=(1, 1)):
+    # op_deform_conv.py (2-D), with the GridSample step written out as bilinear sampling.
+    n, ic = X.shape[:2]
+    oc, icg = W.shape[:2]
+    kh, kw = W.shape[2:]
+    oh, ow = offset.shape[2:]
+    ocg = oc // group
+    icog = ic // offset_group
+    off = offset.astype(np.float64).reshape(n, offset_group, kh, kw, 2, oh, ow)
+    if mask is None:
+        mask = np.ones((n, offset_group * kh * kw, oh, ow))
+    m = mask.astype(np.float64).reshape(n, offset_group, kh, kw, oh, ow)
+    res = np.zeros((n, oc, oh, ow))
+    if B is not None:
+        res += B.astype(np.float64).reshape(1, -1, 1, 1)
+    for b in range(n):
+        for o in range(oc):
+            for c in range(ic):
+                if c // icg != o // ocg:
+                    continue
+                g = c // icog
+                for i in range(oh):
+                    for j in range(ow):
+                        acc = 0.0
+                        for p in range(kh):
+                            for q in range(kw):
+                                h = -pads[0] + strides[0] * i + p * dilations[0] + off[b, g, p, q, 0, i, j]
+                                w = -pads[1] + strides[1] * j + q * dilations[1] + off[b, g, p, q, 1, i, j]
+                                acc += (_bilinear_zero(X[b, c], h, w) * float(W[o, c % icg, p, q])
+                                        * m[b, g, p, q, i, j])
+                        res[b, o, i, j] += acc
+    return res.astype(X.dtype)
+
+
+def gen_deform_conv():
+    X = np.arange(9).astype(np.float32).reshape(1, 1, 3, 3)
+    W = np.ones((1, 1, 2, 2), dtype=np.float32)
+    off = np.zeros((1, 8, 4, 4), dtype=np.float32)
+    off[0, 0, 0, 0] = 0.5
+    off[0, 5, 1, 2] = -0.1
+    case("test_deform_conv_with_padding_opset19", 19, "DeformConv", [("X", X), ("W", W), ("offset", off)],
+         [("Y", deform_conv_ref(X, W, off, pads=(1, 1, 1, 1)))], {"kernel_shape": [2, 2], "pads": [1, 1, 1, 1]})
+    off = np.zeros((1, 8, 2, 2), dtype=np.float32)
+    off[0, 0, 0, 0] = 0.5
+    off[0, 5, 0, 1] = -0.1
+    case("test_deform_conv_without_padding_opset19", 19, "DeformConv", [("X", X), ("W", W), ("offset", off)],
+         [("Y", deform_conv_ref(X, W, off))], {"kernel_shape": [2, 2]})
+    # groups, offset groups, mask, bias, strides, dilations, pads (random fractional offsets)
+    X = rnd(2, 4, 7, 6)
+    W = rnd(6, 2, 3, 2)
+    attrs = {"group": 2, "offset_group": 2, "strides": [2, 1], "dilations": [1, 2], "pads": [1, 2, 1, 0]}
+    oh = (7 + 2 - 3) // 2 + 1
+    ow = (6 + 2 - 3) // 1 + 1
+    off = rnd(2, 2 * 6 * 2, oh, ow, lo=-1.5, hi=1.5)
+    mask = rnd(2, 2 * 6, oh, ow, lo=0.0, hi=1.0)
+    B = rnd(6)
+    y = deform_conv_ref(X, W, off, B, mask, dilations=(1, 2), group=2, offset_group=2, pads=(1, 2, 1, 0),
+                        strides=(2, 1))
+    case("test_deform_conv_groups_mask_bias_opset19", 19, "DeformConv",
+         [("X", X), ("W", W), ("offset", off), ("B", B), ("mask", mask)], [("Y", y)], attrs)
+    # mask without bias, double, at opset 22 (types-only bump)
+    Xd = rnd(1, 2, 4, 4).astype(np.float64)
+    Wd = rnd(3, 2, 2, 2).astype(np.float64)
+    offd = rnd(1, 8, 3, 3, lo=-2, hi=2).astype(np.float64)
+    maskd = rnd(1, 4, 3, 3, lo=0, hi=1).astype(np.float64)
+    case("test_deform_conv_double_mask_opset22", 22, "DeformConv",
+         [("X", Xd), ("W", Wd), ("offset", offd), None, ("mask", maskd)],
+         [("Y", deform_conv_ref(Xd, Wd, offd, None, maskd))])
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
@@ -987,7 +1161,7 @@ def main():
     out = os.path.join(sys.argv[1], "node")
     for gen in (gen_reduce, gen_split, gen_pad, gen_resize, gen_scatter, gen_center_crop_pad,
                 gen_col2im, gen_elementwise, gen_pool, gen_norm, gen_affine_grid, gen_dft,
-                gen_rotary, gen_attention, gen_bumps):
+                gen_rotary, gen_attention, gen_bumps, gen_strings, gen_optional, gen_deform_conv):
         gen()
     names = [c[0] for c in CASES]
     assert len(names) == len(set(names)), "duplicate case names"

@@ -28,6 +28,7 @@ void add_nn_family_kernels(std::vector<OpKernel>& table) {
   add_nn_rotary_embedding_kernels(table);
   add_nn_affine_grid_kernels(table);
   add_nn_attention_kernels(table);
+  add_nn_deform_conv_kernels(table);
 }
 
 }  // namespace ge::cpu_kernels

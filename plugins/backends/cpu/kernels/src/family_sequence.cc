@@ -13,6 +13,9 @@ void add_sequence_family_kernels(std::vector<OpKernel>& table) {
   sequence::add_window_kernels(table);
   sequence::add_string_normalizer_kernels(table);
   sequence::add_tfidf_vectorizer_kernels(table);
+  sequence::add_string_concat_kernels(table);
+  sequence::add_string_split_kernels(table);
+  sequence::add_regex_full_match_kernels(table);
   sequence::add_optimizer_kernels(table);
   sequence::add_random_kernels(table);
 }

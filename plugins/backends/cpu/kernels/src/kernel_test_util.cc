@@ -115,4 +115,15 @@ Tensor f32_iota(std::vector<int64_t> dims, float start, float step) {
   return f32(std::move(dims), std::move(values));
 }
 
+void expect_prepare_error(KernelTest& test, StatusCode code, const std::string& text) {
+  Result<PreparedKernel> kernel = test.prepare();
+  ASSERT_FALSE(kernel.is_ok());
+  EXPECT_EQ(kernel.status().code(), code) << kernel.status().to_string();
+  EXPECT_NE(kernel.status().message().find(text), std::string::npos) << kernel.status().message();
+}
+
+void expect_invalid(KernelTest& test, const std::string& text) {
+  expect_prepare_error(test, StatusCode::kInvalidArgument, text);
+}
+
 }  // namespace ge::cpu_kernels::testing

@@ -56,6 +56,11 @@ class KernelTest {
   std::vector<TensorDesc> outputs_;
 };
 
+/// Expects `test` to fail in prepare with `code` and a message containing `text`.
+void expect_prepare_error(KernelTest& test, StatusCode code, const std::string& text);
+/// The same for kInvalidArgument, the code of a node the kernel refuses.
+void expect_invalid(KernelTest& test, const std::string& text);
+
 /// float32 [dims] with `values` (a shorter spelling for tests).
 Tensor f32(std::vector<int64_t> dims, std::vector<float> values);
 Tensor f64(std::vector<int64_t> dims, std::vector<double> values);

@@ -88,12 +88,4 @@ inline void expect_strings(const Tensor& actual, const std::vector<int64_t>& dim
   }
 }
 
-/// Expects `test` to fail in prepare with `code` and a message containing `text`.
-inline void expect_prepare_error(KernelTest& test, StatusCode code, const std::string& text) {
-  Result<PreparedKernel> kernel = test.prepare();
-  ASSERT_FALSE(kernel.is_ok());
-  EXPECT_EQ(kernel.status().code(), code) << kernel.status().to_string();
-  EXPECT_NE(kernel.status().message().find(text), std::string::npos) << kernel.status().message();
-}
-
 }  // namespace ge::cpu_kernels::testing::math_testing

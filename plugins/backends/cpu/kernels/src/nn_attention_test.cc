@@ -180,13 +180,6 @@ void add_small_inputs(KernelTest& test, int64_t kv_heads) {
   test.input(f32_iota({1, 4, 2, 2})).input(f32_iota({1, kv_heads, 3, 2})).input(f32_iota({1, kv_heads, 3, 2}));
 }
 
-void expect_invalid(KernelTest& test, const std::string& text) {
-  Result<PreparedKernel> kernel = test.prepare();
-  ASSERT_FALSE(kernel.is_ok());
-  EXPECT_EQ(kernel.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(kernel.status().message().find(text), std::string::npos) << kernel.status().message();
-}
-
 TEST(NnAttentionKernel, RejectsBadHeadsCacheMaskAndMode) {
   {
     KernelTest test("Attention", 23);

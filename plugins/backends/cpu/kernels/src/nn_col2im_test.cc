@@ -14,13 +14,6 @@ namespace {
 
 using F = DataType;
 
-void expect_invalid(KernelTest& test, const std::string& text) {
-  Result<PreparedKernel> kernel = test.prepare();
-  ASSERT_FALSE(kernel.is_ok());
-  EXPECT_EQ(kernel.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(kernel.status().message().find(text), std::string::npos) << kernel.status().message();
-}
-
 TEST(Col2ImKernel, OnnxExampleBlocksOfOneRow) {
   // col2im(arange(1, 26).reshape(1, 5, 5), [5, 5], [1, 5]).
   KernelTest test("Col2Im", 18);

@@ -30,6 +30,7 @@ void add_nn_rms_normalization_kernels(std::vector<OpKernel>& table);      // RMS
 void add_nn_rotary_embedding_kernels(std::vector<OpKernel>& table);       // RotaryEmbedding
 void add_nn_affine_grid_kernels(std::vector<OpKernel>& table);            // AffineGrid
 void add_nn_attention_kernels(std::vector<OpKernel>& table);              // Attention
+void add_nn_deform_conv_kernels(std::vector<OpKernel>& table);            // DeformConv
 
 }  // namespace ge::cpu_kernels
 

@@ -137,13 +137,6 @@ TEST(NnResizeKernel, RejectsUnknownMode) {
 // replaced, saturate_cast by astype). The reference needs axes normalised, so a negative
 // axis here was given to it as the positive one.
 
-void expect_prepare_error(KernelTest& test, StatusCode code, const std::string& text) {
-  Result<PreparedKernel> kernel = test.prepare();
-  ASSERT_FALSE(kernel.is_ok());
-  EXPECT_EQ(kernel.status().code(), code);
-  EXPECT_NE(kernel.status().message().find(text), std::string::npos) << kernel.status().message();
-}
-
 TEST(NnResizeKernel, Opset18AntialiasLinearDownscaleWithScales) {
   KernelTest test("Resize", 18);
   test.input(f32_4x4()).no_input().input(f32({4}, {1, 1, 0.6f, 0.6f}));

@@ -15,6 +15,9 @@ void add_fourier_kernels(std::vector<OpKernel>& table);  // DFT STFT
 void add_window_kernels(std::vector<OpKernel>& table);   // HannWindow HammingWindow BlackmanWindow MelWeightMatrix
 void add_string_normalizer_kernels(std::vector<OpKernel>& table);
 void add_tfidf_vectorizer_kernels(std::vector<OpKernel>& table);
+void add_string_concat_kernels(std::vector<OpKernel>& table);     // StringConcat
+void add_string_split_kernels(std::vector<OpKernel>& table);      // StringSplit
+void add_regex_full_match_kernels(std::vector<OpKernel>& table);  // RegexFullMatch (RE2)
 void add_optimizer_kernels(std::vector<OpKernel>& table);  // ai.onnx.preview.training Adagrad Adam Momentum
 void add_random_kernels(std::vector<OpKernel>& table);     // Random*, Bernoulli, Multinomial
 

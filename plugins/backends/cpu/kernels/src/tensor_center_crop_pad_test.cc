@@ -12,13 +12,6 @@ namespace {
 
 using F = DataType;
 
-void expect_invalid(KernelTest& test, const std::string& text) {
-  Result<PreparedKernel> kernel = test.prepare();
-  ASSERT_FALSE(kernel.is_ok());
-  EXPECT_EQ(kernel.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(kernel.status().message().find(text), std::string::npos) << kernel.status().message();
-}
-
 TEST(CenterCropPadKernel, PadsOneAxisAndCropsTheOther) {
   // _run(arange(1, 21).reshape(4, 5), [7, 2]): rows padded 1 before and 2 after,
   // columns 1-2 kept (the crop start rounds down).

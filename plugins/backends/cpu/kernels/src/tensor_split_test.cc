@@ -13,13 +13,6 @@ namespace {
 
 using F = DataType;
 
-void expect_invalid(KernelTest& test, const std::string& text) {
-  Result<PreparedKernel> kernel = test.prepare();
-  ASSERT_FALSE(kernel.is_ok());
-  EXPECT_EQ(kernel.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(kernel.status().message().find(text), std::string::npos) << kernel.status().message();
-}
-
 TEST(SplitKernel, NumOutputsUnevenLastPartIsSmaller) {
   // 7 along axis 1 in 3 parts: ceil(7 / 3) = 3, so [3, 3, 1].
   KernelTest test("Split", 18);
