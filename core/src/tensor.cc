@@ -175,7 +175,7 @@ std::string Tensor::to_string(size_t max_values) const {
       out << scalar_as_double(i);
     }
   }
-  if (count > shown) out << ", ...";
+  if (count > shown) out << (shown > 0 ? ", ..." : "...");
   out << "}";
   return out.str();
 }

@@ -614,6 +614,74 @@ void infer_deform_conv(InferenceContext& ctx) {
   }
 }
 
+// Checks the scale (input 1) and zero point (input 2) of QuantizeLinear/DequantizeLinear-21
+// against X where shapes are known: blocked (block_size > 0) they have X's shape with
+// ceil(dim / block_size) along `axis`.
+void check_quantize_layout(InferenceContext& ctx, const char* op) {
+  const int64_t block_size = onnx::getAttribute(ctx, "block_size", 0);
+  if (block_size < 0) fail_shape_inference(op, ": 'block_size' is ", block_size, ", must be >= 0");
+  if (block_size == 0 || !onnx::hasInputShape(ctx, 0) || !onnx::hasInputShape(ctx, 1)) return;
+  const TensorShapeProto& x = onnx::getInputShape(ctx, 0);
+  const TensorShapeProto& scale = onnx::getInputShape(ctx, 1);
+  if (scale.dim_size() != x.dim_size()) {
+    fail_shape_inference(op, ": blocked quantization needs a scale of X's rank ", x.dim_size(), ", not ",
+                         scale.dim_size());
+  }
+  const int64_t axis = normalised_axis(onnx::getAttribute(ctx, "axis", 1), x.dim_size(), op);
+  for (int d = 0; d < x.dim_size(); ++d) {
+    if (!x.dim(d).has_dim_value() || !scale.dim(d).has_dim_value()) continue;
+    const int64_t extent = x.dim(d).dim_value();
+    const int64_t expected = d == axis ? (extent + block_size - 1) / block_size : extent;
+    if (scale.dim(d).dim_value() != expected) {
+      fail_shape_inference(op, ": the scale's dim ", d, " is ", scale.dim(d).dim_value(), ", must be ", expected,
+                           d == axis ? " (ceil of X's extent / block_size)" : " (X's extent)");
+    }
+  }
+  if (!has_input(ctx, 2) || !onnx::hasInputShape(ctx, 2)) return;
+  const TensorShapeProto& zero_point = onnx::getInputShape(ctx, 2);
+  bool same = zero_point.dim_size() == scale.dim_size();
+  for (int d = 0; same && d < scale.dim_size(); ++d) {
+    same = !zero_point.dim(d).has_dim_value() || !scale.dim(d).has_dim_value() ||
+           zero_point.dim(d).dim_value() == scale.dim(d).dim_value();
+  }
+  if (!same) fail_shape_inference(op, ": the zero point must have the scale's shape");
+}
+
+// QuantizeLinear-21/23: the zero point's type, else `output_dtype`, else uint8.
+void infer_quantize21(InferenceContext& ctx) {
+  check_quantize_layout(ctx, "QuantizeLinear");
+  const int64_t output_dtype = onnx::getAttribute(ctx, "output_dtype", 0);
+  if (has_input(ctx, 2)) {
+    const int32_t zero_type = ctx.getInputType(2)->tensor_type().elem_type();
+    if (output_dtype != 0 && output_dtype != zero_type) {
+      fail_type_inference("QuantizeLinear: 'output_dtype' is ", output_dtype, " but the zero point's type is ",
+                          zero_type, " (they must agree)");
+    }
+    onnx::propagateElemTypeFromInputToOutput(ctx, 2, 0);
+  } else {
+    onnx::updateOutputElemType(ctx, 0, output_dtype != 0 ? static_cast<int32_t>(output_dtype)
+                                                         : static_cast<int32_t>(onnx::TensorProto::UINT8));
+  }
+  onnx::propagateShapeFromInputToOutput(ctx, 0, 0);
+}
+
+// DequantizeLinear-21/23: `output_dtype` (a float type), else the scale's type.
+void infer_dequantize21(InferenceContext& ctx) {
+  check_quantize_layout(ctx, "DequantizeLinear");
+  const int64_t output_dtype = onnx::getAttribute(ctx, "output_dtype", 0);
+  if (output_dtype != 0) {
+    if (output_dtype != onnx::TensorProto::FLOAT && output_dtype != onnx::TensorProto::FLOAT16 &&
+        output_dtype != onnx::TensorProto::BFLOAT16) {
+      fail_type_inference("DequantizeLinear: 'output_dtype' is ", output_dtype,
+                          ", must be float (1), float16 (10) or bfloat16 (16)");
+    }
+    onnx::updateOutputElemType(ctx, 0, static_cast<int32_t>(output_dtype));
+  } else {
+    onnx::propagateElemTypeFromInputToOutput(ctx, 1, 0);
+  }
+  onnx::propagateShapeFromInputToOutput(ctx, 0, 0);
+}
+
 // ---- the table ----
 
 // `schema`'s parameters, attributes, type constraints and inference function in a schema
@@ -964,10 +1032,18 @@ void Table::build() {
                          "Reshape", "Scan", "Shape", "Size", "Squeeze", "Transpose", "Unsqueeze", "QLinearMatMul"}) {
     types_only(op, 21);
   }
-  const DefaultOnlyAttribute block_size{"block_size", 0, "blocked quantization (block_size other than 0)"};
-  types_only("DequantizeLinear", 21, {block_size});
-  types_only("QuantizeLinear", 21,
-             {block_size, {"output_dtype", 0, "an explicit output_dtype (the zero point's type is used)"}});
+  // Blocked quantization (block_size) and Q's output_dtype; 16-bit integer types.
+  const std::map<std::string, std::vector<std::string>> int16_types = {{"T", {"tensor(int16)", "tensor(uint16)"}},
+                                                                       {"T2", {"tensor(int16)", "tensor(uint16)"}}};
+  types_only("DequantizeLinear", 21, none, [](OpSchema& s) {
+    s.Attr("block_size", "", AttributeProto::INT, static_cast<int64_t>(0))
+        .TypeAndShapeInferenceFunction(infer_dequantize21);
+  }, int16_types);
+  types_only("QuantizeLinear", 21, none, [](OpSchema& s) {
+    s.Attr("block_size", "", AttributeProto::INT, static_cast<int64_t>(0))
+        .Attr("output_dtype", "", AttributeProto::INT, static_cast<int64_t>(0))
+        .TypeAndShapeInferenceFunction(infer_quantize21);
+  }, int16_types);
   {
     auto schema = std::make_unique<OpSchema>();
     schema->Attr("epsilon", "", AttributeProto::FLOAT, 1e-5f)
@@ -999,11 +1075,9 @@ void Table::build() {
                          "Reshape", "Scan", "Shape", "Size", "Squeeze", "Transpose", "Unsqueeze"}) {
     types_only(op, 23);
   }
-  types_only("DequantizeLinear", 23, {block_size, {"output_dtype", 0, "an explicit output_dtype (the scale's type is used)"}});
-  types_only("QuantizeLinear", 23,
-             {block_size,
-              {"output_dtype", 0, "an explicit output_dtype (the zero point's type is used)"},
-              {"precision", 0, "an explicit precision (the scale's type is used)"}});
+  types_only("DequantizeLinear", 23, none,
+             [](OpSchema& s) { s.Attr("output_dtype", "", AttributeProto::INT, static_cast<int64_t>(0)); });
+  types_only("QuantizeLinear", 23, {{"precision", 0, "an explicit precision (the scale's type is used)"}});
   {
     auto schema = std::make_unique<OpSchema>();
     schema->Attr("axis", "", AttributeProto::INT, static_cast<int64_t>(-1))

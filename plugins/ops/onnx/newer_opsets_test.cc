@@ -149,18 +149,95 @@ TEST_F(NewerOpsetsTest, AnUndeclaredAttributeIsRefused) {
 }
 
 TEST_F(NewerOpsetsTest, AnAttributeRunOnlyAtItsDefaultIsRefusedOtherwise) {
-  use_opset(21);
-  Node* dq = graph_.add_node(
-      "DequantizeLinear",
-      {graph_.add_input("q", TensorDesc::of(DataType::kInt8, {4, 4})), f32("scale", {4, 2})}, 1, "dq");
-  dq->set_attribute("block_size", int64_t{2});
-  Status status = infer(dq);
+  use_opset(23);
+  Node* q = graph_.add_node("QuantizeLinear", {f32("x", {4}), f32("scale", {})}, 1, "q");
+  q->set_attribute("precision", int64_t{10});
+  Status status = infer(q);
   ASSERT_FALSE(status.is_ok());
   EXPECT_EQ(status.code(), StatusCode::kUnsupported);
-  EXPECT_TRUE(contains(status.message(), "blocked quantization")) << status.message();
-  dq->set_attribute("block_size", int64_t{0});
-  graph_.find_value("scale")->set_desc(TensorDesc::of(DataType::kFloat32, {}));
-  EXPECT_TRUE(infer(dq).is_ok()) << infer(dq).message();
+  EXPECT_TRUE(contains(status.message(), "an explicit precision")) << status.message();
+  q->set_attribute("precision", int64_t{0});
+  EXPECT_TRUE(infer(q).is_ok()) << infer(q).message();
+}
+
+// ---- QuantizeLinear/DequantizeLinear-21/23: blocked quantization, output_dtype ----
+
+TEST_F(NewerOpsetsTest, QuantizeLinear21BlockedTakesOutputDtype) {
+  use_opset(21);
+  // X [4, 6] in blocks of 4 along axis 1: scale [4, ceil(6 / 4) = 2].
+  Node* q = graph_.add_node("QuantizeLinear", {f32("x", {4, 6}), f32("scale", {4, 2})}, 1, "q");
+  q->set_attribute("block_size", int64_t{4});
+  q->set_attribute("output_dtype", static_cast<int64_t>(DataType::kInt16));
+  ASSERT_TRUE(infer(q).is_ok()) << infer(q).message();
+  EXPECT_EQ(q->output(0)->desc(), TensorDesc::of(DataType::kInt16, {4, 6}));
+
+  Node* plain = graph_.add_node("QuantizeLinear", {graph_.find_value("x"), f32("s0", {})}, 1, "plain");
+  ASSERT_TRUE(infer(plain).is_ok()) << infer(plain).message();
+  EXPECT_EQ(plain->output(0)->desc(), TensorDesc::of(DataType::kUInt8, {4, 6}));
+}
+
+TEST_F(NewerOpsetsTest, QuantizeLinear21OutputDtypeMustAgreeWithTheZeroPoint) {
+  use_opset(21);
+  Value* zero_point = graph_.add_input("zp", TensorDesc::of(DataType::kUInt16, {}));
+  Node* agree = graph_.add_node("QuantizeLinear", {f32("x", {3}), f32("scale", {}), zero_point}, 1, "agree");
+  agree->set_attribute("output_dtype", static_cast<int64_t>(DataType::kUInt16));
+  ASSERT_TRUE(infer(agree).is_ok()) << infer(agree).message();
+  EXPECT_EQ(agree->output(0)->desc(), TensorDesc::of(DataType::kUInt16, {3}));
+  Node* disagree = graph_.add_node("QuantizeLinear", {graph_.find_value("x"), graph_.find_value("scale"), zero_point},
+                                   1, "disagree");
+  disagree->set_attribute("output_dtype", static_cast<int64_t>(DataType::kInt8));
+  Status status = infer(disagree);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_TRUE(contains(status.message(), "'output_dtype' is 3 but the zero point's type is 4")) << status.message();
+}
+
+TEST_F(NewerOpsetsTest, BlockedScaleShapesAreChecked) {
+  use_opset(21);
+  Value* x = graph_.add_input("x", TensorDesc::of(DataType::kInt8, {4, 6}));
+  Node* wrong_blocks = graph_.add_node("DequantizeLinear", {x, f32("scale", {4, 3})}, 1, "wrong_blocks");
+  wrong_blocks->set_attribute("block_size", int64_t{4});
+  Status status = infer(wrong_blocks);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_TRUE(contains(status.message(), "the scale's dim 1 is 3, must be 2")) << status.message();
+  Node* wrong_rank = graph_.add_node("DequantizeLinear", {x, f32("scale_1d", {2})}, 1, "wrong_rank");
+  wrong_rank->set_attribute("block_size", int64_t{4});
+  status = infer(wrong_rank);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_TRUE(contains(status.message(), "needs a scale of X's rank 2, not 1")) << status.message();
+  Node* wrong_zero_point = graph_.add_node(
+      "DequantizeLinear",
+      {x, f32("scale_ok", {2, 6}), graph_.add_input("zp", TensorDesc::of(DataType::kInt8, {2, 3}))}, 1, "wrong_zp");
+  wrong_zero_point->set_attribute("axis", int64_t{0});
+  wrong_zero_point->set_attribute("block_size", int64_t{2});
+  status = infer(wrong_zero_point);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_TRUE(contains(status.message(), "the zero point must have the scale's shape")) << status.message();
+}
+
+TEST_F(NewerOpsetsTest, DequantizeLinear21BlockedAnd23OutputDtype) {
+  use_opset(21);
+  Value* x = graph_.add_input("x", TensorDesc::of(DataType::kInt16, {4, 6}));
+  Value* zero_point = graph_.add_input("zp", TensorDesc::of(DataType::kInt16, {2, 6}));
+  Node* blocked = graph_.add_node("DequantizeLinear", {x, f32("scale", {2, 6}), zero_point}, 1, "blocked");
+  blocked->set_attribute("axis", int64_t{0});
+  blocked->set_attribute("block_size", int64_t{2});
+  ASSERT_TRUE(infer(blocked).is_ok()) << infer(blocked).message();
+  EXPECT_EQ(blocked->output(0)->desc(), TensorDesc::of(DataType::kFloat32, {4, 6}));
+  Node* too_early = graph_.add_node("DequantizeLinear", {x, graph_.find_value("scale")}, 1, "too_early");
+  too_early->set_attribute("output_dtype", static_cast<int64_t>(DataType::kFloat16));
+  EXPECT_FALSE(infer(too_early).is_ok());  // output_dtype came with opset 23
+
+  use_opset(23);
+  Node* half = graph_.add_node("DequantizeLinear", {x, f32("s0", {})}, 1, "half");
+  half->set_attribute("output_dtype", static_cast<int64_t>(DataType::kFloat16));
+  ASSERT_TRUE(infer(half).is_ok()) << infer(half).message();
+  EXPECT_EQ(half->output(0)->desc(), TensorDesc::of(DataType::kFloat16, {4, 6}));
+  Node* integer = graph_.add_node("DequantizeLinear", {x, graph_.find_value("s0")}, 1, "integer");
+  integer->set_attribute("output_dtype", static_cast<int64_t>(DataType::kInt32));
+  Status status = infer(integer);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_TRUE(contains(status.message(), "'output_dtype' is 6, must be float (1), float16 (10) or bfloat16 (16)"))
+      << status.message();
 }
 
 TEST_F(NewerOpsetsTest, TypesOnlyVersionsInferLikeTheOlderOne) {

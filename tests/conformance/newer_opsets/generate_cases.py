@@ -1154,6 +1154,115 @@ def gen_deform_conv():
          [("Y", deform_conv_ref(Xd, Wd, offd, None, maskd))])
 
 
+# ----------------------------------------------------------------------------- Q/DQ-21/23
+# Blocked quantization (block_size > 0: the scale has X's shape with ceil(dim / block_size)
+# along `axis`), QuantizeLinear-21's and DequantizeLinear-23's output_dtype. Transcribed
+# from onnx/reference/ops/op_quantize_linear.py, op_dequantize_linear.py and
+# _quant_utils.py (float8/int4 types are left out: GE does not run them).
+_QUANT_RANGES = {np.uint8: (0, 255), np.int8: (-128, 127), np.uint16: (0, 65535),
+                 np.int16: (-32768, 32767)}
+
+
+def _quant_reshape(value, shape, axis, block_size=0):
+    if value.ndim == 0:
+        return value
+    if value.size == 1:
+        return value.reshape(-1)[0]
+    if not block_size:
+        dims = [1] * len(shape)
+        dims[axis] = value.size
+        return value.reshape(dims)
+    value = np.repeat(value, repeats=block_size, axis=axis)
+    if shape[axis] != value.shape[axis]:
+        value = value.take(indices=range(shape[axis]), axis=axis)
+    assert value.shape == tuple(shape)
+    return value
+
+
+def quantize_ref(x, scale, zero_point=None, axis=1, block_size=0, output_dtype=np.uint8):
+    dtype = zero_point.dtype.type if zero_point is not None else output_dtype
+    xi = np.rint(x / _quant_reshape(scale, x.shape, axis, block_size)).astype(np.int32)
+    if zero_point is not None:
+        xi += _quant_reshape(zero_point, x.shape, axis, block_size)
+    lo, hi = _QUANT_RANGES[dtype]
+    return np.clip(xi, lo, hi).astype(dtype)
+
+
+def dequantize_ref(x, scale, zero_point=None, axis=1, block_size=0, output_dtype=None):
+    dx = x.astype(np.float32)
+    if zero_point is not None:
+        dx = dx - _quant_reshape(zero_point, x.shape, axis, block_size)
+    y = dx * _quant_reshape(scale, x.shape, axis, block_size)
+    return y.astype(output_dtype or scale.dtype)
+
+
+def _quantized(dtype, *shape):
+    lo, hi = _QUANT_RANGES[dtype]
+    return RNG.randint(lo, hi + 1, size=shape).astype(dtype)
+
+
+def gen_quantize():
+    ttype = {np.uint8: TensorProto.UINT8, np.int8: TensorProto.INT8, np.uint16: TensorProto.UINT16,
+             np.int16: TensorProto.INT16}
+    # (zero point dtype, X shape, axis, block_size, opset, x range)
+    blocked = [
+        (np.uint8, (3, 4), 0, 2, 21, 20.0),
+        (np.int8, (2, 6), 1, 4, 21, 20.0),       # a remainder block of 2
+        (np.int16, (2, 3, 5), -1, 3, 21, 5000.0),
+        (np.uint16, (4, 3, 2), 1, 2, 23, 5000.0),
+    ]
+    for dtype, shape, axis, block, opset, span in blocked:
+        name = np.dtype(dtype).name
+        scale_shape = list(shape)
+        scale_shape[axis] = -(-shape[axis] // block)
+        x = rnd(*shape, lo=-span, hi=span)
+        scale = rnd(*scale_shape, lo=0.05, hi=0.5) * (span / 20.0)
+        zero_point = _quantized(dtype, *scale_shape)
+        attrs = {"axis": axis, "block_size": block}
+        case(f"test_quantize_linear_blocked_{name}_opset{opset}", opset, "QuantizeLinear",
+             [("x", x), ("y_scale", scale), ("y_zero_point", zero_point)],
+             [("y", quantize_ref(x, scale, zero_point, axis, block))], attrs)
+        q = _quantized(dtype, *shape)
+        case(f"test_dequantize_linear_blocked_{name}_opset{opset}", opset, "DequantizeLinear",
+             [("x", q), ("x_scale", scale), ("x_zero_point", zero_point)],
+             [("y", dequantize_ref(q, scale, zero_point, axis, block))], attrs)
+    # Blocked without a zero point, constant scale.
+    x = rnd(2, 8, lo=-30.0, hi=30.0)
+    scale = rnd(2, 2, lo=0.1, hi=0.3)
+    case("test_quantize_linear_blocked_no_zero_point_opset21", 21, "QuantizeLinear",
+         [("x", x), ("y_scale", scale, "const")], [("y", quantize_ref(x, scale, None, 1, 4))],
+         {"axis": 1, "block_size": 4})
+    # output_dtype of QuantizeLinear-21: alone, and agreeing with the zero point.
+    for dtype in (np.int8, np.uint16, np.int16):
+        x = rnd(3, 4, lo=-300.0, hi=300.0)
+        scale = np.array(0.02 if dtype in (np.uint16, np.int16) else 2.0, dtype=np.float32)
+        case(f"test_quantize_linear_output_dtype_{np.dtype(dtype).name}_opset21", 21, "QuantizeLinear",
+             [("x", x), ("y_scale", scale)],
+             [("y", quantize_ref(x, scale, None, output_dtype=dtype))], {"output_dtype": ttype[dtype]})
+    x = rnd(2, 3, lo=-100.0, hi=100.0)
+    scale = rnd(3, lo=0.01, hi=0.05)
+    zero_point = np.array([0, 30000, 65535], dtype=np.uint16)
+    case("test_quantize_linear_output_dtype_with_zero_point_opset21", 21, "QuantizeLinear",
+         [("x", x), ("y_scale", scale), ("y_zero_point", zero_point)],
+         [("y", quantize_ref(x, scale, zero_point))], {"output_dtype": TensorProto.UINT16})
+    # output_dtype of DequantizeLinear-23: the scale's type, or float16.
+    for out_name, out_type, out_dtype in (("float", TensorProto.FLOAT, np.float32),
+                                          ("float16", TensorProto.FLOAT16, np.float16)):
+        q = _quantized(np.int8, 2, 6)
+        scale = rnd(2, 3, lo=0.01, hi=0.1)
+        zero_point = _quantized(np.int8, 2, 3)
+        case(f"test_dequantize_linear_output_dtype_{out_name}_blocked_opset23", 23, "DequantizeLinear",
+             [("x", q), ("x_scale", scale), ("x_zero_point", zero_point)],
+             [("y", dequantize_ref(q, scale, zero_point, 1, 2, out_dtype))],
+             {"axis": 1, "block_size": 2, "output_dtype": out_type})
+    q = _quantized(np.uint8, 5)
+    scale = np.array(0.125, dtype=np.float32)
+    case("test_dequantize_linear_output_dtype_float16_opset23", 23, "DequantizeLinear",
+         [("x", q), ("x_scale", scale), ("x_zero_point", np.array(100, dtype=np.uint8))],
+         [("y", dequantize_ref(q, scale, np.array(100, dtype=np.uint8), output_dtype=np.float16))],
+         {"output_dtype": TensorProto.FLOAT16})
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
@@ -1161,7 +1270,8 @@ def main():
     out = os.path.join(sys.argv[1], "node")
     for gen in (gen_reduce, gen_split, gen_pad, gen_resize, gen_scatter, gen_center_crop_pad,
                 gen_col2im, gen_elementwise, gen_pool, gen_norm, gen_affine_grid, gen_dft,
-                gen_rotary, gen_attention, gen_bumps, gen_strings, gen_optional, gen_deform_conv):
+                gen_rotary, gen_attention, gen_bumps, gen_strings, gen_optional, gen_deform_conv,
+                gen_quantize):
         gen()
     names = [c[0] for c in CASES]
     assert len(names) == len(set(names)), "duplicate case names"

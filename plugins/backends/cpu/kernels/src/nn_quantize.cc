@@ -1,9 +1,12 @@
 // QuantizeLinear and DequantizeLinear (opsets 10, 13: per-tensor, or per-axis with a 1-D
-// scale along `axis`), and DynamicQuantizeLinear (opset 11). As in ONNX Runtime the
+// scale along `axis`; opset 21: blocked, where the scale has X's shape except along `axis`,
+// whose extent is ceil(dim / block_size), and element i along `axis` uses scale
+// floor(i / block_size)), and DynamicQuantizeLinear (opset 11). As in ONNX Runtime the
 // arithmetic is float32 (double for float64 inputs) and rounding is half to even:
-//   QuantizeLinear:   y = saturate(round(x / y_scale) + y_zero_point)  (uint8 unless the
-//                     zero point says int8)
-//   DequantizeLinear: y = (x - x_zero_point) * x_scale
+//   QuantizeLinear:   y = saturate(round(x / y_scale) + y_zero_point)  (the zero point's
+//                     type, else `output_dtype` (opset 21), else uint8)
+//   DequantizeLinear: y = (x - x_zero_point) * x_scale  (float32, or `output_dtype` from
+//                     opset 23, rounded from the float32 product)
 //   DynamicQuantizeLinear: scale = (max(x, 0) - min(x, 0)) / 255 (1 when that is 0),
 //                     zero point = saturate(round(-min(x, 0) / scale)), then quantize.
 // Scales and zero points are read at launch: they are often runtime inputs.
@@ -20,12 +23,25 @@
 namespace ge::cpu_kernels {
 namespace {
 
+using nn::BFloat16;
 using nn::Half;
 
+// X viewed as [outer, channels, inner]. The scale (and zero point) element of X's element
+// (o, c, i) is 0 per tensor, c per axis, and (o * blocks + c / block_size) * inner + i
+// when blocked.
 struct QuantizeParams {
-  int64_t outer = 1, channels = 1, inner = 1;  // X viewed as [outer, channels, inner]
-  bool per_axis = false;                       // scale/zero point have `channels` values
+  int64_t outer = 1, channels = 1, inner = 1;
+  bool per_axis = false;
+  int64_t block_size = 0;  // > 0: blocked
+  int64_t blocks = 1;      // ceil(channels / block_size) when blocked
   bool has_zero_point = false;
+
+  // The scale index of (o, c, 0) and its step along i.
+  int64_t scale_offset(int64_t o, int64_t c) const {
+    if (block_size > 0) return (o * blocks + c / block_size) * inner;
+    return per_axis ? c : 0;
+  }
+  int64_t scale_step() const { return block_size > 0 ? 1 : 0; }
 };
 
 template <typename Y, typename C>
@@ -58,35 +74,37 @@ int quantize_kernel(const KernelArgs& args) {
   if (x == nullptr || scale == nullptr || y == nullptr || (p.has_zero_point && zero_point == nullptr)) {
     return kKernelMissingAddress;
   }
+  const int64_t step = p.scale_step();
   for (int64_t o = 0; o < p.outer; ++o) {
     for (int64_t c = 0; c < p.channels; ++c) {
-      const int64_t k = p.per_axis ? c : 0;
-      const C s = static_cast<C>(scale[k]);
-      const C z = zero_point != nullptr ? static_cast<C>(zero_point[k]) : C(0);
       const int64_t base = (o * p.channels + c) * p.inner;
-      for (int64_t i = 0; i < p.inner; ++i) y[base + i] = saturate_round<Y>(to_compute(x[base + i]) / s, z);
+      for (int64_t i = 0, k = p.scale_offset(o, c); i < p.inner; ++i, k += step) {
+        const C z = zero_point != nullptr ? static_cast<C>(zero_point[k]) : C(0);
+        y[base + i] = saturate_round<Y>(to_compute(x[base + i]) / static_cast<C>(scale[k]), z);
+      }
     }
   }
   return kKernelOk;
 }
 
-template <typename X>
+template <typename X, typename Y>
 int dequantize_kernel(const KernelArgs& args) {
   const auto& p = *static_cast<const QuantizeParams*>(args.params);
   const auto* x = static_cast<const X*>(args.inputs[0]);
   const auto* scale = static_cast<const float*>(args.inputs[1]);
   const auto* zero_point = p.has_zero_point ? static_cast<const X*>(args.inputs[2]) : nullptr;
-  auto* y = static_cast<float*>(args.outputs[0]);
+  auto* y = static_cast<Y*>(args.outputs[0]);
   if (x == nullptr || scale == nullptr || y == nullptr || (p.has_zero_point && zero_point == nullptr)) {
     return kKernelMissingAddress;
   }
+  const int64_t step = p.scale_step();
   for (int64_t o = 0; o < p.outer; ++o) {
     for (int64_t c = 0; c < p.channels; ++c) {
-      const int64_t k = p.per_axis ? c : 0;
-      const int64_t z = zero_point != nullptr ? static_cast<int64_t>(zero_point[k]) : 0;
       const int64_t base = (o * p.channels + c) * p.inner;
-      for (int64_t i = 0; i < p.inner; ++i) {
-        y[base + i] = static_cast<float>(static_cast<int64_t>(x[base + i]) - z) * scale[k];
+      for (int64_t i = 0, k = p.scale_offset(o, c); i < p.inner; ++i, k += step) {
+        const int64_t z = zero_point != nullptr ? static_cast<int64_t>(zero_point[k]) : 0;
+        const float value = static_cast<float>(static_cast<int64_t>(x[base + i]) - z) * scale[k];
+        y[base + i] = nn::store<Y>(value);
       }
     }
   }
@@ -115,20 +133,47 @@ int dynamic_quantize_kernel(const KernelArgs& args) {
   return kKernelOk;
 }
 
-// Reads `axis` and the shapes of the scale (input 1) and zero point (input 2) against X.
+// Reads `axis`, `block_size` (opset 21) and the shapes of the scale (input 1) and zero
+// point (input 2) against X.
 Result<QuantizeParams> read_layout(const KernelContext& context, const std::vector<int64_t>& x_dims) {
   QuantizeParams p;
   GE_RETURN_IF_ERROR(check_input_dtype(context, 1, DataType::kFloat32));
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> scale_dims, input_dims(context, 1));
+  GE_ASSIGN_OR_RETURN(int64_t block_size, int_attribute(context, "block_size", 0));
+  if (block_size < 0) {
+    return invalid_attribute(context, "block_size", "is " + std::to_string(block_size) + ", must be >= 0");
+  }
+  if (block_size > 0 && context.opset < 21) {
+    return invalid_attribute(context, "block_size", "blocked quantization needs opset 21 (the node has opset " +
+                                                        std::to_string(context.opset) + ")");
+  }
   p.has_zero_point = has_input(context, 2);
   p.outer = product(x_dims);
-  // A one-element scale is per-tensor (per-axis over an extent-1 axis is the same).
-  if (!(scale_dims.size() <= 1 && product(scale_dims) == 1)) {
+  const int64_t rank = static_cast<int64_t>(x_dims.size());
+  if (block_size > 0) {
+    // Blocked: the scale is X's shape with ceil(dim / block_size) along `axis`.
+    GE_ASSIGN_OR_RETURN(int64_t axis_value, int_attribute(context, "axis", 1));
+    GE_ASSIGN_OR_RETURN(int64_t axis, normalize_axis(context, "axis", axis_value, rank));
+    std::vector<int64_t> expected = x_dims;
+    expected[axis] = (x_dims[axis] + block_size - 1) / block_size;
+    if (scale_dims != expected) {
+      return invalid_node(context, "scale " + shape_to_string(scale_dims) + " must be " + shape_to_string(expected) +
+                                       " for blocked quantization of X " + shape_to_string(x_dims) + " along axis " +
+                                       std::to_string(axis) + " with block_size " + std::to_string(block_size));
+    }
+    p.block_size = block_size;
+    p.blocks = expected[axis];
+    p.outer = product(x_dims, 0, static_cast<size_t>(axis));
+    p.channels = x_dims[axis];
+    p.inner = product(x_dims, static_cast<size_t>(axis) + 1, x_dims.size());
+  } else if (!(scale_dims.size() <= 1 && product(scale_dims) == 1)) {
+    // A one-element scale is per-tensor (per-axis over an extent-1 axis is the same).
     if (context.opset < 13 || scale_dims.size() != 1) {
       return invalid_node(context, "scale " + shape_to_string(scale_dims) + " must be a scalar" +
-                                       (context.opset >= 13 ? std::string(" or 1-D") : std::string()));
+                                       (context.opset >= 13 ? std::string(" or 1-D") : std::string()) +
+                                       (context.opset >= 21 ? std::string(" (or blocked, with block_size > 0)")
+                                                            : std::string()));
     }
-    const int64_t rank = static_cast<int64_t>(x_dims.size());
     GE_ASSIGN_OR_RETURN(int64_t axis_value, int_attribute(context, "axis", 1));
     GE_ASSIGN_OR_RETURN(int64_t axis, normalize_axis(context, "axis", axis_value, rank));
     if (scale_dims[0] != x_dims[axis]) {
@@ -142,7 +187,9 @@ Result<QuantizeParams> read_layout(const KernelContext& context, const std::vect
   }
   if (p.has_zero_point) {
     GE_ASSIGN_OR_RETURN(std::vector<int64_t> zero_dims, input_dims(context, 2));
-    if (product(zero_dims) != product(scale_dims) || zero_dims.size() > 1) {
+    const bool matches = p.block_size > 0 ? zero_dims == scale_dims
+                                          : product(zero_dims) == product(scale_dims) && zero_dims.size() <= 1;
+    if (!matches) {
       return invalid_node(context, "zero point " + shape_to_string(zero_dims) + " must have the shape of scale " +
                                        shape_to_string(scale_dims));
     }
@@ -150,17 +197,47 @@ Result<QuantizeParams> read_layout(const KernelContext& context, const std::vect
   return p;
 }
 
+// The `output_dtype` attribute as a dtype: kUndefined when absent or 0 (the default).
+Result<DataType> output_dtype_attribute(const KernelContext& context, int64_t since_opset) {
+  GE_ASSIGN_OR_RETURN(int64_t value, int_attribute(context, "output_dtype", 0));
+  if (value == 0) return DataType::kUndefined;
+  if (context.opset < since_opset) {
+    return invalid_attribute(context, "output_dtype",
+                             "needs opset " + std::to_string(since_opset) + " (the node has opset " +
+                                 std::to_string(context.opset) + ")");
+  }
+  if (value < 0 || value > std::numeric_limits<int32_t>::max() || !is_valid_data_type(static_cast<int32_t>(value))) {
+    return invalid_attribute(context, "output_dtype", "is " + std::to_string(value) + ", not a known dtype");
+  }
+  return static_cast<DataType>(value);
+}
+
 using QuantizeInputTypes = TypeList<float, int32_t, double, Half>;
-using QuantizedTypes = TypeList<uint8_t, int8_t>;
-using DequantizeInputTypes = TypeList<uint8_t, int8_t, int32_t>;
+using QuantizedTypes = TypeList<uint8_t, int8_t, uint16_t, int16_t>;
+using DequantizeInputTypes = TypeList<uint8_t, int8_t, int32_t, uint16_t, int16_t>;
+using DequantizeOutputTypes = TypeList<float, Half, BFloat16>;
 
 Result<PreparedKernel> prepare_quantize(const KernelContext& context) {
   const DataType x_dtype = input_dtype(context, 0);
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> x_dims, input_dims(context, 0));
   GE_ASSIGN_OR_RETURN(QuantizeParams p, read_layout(context, x_dims));
-  const DataType y_dtype = p.has_zero_point ? input_dtype(context, 2) : DataType::kUInt8;
+  GE_ASSIGN_OR_RETURN(int64_t precision, int_attribute(context, "precision", 0));
+  if (precision != 0) return unsupported_feature(context, "precision=" + std::to_string(precision));
+  GE_ASSIGN_OR_RETURN(DataType requested, output_dtype_attribute(context, 21));
+  DataType y_dtype = requested == DataType::kUndefined ? DataType::kUInt8 : requested;
+  if (p.has_zero_point) {
+    const DataType zero_dtype = input_dtype(context, 2);
+    if (requested != DataType::kUndefined && requested != zero_dtype) {
+      return invalid_attribute(context, "output_dtype",
+                               "is " + std::string(data_type_name(requested)) + " but the zero point is " +
+                                   std::string(data_type_name(zero_dtype)) + " (they must agree)");
+    }
+    y_dtype = zero_dtype;
+  }
   const std::vector<DataType> quantized = data_types(QuantizedTypes{});
-  if (y_dtype != DataType::kUInt8 && y_dtype != DataType::kInt8) return unsupported_dtype(context, y_dtype, quantized);
+  if (std::find(quantized.begin(), quantized.end(), y_dtype) == quantized.end()) {
+    return unsupported_dtype(context, y_dtype, quantized);
+  }
   GE_RETURN_IF_ERROR(check_output(context, 0, y_dtype, x_dims));
   KernelFunction function = nn::select(x_dtype, QuantizeInputTypes{}, [&]<typename X>() -> KernelFunction {
     return select_kernel(y_dtype, QuantizedTypes{},
@@ -174,9 +251,20 @@ Result<PreparedKernel> prepare_dequantize(const KernelContext& context) {
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> x_dims, input_dims(context, 0));
   GE_ASSIGN_OR_RETURN(QuantizeParams p, read_layout(context, x_dims));
   if (p.has_zero_point) GE_RETURN_IF_ERROR(check_input_dtype(context, 2, x_dtype));
-  GE_RETURN_IF_ERROR(check_output(context, 0, DataType::kFloat32, x_dims));
-  KernelFunction function = select_kernel(x_dtype, DequantizeInputTypes{},
-                                          []<typename X>() -> KernelFunction { return &dequantize_kernel<X>; });
+  // Without output_dtype the output has the scale's type, float32.
+  GE_ASSIGN_OR_RETURN(DataType requested, output_dtype_attribute(context, 23));
+  const DataType y_dtype = requested == DataType::kUndefined ? DataType::kFloat32 : requested;
+  const std::vector<DataType> outputs = nn::dtypes(DequantizeOutputTypes{});
+  if (std::find(outputs.begin(), outputs.end(), y_dtype) == outputs.end()) {
+    return invalid_attribute(context, "output_dtype",
+                             "is " + std::string(data_type_name(y_dtype)) + ", must be one of " +
+                                 data_type_list(outputs));
+  }
+  GE_RETURN_IF_ERROR(check_output(context, 0, y_dtype, x_dims));
+  KernelFunction function = select_kernel(x_dtype, DequantizeInputTypes{}, [&]<typename X>() -> KernelFunction {
+    return nn::select(y_dtype, DequantizeOutputTypes{},
+                      []<typename Y>() -> KernelFunction { return &dequantize_kernel<X, Y>; });
+  });
   return make_kernel(context, function, p);
 }
 

@@ -1,14 +1,18 @@
 // QuantizeLinear / DequantizeLinear / DynamicQuantizeLinear kernel tests. Values by hand
-// (rounding is half to even), the dynamic case with numpy in float32 (/usr/bin/python3).
+// (rounding is half to even), the dynamic case with numpy in float32 (/usr/bin/python3),
+// the blocked and output_dtype cases (opsets 21, 23) with a numpy transcription of ONNX's
+// reference (onnx/reference/ops/op_quantize_linear.py, op_dequantize_linear.py).
 
 #include <gtest/gtest.h>
 
 #include "kernel_test_util.h"
+#include "math_test_util.h"
 
 namespace ge::cpu_kernels::testing {
 namespace {
 
 using F = DataType;
+using math_testing::expect_half_bits;
 
 template <typename T>
 Tensor tensor(std::vector<int64_t> dims, std::vector<T> values) {
@@ -68,6 +72,119 @@ TEST(NnQuantizeKernel, DequantizeInt32WithoutZeroPoint) {
   test.input(i32({3}, {-2, 0, 7})).input(f32({}, {0.25f})).output(F::kFloat32, {3});
   GE_RUN_KERNEL(out, test);
   expect_tensor<float>(out[0], {3}, {-0.5f, 0, 1.75f});
+}
+
+// ---- blocked quantization and output_dtype (opsets 21, 23) ----
+
+TEST(NnQuantizeKernel, QuantizeBlockedAlongTheLastAxisWithARemainderBlock) {
+  // X [2, 5], block_size 2: scale [2, 3], the third block holds one element.
+  KernelTest test("QuantizeLinear", 21);
+  test.input(f32({2, 5}, {1, 2.5f, -3, 7, 100, -0.5f, 0.5f, 1.5f, -200, 9}))
+      .input(f32({2, 3}, {0.5f, 1, 2, 1, 0.25f, 4}))
+      .input(tensor<int8_t>({2, 3}, {0, -1, 3, 10, -128, 127}));
+  test.attribute("axis", int64_t{1}).attribute("block_size", int64_t{2}).output(F::kInt8, {2, 5});
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<int8_t>(out[0], {2, 5}, {2, 5, -4, 6, 53, 10, 10, -122, -128, 127});
+}
+
+TEST(NnQuantizeKernel, QuantizeBlockedAlongAxis0To16Bits) {
+  // X [5, 2], axis 0, block_size 2: scale [3, 2].
+  const Tensor x = f32({5, 2}, {1, 2, 3, 4, 5, -6, 7, 8, -9, 100000});
+  const Tensor scale = f32({3, 2}, {0.5f, 2, 1, 0.01f, 3, 0.25f});
+  KernelTest to_uint16("QuantizeLinear", 21);
+  to_uint16.input(x).input(scale).input(tensor<uint16_t>({3, 2}, {0, 100, 65535, 7, 3, 0}));
+  to_uint16.attribute("axis", int64_t{0}).attribute("block_size", int64_t{2}).output(F::kUInt16, {5, 2});
+  GE_RUN_KERNEL(unsigned_out, to_uint16);
+  expect_tensor<uint16_t>(unsigned_out[0], {5, 2}, {2, 101, 6, 102, 65535, 0, 65535, 807, 0, 65535});
+  KernelTest to_int16("QuantizeLinear", 21);
+  to_int16.input(x).input(scale).input(tensor<int16_t>({3, 2}, {0, -100, 32767, 7, -3, 0}));
+  to_int16.attribute("axis", int64_t{0}).attribute("block_size", int64_t{2}).output(F::kInt16, {5, 2});
+  GE_RUN_KERNEL(signed_out, to_int16);
+  expect_tensor<int16_t>(signed_out[0], {5, 2}, {2, -99, 6, -98, 32767, -593, 32767, 807, -6, 32767});
+}
+
+TEST(NnQuantizeKernel, DequantizeBlockedNegativeAxis) {
+  // X [2, 3], axis -1, block_size 2: scale [2, 2].
+  KernelTest test("DequantizeLinear", 21);
+  test.input(tensor<uint8_t>({2, 3}, {0, 128, 255, 10, 20, 30}))
+      .input(f32({2, 2}, {0.5f, 2, 0.1f, -1}))
+      .input(tensor<uint8_t>({2, 2}, {128, 0, 10, 40}));
+  test.attribute("axis", int64_t{-1}).attribute("block_size", int64_t{2}).output(F::kFloat32, {2, 3});
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {2, 3}, {-64, 0, 510, 0, 1, 10});
+}
+
+TEST(NnQuantizeKernel, BlockedScaleShapeIsChecked) {
+  // ceil(5 / 2) = 3 blocks, not 2.
+  KernelTest wrong_blocks("QuantizeLinear", 21);
+  wrong_blocks.input(f32_iota({2, 5})).input(f32_iota({2, 2}, 1)).attribute("block_size", int64_t{2});
+  wrong_blocks.output(F::kUInt8, {2, 5});
+  expect_invalid(wrong_blocks, "scale [2,2] must be [2,3] for blocked quantization");
+  KernelTest wrong_zero_point("DequantizeLinear", 21);
+  wrong_zero_point.input(tensor<int8_t>({4}, {1, 2, 3, 4})).input(f32({2}, {1, 2}));
+  wrong_zero_point.input(tensor<int8_t>({1, 2}, {0, 0}));
+  wrong_zero_point.attribute("axis", int64_t{0}).attribute("block_size", int64_t{2}).output(F::kFloat32, {4});
+  expect_invalid(wrong_zero_point, "zero point [1,2] must have the shape of scale [2]");
+  KernelTest negative("DequantizeLinear", 21);
+  negative.input(tensor<int8_t>({2}, {1, 2})).input(f32({}, {1})).attribute("block_size", int64_t{-1});
+  negative.output(F::kFloat32, {2});
+  expect_invalid(negative, "must be >= 0");
+  KernelTest old_opset("QuantizeLinear", 13);
+  old_opset.input(f32_iota({4})).input(f32({2}, {1, 2})).attribute("axis", int64_t{0});
+  old_opset.attribute("block_size", int64_t{2}).output(F::kUInt8, {4});
+  expect_invalid(old_opset, "needs opset 21");
+}
+
+TEST(NnQuantizeKernel, QuantizeOutputDtypeWithoutZeroPoint) {
+  KernelTest test("QuantizeLinear", 21);
+  test.input(f32({4}, {-40000, 1.5f, 2.5f, 40000})).input(f32({}, {1}));
+  test.attribute("output_dtype", static_cast<int64_t>(F::kInt16)).output(F::kInt16, {4});
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<int16_t>(out[0], {4}, {-32768, 2, 2, 32767});
+}
+
+TEST(NnQuantizeKernel, QuantizeOutputDtypeMustAgreeWithTheZeroPoint) {
+  KernelTest agree("QuantizeLinear", 21);
+  agree.input(f32({2}, {3, -3})).input(f32({}, {1})).input(tensor<int8_t>({}, {1}));
+  agree.attribute("output_dtype", static_cast<int64_t>(F::kInt8)).output(F::kInt8, {2});
+  GE_RUN_KERNEL(out, agree);
+  expect_tensor<int8_t>(out[0], {2}, {4, -2});
+  KernelTest disagree("QuantizeLinear", 21);
+  disagree.input(f32({2}, {3, -3})).input(f32({}, {1})).input(tensor<int8_t>({}, {1}));
+  disagree.attribute("output_dtype", static_cast<int64_t>(F::kUInt8)).output(F::kInt8, {2});
+  expect_invalid(disagree, "is uint8 but the zero point is int8");
+  KernelTest not_quantized("QuantizeLinear", 21);
+  not_quantized.input(f32({2}, {3, -3})).input(f32({}, {1}));
+  not_quantized.attribute("output_dtype", static_cast<int64_t>(F::kInt32)).output(F::kInt32, {2});
+  expect_prepare_error(not_quantized, StatusCode::kUnsupported, "int32");
+  KernelTest unknown("QuantizeLinear", 21);
+  unknown.input(f32({2}, {3, -3})).input(f32({}, {1})).attribute("output_dtype", int64_t{999}).output(F::kUInt8, {2});
+  expect_invalid(unknown, "not a known dtype");
+}
+
+TEST(NnQuantizeKernel, DequantizeOutputDtypeFloat16) {
+  // (x - 1) * 0.1 in float32, then rounded to float16: -3276, 0, 0.19995, 3276.
+  KernelTest test("DequantizeLinear", 23);
+  test.input(tensor<int16_t>({4}, {-32768, 1, 3, 32767})).input(f32({}, {0.1f})).input(tensor<int16_t>({}, {1}));
+  test.attribute("output_dtype", static_cast<int64_t>(F::kFloat16)).output(F::kFloat16, {4});
+  GE_RUN_KERNEL(out, test);
+  expect_half_bits(out[0], F::kFloat16, {4}, {0xea66, 0x0000, 0x3266, 0x6a66});
+}
+
+TEST(NnQuantizeKernel, DequantizeOutputDtypeIsAFloatType) {
+  KernelTest same("DequantizeLinear", 23);
+  same.input(tensor<uint16_t>({2}, {0, 65535})).input(f32({}, {0.5f}));
+  same.attribute("output_dtype", static_cast<int64_t>(F::kFloat32)).output(F::kFloat32, {2});
+  GE_RUN_KERNEL(out, same);
+  expect_tensor<float>(out[0], {2}, {0, 32767.5f});
+  KernelTest integer("DequantizeLinear", 23);
+  integer.input(tensor<uint8_t>({2}, {0, 1})).input(f32({}, {0.5f}));
+  integer.attribute("output_dtype", static_cast<int64_t>(F::kInt32)).output(F::kInt32, {2});
+  expect_invalid(integer, "is int32, must be one of");
+  KernelTest too_early("DequantizeLinear", 21);
+  too_early.input(tensor<uint8_t>({2}, {0, 1})).input(f32({}, {0.5f}));
+  too_early.attribute("output_dtype", static_cast<int64_t>(F::kFloat16)).output(F::kFloat16, {2});
+  expect_invalid(too_early, "needs opset 23");
 }
 
 TEST(NnQuantizeKernel, DynamicQuantize) {
