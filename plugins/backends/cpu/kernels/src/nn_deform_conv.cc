@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "nn_kernels.h"
+#include "spatial_geometry.h"
 #include "tensor_common.h"
 
 namespace ge::cpu_kernels {
@@ -131,24 +132,6 @@ int deform_conv_kernel(const KernelArgs& args) {
     }
   }
   return kKernelOk;
-}
-
-Result<std::vector<int64_t>> spatial_attribute(const KernelContext& context, const std::string& name, size_t count,
-                                               int64_t fallback, int64_t minimum) {
-  GE_ASSIGN_OR_RETURN(std::vector<int64_t> values,
-                      ints_attribute(context, name, std::vector<int64_t>(count, fallback)));
-  if (values.size() != count) {
-    return invalid_attribute(context, name,
-                             "holds " + std::to_string(values.size()) + " values, not " + std::to_string(count));
-  }
-  for (int64_t value : values) {
-    if (value < minimum) {
-      return invalid_attribute(context, name,
-                               "holds " + std::to_string(value) + " (each must be at least " + std::to_string(minimum) +
-                                   ")");
-    }
-  }
-  return values;
 }
 
 Result<int64_t> positive_attribute(const KernelContext& context, const std::string& name) {

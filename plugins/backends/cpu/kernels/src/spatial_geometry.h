@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "kernel_util.h"
@@ -35,6 +36,11 @@ struct SpatialGeometry {
 /// zeros, NOTSET) for `input_spatial` extents and `kernel` extents, and computes the
 /// output extents as ONNX shape inference does (`ceil_mode` rounds up). Spatial rank
 /// must be 1-3.
+/// A per-spatial-axis ints attribute (dilations, strides, pads) of `count` values, each at
+/// least `minimum`; `fallback` for each when the node has none. Errors name the attribute.
+Result<std::vector<int64_t>> spatial_attribute(const KernelContext& context, const std::string& name, size_t count,
+                                               int64_t fallback, int64_t minimum);
+
 Result<SpatialGeometry> compute_spatial_geometry(const KernelContext& context,
                                                  const std::vector<int64_t>& input_spatial,
                                                  const std::vector<int64_t>& kernel, bool ceil_mode);
