@@ -3,7 +3,6 @@
 #include <fstream>
 #include <sstream>
 
-#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
 #include "newer_opsets.h"
@@ -30,19 +29,11 @@ int64_t default_opset(const onnx::ModelProto& model) {
   return 1;
 }
 
-// The version whose semantics `op` has at `opset`, or 0 when no schema is known.
-int semantics_version(const std::string& op, int64_t opset) {
-  if (const onnx_ops::NewerVersion* newer = onnx_ops::find_newer_version(op, opset)) return newer->semantics_since;
-  const onnx::OpSchema* schema =
-      onnx::OpSchemaRegistry::Schema(op, static_cast<int>(std::min<int64_t>(opset, 17)), "");
-  return schema == nullptr ? 0 : schema->SinceVersion();
-}
-
 std::optional<std::string> graph_blocker(const onnx::GraphProto& graph, int64_t from, int64_t to) {
   for (const auto& node : graph.node()) {
     if (is_default_domain(node.domain())) {
-      const int before = semantics_version(node.op_type(), from);
-      const int after = semantics_version(node.op_type(), to);
+      const int before = onnx_ops::semantics_version(node.op_type(), from);
+      const int after = onnx_ops::semantics_version(node.op_type(), to);
       if (before == 0) return node.op_type() + " has no schema at opset " + std::to_string(from);
       if (before != after) {
         return node.op_type() + " changed semantics (" + std::to_string(before) + " to " + std::to_string(after) + ")";

@@ -1149,6 +1149,14 @@ const NewerVersion* find_newer_version(const std::string& op_type, int64_t opset
   return table().find(op_type, opset);
 }
 
+int semantics_version(const std::string& op_type, int64_t opset) {
+  if (const NewerVersion* newer = find_newer_version(op_type, opset)) return newer->semantics_since;
+  if (opset < 1) return 0;
+  const int version = static_cast<int>(std::min<int64_t>(opset, kLibonnxNewestOpset));
+  const OpSchema* schema = onnx::OpSchemaRegistry::Schema(op_type, version, "");
+  return schema == nullptr ? 0 : schema->SinceVersion();
+}
+
 const std::vector<NewerVersion>& newer_versions() { return table().entries(); }
 
 }  // namespace ge::onnx_ops

@@ -49,6 +49,11 @@ struct NewerVersion {
 /// the process.
 const NewerVersion* find_newer_version(const std::string& op_type, int64_t opset);
 
+/// The version whose semantics ai.onnx op `op_type` has at `opset` (this table's
+/// semantics_since, else libonnx's since_version), or 0 when no schema is known. Two
+/// opsets with the same answer run the op the same way.
+int semantics_version(const std::string& op_type, int64_t opset);
+
 /// Every entry, ordered by op and version (for tests and documentation).
 const std::vector<NewerVersion>& newer_versions();
 

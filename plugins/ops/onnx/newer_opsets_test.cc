@@ -104,6 +104,15 @@ TEST(NewerOpsetsTable, TypesOnlyVersionsKeepTheOlderSemantics) {
   EXPECT_EQ(find_newer_version("ReduceMean", 17), nullptr);
 }
 
+TEST(NewerOpsetsTable, SemanticsVersionSpansLibonnxAndTheTable) {
+  EXPECT_EQ(semantics_version("Conv", 17), 11);
+  EXPECT_EQ(semantics_version("Conv", 23), 11);         // Conv-22 only added bfloat16
+  EXPECT_EQ(semantics_version("ReduceMean", 17), 13);
+  EXPECT_EQ(semantics_version("ReduceMean", 18), 18);   // axes became an input
+  EXPECT_EQ(semantics_version("Softmax", 12), 11);      // libonnx below its newest opset
+  EXPECT_EQ(semantics_version("NoSuchOp", 20), 0);
+}
+
 // ---- lookup through the library ----
 
 TEST_F(NewerOpsetsTest, FindSchemaServesTheNewerVersions) {
