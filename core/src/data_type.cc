@@ -13,7 +13,7 @@ struct TypeEntry {
   size_t size;
 };
 
-constexpr std::array<TypeEntry, 17> kTypes = {{
+constexpr std::array<TypeEntry, 24> kTypes = {{
     {DataType::kUndefined, "undefined", 0},
     {DataType::kFloat32, "float32", 4},
     {DataType::kUInt8, "uint8", 1},
@@ -31,6 +31,13 @@ constexpr std::array<TypeEntry, 17> kTypes = {{
     {DataType::kComplex64, "complex64", 8},
     {DataType::kComplex128, "complex128", 16},
     {DataType::kBFloat16, "bfloat16", 2},
+    {DataType::kFloat8E4M3FN, "float8e4m3fn", 1},
+    {DataType::kFloat8E4M3FNUZ, "float8e4m3fnuz", 1},
+    {DataType::kFloat8E5M2, "float8e5m2", 1},
+    {DataType::kFloat8E5M2FNUZ, "float8e5m2fnuz", 1},
+    {DataType::kUInt4, "uint4", 1},
+    {DataType::kInt4, "int4", 1},
+    {DataType::kFloat4E2M1, "float4e2m1", 1},
 }};
 
 }  // namespace

@@ -16,6 +16,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "ge/minifloat.h"
+
 namespace ge {
 namespace {
 
@@ -265,6 +267,19 @@ void append_element(std::string& out, const Tensor& t, int64_t i) {
     case DataType::kFloat16:
     case DataType::kBFloat16:
       append_hex(out, load<uint16_t>(t, i), 4);
+      break;
+    case DataType::kFloat8E4M3FN:
+    case DataType::kFloat8E4M3FNUZ:
+    case DataType::kFloat8E5M2:
+    case DataType::kFloat8E5M2FNUZ:
+    case DataType::kFloat4E2M1:
+      append_hex(out, load<uint8_t>(t, i), 2);
+      break;
+    case DataType::kInt4:
+      append_number(out, load<int8_t>(t, i));
+      break;
+    case DataType::kUInt4:
+      append_number(out, load<uint8_t>(t, i));
       break;
     case DataType::kComplex64:
       out += '(';
@@ -1578,6 +1593,38 @@ class Parser {
     return advance();
   }
 
+  // float8/float4: raw bits as printed (0xHH), or a number rounded to nearest even and
+  // saturated.
+  Status parse_minifloat_element(std::string& bytes, DataType dtype) {
+    const MinifloatFormat format = *minifloat_format(dtype);
+    const bool hex = tok_.kind == Token::kNumber && (tok_.text.rfind("0x", 0) == 0 || tok_.text.rfind("0X", 0) == 0);
+    uint8_t bits = 0;
+    if (auto raw = parse_hex_bits(tok_.text, 2); raw && hex) {
+      bits = static_cast<uint8_t>(*raw);
+      if ((bits & ~(format.sign_bit | format.magnitude_mask)) != 0) {
+        return expected(with_article(dtype_text(dtype)) + " bit pattern (at most 0x" +
+                        (format.sign_bit == 0x08 ? std::string("0F") : std::string("FF")) + ")");
+      }
+    } else if (auto value = parse_float64(tok_); value && !hex) {
+      bits = float_to_minifloat(*value, format);
+    } else {
+      return expected(with_article(dtype_text(dtype)) + " value (0xHH bits or a number)");
+    }
+    store(bytes, bits);
+    return advance();
+  }
+
+  // int4/uint4: an integer in [-8, 7] / [0, 15], one byte each.
+  Status parse_int4_element(std::string& bytes, DataType dtype) {
+    auto value = parse_integer<int64_t>(tok_);
+    const bool is_signed = dtype == DataType::kInt4;
+    if (!value || *value < (is_signed ? -8 : 0) || *value > (is_signed ? 7 : 15)) {
+      return expected(with_article(dtype_text(dtype)) + (is_signed ? " value in [-8, 7]" : " value in [0, 15]"));
+    }
+    store(bytes, static_cast<int8_t>(*value));
+    return advance();
+  }
+
   Status parse_element(DataType dtype, std::string& bytes, std::vector<std::string>& strings) {
     switch (dtype) {
       case DataType::kFloat32:
@@ -1585,6 +1632,15 @@ class Parser {
       case DataType::kFloat16:
       case DataType::kBFloat16:
         return parse_float_element(bytes, dtype);
+      case DataType::kFloat8E4M3FN:
+      case DataType::kFloat8E4M3FNUZ:
+      case DataType::kFloat8E5M2:
+      case DataType::kFloat8E5M2FNUZ:
+      case DataType::kFloat4E2M1:
+        return parse_minifloat_element(bytes, dtype);
+      case DataType::kInt4:
+      case DataType::kUInt4:
+        return parse_int4_element(bytes, dtype);
       case DataType::kComplex64:
       case DataType::kComplex128: {
         DataType part = dtype == DataType::kComplex64 ? DataType::kFloat32 : DataType::kFloat64;

@@ -6,6 +6,7 @@
 #include <new>
 #include <sstream>
 
+#include "ge/minifloat.h"
 #include "ge/shape_arithmetic.h"
 #include "ge/tensor_desc.h"
 
@@ -129,7 +130,11 @@ double Tensor::scalar_as_double(int64_t index) const {
     case DataType::kBool: return data<uint8_t>()[index] != 0 ? 1.0 : 0.0;
     case DataType::kFloat16: return bits_to_float(half_to_float_bits(data<uint16_t>()[index]));
     case DataType::kBFloat16: return bits_to_float(static_cast<uint32_t>(data<uint16_t>()[index]) << 16);
-    default: return std::nan("");
+    case DataType::kInt4: return data<int8_t>()[index];
+    case DataType::kUInt4: return data<uint8_t>()[index];
+    default:
+      if (auto format = minifloat_format(dtype_)) return minifloat_to_float(data<uint8_t>()[index], *format);
+      return std::nan("");
   }
 }
 

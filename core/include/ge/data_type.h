@@ -27,6 +27,15 @@ enum class DataType : int32_t {
   kComplex64 = 14,
   kComplex128 = 15,
   kBFloat16 = 16,
+  // Held one element per byte (float4/int4 in the low bits, int4 sign-extended); ONNX
+  // files pack the 4-bit types two to a byte, and the ONNX reader/writer (un)packs them.
+  kFloat8E4M3FN = 17,
+  kFloat8E4M3FNUZ = 18,
+  kFloat8E5M2 = 19,
+  kFloat8E5M2FNUZ = 20,
+  kUInt4 = 21,
+  kInt4 = 22,
+  kFloat4E2M1 = 23,
 };
 
 /// Bytes per element; 0 for kUndefined. kString reports sizeof(std::string): string

@@ -198,6 +198,27 @@ class MappedFile {
   struct stat info_;
 };
 
+// int4, uint4 and float4e2m1 travel two to a byte (the first in the low nibble); GE holds
+// them one per byte, int4 sign-extended.
+bool is_packed_4bit(DataType dtype) {
+  return dtype == DataType::kInt4 || dtype == DataType::kUInt4 || dtype == DataType::kFloat4E2M1;
+}
+
+uint64_t packed_byte_count(int64_t count) { return (static_cast<uint64_t>(count) + 1) / 2; }
+
+uint8_t unpack_nibble(uint8_t packed_byte, int64_t index, DataType dtype) {
+  const uint8_t nibble = (index % 2 == 0) ? (packed_byte & 0x0F) : (packed_byte >> 4);
+  if (dtype == DataType::kInt4 && (nibble & 0x08) != 0) return static_cast<uint8_t>(nibble | 0xF0);
+  return nibble;
+}
+
+// Unpacks `count` 4-bit elements of `packed(i)` (one byte each) into the tensor.
+template <typename PackedByte>
+void unpack_4bit(Tensor& tensor, int64_t count, PackedByte packed) {
+  auto* out = static_cast<uint8_t*>(tensor.raw_data());
+  for (int64_t i = 0; i < count; ++i) out[i] = unpack_nibble(packed(i / 2), i, tensor.dtype());
+}
+
 // One mapping per file while any tensor holds it: the initializers of a model that share a
 // weights file share its pages, and two sessions of one model map it once.
 Result<std::shared_ptr<MappedFile>> mapped_file(const fs::path& file, const std::string& label) {
@@ -226,7 +247,7 @@ Result<std::optional<Tensor>> map_external_data(const ExternalRange& range, Data
                                                 const std::string& label) {
   const size_t width = element_size(dtype);
   if (std::endian::native != std::endian::little || dtype == DataType::kString || dtype == DataType::kBool ||
-      width == 0 || count == 0 || range.length != static_cast<uint64_t>(count) * width ||
+      is_packed_4bit(dtype) || width == 0 || count == 0 || range.length != static_cast<uint64_t>(count) * width ||
       range.offset % std::min<size_t>(width, alignof(std::max_align_t)) != 0) {
     return std::optional<Tensor>();
   }
@@ -268,7 +289,8 @@ Result<Tensor> decode_raw(const std::string& raw, DataType dtype, std::vector<in
                        " (use string_data)");
   }
   const size_t width = element_size(dtype);
-  const uint64_t expected = static_cast<uint64_t>(count) * width;
+  const bool packed = is_packed_4bit(dtype);
+  const uint64_t expected = packed ? packed_byte_count(count) : static_cast<uint64_t>(count) * width;
   if (raw.size() != expected) {
     return parse_error(label + ": " + source + " has " + std::to_string(raw.size()) +
                        " bytes but " + std::string(data_type_name(dtype)) + " shape " +
@@ -276,6 +298,10 @@ Result<Tensor> decode_raw(const std::string& raw, DataType dtype, std::vector<in
   }
   Tensor tensor = Tensor::zeros(dtype, std::move(dims));
   if (expected == 0) return tensor;
+  if (packed) {
+    unpack_4bit(tensor, count, [&](int64_t i) { return static_cast<uint8_t>(raw[static_cast<size_t>(i)]); });
+    return tensor;
+  }
   std::memcpy(tensor.raw_data(), raw.data(), raw.size());
   const size_t unit = endian_unit(dtype);
   little_endian_to_host(tensor.raw_data(), raw.size() / unit, unit);
@@ -291,11 +317,12 @@ Result<Tensor> decode_typed(const onnx::TensorProto& proto, DataType dtype,
                             std::vector<int64_t> dims, int64_t count, const std::string& label) {
   // Check before allocating: a hostile shape with no payload must not allocate.
   const TypedField field = typed_field_for(proto, dtype);
-  if (field.size != count * field.per_element) {
+  const int64_t needed =
+      is_packed_4bit(dtype) ? static_cast<int64_t>(packed_byte_count(count)) : count * field.per_element;
+  if (field.size != needed) {
     return parse_error(label + ": " + field.name + " holds " + std::to_string(field.size) +
                        " values but " + std::string(data_type_name(dtype)) + " shape " +
-                       shape_to_string(dims) + " needs " +
-                       std::to_string(count * field.per_element));
+                       shape_to_string(dims) + " needs " + std::to_string(needed));
   }
   Tensor tensor = Tensor::zeros(dtype, std::move(dims));
   switch (dtype) {
@@ -317,6 +344,17 @@ Result<Tensor> decode_typed(const onnx::TensorProto& proto, DataType dtype,
       for (int i = 0; i < proto.int32_data_size(); ++i) out[i] = proto.int32_data(i) != 0;
       break;
     }
+    case DataType::kFloat8E4M3FN:
+    case DataType::kFloat8E4M3FNUZ:
+    case DataType::kFloat8E5M2:
+    case DataType::kFloat8E5M2FNUZ:  // bit patterns, one per int32
+      copy_field(proto.int32_data(), tensor.data<uint8_t>());
+      break;
+    case DataType::kInt4:
+    case DataType::kUInt4:
+    case DataType::kFloat4E2M1:  // packed pairs, one byte per int32
+      unpack_4bit(tensor, count, [&](int64_t i) { return static_cast<uint8_t>(proto.int32_data(static_cast<int>(i))); });
+      break;
     case DataType::kInt64: copy_field(proto.int64_data(), tensor.data<int64_t>()); break;
     case DataType::kUInt32: copy_field(proto.uint64_data(), tensor.data<uint32_t>()); break;
     case DataType::kUInt64: copy_field(proto.uint64_data(), tensor.data<uint64_t>()); break;
@@ -399,6 +437,16 @@ onnx::TensorProto tensor_to_proto(const Tensor& tensor, const std::string& name)
     return proto;
   }
   std::string* raw = proto.mutable_raw_data();
+  if (is_packed_4bit(tensor.dtype())) {
+    raw->assign(packed_byte_count(count), '\0');
+    const auto* values = static_cast<const uint8_t*>(tensor.raw_data());
+    for (int64_t i = 0; i < count; ++i) {
+      const auto nibble = static_cast<uint8_t>(values[i] & 0x0F);
+      (*raw)[static_cast<size_t>(i / 2)] = static_cast<char>(static_cast<uint8_t>((*raw)[static_cast<size_t>(i / 2)]) |
+                                                             (i % 2 == 0 ? nibble : nibble << 4));
+    }
+    return proto;
+  }
   raw->resize(tensor.byte_size());
   if (!raw->empty()) {
     std::memcpy(raw->data(), tensor.raw_data(), raw->size());

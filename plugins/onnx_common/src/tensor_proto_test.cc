@@ -85,10 +85,68 @@ TEST(DataTypeFromOnnx, RejectsUndefinedAndUnknown) {
   auto undefined = data_type_from_onnx(0);
   ASSERT_FALSE(undefined.is_ok());
   EXPECT_EQ(undefined.status().code(), StatusCode::kUnsupported);
-  auto future = data_type_from_onnx(17);  // FLOAT8E4M3FN in newer ONNX
+  auto future = data_type_from_onnx(24);  // past FLOAT4E2M1 (23), the newest GE holds
   ASSERT_FALSE(future.is_ok());
   EXPECT_EQ(future.status().code(), StatusCode::kUnsupported);
-  EXPECT_NE(future.status().message().find("17"), std::string::npos);
+  EXPECT_NE(future.status().message().find("24"), std::string::npos);
+}
+
+TEST(DataTypeFromOnnx, MapsFloat8AndFourBitTypes) {
+  EXPECT_EQ(*data_type_from_onnx(17), DataType::kFloat8E4M3FN);
+  EXPECT_EQ(*data_type_from_onnx(20), DataType::kFloat8E5M2FNUZ);
+  EXPECT_EQ(*data_type_from_onnx(21), DataType::kUInt4);
+  EXPECT_EQ(*data_type_from_onnx(22), DataType::kInt4);
+  EXPECT_EQ(*data_type_from_onnx(23), DataType::kFloat4E2M1);
+}
+
+// ---- 4-bit types: packed two to a byte in files, one per byte in memory ----
+
+TEST(TensorFromProto, Int4RawDataUnpacksLowNibbleFirstAndSignExtends) {
+  auto proto = make_proto("q", 22, {3});
+  proto.set_raw_data(std::string{static_cast<char>(0x97), static_cast<char>(0x0e)});
+  auto tensor = tensor_from_proto(proto);
+  ASSERT_TRUE(tensor.is_ok()) << tensor.status().to_string();
+  const int8_t* values = tensor->data<int8_t>();
+  EXPECT_EQ(values[0], 7);
+  EXPECT_EQ(values[1], -7);  // 0x9
+  EXPECT_EQ(values[2], -2);  // 0xe
+  // Written back packed the same way.
+  EXPECT_EQ(tensor_to_proto(*tensor).raw_data(), proto.raw_data());
+}
+
+TEST(TensorFromProto, FourBitPayloadSizeIsCheckedInPackedBytes) {
+  auto proto = make_proto("q", 21, {3});
+  proto.set_raw_data(std::string(3, '\0'));
+  auto tensor = tensor_from_proto(proto);
+  ASSERT_FALSE(tensor.is_ok());
+  EXPECT_NE(tensor.status().message().find("needs 2"), std::string::npos) << tensor.status().to_string();
+}
+
+TEST(TensorFromProto, UInt4AndFloat4InInt32DataArePackedPairs) {
+  auto proto = make_proto("u", 21, {3});
+  proto.add_int32_data(0xF1);
+  proto.add_int32_data(0x0C);
+  auto tensor = tensor_from_proto(proto);
+  ASSERT_TRUE(tensor.is_ok()) << tensor.status().to_string();
+  EXPECT_EQ(tensor->data<uint8_t>()[0], 1);
+  EXPECT_EQ(tensor->data<uint8_t>()[1], 15);
+  EXPECT_EQ(tensor->data<uint8_t>()[2], 12);
+  auto f4 = make_proto("f", 23, {2});
+  f4.add_int32_data(0x97);  // low nibble 0x7 (6.0), high nibble 0x9 (-0.5)
+  auto floats = tensor_from_proto(f4);
+  ASSERT_TRUE(floats.is_ok()) << floats.status().to_string();
+  EXPECT_EQ(floats->scalar_as_double(0), 6.0);
+  EXPECT_EQ(floats->scalar_as_double(1), -0.5);
+}
+
+TEST(TensorFromProto, Float8InInt32DataAreBitPatterns) {
+  auto proto = make_proto("f8", 17, {2});
+  proto.add_int32_data(0x7E);  // 448, E4M3FN's largest
+  proto.add_int32_data(0xB8);  // -1.0
+  auto tensor = tensor_from_proto(proto);
+  ASSERT_TRUE(tensor.is_ok()) << tensor.status().to_string();
+  EXPECT_EQ(tensor->scalar_as_double(0), 448.0);
+  EXPECT_EQ(tensor->scalar_as_double(1), -1.0);
 }
 
 // ---- typed fields ----
