@@ -62,8 +62,11 @@ double float_element(const Tensor& tensor, int64_t i) {
     case DataType::kFloat32:
     case DataType::kComplex64:
       return tensor.data<float>()[i];
-    default:
+    case DataType::kFloat64:
+    case DataType::kComplex128:
       return tensor.data<double>()[i];
+    default:  // float8, float4
+      return tensor.scalar_as_double(i);
   }
 }
 
@@ -144,7 +147,16 @@ TensorComparison compare_tensors(const Tensor& actual, const Tensor& expected, c
     case DataType::kFloat64:
     case DataType::kComplex64:
     case DataType::kComplex128:
+    case DataType::kFloat8E4M3FN:
+    case DataType::kFloat8E4M3FNUZ:
+    case DataType::kFloat8E5M2:
+    case DataType::kFloat8E5M2FNUZ:
+    case DataType::kFloat4E2M1:
       return compare_floating(actual, expected, count, tolerance);
+    case DataType::kInt4:
+      return compare_exact<int8_t>(actual, expected, count);
+    case DataType::kUInt4:
+      return compare_exact<uint8_t>(actual, expected, count);
     case DataType::kInt8:
       return compare_exact<int8_t>(actual, expected, count);
     case DataType::kInt16:

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "ge/minifloat.h"
 #include "half_float.h"
 #include "npz.h"
 #include "tensor_file.h"
@@ -100,6 +101,23 @@ Result<Tensor> random_tensor(const TensorDesc& desc, uint64_t seed) {
     case DataType::kBool:
       fill<bool>(tensor, generator, [](uint32_t u) { return (u >> 31) != 0; });
       break;
+    case DataType::kInt4:
+      fill<int8_t>(tensor, generator, [](uint32_t u) { return int8_t(u % 5); });
+      break;
+    case DataType::kUInt4:
+      fill<uint8_t>(tensor, generator, [](uint32_t u) { return uint8_t(u % 5); });
+      break;
+    case DataType::kFloat8E4M3FN:
+    case DataType::kFloat8E4M3FNUZ:
+    case DataType::kFloat8E5M2:
+    case DataType::kFloat8E5M2FNUZ:
+    case DataType::kFloat4E2M1: {
+      // Multiples of 1/4 in [-1, 1) (float4: of 1/2), which every one of these formats holds.
+      const MinifloatFormat format = *minifloat_format(desc.dtype);
+      const int keep = desc.dtype == DataType::kFloat4E2M1 ? 2 : 3;
+      fill<uint8_t>(tensor, generator, [&](uint32_t u) { return float_to_minifloat(unit(u, keep), format); });
+      break;
+    }
     default:
       return unsupported("random data for dtype " + std::string(data_type_name(desc.dtype)) +
                          " is not supported; give a .npy or .pb file instead");

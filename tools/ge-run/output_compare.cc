@@ -7,43 +7,12 @@
 #include <vector>
 
 #include "ge/tensor_desc.h"
-#include "half_float.h"
 
 namespace ge::tools {
 namespace {
 
-double element(const Tensor& tensor, int64_t i) {
-  switch (tensor.dtype()) {
-    case DataType::kFloat32:
-      return tensor.data<float>()[i];
-    case DataType::kFloat64:
-      return tensor.data<double>()[i];
-    case DataType::kFloat16:
-      return half_bits_to_float(tensor.data<uint16_t>()[i]);
-    case DataType::kBFloat16:
-      return bfloat16_bits_to_float(tensor.data<uint16_t>()[i]);
-    case DataType::kInt8:
-      return tensor.data<int8_t>()[i];
-    case DataType::kInt16:
-      return tensor.data<int16_t>()[i];
-    case DataType::kInt32:
-      return tensor.data<int32_t>()[i];
-    case DataType::kInt64:
-      return static_cast<double>(tensor.data<int64_t>()[i]);
-    case DataType::kUInt8:
-      return tensor.data<uint8_t>()[i];
-    case DataType::kUInt16:
-      return tensor.data<uint16_t>()[i];
-    case DataType::kUInt32:
-      return tensor.data<uint32_t>()[i];
-    case DataType::kUInt64:
-      return static_cast<double>(tensor.data<uint64_t>()[i]);
-    case DataType::kBool:
-      return tensor.data<bool>()[i] ? 1.0 : 0.0;
-    default:
-      return std::numeric_limits<double>::quiet_NaN();
-  }
-}
+// Every numeric dtype as double (float8/float4 decoded, int4 as its value); NaN for strings.
+double element(const Tensor& tensor, int64_t i) { return tensor.scalar_as_double(i); }
 
 /// "[0,3]" for flat index 3 of shape [1,10].
 std::string multi_index(const std::vector<int64_t>& shape, int64_t flat) {

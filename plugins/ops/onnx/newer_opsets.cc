@@ -12,6 +12,8 @@
 #include <onnx/defs/shape_inference.h>
 #include <onnx/defs/tensor_proto_util.h>
 
+#include "ge/data_type.h"
+
 namespace ge::onnx_ops {
 namespace {
 
@@ -682,6 +684,25 @@ void infer_dequantize21(InferenceContext& ctx) {
   onnx::propagateShapeFromInputToOutput(ctx, 0, 0);
 }
 
+// Cast-19/21/23: libonnx 1.12 refuses a `to` past bfloat16 (16); these versions add the
+// float8 (17-20), 4-bit integer (21, 22) and float4 (23) types.
+void infer_cast19(InferenceContext& ctx) {
+  const AttributeProto* to = ctx.getAttribute("to");
+  if (to == nullptr || !to->has_i()) fail_type_inference("Cast: attribute 'to' is required");
+  if (to->i() <= 0 || !ge::is_valid_data_type(static_cast<int32_t>(to->i()))) {
+    fail_type_inference("Cast: 'to' is ", to->i(), ", not an element type this build holds (1 to 23)");
+  }
+  onnx::updateOutputElemType(ctx, 0, static_cast<int32_t>(to->i()));
+  if (onnx::hasInputShape(ctx, 0)) onnx::propagateShapeFromInputToOutput(ctx, 0, 0);
+}
+
+// DequantizeLinear-19: the output has the scale's type (float, float16 or bfloat16);
+// version 13 always produced float.
+void infer_dequantize19(InferenceContext& ctx) {
+  onnx::propagateElemTypeFromInputToOutput(ctx, 1, 0);
+  if (onnx::hasInputShape(ctx, 0)) onnx::propagateShapeFromInputToOutput(ctx, 0, 0);
+}
+
 // ---- the table ----
 
 // `schema`'s parameters, attributes, type constraints and inference function in a schema
@@ -928,13 +949,16 @@ void Table::build() {
   }
 
   // ---- opset 19 ----
-  // `saturate` only matters for float8 targets, which GE does not run: any value is fine.
+  // `saturate` applies to float8 targets.
   auto add_saturate = [](OpSchema& s) { s.Attr("saturate", "", AttributeProto::INT, static_cast<int64_t>(1)); };
-  types_only("Cast", 19, none, add_saturate);
+  types_only("Cast", 19, none, [&](OpSchema& s) {
+    add_saturate(s);
+    s.TypeAndShapeInferenceFunction(infer_cast19);
+  });
   types_only("CastLike", 19, none, add_saturate);
   types_only("QuantizeLinear", 19, none, add_saturate);
-  for (const char* op : {"Constant", "DequantizeLinear", "Identity", "If", "Loop", "Reshape", "Scan", "Shape",
-                         "Size"}) {
+  types_only("DequantizeLinear", 19, none, [](OpSchema& s) { s.TypeAndShapeInferenceFunction(infer_dequantize19); });
+  for (const char* op : {"Constant", "Identity", "If", "Loop", "Reshape", "Scan", "Shape", "Size"}) {
     types_only(op, 19);
   }
   types_only("Equal", 19, none, nullptr, {{"T", {"tensor(string)"}}});

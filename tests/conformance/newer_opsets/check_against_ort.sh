@@ -8,6 +8,7 @@
 DATA_DIR=${1:-/tmp/ge-newer-cases}
 RUN_JS=${RUN_JS:-/work/shared/tools/ort/run.js}
 PYTHON=${PYTHON:-/usr/bin/python3}
+CASES_PY_DIR=$(cd "$(dirname "$0")" && pwd); export CASES_PY_DIR
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 ok=0; bad=0; noort=0
@@ -25,11 +26,15 @@ for d in "$DATA_DIR"/node/*/; do
 import sys, glob, os
 import numpy as np
 from onnx import TensorProto, numpy_helper
+sys.path.insert(0, os.environ["CASES_PY_DIR"])
+import small_types
 exp_dir, got_dir = sys.argv[1], sys.argv[2]
 def load(p):
     t = TensorProto()
     with open(p, "rb") as f:
         t.ParseFromString(f.read())
+    if t.data_type >= small_types.F8E4M3FN:  # float8/int4/float4: compare decoded values
+        return small_types.from_proto(t).values()
     return numpy_helper.to_array(t)
 msgs = []
 for e in sorted(glob.glob(os.path.join(exp_dir, "output_*.pb"))):

@@ -17,6 +17,9 @@ import sys
 import numpy as np
 from onnx import helper, numpy_helper, TensorProto, mapping
 
+import small_types as st
+from small_types import Coded
+
 RNG = np.random.RandomState(20240518)
 CASES = []
 
@@ -26,8 +29,16 @@ def rnd(*shape, dtype=np.float32, lo=-1.0, hi=1.0):
 
 
 def _vi(name, arr):
+    if isinstance(arr, Coded):
+        return helper.make_tensor_value_info(name, arr.t, list(arr.shape))
     et = mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(arr.dtype)]
     return helper.make_tensor_value_info(name, et, list(arr.shape))
+
+
+def _proto(a, name):
+    if isinstance(a, Coded):
+        return st.to_proto(a, name)
+    return numpy_helper.from_array(np.asarray(a), name)
 
 
 def case(name, opset, op_type, inputs, outputs, attrs=None, in_names=None, out_names=None):
@@ -45,7 +56,7 @@ def case(name, opset, op_type, inputs, outputs, attrs=None, in_names=None, out_n
         n, a = item[0], item[1]
         node_in.append(n)
         if len(item) == 3:
-            inits.append(numpy_helper.from_array(np.asarray(a), n))
+            inits.append(_proto(a, n))
             continue
         graph_in.append(_vi(n, a))
         feeds.append(a)
@@ -1263,6 +1274,123 @@ def gen_quantize():
          {"output_dtype": TensorProto.FLOAT16})
 
 
+# ----------------------------------------------------------------------------- float8/int4/float4
+# Opsets 19 (float8), 20 (IsInf/IsNaN, ConstantOfShape on float8), 21 (int4/uint4) and 23
+# (float4e2m1). References: small_types.py (ONNX Cast's rules; onnx/reference's
+# op_cast.py, op_quantize_linear.py and _quant_utils.py).
+SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.1, -2.5, 1.0625, 1.1875, 3.0e-3, 1.0e-6, 250.0, 460.0, 470.0,
+           -600.0, 6.0e4, 1.0e6, np.inf, -np.inf, np.nan]
+
+
+def gen_small_types():
+    x = np.array(SPECIAL, dtype=np.float32)
+    for t in st.FLOAT8:
+        name = st.NAMES[t]
+        for sat in (1, 0):
+            case(f"test_cast_float32_to_{name}_saturate{sat}_opset19", 19, "Cast", [("x", x)],
+                 [("y", Coded(st.encode(x, t, bool(sat)), t))], {"to": t, "saturate": sat})
+        codes = np.arange(256, dtype=np.uint8).reshape(16, 16)
+        values = st.decode(codes, t)
+        case(f"test_cast_{name}_to_float32_all_codes_opset19", 19, "Cast", [("x", Coded(codes, t))],
+             [("y", values.astype(np.float32))], {"to": TensorProto.FLOAT})
+        case(f"test_cast_{name}_to_float16_opset19", 19, "Cast", [("x", Coded(codes[:4], t))],
+             [("y", values[:4].astype(np.float16))], {"to": TensorProto.FLOAT16})
+        # Quantize with a float8 zero point (which must be 0) and dequantize back.
+        xs = rnd(2, 6, lo=-40.0, hi=40.0)
+        scale = np.array([0.05, 0.2], dtype=np.float32)
+        for sat in (1, 0):
+            q = st.encode(xs / scale.reshape(2, 1), t, bool(sat))
+            case(f"test_quantize_linear_{name}_per_axis_saturate{sat}_opset19", 19, "QuantizeLinear",
+                 [("x", xs), ("y_scale", scale), ("y_zero_point", Coded(np.zeros(2, np.uint8), t), "const")],
+                 [("y", Coded(q, t))], {"axis": 0, "saturate": sat})
+        q = Coded(RNG.randint(0, 256, size=(3, 4)).astype(np.uint8), t)
+        scale = np.array(0.5, dtype=np.float32)
+        case(f"test_dequantize_linear_{name}_opset19", 19, "DequantizeLinear",
+             [("x", q, "const"), ("x_scale", scale), ("x_zero_point", Coded(np.zeros((), np.uint8), t), "const")],
+             [("y", (q.values() * 0.5).astype(np.float32))])
+        isnan = np.isnan(values)
+        case(f"test_isnan_{name}_opset20", 20, "IsNaN", [("x", Coded(codes, t))], [("y", isnan)])
+        for pos, neg in ((1, 1), (1, 0), (0, 1)):
+            expected = (np.isposinf(values) & bool(pos)) | (np.isneginf(values) & bool(neg))
+            case(f"test_isinf_{name}_pos{pos}_neg{neg}_opset20", 20, "IsInf", [("x", Coded(codes, t))],
+                 [("y", expected)], {"detect_positive": pos, "detect_negative": neg})
+    # float8 through data movement.
+    t = st.F8E5M2
+    codes = RNG.randint(0, 256, size=(2, 3, 4)).astype(np.uint8)
+    case("test_transpose_float8e5m2_opset19", 19, "Transpose", [("x", Coded(codes, t))],
+         [("y", Coded(codes.transpose(2, 0, 1), t))], {"perm": [2, 0, 1]})
+    case("test_reshape_float8e5m2_opset19", 19, "Reshape",
+         [("x", Coded(codes, t)), ("shape", np.array([6, 4], dtype=np.int64), "const")],
+         [("y", Coded(codes.reshape(6, 4), t))])
+    value = st.to_proto(Coded(np.array([st.encode_one(1.5, st.F8E4M3FN)], np.uint8), st.F8E4M3FN), "value")
+    case("test_constant_of_shape_float8e4m3fn_opset20", 20, "ConstantOfShape",
+         [("shape", np.array([2, 3], dtype=np.int64))],
+         [("y", Coded(np.full((2, 3), st.encode_one(1.5, st.F8E4M3FN), np.uint8), st.F8E4M3FN))],
+         {"value": value})
+    # int4/uint4 (opset 21): Cast both ways, Q/DQ per axis and blocked, data movement.
+    x = np.array([-9.0, -8.0, -7.5, -0.5, 0.5, 1.5, 2.5, 6.5, 7.5, 100.0, np.inf, -np.inf], dtype=np.float32)
+    for t in (st.INT4, st.UINT4):
+        name = st.NAMES[t]
+        case(f"test_cast_float32_to_{name}_opset21", 21, "Cast", [("x", x[:10])],
+             [("y", Coded(st.int4_encode(x[:10], t), t))], {"to": t})
+        ints = np.array([-20, -8, -1, 0, 3, 7, 8, 15, 16, 1000], dtype=np.int32)
+        case(f"test_cast_int32_to_{name}_opset21", 21, "Cast", [("x", ints)],
+             [("y", Coded(st.int4_encode(ints, t), t))], {"to": t})
+        lo, hi = (-8, 7) if t == st.INT4 else (0, 15)
+        codes = np.arange(lo, hi + 1).reshape(2, 8)
+        case(f"test_cast_{name}_to_float32_opset21", 21, "Cast", [("x", Coded(codes, t))],
+             [("y", codes.astype(np.float32))], {"to": TensorProto.FLOAT})
+        xs = rnd(3, 8, lo=-12.0, hi=12.0)
+        scale = rnd(3, 2, lo=0.5, hi=1.5)
+        zero_point = RNG.randint(lo // 2, hi // 2 + 1, size=(3, 2))
+        full_scale = np.repeat(scale, 4, axis=1)
+        full_zero = np.repeat(zero_point, 4, axis=1)
+        y = np.clip(np.rint(xs / full_scale) + full_zero, lo, hi)
+        case(f"test_quantize_linear_{name}_blocked_opset21", 21, "QuantizeLinear",
+             [("x", xs), ("y_scale", scale), ("y_zero_point", Coded(zero_point, t), "const")],
+             [("y", Coded(y, t))], {"axis": 1, "block_size": 4})
+        q = RNG.randint(lo, hi + 1, size=(3, 8))
+        case(f"test_dequantize_linear_{name}_blocked_opset21", 21, "DequantizeLinear",
+             [("x", Coded(q, t), "const"), ("x_scale", scale), ("x_zero_point", Coded(zero_point, t), "const")],
+             [("y", ((q - full_zero) * full_scale).astype(np.float32))], {"axis": 1, "block_size": 4})
+        qa = RNG.randint(lo, hi + 1, size=(2, 5))
+        axis_scale = np.array([0.5, 0.25], dtype=np.float32)
+        case(f"test_dequantize_linear_{name}_per_axis_opset21", 21, "DequantizeLinear",
+             [("x", Coded(qa, t), "const"), ("x_scale", axis_scale)],
+             [("y", (qa * axis_scale.reshape(2, 1)).astype(np.float32))], {"axis": 0})
+        odd = RNG.randint(lo, hi + 1, size=(3, 3))  # an odd element count: a half-filled last byte
+        case(f"test_transpose_{name}_opset21", 21, "Transpose", [("x", Coded(odd, t))],
+             [("y", Coded(odd.T, t))])
+    # float4e2m1 (opset 23): Cast both ways, Q/DQ.
+    t = st.F4E2M1
+    x = np.array([0.0, -0.0, 0.25, 0.26, 0.75, 1.25, 1.75, 2.5, 5.0, 5.01, -7.0, 100.0, np.inf, np.nan],
+                 dtype=np.float32)
+    case("test_cast_float32_to_float4e2m1_opset23", 23, "Cast", [("x", x)], [("y", Coded(st.encode(x, t), t))],
+         {"to": t})
+    codes = np.arange(16, dtype=np.uint8).reshape(4, 4)
+    case("test_cast_float4e2m1_to_float32_opset23", 23, "Cast", [("x", Coded(codes, t))],
+         [("y", st.decode(codes, t).astype(np.float32))], {"to": TensorProto.FLOAT})
+    xs = rnd(2, 5, lo=-8.0, hi=8.0)
+    scale = np.array([1.0, 0.5], dtype=np.float32)
+    case("test_quantize_linear_float4e2m1_opset23", 23, "QuantizeLinear",
+         [("x", xs), ("y_scale", scale), ("y_zero_point", Coded(np.zeros(2, np.uint8), t), "const")],
+         [("y", Coded(st.encode(xs / scale.reshape(2, 1), t), t))], {"axis": 0})
+    q = Coded(RNG.randint(0, 16, size=(2, 5)).astype(np.uint8), t)
+    case("test_dequantize_linear_float4e2m1_opset23", 23, "DequantizeLinear",
+         [("x", q, "const"), ("x_scale", scale), ("x_zero_point", Coded(np.zeros(2, np.uint8), t), "const")],
+         [("y", (q.values() * scale.reshape(2, 1)).astype(np.float32))], {"axis": 0})
+    # A float16 scale (opset 19): Q reads float16 x, DQ writes float16.
+    xh = rnd(2, 4, lo=-50.0, hi=50.0).astype(np.float16)
+    sh = np.array(0.5, dtype=np.float16)
+    case("test_quantize_linear_float16_scale_opset19", 19, "QuantizeLinear",
+         [("x", xh), ("y_scale", sh), ("y_zero_point", np.array(-3, dtype=np.int8))],
+         [("y", np.clip(np.rint(xh.astype(np.float32) / np.float32(0.5)) - 3, -128, 127).astype(np.int8))])
+    qh = _quantized(np.uint8, 2, 4)
+    case("test_dequantize_linear_float16_scale_opset19", 19, "DequantizeLinear",
+         [("x", qh), ("x_scale", sh), ("x_zero_point", np.array(128, dtype=np.uint8))],
+         [("y", ((qh.astype(np.float32) - 128) * 0.5).astype(np.float16))])
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
@@ -1271,7 +1399,7 @@ def main():
     for gen in (gen_reduce, gen_split, gen_pad, gen_resize, gen_scatter, gen_center_crop_pad,
                 gen_col2im, gen_elementwise, gen_pool, gen_norm, gen_affine_grid, gen_dft,
                 gen_rotary, gen_attention, gen_bumps, gen_strings, gen_optional, gen_deform_conv,
-                gen_quantize):
+                gen_quantize, gen_small_types):
         gen()
     names = [c[0] for c in CASES]
     assert len(names) == len(set(names)), "duplicate case names"
@@ -1284,12 +1412,10 @@ def main():
             f.write(model.SerializeToString())
         for k, a in enumerate(feeds):
             with open(os.path.join(d, "test_data_set_0", f"input_{k}.pb"), "wb") as f:
-                f.write(numpy_helper.from_array(np.asarray(a), model.graph.input[k].name)
-                        .SerializeToString())
+                f.write(_proto(a, model.graph.input[k].name).SerializeToString())
         for k, a in enumerate(exp):
             with open(os.path.join(d, "test_data_set_0", f"output_{k}.pb"), "wb") as f:
-                f.write(numpy_helper.from_array(np.asarray(a), model.graph.output[k].name)
-                        .SerializeToString())
+                f.write(_proto(a, model.graph.output[k].name).SerializeToString())
     print(f"wrote {len(CASES)} cases under {out}")
 
 

@@ -64,7 +64,8 @@ int64_t onnx_opset(const Node& node) {
 
 // The dtype an op's kernel is selected by: input 0 for every op in the table.
 DataType selecting_dtype(const Node& node) {
-  const Value* value = node.input(0);
+  // Ops without inputs (RandomUniform, RandomNormal) select by what they produce.
+  const Value* value = node.input_count() == 0 && node.output_count() > 0 ? node.output(0) : node.input(0);
   return value != nullptr ? value->desc().dtype : DataType::kUndefined;
 }
 
@@ -78,7 +79,7 @@ Status check_supported(const Node& node, std::string_view backend_name) {
                        " (domain '" + (node.domain().empty() ? std::string("ai.onnx") : node.domain()) + "', dtype " +
                        std::string(data_type_name(dtype)) + ")");
   }
-  if (node.input(0) == nullptr) {
+  if (node.input_count() > 0 && node.input(0) == nullptr) {
     return invalid_node(context, "input 0 is missing");
   }
   if (!entry->dtypes.empty() && std::find(entry->dtypes.begin(), entry->dtypes.end(), dtype) == entry->dtypes.end()) {

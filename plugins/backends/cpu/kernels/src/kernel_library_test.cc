@@ -63,6 +63,26 @@ TEST(KernelLibrary, SupportsNamesOpDtypeAndBackend) {
   EXPECT_NE(reason.find("uint8"), std::string::npos) << reason;
 }
 
+// RandomUniform and RandomNormal take no input: they are selected by their output, and run.
+TEST(KernelLibrary, OpsWithoutInputsAreSelectedByTheirOutput) {
+  for (DataType dtype : {F::kFloat32, F::kBFloat16}) {
+    KernelTest random("RandomUniform", 22);
+    random.attribute("shape", Attribute(std::vector<int64_t>{3, 4}))
+        .attribute("dtype", Attribute(static_cast<int64_t>(dtype)))
+        .attribute("seed", Attribute(1.0f))
+        .output(dtype, {3, 4});
+    std::string reason;
+    EXPECT_TRUE(supports(random.node(), "cpu", &reason)) << reason;
+    auto outputs = random.run();
+    ASSERT_TRUE(outputs.is_ok()) << outputs.status().to_string();
+    for (int64_t i = 0; i < 12; ++i) {
+      const double value = (*outputs)[0].scalar_as_double(i);
+      EXPECT_GE(value, 0.0);
+      EXPECT_LE(value, 1.0);
+    }
+  }
+}
+
 TEST(KernelLibrary, UnknownOpIsUnsupported) {
   KernelTest test("NoSuchOp");
   test.input(f32_iota({2})).output(F::kFloat32, {2});

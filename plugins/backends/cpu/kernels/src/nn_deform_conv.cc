@@ -7,7 +7,8 @@
 // where g = ic / (C / offset_group), offset is [N, offset_group * prod(kernel) * D, out...]
 // and mask [N, offset_group * prod(kernel), out...] (ones when omitted). X(p) interpolates
 // multilinearly between the 2^D neighbours of p; a neighbour outside X counts as 0.
-// float and double; sums in double. The sampled taps of one group go to the workspace
+// float and double; sums in double; float16/bfloat16 run the float32 loop on converted
+// copies (nn_float_bridge.h). The sampled taps of one group go to the workspace
 // (C / group * prod(kernel) * prod(out) doubles) and are shared by its output channels.
 
 #include <array>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "nn_float_bridge.h"
 #include "nn_kernels.h"
 #include "spatial_geometry.h"
 #include "tensor_common.h"
@@ -142,10 +144,7 @@ Result<int64_t> positive_attribute(const KernelContext& context, const std::stri
 
 Result<PreparedKernel> prepare_deform_conv(const KernelContext& context) {
   const DataType dtype = input_dtype(context, 0);
-  KernelFunction function = select_kernel(dtype, FloatTypes{}, []<typename T>() -> KernelFunction {
-    return &deform_conv_kernel<T>;
-  });
-  if (function == nullptr) return unsupported_dtype(context, dtype, data_types(FloatTypes{}));
+  if (!nn::is_floating_dtype(dtype)) return unsupported_dtype(context, dtype, nn::dtypes(nn::FloatingTypes{}));
   for (size_t index = 1; index <= 4; ++index) {
     if (index <= 2 || has_input(context, index)) GE_RETURN_IF_ERROR(check_input_dtype(context, index, dtype));
   }
@@ -235,13 +234,18 @@ Result<PreparedKernel> prepare_deform_conv(const KernelContext& context) {
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, y_dims));
   const auto workspace = static_cast<size_t>(p.channels / p.group * p.kernel_size * p.out_size) * sizeof(double);
-  return make_kernel(context, function, p, workspace);
+  nn::FloatBridge bridge{{product(x_dims), product(w_dims), product(offset_dims), p.has_bias ? p.out_channels : 0,
+                          p.has_mask ? p.batch * p.offset_group * p.kernel_size * p.out_size : 0},
+                         {product(y_dims)}};
+  return nn::prepare_with_bridge<DeformConvParams, &deform_conv_kernel<float>>(
+      context, dtype, p, std::move(bridge), workspace, workspace, {},
+      []<typename T>() -> KernelFunction { return &deform_conv_kernel<T>; });
 }
 
 }  // namespace
 
 void add_nn_deform_conv_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"DeformConv", data_types(FloatTypes{}), &prepare_deform_conv});
+  table.push_back({"DeformConv", nn::dtypes(nn::FloatingTypes{}), &prepare_deform_conv});
 }
 
 }  // namespace ge::cpu_kernels

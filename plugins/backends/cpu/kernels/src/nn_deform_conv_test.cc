@@ -7,11 +7,14 @@
 #include <vector>
 
 #include "kernel_test_util.h"
+#include "math_test_util.h"
 
 namespace ge::cpu_kernels::testing {
 namespace {
 
 using F = DataType;
+using math_testing::expect_half_bits;
+using math_testing::half_bits;
 
 void expect_error(KernelTest& test, StatusCode code, const std::string& text) {
   Result<PreparedKernel> kernel = test.prepare();
@@ -161,12 +164,48 @@ TEST(DeformConvKernel, InconsistentShapesAndAttributesAreRefused) {
       .output(F::kFloat32, {1, 1, 2, 2});
   expect_error(mask, StatusCode::kInvalidArgument, "input 4 (mask) is [1,4,2,1], expected [1,4,2,2]");
 
-  KernelTest half("DeformConv", 19);
-  half.input(Tensor::zeros(F::kFloat16, {1, 1, 3, 3}))
-      .input(Tensor::zeros(F::kFloat16, {1, 1, 2, 2}))
-      .input(Tensor::zeros(F::kFloat16, {1, 8, 2, 2}))
-      .output(F::kFloat16, {1, 1, 2, 2});
-  expect_error(half, StatusCode::kUnsupported, "float16");
+  KernelTest integer("DeformConv", 19);
+  integer.input(Tensor::zeros(F::kInt32, {1, 1, 3, 3}))
+      .input(Tensor::zeros(F::kInt32, {1, 1, 2, 2}))
+      .input(Tensor::zeros(F::kInt32, {1, 8, 2, 2}))
+      .output(F::kInt32, {1, 1, 2, 2});
+  expect_error(integer, StatusCode::kUnsupported, "int32");
+}
+
+TEST(DeformConvKernel, Float16AndBFloat16ComputeInFloat32) {
+  // The ONNX example above in 16-bit floats: [[9.5, 11.9], [20, 24]] rounds to float16
+  // 0x48c0 0x49f3 0x4d00 0x4e00 and bfloat16 0x4118 0x413e 0x41a0 0x41c0. Offsets
+  // 0.5 = 0x3800 / 0x3f00, -0.1 = 0xae66 / 0xbdcd; X = arange(9), W = ones.
+  struct Format {
+    DataType dtype;
+    std::vector<uint16_t> x, one, half, minus_tenth, y;
+  };
+  const std::vector<Format> formats = {
+      {F::kFloat16,
+       {0x0000, 0x3c00, 0x4000, 0x4200, 0x4400, 0x4500, 0x4600, 0x4700, 0x4800},
+       {0x3c00},
+       {0x3800},
+       {0xae66},
+       {0x48c0, 0x49f3, 0x4d00, 0x4e00}},
+      {F::kBFloat16,
+       {0x0000, 0x3f80, 0x4000, 0x4040, 0x4080, 0x40a0, 0x40c0, 0x40e0, 0x4100},
+       {0x3f80},
+       {0x3f00},
+       {0xbdcd},
+       {0x4118, 0x413e, 0x41a0, 0x41c0}},
+  };
+  for (const Format& format : formats) {
+    std::vector<uint16_t> offset(32, 0);
+    offset[0] = format.half[0];
+    offset[5 * 4 + 1] = format.minus_tenth[0];
+    KernelTest test("DeformConv", 22);
+    test.input(half_bits(format.dtype, {1, 1, 3, 3}, format.x))
+        .input(half_bits(format.dtype, {1, 1, 2, 2}, std::vector<uint16_t>(4, format.one[0])))
+        .input(half_bits(format.dtype, {1, 8, 2, 2}, offset))
+        .output(format.dtype, {1, 1, 2, 2});
+    GE_RUN_KERNEL(out, test);
+    expect_half_bits(out[0], format.dtype, {1, 1, 2, 2}, format.y);
+  }
 }
 
 }  // namespace
