@@ -703,6 +703,41 @@ void infer_dequantize19(InferenceContext& ctx) {
   if (onnx::hasInputShape(ctx, 0)) onnx::propagateShapeFromInputToOutput(ctx, 0, 0);
 }
 
+// GridSample-20: X [N, C, D1..Dr], grid [N, D1_out..Dr_out, r] -> [N, C, D1_out..Dr_out]
+// for any spatial rank r >= 1 (version 16 was 2-D only); cubic stays 2-D.
+void infer_grid_sample20(InferenceContext& ctx) {
+  onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+  // The copied schema's default is version 16's "bilinear", the same as "linear".
+  const std::string mode = onnx::getAttribute(ctx, "mode", std::string("linear"));
+  if (mode != "linear" && mode != "bilinear" && mode != "nearest" && mode != "cubic") {
+    fail_type_inference("GridSample: 'mode' is \"", mode, "\", must be linear, nearest or cubic");
+  }
+  if (!onnx::hasInputShape(ctx, 0) || !onnx::hasInputShape(ctx, 1)) return;
+  const TensorShapeProto& x = onnx::getInputShape(ctx, 0);
+  const TensorShapeProto& grid = onnx::getInputShape(ctx, 1);
+  const int rank = x.dim_size();
+  if (rank < 3) fail_shape_inference("GridSample: X has rank ", rank, ", needs N, C and at least one spatial axis");
+  if (grid.dim_size() != rank) {
+    fail_shape_inference("GridSample: grid has rank ", grid.dim_size(), " but X has rank ", rank, " (they must agree)");
+  }
+  const auto& last = grid.dim(rank - 1);
+  if (last.has_dim_value() && last.dim_value() != rank - 2) {
+    fail_shape_inference("GridSample: the grid's last dim is ", last.dim_value(), ", must be the spatial rank ",
+                         rank - 2);
+  }
+  if (mode == "cubic" && rank != 4) fail_shape_inference("GridSample: mode cubic needs 4-D input, X has rank ", rank);
+  TensorShapeProto* y = ctx.getOutputType(0)->mutable_tensor_type()->mutable_shape();
+  y->Clear();
+  const auto& batch = x.dim(0);
+  const auto& grid_batch = grid.dim(0);
+  if (batch.has_dim_value() && grid_batch.has_dim_value() && batch.dim_value() != grid_batch.dim_value()) {
+    fail_shape_inference("GridSample: X has batch ", batch.dim_value(), " but the grid has ", grid_batch.dim_value());
+  }
+  *y->add_dim() = batch.has_dim_value() ? batch : grid_batch;
+  *y->add_dim() = x.dim(1);
+  for (int d = 1; d < rank - 1; ++d) *y->add_dim() = grid.dim(d);
+}
+
 // ---- the table ----
 
 // `schema`'s parameters, attributes, type constraints and inference function in a schema
@@ -988,7 +1023,9 @@ void Table::build() {
 
   // ---- opset 20 ----
   for (const char* op : {"ConstantOfShape", "IsInf", "IsNaN"}) types_only(op, 20);
-  changed("GridSample", 20, nullptr);  // modes "linear"/"cubic", N-D
+  changed("GridSample", 20, [](OpSchema& s) {  // modes "linear"/"cubic", N-D
+    s.TypeAndShapeInferenceFunction(infer_grid_sample20);
+  });
   for (const char* op : {"ReduceMax", "ReduceMin"}) written(op, 20, reduce18(op, {"tensor(bool)"}));
   {
     auto schema = unary(float_types());

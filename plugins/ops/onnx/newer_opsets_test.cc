@@ -169,6 +169,55 @@ TEST_F(NewerOpsetsTest, AnAttributeRunOnlyAtItsDefaultIsRefusedOtherwise) {
   EXPECT_TRUE(infer(q).is_ok()) << infer(q).message();
 }
 
+// ---- element types of opsets 19-23, N-D GridSample ----
+
+TEST_F(NewerOpsetsTest, Cast19TakesFloat8AndFourBitTargets) {
+  for (int64_t opset : {19, 21, 23}) {
+    use_opset(opset);
+    for (DataType to : {DataType::kFloat8E4M3FN, DataType::kFloat8E5M2FNUZ, DataType::kInt4, DataType::kFloat4E2M1}) {
+      if (opset < 21 && to == DataType::kInt4) continue;
+      const std::string name = "cast" + std::to_string(opset) + std::string(data_type_name(to));
+      Node* cast = graph_.add_node("Cast", {f32(name + "_x", {2, 3})}, 1, name);
+      cast->set_attribute("to", static_cast<int64_t>(to));
+      ASSERT_TRUE(infer(cast).is_ok()) << infer(cast).message();
+      EXPECT_EQ(cast->output(0)->desc().dtype, to);
+      EXPECT_EQ(cast->output(0)->desc().to_string(), std::string(data_type_name(to)) + "[2,3]");
+    }
+  }
+  use_opset(19);
+  Node* bad = graph_.add_node("Cast", {f32("bad", {2})}, 1, "bad");
+  bad->set_attribute("to", int64_t{99});
+  Status status = infer(bad);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_TRUE(contains(status.message(), "'to' is 99")) << status.message();
+}
+
+TEST_F(NewerOpsetsTest, DequantizeLinear19OutputHasTheScaleType) {
+  use_opset(19);
+  Node* dq = graph_.add_node("DequantizeLinear",
+                             {graph_.add_input("q", TensorDesc::of(DataType::kFloat8E4M3FN, {4})),
+                              graph_.add_input("s", TensorDesc::of(DataType::kFloat16, {}))},
+                             1, "dq");
+  ASSERT_TRUE(infer(dq).is_ok()) << infer(dq).message();
+  EXPECT_EQ(dq->output(0)->desc().dtype, DataType::kFloat16);
+}
+
+TEST_F(NewerOpsetsTest, GridSample20IsNDimensional) {
+  use_opset(20);
+  Node* sample = graph_.add_node("GridSample", {f32("x", {2, 3, 4, 5, 6}), f32("grid", {2, 7, 8, 9, 3})}, 1, "gs");
+  ASSERT_TRUE(infer(sample).is_ok()) << infer(sample).message();
+  EXPECT_EQ(sample->output(0)->desc().to_string(), "float32[2,3,7,8,9]");
+  Node* cubic = graph_.add_node("GridSample", {f32("x3", {1, 1, 4, 4, 4}), f32("g3", {1, 2, 2, 2, 3})}, 1, "cubic");
+  cubic->set_attribute("mode", std::string("cubic"));
+  Status status = infer(cubic);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_TRUE(contains(status.message(), "cubic needs 4-D")) << status.message();
+  Node* mismatch = graph_.add_node("GridSample", {f32("x4", {1, 1, 4, 4, 4}), f32("g4", {1, 2, 2, 2, 2})}, 1, "mis");
+  status = infer(mismatch);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_TRUE(contains(status.message(), "must be the spatial rank 3")) << status.message();
+}
+
 // ---- QuantizeLinear/DequantizeLinear-21/23: blocked quantization, output_dtype ----
 
 TEST_F(NewerOpsetsTest, QuantizeLinear21BlockedTakesOutputDtype) {
