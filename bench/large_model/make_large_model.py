@@ -7,6 +7,9 @@ OUT_DIR/gather/model.onnx: y = MatMul(Gather(E, ids), W): an embedding table E o
   [V, 1024] float32 (about --gib GiB) of which a run reads 16 rows, and W [1024, 256].
 OUT_DIR/matvec/model.onnx: y = MatMul(x, E^T) with the same table stored as [1024, V]:
   every weight is read once per run.
+OUT_DIR/layers/model.onnx: a chain of MatMul + Tanh layers with [4096, 4096] weights
+  (64 MiB each, about --gib GiB in all): many weights that oneDNN repacks, as in a
+  transformer.
 Each folder also gets inputs (input_0.pb). Values are seeded, so runs are repeatable.
 """
 import argparse
@@ -30,14 +33,15 @@ def external(name, dims, location, offset, length):
     return t
 
 
-def write_table(path, rows, cols, seed):
-    """Writes a [rows, cols] float32 table in 64 MiB chunks; returns its byte length."""
+def write_table(path, rows, cols, seed, scale=1.0, mode="wb"):
+    """Writes (or appends) a [rows, cols] float32 table in 64 MiB chunks; returns its byte
+    length."""
     rng = np.random.default_rng(seed)
     chunk_rows = max(1, (64 << 20) // (cols * 4))
-    with open(path, "wb") as f:
+    with open(path, mode) as f:
         for start in range(0, rows, chunk_rows):
             n = min(chunk_rows, rows - start)
-            f.write(rng.standard_normal((n, cols), dtype=np.float32).tobytes())
+            f.write((rng.standard_normal((n, cols), dtype=np.float32) * np.float32(scale)).tobytes())
     return rows * cols * 4
 
 
@@ -84,7 +88,31 @@ def main():
     x = np.random.default_rng(5).standard_normal((1, D), dtype=np.float32)
     with open(os.path.join(folder, "input_0.pb"), "wb") as f:
         f.write(numpy_helper.from_array(x, "x").SerializeToString())
-    print(f"weights: {table_bytes / (1 << 30):.2f} GiB per model, vocab {vocab}")
+
+    # layers: h = tanh(h @ W_i), W_i [4096, 4096] scaled by 1/64 so activations stay O(1).
+    folder = os.path.join(args.out, "layers")
+    os.makedirs(folder, exist_ok=True)
+    width = 4096
+    count = max(1, int(args.gib * (1 << 30) / (width * width * 4)))
+    weights = os.path.join(folder, "weights.bin")
+    nodes, inits, offset = [], [], 0
+    for i in range(count):
+        length = write_table(weights, width, width, 10 + i, scale=1.0 / 64, mode="wb" if i == 0 else "ab")
+        inits.append(external(f"W{i}", [width, width], "weights.bin", offset, length))
+        offset += length
+        source = "x" if i == 0 else f"h{i - 1}"
+        nodes.append(helper.make_node("MatMul", [source, f"W{i}"], [f"m{i}"]))
+        nodes.append(helper.make_node("Tanh", [f"m{i}"], ["y" if i == count - 1 else f"h{i}"]))
+    graph = helper.make_graph(nodes, "layers_large",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, width])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, width])],
+                              initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    save(model, os.path.join(folder, "model.onnx"))
+    x = np.random.default_rng(6).standard_normal((1, width), dtype=np.float32)
+    with open(os.path.join(folder, "input_0.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(x, "x").SerializeToString())
+    print(f"weights: {table_bytes / (1 << 30):.2f} GiB per model, vocab {vocab}; {count} layers")
 
 
 if __name__ == "__main__":

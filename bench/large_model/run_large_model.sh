@@ -20,11 +20,11 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ -x "$ge" ]] || { echo "no ge-run at $ge (build first)" >&2; exit 2; }
-if [[ ! -f "$dir/matvec/model.onnx" ]]; then
+if [[ ! -f "$dir/layers/model.onnx" ]]; then
   /usr/bin/python3 bench/large_model/make_large_model.py "$dir" --gib "$gib"
 fi
 printf '%-8s %12s %14s %10s\n' model weights_MiB peak_RSS_MiB seconds
-for model in gather matvec; do
+for model in gather matvec layers; do
   folder="$dir/$model"
   weights=$(( $(stat -c %s "$folder/weights.bin") >> 20 ))
   log=$(mktemp)

@@ -2,7 +2,11 @@
 
 #include "dnnl_openmp.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <mutex>
 #include <new>
@@ -197,6 +201,24 @@ PreparedKernel ProgramBuilder::build(std::string name, int threads) && {
 
 namespace {
 
+// Once a weight is repacked, kernels read the packed copy; the source's pages (a
+// memory-mapped weights file, typically) need not stay resident, so that a model's weights
+// are resident once and loading peaks at the packed weights plus the largest source, not
+// twice the weights. MADV_PAGEOUT keeps the data: file pages are re-read on a later access,
+// anonymous ones stay (or go to swap). Only whole pages inside the tensor are advised.
+void page_out(const void* data, size_t bytes) {
+#ifdef MADV_PAGEOUT
+  static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<uintptr_t>(data);
+  const uintptr_t first = (begin + page - 1) / page * page;
+  const uintptr_t last = (begin + bytes) / page * page;
+  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_PAGEOUT);  // advice only
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
 /// Prepacked constants shared by every kernel that packs the same tensor the same way: a
 /// graph's shape specialisations (and sessions of one model) prepare the same weights
 /// again. Keyed by the source's address; an entry holds the source tensor, so its bytes
@@ -220,6 +242,7 @@ class PrepackCache {
     dnnl::stream stream(cpu_engine());
     dnnl::reorder(src, dst).execute(stream, src, dst);
     stream.wait();
+    page_out(key, from.get_size());
     const uint64_t id = next_id_++;
     void* address = buffer.get();
     std::shared_ptr<void> packed(address, [this, key, id, buffer = std::move(buffer)](void*) mutable {
