@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "kernel_test_util.h"
+#include "narrow_test_util.h"
 #include "tensor_test_support.h"
 
 namespace ge::cpu_kernels::testing {
@@ -78,6 +79,19 @@ TEST(ConcatKernel, Strings) {
       .output(F::kString, {2, 3});
   GE_RUN_CONSTANT_KERNEL(out, test);
   expect_strings(out[0], {2, 3}, {"a", "c", "d", "b", "e", "a long string beyond SSO"});
+}
+
+TEST(ConcatKernel, Uint4AndFloat8) {
+  KernelTest uint4("Concat", 21);
+  uint4.input(codes(F::kUInt4, {1, 2}, {15, 0})).input(codes(F::kUInt4, {1, 1}, {7})).attribute("axis", int64_t{1});
+  uint4.output(F::kUInt4, {1, 3});
+  GE_RUN_KERNEL(a, uint4);
+  expect_codes(a[0], F::kUInt4, {1, 3}, {15, 0, 7});
+  KernelTest float8("Concat", 21);
+  float8.input(codes(F::kFloat8E5M2FNUZ, {1}, {0x80})).input(codes(F::kFloat8E5M2FNUZ, {2}, {0x40, 0x7F}));
+  float8.attribute("axis", int64_t{0}).output(F::kFloat8E5M2FNUZ, {3});
+  GE_RUN_KERNEL(b, float8);
+  expect_codes(b[0], F::kFloat8E5M2FNUZ, {3}, {0x80, 0x40, 0x7F});
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "kernel_test_util.h"
+#include "narrow_test_util.h"
 #include "tensor_test_support.h"
 
 namespace ge::cpu_kernels::testing {
@@ -94,6 +95,25 @@ TEST(CopyKernels, SqueezeOfANonUnitAxisIsInvalid) {
   ASSERT_FALSE(kernel.is_ok());
   EXPECT_EQ(kernel.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(kernel.status().message().find("without unit axes"), std::string::npos) << kernel.status().message();
+}
+
+TEST(CopyKernels, ReshapeFlattenAndIdentityOfNarrowTypes) {
+  KernelTest reshape("Reshape", 21);
+  reshape.input(codes(F::kInt4, {2, 3}, {0xF8, 1, 2, 3, 4, 7})).initializer(i64({2}, {3, 2})).output(F::kInt4, {3, 2});
+  GE_RUN_KERNEL(a, reshape);
+  expect_codes(a[0], F::kInt4, {3, 2}, {0xF8, 1, 2, 3, 4, 7});
+  KernelTest flatten("Flatten", 21);
+  flatten.input(codes(F::kFloat8E5M2, {2, 1, 2}, {0x3C, 0x7C, 0xFC, 0x7F})).output(F::kFloat8E5M2, {2, 2});
+  GE_RUN_KERNEL(b, flatten);
+  expect_codes(b[0], F::kFloat8E5M2, {2, 2}, {0x3C, 0x7C, 0xFC, 0x7F});
+  KernelTest identity("Identity", 23);
+  identity.input(codes(F::kFloat4E2M1, {3}, {0x1, 0x7, 0xF})).output(F::kFloat4E2M1, {3});
+  GE_RUN_KERNEL(c, identity);
+  expect_codes(c[0], F::kFloat4E2M1, {3}, {0x1, 0x7, 0xF});
+  KernelTest unsqueeze("Unsqueeze", 21);
+  unsqueeze.input(codes(F::kUInt4, {2}, {15, 3})).initializer(i64({1}, {0})).output(F::kUInt4, {1, 2});
+  GE_RUN_KERNEL(d, unsqueeze);
+  expect_codes(d[0], F::kUInt4, {1, 2}, {15, 3});
 }
 
 }  // namespace

@@ -8,6 +8,11 @@
 // string -> number accepts what strtod/strtoll accept (with an optional leading '+',
 // "inf"/"INF"/"nan"/"NaN"); a string that is not a number fails the launch with
 // kKernelCastUnparsableString.
+// The 4- and 8-bit types (opsets 19-23, narrow_element.h) follow ONNX's reference: to
+// float8 rounds to nearest even with the `saturate` attribute (default 1), to float4e2m1
+// always saturates, to int4/uint4 clips to the range and then rounds half to even (the
+// same from integers: they clip); from float8/float4 decodes to float32 and casts on from
+// there, from int4/uint4 casts the integer. Between them and string is not supported.
 
 #include <algorithm>
 #include <cctype>
@@ -21,12 +26,14 @@
 #include "math_cast.h"
 #include "math_ops.h"
 #include "math_types.h"
+#include "narrow_element.h"
 
 namespace ge::cpu_kernels::math {
 namespace {
 
 struct CastParams {
   int64_t elements = 0;
+  NarrowCodec from, to;  // the narrow side(s) of a cast to or from a 4- or 8-bit type
 };
 
 // "1.5e-05" style text from the sign, the significant digits and the decimal exponent
@@ -163,6 +170,16 @@ bool parse_text(const std::string& text, To& out) {
   }
 }
 
+// One element between two non-string types (bfloat16 from float truncates, see above).
+template <typename To, typename From>
+To cast_number(From value) {
+  if constexpr (std::is_same_v<To, BFloat16>) {
+    return BFloat16{bfloat16_truncate(convert<float>(value))};
+  } else {
+    return convert<To>(value);
+  }
+}
+
 template <typename From, typename To>
 int cast_kernel(const KernelArgs& args) {
   const auto& p = *static_cast<const CastParams*>(args.params);
@@ -174,28 +191,106 @@ int cast_kernel(const KernelArgs& args) {
       y[i] = to_text(x[i]);
     } else if constexpr (std::is_same_v<From, std::string>) {
       if (!parse_text(x[i], y[i])) return kKernelCastUnparsableString;
-    } else if constexpr (std::is_same_v<To, BFloat16>) {
-      y[i] = BFloat16{bfloat16_truncate(convert<float>(x[i]))};
     } else {
-      y[i] = convert<To>(x[i]);
+      y[i] = cast_number<To>(x[i]);
     }
   }
   return kKernelOk;
 }
 
+// ---- the 4- and 8-bit types: one byte code per element ----
+
+template <typename From>
+int cast_to_narrow_kernel(const KernelArgs& args) {
+  const auto& p = *static_cast<const CastParams*>(args.params);
+  const auto* x = static_cast<const From*>(args.inputs[0]);
+  auto* y = static_cast<uint8_t*>(args.outputs[0]);
+  if (x == nullptr || y == nullptr) return kKernelMissingAddress;
+  for (int64_t i = 0; i < p.elements; ++i) y[i] = p.to.encode(convert<double>(x[i]));
+  return kKernelOk;
+}
+
+template <typename To>
+int cast_from_narrow_kernel(const KernelArgs& args) {
+  const auto& p = *static_cast<const CastParams*>(args.params);
+  const auto* x = static_cast<const uint8_t*>(args.inputs[0]);
+  auto* y = static_cast<To*>(args.outputs[0]);
+  if (x == nullptr || y == nullptr) return kKernelMissingAddress;
+  for (int64_t i = 0; i < p.elements; ++i) {
+    const double value = p.from.decode(x[i]);
+    if (p.from.is_float) {
+      y[i] = cast_number<To>(static_cast<float>(value));  // exact: float8/float4 fit in float32
+    } else if (p.from.is_signed) {
+      y[i] = cast_number<To>(static_cast<int8_t>(value));
+    } else {
+      y[i] = cast_number<To>(static_cast<uint8_t>(value));
+    }
+  }
+  return kKernelOk;
+}
+
+int cast_narrow_to_narrow_kernel(const KernelArgs& args) {
+  const auto& p = *static_cast<const CastParams*>(args.params);
+  const auto* x = static_cast<const uint8_t*>(args.inputs[0]);
+  auto* y = static_cast<uint8_t*>(args.outputs[0]);
+  if (x == nullptr || y == nullptr) return kKernelMissingAddress;
+  for (int64_t i = 0; i < p.elements; ++i) y[i] = p.to.encode(p.from.decode(x[i]));
+  return kKernelOk;
+}
+
+using NumberTypes = Concat<NumericTypes, BoolTypes>;
+
+// Every dtype Cast reads or writes.
+std::vector<DataType> cast_types() {
+  std::vector<DataType> types = dtypes(AllTypes{});
+  for (DataType narrow : narrow_types()) types.push_back(narrow);
+  return types;
+}
+
+Result<PreparedKernel> prepare_narrow_cast(const KernelContext& context, DataType from, DataType to,
+                                           int64_t elements) {
+  if (from == DataType::kString || to == DataType::kString) {
+    return unsupported_feature(context, "cast from " + std::string(data_type_name(from)) + " to " +
+                                            std::string(data_type_name(to)) +
+                                            " (string casts of the 4- and 8-bit types are not supported)");
+  }
+  GE_ASSIGN_OR_RETURN(int64_t saturate, int_attribute(context, "saturate", 1));
+  CastParams params{elements, {}, {}};
+  if (is_narrow_type(from)) params.from = NarrowCodec::of(from);
+  if (is_narrow_type(to)) params.to = NarrowCodec::of(to, saturate != 0);
+  KernelFunction function = nullptr;
+  if (is_narrow_type(from) && is_narrow_type(to)) {
+    function = &cast_narrow_to_narrow_kernel;
+  } else if (is_narrow_type(to)) {
+    function = select(from, NumberTypes{},
+                      []<typename From>() -> KernelFunction { return &cast_to_narrow_kernel<From>; });
+  } else {
+    function = select(to, NumberTypes{}, []<typename To>() -> KernelFunction { return &cast_from_narrow_kernel<To>; });
+  }
+  if (function == nullptr) {
+    return unsupported_feature(context, "cast from " + std::string(data_type_name(from)) + " to " +
+                                            std::string(data_type_name(to)));
+  }
+  return make_kernel(context, function, params);
+}
+
 Result<PreparedKernel> prepare_cast_to(const KernelContext& context, DataType to) {
   const DataType from = input_dtype(context, 0);
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> dims, input_dims(context, 0));
+  if (is_narrow_type(from) || is_narrow_type(to)) {
+    GE_RETURN_IF_ERROR(check_output(context, 0, to, dims));
+    return prepare_narrow_cast(context, from, to, product(dims));
+  }
   if (!contains(AllTypes{}, to)) {
     return unsupported_feature(context, "cast to " + std::string(data_type_name(to)) +
-                                            " (supported: " + data_type_list(dtypes(AllTypes{})) + ")");
+                                            " (supported: " + data_type_list(cast_types()) + ")");
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, to, dims));
   KernelFunction function = select(from, AllTypes{}, [&]<typename From>() -> KernelFunction {
     return select(to, AllTypes{}, []<typename To>() -> KernelFunction { return &cast_kernel<From, To>; });
   });
-  if (function == nullptr) return unsupported_dtype(context, from, dtypes(AllTypes{}));
-  return make_kernel(context, function, CastParams{product(dims)});
+  if (function == nullptr) return unsupported_dtype(context, from, cast_types());
+  return make_kernel(context, function, CastParams{product(dims), {}, {}});
 }
 
 Result<PreparedKernel> prepare_cast(const KernelContext& context) {
@@ -215,8 +310,8 @@ Result<PreparedKernel> prepare_cast_like(const KernelContext& context) {
 }  // namespace
 
 void add_cast_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"Cast", dtypes(AllTypes{}), &prepare_cast});
-  table.push_back({"CastLike", dtypes(AllTypes{}), &prepare_cast_like});
+  table.push_back({"Cast", cast_types(), &prepare_cast});
+  table.push_back({"CastLike", cast_types(), &prepare_cast_like});
 }
 
 }  // namespace ge::cpu_kernels::math

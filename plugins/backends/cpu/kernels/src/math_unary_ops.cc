@@ -2,10 +2,13 @@
 // trigonometric and hyperbolic functions and their inverses, Erf, IsNaN, IsInf, Not and
 // BitwiseNot. Integers wrap (Neg/Abs of the lowest value give itself, as in numpy);
 // Round is round-half-to-even; Erf of an integer type computes in double and truncates.
+// IsNaN and IsInf also take the float8 types (opset 20): E5M2 has infinities, the other
+// three none, so IsInf is false for all of their codes.
 
 #include <cmath>
 #include <type_traits>
 
+#include "ge/minifloat.h"
 #include "math_ops.h"
 #include "math_unary.h"
 
@@ -104,6 +107,34 @@ struct IsInfOp {
     return x > C(0) ? p.alpha != 0.0f : p.beta != 0.0f;
   }
 };
+
+// IsNaN/IsInf on a float8 tensor: the code decoded to float.
+struct Float8PredicateParams {
+  UnaryParams unary;
+  MinifloatFormat format;
+};
+
+template <typename Op>
+int float8_predicate_kernel(const KernelArgs& args) {
+  const auto& p = *static_cast<const Float8PredicateParams*>(args.params);
+  const auto* x = static_cast<const uint8_t*>(args.inputs[0]);
+  auto* y = static_cast<bool*>(args.outputs[0]);
+  if (x == nullptr || y == nullptr) return kKernelMissingAddress;
+  for (int64_t i = 0; i < p.unary.elements; ++i) y[i] = Op::apply(p.unary, minifloat_to_float(x[i], p.format));
+  return kKernelOk;
+}
+
+template <typename Op>
+Result<PreparedKernel> prepare_float_predicate(const KernelContext& context) {
+  const DataType dtype = input_dtype(context, 0);
+  const std::optional<MinifloatFormat> format = minifloat_format(dtype);
+  if (!format.has_value() || dtype == DataType::kFloat4E2M1) return prepare_predicate_unary<Op, FloatingTypes>(context);
+  GE_ASSIGN_OR_RETURN(std::vector<int64_t> dims, input_dims(context, 0));
+  GE_RETURN_IF_ERROR(check_output(context, 0, DataType::kBool, dims));
+  GE_ASSIGN_OR_RETURN(UnaryParams params, unary_params<Op>(context, product(dims)));
+  return make_kernel(context, &float8_predicate_kernel<Op>, Float8PredicateParams{params, *format});
+}
+
 struct NotOp {
   static bool apply(const UnaryParams&, bool x) { return !x; }
 };
@@ -140,8 +171,13 @@ void add_unary_math_kernels(std::vector<OpKernel>& table) {
   table.push_back({"Acosh", floating, &prepare_same_type_unary<AcoshOp, FloatingTypes>});
   table.push_back({"Atanh", floating, &prepare_same_type_unary<AtanhOp, FloatingTypes>});
   table.push_back({"Erf", dtypes(NumericTypes{}), &prepare_same_type_unary<ErfOp, NumericTypes>});
-  table.push_back({"IsNaN", floating, &prepare_predicate_unary<IsNaNOp, FloatingTypes>});
-  table.push_back({"IsInf", floating, &prepare_predicate_unary<IsInfOp, FloatingTypes>});
+  std::vector<DataType> floating_and_float8 = floating;
+  for (DataType float8 : {DataType::kFloat8E4M3FN, DataType::kFloat8E4M3FNUZ, DataType::kFloat8E5M2,
+                          DataType::kFloat8E5M2FNUZ}) {
+    floating_and_float8.push_back(float8);
+  }
+  table.push_back({"IsNaN", floating_and_float8, &prepare_float_predicate<IsNaNOp>});
+  table.push_back({"IsInf", floating_and_float8, &prepare_float_predicate<IsInfOp>});
   table.push_back({"Not", dtypes(BoolTypes{}), &prepare_same_type_unary<NotOp, BoolTypes>});
   table.push_back({"BitwiseNot", dtypes(IntegerTypes{}), &prepare_same_type_unary<BitwiseNotOp, IntegerTypes>});
 }

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "math_test_util.h"
+#include "narrow_test_util.h"
 
 namespace ge::cpu_kernels::testing {
 namespace {
@@ -179,6 +180,47 @@ TEST(MathUnaryKernel, OutputShapeMismatchIsInvalid) {
   test.input(f32({2}, {1, 2})).output(F::kFloat32, {3});
   Result<PreparedKernel> kernel = test.prepare();
   EXPECT_FALSE(kernel.is_ok());
+}
+
+TEST(MathUnaryKernel, IsNaNAndIsInfOnFloat8) {
+  // E4M3FN: 1, NaN (0x7F, 0xFF), 448; no infinity.
+  KernelTest e4m3fn_nan("IsNaN", 20);
+  e4m3fn_nan.input(codes(F::kFloat8E4M3FN, {4}, {0x38, 0x7F, 0xFF, 0x7E})).output(F::kBool, {4});
+  GE_RUN_KERNEL(a, e4m3fn_nan);
+  expect_bools(a[0], {4}, {0, 1, 1, 0});
+  KernelTest e4m3fn_inf("IsInf", 20);
+  e4m3fn_inf.input(codes(F::kFloat8E4M3FN, {4}, {0x38, 0x7F, 0xFF, 0x7E})).output(F::kBool, {4});
+  GE_RUN_KERNEL(b, e4m3fn_inf);
+  expect_bools(b[0], {4}, {0, 0, 0, 0});
+  // E4M3FNUZ and E5M2FNUZ: 0x80 is the one NaN, 0x7F and 0xFF are finite.
+  for (F dtype : {F::kFloat8E4M3FNUZ, F::kFloat8E5M2FNUZ}) {
+    KernelTest nan("IsNaN", 20);
+    nan.input(codes(dtype, {4}, {0x40, 0x80, 0x7F, 0xFF})).output(F::kBool, {4});
+    GE_RUN_KERNEL(c, nan);
+    expect_bools(c[0], {4}, {0, 1, 0, 0});
+    KernelTest inf("IsInf", 20);
+    inf.input(codes(dtype, {4}, {0x40, 0x80, 0x7C, 0xFF})).output(F::kBool, {4});
+    GE_RUN_KERNEL(d, inf);
+    expect_bools(d[0], {4}, {0, 0, 0, 0});
+  }
+  // E5M2: 1, +inf (0x7C), -inf (0xFC), NaN (0x7F, 0xFE).
+  const Tensor e5m2 = codes(F::kFloat8E5M2, {5}, {0x3C, 0x7C, 0xFC, 0x7F, 0xFE});
+  KernelTest e5m2_nan("IsNaN", 20);
+  e5m2_nan.input(e5m2).output(F::kBool, {5});
+  GE_RUN_KERNEL(e, e5m2_nan);
+  expect_bools(e[0], {5}, {0, 0, 0, 1, 1});
+  KernelTest e5m2_inf("IsInf", 20);
+  e5m2_inf.input(e5m2).output(F::kBool, {5});
+  GE_RUN_KERNEL(f, e5m2_inf);
+  expect_bools(f[0], {5}, {0, 1, 1, 0, 0});
+  KernelTest positive("IsInf", 20);
+  positive.input(e5m2).attribute("detect_negative", int64_t{0}).output(F::kBool, {5});
+  GE_RUN_KERNEL(g, positive);
+  expect_bools(g[0], {5}, {0, 1, 0, 0, 0});
+  KernelTest negative("IsInf", 20);
+  negative.input(e5m2).attribute("detect_positive", int64_t{0}).output(F::kBool, {5});
+  GE_RUN_KERNEL(h, negative);
+  expect_bools(h[0], {5}, {0, 0, 1, 0, 0});
 }
 
 }  // namespace

@@ -5,17 +5,24 @@
 // arithmetic is float32 (double for float64 inputs) and rounding is half to even:
 //   QuantizeLinear:   y = saturate(round(x / y_scale) + y_zero_point)  (the zero point's
 //                     type, else `output_dtype` (opset 21), else uint8)
-//   DequantizeLinear: y = (x - x_zero_point) * x_scale  (float32, or `output_dtype` from
-//                     opset 23, rounded from the float32 product)
+//   DequantizeLinear: y = (x - x_zero_point) * x_scale  (the scale's type, or
+//                     `output_dtype` from opset 23, rounded from the float32 product)
 //   DynamicQuantizeLinear: scale = (max(x, 0) - min(x, 0)) / 255 (1 when that is 0),
 //                     zero point = saturate(round(-min(x, 0) / scale)), then quantize.
-// Scales and zero points are read at launch: they are often runtime inputs.
+// Scales and zero points are read at launch: they are often runtime inputs. The scale
+// may be float32, float16 or bfloat16 (opset 19).
+// The 4- and 8-bit types (narrow_element.h) quantize as ONNX's reference does: float8
+// (opset 19) and float4e2m1 (opset 23) are a cast of x / y_scale, rounding to nearest
+// even, float8 with the `saturate` attribute (float4 always saturates; their zero point
+// is 0 by the spec and only added when it is not); int4/uint4 (opset 21) round half to
+// even, add the zero point and clip to [-8, 7] / [0, 15]. Dequantizing decodes them.
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 
+#include "narrow_element.h"
 #include "nn_element.h"
 #include "nn_kernels.h"
 #include "op_kernels.h"
@@ -35,6 +42,8 @@ struct QuantizeParams {
   int64_t block_size = 0;  // > 0: blocked
   int64_t blocks = 1;      // ceil(channels / block_size) when blocked
   bool has_zero_point = false;
+  DataType scale_dtype = DataType::kFloat32;
+  NarrowCodec narrow;  // y (QuantizeLinear) or x (DequantizeLinear) of a narrow type
 
   // The scale index of (o, c, 0) and its step along i.
   int64_t scale_offset(int64_t o, int64_t c) const {
@@ -43,6 +52,17 @@ struct QuantizeParams {
   }
   int64_t scale_step() const { return block_size > 0 ? 1 : 0; }
 };
+
+// An element of a narrow type (float8, float4, int4, uint4): its byte code.
+struct NarrowCode {
+  uint8_t bits;
+};
+
+// Scale element k (float32, float16 or bfloat16) as float.
+inline float scale_at(const QuantizeParams& p, const void* scale, int64_t k) {
+  if (p.scale_dtype == DataType::kFloat32) return static_cast<const float*>(scale)[k];
+  return static_cast<float>(nn::load_as_double(scale, p.scale_dtype, k));
+}
 
 template <typename Y, typename C>
 Y saturate_round(C value, C zero_point) {
@@ -63,12 +83,37 @@ QuantizeCompute<X> to_compute(X value) {
   return static_cast<QuantizeCompute<X>>(nn::load(value));
 }
 
+// y's element for value = x / scale and zero point element k (when there is one).
+template <typename Y, typename C>
+Y quantize_element(const QuantizeParams& p, C value, const Y* zero_point, int64_t k) {
+  if constexpr (std::is_same_v<Y, NarrowCode>) {
+    const C z = zero_point != nullptr ? static_cast<C>(p.narrow.decode(zero_point[k].bits)) : C(0);
+    if (p.narrow.is_float) return NarrowCode{p.narrow.encode(static_cast<double>(z != C(0) ? value + z : value))};
+    return NarrowCode{p.narrow.encode(static_cast<double>(std::nearbyint(value) + z))};
+  } else {
+    const C z = zero_point != nullptr ? static_cast<C>(zero_point[k]) : C(0);
+    return saturate_round<Y>(value, z);
+  }
+}
+
+// x's element minus its zero point's (element k, when there is one), as float.
+template <typename X>
+float dequantize_element(const QuantizeParams& p, X value, const X* zero_point, int64_t k) {
+  if constexpr (std::is_same_v<X, NarrowCode>) {
+    const double z = zero_point != nullptr ? p.narrow.decode(zero_point[k].bits) : 0.0;
+    return static_cast<float>(p.narrow.decode(value.bits) - z);
+  } else {
+    const int64_t z = zero_point != nullptr ? static_cast<int64_t>(zero_point[k]) : 0;
+    return static_cast<float>(static_cast<int64_t>(value) - z);
+  }
+}
+
 template <typename X, typename Y>
 int quantize_kernel(const KernelArgs& args) {
   const auto& p = *static_cast<const QuantizeParams*>(args.params);
   using C = QuantizeCompute<X>;
   const auto* x = static_cast<const X*>(args.inputs[0]);
-  const auto* scale = static_cast<const float*>(args.inputs[1]);
+  const void* scale = args.inputs[1];
   const auto* zero_point = p.has_zero_point ? static_cast<const Y*>(args.inputs[2]) : nullptr;
   auto* y = static_cast<Y*>(args.outputs[0]);
   if (x == nullptr || scale == nullptr || y == nullptr || (p.has_zero_point && zero_point == nullptr)) {
@@ -79,8 +124,8 @@ int quantize_kernel(const KernelArgs& args) {
     for (int64_t c = 0; c < p.channels; ++c) {
       const int64_t base = (o * p.channels + c) * p.inner;
       for (int64_t i = 0, k = p.scale_offset(o, c); i < p.inner; ++i, k += step) {
-        const C z = zero_point != nullptr ? static_cast<C>(zero_point[k]) : C(0);
-        y[base + i] = saturate_round<Y>(to_compute(x[base + i]) / static_cast<C>(scale[k]), z);
+        const C value = to_compute(x[base + i]) / static_cast<C>(scale_at(p, scale, k));
+        y[base + i] = quantize_element<Y>(p, value, zero_point, k);
       }
     }
   }
@@ -91,7 +136,7 @@ template <typename X, typename Y>
 int dequantize_kernel(const KernelArgs& args) {
   const auto& p = *static_cast<const QuantizeParams*>(args.params);
   const auto* x = static_cast<const X*>(args.inputs[0]);
-  const auto* scale = static_cast<const float*>(args.inputs[1]);
+  const void* scale = args.inputs[1];
   const auto* zero_point = p.has_zero_point ? static_cast<const X*>(args.inputs[2]) : nullptr;
   auto* y = static_cast<Y*>(args.outputs[0]);
   if (x == nullptr || scale == nullptr || y == nullptr || (p.has_zero_point && zero_point == nullptr)) {
@@ -102,8 +147,7 @@ int dequantize_kernel(const KernelArgs& args) {
     for (int64_t c = 0; c < p.channels; ++c) {
       const int64_t base = (o * p.channels + c) * p.inner;
       for (int64_t i = 0, k = p.scale_offset(o, c); i < p.inner; ++i, k += step) {
-        const int64_t z = zero_point != nullptr ? static_cast<int64_t>(zero_point[k]) : 0;
-        const float value = static_cast<float>(static_cast<int64_t>(x[base + i]) - z) * scale[k];
+        const float value = dequantize_element(p, x[base + i], zero_point, k) * scale_at(p, scale, k);
         y[base + i] = nn::store<Y>(value);
       }
     }
@@ -137,7 +181,12 @@ int dynamic_quantize_kernel(const KernelArgs& args) {
 // point (input 2) against X.
 Result<QuantizeParams> read_layout(const KernelContext& context, const std::vector<int64_t>& x_dims) {
   QuantizeParams p;
-  GE_RETURN_IF_ERROR(check_input_dtype(context, 1, DataType::kFloat32));
+  p.scale_dtype = input_dtype(context, 1);
+  if (p.scale_dtype != DataType::kFloat32 && p.scale_dtype != DataType::kFloat16 &&
+      p.scale_dtype != DataType::kBFloat16) {
+    return unsupported_feature(context, "a scale of dtype " + std::string(data_type_name(p.scale_dtype)) +
+                                            " (supported: float32, float16, bfloat16)");
+  }
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> scale_dims, input_dims(context, 1));
   GE_ASSIGN_OR_RETURN(int64_t block_size, int_attribute(context, "block_size", 0));
   if (block_size < 0) {
@@ -212,10 +261,17 @@ Result<DataType> output_dtype_attribute(const KernelContext& context, int64_t si
   return static_cast<DataType>(value);
 }
 
-using QuantizeInputTypes = TypeList<float, int32_t, double, Half>;
+using QuantizeInputTypes = TypeList<float, int32_t, double, Half, BFloat16>;
 using QuantizedTypes = TypeList<uint8_t, int8_t, uint16_t, int16_t>;
 using DequantizeInputTypes = TypeList<uint8_t, int8_t, int32_t, uint16_t, int16_t>;
 using DequantizeOutputTypes = TypeList<float, Half, BFloat16>;
+
+// DequantizeLinear's x dtypes.
+std::vector<DataType> dequantize_types() {
+  std::vector<DataType> types = data_types(DequantizeInputTypes{});
+  for (DataType narrow : narrow_types()) types.push_back(narrow);
+  return types;
+}
 
 Result<PreparedKernel> prepare_quantize(const KernelContext& context) {
   const DataType x_dtype = input_dtype(context, 0);
@@ -234,15 +290,21 @@ Result<PreparedKernel> prepare_quantize(const KernelContext& context) {
     }
     y_dtype = zero_dtype;
   }
-  const std::vector<DataType> quantized = data_types(QuantizedTypes{});
+  std::vector<DataType> quantized = data_types(QuantizedTypes{});
+  for (DataType narrow : narrow_types()) quantized.push_back(narrow);
   if (std::find(quantized.begin(), quantized.end(), y_dtype) == quantized.end()) {
     return unsupported_dtype(context, y_dtype, quantized);
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, y_dtype, x_dims));
+  GE_ASSIGN_OR_RETURN(int64_t saturate, int_attribute(context, "saturate", 1));
+  const bool narrow = is_narrow_type(y_dtype);
+  if (narrow) p.narrow = NarrowCodec::of(y_dtype, saturate != 0);
   KernelFunction function = nn::select(x_dtype, QuantizeInputTypes{}, [&]<typename X>() -> KernelFunction {
+    if (narrow) return &quantize_kernel<X, NarrowCode>;
     return select_kernel(y_dtype, QuantizedTypes{},
                          []<typename Y>() -> KernelFunction { return &quantize_kernel<X, Y>; });
   });
+  if (function == nullptr) return unsupported_dtype(context, x_dtype, nn::dtypes(QuantizeInputTypes{}));
   return make_kernel(context, function, p);
 }
 
@@ -251,9 +313,9 @@ Result<PreparedKernel> prepare_dequantize(const KernelContext& context) {
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> x_dims, input_dims(context, 0));
   GE_ASSIGN_OR_RETURN(QuantizeParams p, read_layout(context, x_dims));
   if (p.has_zero_point) GE_RETURN_IF_ERROR(check_input_dtype(context, 2, x_dtype));
-  // Without output_dtype the output has the scale's type, float32.
+  // Without output_dtype the output has the scale's type.
   GE_ASSIGN_OR_RETURN(DataType requested, output_dtype_attribute(context, 23));
-  const DataType y_dtype = requested == DataType::kUndefined ? DataType::kFloat32 : requested;
+  const DataType y_dtype = requested == DataType::kUndefined ? p.scale_dtype : requested;
   const std::vector<DataType> outputs = nn::dtypes(DequantizeOutputTypes{});
   if (std::find(outputs.begin(), outputs.end(), y_dtype) == outputs.end()) {
     return invalid_attribute(context, "output_dtype",
@@ -261,10 +323,18 @@ Result<PreparedKernel> prepare_dequantize(const KernelContext& context) {
                                  data_type_list(outputs));
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, y_dtype, x_dims));
-  KernelFunction function = select_kernel(x_dtype, DequantizeInputTypes{}, [&]<typename X>() -> KernelFunction {
-    return nn::select(y_dtype, DequantizeOutputTypes{},
-                      []<typename Y>() -> KernelFunction { return &dequantize_kernel<X, Y>; });
-  });
+  KernelFunction function = nullptr;
+  if (is_narrow_type(x_dtype)) {
+    p.narrow = NarrowCodec::of(x_dtype);
+    function = nn::select(y_dtype, DequantizeOutputTypes{},
+                          []<typename Y>() -> KernelFunction { return &dequantize_kernel<NarrowCode, Y>; });
+  } else {
+    function = select_kernel(x_dtype, DequantizeInputTypes{}, [&]<typename X>() -> KernelFunction {
+      return nn::select(y_dtype, DequantizeOutputTypes{},
+                        []<typename Y>() -> KernelFunction { return &dequantize_kernel<X, Y>; });
+    });
+  }
+  if (function == nullptr) return unsupported_dtype(context, x_dtype, dequantize_types());
   return make_kernel(context, function, p);
 }
 
@@ -282,7 +352,7 @@ Result<PreparedKernel> prepare_dynamic_quantize(const KernelContext& context) {
 
 void add_nn_quantize_kernels(std::vector<OpKernel>& table) {
   table.push_back({"QuantizeLinear", nn::dtypes(QuantizeInputTypes{}), &prepare_quantize});
-  table.push_back({"DequantizeLinear", data_types(DequantizeInputTypes{}), &prepare_dequantize});
+  table.push_back({"DequantizeLinear", dequantize_types(), &prepare_dequantize});
   table.push_back({"DynamicQuantizeLinear", {DataType::kFloat32}, &prepare_dynamic_quantize});
 }
 

@@ -5,14 +5,19 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "kernel_test_util.h"
 #include "math_test_util.h"
+#include "narrow_test_util.h"
 
 namespace ge::cpu_kernels::testing {
 namespace {
 
 using F = DataType;
 using math_testing::expect_half_bits;
+using math_testing::half_bits;
 
 template <typename T>
 Tensor tensor(std::vector<int64_t> dims, std::vector<T> values) {
@@ -185,6 +190,148 @@ TEST(NnQuantizeKernel, DequantizeOutputDtypeIsAFloatType) {
   too_early.input(tensor<uint8_t>({2}, {0, 1})).input(f32({}, {0.5f}));
   too_early.attribute("output_dtype", static_cast<int64_t>(F::kFloat16)).output(F::kFloat16, {2});
   expect_invalid(too_early, "needs opset 23");
+}
+
+// ---- the 4- and 8-bit types and float16/bfloat16 scales (opsets 19-23); codes by hand ----
+
+TEST(NnQuantizeKernel, QuantizeToFloat8E4M3FNWithAndWithoutSaturation) {
+  // x / 2 = 1, -2, 500 (beyond 448), -0 (kept: a zero zero point is not added), 0.125.
+  for (int saturate : {1, 0}) {
+    KernelTest test("QuantizeLinear", 19);
+    test.input(f32({5}, {2, -4, 1000, -0.0f, 0.25f})).input(f32({}, {2}));
+    test.input(codes(F::kFloat8E4M3FN, {}, {0})).attribute("saturate", int64_t{saturate});
+    test.output(F::kFloat8E4M3FN, {5});
+    GE_RUN_KERNEL(out, test);
+    const uint8_t overflow = saturate != 0 ? 0x7E : 0x7F;  // 448, else NaN
+    expect_codes(out[0], F::kFloat8E4M3FN, {5}, {0x38, 0xC0, overflow, 0x80, 0x20});
+  }
+}
+
+TEST(NnQuantizeKernel, QuantizeToFloat8E5M2ByOutputDtype) {
+  // 70000 overflows E5M2: 57344 (0x7B) saturating, infinity (0x7C) otherwise.
+  for (int saturate : {1, 0}) {
+    KernelTest test("QuantizeLinear", 21);
+    test.input(f32({3}, {70000, 1, -3})).input(f32({}, {1}));
+    test.attribute("output_dtype", static_cast<int64_t>(F::kFloat8E5M2)).attribute("saturate", int64_t{saturate});
+    test.output(F::kFloat8E5M2, {3});
+    GE_RUN_KERNEL(out, test);
+    const uint8_t overflow = saturate != 0 ? 0x7B : 0x7C;  // 57344, else infinity
+    expect_codes(out[0], F::kFloat8E5M2, {3}, {overflow, 0x3C, 0xC2});
+  }
+}
+
+TEST(NnQuantizeKernel, QuantizeToFloat4E2M1) {
+  // x / 2 = 1, -3, 5 (ties to 4), 50 (saturates to 6).
+  KernelTest test("QuantizeLinear", 23);
+  test.input(f32({4}, {2, -6, 10, 100})).input(f32({}, {2}));
+  test.attribute("output_dtype", static_cast<int64_t>(F::kFloat4E2M1)).output(F::kFloat4E2M1, {4});
+  GE_RUN_KERNEL(out, test);
+  expect_codes(out[0], F::kFloat4E2M1, {4}, {0x2, 0xD, 0x6, 0x7});
+}
+
+TEST(NnQuantizeKernel, QuantizeToInt4AndUint4RoundsThenClips) {
+  // x / 2 = -10, -1.5, 1.5, 2.5, 10, 0.5 -> rint -10, -2, 2, 2, 10, 0; + 1, clipped to [-8, 7].
+  KernelTest signed4("QuantizeLinear", 21);
+  signed4.input(f32({6}, {-20, -3, 3, 5, 20, 1})).input(f32({}, {2})).input(codes(F::kInt4, {}, {1}));
+  signed4.output(F::kInt4, {6});
+  GE_RUN_KERNEL(a, signed4);
+  expect_codes(a[0], F::kInt4, {6}, {0xF8, 0xFF, 3, 3, 7, 1});
+  KernelTest unsigned4("QuantizeLinear", 21);
+  unsigned4.input(f32({4}, {-1, 7, 15.5f, 40})).input(f32({}, {1})).input(codes(F::kUInt4, {}, {0}));
+  unsigned4.output(F::kUInt4, {4});
+  GE_RUN_KERNEL(b, unsigned4);
+  expect_codes(b[0], F::kUInt4, {4}, {0, 7, 15, 15});
+}
+
+TEST(NnQuantizeKernel, QuantizeInt4PerAxis) {
+  // Row 0: scale 1, zero point -8: 3 -> -5, -20 -> -28 clipped to -8. Row 1: scale 0.5,
+  // zero point 2: 2.5 -> 5 + 2 = 7, 1 -> 2 + 2 = 4.
+  KernelTest test("QuantizeLinear", 21);
+  test.input(f32({2, 2}, {3, -20, 2.5f, 1})).input(f32({2}, {1, 0.5f})).input(codes(F::kInt4, {2}, {0xF8, 2}));
+  test.attribute("axis", int64_t{0}).output(F::kInt4, {2, 2});
+  GE_RUN_KERNEL(out, test);
+  expect_codes(out[0], F::kInt4, {2, 2}, {0xFB, 0xF8, 7, 4});
+}
+
+TEST(NnQuantizeKernel, DequantizeFloat8AndFloat4) {
+  // ONNX's test_dequantizelinear_e4m3fn_zero_point: 0, 0.5, 1, 448, -104 times 2.
+  KernelTest e4m3("DequantizeLinear", 19);
+  e4m3.input(codes(F::kFloat8E4M3FN, {5}, {0x00, 0x30, 0x38, 0x7E, 0xED})).input(f32({}, {2}));
+  e4m3.input(codes(F::kFloat8E4M3FN, {1}, {0})).attribute("axis", int64_t{0}).output(F::kFloat32, {5});
+  GE_RUN_KERNEL(a, e4m3);
+  expect_tensor<float>(a[0], {5}, {0, 1, 2, 896, -208}, 0);
+  KernelTest e5m2("DequantizeLinear", 19);
+  e5m2.input(codes(F::kFloat8E5M2, {3}, {0x7C, 0x7F, 0xC2})).input(f32({}, {0.5f})).output(F::kFloat32, {3});
+  GE_RUN_KERNEL(b, e5m2);
+  ASSERT_EQ(b[0].element_count(), 3);  // expect_tensor cannot compare infinities
+  EXPECT_EQ(b[0].data<float>()[0], std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isnan(b[0].data<float>()[1]));
+  EXPECT_EQ(b[0].data<float>()[2], -1.5f);
+  KernelTest float4("DequantizeLinear", 23);
+  float4.input(codes(F::kFloat4E2M1, {2}, {0x7, 0xB})).input(f32({}, {0.5f})).output(F::kFloat32, {2});
+  GE_RUN_KERNEL(c, float4);
+  expect_tensor<float>(c[0], {2}, {3, -0.75f}, 0);
+}
+
+TEST(NnQuantizeKernel, DequantizeBlockedInt4Weights) {
+  // X int4 [2, 4], axis 1, block_size 2: scale and zero point [2, 2].
+  KernelTest test("DequantizeLinear", 21);
+  test.input(codes(F::kInt4, {2, 4}, {0xF8, 0xFF, 3, 7, 0, 5, 0xFC, 2}))
+      .input(f32({2, 2}, {0.5f, 2, 1, 0.25f}))
+      .input(codes(F::kInt4, {2, 2}, {0, 1, 0xFF, 2}));
+  test.attribute("axis", int64_t{1}).attribute("block_size", int64_t{2}).output(F::kFloat32, {2, 4});
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {2, 4}, {-4, -0.5f, 4, 12, 1, 6, -1.5f, 0}, 0);
+}
+
+TEST(NnQuantizeKernel, DequantizeUint4PerAxis) {
+  KernelTest test("DequantizeLinear", 21);
+  test.input(codes(F::kUInt4, {2, 2}, {15, 0, 3, 8})).input(f32({2}, {0.5f, 2})).input(codes(F::kUInt4, {2}, {8, 0}));
+  test.attribute("axis", int64_t{0}).output(F::kFloat32, {2, 2});
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {2, 2}, {3.5f, -4, 6, 16}, 0);
+}
+
+TEST(NnQuantizeKernel, Float8QuantizeDequantizeRoundTrip) {
+  // x / 0.5 = 0.6, -3.4, 200, 2e6 -> E4M3FN 0.625 (0x32), -3.5 (0xC6), 192 (0x74, 12.5
+  // steps of 16 tie to even), 448 (0x7E); times 0.5 again.
+  KernelTest quantize("QuantizeLinear", 19);
+  quantize.input(f32({4}, {0.3f, -1.7f, 100, 1e6f})).input(f32({}, {0.5f}));
+  quantize.input(codes(F::kFloat8E4M3FN, {}, {0})).output(F::kFloat8E4M3FN, {4});
+  GE_RUN_KERNEL(q, quantize);
+  expect_codes(q[0], F::kFloat8E4M3FN, {4}, {0x32, 0xC6, 0x74, 0x7E});
+  KernelTest dequantize("DequantizeLinear", 19);
+  dequantize.input(q[0]).input(f32({}, {0.5f})).input(codes(F::kFloat8E4M3FN, {}, {0})).output(F::kFloat32, {4});
+  GE_RUN_KERNEL(dq, dequantize);
+  expect_tensor<float>(dq[0], {4}, {0.3125f, -1.75f, 96, 224}, 0);
+}
+
+TEST(NnQuantizeKernel, HalfScales) {
+  // float16 x and scale (0.5 = 0x3800): 3 / 0.5 = 6, -1 / 0.5 = -2.
+  KernelTest half_x("QuantizeLinear", 19);
+  half_x.input(half_bits(F::kFloat16, {2}, {0x4200, 0xBC00})).input(half_bits(F::kFloat16, {}, {0x3800}));
+  half_x.input(tensor<int8_t>({}, {0})).output(F::kInt8, {2});
+  GE_RUN_KERNEL(a, half_x);
+  expect_tensor<int8_t>(a[0], {2}, {6, -2});
+  // bfloat16 x and scale (3 = 0x4040, -1 = 0xBF80, 0.5 = 0x3F00).
+  KernelTest bfloat_x("QuantizeLinear", 19);
+  bfloat_x.input(half_bits(F::kBFloat16, {2}, {0x4040, 0xBF80})).input(half_bits(F::kBFloat16, {}, {0x3F00}));
+  bfloat_x.input(tensor<int8_t>({}, {0})).output(F::kInt8, {2});
+  GE_RUN_KERNEL(b, bfloat_x);
+  expect_tensor<int8_t>(b[0], {2}, {6, -2});
+  // DequantizeLinear's output has the scale's type: 10 * 0.5 = 5, -4 * 0.5 = -2.
+  KernelTest half_y("DequantizeLinear", 19);
+  half_y.input(tensor<int8_t>({2}, {10, -4})).input(half_bits(F::kFloat16, {}, {0x3800})).output(F::kFloat16, {2});
+  GE_RUN_KERNEL(c, half_y);
+  expect_half_bits(c[0], F::kFloat16, {2}, {0x4500, 0xC000});
+  KernelTest bfloat_y("DequantizeLinear", 21);
+  bfloat_y.input(codes(F::kInt4, {2}, {5, 0xFC})).input(half_bits(F::kBFloat16, {}, {0x4000}));
+  bfloat_y.output(F::kBFloat16, {2});
+  GE_RUN_KERNEL(d, bfloat_y);
+  expect_half_bits(d[0], F::kBFloat16, {2}, {0x4120, 0xC100});  // 10, -8
+  KernelTest float64_scale("QuantizeLinear", 19);
+  float64_scale.input(f32({1}, {1})).input(f64({}, {1})).output(F::kUInt8, {1});
+  expect_prepare_error(float64_scale, StatusCode::kUnsupported, "a scale of dtype float64");
 }
 
 TEST(NnQuantizeKernel, DynamicQuantize) {

@@ -3,10 +3,14 @@
 #include <limits>
 #include <string>
 
+#include "narrow_element.h"
+
 namespace ge::cpu_kernels::tensor {
 
 std::vector<DataType> copy_types() {
   std::vector<DataType> types = all_fixed_size_types();
+  // The 4- and 8-bit types are one byte per element: select_copy moves them as Bytes<1>.
+  for (DataType narrow : narrow_types()) types.push_back(narrow);
   types.push_back(DataType::kString);
   return types;
 }
@@ -24,6 +28,10 @@ bool encode_scalar(DataType dtype, double value, unsigned char* out) {
   // Integers go through int64 so that a negative value wraps into an unsigned type
   // instead of being an undefined float-to-unsigned conversion.
   const int64_t whole = std::isfinite(value) && std::fabs(value) < 9.2e18 ? static_cast<int64_t>(value) : 0;
+  if (is_narrow_type(dtype)) {
+    put(out, NarrowCodec::of(dtype).encode(value));  // float8/float4 saturate; int4/uint4 clip
+    return true;
+  }
   switch (dtype) {
     case DataType::kFloat32:
       put(out, static_cast<float>(value));

@@ -151,7 +151,7 @@ void copy_elements(T* to, const T* from, int64_t count) {
   }
 }
 
-/// Writes `value` converted to `dtype` (numeric or bool) into `out` (at least
+/// Writes `value` converted to `dtype` (numeric, bool or a 4-/8-bit type) into `out` (at least
 /// element_size(dtype) bytes); false for other dtypes.
 bool encode_scalar(DataType dtype, double value, unsigned char* out);
 

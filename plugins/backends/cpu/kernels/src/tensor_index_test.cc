@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "kernel_test_util.h"
+#include "narrow_test_util.h"
 #include "tensor_common.h"
 #include "tensor_test_support.h"
 
@@ -228,6 +229,13 @@ TEST(ScatterNdKernel, ElementsAndMultiply) {
       .output(F::kInt64, {2, 2});
   GE_RUN_KERNEL(multiplied, mul);
   expect_tensor<int64_t>(multiplied[0], {2, 2}, {8, 30, 3, 4});
+}
+
+TEST(GatherKernel, Float8Codes) {
+  KernelTest test("Gather", 21);
+  test.input(codes(F::kFloat8E4M3FN, {3}, {0x38, 0xC0, 0x7E})).input(i64({2}, {2, 0})).output(F::kFloat8E4M3FN, {2});
+  GE_RUN_KERNEL(out, test);
+  expect_codes(out[0], F::kFloat8E4M3FN, {2}, {0x7E, 0x38});
 }
 
 }  // namespace

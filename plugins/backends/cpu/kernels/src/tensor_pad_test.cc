@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "kernel_test_util.h"
+#include "narrow_test_util.h"
 #include "tensor_test_support.h"
 
 namespace ge::cpu_kernels::testing {
@@ -98,6 +99,19 @@ TEST(PadKernel, Opset18PadsThatDoNotMatchTheAxesAreInvalid) {
   EXPECT_EQ(kernel.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(kernel.status().message().find("holds 4 values, not 2 * 1"), std::string::npos)
       << kernel.status().message();
+}
+
+TEST(PadKernel, Float8AndInt4Constants) {
+  // Without a constant_value the pad is 0, code 0 in every narrow type.
+  KernelTest zero("Pad", 21);
+  zero.input(codes(F::kFloat8E4M3FN, {2}, {0x38, 0xC0})).input(i64({2}, {1, 1})).output(F::kFloat8E4M3FN, {4});
+  GE_RUN_KERNEL(a, zero);
+  expect_codes(a[0], F::kFloat8E4M3FN, {4}, {0x00, 0x38, 0xC0, 0x00});
+  KernelTest valued("Pad", 21);
+  valued.input(codes(F::kInt4, {2}, {1, 2})).input(i64({2}, {2, 0})).input(codes(F::kInt4, {}, {0xF8}));
+  valued.output(F::kInt4, {4});
+  GE_RUN_KERNEL(b, valued);
+  expect_codes(b[0], F::kInt4, {4}, {0xF8, 0xF8, 1, 2});
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "kernel_test_util.h"
+#include "narrow_test_util.h"
 #include "tensor_common.h"
 #include "tensor_test_support.h"
 
@@ -201,6 +202,29 @@ TEST(ReverseSequenceKernel, BatchAxisZero) {
       .output(F::kFloat32, {2, 4});
   GE_RUN_KERNEL(out, test);
   expect_tensor<float>(out[0], {2, 4}, {2, 1, 0, 3, 4, 5, 6, 7});
+}
+
+TEST(ConstantOfShapeKernel, Float8AndInt4Values) {
+  KernelTest float8("ConstantOfShape", 21);
+  float8.input(i64({2}, {2, 2})).attribute("value", codes(F::kFloat8E5M2, {1}, {0xC2}));
+  float8.output(F::kFloat8E5M2, {2, 2});
+  GE_RUN_KERNEL(a, float8);
+  expect_codes(a[0], F::kFloat8E5M2, {2, 2}, {0xC2, 0xC2, 0xC2, 0xC2});
+  KernelTest int4("ConstantOfShape", 21);
+  int4.input(i64({1}, {3})).attribute("value", codes(F::kInt4, {1}, {0xF9})).output(F::kInt4, {3});
+  GE_RUN_KERNEL(b, int4);
+  expect_codes(b[0], F::kInt4, {3}, {0xF9, 0xF9, 0xF9});
+}
+
+TEST(ShapeKernel, ShapeAndSizeOfAFloat8Tensor) {
+  KernelTest shape("Shape", 21);
+  shape.input(codes(F::kFloat8E4M3FNUZ, {2, 3}, {0, 0, 0, 0, 0, 0})).output(F::kInt64, {2});
+  GE_RUN_KERNEL(a, shape);
+  expect_tensor<int64_t>(a[0], {2}, {2, 3});
+  KernelTest size("Size", 21);
+  size.input(codes(F::kUInt4, {2, 3}, {0, 0, 0, 0, 0, 0})).output(F::kInt64, {});
+  GE_RUN_KERNEL(b, size);
+  expect_tensor<int64_t>(b[0], {}, {6});
 }
 
 }  // namespace

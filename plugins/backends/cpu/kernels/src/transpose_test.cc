@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "kernel_test_util.h"
+#include "narrow_test_util.h"
 #include "tensor_test_support.h"
 
 namespace ge::cpu_kernels::testing {
@@ -82,6 +83,18 @@ TEST(TransposeKernel, StringsAndFloat16) {
   EXPECT_EQ(y[1], 0x4200);
   EXPECT_EQ(y[2], 0x4000);
   EXPECT_EQ(y[3], 0x4400);
+}
+
+TEST(TransposeKernel, Float8AndInt4CodesMoveUnchanged) {
+  KernelTest float8("Transpose", 21);
+  float8.input(codes(F::kFloat8E4M3FN, {2, 3}, {0x38, 0xC0, 0x7E, 0x01, 0x80, 0x7F})).output(F::kFloat8E4M3FN, {3, 2});
+  GE_RUN_KERNEL(a, float8);
+  expect_codes(a[0], F::kFloat8E4M3FN, {3, 2}, {0x38, 0x01, 0xC0, 0x80, 0x7E, 0x7F});
+  KernelTest int4("Transpose", 21);
+  int4.input(codes(F::kInt4, {2, 2}, {0xF8, 7, 0xFF, 0})).attribute("perm", std::vector<int64_t>{1, 0});
+  int4.output(F::kInt4, {2, 2});
+  GE_RUN_KERNEL(b, int4);
+  expect_codes(b[0], F::kInt4, {2, 2}, {0xF8, 0xFF, 7, 0});
 }
 
 }  // namespace
