@@ -815,33 +815,29 @@ class Table {
 
   // A version that only widened the types: the previous schema, renumbered.
   // `extra_types` names the types the version added to a type constraint (by its name).
-  void types_only(const std::string& op, int since, std::vector<DefaultOnlyAttribute> default_only = {},
-                  const std::function<void(OpSchema&)>& extend = nullptr,
+  void types_only(const std::string& op, int since, const std::function<void(OpSchema&)>& extend = nullptr,
                   const std::map<std::string, std::vector<std::string>>& extra_types = {}) {
     const OpSchema& base = previous(op, since);
     auto schema = unfinalized_copy(base, extra_types);
     if (extend) extend(*schema);
-    for (const DefaultOnlyAttribute& attribute : default_only) {
-      schema->Attr(attribute.name, "", AttributeProto::INT, attribute.default_value);
-    }
     const NewerVersion* older = find(op, since - 1);
     const int semantics = older != nullptr ? older->semantics_since : base.SinceVersion();
-    add({op, since, semantics, nullptr, {}, std::move(default_only)}, std::move(schema));
+    add({op, since, semantics, nullptr, {}}, std::move(schema));
   }
 
   // A version with new semantics whose schema is the previous one with `extend` applied.
   void changed(const std::string& op, int since, const std::function<void(OpSchema&)>& extend) {
     auto schema = unfinalized_copy(previous(op, since));
     if (extend) extend(*schema);
-    add({op, since, since, nullptr, {}, {}}, std::move(schema));
+    add({op, since, since, nullptr, {}}, std::move(schema));
   }
 
   void written(const std::string& op, int since, std::unique_ptr<OpSchema> schema) {
-    add({op, since, since, nullptr, {}, {}}, std::move(schema));
+    add({op, since, since, nullptr, {}}, std::move(schema));
   }
 
   void not_run(const std::string& op, int since, std::string why) {
-    add({op, since, since, nullptr, std::move(why), {}}, nullptr);
+    add({op, since, since, nullptr, std::move(why)}, nullptr);
   }
 
   void build();
@@ -879,7 +875,6 @@ std::unique_ptr<OpSchema> unary(const std::vector<std::string>& types, onnx::Inf
 }
 
 void Table::build() {
-  const std::vector<DefaultOnlyAttribute> none;
   // ---- opset 18 ----
   for (const char* op : {"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMean",
                          "ReduceMin", "ReduceProd", "ReduceSumSquare"}) {
@@ -986,17 +981,17 @@ void Table::build() {
   // ---- opset 19 ----
   // `saturate` applies to float8 targets.
   auto add_saturate = [](OpSchema& s) { s.Attr("saturate", "", AttributeProto::INT, static_cast<int64_t>(1)); };
-  types_only("Cast", 19, none, [&](OpSchema& s) {
+  types_only("Cast", 19, [&](OpSchema& s) {
     add_saturate(s);
     s.TypeAndShapeInferenceFunction(infer_cast19);
   });
-  types_only("CastLike", 19, none, add_saturate);
-  types_only("QuantizeLinear", 19, none, add_saturate);
-  types_only("DequantizeLinear", 19, none, [](OpSchema& s) { s.TypeAndShapeInferenceFunction(infer_dequantize19); });
+  types_only("CastLike", 19, add_saturate);
+  types_only("QuantizeLinear", 19, add_saturate);
+  types_only("DequantizeLinear", 19, [](OpSchema& s) { s.TypeAndShapeInferenceFunction(infer_dequantize19); });
   for (const char* op : {"Constant", "Identity", "If", "Loop", "Reshape", "Scan", "Shape", "Size"}) {
     types_only(op, 19);
   }
-  types_only("Equal", 19, none, nullptr, {{"T", {"tensor(string)"}}});
+  types_only("Equal", 19, nullptr, {{"T", {"tensor(string)"}}});
   changed("AveragePool", 19, [](OpSchema& s) {
     s.Attr("dilations", "", AttributeProto::INTS, false).TypeAndShapeInferenceFunction(libonnx_inference("MaxPool", 12));
   });
@@ -1096,11 +1091,11 @@ void Table::build() {
   // Blocked quantization (block_size) and Q's output_dtype; 16-bit integer types.
   const std::map<std::string, std::vector<std::string>> int16_types = {{"T", {"tensor(int16)", "tensor(uint16)"}},
                                                                        {"T2", {"tensor(int16)", "tensor(uint16)"}}};
-  types_only("DequantizeLinear", 21, none, [](OpSchema& s) {
+  types_only("DequantizeLinear", 21, [](OpSchema& s) {
     s.Attr("block_size", "", AttributeProto::INT, static_cast<int64_t>(0))
         .TypeAndShapeInferenceFunction(infer_dequantize21);
   }, int16_types);
-  types_only("QuantizeLinear", 21, none, [](OpSchema& s) {
+  types_only("QuantizeLinear", 21, [](OpSchema& s) {
     s.Attr("block_size", "", AttributeProto::INT, static_cast<int64_t>(0))
         .Attr("output_dtype", "", AttributeProto::INT, static_cast<int64_t>(0))
         .TypeAndShapeInferenceFunction(infer_quantize21);
@@ -1129,16 +1124,17 @@ void Table::build() {
                          "Selu", "Sin", "Sinh", "Softplus", "Softsign", "Tan", "ThresholdedRelu"}) {
     types_only(op, 22);
   }
-  types_only("DeformConv", 22, none, nullptr, {{"T", {"tensor(bfloat16)"}}});
+  types_only("DeformConv", 22, nullptr, {{"T", {"tensor(bfloat16)"}}});
 
   // ---- opset 23 ----
   for (const char* op : {"Cast", "CastLike", "Constant", "ConstantOfShape", "Flatten", "Identity", "If", "Loop", "Pad",
                          "Reshape", "Scan", "Shape", "Size", "Squeeze", "Transpose", "Unsqueeze"}) {
     types_only(op, 23);
   }
-  types_only("DequantizeLinear", 23, none,
+  types_only("DequantizeLinear", 23,
              [](OpSchema& s) { s.Attr("output_dtype", "", AttributeProto::INT, static_cast<int64_t>(0)); });
-  types_only("QuantizeLinear", 23, {{"precision", 0, "an explicit precision (the scale's type is used)"}});
+  types_only("QuantizeLinear", 23,
+             [](OpSchema& s) { s.Attr("precision", "", AttributeProto::INT, static_cast<int64_t>(0)); });
   {
     auto schema = std::make_unique<OpSchema>();
     schema->Attr("axis", "", AttributeProto::INT, static_cast<int64_t>(-1))

@@ -25,13 +25,6 @@ class OpSchema;
 
 namespace ge::onnx_ops {
 
-/// An attribute a version added that GE runs only at its default value.
-struct DefaultOnlyAttribute {
-  std::string name;
-  int64_t default_value = 0;
-  std::string feature;  ///< what another value would ask for ("blocked quantization")
-};
-
 struct NewerVersion {
   std::string op_type;
   int since_version = 0;
@@ -41,7 +34,6 @@ struct NewerVersion {
   /// Null when GE does not run this version; `unsupported` says why.
   const onnx::OpSchema* schema = nullptr;
   std::string unsupported;
-  std::vector<DefaultOnlyAttribute> default_only;
 };
 
 /// The newest entry of `op_type` (ai.onnx) with since_version in [18, opset], or null

@@ -49,10 +49,8 @@ std::string schema_label(const onnx::OpSchema& schema) {
 }
 
 // ONNX's checker refuses attributes a schema does not declare; so does GE, rather than
-// run the node as if they were absent. Attributes a newer version added that GE runs at
-// their default value only are checked here too.
-Status check_attributes(const Node& node, const onnx::OpSchema& schema, const NewerVersion* newer,
-                        const std::string& where) {
+// run the node as if they were absent.
+Status check_attributes(const Node& node, const onnx::OpSchema& schema, const std::string& where) {
   const auto& declared = schema.attributes();
   for (const auto& [name, value] : node.attributes()) {
     if (declared.count(name) == 0) {
@@ -60,14 +58,6 @@ Status check_attributes(const Node& node, const onnx::OpSchema& schema, const Ne
       for (const auto& [declared_name, attribute] : declared) known += (known.empty() ? "" : ", ") + declared_name;
       return invalid_argument(where + ": attribute '" + name + "' is not an attribute of " + schema_label(schema) +
                               " (it has " + (known.empty() ? std::string("none") : known) + ")");
-    }
-  }
-  if (newer == nullptr) return Status::ok();
-  for (const DefaultOnlyAttribute& restricted : newer->default_only) {
-    const int64_t value = node.get_int(restricted.name, restricted.default_value);
-    if (value != restricted.default_value) {
-      return unsupported(where + ": " + restricted.feature + " is not supported by this build (attribute '" +
-                         restricted.name + "' is " + std::to_string(value) + ")");
     }
   }
   return Status::ok();
@@ -161,7 +151,7 @@ Status OnnxOpLibrary::infer(Node& node, int64_t opset_version, const InputDataPr
                        display_domain(node.domain()) + "' at opset " + std::to_string(opset_version));
   }
   GE_RETURN_IF_ERROR(check_inference_preconditions(node, *schema, where));
-  GE_RETURN_IF_ERROR(check_attributes(node, *schema, found.newer, where));
+  GE_RETURN_IF_ERROR(check_attributes(node, *schema, where));
   // Ops defined by a function body (LessOrEqual, MeanVarianceNormalization, ...) have no
   // inference function of their own: libonnx infers them through the body.
   const bool has_function = schema->has_type_and_shape_inference_function();

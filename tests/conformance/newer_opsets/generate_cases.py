@@ -1379,6 +1379,16 @@ def gen_small_types():
     case("test_dequantize_linear_float4e2m1_opset23", 23, "DequantizeLinear",
          [("x", q, "const"), ("x_scale", scale), ("x_zero_point", Coded(np.zeros(2, np.uint8), t), "const")],
          [("y", (q.values() * scale.reshape(2, 1)).astype(np.float32))], {"axis": 0})
+    # QuantizeLinear-23 `precision`: the quotient rounded to float16 / bfloat16 first.
+    xq = np.array([2049.0, 257.0, -1027.0, 3.5, 4095.0], dtype=np.float32)
+    bits = xq.view(np.uint32).astype(np.uint64)
+    bf16 = (((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16).astype(np.uint32).view(np.float32)
+    for precision, quotient in ((TensorProto.FLOAT16, xq.astype(np.float16).astype(np.float32)),
+                                (TensorProto.BFLOAT16, bf16), (TensorProto.FLOAT, xq)):
+        pname = {TensorProto.FLOAT16: "float16", TensorProto.BFLOAT16: "bfloat16", TensorProto.FLOAT: "float"}[precision]
+        case(f"test_quantize_linear_precision_{pname}_opset23", 23, "QuantizeLinear",
+             [("x", xq), ("y_scale", np.array(1.0, dtype=np.float32)), ("y_zero_point", np.array(0, dtype=np.int16))],
+             [("y", np.clip(np.rint(quotient), -32768, 32767).astype(np.int16))], {"precision": precision})
     # A float16 scale (opset 19): Q reads float16 x, DQ writes float16.
     xh = rnd(2, 4, lo=-50.0, hi=50.0).astype(np.float16)
     sh = np.array(0.5, dtype=np.float16)

@@ -43,6 +43,9 @@ struct QuantizeParams {
   int64_t blocks = 1;      // ceil(channels / block_size) when blocked
   bool has_zero_point = false;
   DataType scale_dtype = DataType::kFloat32;
+  // QuantizeLinear-23: the precision of x / scale. float16/bfloat16 round the quotient to
+  // that type before it is rounded to y; float32 (and x float64) keep it as computed.
+  DataType precision = DataType::kFloat32;
   NarrowCodec narrow;  // y (QuantizeLinear) or x (DequantizeLinear) of a narrow type
 
   // The scale index of (o, c, 0) and its step along i.
@@ -124,7 +127,9 @@ int quantize_kernel(const KernelArgs& args) {
     for (int64_t c = 0; c < p.channels; ++c) {
       const int64_t base = (o * p.channels + c) * p.inner;
       for (int64_t i = 0, k = p.scale_offset(o, c); i < p.inner; ++i, k += step) {
-        const C value = to_compute(x[base + i]) / static_cast<C>(scale_at(p, scale, k));
+        C value = to_compute(x[base + i]) / static_cast<C>(scale_at(p, scale, k));
+        if (p.precision == DataType::kFloat16) value = static_cast<C>(nn::load(nn::store<Half>(value)));
+        if (p.precision == DataType::kBFloat16) value = static_cast<C>(nn::load(nn::store<BFloat16>(value)));
         y[base + i] = quantize_element<Y>(p, value, zero_point, k);
       }
     }
@@ -278,7 +283,18 @@ Result<PreparedKernel> prepare_quantize(const KernelContext& context) {
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> x_dims, input_dims(context, 0));
   GE_ASSIGN_OR_RETURN(QuantizeParams p, read_layout(context, x_dims));
   GE_ASSIGN_OR_RETURN(int64_t precision, int_attribute(context, "precision", 0));
-  if (precision != 0) return unsupported_feature(context, "precision=" + std::to_string(precision));
+  if (context.opset >= 23) {
+    // Without the attribute the division has the scale's precision.
+    p.precision = precision == 0 ? p.scale_dtype : static_cast<DataType>(precision);
+    if (precision != 0 && precision != static_cast<int64_t>(DataType::kFloat32) &&
+        precision != static_cast<int64_t>(DataType::kFloat16) && precision != static_cast<int64_t>(DataType::kBFloat16)) {
+      return invalid_attribute(context, "precision",
+                               "is " + std::to_string(precision) + ", must be float (1), float16 (10) or bfloat16 (16)");
+    }
+  } else if (precision != 0) {
+    return invalid_attribute(context, "precision", "needs opset 23 (the node has opset " +
+                                                       std::to_string(context.opset) + ")");
+  }
   GE_ASSIGN_OR_RETURN(DataType requested, output_dtype_attribute(context, 21));
   DataType y_dtype = requested == DataType::kUndefined ? DataType::kUInt8 : requested;
   if (p.has_zero_point) {

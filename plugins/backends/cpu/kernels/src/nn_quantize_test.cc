@@ -334,6 +334,33 @@ TEST(NnQuantizeKernel, HalfScales) {
   expect_prepare_error(float64_scale, StatusCode::kUnsupported, "a scale of dtype float64");
 }
 
+// QuantizeLinear-23 divides in the scale's precision unless `precision` says otherwise:
+// 2049 / 1 is 2048 in float16 (whose spacing there is 2) and 2049 in float32.
+TEST(NnQuantizeKernel, Precision23RoundsTheQuotient) {
+  const uint16_t one = 0x3C00;
+  struct Row {
+    int64_t opset, precision;
+    int16_t expected;
+  };
+  for (const Row& row : {Row{23, 0, 2048}, Row{23, 10, 2048}, Row{23, 1, 2049}, Row{21, 0, 2049}}) {
+    KernelTest q("QuantizeLinear", row.opset);
+    q.input(f32({1}, {2049})).input(half_bits(F::kFloat16, {}, {one})).input(tensor<int16_t>({}, {0}));
+    if (row.precision != 0) q.attribute("precision", Attribute(row.precision));
+    q.output(F::kInt16, {1});
+    GE_RUN_KERNEL(y, q);
+    expect_tensor<int16_t>(y[0], {1}, {row.expected});
+  }
+  // bfloat16 keeps 8 significant bits: 2049 -> 2048; 257 -> 256.
+  KernelTest bf("QuantizeLinear", 23);
+  bf.input(f32({2}, {2049, 257})).input(f32({}, {1})).input(tensor<int16_t>({}, {0}));
+  bf.attribute("precision", Attribute(int64_t{16})).output(F::kInt16, {2});
+  GE_RUN_KERNEL(b, bf);
+  expect_tensor<int16_t>(b[0], {2}, {2048, 256});
+  KernelTest bad("QuantizeLinear", 23);
+  bad.input(f32({1}, {1})).input(f32({}, {1})).attribute("precision", Attribute(int64_t{7})).output(F::kUInt8, {1});
+  expect_prepare_error(bad, StatusCode::kInvalidArgument, "must be float (1), float16 (10) or bfloat16 (16)");
+}
+
 TEST(NnQuantizeKernel, DynamicQuantize) {
   // Range [-3, 2]: scale 5 / 255, zero point round(3 / scale) = 153.
   KernelTest test("DynamicQuantizeLinear", 11);
