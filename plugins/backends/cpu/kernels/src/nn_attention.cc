@@ -11,7 +11,8 @@
 // j > i + past_seq. A query row whose bias is all -inf gives zeros, not NaN.
 // qk_matmul_output is, by qk_matmul_output_mode: 0 scale * Q K^T, 1 after softcap,
 // 2 after the bias, 3 the softmax. Everything is computed in double, which covers every
-// softmax_precision. Q, K and V must share one dtype.
+// softmax_precision. Q, K (and past_key, present_key, Y, qk_matmul_output) share one
+// floating dtype (T1); V (and past_value, present_value) may have another (T2).
 
 #include <algorithm>
 #include <cmath>
@@ -52,18 +53,18 @@ int64_t row_offset(bool three_d, int64_t b, int64_t h, int64_t s, int64_t heads,
   return three_d ? ((b * seq + s) * heads + h) * width : ((b * heads + h) * seq + s) * width;
 }
 
-template <typename T>
+template <typename T, typename TV>
 int attention_kernel(const KernelArgs& args) {
   const auto& p = *static_cast<const AttentionParams*>(args.params);
   const auto* q = static_cast<const T*>(args.inputs[0]);
   const auto* k = static_cast<const T*>(args.inputs[1]);
-  const auto* v = static_cast<const T*>(args.inputs[2]);
+  const auto* v = static_cast<const TV*>(args.inputs[2]);
   const void* mask = p.mask != MaskKind::kNone ? args.inputs[3] : nullptr;
   const auto* past_key = p.has_past ? static_cast<const T*>(args.inputs[4]) : nullptr;
-  const auto* past_value = p.has_past ? static_cast<const T*>(args.inputs[5]) : nullptr;
+  const auto* past_value = p.has_past ? static_cast<const TV*>(args.inputs[5]) : nullptr;
   auto* y = static_cast<T*>(args.outputs[0]);
   auto* present_key = p.present_key ? static_cast<T*>(args.outputs[1]) : nullptr;
-  auto* present_value = p.present_value ? static_cast<T*>(args.outputs[2]) : nullptr;
+  auto* present_value = p.present_value ? static_cast<TV*>(args.outputs[2]) : nullptr;
   auto* qk_out = p.qk_output ? static_cast<T*>(args.outputs[3]) : nullptr;
   auto* scores = static_cast<double*>(args.workspace);  // [total_seq] scores, then [total_seq] qk values
   if (q == nullptr || k == nullptr || v == nullptr || y == nullptr || scores == nullptr ||
@@ -80,7 +81,7 @@ int attention_kernel(const KernelArgs& args) {
     if (t < p.past_seq) return past_key + ((b * p.kv_heads + h) * p.past_seq + t) * p.head_size;
     return k + row_offset(p.three_d, b, h, t - p.past_seq, p.kv_heads, p.kv_seq, p.head_size);
   };
-  auto value_row = [&](int64_t b, int64_t h, int64_t t) -> const T* {
+  auto value_row = [&](int64_t b, int64_t h, int64_t t) -> const TV* {
     if (t < p.past_seq) return past_value + ((b * p.kv_heads + h) * p.past_seq + t) * p.v_head_size;
     return v + row_offset(p.three_d, b, h, t - p.past_seq, p.kv_heads, p.kv_seq, p.v_head_size);
   };
@@ -152,8 +153,8 @@ int attention_kernel(const KernelArgs& args) {
           for (int64_t d = 0; d < p.head_size; ++d) out[d] = row[d];
         }
         if (present_value != nullptr) {
-          const T* row = value_row(b, h, t);
-          T* out = present_value + ((b * p.kv_heads + h) * total + t) * p.v_head_size;
+          const TV* row = value_row(b, h, t);
+          TV* out = present_value + ((b * p.kv_heads + h) * total + t) * p.v_head_size;
           for (int64_t d = 0; d < p.v_head_size; ++d) out[d] = row[d];
         }
       }
@@ -231,14 +232,8 @@ Result<PreparedKernel> prepare_attention(const KernelContext& context) {
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> q_dims, input_dims(context, 0));
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> k_dims, input_dims(context, 1));
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> v_dims, input_dims(context, 2));
-  for (size_t i = 1; i <= 2; ++i) {
-    if (input_dtype(context, i) != dtype) {
-      return unsupported_feature(context, std::string(i == 1 ? "K" : "V") + " of dtype " +
-                                              std::string(data_type_name(input_dtype(context, i))) + " with Q of " +
-                                              std::string(data_type_name(dtype)) +
-                                              " (the cpu kernel needs one dtype for Q, K and V)");
-    }
-  }
+  GE_RETURN_IF_ERROR(check_input_dtype(context, 1, dtype));  // K has Q's type (T1)
+  const DataType v_dtype = input_dtype(context, 2);           // V's (T2) may differ
   if ((q_dims.size() != 3 && q_dims.size() != 4) || k_dims.size() != q_dims.size() || v_dims.size() != q_dims.size()) {
     return invalid_node(context, "Q " + shape_to_string(q_dims) + ", K " + shape_to_string(k_dims) + " and V " +
                                      shape_to_string(v_dims) + " must all be 3-D or all 4-D");
@@ -303,7 +298,7 @@ Result<PreparedKernel> prepare_attention(const KernelContext& context) {
   }
   if (p.has_past) {
     GE_RETURN_IF_ERROR(check_input_dtype(context, 4, dtype));
-    GE_RETURN_IF_ERROR(check_input_dtype(context, 5, dtype));
+    GE_RETURN_IF_ERROR(check_input_dtype(context, 5, v_dtype));
     GE_ASSIGN_OR_RETURN(std::vector<int64_t> pk, input_dims(context, 4));
     GE_ASSIGN_OR_RETURN(std::vector<int64_t> pv, input_dims(context, 5));
     if (pk.size() != 4 || pk[0] != p.batch || pk[1] != p.kv_heads || pk[3] != p.head_size) {
@@ -331,11 +326,14 @@ Result<PreparedKernel> prepare_attention(const KernelContext& context) {
   p.qk_output = has_output(context, 3);
   if (p.present_key) GE_RETURN_IF_ERROR(check_output(context, 1, dtype, {p.batch, p.kv_heads, total, p.head_size}));
   if (p.present_value) {
-    GE_RETURN_IF_ERROR(check_output(context, 2, dtype, {p.batch, p.kv_heads, total, p.v_head_size}));
+    GE_RETURN_IF_ERROR(check_output(context, 2, v_dtype, {p.batch, p.kv_heads, total, p.v_head_size}));
   }
   if (p.qk_output) GE_RETURN_IF_ERROR(check_output(context, 3, dtype, {p.batch, p.q_heads, p.q_seq, total}));
-  KernelFunction function =
-      nn::select(dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &attention_kernel<T>; });
+  if (!nn::is_floating_dtype(v_dtype)) return unsupported_dtype(context, v_dtype, nn::dtypes(nn::FloatingTypes{}));
+  KernelFunction function = nn::select(dtype, nn::FloatingTypes{}, [&]<typename T>() -> KernelFunction {
+    return nn::select(v_dtype, nn::FloatingTypes{},
+                      []<typename TV>() -> KernelFunction { return &attention_kernel<T, TV>; });
+  });
   if (function == nullptr) return unsupported_dtype(context, dtype, nn::dtypes(nn::FloatingTypes{}));
   const size_t workspace = static_cast<size_t>(std::max<int64_t>(total, 1)) * 2 * sizeof(double);
   return make_kernel(context, function, p, workspace);

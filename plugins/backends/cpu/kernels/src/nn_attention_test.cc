@@ -225,13 +225,52 @@ TEST(NnAttentionKernel, RejectsBadHeadsCacheMaskAndMode) {
   }
 }
 
-TEST(NnAttentionKernel, MixedDtypesAreUnsupported) {
+// V (and past_value, present_value) may have their own dtype (T2); Y keeps Q's (T1).
+TEST(NnAttentionKernel, ValueOfAnotherDtype) {
+  const std::vector<float> q = {-0.5f, -1, -0.875f, -0.625f, 0.25f, 1.5f, -2, 0.75f};
+  const std::vector<float> k = {-0.125f, -1, 0.75f, 0.25f, -0.625f, -1.125f, 1.875f, -0.625f, 0.625f, 1.875f, 1.25f,
+                                0.5f};
+  const std::vector<float> v = {1, -1.625f, -1, -2, 0.625f, 0.375f};
+  const std::vector<float> past = {0.5f, -0.25f, 1.5f, 2, -0.75f, 0.125f, 0.25f, 1};
+  auto run = [&](bool float64_value) {
+    KernelTest test("Attention", 23);
+    test.input(f32({1, 1, 2, 4}, q)).input(f32({1, 1, 3, 4}, k));
+    if (float64_value) {
+      test.input(f64({1, 1, 3, 2}, std::vector<double>(v.begin(), v.end())));
+    } else {
+      test.input(f32({1, 1, 3, 2}, v));
+    }
+    test.no_input().input(f32({1, 1, 1, 4}, {past.begin(), past.begin() + 4}));
+    if (float64_value) {
+      test.input(f64({1, 1, 1, 2}, {past[4], past[5]}));
+    } else {
+      test.input(f32({1, 1, 1, 2}, {past[4], past[5]}));
+    }
+    test.output(F::kFloat32, {1, 1, 2, 2}).output(F::kFloat32, {1, 1, 4, 4});
+    test.output(float64_value ? F::kFloat64 : F::kFloat32, {1, 1, 4, 2});
+    return test.run();
+  };
+  auto same = run(false);
+  auto mixed = run(true);
+  ASSERT_TRUE(same.is_ok()) << same.status().to_string();
+  ASSERT_TRUE(mixed.is_ok()) << mixed.status().to_string();
+  ASSERT_EQ((*mixed)[0].dtype(), F::kFloat32);
+  ASSERT_EQ((*mixed)[2].dtype(), F::kFloat64);
+  for (int64_t i = 0; i < 4; ++i) {
+    EXPECT_NEAR((*mixed)[0].data<float>()[i], (*same)[0].data<float>()[i], 1e-6) << i;
+  }
+  for (int64_t i = 0; i < 8; ++i) {
+    EXPECT_EQ((*mixed)[2].data<double>()[i], static_cast<double>((*same)[2].data<float>()[i])) << i;
+  }
+}
+
+TEST(NnAttentionKernel, KeyOfAnotherDtypeThanQueryIsInvalid) {
   KernelTest test("Attention", 23);
-  test.input(f32_iota({1, 1, 2, 2})).input(f32_iota({1, 1, 2, 2})).input(f64({1, 1, 2, 2}, {0, 1, 2, 3}));
+  test.input(f32_iota({1, 1, 2, 2})).input(f64({1, 1, 2, 2}, {0, 1, 2, 3})).input(f32_iota({1, 1, 2, 2}));
   test.output(F::kFloat32, {1, 1, 2, 2});
   Result<PreparedKernel> kernel = test.prepare();
   ASSERT_FALSE(kernel.is_ok());
-  EXPECT_EQ(kernel.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(kernel.status().message().find("float64"), std::string::npos) << kernel.status().to_string();
 }
 
 }  // namespace
