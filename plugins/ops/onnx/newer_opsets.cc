@@ -704,7 +704,7 @@ void infer_dequantize19(InferenceContext& ctx) {
 }
 
 // GridSample-20: X [N, C, D1..Dr], grid [N, D1_out..Dr_out, r] -> [N, C, D1_out..Dr_out]
-// for any spatial rank r >= 1 (version 16 was 2-D only); cubic stays 2-D.
+// for any spatial rank r >= 1 (version 16 was 2-D only), cubic included.
 void infer_grid_sample20(InferenceContext& ctx) {
   onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
   // The copied schema's default is version 16's "bilinear", the same as "linear".
@@ -725,7 +725,6 @@ void infer_grid_sample20(InferenceContext& ctx) {
     fail_shape_inference("GridSample: the grid's last dim is ", last.dim_value(), ", must be the spatial rank ",
                          rank - 2);
   }
-  if (mode == "cubic" && rank != 4) fail_shape_inference("GridSample: mode cubic needs 4-D input, X has rank ", rank);
   TensorShapeProto* y = ctx.getOutputType(0)->mutable_tensor_type()->mutable_shape();
   y->Clear();
   const auto& batch = x.dim(0);

@@ -1274,6 +1274,113 @@ def gen_quantize():
          {"output_dtype": TensorProto.FLOAT16})
 
 
+# ----------------------------------------------------------------------------- GridSample-20
+# N-D sampling (ONNX's op_grid_sample.py for any spatial rank; cubic is N-cubic there).
+def _gs_reflect(x, lo, hi):
+    rng = hi - lo
+    if rng <= 0:
+        return lo
+    if x < lo:
+        d = lo - x; n = int(d / rng); r = d - n * rng
+        return lo + r if n % 2 == 0 else hi - r
+    if x > hi:
+        d = x - hi; n = int(d / rng); r = d - n * rng
+        return hi - r if n % 2 == 0 else lo + r
+    return x
+
+
+def grid_sample_ref(X, grid, mode="linear", padding_mode="zeros", align_corners=0):
+    # op_grid_sample.py of ONNX main for any spatial rank r: grid[..., k] addresses spatial
+    # axis r-1-k; nearest rounds half to even (np.rint); cubic (Keys, a=-0.75) any rank.
+    N, C = X.shape[:2]
+    dims = X.shape[2:]
+    r = len(dims)
+    out_sp = grid.shape[1:-1]
+    Y = np.zeros((N, C) + out_sp)
+    lo = [0.0 if align_corners else -0.5] * r
+    hi = [d - 1.0 if align_corners else d - 0.5 for d in dims]
+
+    def tap(img, idx):
+        for a, i in enumerate(idx):
+            if padding_mode == "zeros":
+                if i < 0 or i >= dims[a]:
+                    return 0.0
+            elif padding_mode == "border":
+                idx[a] = min(max(i, 0), dims[a] - 1)
+            else:
+                idx[a] = int(_gs_reflect(i, lo[a], hi[a]))
+        return float(img[tuple(idx)])
+
+    def keys(t, A=-0.75):
+        t = abs(t)
+        if t <= 1:
+            return ((A + 2) * t - (A + 3)) * t * t + 1
+        if t < 2:
+            return ((A * t - 5 * A) * t + 8 * A) * t - 4 * A
+        return 0.0
+
+    for n in range(N):
+        for o in np.ndindex(*out_sp):
+            g = grid[(n,) + o].astype(np.float64)[::-1]
+            s = [((g[a] + 1) / 2 * (dims[a] - 1)) if align_corners else (((g[a] + 1) * dims[a] - 1) / 2)
+                 for a in range(r)]
+            if mode == "nearest":
+                s = [float(np.rint(v)) for v in s]
+            for a in range(r):
+                if s[a] < lo[a] or s[a] > hi[a]:
+                    if padding_mode == "border":
+                        s[a] = min(max(s[a], 0.0), dims[a] - 1.0)
+                    elif padding_mode == "reflection":
+                        s[a] = _gs_reflect(s[a], lo[a], hi[a])
+            if mode == "nearest":
+                taps = [[(int(v), 1.0)] for v in s]
+            elif mode == "linear":
+                taps = [[(int(np.floor(v)), 1 - (v - np.floor(v))), (int(np.floor(v)) + 1, v - np.floor(v))]
+                        for v in s]
+            else:
+                taps = [[(int(np.floor(v)) + k, keys(v - (np.floor(v) + k))) for k in (-1, 0, 1, 2)] for v in s]
+            for c in range(C):
+                acc = 0.0
+                for combo in np.ndindex(*[len(t) for t in taps]):
+                    w = 1.0
+                    idx = []
+                    for a, k in enumerate(combo):
+                        i, wk = taps[a][k]
+                        w *= wk
+                        idx.append(i)
+                    acc += w * tap(X[n, c], idx)
+                Y[(n, c) + o] = acc
+    return Y.astype(X.dtype)
+
+
+def gen_grid_sample():
+    # GridSample-20: 5-D (3 spatial axes) linear/nearest x padding modes x align_corners,
+    # and 3-D (1 spatial axis); the grid reaches past [-1, 1].
+    for mode in ("linear", "nearest"):
+        for pad in ("zeros", "border", "reflection"):
+            for ac in (0, 1):
+                X = rnd(1, 2, 3, 4, 5)
+                grid = rnd(1, 2, 3, 2, 3, lo=-1.3, hi=1.3)
+                case(f"test_grid_sample_3d_{mode}_{pad}_align_corners_{ac}_opset20", 20, "GridSample",
+                     [("X", X), ("grid", grid)],
+                     [("Y", grid_sample_ref(X, grid, mode, pad, ac))],
+                     attrs={"mode": mode, "padding_mode": pad, "align_corners": ac})
+    X = rnd(2, 3, 6)
+    grid = rnd(2, 4, 1, lo=-1.3, hi=1.3)
+    case("test_grid_sample_1d_linear_reflection_opset20", 20, "GridSample", [("X", X), ("grid", grid)],
+         [("Y", grid_sample_ref(X, grid, "linear", "reflection", 0))],
+         attrs={"mode": "linear", "padding_mode": "reflection"})
+    X = rnd(1, 2, 3, 4, 4)
+    grid = rnd(1, 2, 2, 3, 3, lo=-1.3, hi=1.3)
+    case("test_grid_sample_3d_cubic_zeros_opset20", 20, "GridSample", [("X", X), ("grid", grid)],
+         [("Y", grid_sample_ref(X, grid, "cubic", "zeros", 0))], attrs={"mode": "cubic"})
+    X = rnd(1, 2, 4, 5)
+    grid = rnd(1, 3, 2, 2, lo=-1.3, hi=1.3)
+    case("test_grid_sample_2d_cubic_border_opset20", 20, "GridSample", [("X", X), ("grid", grid)],
+         [("Y", grid_sample_ref(X, grid, "cubic", "border", 1))],
+         attrs={"mode": "cubic", "padding_mode": "border", "align_corners": 1})
+
+
 # ----------------------------------------------------------------------------- float8/int4/float4
 # Opsets 19 (float8), 20 (IsInf/IsNaN, ConstantOfShape on float8), 21 (int4/uint4) and 23
 # (float4e2m1). References: small_types.py (ONNX Cast's rules; onnx/reference's
@@ -1409,7 +1516,7 @@ def main():
     for gen in (gen_reduce, gen_split, gen_pad, gen_resize, gen_scatter, gen_center_crop_pad,
                 gen_col2im, gen_elementwise, gen_pool, gen_norm, gen_affine_grid, gen_dft,
                 gen_rotary, gen_attention, gen_bumps, gen_strings, gen_optional, gen_deform_conv,
-                gen_quantize, gen_small_types):
+                gen_quantize, gen_small_types, gen_grid_sample):
         gen()
     names = [c[0] for c in CASES]
     assert len(names) == len(set(names)), "duplicate case names"

@@ -43,8 +43,10 @@ struct QuantizeParams {
   int64_t blocks = 1;      // ceil(channels / block_size) when blocked
   bool has_zero_point = false;
   DataType scale_dtype = DataType::kFloat32;
-  // QuantizeLinear-23: the precision of x / scale. float16/bfloat16 round the quotient to
-  // that type before it is rounded to y; float32 (and x float64) keep it as computed.
+  // QuantizeLinear-23: the precision of x / scale. float16/bfloat16 divide x and the scale
+  // rounded to that type and round the quotient to it (as ONNX's reference, which casts
+  // both operands and divides in that type; the float32 division of two such values
+  // rounds correctly); float32 (and x float64) keep the quotient as computed.
   DataType precision = DataType::kFloat32;
   NarrowCodec narrow;  // y (QuantizeLinear) or x (DequantizeLinear) of a narrow type
 
@@ -111,6 +113,14 @@ float dequantize_element(const QuantizeParams& p, X value, const X* zero_point, 
   }
 }
 
+// `value` rounded to float16 or bfloat16 when `precision` is one of them.
+template <typename C>
+C in_precision(DataType precision, C value) {
+  if (precision == DataType::kFloat16) return static_cast<C>(nn::load(nn::store<Half>(value)));
+  if (precision == DataType::kBFloat16) return static_cast<C>(nn::load(nn::store<BFloat16>(value)));
+  return value;
+}
+
 template <typename X, typename Y>
 int quantize_kernel(const KernelArgs& args) {
   const auto& p = *static_cast<const QuantizeParams*>(args.params);
@@ -127,9 +137,8 @@ int quantize_kernel(const KernelArgs& args) {
     for (int64_t c = 0; c < p.channels; ++c) {
       const int64_t base = (o * p.channels + c) * p.inner;
       for (int64_t i = 0, k = p.scale_offset(o, c); i < p.inner; ++i, k += step) {
-        C value = to_compute(x[base + i]) / static_cast<C>(scale_at(p, scale, k));
-        if (p.precision == DataType::kFloat16) value = static_cast<C>(nn::load(nn::store<Half>(value)));
-        if (p.precision == DataType::kBFloat16) value = static_cast<C>(nn::load(nn::store<BFloat16>(value)));
+        const C value = in_precision(p.precision, in_precision(p.precision, to_compute(x[base + i])) /
+                                                      in_precision(p.precision, static_cast<C>(scale_at(p, scale, k))));
         y[base + i] = quantize_element<Y>(p, value, zero_point, k);
       }
     }

@@ -350,12 +350,19 @@ TEST(NnQuantizeKernel, Precision23RoundsTheQuotient) {
     GE_RUN_KERNEL(y, q);
     expect_tensor<int16_t>(y[0], {1}, {row.expected});
   }
-  // bfloat16 keeps 8 significant bits: 2049 -> 2048; 257 -> 256.
+  // bfloat16 keeps 8 significant bits: 2049 -> 2048; 257 -> 256. The operands are rounded
+  // before the division: 2049 / 3 is 683 in float32, but 2048 / 3 = 682.67 -> 683 in
+  // bfloat16 (spacing 4 there: 684), and in float16 (spacing 0.5) 682.5 -> 682.
   KernelTest bf("QuantizeLinear", 23);
-  bf.input(f32({2}, {2049, 257})).input(f32({}, {1})).input(tensor<int16_t>({}, {0}));
-  bf.attribute("precision", Attribute(int64_t{16})).output(F::kInt16, {2});
+  bf.input(f32({3}, {2049, 257, 2049})).input(f32({}, {1})).input(tensor<int16_t>({}, {0}));
+  bf.attribute("precision", Attribute(int64_t{16})).output(F::kInt16, {3});
   GE_RUN_KERNEL(b, bf);
-  expect_tensor<int16_t>(b[0], {2}, {2048, 256});
+  expect_tensor<int16_t>(b[0], {3}, {2048, 256, 2048});
+  KernelTest third("QuantizeLinear", 23);
+  third.input(f32({1}, {2049})).input(half_bits(F::kFloat16, {}, {0x4200})).input(tensor<int16_t>({}, {0}));
+  third.output(F::kInt16, {1});
+  GE_RUN_KERNEL(t, third);
+  expect_tensor<int16_t>(t[0], {1}, {682});
   KernelTest bad("QuantizeLinear", 23);
   bad.input(f32({1}, {1})).input(f32({}, {1})).attribute("precision", Attribute(int64_t{7})).output(F::kUInt8, {1});
   expect_prepare_error(bad, StatusCode::kInvalidArgument, "must be float (1), float16 (10) or bfloat16 (16)");

@@ -1,15 +1,19 @@
 // ConvInteger / QLinearConv / MatMulInteger / QLinearMatMul kernel tests. Values by
 // hand, with numpy (/usr/bin/python3) for the matmuls; the QLinearMatMul case is the
-// example of the ONNX operator documentation.
+// example of the ONNX operator documentation. The opset-21 cases (float8 codes, float16
+// and bfloat16 scales) are worked out by hand from the formats.
 
 #include <gtest/gtest.h>
 
 #include "kernel_test_util.h"
+#include "math_test_util.h"
+#include "narrow_test_util.h"
 
 namespace ge::cpu_kernels::testing {
 namespace {
 
 using F = DataType;
+using math_testing::half_bits;
 
 template <typename T>
 Tensor tensor(std::vector<int64_t> dims, std::vector<T> values) {
@@ -93,6 +97,116 @@ TEST(NnQuantizedOpsKernel, QLinearMatMulDocumentationExample) {
       .output(F::kUInt8, {2, 3});
   GE_RUN_KERNEL(out, test);
   expect_tensor<uint8_t>(out[0], {2, 3}, {168, 115, 255, 1, 66, 151});
+}
+
+// E4M3FN codes: 0.5 = 0x30, 1 = 0x38, 2 = 0x40, 4 = 0x48, 8 = 0x50, 16 = 0x58, 448 = 0x7E.
+// A = [[1, 2], [0.5, 1]] and B = [[2, 1], [1, 0.5]] give A B = [[4, 2], [2, 1]].
+void float8_matmul(KernelTest& test, F y_dtype, Tensor b_scale, Tensor y_scale, Tensor y_zero) {
+  test.input(codes(F::kFloat8E4M3FN, {2, 2}, {0x38, 0x40, 0x30, 0x38}))
+      .input(f32({}, {1}))
+      .input(codes(F::kFloat8E4M3FN, {}, {0}))
+      .input(codes(F::kFloat8E4M3FN, {2, 2}, {0x40, 0x38, 0x38, 0x30}))
+      .input(std::move(b_scale))
+      .input(codes(F::kFloat8E4M3FN, {}, {0}))
+      .input(std::move(y_scale))
+      .input(std::move(y_zero))
+      .output(y_dtype, {2, 2});
+}
+
+TEST(NnQuantizedOpsKernel, QLinearMatMul21Float8ToFloat8) {
+  // A B * 0.5 / 0.25 = [[8, 4], [4, 2]].
+  KernelTest exact("QLinearMatMul", 21);
+  float8_matmul(exact, F::kFloat8E4M3FN, f32({}, {0.5f}), f32({}, {0.25f}), codes(F::kFloat8E4M3FN, {}, {0}));
+  GE_RUN_KERNEL(a, exact);
+  expect_codes(a[0], F::kFloat8E4M3FN, {2, 2}, {0x50, 0x48, 0x48, 0x40});
+  // Per-column b_scale [4.25, 1000] / 1: 17 (between 16 and 18, ties to even 16), 2000
+  // (saturates to 448), 8.5 (between 8 and 9, ties to even 8), 1000 (448).
+  KernelTest rounded("QLinearMatMul", 21);
+  float8_matmul(rounded, F::kFloat8E4M3FN, f32({2}, {4.25f, 1000}), f32({}, {1}), codes(F::kFloat8E4M3FN, {}, {0}));
+  GE_RUN_KERNEL(b, rounded);
+  expect_codes(b[0], F::kFloat8E4M3FN, {2, 2}, {0x58, 0x7E, 0x50, 0x7E});
+}
+
+TEST(NnQuantizedOpsKernel, QLinearMatMul21Float8ToUInt8) {
+  // A B * 1.25 = [[5, 2.5], [2.5, 1.25]] round half to even to [[5, 2], [2, 1]]; + 252
+  // saturates the first to 255.
+  KernelTest test("QLinearMatMul", 21);
+  float8_matmul(test, F::kUInt8, f32({}, {1.25f}), f32({}, {1}), tensor<uint8_t>({}, {252}));
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<uint8_t>(out[0], {2, 2}, {255, 254, 254, 253});
+}
+
+TEST(NnQuantizedOpsKernel, QLinearMatMul21Float8E5M2WithUInt8BAndBFloat16Scales) {
+  // A = [1, 2] (E5M2 0x3C, 0x40); B - 1 = [2, 4]; (1*2 + 2*4) * 0.5 / 1 = 5 = 4 * 1.25,
+  // E5M2 exponent field 2 + 15 = 17, mantissa 01: 0x45. bfloat16 1 = 0x3F80, 0.5 = 0x3F00.
+  KernelTest test("QLinearMatMul", 21);
+  test.input(codes(F::kFloat8E5M2, {2}, {0x3C, 0x40}))
+      .input(half_bits(F::kBFloat16, {}, {0x3F80}))
+      .input(codes(F::kFloat8E5M2, {}, {0}))
+      .input(tensor<uint8_t>({2, 1}, {3, 5}))
+      .input(half_bits(F::kBFloat16, {}, {0x3F00}))
+      .input(tensor<uint8_t>({}, {1}))
+      .input(half_bits(F::kBFloat16, {}, {0x3F80}))
+      .input(codes(F::kFloat8E5M2, {}, {0}))
+      .output(F::kFloat8E5M2, {1});
+  GE_RUN_KERNEL(out, test);
+  expect_codes(out[0], F::kFloat8E5M2, {1}, {0x45});
+}
+
+TEST(NnQuantizedOpsKernel, QLinearMatMul21Int8WithFloat16Scales) {
+  // A - 1 = [2, -5]; B = [[1, 2], [3, 3]]: sums [-13, -11]. Multipliers 0.5 * [1, 0.25] /
+  // 0.25 = [2, 0.5]: -26 and -5.5 (half to even: -6); - 110 saturates -136 to -128.
+  // float16 0.25 = 0x3400, 0.5 = 0x3800, 1 = 0x3C00.
+  KernelTest test("QLinearMatMul", 21);
+  test.input(tensor<int8_t>({1, 2}, {3, -4}))
+      .input(half_bits(F::kFloat16, {}, {0x3800}))
+      .input(tensor<int8_t>({}, {1}))
+      .input(tensor<int8_t>({2, 2}, {1, 2, 3, 3}))
+      .input(half_bits(F::kFloat16, {2}, {0x3C00, 0x3400}))
+      .input(tensor<int8_t>({}, {0}))
+      .input(half_bits(F::kFloat16, {}, {0x3400}))
+      .input(tensor<int8_t>({}, {-110}))
+      .output(F::kInt8, {1, 2});
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<int8_t>(out[0], {1, 2}, {-128, -116});
+}
+
+TEST(NnQuantizedOpsKernel, QLinearMatMulFloat8AndFloat16ScalesNeedOpset21) {
+  for (int opset : {10, 20}) {
+    KernelTest float8_a("QLinearMatMul", opset);
+    float8_a.input(codes(F::kFloat8E4M3FN, {1, 1}, {0x38}))
+        .input(f32({}, {1}))
+        .input(codes(F::kFloat8E4M3FN, {}, {0}))
+        .input(tensor<uint8_t>({1, 1}, {1}))
+        .input(f32({}, {1}))
+        .input(tensor<uint8_t>({}, {0}))
+        .input(f32({}, {1}))
+        .input(tensor<uint8_t>({}, {0}))
+        .output(F::kUInt8, {1, 1});
+    expect_invalid(float8_a, "A of dtype float8e4m3fn needs opset 21");
+    KernelTest float8_y("QLinearMatMul", opset);
+    float8_y.input(tensor<uint8_t>({1, 1}, {1}))
+        .input(f32({}, {1}))
+        .input(tensor<uint8_t>({}, {0}))
+        .input(tensor<uint8_t>({1, 1}, {1}))
+        .input(f32({}, {1}))
+        .input(tensor<uint8_t>({}, {0}))
+        .input(f32({}, {1}))
+        .input(codes(F::kFloat8E5M2, {}, {0}))
+        .output(F::kFloat8E5M2, {1, 1});
+    expect_invalid(float8_y, "Y of dtype float8e5m2 needs opset 21");
+    KernelTest half_scale("QLinearMatMul", opset);
+    half_scale.input(tensor<uint8_t>({1, 1}, {1}))
+        .input(half_bits(F::kFloat16, {}, {0x3C00}))
+        .input(tensor<uint8_t>({}, {0}))
+        .input(tensor<uint8_t>({1, 1}, {1}))
+        .input(f32({}, {1}))
+        .input(tensor<uint8_t>({}, {0}))
+        .input(f32({}, {1}))
+        .input(tensor<uint8_t>({}, {0}))
+        .output(F::kUInt8, {1, 1});
+    expect_prepare_error(half_scale, StatusCode::kUnsupported, "a_scale of dtype float16");
+  }
 }
 
 TEST(NnQuantizedOpsKernel, MismatchedZeroPointIsInvalid) {
