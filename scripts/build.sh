@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
-# Configures and builds one CMake preset (default: release). Usage: scripts/build.sh [preset]
+# Configures and builds one CMake preset (default: release), all of it or the given
+# targets. Usage: scripts/build.sh [preset [target...]]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-release}"
+shift || true
 cmake --preset "$preset" >/dev/null
-cmake --build --preset "$preset"
+if [[ $# -gt 0 ]]; then
+  cmake --build --preset "$preset" --target "$@"
+else
+  cmake --build --preset "$preset"
+fi

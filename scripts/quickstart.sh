@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Sets everything up, builds GE and runs ge-run on the bundled sample CNN, checking its
-# outputs against expected outputs computed independently with numpy.
+# Sets everything up, builds GE's tools and plugins (not the test suite: scripts/test.sh
+# builds that) and runs ge-run on the bundled sample CNN, checking its outputs against
+# expected outputs computed independently with numpy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-bash scripts/build.sh release
+bash scripts/build.sh release ge_products
 echo
 echo "== plugins =="
 build/release/bin/ge-run --list-plugins

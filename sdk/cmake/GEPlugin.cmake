@@ -16,6 +16,7 @@ function(ge_add_plugin target)
   endif()
   if(NOT ARG_NO_REGISTRY)
     set_property(GLOBAL APPEND PROPERTY GE_PLUGIN_ENTRIES "${ARG_NAME}|${ARG_KIND}|lib${target}.so")
+    set_property(GLOBAL APPEND PROPERTY GE_PLUGIN_TARGETS ${target})
   endif()
 endfunction()
 
