@@ -1,0 +1,52 @@
+// A memory assigner plugin: places the requests in the order given, each at the lowest
+// aligned offset that overlaps no already placed request whose lifetime meets its own.
+#include <algorithm>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include <ge/memory_assigner.h>
+#include <ge/plugin_api/plugin.h>
+
+namespace {
+
+size_t align_up(size_t value, size_t alignment) { return (value + alignment - 1) / alignment * alignment; }
+
+bool lifetimes_meet(const ge::MemoryRequest& a, const ge::MemoryRequest& b) {
+  return a.bytes > 0 && b.bytes > 0 && a.first_use <= b.last_use && b.first_use <= a.last_use;
+}
+
+class FirstFitAssigner : public ge::MemoryAssigner {
+ public:
+  std::string name() const override { return "first_fit"; }
+
+  ge::Result<ge::MemoryPlan> assign(const std::vector<ge::MemoryRequest>& requests,
+                                    size_t alignment) const override {
+    if (alignment == 0) return ge::invalid_argument("first_fit: alignment must be positive");
+    ge::MemoryPlan plan;
+    plan.offsets.assign(requests.size(), 0);
+    for (size_t i = 0; i < requests.size(); ++i) {
+      std::vector<std::pair<size_t, size_t>> busy;  // [begin, end) of placed, live requests
+      for (size_t j = 0; j < i; ++j) {
+        if (lifetimes_meet(requests[i], requests[j])) busy.emplace_back(plan.offsets[j], plan.offsets[j] + requests[j].bytes);
+      }
+      std::sort(busy.begin(), busy.end());
+      size_t offset = 0;
+      for (const auto& [begin, end] : busy) {
+        if (offset + requests[i].bytes <= begin) break;
+        offset = std::max(offset, align_up(end, alignment));
+      }
+      plan.offsets[i] = offset;
+      plan.total_bytes = std::max(plan.total_bytes, align_up(offset + requests[i].bytes, alignment));
+    }
+    return plan;
+  }
+};
+
+ge::Status register_first_fit(ge::Registrar& registrar) {
+  return registrar.add_memory_assigner(std::make_shared<FirstFitAssigner>());
+}
+
+}  // namespace
+
+GE_DEFINE_PLUGIN("first_fit", "1.0.0", register_first_fit)
