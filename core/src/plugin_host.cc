@@ -26,6 +26,30 @@ const char* plugin_kind_name(PluginKind kind) {
 
 namespace {
 
+// "0.2" of "0.2.1": releases of one major.minor keep the C++ interface of the plugin API.
+std::string major_minor(const std::string& version) {
+  const size_t first = version.find('.');
+  if (first == std::string::npos) return version;
+  return version.substr(0, version.find('.', first + 1));
+}
+
+// The descriptor's core version and standard library against this build's (ABI >= 4).
+Status check_build_compatibility(const GePluginDescriptor& descriptor) {
+  const std::string compiler = descriptor.compiler != nullptr ? descriptor.compiler : "an unknown compiler";
+  const std::string core = descriptor.core_version != nullptr ? descriptor.core_version : "";
+  if (major_minor(core) != major_minor(GE_VERSION_STRING)) {
+    return plugin_error("was built against GE " + (core.empty() ? std::string("(no version)") : core) +
+                        " but this is GE " GE_VERSION_STRING " (plugins need the same major.minor; rebuild it)");
+  }
+  const std::string stdlib = descriptor.stdlib_abi != nullptr ? descriptor.stdlib_abi : "";
+  if (stdlib != GE_STDLIB_ABI) {
+    return plugin_error("was built with " + (stdlib.empty() ? std::string("an unknown standard library") : stdlib) +
+                        " (" + compiler + ") but GE with " GE_STDLIB_ABI " (" GE_COMPILER
+                        "): C++ objects cannot cross between them; rebuild it with GE's toolchain");
+  }
+  return Status::ok();
+}
+
 std::optional<PluginKind> parse_kind(std::string_view name) {
   for (PluginKind kind : {PluginKind::kParser, PluginKind::kPass, PluginKind::kMemoryAssigner, PluginKind::kBackend,
                           PluginKind::kOpLibrary}) {
@@ -353,6 +377,10 @@ Status PluginHost::load_registry(const std::filesystem::path& registry_file) {
       record_failure(plugin_error(who + ": ABI version mismatch in '" + record.library.string() + "': got " +
                                   std::to_string(descriptor->abi_version) + ", expected " +
                                   std::to_string(kPluginAbiVersion) + " (rebuild the plugin against this GE)"));
+      continue;
+    }
+    if (Status compatible = check_build_compatibility(*descriptor); !compatible.is_ok()) {
+      record_failure(plugin_error(who + ": '" + record.library.string() + "' " + compatible.message()));
       continue;
     }
     record.plugin_version = descriptor->version ? descriptor->version : "";

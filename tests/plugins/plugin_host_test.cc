@@ -104,6 +104,22 @@ TEST_F(PluginHostTest, AbiVersionMismatchNamesGotAndExpected) {
   EXPECT_TRUE(host.passes().empty());
 }
 
+TEST_F(PluginHostTest, PluginBuiltAgainstAnotherGEVersionIsRefused) {
+  PluginHost host;
+  Status status = host.load_registry(write_registry(entry("old", "pass", lib("ge_test_foreign_version_plugin"))));
+  EXPECT_EQ(status.code(), StatusCode::kPluginError);
+  EXPECT_THAT(status.message(), HasSubstr("was built against GE 0.99.0 but this is GE " GE_VERSION_STRING));
+  EXPECT_TRUE(host.passes().empty());
+}
+
+TEST_F(PluginHostTest, PluginBuiltWithAnotherStandardLibraryIsRefused) {
+  PluginHost host;
+  Status status = host.load_registry(write_registry(entry("libcxx", "pass", lib("ge_test_foreign_stdlib_plugin"))));
+  EXPECT_EQ(status.code(), StatusCode::kPluginError);
+  EXPECT_THAT(status.message(), HasSubstr("was built with libc++ abi 1 (clang 17.0) but GE with " GE_STDLIB_ABI));
+  EXPECT_TRUE(host.passes().empty());
+}
+
 TEST_F(PluginHostTest, DuplicateComponentName) {
   PluginHost host;
   Status status = host.load_registry(write_registry(entry("first", "pass", lib("ge_test_good_plugin")) +

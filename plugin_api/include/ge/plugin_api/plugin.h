@@ -14,11 +14,14 @@
 #include "ge/pass.h"
 #include "ge/plugin_options.h"
 #include "ge/status.h"
+#include "ge/version.h"
 
 namespace ge {
 
 /// Bumped on any incompatible change to the plugin API or the core types it exposes.
-inline constexpr uint32_t kPluginAbiVersion = 3;  // 2: Device task tracing, Stream::run; 3: formats, intra-op threads
+// 2: Device task tracing, Stream::run; 3: formats, intra-op threads; 4: core version and
+// build fingerprint in the descriptor.
+inline constexpr uint32_t kPluginAbiVersion = 4;
 
 /// Where a plugin puts its components. Each add_* fails on a duplicate component name or
 /// on a kind the registry entry did not declare.
@@ -37,12 +40,18 @@ class Registrar {
 }  // namespace ge
 
 extern "C" {
-/// Layout-stable: `abi_version` stays the first field forever.
+/// Layout-stable: `abi_version` stays the first field forever. The host checks, in order:
+/// abi_version equal to its own; core_version of the same major.minor as its own
+/// (GE_VERSION_STRING of the headers the plugin was built with); stdlib_abi equal to its
+/// own (GE_STDLIB_ABI). `compiler` is for messages.
 struct GePluginDescriptor {
   uint32_t abi_version;
   const char* name;
   const char* version;
   ge::Status (*register_components)(ge::Registrar& registrar);
+  const char* core_version;
+  const char* stdlib_abi;
+  const char* compiler;
 };
 }
 
@@ -55,6 +64,8 @@ struct GePluginDescriptor {
   extern "C" __attribute__((visibility("default"))) const GePluginDescriptor*      \
   ge_plugin_entry() {                                                              \
     static const GePluginDescriptor descriptor{::ge::kPluginAbiVersion, plugin_name, \
-                                               plugin_version, register_fn};        \
+                                               plugin_version, register_fn,        \
+                                               GE_VERSION_STRING, GE_STDLIB_ABI,    \
+                                               GE_COMPILER};                        \
     return &descriptor;                                                            \
   }
