@@ -88,6 +88,10 @@ PreparedKernel prepare_with_bridge(const KernelContext& context, DataType dtype,
                                    size_t float_workspace, size_t element_workspace, std::string_view variant,
                                    Make&& make) {
   if (dtype == DataType::kFloat16 || dtype == DataType::kBFloat16) {
+    // A launch passes one address per node input and output: trailing optional ones
+    // (a bias, a mask) may be absent altogether, and must not be read.
+    bridge.input_counts.resize(std::min(bridge.input_counts.size(), context.node.input_count()));
+    bridge.output_counts.resize(std::min(bridge.output_counts.size(), context.node.output_count()));
     bridge.inner_workspace = float_workspace;
     const size_t workspace = bridge.workspace_bytes();
     KernelFunction function = dtype == DataType::kFloat16 ? &bridged_kernel<Half, Float32Kernel, P>
