@@ -8,8 +8,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
 #include <mutex>
 #include <new>
+#include <sstream>
+#include <string>
 #include <unordered_map>
 #include <utility>
 
@@ -201,18 +204,40 @@ PreparedKernel ProgramBuilder::build(std::string name, int threads) && {
 
 namespace {
 
-// Once a weight is repacked, kernels read the packed copy; the source's pages (a
-// memory-mapped weights file, typically) need not stay resident, so that a model's weights
-// are resident once and loading peaks at the packed weights plus the largest source, not
-// twice the weights. MADV_PAGEOUT keeps the data: file pages are re-read on a later access,
-// anonymous ones stay (or go to swap). Only whole pages inside the tensor are advised.
+// True when `address` lies in a mapping of a file (/proc/self/maps: a non-zero inode).
+bool in_file_mapping(uintptr_t address) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    std::istringstream fields(line);
+    std::string range, perms, offset, device;
+    unsigned long long inode = 0;
+    if (!(fields >> range >> perms >> offset >> device >> inode)) continue;
+    const size_t dash = range.find('-');
+    if (dash == std::string::npos) continue;
+    const uintptr_t start = std::stoull(range.substr(0, dash), nullptr, 16);
+    const uintptr_t end = std::stoull(range.substr(dash + 1), nullptr, 16);
+    if (address >= start && address < end) return inode != 0;
+  }
+  return false;
+}
+
+// Once a weight is repacked, kernels read the packed copy; when the source lies in a
+// memory-mapped file (external data, a .gem), its pages need not stay resident, so that a
+// model's weights are resident once and loading peaks at the packed weights plus the
+// largest source, not twice the weights. MADV_PAGEOUT keeps the data (the pages are
+// re-read from the file on a later access). Anonymous memory is left alone: paging it out
+// would only write it to swap. Only whole pages inside the tensor are advised, and only
+// for sources of 1 MiB or more.
 void page_out(const void* data, size_t bytes) {
 #ifdef MADV_PAGEOUT
+  if (bytes < (size_t{1} << 20)) return;
   static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   const auto begin = reinterpret_cast<uintptr_t>(data);
   const uintptr_t first = (begin + page - 1) / page * page;
   const uintptr_t last = (begin + bytes) / page * page;
-  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_PAGEOUT);  // advice only
+  if (last <= first || !in_file_mapping(first)) return;
+  ::madvise(reinterpret_cast<void*>(first), last - first, MADV_PAGEOUT);  // advice only
 #else
   (void)data;
   (void)bytes;
