@@ -171,8 +171,6 @@ int qlinear_matmul_float_kernel(const KernelArgs& args) {
   }
   const double y_divisor = scale_at(y_scale, p.y_scale_dtype, 0);
   const double y_offset = y_zero != nullptr ? read_y(y_zero, 0) : 0.0;
-  const double lowest = p.y_dtype == DataType::kInt8 ? -128.0 : 0.0;
-  const double highest = p.y_dtype == DataType::kInt8 ? 127.0 : 255.0;
   const int64_t size = p.m * p.n;
   for (size_t batch = 0; batch < p.a_matrix.size(); ++batch) {
     std::fill(accumulator, accumulator + size, 0.0);
@@ -185,10 +183,9 @@ int qlinear_matmul_float_kernel(const KernelArgs& args) {
         y[i] = read_y.codec.encode(quotient + y_offset);  // saturate=1
         continue;
       }
-      double value = std::isnan(quotient) ? 0.0 : std::nearbyint(quotient) + y_offset;
-      value = value < lowest ? lowest : (value > highest ? highest : value);
-      y[i] = p.y_dtype == DataType::kInt8 ? static_cast<uint8_t>(static_cast<int8_t>(value))
-                                          : static_cast<uint8_t>(value);
+      // Rounded half to even, then y_zero_point added and saturated (NaN gives 0).
+      const double value = std::nearbyint(quotient) + y_offset;
+      y[i] = p.y_dtype == DataType::kInt8 ? static_cast<uint8_t>(nn::store<int8_t>(value)) : nn::store<uint8_t>(value);
     }
   }
   return kKernelOk;
