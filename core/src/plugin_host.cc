@@ -70,8 +70,10 @@ struct PluginHost::Impl {
   std::vector<std::shared_ptr<Parser>> parsers;
   std::vector<PassInfo> passes;
   std::vector<std::shared_ptr<MemoryAssigner>> memory_assigners;
-  std::vector<std::shared_ptr<Backend>> backends;
+  std::vector<std::shared_ptr<Backend>> plugin_backends;  // as their plugins registered them
+  std::vector<std::shared_ptr<Backend>> backends;         // with their kernel libraries in front
   std::vector<std::shared_ptr<const OpLibrary>> op_libraries;
+  std::vector<std::shared_ptr<const KernelLibrary>> kernel_libraries;
   std::set<std::filesystem::path> loaded_registries;
   struct NameOwner {
     std::filesystem::path registry;  // the registry that defined the name first
@@ -121,6 +123,12 @@ class PendingRegistrar final : public Registrar {
     op_libraries.push_back(std::move(library));
     return Status::ok();
   }
+  Status add_kernel_library(std::shared_ptr<const KernelLibrary> library) override {
+    if (!library) return invalid_argument("add_kernel_library: null library");
+    GE_RETURN_IF_ERROR(admit(PluginKind::kOpLibrary, library->name(), "kernel_library"));
+    kernel_libraries.push_back(std::move(library));
+    return Status::ok();
+  }
 
   std::vector<std::string> components;
   std::vector<std::shared_ptr<Parser>> parsers;
@@ -128,15 +136,18 @@ class PendingRegistrar final : public Registrar {
   std::vector<std::shared_ptr<MemoryAssigner>> memory_assigners;
   std::vector<std::shared_ptr<Backend>> backends;
   std::vector<std::shared_ptr<const OpLibrary>> op_libraries;
+  std::vector<std::shared_ptr<const KernelLibrary>> kernel_libraries;
 
  private:
-  Status admit(PluginKind kind, const std::string& name) {
+  /// `label` names the component in messages and records; the plugin kind's by default.
+  Status admit(PluginKind kind, const std::string& name, const char* label_kind = nullptr) {
     if (kind != kind_) {
       return plugin_error(std::string("it is declared as kind '") + plugin_kind_name(kind_) + "' but registered a " +
                           plugin_kind_name(kind) + " '" + name + "'");
     }
-    if (name.empty()) return plugin_error(std::string("it registered a ") + plugin_kind_name(kind) + " with an empty name");
-    const std::string label = std::string(plugin_kind_name(kind)) + " " + name;
+    const std::string kind_label = label_kind != nullptr ? label_kind : plugin_kind_name(kind);
+    if (name.empty()) return plugin_error("it registered a " + kind_label + " with an empty name");
+    const std::string label = kind_label + " " + name;
     if (std::find(components.begin(), components.end(), label) != components.end()) {
       return plugin_error("duplicate component name: it registers the " + label + " twice");
     }
@@ -185,7 +196,9 @@ PluginHost::~PluginHost() {
   impl_->passes.clear();
   impl_->memory_assigners.clear();
   impl_->backends.clear();
+  impl_->plugin_backends.clear();
   impl_->op_libraries.clear();
+  impl_->kernel_libraries.clear();
   impl_->libraries.clear();
 }
 
@@ -406,13 +419,27 @@ Status PluginHost::load_registry(const std::filesystem::path& registry_file) {
     for (auto& p : registrar.parsers) impl_->parsers.push_back(std::move(p));
     for (auto& p : registrar.passes) impl_->passes.push_back(std::move(p));
     for (auto& p : registrar.memory_assigners) impl_->memory_assigners.push_back(std::move(p));
-    for (auto& p : registrar.backends) impl_->backends.push_back(std::move(p));
+    for (auto& p : registrar.backends) impl_->plugin_backends.push_back(std::move(p));
     for (auto& p : registrar.op_libraries) impl_->op_libraries.push_back(std::move(p));
+    for (auto& p : registrar.kernel_libraries) impl_->kernel_libraries.push_back(std::move(p));
     impl_->libraries.push_back(std::move(handle));
     records_.push_back(record);
     GE_LOG_DEBUG("loaded plugin '{}' ({}) from {}", record.name, plugin_kind_name(record.kind), record.library.string());
   }
+  compose_backends();
   return first_error;
+}
+
+void PluginHost::compose_backends() {
+  impl_->backends.clear();
+  for (const auto& backend : impl_->plugin_backends) {
+    std::vector<std::shared_ptr<const KernelLibrary>> libraries;
+    for (const auto& library : impl_->kernel_libraries) {
+      if (library->backend() == backend->name()) libraries.push_back(library);
+    }
+    impl_->backends.push_back(libraries.empty() ? backend
+                                                : std::make_shared<KernelLibraryBackend>(backend, std::move(libraries)));
+  }
 }
 
 const std::vector<std::shared_ptr<Parser>>& PluginHost::parsers() const { return impl_->parsers; }
@@ -420,6 +447,9 @@ const std::vector<PassInfo>& PluginHost::passes() const { return impl_->passes; 
 const std::vector<std::shared_ptr<MemoryAssigner>>& PluginHost::memory_assigners() const { return impl_->memory_assigners; }
 const std::vector<std::shared_ptr<Backend>>& PluginHost::backends() const { return impl_->backends; }
 const std::vector<std::shared_ptr<const OpLibrary>>& PluginHost::op_libraries() const { return impl_->op_libraries; }
+const std::vector<std::shared_ptr<const KernelLibrary>>& PluginHost::kernel_libraries() const {
+  return impl_->kernel_libraries;
+}
 
 Result<Parser*> PluginHost::parser_for(const std::filesystem::path& path) const {
   const std::string extension = path.extension().string();

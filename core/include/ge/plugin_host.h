@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ge/backend.h"
+#include "ge/kernel_library.h"
 #include "ge/memory_assigner.h"
 #include "ge/op_registry.h"
 #include "ge/parser.h"
@@ -65,8 +66,10 @@ class PluginHost {
   const std::vector<std::shared_ptr<Parser>>& parsers() const;
   const std::vector<PassInfo>& passes() const;
   const std::vector<std::shared_ptr<MemoryAssigner>>& memory_assigners() const;
+  /// Each loaded backend, with the kernel libraries for it in front (KernelLibraryBackend).
   const std::vector<std::shared_ptr<Backend>>& backends() const;
   const std::vector<std::shared_ptr<const OpLibrary>>& op_libraries() const;
+  const std::vector<std::shared_ptr<const KernelLibrary>>& kernel_libraries() const;
 
   /// Parser claiming the extension of `path`; kNotFound naming the extension otherwise.
   Result<Parser*> parser_for(const std::filesystem::path& path) const;
@@ -78,6 +81,9 @@ class PluginHost {
   std::string describe() const;
 
  private:
+  /// Rebuilds backends() from the plugins' backends and the kernel libraries loaded so far.
+  void compose_backends();
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::vector<std::filesystem::path> registry_files_;

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "ge/backend.h"
+#include "ge/kernel_library.h"
 #include "ge/memory_assigner.h"
 #include "ge/op_registry.h"
 #include "ge/parser.h"
@@ -20,8 +21,8 @@ namespace ge {
 
 /// Bumped on any incompatible change to the plugin API or the core types it exposes.
 // 2: Device task tracing, Stream::run; 3: formats, intra-op threads; 4: core version and
-// build fingerprint in the descriptor.
-inline constexpr uint32_t kPluginAbiVersion = 4;
+// build fingerprint in the descriptor; 5: kernel libraries.
+inline constexpr uint32_t kPluginAbiVersion = 5;
 
 /// Where a plugin puts its components. Each add_* fails on a duplicate component name or
 /// on a kind the registry entry did not declare.
@@ -35,6 +36,9 @@ class Registrar {
   virtual Status add_memory_assigner(std::shared_ptr<MemoryAssigner> assigner) = 0;
   virtual Status add_backend(std::shared_ptr<Backend> backend) = 0;
   virtual Status add_op_library(std::shared_ptr<const OpLibrary> library) = 0;
+  /// Kernels for another plugin's backend (ge/kernel_library.h), e.g. a custom op's. Kind
+  /// op_library: a custom op's plugin registers its schema and its kernels together.
+  virtual Status add_kernel_library(std::shared_ptr<const KernelLibrary> library) = 0;
 };
 
 }  // namespace ge
