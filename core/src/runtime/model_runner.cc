@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <string>
 #include <unordered_map>
+#include <cstring>
 #include <unordered_set>
 #include <utility>
 #include <variant>
@@ -187,12 +188,18 @@ struct ModelRunner::Impl {
   std::vector<HostWeight> host_weights;
   // Staging buffers for devices the host cannot address.
   std::vector<void*> staged_inputs, staged_outputs;
+  // On a host-accessible device, aligned copies of caller buffers that are not zero-copy
+  // aligned (allocated on first need, null until then), and which were copied last run.
+  std::vector<void*> aligned_inputs, aligned_outputs;
+  std::vector<size_t> copied_inputs, copied_outputs;
 
   ~Impl() {
     // Tasks reference events and kernels; streams may hold queued work: drain first.
     for (auto& stream : streams) (void)stream->synchronize();
     for (void* p : staged_inputs) device->deallocate(p);
     for (void* p : staged_outputs) device->deallocate(p);
+    for (void* p : aligned_inputs) if (p != nullptr) device->deallocate(p);
+    for (void* p : aligned_outputs) if (p != nullptr) device->deallocate(p);
     if (arena != nullptr) device->deallocate(arena);
     if (weights != nullptr) device->deallocate(weights);
   }
@@ -969,6 +976,23 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
   return std::unique_ptr<ModelRunner>(new ModelRunner(std::move(impl)));
 }
 
+namespace {
+
+bool zero_copy_aligned(const void* address, size_t bytes) {
+  return bytes == 0 || reinterpret_cast<uintptr_t>(address) % kZeroCopyAlignment == 0;
+}
+
+/// The aligned buffer `slot` of `buffers` (allocated on first use) for `bytes`.
+Result<void*> aligned_buffer(Device& device, std::vector<void*>& buffers, size_t slot, size_t bytes) {
+  if (buffers.size() <= slot) buffers.resize(slot + 1, nullptr);
+  if (buffers[slot] == nullptr) {
+    GE_ASSIGN_OR_RETURN(buffers[slot], device.allocate(std::max<size_t>(bytes, 1), kZeroCopyAlignment));
+  }
+  return buffers[slot];
+}
+
+}  // namespace
+
 Status ModelRunner::execute_bound(std::span<const void* const> inputs, std::span<void* const> outputs) {
   Impl& m = *impl_;
   if (inputs.size() != m.runtime_inputs.size() || outputs.size() != m.output_bytes.size()) {
@@ -976,6 +1000,52 @@ Status ModelRunner::execute_bound(std::span<const void* const> inputs, std::span
                             " inputs and " + std::to_string(m.output_bytes.size()) + " outputs, got " +
                             std::to_string(inputs.size()) + " and " + std::to_string(outputs.size()));
   }
+  // Zero copy only for buffers of the zero-copy alignment (seeds 000, 002); the others are
+  // copied through aligned buffers of the runner's, which the device must be able to
+  // reach from the host.
+  m.copied_inputs.clear();
+  m.copied_outputs.clear();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!zero_copy_aligned(inputs[i], m.input_bytes[i])) m.copied_inputs.push_back(i);
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!zero_copy_aligned(outputs[i], m.output_bytes[i])) m.copied_outputs.push_back(i);
+  }
+  if (m.copied_inputs.empty() && m.copied_outputs.empty()) return execute_aligned(inputs, outputs);
+  if (!m.device->host_accessible()) {
+    const bool input = !m.copied_inputs.empty();
+    const size_t index = input ? m.copied_inputs.front() : m.copied_outputs.front();
+    return invalid_argument("execute_bound: graph '" + m.graph->name() + "': the device address of " +
+                            (input ? "input '" + m.runtime_inputs[index]->name() + "'"
+                                   : "output '" + m.graph->outputs()[index]->name() + "'") +
+                            " is not " + std::to_string(kZeroCopyAlignment) + "-byte aligned, and device '" +
+                            m.device->name() + "' cannot copy it from the host");
+  }
+  std::vector<const void*> aligned_in(inputs.begin(), inputs.end());
+  std::vector<void*> aligned_out(outputs.begin(), outputs.end());
+  for (size_t i : m.copied_inputs) {
+    GE_ASSIGN_OR_RETURN(void* buffer, aligned_buffer(*m.device, m.aligned_inputs, i, m.input_bytes[i]));
+    std::memcpy(buffer, inputs[i], m.input_bytes[i]);
+    aligned_in[i] = buffer;
+  }
+  for (size_t i : m.copied_outputs) {
+    GE_ASSIGN_OR_RETURN(aligned_out[i], aligned_buffer(*m.device, m.aligned_outputs, i, m.output_bytes[i]));
+  }
+  GE_RETURN_IF_ERROR(execute_aligned(aligned_in, aligned_out));
+  for (size_t i : m.copied_outputs) std::memcpy(outputs[i], aligned_out[i], m.output_bytes[i]);
+  return Status::ok();
+}
+
+std::vector<std::string> ModelRunner::copied_io() const {
+  const Impl& m = *impl_;
+  std::vector<std::string> names;
+  for (size_t i : m.copied_inputs) names.push_back("input '" + m.runtime_inputs[i]->name() + "'");
+  for (size_t i : m.copied_outputs) names.push_back("output '" + m.graph->outputs()[i]->name() + "'");
+  return names;
+}
+
+Status ModelRunner::execute_aligned(std::span<const void* const> inputs, std::span<void* const> outputs) {
+  Impl& m = *impl_;
   for (const IoPatch& patch : m.patches) {
     const void* address = m.address(patch.location, inputs, outputs);
     if (patch.read != nullptr) *patch.read = address;

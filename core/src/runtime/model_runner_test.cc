@@ -208,6 +208,50 @@ TEST_P(ModelRunnerTest, ExecuteBoundRefreshesOnlyIoSlots) {
   for (void* p : buffers) device.deallocate(p);
 }
 
+// Seeds 000/002: a caller buffer is bound zero-copy only at the 32-byte alignment; other
+// buffers are copied through aligned ones (host-accessible devices) or refused.
+TEST_P(ModelRunnerTest, MisalignedCallerBuffersAreCopiedNotBoundZeroCopy) {
+  auto g = new_graph("misaligned");
+  Value* x = g->add_input("x", TensorDesc::of(DataType::kFloat32, {5}));
+  Node* a = g->add_node("Abs", {x}, 1, "abs");
+  g->add_output(g->add_node("Neg", {a->output(0)}, 1, "neg", {"y"})->output(0));
+  auto runner = load(*g, 1);
+  ASSERT_NE(runner, nullptr);
+  alignas(64) float host[24] = {};
+  float* misaligned = host + 1;  // 4 bytes past a 64-byte boundary
+  const float values[5] = {1, -2, 3, -4, 5};
+  std::memcpy(misaligned, values, sizeof values);
+  std::vector<Tensor> outputs;
+  ASSERT_TRUE(runner->execute({{"x", Tensor::borrow(DataType::kFloat32, {5}, misaligned)}}, outputs).is_ok());
+  EXPECT_EQ(values_of(outputs[0]), (std::vector<float>{-1, -2, -3, -4, -5}));
+  if (backend().device().host_accessible()) {
+    EXPECT_EQ(runner->copied_io(), std::vector<std::string>{"input 'x'"});
+  } else {
+    EXPECT_TRUE(runner->copied_io().empty());  // staged like every input on such a device
+  }
+  ASSERT_TRUE(runner->execute({{"x", Tensor::borrow(DataType::kFloat32, {5}, host + 8)}}, outputs).is_ok());
+  EXPECT_TRUE(runner->copied_io().empty());
+
+  Device& device = backend().device();
+  if (device.host_accessible()) {
+    std::memcpy(host + 8, values, sizeof values);
+    float* out = host + 17;  // 4 bytes past a 32-byte boundary
+    const void* ins[] = {host + 8};
+    void* outs[] = {out};
+    ASSERT_TRUE(runner->execute_bound(ins, outs).is_ok());
+    EXPECT_EQ(std::vector<float>(out, out + 5), (std::vector<float>{-1, -2, -3, -4, -5}));
+    EXPECT_EQ(runner->copied_io(), std::vector<std::string>{"output 'y'"});
+  } else {
+    void* buffer = device.allocate(64).value();
+    const void* ins[] = {static_cast<char*>(buffer) + 4};
+    void* outs[] = {static_cast<char*>(buffer) + 32};
+    Status refused = runner->execute_bound(ins, outs);
+    EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(refused.message().find("input 'x' is not 32-byte aligned"), std::string::npos) << refused.message();
+    device.deallocate(buffer);
+  }
+}
+
 TEST_P(ModelRunnerTest, RejectsBadBindings) {
   auto g = new_graph("bindings");
   Value* x = g->add_input("x", TensorDesc::of(DataType::kFloat32, {2}));

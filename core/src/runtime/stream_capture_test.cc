@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <atomic>
 #include <cstring>
 #include <thread>
@@ -895,12 +897,14 @@ TEST_F(StreamCaptureTest, CapturesModelRunnerTaskListsAndReplaysThem) {
   auto runner = ModelRunner::load(graph, fake_backend);
   ASSERT_TRUE(runner.is_ok()) << runner.status().to_string();
 
-  // Bind the I/O slots of the runner's argument tables to our buffers once.
-  std::vector<float> input = {1, 2, 3}, output(3, 0.0f);
+  // Bind the I/O slots of the runner's argument tables to our buffers once (aligned for
+  // zero copy: a misaligned buffer would be copied, and the slots hold the runner's copy).
+  alignas(kZeroCopyAlignment) std::array<float, 3> input = {1, 2, 3}, output = {};
   const void* inputs[] = {input.data()};
   void* outputs[] = {output.data()};
   ASSERT_TRUE((*runner)->execute_bound(inputs, outputs));
-  EXPECT_EQ(output, (std::vector<float>{14, 26, 38}));
+  EXPECT_TRUE((*runner)->copied_io().empty());
+  EXPECT_EQ(output, (std::array<float, 3>{14, 26, 38}));
 
   auto stream = make_stream();
   ASSERT_TRUE(begin_capture(*stream, CaptureMode::kGlobal));
@@ -912,7 +916,7 @@ TEST_F(StreamCaptureTest, CapturesModelRunnerTaskListsAndReplaysThem) {
     input = {base, base, base};
     std::fill(output.begin(), output.end(), 0.0f);
     ASSERT_TRUE((*model)->execute(*stream));
-    EXPECT_EQ(output, (std::vector<float>{2 * (base + 1) + 10, 2 * (base + 1) + 20, 2 * (base + 1) + 30}));
+    EXPECT_EQ(output, (std::array<float, 3>{2 * (base + 1) + 10, 2 * (base + 1) + 20, 2 * (base + 1) + 30}));
   }
 }
 

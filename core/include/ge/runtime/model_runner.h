@@ -105,6 +105,10 @@ struct ModelRunnerOptions {
   std::shared_ptr<TensorPool> output_pool;
 };
 
+/// Caller buffers bound zero-copy must be aligned to this (GE's zero-copy alignment; the
+/// planner's own blocks use 512).
+inline constexpr size_t kZeroCopyAlignment = 32;
+
 class ModelRunner {
  public:
   ~ModelRunner();
@@ -126,8 +130,14 @@ class ModelRunner {
 
   /// Runs once on caller-owned device buffers: one address per runtime input and per
   /// graph output, in graph order, each holding the declared byte size. Only the I/O
-  /// address slots of the argument tables are rewritten.
+  /// address slots of the argument tables are rewritten. A buffer is bound zero-copy
+  /// when it is kZeroCopyAlignment-aligned; otherwise, on a host-accessible device, the
+  /// runner copies it through an aligned buffer of its own (copied_io() names it), and on
+  /// any other device the run fails with kInvalidArgument naming it.
   Status execute_bound(std::span<const void* const> inputs, std::span<void* const> outputs);
+  /// The inputs and outputs ("input 'x'", "output 'y'") the latest execute copied instead
+  /// of binding them zero-copy, because their buffers were not aligned.
+  std::vector<std::string> copied_io() const;
 
   const Graph& graph() const;
   const StreamPlan& stream_plan() const;
@@ -147,6 +157,8 @@ class ModelRunner {
  private:
   struct Impl;
   explicit ModelRunner(std::unique_ptr<Impl> impl);
+  /// execute_bound once every buffer is zero-copy aligned.
+  Status execute_aligned(std::span<const void* const> inputs, std::span<void* const> outputs);
   std::unique_ptr<Impl> impl_;
 };
 
