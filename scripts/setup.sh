@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
-# Installs every Debian package GE's build and tests need. Idempotent; run as root
-# (or with sudo available) on Debian 12.
+# Installs every Debian package GE's build and tests need (with --tools: only what building
+# the tools and plugins needs). Idempotent; run as root (or with sudo available) on Debian 12.
 set -euo pipefail
+# What building ge-run, ge-compile and the plugins needs (scripts/quickstart.sh: --tools).
 packages=(
-  build-essential cmake ninja-build pkg-config git
+  build-essential cmake ninja-build pkg-config
   libboost-dev libtomlplusplus-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
-  libprotobuf-dev protobuf-compiler libxxhash-dev libonnx-dev python3 python3-onnx python3-numpy
-  libgtest-dev libgmock-dev libbenchmark-dev
-  libonnx-testdata locales
-  zlib1g-dev
-  clang libclang-rt-14-dev
+  libprotobuf-dev protobuf-compiler libxxhash-dev libonnx-dev zlib1g-dev
   libdnnl-dev libre2-dev
 )
+# What the test suite, the benchmarks, the fuzz targets and the Python module add.
+if [[ "${1:-}" != "--tools" ]]; then
+  packages+=(
+    git python3 python3-onnx python3-numpy
+    libgtest-dev libgmock-dev libbenchmark-dev
+    libonnx-testdata locales
+    clang libclang-rt-14-dev
+    pybind11-dev python3-dev
+  )
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -27,7 +34,7 @@ else
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 # The ONNX StringNormalizer conformance cases need an en_US.UTF-8 locale.
-if ! locale -a 2>/dev/null | grep -qix 'en_US.utf-\?8'; then
+if [[ "${1:-}" != "--tools" ]] && ! locale -a 2>/dev/null | grep -qix 'en_US.utf-\?8'; then
   echo "setup: generating the en_US.UTF-8 locale"
   $SUDO localedef -i en_US -f UTF-8 en_US.UTF-8
 fi

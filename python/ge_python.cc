@@ -1,0 +1,376 @@
+/// The `ge` Python module: GE's sessions, the offline compiler and the plugin list, with
+/// numpy arrays in and out. Errors are the engine's ge::Status messages, verbatim, raised
+/// as ValueError (bad input, missing file, malformed model) or RuntimeError (the rest).
+
+#include <dlfcn.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ge/model_file.h"
+#include "ge/plugin_host.h"
+#include "ge/session.h"
+#include "ge/status.h"
+#include "ge/trace.h"
+#include "ge/version.h"
+
+namespace py = pybind11;
+
+namespace ge::python {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using RegistryFiles = std::optional<std::vector<fs::path>>;  // plugins=: a list, or None
+
+/// Set at import: the registry of the plugins built with GE, at GE_PYTHON_REGISTRY (a path
+/// CMake computes, relative to this module's folder, the same in the build tree and in an
+/// install prefix).
+fs::path default_registry;
+/// Set at import: ge.TensorInfo, a namedtuple (a reference kept for the process's life).
+py::handle tensor_info_type;
+
+[[noreturn]] void raise(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kNotFound:
+    case StatusCode::kParseError:
+      throw py::value_error(status.message());
+    default:
+      throw std::runtime_error(status.message());  // pybind11 raises RuntimeError
+  }
+}
+
+void check(const Status& status) {
+  if (!status.is_ok()) raise(status);
+}
+
+template <typename T>
+T unwrap(Result<T> result) {
+  if (!result.is_ok()) raise(result.status());
+  return std::move(result).value();
+}
+
+/// Runs `work`, which must not touch Python objects, with the GIL released.
+template <typename Work>
+auto without_gil(Work&& work) {
+  py::gil_scoped_release release;
+  return work();
+}
+
+/// Element types numpy has, under the same names as GE's (data_type_name()).
+bool numpy_has(DataType type) {
+  static const std::set<DataType> kTypes = {
+      DataType::kFloat16, DataType::kFloat32, DataType::kFloat64,   DataType::kInt8,      DataType::kInt16,
+      DataType::kInt32,   DataType::kInt64,   DataType::kUInt8,     DataType::kUInt16,    DataType::kUInt32,
+      DataType::kUInt64,  DataType::kBool,    DataType::kComplex64, DataType::kComplex128};
+  return kTypes.count(type) > 0;
+}
+
+void check_opt_level(int opt_level) {
+  if (opt_level < 0 || opt_level > 3) {
+    throw py::value_error("opt_level must be 0, 1, 2 or 3, got " + std::to_string(opt_level));
+  }
+}
+
+/// Every registry PluginHost::discover() finds (plugins=, then GE_PLUGINS, then the
+/// built-in one), loaded. `strict`: any plugin failure is an error, as in ge-run.
+Result<std::shared_ptr<PluginHost>> load_plugins(const RegistryFiles& extra, bool strict) {
+  const std::vector<fs::path> registries =
+      PluginHost::discover(extra.value_or(std::vector<fs::path>{}), default_registry);
+  if (registries.empty()) {
+    return not_found("no plugin registry found: none given with plugins=, GE_PLUGINS is unset or empty, and '" +
+                     default_registry.string() + "' does not exist");
+  }
+  auto host = std::make_shared<PluginHost>();
+  for (const fs::path& registry : registries) (void)host->load_registry(registry);  // failures kept in the host
+  size_t entry_failures = 0;
+  for (const PluginRecord& record : host->records()) entry_failures += record.status.is_ok() ? 0 : 1;
+  if (host->failures().size() > (strict ? 0 : entry_failures)) {
+    std::string message = std::to_string(host->failures().size()) + " plugin failure(s):";
+    for (const Status& failure : host->failures()) message += "\n  " + failure.message();
+    return plugin_error(message);
+  }
+  return host;
+}
+
+/// A numpy array (or anything numpy converts) as a tensor sharing its buffer; the tensor
+/// keeps the array alive, and releases it under the GIL from whichever thread drops it.
+Tensor to_tensor(py::handle value, const std::string& name) {
+  py::array array = py::array::ensure(value, py::array::c_style);  // copies only if not C-contiguous
+  if (!array) throw py::type_error("input '" + name + "' is not convertible to a numpy array");
+  if (array.dtype().byteorder() == '>') array = array.attr("astype")(array.dtype().attr("newbyteorder")("="));
+  const std::string dtype_name = py::str(array.dtype().attr("name"));
+  const std::optional<DataType> type = data_type_from_name(dtype_name);
+  if (!type || !numpy_has(*type)) {
+    throw py::value_error("input '" + name + "' has numpy dtype " + dtype_name +
+                          ", which GE does not take: use bool, (u)int8-64, float16/32/64 or complex64/128");
+  }
+  std::vector<int64_t> shape(array.shape(), array.shape() + array.ndim());
+  void* data = const_cast<void*>(array.data());
+  std::shared_ptr<void> owner(new py::object(std::move(array)), [](void* object) {
+    py::gil_scoped_acquire gil;
+    delete static_cast<py::object*>(object);
+  });
+  return Tensor::share(*type, std::move(shape), data, std::move(owner));
+}
+
+/// `tensor` as a numpy array: a view that keeps the tensor alive, or a copy (`copy`).
+py::array to_array(Tensor tensor, const std::string& name, bool copy) {
+  if (!numpy_has(tensor.dtype())) {
+    throw py::type_error("output '" + name + "' has dtype " + std::string(data_type_name(tensor.dtype())) +
+                         ", which numpy has no type for");
+  }
+  const py::dtype dtype(std::string(data_type_name(tensor.dtype())));
+  const std::vector<py::ssize_t> shape(tensor.shape().begin(), tensor.shape().end());
+  if (copy || tensor.element_count() == 0) return py::array(dtype, shape, tensor.raw_data());
+  auto* held = new Tensor(std::move(tensor));
+  py::capsule owner(held, [](void* object) { delete static_cast<Tensor*>(object); });
+  return py::array(dtype, shape, held->raw_data(), owner);
+}
+
+/// Name, dtype (numpy's, else GE's name) and shape (ints, str for a named dim, None for
+/// an unknown one; None for an unknown rank) of graph values, as ge.TensorInfo tuples.
+py::list describe(const std::vector<Value*>& values) {
+  py::list list;
+  for (const Value* value : values) {
+    const TensorDesc& desc = value->desc();
+    const std::string type_name(data_type_name(desc.dtype));
+    py::object dtype = numpy_has(desc.dtype) ? py::object(py::dtype(type_name)) : py::object(py::str(type_name));
+    py::object shape = py::none();
+    if (desc.shape) {
+      py::list dims;
+      for (const Dim& dim : *desc.shape) {
+        if (dim.is_static()) dims.append(dim.value);
+        else if (!dim.symbol.empty()) dims.append(dim.symbol);
+        else dims.append(py::none());
+      }
+      shape = dims;
+    }
+    list.append(tensor_info_type(value->name(), dtype, shape));
+  }
+  return list;
+}
+
+class PythonSession {
+ public:
+  PythonSession(const fs::path& model, const std::optional<std::string>& backend, const RegistryFiles& plugins,
+                int threads, int opt_level) {
+    check_opt_level(opt_level);
+    model_ = model.string();
+    Status status = without_gil([&]() -> Status {
+      std::error_code error;
+      if (!fs::is_regular_file(model, error)) return not_found("model file '" + model_ + "' does not exist");
+      GE_ASSIGN_OR_RETURN(host_, load_plugins(plugins, /*strict=*/true));
+      SessionOptions options;
+      const bool compiled = model.extension() == ".gem";
+      options.backend = backend.value_or(compiled ? "" : "cpu");  // a .gem: the backend it was compiled for
+      options.passes.opt_level = opt_level;
+      options.threads = threads;
+      created_ = Clock::now();
+      GE_ASSIGN_OR_RETURN(session_, compiled ? create_session_from_model_file(*host_, model, options)
+                                             : Session::create(*host_, model, options));
+      loaded_ = Clock::now();
+      return Status::ok();
+    });
+    check(status);
+  }
+
+  /// Runs once, the GIL released; concurrent calls run concurrently (Session::run).
+  py::dict run(const py::dict& feeds, const std::optional<fs::path>& profile) {
+    NamedTensors inputs;
+    for (const auto& [key, value] : feeds) {
+      if (!py::isinstance<py::str>(key)) {
+        throw py::type_error("input names must be str, got " + std::string(py::repr(key)));
+      }
+      const std::string name = py::cast<std::string>(key);
+      inputs.emplace_back(name, to_tensor(value, name));
+    }
+    std::vector<Tensor> outputs;
+    check(without_gil([&] { return profile ? run_profiled(inputs, outputs, *profile) : run_shared(inputs, outputs); }));
+
+    // Views where the output owns its bytes; copies of constants (the model's weights, maybe
+    // a read-only mapping), of bytes inside an input and of a buffer already returned.
+    const std::vector<Value*>& values = session_->graph().outputs();
+    std::set<const void*> returned;
+    py::dict result;
+    for (size_t k = 0; k < outputs.size() && k < values.size(); ++k) {
+      const auto* begin = static_cast<const char*>(outputs[k].raw_data());
+      const bool in_input = std::any_of(inputs.begin(), inputs.end(), [&](const auto& input) {
+        const auto* data = static_cast<const char*>(input.second.raw_data());
+        return begin >= data && begin < data + input.second.byte_size();
+      });
+      const bool copy = values[k]->is_constant() || in_input || !returned.insert(begin).second;
+      result[py::str(values[k]->name())] = to_array(std::move(outputs[k]), values[k]->name(), copy);
+    }
+    return result;
+  }
+
+  py::list inputs() const { return describe(session_->graph().runtime_inputs()); }
+  py::list outputs() const { return describe(session_->graph().outputs()); }
+  const std::string& backend() const { return session_->backend_name(); }
+  std::string repr() const { return "ge.Session('" + model_ + "', backend='" + backend() + "')"; }
+
+ private:
+  Status run_shared(const NamedTensors& inputs, std::vector<Tensor>& outputs) {
+    std::shared_lock lock(runs_);
+    return session_->run(inputs, outputs);
+  }
+
+  /// One run alone on the device, its tasks traced, written as a Chrome trace laid out as
+  /// ge-run --profile lays out its own (tools/ge-run/profile.cc): the session's compile
+  /// stages and the run in wall time from creation, the device's tasks per stream.
+  Status run_profiled(const NamedTensors& inputs, std::vector<Tensor>& outputs, const fs::path& file) {
+    std::unique_lock lock(runs_);  // tracing is per device: no other run of this session in flight
+    GE_ASSIGN_OR_RETURN(Backend * backend, host_->backend(session_->backend_name()));
+    Device& device = backend->device();
+    const Clock::time_point epoch = Clock::now();
+    const bool traced = device.set_task_tracing(true).is_ok();
+    const Clock::time_point start = Clock::now();
+    const Status status = session_->run(inputs, outputs);
+    const Clock::time_point end = Clock::now();
+    std::vector<TaskTraceRecord> tasks;
+    if (traced) {
+      tasks = device.take_task_trace();
+      (void)device.set_task_tracing(false);
+    }
+    GE_RETURN_IF_ERROR(status);
+
+    auto us = [](Clock::duration duration) { return std::chrono::duration<double, std::micro>(duration).count(); };
+    ChromeTrace trace;
+    trace.add_metadata("model", model_);
+    trace.add_metadata("backend", session_->backend_name());
+    trace.add_metadata("device", device.name());
+    trace.add_metadata("device_traced", int64_t{traced});
+    trace.add_metadata("runs", int64_t{1});
+    const int host = trace.add_process("ge python (wall time)");
+    const TraceTrack compile = trace.add_track(host, "compile");
+    std::vector<StageTiming> stages = session_->stage_timings();
+    if (stages.empty()) stages.push_back(StageTiming{"load model file", created_, loaded_ - created_});
+    Clock::time_point passes_end;  // the passes lie inside the "passes" stage
+    for (const StageTiming& stage : stages) {
+      const bool pass = stage.name != "passes" && stage.start + stage.duration <= passes_end;
+      trace.add_event(compile, stage.name, us(stage.start - created_), us(stage.duration), pass ? "pass" : "compile");
+      if (stage.name == "passes") passes_end = stage.start + stage.duration;
+    }
+    trace.add_event(trace.add_track(host, "runs"), "run 0", us(start - created_), us(end - start), "run");
+    if (traced) {
+      const int process =
+          trace.add_process(device.name() + (device.simulated_time() ? " (simulated time)" : " (wall time)"));
+      const double offset_us = device.simulated_time() ? 0.0 : us(epoch - created_);
+      std::map<int, TraceTrack> streams;
+      for (const TaskTraceRecord& task : tasks) streams.emplace(task.stream, TraceTrack{});
+      for (auto& [id, track] : streams) track = trace.add_track(process, "stream " + std::to_string(id));
+      for (const TaskTraceRecord& task : tasks) {
+        const char* category = task.name == "memcpy"                                       ? "memcpy"
+                               : task.name == "event_record" || task.name == "event_wait" ? "event"
+                                                                                           : "kernel";
+        trace.add_event(streams.at(task.stream), task.name, offset_us + task.start_ns / 1000.0,
+                        std::max(0.0, task.end_ns - task.start_ns) / 1000.0, category);
+      }
+    }
+    return trace.write(file);
+  }
+
+  std::string model_;
+  std::shared_ptr<PluginHost> host_;  // outlives session_ (declared first)
+  std::unique_ptr<Session> session_;
+  Clock::time_point created_, loaded_;  // created_: time zero of profiles
+  std::shared_mutex runs_;              // shared by plain runs, exclusive for a profiled one
+};
+
+void compile(const fs::path& model, const fs::path& output, const std::string& backend,
+             const RegistryFiles& plugins, int opt_level) {
+  check_opt_level(opt_level);
+  check(without_gil([&]() -> Status {
+    GE_ASSIGN_OR_RETURN(std::shared_ptr<PluginHost> host, load_plugins(plugins, /*strict=*/true));
+    SessionOptions options;
+    options.backend = backend;
+    options.passes.opt_level = opt_level;
+    GE_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::create(*host, model, options));
+    ModelFileInfo info;  // as ge-compile writes it (tools/ge-compile/main.cc)
+    info.backend = backend;
+    info.opt_level = opt_level;
+    info.producer = "ge python " GE_VERSION_STRING;
+    info.source_model = model.filename().string();
+    info.plugins = required_plugins(*host, backend);
+    std::optional<CompiledPlans> plans;
+    if (const ModelRunner* runner = session->runner()) plans = runner->compiled_plans();
+    return write_model_file(output, session->graph(), info, plans ? &*plans : nullptr, session->memory_statistics());
+  }));
+}
+
+py::list list_plugins(const RegistryFiles& plugins) {
+  const std::shared_ptr<PluginHost> host = unwrap(without_gil([&] { return load_plugins(plugins, /*strict=*/false); }));
+  py::list list;
+  for (const PluginRecord& record : host->records()) {
+    py::dict entry;
+    entry["name"] = record.name;
+    entry["kind"] = plugin_kind_name(record.kind);
+    entry["library"] = record.library.string();
+    entry["registry"] = record.registry_file.string();
+    entry["version"] = record.plugin_version;
+    entry["loaded"] = record.loaded;
+    entry["error"] = record.status.is_ok() ? py::object(py::none()) : py::object(py::str(record.status.message()));
+    list.append(entry);
+  }
+  return list;
+}
+
+}  // namespace
+}  // namespace ge::python
+
+PYBIND11_MODULE(ge, m) {
+  using namespace ge::python;
+  namespace fs = std::filesystem;
+  m.doc() = "GE, an open graph engine: compile and run ONNX models and .gem files on numpy arrays.";
+  m.attr("__version__") = GE_VERSION_STRING;
+  Dl_info self{};
+  if (dladdr(reinterpret_cast<void*>(&compile), &self) != 0 && self.dli_fname != nullptr) {
+    std::error_code error;  // a symlinked module: the registry is beside the real one
+    fs::path module = fs::canonical(self.dli_fname, error);
+    if (error) module = fs::absolute(self.dli_fname);
+    default_registry = (module.parent_path() / GE_PYTHON_REGISTRY).lexically_normal();
+  }
+  py::object tensor_info = py::module_::import("collections").attr("namedtuple")("TensorInfo", "name dtype shape");
+  m.attr("TensorInfo") = tensor_info;
+  tensor_info_type = tensor_info.release();
+
+  py::class_<PythonSession>(m, "Session",
+                            "A compiled model. run() may be called from several threads at once: the GIL is "
+                            "released while the engine runs.")
+      .def(py::init<const fs::path&, const std::optional<std::string>&, const RegistryFiles&, int, int>(),
+           py::arg("model"), py::arg("backend") = py::none(), py::arg("plugins") = py::none(),
+           py::arg("threads") = 0, py::arg("opt_level") = 2,
+           "Compiles an .onnx model for `backend` (default cpu) at `opt_level` (0-3), or loads a .gem file "
+           "(on the backend it was compiled for unless `backend` is given; opt_level does not apply). "
+           "`plugins`: extra registry files, read before GE_PLUGINS and the built-in registry. "
+           "`threads`: threads per heavy kernel, 0 for the backend's default.")
+      .def("run", &PythonSession::run, py::arg("inputs"), py::kw_only(), py::arg("profile") = py::none(),
+           "Runs once on {name: numpy array}; returns {output name: numpy array}. `profile`: also write a "
+           "Chrome trace of this run (compile stages, the run, the device's tasks) to that file.")
+      .def_property_readonly("inputs", &PythonSession::inputs, "The inputs to bind, as TensorInfo(name, dtype, shape).")
+      .def_property_readonly("outputs", &PythonSession::outputs, "The outputs, as TensorInfo(name, dtype, shape).")
+      .def_property_readonly("backend", &PythonSession::backend)
+      .def("__repr__", &PythonSession::repr);
+
+  m.def("compile", &compile, py::arg("model"), py::arg("output_path"), py::arg("backend") = "cpu",
+        py::arg("plugins") = py::none(), py::arg("opt_level") = 2,
+        "Compiles `model` for `backend` into a .gem file at `output_path`, as ge-compile does.");
+  m.def("list_plugins", &list_plugins, py::arg("plugins") = py::none(),
+        "Every plugin entry of the registries read (as ge.Session reads them): dicts with name, kind, "
+        "library, registry, version, loaded and error.");
+}
