@@ -123,6 +123,7 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
   session->pass_timings_ = passes.timings();
   clock.end("passes");
   add_pass_stages(session->stage_timings_, passes_start, session->pass_timings_);
+  Status sink_refusal;
   if (options.task_sink) {
     Result<std::unique_ptr<ModelRunner>> runner =
         load_task_sink(*graph, *backend, assigners, options.memory_order, options.max_streams, session->pool_);
@@ -134,11 +135,16 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
     clock.end("try task sink");
     // Dynamic shapes, control flow and sequences are the per-op executor's job.
     if (runner.status().code() != StatusCode::kUnsupported) return runner.status().with_context("loading the task sink");
+    sink_refusal = runner.status();
     GE_LOG_INFO("graph '{}' {}: {}", graph->name(),
-                specialisation_source ? "is specialised per input shape" : "runs per op", runner.status().message());
+                specialisation_source ? "is specialised per input shape" : "runs per op", sink_refusal.message());
   }
-  GE_RETURN_IF_ERROR(
-      session->load_per_op(host, std::move(graph), std::move(specialisation_source), true, options, *backend));
+  Status per_op = session->load_per_op(host, std::move(graph), std::move(specialisation_source), true, options, *backend);
+  if (!per_op.is_ok() && !sink_refusal.is_ok()) {
+    // The task sink's reason is the one to act on (e.g. an op the backend has no kernel for).
+    return Status(per_op.code(), per_op.message() + "; the task sink could not run the graph either: " + sink_refusal.message());
+  }
+  GE_RETURN_IF_ERROR(per_op);
   clock.end("load (per-op executor)");
   return session;
 }

@@ -145,6 +145,22 @@ TEST(ShapeSpecialisation, SymbolicDimsRunOnTheSimulatedNpu) {
   EXPECT_NE(refused.message().find("host-accessible"), std::string::npos) << refused.to_string();
 }
 
+TEST(ShapeSpecialisation, ADeviceThePerOpExecutorCannotUseGetsTheTaskSinksReasonToo) {
+  SessionOptions npu;
+  npu.backend = "npu_sim";
+  auto refused = session_for(R"(graph main (opset ""=17) {
+  input %x : float32[4]
+  %nz = NonZero(%x) "nz"
+  output %nz
+})", npu);
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(refused.status().message().find("host-accessible"), std::string::npos) << refused.status().to_string();
+  EXPECT_NE(refused.status().message().find("the task sink could not run the graph either: "), std::string::npos)
+      << refused.status().to_string();
+  EXPECT_NE(refused.status().message().find("'nz'"), std::string::npos) << refused.status().to_string();
+}
+
 TEST(ShapeSpecialisation, ASignatureThatStaysDynamicRunsPerOpAndIsRemembered) {
   auto session = session_for(R"(graph main (opset ""=17) {
   input %x : float32[N]
