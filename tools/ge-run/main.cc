@@ -298,6 +298,7 @@ int run(int argc, char** argv) {
   session_options.passes = options.passes;
   session_options.memory_assigners = options.memory_assigners;
   session_options.threads = options.threads;
+  session_options.max_streams = options.streams;
   session_options.specialisation_cache_size = options.specialisations;
   session_options.memory_order = options.memory_order;
   session_options.memory_limit = options.memory_limit;
@@ -323,6 +324,10 @@ int run(int argc, char** argv) {
       std::cout << format_memory_statistics(*statistics);
     } else if (session.specialises()) {
       std::cout << "memory plan: one per input-shape specialisation (the graph has dynamic input dims)\n";
+    } else if (const ModelRunner* runner = session.runner()) {
+      std::cout << "memory plan: none: the task sink runs " << runner->stream_tasks().size()
+                << " streams from a first-fit arena of " << runner->feature_map_bytes()
+                << " bytes (every value its own bytes)\n";
     } else {
       std::cout << "memory plan: none (the graph runs per op)\n";
     }

@@ -147,6 +147,15 @@ TEST(OptionsTest, CheckPassesAndItsTolerances) {
   EXPECT_NE(error_of({"m.onnx", "--check-passes=yes"}).find("takes no value"), std::string::npos);
 }
 
+TEST(OptionsTest, Streams) {
+  EXPECT_EQ(parse_ok({"m.onnx"}).streams, 1);
+  const RunOptions options = parse_ok({"m.onnx", "--streams", "4"});
+  EXPECT_EQ(options.streams, 4);
+  EXPECT_EQ(options.compile_options, std::vector<std::string>{"--streams"});  // a .gem refuses it
+  EXPECT_NE(error_of({"m.onnx", "--streams", "0"}).find("--streams"), std::string::npos);
+  EXPECT_NE(error_of({"m.onnx", "--streams=65"}).find("--streams"), std::string::npos);
+}
+
 TEST(OptionsTest, MemoryAssignersAndOrder) {
   const RunOptions plain = parse_ok({"m.onnx"});
   EXPECT_TRUE(plain.memory_assigners.empty());
