@@ -2,6 +2,7 @@
 
 #include "ge/memory_limit.h"
 #include "ge/runtime/stream_capture.h"
+#include "ge/weight_merging.h"
 #include "../plugin_call.h"
 
 #include <algorithm>
@@ -158,6 +159,14 @@ struct ModelRunner::Impl {
   /// each is captured as its own task group and updated from `tasks` per execute.
   struct PatchedCopy { size_t stream, task; TaskGroupHandle group; };
   std::vector<PatchedCopy> patched_copies;
+  /// Tasks holding feature-map addresses by value (a caller feature map only): updated
+  /// when the base moves.
+  std::vector<PatchedCopy> arena_tasks;
+  /// execute_bound_async: `ready` orders the model after the caller's stream, `done` the
+  /// caller's stream after the model (created on first use, reused); while a launch is in
+  /// flight the argument tables are its, so the next execute waits for `done` first.
+  std::unique_ptr<Event> ready, done;
+  bool in_flight = false;
   std::vector<std::vector<Task>> tasks;
   std::vector<std::vector<TaskDef>> task_defs;  // tasks' pointer-free twins, for model files
   /// Submission order: (stream, first task, end task); consecutive tasks of one stream in
@@ -172,8 +181,19 @@ struct ModelRunner::Impl {
   std::vector<IoCopy> copies_in, copies_out;
   std::vector<Value*> runtime_inputs;
   std::vector<size_t> input_bytes, output_bytes;
-  void* arena = nullptr;
+  void* arena = nullptr;  // the feature map's base: the runner's own, or the caller's
   size_t arena_bytes = 0;
+  size_t arena_alignment = kArenaAlignment;
+  bool caller_feature_map = false;  // ModelRunnerOptions::caller_feature_map: no arena of our own
+  /// With a caller feature map: every feature-map address the task lists hold, as an
+  /// offset, rewritten when the base moves (argument-table slots, and fields of tasks
+  /// captured by value, which are their own task groups).
+  struct ArenaSlot {
+    const void** read = nullptr;
+    void** write = nullptr;
+    size_t offset = 0;
+  };
+  std::vector<ArenaSlot> arena_slots;
   void* weights = nullptr;
   size_t weights_bytes = 0;
   /// On a host-accessible device the weights are not copied: the weights region is the
@@ -200,7 +220,7 @@ struct ModelRunner::Impl {
     for (void* p : staged_outputs) device->deallocate(p);
     for (void* p : aligned_inputs) if (p != nullptr) device->deallocate(p);
     for (void* p : aligned_outputs) if (p != nullptr) device->deallocate(p);
-    if (arena != nullptr) device->deallocate(arena);
+    if (arena != nullptr && !caller_feature_map) device->deallocate(arena);
     if (weights != nullptr) device->deallocate(weights);
   }
 
@@ -208,7 +228,7 @@ struct ModelRunner::Impl {
   const void* address(const Location& location, std::span<const void* const> inputs,
                       std::span<void* const> outputs) const {
     switch (location.kind) {
-      case Location::Kind::kArena: return static_cast<const char*>(arena) + location.offset;
+      case Location::Kind::kArena: return arena != nullptr ? static_cast<const char*>(arena) + location.offset : nullptr;
       case Location::Kind::kWeights: return weight_at(location.offset);
       case Location::Kind::kInput: return static_cast<const char*>(inputs[location.index]) + location.offset;
       case Location::Kind::kOutput: return static_cast<const char*>(outputs[location.index]) + location.offset;
@@ -219,7 +239,7 @@ struct ModelRunner::Impl {
 
   /// The address of a location in the model's own memory; null for caller buffers.
   void* own_address(const Location& location) const {
-    if (location.kind == Location::Kind::kArena) return static_cast<char*>(arena) + location.offset;
+    if (location.kind == Location::Kind::kArena) return arena != nullptr ? static_cast<char*>(arena) + location.offset : nullptr;
     if (location.kind == Location::Kind::kWeights) return const_cast<char*>(weight_at(location.offset));
     return nullptr;
   }
@@ -232,6 +252,35 @@ struct ModelRunner::Impl {
     if (after == host_weights.begin()) return nullptr;
     const HostWeight& w = *(after - 1);
     return offset < w.offset + std::max<size_t>(w.bytes, 1) ? w.data + (offset - w.offset) : nullptr;
+  }
+
+  /// The feature map of arena_bytes at `alignment`: allocated, or left to the caller.
+  Status allocate_arena(size_t alignment) {
+    arena_alignment = alignment;
+    if (caller_feature_map) return Status::ok();
+    GE_RETURN_IF_ERROR(check_region("feature-map arena", arena_bytes));
+    GE_ASSIGN_OR_RETURN(arena, device->allocate(std::max<size_t>(arena_bytes, 1), alignment));
+    return Status::ok();
+  }
+
+  /// Points every feature-map address of the task lists at `base`.
+  Status move_feature_map(void* base) {
+    arena = base;
+    for (const ArenaSlot& slot : arena_slots) {
+      if (slot.read != nullptr) *slot.read = static_cast<const char*>(base) + slot.offset;
+      if (slot.write != nullptr) *slot.write = static_cast<char*>(base) + slot.offset;
+    }
+    for (const PatchedCopy& task : arena_tasks) {
+      GE_RETURN_IF_ERROR(captured->update_task_group(task.group, {tasks[task.stream].data() + task.task, 1}));
+    }
+    return Status::ok();
+  }
+
+  /// Waits for an execute_bound_async launch still using the argument tables.
+  Status wait_in_flight() {
+    if (!in_flight) return Status::ok();
+    in_flight = false;
+    return done->synchronize().with_context("graph '" + graph->name() + "': the previous asynchronous execute");
   }
 
   /// Checks a region against the session's memory limit (the output pool's) before it is
@@ -251,38 +300,80 @@ struct ModelRunner::Impl {
     return Status::ok();
   }
 
-  /// After placement: every weights location must lie in a constant's bytes, else the
-  /// region is copied into a block as on other devices.
+  /// After placement: in place, every weights location must lie in a constant's bytes,
+  /// else the region is copied into a block as on other devices. A block is filled with
+  /// upload_weights().
   Status settle_weights(const std::unordered_map<const Value*, Location>& location, const std::string& where) {
-    if (!weights_in_place) return Status::ok();
     std::sort(host_weights.begin(), host_weights.end(),
               [](const HostWeight& a, const HostWeight& b) { return a.offset < b.offset; });
-    bool resolved = true;
-    for (const auto& [value, at] : location) {
-      if (at.kind == Location::Kind::kWeights && weight_at(at.offset) == nullptr) resolved = false;
-    }
-    if (resolved) return Status::ok();
-    GE_RETURN_IF_ERROR(check_region("weights", weights_bytes));
-    GE_ASSIGN_OR_RETURN(weights, device->allocate(std::max<size_t>(weights_bytes, 1), kArenaAlignment));
-    for (const HostWeight& w : host_weights) {
-      if (w.bytes > 0) {
-        GE_RETURN_IF_ERROR(device->copy_to_device(static_cast<char*>(weights) + w.offset, w.data, w.bytes)
-                               .with_context(where + ": copying weights"));
+    if (weights_in_place) {
+      bool resolved = true;
+      for (const auto& [value, at] : location) {
+        if (at.kind == Location::Kind::kWeights && weight_at(at.offset) == nullptr) resolved = false;
       }
+      if (resolved) return Status::ok();
+      GE_RETURN_IF_ERROR(check_region("weights", weights_bytes));
+      GE_ASSIGN_OR_RETURN(weights, device->allocate(std::max<size_t>(weights_bytes, 1), kArenaAlignment));
+      weights_in_place = false;
     }
-    weights_in_place = false;
+    GE_RETURN_IF_ERROR(upload_weights(where));
+    host_weights.clear();  // the block holds them now: the constants may go (shrink)
     return Status::ok();
   }
 
-  Status copy_weight(const Value* value, size_t offset, const std::string& where) {
-    const Tensor& data = *value->constant();
-    if (weights_in_place) {
-      host_weights.push_back({offset, data.byte_size(), static_cast<const char*>(data.raw_data())});
-      return Status::ok();
+  /// Weight merging (seed 001): the region goes to the device from one host staging
+  /// image (padding zeroed) in one copy, not one copy per weight. A region larger than
+  /// kWeightStagingBytes goes in images of at most that size, and a weight larger than
+  /// that in a copy of its own, so that staging never costs more host memory than that.
+  Status upload_weights(const std::string& where) {
+    constexpr size_t kWeightStagingBytes = size_t{64} << 20;
+    std::vector<char> image;  // the region's bytes [begin, begin + image.size())
+    image.reserve(std::min(weights_bytes, kWeightStagingBytes));
+    size_t begin = 0;
+    auto flush = [&]() -> Status {
+      if (image.empty()) return Status::ok();
+      Status copied = device->copy_to_device(static_cast<char*>(weights) + begin, image.data(), image.size());
+      image.clear();
+      return copied.with_context(where + ": copying the weights region");
+    };
+    for (const HostWeight& w : host_weights) {  // sorted by offset
+      if (w.bytes == 0) continue;
+      if (w.bytes > kWeightStagingBytes) {
+        GE_RETURN_IF_ERROR(flush());
+        GE_RETURN_IF_ERROR(device->copy_to_device(static_cast<char*>(weights) + w.offset, w.data, w.bytes)
+                               .with_context(where + ": copying weights"));
+        continue;
+      }
+      if (!image.empty() && w.offset + w.bytes - begin > kWeightStagingBytes) GE_RETURN_IF_ERROR(flush());
+      if (image.empty()) begin = w.offset;
+      image.resize(std::max(image.size(), w.offset + w.bytes - begin), '\0');
+      std::memcpy(image.data() + (w.offset - begin), w.data, w.bytes);
     }
-    if (data.byte_size() == 0) return Status::ok();
-    return device->copy_to_device(static_cast<char*>(weights) + offset, data.raw_data(), data.byte_size())
-        .with_context(where + ": copying weight '" + value->name() + "'");
+    return flush();
+  }
+
+  /// Records where a constant goes in the weights region; settle_weights reads it in
+  /// place or uploads it.
+  Status copy_weight(const Value* value, size_t offset, const std::string& where) {
+    (void)where;
+    const Tensor& data = *value->constant();
+    host_weights.push_back({offset, data.byte_size(), static_cast<const char*>(data.raw_data())});
+    return Status::ok();
+  }
+
+  /// Shrink (seed 000): once the weights are in the device block, the graph's host
+  /// copies are dropped; each initializer keeps its dtype and shape, with no data. A
+  /// host-accessible device keeps them: they are the region its kernels read in place,
+  /// and sibling runners prepare kernels from them.
+  void release_host_weights() {
+    if (device->host_accessible() || weights == nullptr) return;
+    for (Value* init : graph->initializers()) {
+      const Tensor* data = init->constant();
+      if (data == nullptr || data->dtype() == DataType::kString || data->raw_data() == nullptr) continue;
+      TensorDesc desc = init->desc();  // its format, say, as it was
+      graph->set_constant(init, Tensor::borrow(data->dtype(), data->shape(), nullptr));
+      init->set_desc(std::move(desc));
+    }
   }
 
   /// Without a memory plan: weights one after another, graph outputs written by their
@@ -297,12 +388,24 @@ struct ModelRunner::Impl {
     std::vector<const Value*> weight_values;
     for (const Value* init : g.initializers()) {
       if (input_index.count(init) || !init->constant()) continue;
-      location[init] = {Location::Kind::kWeights, 0, weights_bytes};
       weight_values.push_back(init);
-      weights_bytes += align_up(std::max<size_t>(init->constant()->byte_size(), 1), kArenaAlignment);
+    }
+    // Initializers with identical bytes share one slot (weight merging).
+    std::vector<const Tensor*> weight_data;
+    for (const Value* init : weight_values) weight_data.push_back(init->constant());
+    const std::vector<size_t> identical = find_identical_bytes(weight_data);
+    for (size_t i = 0; i < weight_values.size(); ++i) {
+      if (identical[i] != i) {
+        location[weight_values[i]] = location[weight_values[identical[i]]];
+        continue;
+      }
+      location[weight_values[i]] = {Location::Kind::kWeights, 0, weights_bytes};
+      weights_bytes += align_up(std::max<size_t>(weight_data[i]->byte_size(), 1), kArenaAlignment);
     }
     GE_RETURN_IF_ERROR(reserve_weights(kArenaAlignment));
-    for (const Value* init : weight_values) GE_RETURN_IF_ERROR(copy_weight(init, location[init].offset, where));
+    for (size_t i = 0; i < weight_values.size(); ++i) {
+      if (identical[i] == i) GE_RETURN_IF_ERROR(copy_weight(weight_values[i], location[weight_values[i]].offset, where));
+    }
 
     std::unordered_set<const Value*> written;  // graph outputs their producer writes
     for (size_t i = 0; i < g.outputs().size(); ++i) {
@@ -348,8 +451,7 @@ struct ModelRunner::Impl {
     // Lifetimes in one topological order only order work on one stream: with several
     // streams every buffer gets its own bytes.
     arena_bytes = place_in_arena(requests, plan.stream_count <= 1);
-    GE_RETURN_IF_ERROR(check_region("feature-map arena", arena_bytes));
-    GE_ASSIGN_OR_RETURN(arena, device->allocate(std::max<size_t>(arena_bytes, 1), kArenaAlignment));
+    GE_RETURN_IF_ERROR(allocate_arena(kArenaAlignment));
     for (size_t r = 0; r < requests.size(); ++r) {
       if (request_value[r] != nullptr) location[request_value[r]] = {Location::Kind::kArena, 0, requests[r].offset};
     }
@@ -403,8 +505,7 @@ struct ModelRunner::Impl {
     weights_bytes = mp.weights_bytes;
     GE_RETURN_IF_ERROR(reserve_weights(mp.alignment));
     arena_bytes = mp.feature_map_bytes;
-    GE_RETURN_IF_ERROR(check_region("feature-map arena", arena_bytes));
-    GE_ASSIGN_OR_RETURN(arena, device->allocate(std::max<size_t>(arena_bytes, 1), mp.alignment));
+    GE_RETURN_IF_ERROR(allocate_arena(mp.alignment));
 
     workspace.assign(order.size(), Location{});
     for (size_t i = 0; i < mp.values.size(); ++i) {
@@ -503,6 +604,15 @@ struct ModelRunner::Impl {
       Location location;
     };
     std::vector<PendingPatch> pending;
+    // With a caller feature map: task fields holding feature-map addresses by value.
+    enum class Field { kWorkspace, kDestination, kSource };
+    struct PendingArena {
+      size_t stream = 0, task = 0;
+      Field field = Field::kWorkspace;
+      size_t offset = 0;
+    };
+    std::vector<PendingArena> pending_arena;
+    auto in_arena = [this](const Location& at) { return caller_feature_map && at.kind == Location::Kind::kArena; };
     auto find = [&](const Value* value, const Node* node) -> Result<Location> {
       auto it = location.find(value);
       if (it == location.end()) {
@@ -566,6 +676,8 @@ struct ModelRunner::Impl {
             const auto& [slice, at] = copies[c];
             if (slice.is_io()) pending.push_back({s, list.size(), false, slice});
             if (at.is_io()) pending.push_back({s, list.size(), true, at});
+            if (in_arena(slice)) pending_arena.push_back({s, list.size(), Field::kDestination, slice.offset});
+            if (in_arena(at)) pending_arena.push_back({s, list.size(), Field::kSource, at.offset});
             list.push_back(MemcpyTask{own_address(slice), own_address(at), copy_bytes[c]});
             defs.push_back({TaskDef::Kind::kMemcpy, 0, 0, {to_task_address(slice), to_task_address(at)}, copy_bytes[c]});
           }
@@ -583,6 +695,7 @@ struct ModelRunner::Impl {
         task.args.inputs = input_table.data() + in_base;
         task.args.outputs = output_table.data() + out_base;
         if (workspace[step].kind != Location::Kind::kNone) task.args.workspace = own_address(workspace[step]);
+        if (in_arena(workspace[step])) pending_arena.push_back({s, list.size(), Field::kWorkspace, workspace[step].offset});
         TaskDef def{TaskDef::Kind::kKernel, step, 0, {}, 0};
         def.addresses.reserve(node->input_count() + node->output_count() + 1);
         for (size_t k = 0; k < node->input_count(); ++k) {
@@ -597,6 +710,7 @@ struct ModelRunner::Impl {
             patches.push_back({&input_table[in_base + k], nullptr, at});
           } else {
             input_table[in_base + k] = own_address(at);
+            if (in_arena(at)) arena_slots.push_back({&input_table[in_base + k], nullptr, at.offset});
           }
         }
         for (size_t k = 0; k < node->output_count(); ++k) {
@@ -614,6 +728,7 @@ struct ModelRunner::Impl {
             patches.push_back({nullptr, &output_table[out_base + k], at});
           } else {
             output_table[out_base + k] = own_address(at);
+            if (in_arena(at)) arena_slots.push_back({nullptr, &output_table[out_base + k], at.offset});
           }
         }
         def.addresses.push_back(to_task_address(workspace[step]));
@@ -638,19 +753,53 @@ struct ModelRunner::Impl {
       auto& copy = std::get<MemcpyTask>(tasks[p.stream][p.task]);
       patches.push_back(p.source ? IoPatch{&copy.source, nullptr, p.location} : IoPatch{nullptr, &copy.destination, p.location});
     }
+    for (const PendingArena& p : pending_arena) {
+      Task& task = tasks[p.stream][p.task];
+      if (p.field == Field::kWorkspace) {
+        arena_slots.push_back({nullptr, &std::get<KernelTask>(task).args.workspace, p.offset});
+      } else if (p.field == Field::kDestination) {
+        arena_slots.push_back({nullptr, &std::get<MemcpyTask>(task).destination, p.offset});
+      } else {
+        arena_slots.push_back({&std::get<MemcpyTask>(task).source, nullptr, p.offset});
+      }
+      const bool grouped = std::any_of(patched_copies.begin(), patched_copies.end(), [&](const PatchedCopy& c) {
+        return c.stream == p.stream && c.task == p.task;
+      });
+      if (!grouped && (arena_tasks.empty() || arena_tasks.back().stream != p.stream || arena_tasks.back().task != p.task)) {
+        arena_tasks.push_back({p.stream, p.task, {}});
+      }
+    }
     return Status::ok();
   }
 
   Status capture(Device& device, const std::string& where);
+  /// Checks a launch's buffer counts and that a caller feature map is bound.
+  Status check_launch(std::span<const void* const> inputs, std::span<void* const> outputs) const;
+  /// Lists the caller buffers that are not zero-copy aligned (copied_inputs/outputs);
+  /// true when there is one.
+  bool find_misaligned(std::span<const void* const> inputs, std::span<void* const> outputs);
+  /// Swaps those buffers for aligned ones of the runner's in `in`/`out`, appending the
+  /// copies that takes: inputs in to `before`, outputs out to `after`.
+  Status stage_misaligned(std::span<const void* const> inputs, std::span<void* const> outputs,
+                          std::vector<const void*>& in, std::vector<void*>& out, std::vector<Task>& before,
+                          std::vector<Task>& after);
+  /// Writes the caller buffers into the argument tables and the copies holding them.
+  Status bind_io(std::span<const void* const> inputs, std::span<void* const> outputs);
+
+  /// Appends the MemcpyTasks of `list` with these caller buffers to `copies`.
+  void copy_tasks(const std::vector<IoCopy>& list, std::span<const void* const> inputs, std::span<void* const> outputs,
+                  std::vector<Task>& copies) const {
+    for (const IoCopy& copy : list) {
+      copies.push_back(MemcpyTask{const_cast<void*>(address(copy.destination, inputs, outputs)),
+                                  address(copy.source, inputs, outputs), copy.bytes});
+    }
+  }
 
   Status run_copies(const std::vector<IoCopy>& list, std::span<const void* const> inputs,
                     std::span<void* const> outputs, const char* what) {
     if (list.empty()) return Status::ok();
     std::vector<Task> copies;
-    for (const IoCopy& copy : list) {
-      copies.push_back(MemcpyTask{const_cast<void*>(address(copy.destination, inputs, outputs)),
-                                  address(copy.source, inputs, outputs), copy.bytes});
-    }
+    copy_tasks(list, inputs, outputs, copies);
     // Outside any capture: straight on the backend stream, whose run() may copy on the
     // calling thread (a submit would hand the copies to a worker and wait for it).
     return stream_pointers[0]->run(copies).with_context(what);
@@ -684,12 +833,20 @@ Status ModelRunner::Impl::capture(Device& device, const std::string& where) {
     }
     fork_join.push_back(std::move(fork).value());
   }
+  // Tasks updated after capture (caller-buffer or caller-feature-map addresses held by
+  // value) are task groups of their own, in task order.
+  std::vector<PatchedCopy*> grouped;
+  for (PatchedCopy& copy : patched_copies) grouped.push_back(&copy);
+  for (PatchedCopy& task : arena_tasks) grouped.push_back(&task);
+  std::sort(grouped.begin(), grouped.end(), [](const PatchedCopy* a, const PatchedCopy* b) {
+    return std::pair(a->stream, a->task) < std::pair(b->stream, b->task);
+  });
   for (const Chunk& chunk : chunks) {
     CaptureStream& stream = *streams[chunk.stream];
     size_t begin = chunk.begin;
-    // Submit the chunk, giving each copy with caller-buffer addresses a task group.
-    for (size_t p = 0; p < patched_copies.size(); ++p) {
-      PatchedCopy& copy = patched_copies[p];
+    // Submit the chunk, giving each of those tasks a task group.
+    for (PatchedCopy* patched : grouped) {
+      PatchedCopy& copy = *patched;
       if (copy.stream != chunk.stream || copy.task < chunk.begin || copy.task >= chunk.end) continue;
       if (copy.task > begin) {
         if (Status status = stream.submit({tasks[chunk.stream].data() + begin, copy.task - begin}); !status.is_ok())
@@ -737,6 +894,19 @@ size_t ModelRunner::feature_map_bytes() const { return impl_->arena_bytes; }
 size_t ModelRunner::weight_bytes() const { return impl_->weights_bytes; }
 
 size_t ModelRunner::weight_copy_bytes() const { return impl_->weights != nullptr ? impl_->weights_bytes : 0; }
+
+size_t ModelRunner::host_weight_bytes() const {
+  std::unordered_set<const void*> counted;  // storage shared by identical weights, once
+  size_t total = 0;
+  for (const Value* init : impl_->graph->initializers()) {
+    const Tensor* data = init->constant();
+    if (data != nullptr && data->dtype() != DataType::kString && data->raw_data() != nullptr &&
+        counted.insert(data->raw_data()).second) {
+      total += data->byte_size();
+    }
+  }
+  return total;
+}
 const GraphMemoryPlan* ModelRunner::memory_plan() const { return impl_->memory_plan.get(); }
 
 CompiledPlans ModelRunner::compiled_plans() const {
@@ -762,6 +932,7 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
   auto impl = std::make_unique<Impl>();
   impl->backend = &backend;
   impl->output_pool = options.output_pool;
+  impl->caller_feature_map = options.caller_feature_map;
   impl->device = &backend.device();
   impl->graph = source.clone();
   Graph& g = *impl->graph;
@@ -930,6 +1101,7 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
     }
   }
   GE_RETURN_IF_ERROR(impl->settle_weights(location, where));
+  if (options.shrink) impl->release_host_weights();
   for (Node* node : impl->order) impl->kernels.push_back(std::move(prepared.at(node)));
 
   for (int s = 0; s < std::max(impl->plan.stream_count, 1); ++s) {
@@ -993,47 +1165,129 @@ Result<void*> aligned_buffer(Device& device, std::vector<void*>& buffers, size_t
 
 }  // namespace
 
-Status ModelRunner::execute_bound(std::span<const void* const> inputs, std::span<void* const> outputs) {
-  Impl& m = *impl_;
-  if (inputs.size() != m.runtime_inputs.size() || outputs.size() != m.output_bytes.size()) {
-    return invalid_argument("execute_bound: graph '" + m.graph->name() + "' takes " + std::to_string(m.runtime_inputs.size()) +
-                            " inputs and " + std::to_string(m.output_bytes.size()) + " outputs, got " +
+Status ModelRunner::Impl::check_launch(std::span<const void* const> inputs, std::span<void* const> outputs) const {
+  if (inputs.size() != runtime_inputs.size() || outputs.size() != output_bytes.size()) {
+    return invalid_argument("execute_bound: graph '" + graph->name() + "' takes " + std::to_string(runtime_inputs.size()) +
+                            " inputs and " + std::to_string(output_bytes.size()) + " outputs, got " +
                             std::to_string(inputs.size()) + " and " + std::to_string(outputs.size()));
   }
-  // Zero copy only for buffers of the zero-copy alignment (seeds 000, 002); the others are
-  // copied through aligned buffers of the runner's, which the device must be able to
-  // reach from the host.
-  m.copied_inputs.clear();
-  m.copied_outputs.clear();
+  if (caller_feature_map && arena == nullptr && arena_bytes > 0) {
+    return invalid_argument("graph '" + graph->name() + "' was loaded for a caller-supplied feature map: bind " +
+                            std::to_string(arena_bytes) + " bytes (bind_feature_map) before executing");
+  }
+  return Status::ok();
+}
+
+bool ModelRunner::Impl::find_misaligned(std::span<const void* const> inputs, std::span<void* const> outputs) {
+  // Zero copy only for buffers of the zero-copy alignment (seeds 000, 002).
+  copied_inputs.clear();
+  copied_outputs.clear();
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!zero_copy_aligned(inputs[i], m.input_bytes[i])) m.copied_inputs.push_back(i);
+    if (!zero_copy_aligned(inputs[i], input_bytes[i])) copied_inputs.push_back(i);
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
-    if (!zero_copy_aligned(outputs[i], m.output_bytes[i])) m.copied_outputs.push_back(i);
+    if (!zero_copy_aligned(outputs[i], output_bytes[i])) copied_outputs.push_back(i);
   }
-  if (m.copied_inputs.empty() && m.copied_outputs.empty()) return execute_aligned(inputs, outputs);
-  if (!m.device->host_accessible()) {
-    const bool input = !m.copied_inputs.empty();
-    const size_t index = input ? m.copied_inputs.front() : m.copied_outputs.front();
-    return invalid_argument("execute_bound: graph '" + m.graph->name() + "': the device address of " +
-                            (input ? "input '" + m.runtime_inputs[index]->name() + "'"
-                                   : "output '" + m.graph->outputs()[index]->name() + "'") +
-                            " is not " + std::to_string(kZeroCopyAlignment) + "-byte aligned, and device '" +
-                            m.device->name() + "' cannot copy it from the host");
+  return !copied_inputs.empty() || !copied_outputs.empty();
+}
+
+Status ModelRunner::Impl::stage_misaligned(std::span<const void* const> inputs, std::span<void* const> outputs,
+                                           std::vector<const void*>& in, std::vector<void*>& out,
+                                           std::vector<Task>& before, std::vector<Task>& after) {
+  in.assign(inputs.begin(), inputs.end());
+  out.assign(outputs.begin(), outputs.end());
+  for (size_t i : copied_inputs) {
+    GE_ASSIGN_OR_RETURN(void* buffer, aligned_buffer(*device, aligned_inputs, i, input_bytes[i]));
+    before.push_back(MemcpyTask{buffer, inputs[i], input_bytes[i]});
+    in[i] = buffer;
   }
-  std::vector<const void*> aligned_in(inputs.begin(), inputs.end());
-  std::vector<void*> aligned_out(outputs.begin(), outputs.end());
-  for (size_t i : m.copied_inputs) {
-    GE_ASSIGN_OR_RETURN(void* buffer, aligned_buffer(*m.device, m.aligned_inputs, i, m.input_bytes[i]));
-    std::memcpy(buffer, inputs[i], m.input_bytes[i]);
-    aligned_in[i] = buffer;
+  for (size_t i : copied_outputs) {
+    GE_ASSIGN_OR_RETURN(out[i], aligned_buffer(*device, aligned_outputs, i, output_bytes[i]));
+    after.push_back(MemcpyTask{outputs[i], out[i], output_bytes[i]});
   }
-  for (size_t i : m.copied_outputs) {
-    GE_ASSIGN_OR_RETURN(aligned_out[i], aligned_buffer(*m.device, m.aligned_outputs, i, m.output_bytes[i]));
-  }
-  GE_RETURN_IF_ERROR(execute_aligned(aligned_in, aligned_out));
-  for (size_t i : m.copied_outputs) std::memcpy(outputs[i], aligned_out[i], m.output_bytes[i]);
   return Status::ok();
+}
+
+Status ModelRunner::Impl::bind_io(std::span<const void* const> inputs, std::span<void* const> outputs) {
+  for (const IoPatch& patch : patches) {
+    const void* address_now = address(patch.location, inputs, outputs);
+    if (patch.read != nullptr) *patch.read = address_now;
+    if (patch.write != nullptr) *patch.write = const_cast<void*>(address_now);
+  }
+  for (const PatchedCopy& copy : patched_copies) {
+    GE_RETURN_IF_ERROR(captured->update_task_group(copy.group, {tasks[copy.stream].data() + copy.task, 1}));
+  }
+  return Status::ok();
+}
+
+Status ModelRunner::execute_bound(std::span<const void* const> inputs, std::span<void* const> outputs) {
+  Impl& m = *impl_;
+  GE_RETURN_IF_ERROR(m.wait_in_flight());
+  GE_RETURN_IF_ERROR(m.check_launch(inputs, outputs));
+  if (!m.find_misaligned(inputs, outputs)) return execute_aligned(inputs, outputs);
+  std::vector<const void*> in;
+  std::vector<void*> out;
+  std::vector<Task> before, after;
+  GE_RETURN_IF_ERROR(m.stage_misaligned(inputs, outputs, in, out, before, after));
+  if (!before.empty()) GE_RETURN_IF_ERROR(m.stream_pointers[0]->run(before).with_context("copying misaligned inputs"));
+  GE_RETURN_IF_ERROR(execute_aligned(in, out));
+  return after.empty() ? Status::ok() : m.stream_pointers[0]->run(after).with_context("copying misaligned outputs");
+}
+
+Status ModelRunner::execute_bound(std::span<const void* const> inputs, std::span<void* const> outputs,
+                                  void* feature_map) {
+  GE_RETURN_IF_ERROR(bind_feature_map(feature_map));
+  return execute_bound(inputs, outputs);
+}
+
+Status ModelRunner::bind_feature_map(void* base) {
+  Impl& m = *impl_;
+  const std::string who = "graph '" + m.graph->name() + "'";
+  if (!m.caller_feature_map) {
+    return invalid_argument(who + " owns its feature map: load it with ModelRunnerOptions::caller_feature_map to bind one");
+  }
+  if (base == nullptr) return invalid_argument(who + ": bind_feature_map needs memory, got null");
+  if (reinterpret_cast<uintptr_t>(base) % m.arena_alignment != 0) {
+    return invalid_argument(who + ": a feature map must be " + std::to_string(m.arena_alignment) + "-byte aligned");
+  }
+  if (base == m.arena) return Status::ok();
+  GE_RETURN_IF_ERROR(m.wait_in_flight());
+  return m.move_feature_map(base);
+}
+
+size_t ModelRunner::feature_map_alignment() const { return impl_->arena_alignment; }
+
+Status ModelRunner::execute_bound_async(std::span<const void* const> inputs, std::span<void* const> outputs,
+                                        Stream& stream) {
+  Impl& m = *impl_;
+  GE_RETURN_IF_ERROR(m.wait_in_flight());
+  GE_RETURN_IF_ERROR(m.check_launch(inputs, outputs));
+  std::vector<const void*> in(inputs.begin(), inputs.end());
+  std::vector<void*> out(outputs.begin(), outputs.end());
+  std::vector<Task> head, tail;
+  if (m.ready == nullptr) {
+    GE_ASSIGN_OR_RETURN(m.ready, m.device->create_event());
+    GE_ASSIGN_OR_RETURN(m.done, m.device->create_event());
+  }
+  head.push_back(EventWaitTask{m.ready.get()});
+  if (m.find_misaligned(inputs, outputs)) GE_RETURN_IF_ERROR(m.stage_misaligned(inputs, outputs, in, out, head, tail));
+  GE_RETURN_IF_ERROR(m.bind_io(in, out));
+  m.copy_tasks(m.copies_in, in, out, head);
+  std::vector<Task> after_model;
+  m.copy_tasks(m.copies_out, in, out, after_model);
+  tail.insert(tail.begin(), after_model.begin(), after_model.end());  // pass-through outputs before the copy-outs
+  tail.push_back(EventRecordTask{m.done.get()});
+  // The caller's stream: what it queued so far comes first; what it queues next waits.
+  const Task record_ready = EventRecordTask{m.ready.get()};
+  GE_RETURN_IF_ERROR(stream.submit({&record_ready, 1}).with_context("execute_bound_async: the caller's stream"));
+  GE_RETURN_IF_ERROR(m.stream_pointers[0]->submit(head));
+  m.in_flight = true;  // from here the tables are the launch's: the next execute waits for `done`
+  if (m.captured != nullptr) {
+    GE_RETURN_IF_ERROR(m.captured->execute(m.stream_pointers).with_context("graph '" + m.graph->name() + "'"));
+  }
+  GE_RETURN_IF_ERROR(m.stream_pointers[0]->submit(tail));
+  const Task wait_done = EventWaitTask{m.done.get()};
+  return stream.submit({&wait_done, 1}).with_context("execute_bound_async: the caller's stream");
 }
 
 std::vector<std::string> ModelRunner::copied_io() const {
@@ -1046,14 +1300,7 @@ std::vector<std::string> ModelRunner::copied_io() const {
 
 Status ModelRunner::execute_aligned(std::span<const void* const> inputs, std::span<void* const> outputs) {
   Impl& m = *impl_;
-  for (const IoPatch& patch : m.patches) {
-    const void* address = m.address(patch.location, inputs, outputs);
-    if (patch.read != nullptr) *patch.read = address;
-    if (patch.write != nullptr) *patch.write = const_cast<void*>(address);
-  }
-  for (const Impl::PatchedCopy& copy : m.patched_copies) {
-    GE_RETURN_IF_ERROR(m.captured->update_task_group(copy.group, {m.tasks[copy.stream].data() + copy.task, 1}));
-  }
+  GE_RETURN_IF_ERROR(m.bind_io(inputs, outputs));
   GE_RETURN_IF_ERROR(m.run_copies(m.copies_in, inputs, outputs, "copying graph inputs into the feature map"));
   if (m.captured != nullptr) {
     GE_RETURN_IF_ERROR(m.captured->run(m.stream_pointers).with_context("graph '" + m.graph->name() + "'"));

@@ -232,24 +232,18 @@ TEST_P(ModelRunnerTest, MisalignedCallerBuffersAreCopiedNotBoundZeroCopy) {
   ASSERT_TRUE(runner->execute({{"x", Tensor::borrow(DataType::kFloat32, {5}, host + 8)}}, outputs).is_ok());
   EXPECT_TRUE(runner->copied_io().empty());
 
+  // Device buffers at misaligned offsets: copied in and out in stream order on any device.
   Device& device = backend().device();
-  if (device.host_accessible()) {
-    std::memcpy(host + 8, values, sizeof values);
-    float* out = host + 17;  // 4 bytes past a 32-byte boundary
-    const void* ins[] = {host + 8};
-    void* outs[] = {out};
-    ASSERT_TRUE(runner->execute_bound(ins, outs).is_ok());
-    EXPECT_EQ(std::vector<float>(out, out + 5), (std::vector<float>{-1, -2, -3, -4, -5}));
-    EXPECT_EQ(runner->copied_io(), std::vector<std::string>{"output 'y'"});
-  } else {
-    void* buffer = device.allocate(64).value();
-    const void* ins[] = {static_cast<char*>(buffer) + 4};
-    void* outs[] = {static_cast<char*>(buffer) + 32};
-    Status refused = runner->execute_bound(ins, outs);
-    EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
-    EXPECT_NE(refused.message().find("input 'x' is not 32-byte aligned"), std::string::npos) << refused.message();
-    device.deallocate(buffer);
-  }
+  char* buffer = static_cast<char*>(device.allocate(256).value());
+  ASSERT_TRUE(device.copy_to_device(buffer + 4, values, sizeof values).is_ok());
+  const void* ins[] = {buffer + 4};
+  void* outs[] = {buffer + 100};
+  ASSERT_TRUE(runner->execute_bound(ins, outs).is_ok());
+  float got[5] = {};
+  ASSERT_TRUE(device.copy_to_host(got, buffer + 100, sizeof got).is_ok());
+  EXPECT_EQ(std::vector<float>(got, got + 5), (std::vector<float>{-1, -2, -3, -4, -5}));
+  EXPECT_EQ(runner->copied_io(), (std::vector<std::string>{"input 'x'", "output 'y'"}));
+  device.deallocate(buffer);
 }
 
 TEST_P(ModelRunnerTest, RejectsBadBindings) {
@@ -529,6 +523,122 @@ TEST_P(ModelRunnerTest, PlannedConcatCopiesOnlyInputsOutsideTheirSlices) {
   // Again with other buffers: the copy out of the caller's input (a task group of the
   // captured model) follows the new addresses.
   expect_same_outputs(*planned, *unplanned, {{"x", ramp({1, 8}, 3.0f)}});
+}
+
+// Seed 000's refreshable feature-map base: the caller hands in the arena per execute.
+TEST_P(ModelRunnerTest, CallerFeatureMapIsBoundPerExecuteAndSharedBetweenRunners) {
+  auto g = new_graph("caller_arena");
+  Value* x = g->add_input("x", TensorDesc::of(DataType::kFloat32, {1, 8}));
+  Value* w = g->add_initializer("w", ramp({1, 8}, 2.0f));
+  Node* relu = g->add_node("Relu", {x}, 1, "relu");
+  Node* cat = g->add_node("Concat", {x, relu->output(0), w}, 1, "cat");  // copies into arena slices
+  cat->set_attribute("axis", Attribute(int64_t{1}));
+  Node* neg = g->add_node("Neg", {cat->output(0)}, 1, "neg");
+  Node* exp = g->add_node("Exp", {neg->output(0)}, 1, "exp", {"y"});
+  g->add_output(exp->output(0));
+  ASSERT_TRUE(ops().infer_graph(*g).is_ok());
+  auto reference = load(*g, 1);
+  ASSERT_NE(reference, nullptr);
+  Device& device = backend().device();
+  for (bool planned : {false, true}) {
+    SCOPED_TRACE(planned ? "memory plan" : "first-fit arena");
+    ModelRunnerOptions options;
+    if (planned) options.memory_assigners = plugins().host.memory_assigners();
+    options.caller_feature_map = true;
+    auto a = ModelRunner::load(*g, backend(), options);
+    auto b = ModelRunner::load(*g, backend(), options);
+    ASSERT_TRUE(a.is_ok() && b.is_ok()) << a.status().to_string() << b.status().to_string();
+    ModelRunner& first = **a;
+    ModelRunner& second = **b;
+    ASSERT_GT(first.feature_map_bytes(), 0u);
+    std::vector<Tensor> out;
+    const Status unbound = first.execute({{"x", ramp({1, 8}, -3.0f)}}, out);
+    EXPECT_EQ(unbound.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(unbound.message().find("bind_feature_map"), std::string::npos) << unbound.message();
+
+    const size_t bytes = first.feature_map_bytes(), alignment = first.feature_map_alignment();
+    char* arena_a = static_cast<char*>(device.allocate(bytes, alignment).value());
+    char* arena_b = static_cast<char*>(device.allocate(bytes, alignment).value());
+    EXPECT_EQ(first.bind_feature_map(arena_a + 1).code(), StatusCode::kInvalidArgument);  // misaligned
+    const std::vector<char> sentinel(bytes, '\x5a');
+    for (float start : {-3.0f, 1.0f}) {
+      const NamedTensors feeds = {{"x", ramp({1, 8}, start)}};
+      std::vector<Tensor> want, got_a, got_b;
+      ASSERT_TRUE(reference->execute(feeds, want).is_ok());
+      // Run on arena A, then move to arena B with A filled with a sentinel: a run on B
+      // that still touched A would change it.
+      ASSERT_TRUE(first.bind_feature_map(arena_a).is_ok());
+      ASSERT_TRUE(first.execute(feeds, got_a).is_ok());
+      EXPECT_EQ(values_of(got_a[0]), values_of(want[0]));
+      ASSERT_TRUE(device.copy_to_device(arena_a, sentinel.data(), bytes).is_ok());
+      ASSERT_TRUE(first.bind_feature_map(arena_b).is_ok());
+      ASSERT_TRUE(first.execute(feeds, got_b).is_ok());
+      EXPECT_EQ(values_of(got_b[0]), values_of(want[0]));
+      std::vector<char> after(bytes);
+      ASSERT_TRUE(device.copy_to_host(after.data(), arena_a, bytes).is_ok());
+      EXPECT_EQ(after, sentinel);
+      // A second model of the same plan shares arena B between runs of the first.
+      ASSERT_TRUE(second.bind_feature_map(arena_b).is_ok());
+      std::vector<Tensor> got_second;
+      ASSERT_TRUE(second.execute(feeds, got_second).is_ok());
+      EXPECT_EQ(values_of(got_second[0]), values_of(want[0]));
+    }
+    device.deallocate(arena_a);
+    device.deallocate(arena_b);
+  }
+  EXPECT_EQ(reference->bind_feature_map(nullptr).code(), StatusCode::kInvalidArgument);  // owns its arena
+}
+
+// ACL's ExecuteAsync: the model joins the order of a stream the caller owns.
+TEST_P(ModelRunnerTest, AsyncExecuteRunsInTheCallersStreamOrder) {
+  auto g = new_graph("async");
+  Value* x = g->add_input("x", TensorDesc::of(DataType::kFloat32, {1, 1024}));
+  Node* a = g->add_node("Abs", {x}, 1, "abs");
+  Node* n = g->add_node("Neg", {a->output(0)}, 1, "neg");
+  g->add_output(g->add_node("Exp", {n->output(0)}, 1, "exp", {"y"})->output(0));
+  auto runner = load(*g, 1);
+  ASSERT_NE(runner, nullptr);
+  auto reference = load(*g, 1);
+  Device& device = backend().device();
+  auto stream = device.create_stream();
+  ASSERT_TRUE(stream.is_ok()) << stream.status().to_string();
+  const size_t bytes = 1024 * sizeof(float);
+  std::vector<char*> buffers;
+  for (int i = 0; i < 6; ++i) buffers.push_back(static_cast<char*>(device.allocate(bytes).value()));
+  char *source1 = buffers[0], *source2 = buffers[1], *in = buffers[2], *out = buffers[3], *result1 = buffers[4],
+       *result2 = buffers[5];
+  const Tensor x1 = ramp({1, 1024}, -5.0f), x2 = ramp({1, 1024}, 7.0f);
+  ASSERT_TRUE(device.copy_to_device(source1, x1.raw_data(), bytes).is_ok());
+  ASSERT_TRUE(device.copy_to_device(source2, x2.raw_data(), bytes).is_ok());
+  const void* ins[] = {in};
+  void* outs[] = {out};
+  // On the caller's stream: fill the input, run the model, copy its output away; twice,
+  // reusing the same buffers, all queued before one synchronize.
+  for (auto [source, result] : {std::pair{source1, result1}, std::pair{source2, result2}}) {
+    const Task fill = MemcpyTask{in, source, bytes};
+    ASSERT_TRUE((*stream)->submit({&fill, 1}).is_ok());
+    ASSERT_TRUE(runner->execute_bound_async(ins, outs, **stream).is_ok());
+    const Task take = MemcpyTask{result, out, bytes};
+    ASSERT_TRUE((*stream)->submit({&take, 1}).is_ok());
+  }
+  ASSERT_TRUE((*stream)->synchronize().is_ok());
+  for (auto [feed, result] : {std::pair{&x1, result1}, std::pair{&x2, result2}}) {
+    std::vector<Tensor> want;
+    ASSERT_TRUE(reference->execute({{"x", *feed}}, want).is_ok());
+    std::vector<float> got(1024);
+    ASSERT_TRUE(device.copy_to_host(got.data(), result, bytes).is_ok());
+    EXPECT_EQ(got, values_of(want[0]));
+  }
+  // A synchronous execute after an asynchronous one waits for it.
+  ASSERT_TRUE(runner->execute_bound_async(ins, outs, **stream).is_ok());
+  std::vector<Tensor> sync_out;
+  ASSERT_TRUE(runner->execute({{"x", x1}}, sync_out).is_ok());
+  ASSERT_TRUE((*stream)->synchronize().is_ok());
+  std::vector<Tensor> want;
+  ASSERT_TRUE(reference->execute({{"x", x1}}, want).is_ok());
+  EXPECT_EQ(values_of(sync_out[0]), values_of(want[0]));
+  stream->reset();
+  for (char* p : buffers) device.deallocate(p);
 }
 
 TEST_P(ModelRunnerTest, PlannedRunWithoutZeroCopyIoCopiesInputsAndOutputs) {

@@ -3,8 +3,9 @@
 /// one call per execute.
 ///
 /// Loading prepares every kernel, allocates one feature-map arena, copies the weights to
-/// the device, plans streams and events (ge/runtime/stream_plan.h) and builds argument
-/// tables in which every address is resolved. Given memory assigners, a model on one
+/// the device (identical ones stored once, the region in one copy), plans streams and
+/// events (ge/runtime/stream_plan.h) and builds argument tables in which every address
+/// is resolved. Given memory assigners, a model on one
 /// stream runs out of a validated GraphMemoryPlan (ge/memory_plan.h): in-place values,
 /// views and Concat slices share bytes, a view at its input's address and a Concat whose
 /// inputs already sit in their slices run no task. Otherwise values whose lifetimes do
@@ -100,9 +101,20 @@ struct ModelRunnerOptions {
   /// `kernels`, and checks that the task lists it builds equal `tasks`. Any mismatch is
   /// kInvalidArgument naming what differs. Indices refer to the graph passed to load.
   const CompiledPlans* precompiled = nullptr;
+  /// The feature map is the caller's (seed 000's refreshable feature-map base): load
+  /// allocates none, and every execute needs one bound first (bind_feature_map, or the
+  /// execute_bound overload taking it), of feature_map_bytes() at feature_map_alignment().
+  /// Lets models that never run at once share one arena. The weights stay the runner's
+  /// (the fixed region).
+  bool caller_feature_map = false;
   /// When set, execute() takes its output tensors from this pool (not zeroed: every
   /// output is written) instead of allocating zeroed ones per run.
   std::shared_ptr<TensorPool> output_pool;
+  /// GE's Shrink (seed 000): on a device the host cannot address, once the weights are
+  /// on the device the runner's graph drops its host copies (initializers keep dtype and
+  /// shape, with no data), so host memory holds no second copy of the weights. No effect
+  /// on a host-accessible device, whose kernels read the constants in place.
+  bool shrink = false;
 };
 
 /// Caller buffers bound zero-copy must be aligned to this (GE's zero-copy alignment; the
@@ -131,23 +143,44 @@ class ModelRunner {
   /// Runs once on caller-owned device buffers: one address per runtime input and per
   /// graph output, in graph order, each holding the declared byte size. Only the I/O
   /// address slots of the argument tables are rewritten. A buffer is bound zero-copy
-  /// when it is kZeroCopyAlignment-aligned; otherwise, on a host-accessible device, the
-  /// runner copies it through an aligned buffer of its own (copied_io() names it), and on
-  /// any other device the run fails with kInvalidArgument naming it.
+  /// when it is kZeroCopyAlignment-aligned; otherwise the runner copies it through an
+  /// aligned device buffer of its own, in stream order (copied_io() names it).
   Status execute_bound(std::span<const void* const> inputs, std::span<void* const> outputs);
+  /// Same on the feature map at `feature_map` (a runner loaded with caller_feature_map):
+  /// the feature-map base is refreshed like the I/O slots, when it moved.
+  Status execute_bound(std::span<const void* const> inputs, std::span<void* const> outputs, void* feature_map);
+  /// Launches on `stream` (a stream of this runner's device the caller owns) and returns
+  /// at once: the model starts after the work queued on `stream` so far, and work queued
+  /// on `stream` afterwards starts after the model (events, created once per runner).
+  /// The buffers must stay valid until then. A later execute of this runner first waits
+  /// for this launch (the argument tables are its until it ends).
+  Status execute_bound_async(std::span<const void* const> inputs, std::span<void* const> outputs, Stream& stream);
+  /// Points every feature-map address of the task lists at `base` (device memory of
+  /// feature_map_bytes() at feature_map_alignment()); only for a runner loaded with
+  /// caller_feature_map. Argument-table slots are rewritten, tasks holding feature-map
+  /// addresses by value are updated as task groups of the captured model.
+  Status bind_feature_map(void* base);
   /// The inputs and outputs ("input 'x'", "output 'y'") the latest execute copied instead
   /// of binding them zero-copy, because their buffers were not aligned.
   std::vector<std::string> copied_io() const;
 
+  /// The loaded graph (after a load with `shrink` that dropped the weights, its
+  /// initializers have dtype and shape but no data).
   const Graph& graph() const;
   const StreamPlan& stream_plan() const;
   /// The sunk task lists, one per stream (kernel launches and event record/wait).
   const std::vector<std::vector<Task>>& stream_tasks() const;
   size_t feature_map_bytes() const;
+  /// The alignment a caller-supplied feature map needs (the memory plan's).
+  size_t feature_map_alignment() const;
   size_t weight_bytes() const;
   /// Bytes of the runner's own copy of the weights: 0 on a host-accessible device, where
   /// kernels read the constants in place.
   size_t weight_copy_bytes() const;
+  /// Bytes of constant data graph() still holds on the host (storage shared by several
+  /// initializers counted once); 0 after a load with `shrink` on a device the host cannot
+  /// address.
+  size_t host_weight_bytes() const;
   /// The plan the runner executes (its nodes and values are graph()'s), or null when it
   /// uses the first-fit arena.
   const GraphMemoryPlan* memory_plan() const;
