@@ -105,4 +105,14 @@ if run "$work/softmax_axis0.onnx" --backend toy --input x=random -v > "$work/ref
 fi
 grep -q "toy backend: only Softmax over the last axis is supported" "$work/refused.txt" ||
   { cat "$work/refused.txt"; fail "no refusal reason"; }
-echo "toy backend: built against $prefix; the CNN ran in the task sink, two streams matched the cpu backend"
+# The backend conformance kit, as installed, on the toy backend: device memory, streams,
+# events, the task sink and capture must pass (kernel cases of ops toy lacks are skipped).
+[[ -x $prefix/bin/ge-backend-conformance ]] || fail "the install has no ge-backend-conformance"
+"$prefix/bin/ge-backend-conformance" --plugins "$registry" --backend toy > "$work/conformance.txt" 2>&1 ||
+  { cat "$work/conformance.txt"; fail "the conformance kit fails on toy"; }
+for test in DeviceMemory.LargeRoundTripIsBitExact Streams.MemcpyTasksRunInSubmissionOrder \
+            Events.WaitOrdersWorkAcrossStreams TaskSink.SessionRunsThroughTheTaskSink \
+            TaskSink.TwoStreamsMatchTheReference Capture.ReplayMatchesTheReference Capture.ForkJoinReplaysOnTwoStreams; do
+  grep -q "\[       OK \] toy/$test" "$work/conformance.txt" || { cat "$work/conformance.txt"; fail "conformance: $test did not pass"; }
+done
+echo "toy backend: built against $prefix; the CNN ran in the task sink, two streams matched the cpu backend; conformance kit passed"
