@@ -108,6 +108,18 @@ class SampleModelTest(unittest.TestCase):
         fortran = np.asfortranarray(self.x)
         np.testing.assert_allclose(self.session.run({"input": fortran})["output"], self.expected, rtol=0, atol=1e-4)
 
+    def test_misaligned_input_is_copied_not_bound(self):
+        # A C-contiguous array 4 bytes past an aligned address: the engine binds only
+        # 32-byte-aligned buffers zero-copy and copies this one.
+        raw = np.zeros(self.x.size * 4 + 64, dtype=np.uint8)
+        start = (-raw.ctypes.data) % 64 + 4
+        misaligned = raw[start:start + self.x.nbytes].view(np.float32).reshape(self.x.shape)
+        misaligned[...] = self.x
+        self.assertEqual(misaligned.ctypes.data % 32, 4)
+        for _ in range(2):
+            np.testing.assert_allclose(self.session.run({"input": misaligned})["output"], self.expected,
+                                       rtol=0, atol=1e-4)
+
     def test_wrong_dtype_raises_the_engine_message(self):
         with self.assertRaises(ValueError) as caught:
             self.session.run({"input": self.x.astype(np.float64)})
