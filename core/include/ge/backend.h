@@ -99,6 +99,9 @@ class Device {
   virtual std::vector<TaskTraceRecord> take_task_trace() { return {}; }
   /// True when trace times are the device's simulated clock rather than wall time.
   virtual bool simulated_time() const { return false; }
+  /// Tasks one stream's queue holds (the hardware submission queue depth); 0: unbounded.
+  /// Stream capture splits captured work into cascade lists that fit it. Default: 0.
+  virtual size_t queue_depth() const { return 0; }
 };
 
 /// How a backend's kernel for one node handles tensor storage formats (GE's "format":
@@ -137,6 +140,15 @@ class Backend {
   virtual Status set_intra_op_threads(int threads) {
     (void)threads;
     return Status::ok();
+  }
+  /// SuperKernel (seed 001): one kernel that runs `tasks` — consecutive launches of one
+  /// stream, each of a kernel this backend prepared — in order, at the cost of one launch.
+  /// The result's own KernelArgs are unused: each inner task keeps its args, whose address
+  /// arrays the caller keeps alive and may rewrite between launches (I/O refresh). A
+  /// failing inner kernel makes the whole launch fail with its code. Default: kUnsupported.
+  virtual Result<PreparedKernel> prepare_super_kernel(std::span<const KernelTask> tasks) const {
+    (void)tasks;
+    return unsupported("backend '" + name() + "' has no super kernels");
   }
 };
 

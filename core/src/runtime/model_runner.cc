@@ -9,6 +9,9 @@
 #include <string>
 #include <unordered_map>
 #include <cstring>
+#include <deque>
+#include <set>
+#include <map>
 #include <unordered_set>
 #include <utility>
 #include <variant>
@@ -168,6 +171,17 @@ struct ModelRunner::Impl {
   std::unique_ptr<Event> ready, done;
   bool in_flight = false;
   std::vector<std::vector<Task>> tasks;
+  /// Per stream and task: the step of a kernel launch, SIZE_MAX for other tasks.
+  std::vector<std::vector<size_t>> task_step;
+  /// SuperKernel (seed 001): per stream, runs of consecutive small kernel launches
+  /// [begin, end) of `tasks` the capture holds as one launch of `task`.
+  struct SuperRun {
+    size_t end = 0;
+    KernelTask task;
+  };
+  std::vector<std::map<size_t, SuperRun>> super_runs;
+  std::vector<PreparedKernel> super_kernels;  // their kernels, kept for the launches
+  std::deque<std::string> super_labels;       // their KernelTask::node strings
   std::vector<std::vector<TaskDef>> task_defs;  // tasks' pointer-free twins, for model files
   /// Submission order: (stream, first task, end task); consecutive tasks of one stream in
   /// the global topological order. Waits make the order irrelevant on asynchronous
@@ -203,6 +217,7 @@ struct ModelRunner::Impl {
   struct HostWeight {
     size_t offset = 0, bytes = 0;
     const char* data = nullptr;
+    const Tensor* tensor = nullptr;  // the graph's constant holding `data`
   };
   bool weights_in_place = false;
   std::vector<HostWeight> host_weights;
@@ -321,33 +336,59 @@ struct ModelRunner::Impl {
     return Status::ok();
   }
 
-  /// Weight merging (seed 001): the region goes to the device from one host staging
-  /// image (padding zeroed) in one copy, not one copy per weight. A region larger than
-  /// kWeightStagingBytes goes in images of at most that size, and a weight larger than
-  /// that in a copy of its own, so that staging never costs more host memory than that.
+  /// Weight merging (seed 001): the region goes to the device in as few copies as its
+  /// host layout allows, never staging bytes where that costs more than it saves. Weights
+  /// whose bytes lie in one host block at the distances of their region offsets (a .gem
+  /// file's weights partition, written in the region's layout) go in one copy straight
+  /// from that block: a compiled model's whole region in one copy. Of the rest, those
+  /// under kDirectCopyBytes are gathered into host staging images (padding zeroed, at most
+  /// kStagingImageBytes each), one copy per image; larger ones are copied from their own
+  /// bytes, as staging them would cost a host pass over as many bytes as the copy moves.
   Status upload_weights(const std::string& where) {
-    constexpr size_t kWeightStagingBytes = size_t{64} << 20;
-    std::vector<char> image;  // the region's bytes [begin, begin + image.size())
-    image.reserve(std::min(weights_bytes, kWeightStagingBytes));
-    size_t begin = 0;
+    constexpr size_t kDirectCopyBytes = size_t{64} << 10;
+    constexpr size_t kStagingImageBytes = size_t{16} << 20;
+    constexpr size_t kMaxPadding = 4096;  // between two weights of one block copied together
+    char* base = static_cast<char*>(weights);
+    std::vector<char> image;  // region bytes [image_begin, image_begin + image.size())
+    size_t image_begin = 0;
     auto flush = [&]() -> Status {
       if (image.empty()) return Status::ok();
-      Status copied = device->copy_to_device(static_cast<char*>(weights) + begin, image.data(), image.size());
+      Status copied = device->copy_to_device(base + image_begin, image.data(), image.size());
       image.clear();
-      return copied.with_context(where + ": copying the weights region");
+      return copied.with_context(where + ": copying weights");
     };
-    for (const HostWeight& w : host_weights) {  // sorted by offset
-      if (w.bytes == 0) continue;
-      if (w.bytes > kWeightStagingBytes) {
-        GE_RETURN_IF_ERROR(flush());
-        GE_RETURN_IF_ERROR(device->copy_to_device(static_cast<char*>(weights) + w.offset, w.data, w.bytes)
-                               .with_context(where + ": copying weights"));
+    const auto address = [](const HostWeight& w) { return reinterpret_cast<uintptr_t>(w.data); };
+    for (size_t i = 0; i < host_weights.size();) {  // sorted by offset
+      const HostWeight& first = host_weights[i];
+      if (first.bytes == 0) {
+        ++i;
         continue;
       }
-      if (!image.empty() && w.offset + w.bytes - begin > kWeightStagingBytes) GE_RETURN_IF_ERROR(flush());
-      if (image.empty()) begin = w.offset;
-      image.resize(std::max(image.size(), w.offset + w.bytes - begin), '\0');
-      std::memcpy(image.data() + (w.offset - begin), w.data, w.bytes);
+      // The piece [i, j): weights laid out in first's block as in the region.
+      size_t j = i + 1, end = first.offset + first.bytes;
+      for (; j < host_weights.size(); ++j) {
+        const HostWeight& w = host_weights[j];
+        if (w.bytes == 0) continue;
+        if (first.tensor == nullptr || w.tensor == nullptr || !w.tensor->shares_storage_with(*first.tensor) ||
+            w.offset < end || w.offset - end > kMaxPadding || address(w) - address(first) != w.offset - first.offset) {
+          break;
+        }
+        end = w.offset + w.bytes;
+      }
+      const size_t bytes = end - first.offset;
+      if (bytes >= kDirectCopyBytes) {
+        GE_RETURN_IF_ERROR(
+            device->copy_to_device(base + first.offset, first.data, bytes).with_context(where + ": copying weights"));
+      } else {
+        if (!image.empty() &&
+            (first.offset - (image_begin + image.size()) > kDirectCopyBytes || end - image_begin > kStagingImageBytes)) {
+          GE_RETURN_IF_ERROR(flush());
+        }
+        if (image.empty()) image_begin = first.offset;
+        image.resize(end - image_begin, '\0');
+        std::memcpy(image.data() + (first.offset - image_begin), first.data, bytes);
+      }
+      i = j;
     }
     return flush();
   }
@@ -357,7 +398,7 @@ struct ModelRunner::Impl {
   Status copy_weight(const Value* value, size_t offset, const std::string& where) {
     (void)where;
     const Tensor& data = *value->constant();
-    host_weights.push_back({offset, data.byte_size(), static_cast<const char*>(data.raw_data())});
+    host_weights.push_back({offset, data.byte_size(), static_cast<const char*>(data.raw_data()), &data});
     return Status::ok();
   }
 
@@ -590,6 +631,7 @@ struct ModelRunner::Impl {
     input_table.assign(input_total, nullptr);
     output_table.assign(output_total, nullptr);
     tasks.resize(streams.size());
+    task_step.resize(streams.size());
     task_defs.resize(streams.size());
 
     std::vector<std::vector<size_t>> waits_before(order.size()), records_after(order.size());
@@ -732,6 +774,8 @@ struct ModelRunner::Impl {
           }
         }
         def.addresses.push_back(to_task_address(workspace[step]));
+        task_step[s].resize(list.size(), SIZE_MAX);
+        task_step[s].push_back(step);
         list.push_back(task);
         defs.push_back(std::move(def));
       }
@@ -773,6 +817,11 @@ struct ModelRunner::Impl {
   }
 
   Status capture(Device& device, const std::string& where);
+  /// Groups runs of at least two consecutive kernel launches of one chunk whose node
+  /// writes at most `max_bytes` into super kernels of the backend (none when it has none).
+  Status build_super_kernels(size_t max_bytes, const std::string& where);
+  /// Submits tasks [begin, end) of stream `s` on `stream`, each super-kernel run as one.
+  Status submit_range(CaptureStream& stream, size_t s, size_t begin, size_t end);
   /// Checks a launch's buffer counts and that a caller feature map is bound.
   Status check_launch(std::span<const void* const> inputs, std::span<void* const> outputs) const;
   /// Lists the caller buffers that are not zero-copy aligned (copied_inputs/outputs);
@@ -806,6 +855,66 @@ struct ModelRunner::Impl {
   }
 };
 
+Status ModelRunner::Impl::submit_range(CaptureStream& stream, size_t s, size_t begin, size_t end) {
+  if (super_runs.empty()) return stream.submit({tasks[s].data() + begin, end - begin});
+  const std::map<size_t, SuperRun>& runs = super_runs[s];
+  size_t at = begin;
+  for (auto run = runs.lower_bound(begin); run != runs.end() && run->first < end; ++run) {
+    if (run->first > at) GE_RETURN_IF_ERROR(stream.submit({tasks[s].data() + at, run->first - at}));
+    const Task super = run->second.task;
+    GE_RETURN_IF_ERROR(stream.submit({&super, 1}));
+    at = run->second.end;
+  }
+  return at < end ? stream.submit({tasks[s].data() + at, end - at}) : Status::ok();
+}
+
+Status ModelRunner::Impl::build_super_kernels(size_t max_bytes, const std::string& where) {
+  // A caller feature map rewrites workspace fields of `tasks` in place: no copies of them.
+  if (max_bytes == 0 || caller_feature_map) return Status::ok();
+  std::set<std::pair<size_t, size_t>> grouped;
+  for (const PatchedCopy& copy : patched_copies) grouped.emplace(copy.stream, copy.task);
+  auto small = [&](size_t s, size_t t) {
+    if (t >= task_step[s].size() || task_step[s][t] == SIZE_MAX || grouped.count({s, t})) return false;
+    size_t bytes = 0;
+    for (const Value* out : order[task_step[s][t]]->outputs()) {
+      if (out->desc().is_static()) bytes += element_count(out->desc().static_dims()) * element_size(out->desc().dtype);
+    }
+    return bytes <= max_bytes;
+  };
+  super_runs.assign(tasks.size(), {});
+  for (const Chunk& chunk : chunks) {
+    for (size_t t = chunk.begin; t < chunk.end;) {
+      size_t end = t;
+      while (end < chunk.end && small(chunk.stream, end)) ++end;
+      if (end - t < 2) {
+        t = std::max(end, t + 1);
+        continue;
+      }
+      std::vector<KernelTask> span;
+      for (size_t k = t; k < end; ++k) span.push_back(std::get<KernelTask>(tasks[chunk.stream][k]));
+      Result<PreparedKernel> kernel = backend->prepare_super_kernel(span);
+      if (!kernel.is_ok()) {
+        super_runs.clear();
+        if (kernel.status().code() == StatusCode::kUnsupported) return Status::ok();
+        return kernel.status().with_context(where + ": preparing a super kernel");
+      }
+      super_kernels.push_back(std::move(kernel).value());
+      const PreparedKernel& prepared = super_kernels.back();
+      super_labels.push_back("super kernel of " + std::to_string(end - t) + " nodes, " +
+                             node_labels[task_step[chunk.stream][t]] + " to " + node_labels[task_step[chunk.stream][end - 1]]);
+      SuperRun run;
+      run.end = end;
+      run.task.function = prepared.function;
+      run.task.args.params = prepared.params.get();
+      run.task.name = prepared.name.c_str();
+      run.task.node = super_labels.back().c_str();
+      super_runs[chunk.stream].emplace(t, run);
+      t = end;
+    }
+  }
+  return Status::ok();
+}
+
 /// Builds `captured` from the task lists through stream capture: stream 0 records a fork
 /// event every other stream waits on first (so each joins the capture before its own
 /// tasks), chunks go in submission order, and every other stream ends with a join event
@@ -816,7 +925,8 @@ Status ModelRunner::Impl::capture(Device& device, const std::string& where) {
   if (task_total == 0) return Status::ok();
   auto fail = [&](const Status& status) { return status.with_context(where + ": capturing the task lists"); };
   CaptureStream& origin = *streams[0];
-  if (Status status = begin_capture(origin, CaptureMode::kGlobal); !status.is_ok()) return fail(status);
+  // Thread-local: loads on other threads (a session's sibling runners) go on meanwhile.
+  if (Status status = begin_capture(origin, CaptureMode::kThreadLocal); !status.is_ok()) return fail(status);
   auto abort_capture = [&](const Status& status) {
     (void)end_capture(origin);
     return fail(status);
@@ -849,8 +959,7 @@ Status ModelRunner::Impl::capture(Device& device, const std::string& where) {
       PatchedCopy& copy = *patched;
       if (copy.stream != chunk.stream || copy.task < chunk.begin || copy.task >= chunk.end) continue;
       if (copy.task > begin) {
-        if (Status status = stream.submit({tasks[chunk.stream].data() + begin, copy.task - begin}); !status.is_ok())
-          return abort_capture(status);
+        if (Status status = submit_range(stream, chunk.stream, begin, copy.task); !status.is_ok()) return abort_capture(status);
       }
       if (Status status = begin_task_group(stream); !status.is_ok()) return abort_capture(status);
       if (Status status = stream.submit({tasks[chunk.stream].data() + copy.task, 1}); !status.is_ok())
@@ -861,8 +970,7 @@ Status ModelRunner::Impl::capture(Device& device, const std::string& where) {
       begin = copy.task + 1;
     }
     if (chunk.end > begin) {
-      if (Status status = stream.submit({tasks[chunk.stream].data() + begin, chunk.end - begin}); !status.is_ok())
-        return abort_capture(status);
+      if (Status status = submit_range(stream, chunk.stream, begin, chunk.end); !status.is_ok()) return abort_capture(status);
     }
   }
   for (size_t s = 1; s < streams.size(); ++s) {
@@ -1133,6 +1241,7 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
     }
   }
 
+  GE_RETURN_IF_ERROR(impl->build_super_kernels(options.super_kernel_max_bytes, where));
   GE_RETURN_IF_ERROR(impl->capture(device, where));
 
   if (!device.host_accessible()) {
@@ -1256,6 +1365,8 @@ Status ModelRunner::bind_feature_map(void* base) {
 }
 
 size_t ModelRunner::feature_map_alignment() const { return impl_->arena_alignment; }
+
+size_t ModelRunner::super_kernel_count() const { return impl_->super_kernels.size(); }
 
 Status ModelRunner::execute_bound_async(std::span<const void* const> inputs, std::span<void* const> outputs,
                                         Stream& stream) {

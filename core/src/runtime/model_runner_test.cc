@@ -641,6 +641,72 @@ TEST_P(ModelRunnerTest, AsyncExecuteRunsInTheCallersStreamOrder) {
   for (char* p : buffers) device.deallocate(p);
 }
 
+// Seed 001's SuperKernel: a run of tiny launches costs one launch.
+TEST_P(ModelRunnerTest, SuperKernelsLaunchARunOfTinyKernelsOnce) {
+  auto g = new_graph("tiny_chain");
+  Value* x = g->add_input("x", TensorDesc::of(DataType::kInt32, {16}));
+  Value* d = g->add_input("d", TensorDesc::of(DataType::kInt32, {16}));
+  Value* v = x;
+  const char* chain[] = {"Neg", "Abs", "Neg", "Abs", "Neg", "Abs", "Neg", "Abs"};
+  for (size_t i = 0; i < std::size(chain); ++i) v = g->add_node(chain[i], {v}, 1, "op" + std::to_string(i))->output(0);
+  // A divide by the caller's `d`: fails inside the run when d holds a zero.
+  g->add_output(g->add_node("Div", {v, d}, 1, "div", {"y"})->output(0));
+  ASSERT_TRUE(ops().infer_graph(*g).is_ok());
+  auto plain = load(*g, 1);
+  ModelRunnerOptions options;
+  options.super_kernel_max_bytes = 64;  // each node writes 16 int32: 64 bytes
+  auto super = ModelRunner::load(*g, backend(), options);
+  ASSERT_TRUE(super.is_ok()) << super.status().to_string();
+  ASSERT_NE(plain, nullptr);
+  EXPECT_EQ(plain->super_kernel_count(), 0u);
+  EXPECT_EQ((*super)->super_kernel_count(), 1u);
+  EXPECT_EQ((*super)->stream_tasks()[0].size(), plain->stream_tasks()[0].size());  // still lists every launch
+  options.super_kernel_max_bytes = 63;  // below every node's output: nothing merged
+  auto none = ModelRunner::load(*g, backend(), options);
+  ASSERT_TRUE(none.is_ok());
+  EXPECT_EQ((*none)->super_kernel_count(), 0u);
+
+  Device& device = backend().device();
+  std::vector<int32_t> values(16), divisors(16, 2);
+  for (int i = 0; i < 16; ++i) values[static_cast<size_t>(i)] = i - 8;
+  const NamedTensors feeds = {{"x", Tensor::from_vector<int32_t>({16}, values)},
+                              {"d", Tensor::from_vector<int32_t>({16}, divisors)}};
+  std::vector<Tensor> want, got;
+  const bool traced = device.set_task_tracing(true).is_ok();
+  (void)device.take_task_trace();
+  ASSERT_TRUE(plain->execute(feeds, want).is_ok());
+  const std::vector<TaskTraceRecord> plain_trace = device.take_task_trace();
+  ASSERT_TRUE((*super)->execute(feeds, got).is_ok());
+  const std::vector<TaskTraceRecord> super_trace = device.take_task_trace();
+  if (traced) (void)device.set_task_tracing(false);
+  EXPECT_EQ(got[0].values<int32_t>()[3], want[0].values<int32_t>()[3]);
+  EXPECT_EQ(std::vector<int32_t>(got[0].values<int32_t>().begin(), got[0].values<int32_t>().end()),
+            std::vector<int32_t>(want[0].values<int32_t>().begin(), want[0].values<int32_t>().end()));
+  if (traced) {
+    auto kernels = [](const std::vector<TaskTraceRecord>& trace) {
+      size_t n = 0;
+      for (const TaskTraceRecord& r : trace) n += r.name != "memcpy" && r.name.rfind("event_", 0) != 0 ? 1 : 0;
+      return n;
+    };
+    EXPECT_EQ(kernels(plain_trace), 9u);
+    EXPECT_EQ(kernels(super_trace), 1u);  // the 9 launches (8 unary ops and the Div) as one
+    if (device.simulated_time() && !plain_trace.empty() && !super_trace.empty()) {
+      // npu_sim charges one launch for the span instead of nine.
+      const double plain_ns = plain_trace.back().end_ns - plain_trace.front().start_ns;
+      const double super_ns = super_trace.back().end_ns - super_trace.front().start_ns;
+      EXPECT_LT(super_ns, plain_ns) << plain_ns << " vs " << super_ns;
+    }
+  }
+  // A failing kernel inside the span fails the launch with its error.
+  divisors[5] = 0;
+  Status bad = (*super)->execute({{"x", Tensor::from_vector<int32_t>({16}, values)},
+                                  {"d", Tensor::from_vector<int32_t>({16}, divisors)}},
+                                 got);
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.message().find("integer division by zero"), std::string::npos) << bad.message();
+  EXPECT_NE(bad.message().find("super kernel of 9 nodes"), std::string::npos) << bad.message();
+}
+
 TEST_P(ModelRunnerTest, PlannedRunWithoutZeroCopyIoCopiesInputsAndOutputs) {
   auto g = new_graph("copied_io");
   Value* x = g->add_input("x", TensorDesc::of(DataType::kFloat32, {2, 8}));

@@ -2,17 +2,24 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <array>
 
 #include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <thread>
 #include <vector>
 
 #include "../fake_components_test_util.h"
 #include "ge/graph.h"
 #include "ge/op_registry.h"
+#include "ge/plugin_host.h"
 #include "ge/runtime/model_runner.h"
 
 namespace ge {
@@ -66,7 +73,10 @@ class TestDevice final : public Device {
   std::string name() const override { return "test"; }
   bool host_accessible() const override { return true; }
   Result<void*> allocate(size_t bytes, size_t) override { return ::operator new(bytes); }
-  void deallocate(void* p) override { ::operator delete(p); }
+  void deallocate(void* p) override {
+    ++deallocations;
+    ::operator delete(p);
+  }
   Status copy_to_device(void* d, const void* s, size_t n) override {
     std::memcpy(d, s, n);
     return Status::ok();
@@ -85,7 +95,16 @@ class TestDevice final : public Device {
     return std::unique_ptr<Event>(new TestEvent());
   }
   std::atomic<int> events_created = 0;
+  std::atomic<int> deallocations = 0;
+  size_t queue_depth() const override { return depth; }
+  size_t depth = 0;  ///< 0: unbounded
 };
+
+std::string this_thread_name() {
+  std::ostringstream out;
+  out << std::this_thread::get_id();
+  return out.str();
+}
 
 constexpr int64_t kCount = 4;
 const ElementCount kParams{kCount};
@@ -142,6 +161,8 @@ TEST_F(StreamCaptureTest, BeginAndEndMoveTheStreamThroughActiveBackToNone) {
   EXPECT_TRUE(end_capture(*stream).is_ok());
   EXPECT_STREQ(capture_status_name(CaptureStatus::kInvalidated), "INVALIDATED");
   EXPECT_STREQ(capture_mode_name(CaptureMode::kThreadLocal), "THREAD_LOCAL");
+  EXPECT_STREQ(capture_status_name(CaptureStatus::kCompleted), "COMPLETED");
+  EXPECT_STREQ(captured_model_state_name(CapturedModelState::kFault), "FAULT");
 }
 
 TEST_F(StreamCaptureTest, WithoutCaptureSubmitsAreForwarded) {
@@ -472,7 +493,7 @@ TEST_F(StreamCaptureTest, DestroyingAJoinedStreamInvalidatesAndDestroyingTheOrig
 
 TEST_F(StreamCaptureTest, ExceedingTheQueueDepthContinuesOnCascadeLists) {
   CaptureStreamOptions options;
-  options.max_queue_depth = 2;
+  options.queue_depth = kCaptureReservedTasks + 2;  // two tasks per list beside the headroom
   auto stream = make_stream(options);
   Buffer b0, b1, b2, b3, b4, b5;
   Buffer* chain[] = {&b0, &b1, &b2, &b3, &b4, &b5};
@@ -498,7 +519,7 @@ TEST_F(StreamCaptureTest, ExceedingTheQueueDepthContinuesOnCascadeLists) {
 
 TEST_F(StreamCaptureTest, ACascadeOnAJoinedStreamKeepsTheOrder) {
   CaptureStreamOptions options;
-  options.max_queue_depth = 1;
+  options.queue_depth = kCaptureReservedTasks + 1;
   auto s0 = make_stream(options);
   auto s1 = make_stream(options);
   Buffer a, b, c;
@@ -533,12 +554,14 @@ TEST_F(StreamCaptureTest, GlobalSynchronizeOnTheCapturingThreadInvalidates) {
   Buffer a, b;
   Launch add(testing::add_one, "add_one", {a.ptr()}, {b.ptr()});
   ASSERT_TRUE(begin_capture(*stream, CaptureMode::kGlobal));
+  const std::string id = std::to_string(capture_info(*stream).capture_id);
   ASSERT_TRUE(stream->launch(add.task, 1, 1));
   Status sync = stream->synchronize();
-  EXPECT_THAT(sync.message(),
-              HasSubstr("synchronize(): a synchronous call on a stream taking part in GLOBAL capture "));
-  EXPECT_THAT(sync.message(), HasSubstr(" is not allowed; the capture is invalidated (use RELAXED mode, or make the "
-                                        "call outside the capture)"));
+  EXPECT_EQ(sync.message(), "synchronize(): not allowed on thread " + this_thread_name() +
+                                " (capture mode GLOBAL): GLOBAL capture " + id +
+                                " begun on this thread forbids potentially unsafe calls on its own thread; the capture "
+                                "is invalidated. Make the call outside the capture, capture in RELAXED mode, or "
+                                "exchange_capture_mode(kRelaxed) on this thread around the call");
   EXPECT_EQ(backend(*stream).synchronizes, 0);
   EXPECT_EQ(capture_status(*stream), CaptureStatus::kInvalidated);
   // Further work on the invalidated stream fails and records nothing.
@@ -548,8 +571,10 @@ TEST_F(StreamCaptureTest, GlobalSynchronizeOnTheCapturingThreadInvalidates) {
   EXPECT_THAT(stream->synchronize().message(), HasSubstr("synchronize(): the stream capture "));
   auto model = end_capture(*stream);
   ASSERT_FALSE(model.is_ok());
-  EXPECT_THAT(model.status().message(), HasSubstr("was invalidated: synchronize() was called on a capturing stream"));
-  EXPECT_THAT(model.status().message(), HasSubstr("during a GLOBAL capture begun on thread"));
+  EXPECT_THAT(model.status().message(), HasSubstr("was invalidated: synchronize() was called on thread " +
+                                                  this_thread_name() + " (capture mode GLOBAL) during GLOBAL capture " +
+                                                  id + " begun on thread " + this_thread_name() +
+                                                  ", which forbids it there"));
   EXPECT_THAT(model.status().message(), HasSubstr("; no model was built"));
   EXPECT_EQ(capture_status(*stream), CaptureStatus::kNone);
   EXPECT_TRUE(stream->synchronize());
@@ -571,19 +596,16 @@ TEST_F(StreamCaptureTest, ThreadLocalOnlyForbidsTheCapturingThread) {
   Launch add(testing::add_one, "add_one", {a.ptr()}, {b.ptr()});
   ASSERT_TRUE(begin_capture(*stream, CaptureMode::kThreadLocal));
   ASSERT_TRUE(stream->launch(add.task, 1, 1));
-  Status other_sync, other_launch;
-  std::thread([&] {
-    other_sync = stream->synchronize();
-    other_launch = stream->launch(add.task, 1, 1);  // recorded: captures are per stream
-  }).join();
+  Status other_sync;
+  std::thread([&] { other_sync = stream->synchronize(); }).join();
   EXPECT_TRUE(other_sync) << other_sync.to_string();
-  EXPECT_TRUE(other_launch);
   EXPECT_EQ(backend(*stream).synchronizes, 1);
   EXPECT_EQ(b.data[0], 0.0f);  // nothing captured ran
   EXPECT_EQ(capture_status(*stream), CaptureStatus::kActive);
 
   Status own = stream->synchronize();
-  EXPECT_THAT(own.message(), HasSubstr("THREAD_LOCAL capture"));
+  EXPECT_THAT(own.message(), HasSubstr("THREAD_LOCAL capture "));
+  EXPECT_THAT(own.message(), HasSubstr(" begun on this thread forbids potentially unsafe calls on its own thread"));
   EXPECT_EQ(capture_status(*stream), CaptureStatus::kInvalidated);
   EXPECT_FALSE(end_capture(*stream).is_ok());
 }
@@ -630,11 +652,12 @@ TEST_F(StreamCaptureTest, SynchronousCopyFollowsTheModeRules) {
   fill(c, 0);
   ASSERT_TRUE(begin_capture(*stream, CaptureMode::kGlobal));
   Status copy = stream->copy_sync(c.ptr(), a.ptr(), kCount * sizeof(float));
-  EXPECT_THAT(copy.message(), HasSubstr("copy_sync(): a synchronous call on a stream taking part in GLOBAL capture"));
+  EXPECT_THAT(copy.message(), HasSubstr("copy_sync(): not allowed on thread "));
+  EXPECT_THAT(copy.message(), HasSubstr("GLOBAL capture "));
   EXPECT_EQ(c.data[0], 0.0f);
   EXPECT_EQ(capture_status(*stream), CaptureStatus::kInvalidated);
   auto model = end_capture(*stream);
-  EXPECT_THAT(model.status().message(), HasSubstr("copy_sync() was called on a capturing stream"));
+  EXPECT_THAT(model.status().message(), HasSubstr("copy_sync() was called on thread "));
 }
 
 TEST_F(StreamCaptureTest, SynchronousCallsOnStreamsOutsideTheCaptureDoNotAffectIt) {
@@ -735,7 +758,8 @@ TEST_F(StreamCaptureTest, TaskGroupUpdateErrors) {
   EXPECT_EQ(m.update_task_group(TaskGroupHandle{group->capture_id + 1000, 0}, one).message(),
             "update_task_group: the handle belongs to capture " + std::to_string(group->capture_id + 1000) +
                 ", not to this model (capture " + id + ")");
-  // A failed update changed nothing.
+  // A failed update changed nothing: the model stays READY.
+  EXPECT_EQ(m.state(), CapturedModelState::kReady);
   fill(a, 1);
   ASSERT_TRUE(m.execute(*stream));
   EXPECT_EQ(b.data[0], 2.0f);
@@ -977,6 +1001,614 @@ TEST_F(StreamCaptureTest, AFailingKernelFailsAMultiStreamReplayNamingTheStream) 
   EXPECT_EQ(
       (*model)->execute(streams).message(),
       "CapturedModel::execute (capture " + std::to_string((*model)->capture_id()) + ", stream 1): bad failed with 7");
+}
+
+
+// ---- thread capture modes and unsafe calls (seed 004: GLOBAL, THREAD_LOCAL, RELAXED) ----
+
+TEST_F(StreamCaptureTest, ExchangeCaptureModeSwapsTheCallingThreadsModeOnly) {
+  CaptureMode mode = CaptureMode::kRelaxed;
+  ASSERT_TRUE(exchange_capture_mode(mode));
+  EXPECT_EQ(mode, CaptureMode::kGlobal);  // the default
+  CaptureMode other = CaptureMode::kThreadLocal;
+  std::thread([&] { EXPECT_TRUE(exchange_capture_mode(other)); }).join();
+  EXPECT_EQ(other, CaptureMode::kGlobal);  // that thread still had the default
+  CaptureMode bad = static_cast<CaptureMode>(7);
+  EXPECT_EQ(exchange_capture_mode(bad).message(),
+            "exchange_capture_mode: unknown capture mode 7; the thread keeps mode RELAXED");
+  mode = CaptureMode::kGlobal;
+  ASSERT_TRUE(exchange_capture_mode(mode));
+  EXPECT_EQ(mode, CaptureMode::kRelaxed);
+}
+
+TEST_F(StreamCaptureTest, GlobalCaptureForbidsUnsafeCallsOnEveryThread) {
+  CaptureDevice guarded(device);
+  auto stream = make_stream();
+  auto outside = make_stream();  // takes part in no capture
+  ASSERT_TRUE(begin_capture(*stream, CaptureMode::kGlobal));
+  const std::string id = std::to_string(capture_info(*stream).capture_id);
+  const std::string capturing_thread = this_thread_name();
+  std::string other_thread;
+  Result<void*> allocated = internal_error("not run");
+  Status synced;
+  std::thread([&] {
+    other_thread = this_thread_name();
+    allocated = guarded.allocate(16);
+    synced = outside->synchronize();  // outside every capture: safe
+  }).join();
+  ASSERT_FALSE(allocated.is_ok());
+  EXPECT_EQ(allocated.status().message(),
+            "CaptureDevice::allocate: not allowed on thread " + other_thread +
+                " (capture mode GLOBAL): GLOBAL capture " + id + " begun on thread " + capturing_thread +
+                " forbids potentially unsafe calls on every thread in GLOBAL capture mode; the capture is invalidated. "
+                "Make the call outside the capture, capture in RELAXED mode, or exchange_capture_mode(kRelaxed) on "
+                "this thread around the call");
+  EXPECT_TRUE(synced) << synced.to_string();
+  EXPECT_EQ(capture_status(*stream), CaptureStatus::kInvalidated);
+  const CaptureInfo info = capture_info(*stream);
+  EXPECT_EQ(info.invalidation_reason, "CaptureDevice::allocate was called on thread " + other_thread +
+                                          " (capture mode GLOBAL) during GLOBAL capture " + id + " begun on thread " +
+                                          capturing_thread + ", which forbids it there");
+  auto model = end_capture(*stream);
+  EXPECT_THAT(model.status().message(), HasSubstr("was invalidated: CaptureDevice::allocate was called on thread"));
+  // Outside every capture the wrapper is the device.
+  auto memory = guarded.allocate(16);
+  ASSERT_TRUE(memory.is_ok()) << memory.status().to_string();
+  guarded.deallocate(*memory);
+  EXPECT_EQ(device.deallocations, 1);
+}
+
+TEST_F(StreamCaptureTest, EveryCaptureDeviceCopyAndFreeIsAnUnsafeCall) {
+  CaptureDevice guarded(device);
+  Buffer a, b;
+  fill(a, 5);
+  auto stream = make_stream();
+  const auto on_other_thread = [](auto call) { std::thread(call).join(); };
+
+  ASSERT_TRUE(begin_capture(*stream, CaptureMode::kGlobal));
+  Status to_device;
+  on_other_thread([&] { to_device = guarded.copy_to_device(b.ptr(), a.ptr(), kCount * sizeof(float)); });
+  EXPECT_THAT(to_device.message(), HasSubstr("CaptureDevice::copy_to_device: not allowed on thread "));
+  EXPECT_EQ(b.data[0], 0.0f);  // nothing copied
+  EXPECT_EQ(capture_status(*stream), CaptureStatus::kInvalidated);
+  EXPECT_FALSE(end_capture(*stream).is_ok());
+
+  ASSERT_TRUE(begin_capture(*stream, CaptureMode::kGlobal));
+  Status to_host;
+  on_other_thread([&] { to_host = guarded.copy_to_host(b.ptr(), a.ptr(), kCount * sizeof(float)); });
+  EXPECT_THAT(to_host.message(), HasSubstr("CaptureDevice::copy_to_host: not allowed on thread "));
+  EXPECT_EQ(b.data[0], 0.0f);
+  EXPECT_EQ(capture_status(*stream), CaptureStatus::kInvalidated);
+  EXPECT_FALSE(end_capture(*stream).is_ok());
+
+  // deallocate cannot fail: it frees and invalidates.
+  void* memory = *guarded.allocate(16);
+  ASSERT_TRUE(begin_capture(*stream, CaptureMode::kGlobal));
+  on_other_thread([&] { guarded.deallocate(memory); });
+  EXPECT_EQ(device.deallocations, 1);
+  EXPECT_EQ(capture_status(*stream), CaptureStatus::kInvalidated);
+  EXPECT_THAT(end_capture(*stream).status().message(), HasSubstr("CaptureDevice::deallocate was called on thread "));
+}
+
+TEST_F(StreamCaptureTest, ThreadLocalCaptureForbidsUnsafeCallsOnlyOnItsThread) {
+  CaptureDevice guarded(device);
+  auto stream = make_stream();
+  ASSERT_TRUE(begin_capture(*stream, CaptureMode::kThreadLocal));
+  const std::string id = std::to_string(capture_info(*stream).capture_id);
+  Status other_thread = internal_error("not run");
+  std::thread([&] {
+    auto memory = guarded.allocate(16);
+    other_thread = memory.status();
+    if (memory.is_ok()) guarded.deallocate(*memory);
+  }).join();
+  EXPECT_TRUE(other_thread) << other_thread.to_string();
+  EXPECT_EQ(capture_status(*stream), CaptureStatus::kActive);
+  auto own = guarded.allocate(16);
+  EXPECT_THAT(own.status().message(), HasSubstr("(capture mode GLOBAL): THREAD_LOCAL capture " + id +
+                                                " begun on this thread forbids potentially unsafe calls on its own "
+                                                "thread; the capture is invalidated."));
+  EXPECT_EQ(capture_status(*stream), CaptureStatus::kInvalidated);
+  EXPECT_FALSE(end_capture(*stream).is_ok());
+}
+
+TEST_F(StreamCaptureTest, RelaxedCaptureForbidsNoUnsafeCall) {
+  CaptureDevice guarded(device);
+  auto stream = make_stream();
+  Buffer a, c;
+  fill(a, 2);
+  ASSERT_TRUE(begin_capture(*stream, CaptureMode::kRelaxed));
+  auto own = guarded.allocate(16);
+  ASSERT_TRUE(own.is_ok()) << own.status().to_string();
+  guarded.deallocate(*own);
+  ASSERT_TRUE(stream->copy_sync(c.ptr(), a.ptr(), kCount * sizeof(float)));
+  Status other_thread = internal_error("not run");
+  std::thread([&] { other_thread = guarded.copy_to_host(c.ptr(), a.ptr(), kCount * sizeof(float)); }).join();
+  EXPECT_TRUE(other_thread) << other_thread.to_string();
+  EXPECT_EQ(capture_status(*stream), CaptureStatus::kActive);
+  EXPECT_TRUE(end_capture(*stream).is_ok());
+}
+
+TEST_F(StreamCaptureTest, AThreadInRelaxedModeMayMakeUnsafeCallsDuringAGlobalCapture) {
+  CaptureDevice guarded(device);
+  auto stream = make_stream();
+  ASSERT_TRUE(begin_capture(*stream, CaptureMode::kGlobal));
+  Status other_thread = internal_error("not run");
+  std::thread([&] {
+    CaptureMode mode = CaptureMode::kRelaxed;
+    if (!exchange_capture_mode(mode)) return;
+    auto memory = guarded.allocate(16);
+    other_thread = memory.status();
+    if (memory.is_ok()) guarded.deallocate(*memory);
+    (void)exchange_capture_mode(mode);
+  }).join();
+  EXPECT_TRUE(other_thread) << other_thread.to_string();
+  // The capturing thread too (CUDA's pattern around a call it knows is safe).
+  CaptureMode mode = CaptureMode::kRelaxed;
+  ASSERT_TRUE(exchange_capture_mode(mode));
+  auto own = guarded.allocate(16);
+  EXPECT_TRUE(own.is_ok());
+  if (own.is_ok()) guarded.deallocate(*own);
+  ASSERT_TRUE(exchange_capture_mode(mode));
+  EXPECT_EQ(mode, CaptureMode::kRelaxed);
+  EXPECT_EQ(capture_status(*stream), CaptureStatus::kActive);
+  EXPECT_TRUE(end_capture(*stream).is_ok());
+}
+
+TEST_F(StreamCaptureTest, AThreadInThreadLocalModeIgnoresOtherThreadsGlobalCaptures) {
+  CaptureDevice guarded(device);
+  auto stream = make_stream();
+  ASSERT_TRUE(begin_capture(*stream, CaptureMode::kGlobal));
+  const std::string id = std::to_string(capture_info(*stream).capture_id);
+  Status other_thread = internal_error("not run");
+  std::thread([&] {
+    CaptureMode mode = CaptureMode::kThreadLocal;
+    if (!exchange_capture_mode(mode)) return;
+    auto memory = guarded.allocate(16);
+    other_thread = memory.status();
+    if (memory.is_ok()) guarded.deallocate(*memory);
+  }).join();
+  EXPECT_TRUE(other_thread) << other_thread.to_string();
+  EXPECT_EQ(capture_status(*stream), CaptureStatus::kActive);
+  // In THREAD_LOCAL mode a thread's own capture still forbids its unsafe calls.
+  CaptureMode mode = CaptureMode::kThreadLocal;
+  ASSERT_TRUE(exchange_capture_mode(mode));
+  auto own = guarded.allocate(16);
+  ASSERT_TRUE(exchange_capture_mode(mode));
+  EXPECT_THAT(own.status().message(), HasSubstr("(capture mode THREAD_LOCAL): GLOBAL capture " + id +
+                                                " begun on this thread forbids potentially unsafe calls on its own "
+                                                "thread"));
+  EXPECT_EQ(capture_status(*stream), CaptureStatus::kInvalidated);
+  EXPECT_FALSE(end_capture(*stream).is_ok());
+}
+
+TEST_F(StreamCaptureTest, ASynchronousCopyOnAnyStreamIsUnsafe) {
+  auto stream = make_stream();
+  auto outside = make_stream();
+  Buffer a, c;
+  fill(a, 4);
+  ASSERT_TRUE(begin_capture(*stream, CaptureMode::kGlobal));
+  Status copy = outside->copy_sync(c.ptr(), a.ptr(), kCount * sizeof(float));
+  EXPECT_THAT(copy.message(), HasSubstr("copy_sync(): not allowed on thread "));
+  EXPECT_EQ(c.data[0], 0.0f);
+  EXPECT_EQ(backend(*outside).submits, 0);
+  EXPECT_EQ(capture_status(*stream), CaptureStatus::kInvalidated);
+  EXPECT_FALSE(end_capture(*stream).is_ok());
+  ASSERT_TRUE(outside->copy_sync(c.ptr(), a.ptr(), kCount * sizeof(float)));
+  EXPECT_EQ(c.data[0], 4.0f);
+}
+
+TEST_F(StreamCaptureTest, CheckUnsafeCallLetsOtherLayersJoinTheRules) {
+  EXPECT_TRUE(check_unsafe_call("my_sync_call"));
+  auto stream = make_stream();
+  ASSERT_TRUE(begin_capture(*stream, CaptureMode::kGlobal));
+  EXPECT_THAT(check_unsafe_call("my_sync_call").message(), HasSubstr("my_sync_call: not allowed on thread "));
+  EXPECT_THAT(end_capture(*stream).status().message(), HasSubstr("my_sync_call was called on thread "));
+}
+
+// ---- only the capturing thread records (seed 004: THREAD_LOCAL "only the current thread") ----
+
+TEST_F(StreamCaptureTest, OnlyTheCapturingThreadRecordsIntoAGlobalOrThreadLocalCapture) {
+  for (CaptureMode mode : {CaptureMode::kGlobal, CaptureMode::kThreadLocal}) {
+    SCOPED_TRACE(capture_mode_name(mode));
+    auto stream = make_stream();
+    Buffer a, b;
+    Launch add(testing::add_one, "add_one", {a.ptr()}, {b.ptr()});
+    ASSERT_TRUE(begin_capture(*stream, mode));
+    const std::string id = std::to_string(capture_info(*stream).capture_id);
+    ASSERT_TRUE(stream->launch(add.task, 1, 1));
+    Status other;
+    std::string other_thread;
+    std::thread([&] {
+      other_thread = this_thread_name();
+      other = stream->launch(add.task, 1, 1);
+    }).join();
+    EXPECT_EQ(other.message(), "submit: " + std::string(capture_mode_name(mode)) + " capture " + id +
+                                   " records only work from thread " + this_thread_name() +
+                                   ", which began it; thread " + other_thread +
+                                   " may not record into it (a submit onto captured stream 0). Nothing was recorded "
+                                   "and the capture is invalidated; begin it in RELAXED mode to record from several "
+                                   "threads");
+    EXPECT_EQ(backend(*stream).submits, 0);  // not run either
+    EXPECT_EQ(capture_info(*stream).task_count, 1u);
+    EXPECT_EQ(capture_status(*stream), CaptureStatus::kInvalidated);
+    auto model = end_capture(*stream);
+    EXPECT_THAT(model.status().message(),
+                HasSubstr("a submit onto captured stream 0 came from thread " + other_thread));
+  }
+}
+
+TEST_F(StreamCaptureTest, ARelaxedCaptureTakesWorkAndEndCaptureFromEveryThread) {
+  auto stream = make_stream();
+  Buffer a, b, c;
+  Launch add(testing::add_one, "add_one", {a.ptr()}, {b.ptr()});
+  Launch twice(testing::twice, "twice", {b.ptr()}, {c.ptr()});
+  ASSERT_TRUE(begin_capture(*stream, CaptureMode::kRelaxed));
+  ASSERT_TRUE(stream->launch(add.task, 1, 1));
+  Result<std::unique_ptr<CapturedModel>> model = internal_error("not run");
+  std::thread([&] {
+    if (stream->launch(twice.task, 1, 1)) model = end_capture(*stream);
+  }).join();
+  ASSERT_TRUE(model.is_ok()) << model.status().to_string();
+  EXPECT_EQ((*model)->task_count(), 2u);
+  fill(a, 1);
+  ASSERT_TRUE((*model)->execute(*stream));
+  EXPECT_EQ(c.data[0], 4.0f);
+}
+
+TEST_F(StreamCaptureTest, AWaitFromAnotherThreadCannotJoinTheCapture) {
+  auto s0 = make_stream();
+  auto s1 = make_stream();
+  Buffer a, b;
+  Launch add(testing::add_one, "add_one", {a.ptr()}, {b.ptr()});
+  TestEvent fork;
+  const Task record[] = {EventRecordTask{&fork}};
+  ASSERT_TRUE(begin_capture(*s0, CaptureMode::kGlobal));
+  ASSERT_TRUE(s0->submit(record));
+  Status joined;
+  fill(a, 1);
+  std::thread([&] {
+    const Task s1_tasks[] = {add.task, EventWaitTask{&fork}};
+    joined = s1->submit(s1_tasks);
+  }).join();
+  EXPECT_THAT(joined.message(), HasSubstr("may not record into it (a wait on an event it recorded, which would join a "
+                                          "stream). Nothing was recorded and the capture is invalidated"));
+  EXPECT_EQ(b.data[0], 2.0f);  // the eager task before the wait ran
+  EXPECT_EQ(capture_status(*s1), CaptureStatus::kNone);
+  EXPECT_EQ(capture_status(*s0), CaptureStatus::kInvalidated);
+  EXPECT_FALSE(end_capture(*s0).is_ok());
+}
+
+TEST_F(StreamCaptureTest, EndCaptureFromAnotherThreadFailsAndChangesNothing) {
+  auto stream = make_stream();
+  Buffer a, b;
+  Launch add(testing::add_one, "add_one", {a.ptr()}, {b.ptr()});
+  ASSERT_TRUE(begin_capture(*stream, CaptureMode::kGlobal));
+  const std::string id = std::to_string(capture_info(*stream).capture_id);
+  ASSERT_TRUE(stream->launch(add.task, 1, 1));
+  Result<std::unique_ptr<CapturedModel>> ended = internal_error("not run");
+  Status group;
+  std::string other_thread;
+  std::thread([&] {
+    other_thread = this_thread_name();
+    ended = end_capture(*stream);
+    group = begin_task_group(*stream);
+  }).join();
+  ASSERT_FALSE(ended.is_ok());
+  EXPECT_EQ(ended.status().message(), "end_capture: GLOBAL capture " + id + " was begun on thread " +
+                                          this_thread_name() + "; only that thread may call end_capture on it (called "
+                                          "from thread " + other_thread +
+                                          "); nothing changed. A RELAXED capture takes calls from every thread");
+  EXPECT_THAT(group.message(), HasSubstr("only that thread may call begin_task_group on it"));
+  EXPECT_EQ(capture_status(*stream), CaptureStatus::kActive);
+  auto model = end_capture(*stream);
+  ASSERT_TRUE(model.is_ok()) << model.status().to_string();
+  EXPECT_EQ((*model)->task_count(), 1u);
+}
+
+// ---- capture info and COMPLETED -------------------------------------------------------
+
+TEST_F(StreamCaptureTest, CaptureInfoReportsTheCaptureSoFarAndTheModelReportsCompleted) {
+  auto s0 = make_stream();
+  auto s1 = make_stream();
+  EXPECT_EQ(capture_info(*s0).status, CaptureStatus::kNone);
+  EXPECT_EQ(capture_info(*s0).capture_id, 0u);
+  Buffer a, b;
+  Launch add(testing::add_one, "add_one", {a.ptr()}, {b.ptr()});
+  TestEvent fork, join;
+  const Task record_fork[] = {EventRecordTask{&fork}};
+  const Task s1_tasks[] = {EventWaitTask{&fork}, EventRecordTask{&join}};
+  const Task wait_join[] = {EventWaitTask{&join}};
+  ASSERT_TRUE(begin_capture(*s0, CaptureMode::kThreadLocal));
+  ASSERT_TRUE(s0->launch(add.task, 1, 1));
+  ASSERT_TRUE(s0->submit(record_fork));
+  ASSERT_TRUE(s1->submit(s1_tasks));
+  const CaptureInfo origin = capture_info(*s0);
+  EXPECT_EQ(origin.status, CaptureStatus::kActive);
+  EXPECT_NE(origin.capture_id, 0u);
+  EXPECT_EQ(origin.mode, CaptureMode::kThreadLocal);
+  EXPECT_EQ(origin.thread, std::this_thread::get_id());
+  EXPECT_TRUE(origin.origin);
+  EXPECT_EQ(origin.task_count, 4u);
+  EXPECT_EQ(origin.stream_count, 2u);
+  EXPECT_EQ(origin.list_count, 2u);
+  EXPECT_EQ(origin.invalidation_reason, "");
+  const CaptureInfo joined = capture_info(*s1);
+  EXPECT_EQ(joined.capture_id, origin.capture_id);
+  EXPECT_FALSE(joined.origin);
+  ASSERT_TRUE(s0->submit(wait_join));
+  auto model = end_capture(*s0);
+  ASSERT_TRUE(model.is_ok()) << model.status().to_string();
+  EXPECT_EQ(capture_info(*s0).status, CaptureStatus::kNone);
+  const CaptureInfo done = (*model)->capture_info();
+  EXPECT_EQ(done.status, CaptureStatus::kCompleted);
+  EXPECT_EQ(done.capture_id, origin.capture_id);
+  EXPECT_EQ(done.mode, CaptureMode::kThreadLocal);
+  EXPECT_EQ(done.thread, std::this_thread::get_id());
+  EXPECT_EQ(done.task_count, 5u);
+  EXPECT_EQ(done.stream_count, 2u);
+}
+
+// ---- captured model state: READY, UPDATING, FAULT ----------------------------------
+
+/// A model with one task group of one add_one launch reading `a` into `b`.
+struct GroupModel {
+  Buffer a, a2, b;
+  Launch add{testing::add_one, "add_one", {a.ptr()}, {b.ptr()}};
+  Launch add2{testing::add_one, "add_one", {a2.ptr()}, {b.ptr()}};
+  TaskGroupHandle group;
+  std::unique_ptr<CapturedModel> model;
+  Status build(CaptureStream& stream) {
+    GE_RETURN_IF_ERROR(begin_capture(stream, CaptureMode::kGlobal));
+    GE_RETURN_IF_ERROR(begin_task_group(stream));
+    GE_RETURN_IF_ERROR(stream.launch(add.task, 1, 1));
+    GE_ASSIGN_OR_RETURN(group, end_task_group(stream));
+    GE_ASSIGN_OR_RETURN(model, end_capture(stream));
+    return Status::ok();
+  }
+};
+
+TEST_F(StreamCaptureTest, ExecutingAModelBeingUpdatedFails) {
+  auto stream = make_stream();
+  GroupModel m;
+  ASSERT_TRUE(m.build(*stream));
+  const std::string id = std::to_string(m.model->capture_id());
+  EXPECT_EQ(m.model->state(), CapturedModelState::kReady);
+  EXPECT_EQ(m.model->end_update().message(),
+            "end_update: the model of capture " + id + " is READY: no update is in progress; call begin_update first");
+  ASSERT_TRUE(m.model->begin_update());
+  EXPECT_EQ(m.model->state(), CapturedModelState::kUpdating);
+  EXPECT_EQ(m.model->execute(*stream).message(),
+            "CapturedModel::execute: the model of capture " + id +
+                " is UPDATING (begin_update without end_update); call end_update before executing it");
+  Stream* streams[] = {&stream->backend_stream()};
+  EXPECT_THAT(m.model->run(streams).message(), HasSubstr(" is UPDATING (begin_update without end_update)"));
+  EXPECT_THAT(m.model->begin_update().message(), HasSubstr("is already UPDATING; call end_update first"));
+  const Task update[] = {m.add2.task};
+  ASSERT_TRUE(m.model->update_task_group(m.group, update));
+  EXPECT_EQ(backend(*stream).submits, 0);  // nothing ran
+  ASSERT_TRUE(m.model->end_update());
+  EXPECT_EQ(m.model->state(), CapturedModelState::kReady);
+  fill(m.a2, 7);
+  ASSERT_TRUE(m.model->execute(*stream));
+  EXPECT_EQ(m.b.data[0], 8.0f);
+}
+
+TEST_F(StreamCaptureTest, AFailedUpdateFaultsTheModelUntilAnUpdateCompletes) {
+  auto stream = make_stream();
+  GroupModel m;
+  ASSERT_TRUE(m.build(*stream));
+  const std::string id = std::to_string(m.model->capture_id());
+  ASSERT_TRUE(m.model->begin_update());
+  const Task two[] = {m.add2.task, m.add2.task};
+  EXPECT_EQ(m.model->update_task_group(m.group, two).message(),
+            "update_task_group: task group 0 has 1 task(s) but the update gives 2; the model is now FAULT until an "
+            "update completes");
+  EXPECT_EQ(m.model->state(), CapturedModelState::kFault);
+  EXPECT_EQ(m.model->execute(*stream).message(),
+            "CapturedModel::execute: the model of capture " + id +
+                " is FAULT: a task-group update failed during begin_update/end_update (update_task_group: task group 0 "
+                "has 1 task(s) but the update gives 2); redo the update (begin_update, update_task_group for every "
+                "group, end_update) before executing it");
+  EXPECT_THAT(m.model->end_update().message(), HasSubstr("end_update: the model of capture " + id + " stays FAULT: "));
+  const Task one[] = {m.add2.task};
+  EXPECT_THAT(m.model->update_task_group(m.group, one).message(),
+              HasSubstr(" is FAULT (a task-group update failed during begin_update/end_update (update_task_group: task "
+                        "group 0 has 1 task(s) but the update gives 2)); call begin_update to start a new update"));
+  EXPECT_EQ(backend(*stream).submits, 0);
+  ASSERT_TRUE(m.model->begin_update());
+  ASSERT_TRUE(m.model->update_task_group(m.group, one));
+  ASSERT_TRUE(m.model->end_update());
+  EXPECT_EQ(m.model->state(), CapturedModelState::kReady);
+  fill(m.a2, 1);
+  ASSERT_TRUE(m.model->execute(*stream));
+  EXPECT_EQ(m.b.data[0], 2.0f);
+}
+
+std::atomic<bool> g_kernel_started = false;
+std::atomic<bool> g_update_began = false;
+std::atomic<bool> g_update_seen_by_kernel = false;
+
+/// Says it started, runs a while, then notes whether an update began meanwhile.
+int watching_kernel(const KernelArgs&) {
+  g_kernel_started = true;
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  g_update_seen_by_kernel = g_update_began.load();
+  return 0;
+}
+
+TEST_F(StreamCaptureTest, AnUpdateWaitsForAnExecuteInProgress) {
+  auto stream = make_stream();
+  Buffer a, b;
+  Launch watch(watching_kernel, "watch", {a.ptr()}, {b.ptr()});
+  ASSERT_TRUE(begin_capture(*stream, CaptureMode::kGlobal));
+  ASSERT_TRUE(begin_task_group(*stream));
+  ASSERT_TRUE(stream->launch(watch.task, 1, 1));
+  auto group = end_task_group(*stream);
+  ASSERT_TRUE(group.is_ok());
+  auto model = end_capture(*stream);
+  ASSERT_TRUE(model.is_ok());
+  g_kernel_started = g_update_began = g_update_seen_by_kernel = false;
+  Status executed;
+  std::thread executor([&] { executed = (*model)->execute(*stream); });  // synchronous stream: runs the kernel
+  while (!g_kernel_started) std::this_thread::yield();
+  Status began = (*model)->begin_update();  // must wait for the execute
+  g_update_began = true;
+  executor.join();
+  EXPECT_TRUE(executed) << executed.to_string();
+  EXPECT_TRUE(began);
+  EXPECT_FALSE(g_update_seen_by_kernel) << "begin_update returned while an execute was still running";
+  const Task one[] = {watch.task};
+  ASSERT_TRUE((*model)->update_task_group(*group, one));
+  ASSERT_TRUE((*model)->end_update());
+}
+
+/// Copies kCount floats from input 0 to output 0, slowly (a window for a racing update).
+int slow_copy(const KernelArgs& args) {
+  std::this_thread::sleep_for(std::chrono::microseconds(20));
+  std::memcpy(args.outputs[0], args.inputs[0], kCount * sizeof(float));
+  return 0;
+}
+
+TEST_F(StreamCaptureTest, ConcurrentExecutesAndUpdatesNeverSeeHalfAnUpdate) {
+  auto stream = make_stream();
+  Buffer one, two, b, c;
+  fill(one, 1), fill(two, 2);
+  Launch to_b(slow_copy, "slow_copy", {one.ptr()}, {b.ptr()});
+  Launch to_c(slow_copy, "slow_copy", {one.ptr()}, {c.ptr()});
+  Launch to_b2(slow_copy, "slow_copy", {two.ptr()}, {b.ptr()});
+  Launch to_c2(slow_copy, "slow_copy", {two.ptr()}, {c.ptr()});
+  ASSERT_TRUE(begin_capture(*stream, CaptureMode::kGlobal));
+  ASSERT_TRUE(begin_task_group(*stream));
+  ASSERT_TRUE(stream->launch(to_b.task, 1, 1));
+  ASSERT_TRUE(stream->launch(to_c.task, 1, 1));
+  auto group = end_task_group(*stream);
+  ASSERT_TRUE(group.is_ok());
+  auto model = end_capture(*stream);
+  ASSERT_TRUE(model.is_ok());
+  const Task from_one[] = {to_b.task, to_c.task};
+  const Task from_two[] = {to_b2.task, to_c2.task};
+  constexpr int kRounds = 300;
+  std::atomic<bool> done = false;
+  std::atomic<int> failed_updates = 0;
+  std::thread updater([&] {
+    for (int i = 0; !done; ++i) {
+      if (!(*model)->update_task_group(*group, i % 2 == 0 ? from_two : from_one)) ++failed_updates;
+    }
+  });
+  int torn = 0, failed_executes = 0;
+  for (int i = 0; i < kRounds; ++i) {
+    if (!(*model)->execute(*stream)) ++failed_executes;
+    if (b.data[0] != c.data[0]) ++torn;  // one task saw the old arguments, the other the new
+  }
+  done = true;
+  updater.join();
+  EXPECT_EQ(torn, 0) << "executes saw half-applied updates";
+  EXPECT_EQ(failed_executes, 0);
+  EXPECT_EQ(failed_updates, 0);
+}
+
+// ---- cascade lists follow the device's queue depth ---------------------------------
+
+TEST_F(StreamCaptureTest, CascadeListsFollowTheDeviceQueueDepthLessTheReservedHeadroom) {
+  EXPECT_EQ(kCaptureReservedTasks, 32u);  // seed 004's CAPTURE_TASK_RESERVED_NUM
+  device.depth = kCaptureReservedTasks + 2;
+  auto stream = make_stream();
+  EXPECT_EQ(stream->queue_depth(), kCaptureReservedTasks + 2);
+  Buffer a, b;
+  Launch add(testing::add_one, "add_one", {a.ptr()}, {b.ptr()});
+  ASSERT_TRUE(begin_capture(*stream, CaptureMode::kGlobal));
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(stream->launch(add.task, 1, 1));
+  EXPECT_EQ(capture_info(*stream).list_count, 3u);  // 2 + 2 + 1
+  auto model = end_capture(*stream);
+  ASSERT_TRUE(model.is_ok());
+  EXPECT_EQ((*model)->cascade_list_count(), 2u);
+  TestStream replay;
+  ASSERT_TRUE((*model)->execute(replay));
+  EXPECT_EQ(replay.largest_submit, 2u);
+  EXPECT_EQ(replay.tasks_run, 5u);
+}
+
+TEST_F(StreamCaptureTest, TheStreamsQueueDepthOptionOverridesTheDevices) {
+  device.depth = 1000;
+  CaptureStreamOptions options;
+  options.queue_depth = kCaptureReservedTasks + 3;
+  auto stream = make_stream(options);
+  Buffer a, b;
+  Launch add(testing::add_one, "add_one", {a.ptr()}, {b.ptr()});
+  ASSERT_TRUE(begin_capture(*stream, CaptureMode::kGlobal));
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(stream->launch(add.task, 1, 1));
+  auto model = end_capture(*stream);
+  ASSERT_TRUE(model.is_ok());
+  EXPECT_EQ((*model)->list_count(), 2u);  // 3 + 2
+}
+
+TEST_F(StreamCaptureTest, ADeviceWithoutAQueueDepthNeverCascades) {
+  auto stream = make_stream();  // device.depth == 0
+  EXPECT_EQ(stream->queue_depth(), 0u);
+  Buffer a, b;
+  Launch add(testing::add_one, "add_one", {a.ptr()}, {b.ptr()});
+  ASSERT_TRUE(begin_capture(*stream, CaptureMode::kGlobal));
+  for (int i = 0; i < 200; ++i) ASSERT_TRUE(stream->launch(add.task, 1, 1));
+  auto model = end_capture(*stream);
+  ASSERT_TRUE(model.is_ok());
+  EXPECT_EQ((*model)->list_count(), 1u);
+}
+
+TEST_F(StreamCaptureTest, AQueueDepthWithinTheReservedHeadroomIsRefused) {
+  device.depth = kCaptureReservedTasks;
+  auto small = make_stream();
+  EXPECT_EQ(begin_capture(*small, CaptureMode::kGlobal).message(),
+            "begin_capture: the stream's queue depth 32 leaves no room for captured tasks: every captured list keeps "
+            "32 queue slots free (kCaptureReservedTasks); give the stream or its device a queue depth above 32");
+  EXPECT_EQ(capture_status(*small), CaptureStatus::kNone);
+  // A joining stream with no room invalidates the capture it would join.
+  CaptureStreamOptions roomy;
+  roomy.queue_depth = 100;
+  auto origin = make_stream(roomy);
+  TestEvent fork;
+  const Task record[] = {EventRecordTask{&fork}};
+  const Task wait[] = {EventWaitTask{&fork}};
+  ASSERT_TRUE(begin_capture(*origin, CaptureMode::kGlobal));
+  ASSERT_TRUE(origin->submit(record));
+  EXPECT_THAT(small->submit(wait).message(), HasSubstr("joining capture "));
+  EXPECT_EQ(capture_status(*small), CaptureStatus::kNone);
+  EXPECT_EQ(capture_status(*origin), CaptureStatus::kInvalidated);
+  EXPECT_FALSE(end_capture(*origin).is_ok());
+}
+
+/// npu_sim's `queue_depth` registry option reaches capture through Device::queue_depth().
+TEST_F(StreamCaptureTest, NpuSimQueueDepthOptionSetsTheCascadeSize) {
+  const char* lib_dir = std::getenv("GE_TEST_LIB_DIR");
+  const std::filesystem::path library =
+      std::filesystem::path(lib_dir != nullptr ? lib_dir : "") / "libge_backend_npu_sim.so";
+  if (lib_dir == nullptr || !std::filesystem::exists(library)) GTEST_SKIP() << "npu_sim plugin not built";
+  const std::filesystem::path registry = std::filesystem::temp_directory_path() /
+                                         ("ge_capture_test_" + std::to_string(::getpid()) + ".toml");
+  std::ofstream(registry) << "[[plugin]]\nname = \"npu_sim\"\nkind = \"backend\"\nlibrary = \"" << library.string()
+                          << "\"\n[plugin.options]\nqueue_depth = 40\n";
+  PluginHost host;
+  Status loaded = host.load_registry(registry);
+  std::filesystem::remove(registry);
+  ASSERT_TRUE(loaded) << loaded.to_string();
+  auto backend = host.backend("npu_sim");
+  ASSERT_TRUE(backend.is_ok());
+  Device& npu = (*backend)->device();
+  EXPECT_EQ(npu.queue_depth(), 40u);
+  auto source = npu.allocate(64);
+  auto destination = npu.allocate(64);
+  ASSERT_TRUE(source.is_ok() && destination.is_ok());
+  auto stream = CaptureStream::create(npu);
+  ASSERT_TRUE(stream.is_ok());
+  ASSERT_TRUE(begin_capture(**stream, CaptureMode::kGlobal));
+  const Task copy[] = {MemcpyTask{*destination, *source, 64}};
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE((*stream)->submit(copy));
+  auto model = end_capture(**stream);
+  ASSERT_TRUE(model.is_ok()) << model.status().to_string();
+  EXPECT_EQ((*model)->list_count(), 3u);  // 8 + 8 + 4: depth 40 less the 32 reserved
+  ASSERT_TRUE((*model)->execute(**stream));
+  EXPECT_TRUE((*stream)->synchronize());
+  npu.deallocate(*source);
+  npu.deallocate(*destination);
 }
 
 }  // namespace

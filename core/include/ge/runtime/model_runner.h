@@ -107,6 +107,12 @@ struct ModelRunnerOptions {
   /// Lets models that never run at once share one arena. The weights stay the runner's
   /// (the fixed region).
   bool caller_feature_map = false;
+  /// SuperKernel (seed 001): runs of at least two consecutive kernel launches on one
+  /// stream whose nodes write at most this many bytes each (many tiny ops: the launch
+  /// cost dominates) become one launch of the backend's super kernel
+  /// (Backend::prepare_super_kernel). 0: off; also off with caller_feature_map or on a
+  /// backend without super kernels. stream_tasks() still lists every launch.
+  size_t super_kernel_max_bytes = 0;
   /// When set, execute() takes its output tensors from this pool (not zeroed: every
   /// output is written) instead of allocating zeroed ones per run.
   std::shared_ptr<TensorPool> output_pool;
@@ -173,6 +179,8 @@ class ModelRunner {
   size_t feature_map_bytes() const;
   /// The alignment a caller-supplied feature map needs (the memory plan's).
   size_t feature_map_alignment() const;
+  /// Super kernels the captured task lists launch (see super_kernel_max_bytes).
+  size_t super_kernel_count() const;
   size_t weight_bytes() const;
   /// Bytes of the runner's own copy of the weights: 0 on a host-accessible device, where
   /// kernels read the constants in place.

@@ -12,6 +12,18 @@
 namespace ge {
 namespace {
 
+/// A super kernel's parameter block: the launches it makes, in order.
+struct SuperKernelSpan {
+  std::vector<KernelTask> tasks;
+};
+
+int run_super_kernel(const KernelArgs& args) {
+  for (const KernelTask& task : static_cast<const SuperKernelSpan*>(args.params)->tasks) {
+    if (const int code = task.function(task.args); code != 0) return code;
+  }
+  return 0;
+}
+
 // Every non-plain input and output format of `node` is one `capability` lists.
 bool formats_accepted(const Node& node, const FormatCapability& capability) {
   auto listed = [](const std::vector<std::vector<std::string>>& lists, size_t i, const Value* value) {
@@ -32,6 +44,20 @@ bool formats_accepted(const Node& node, const FormatCapability& capability) {
 int CpuBackend::default_threads() {
   const unsigned cores = std::thread::hardware_concurrency();
   return cores == 0 ? 1 : static_cast<int>(cores);
+}
+
+Result<PreparedKernel> CpuBackend::prepare_super_kernel(std::span<const KernelTask> tasks) const {
+  try {
+    auto span = std::make_shared<SuperKernelSpan>();
+    span->tasks.assign(tasks.begin(), tasks.end());
+    PreparedKernel kernel;
+    kernel.function = &run_super_kernel;
+    kernel.params = std::move(span);
+    kernel.name = "cpu.SuperKernel";
+    return kernel;
+  } catch (const std::bad_alloc&) {
+    return internal_error("cpu backend ran out of memory preparing a super kernel");
+  }
 }
 
 Status CpuBackend::set_intra_op_threads(int threads) {

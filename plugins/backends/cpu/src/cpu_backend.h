@@ -25,6 +25,8 @@ class CpuBackend final : public Backend {
   FormatCapability format_capability(const Node& node) const override;
   /// Threads of each fast kernel prepared afterwards; 0: the machine's cores.
   Status set_intra_op_threads(int threads) override;
+  /// A trampoline that calls the span's kernels in order: one dispatch for the span.
+  Result<PreparedKernel> prepare_super_kernel(std::span<const KernelTask> tasks) const override;
   int intra_op_threads() const { return intra_op_threads_.load(); }
   /// Whether prepare() tries the oneDNN fast paths (tests turn them off to compare).
   void set_fast_paths(bool enabled) { fast_paths_ = enabled; }

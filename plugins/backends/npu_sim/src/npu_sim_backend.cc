@@ -29,6 +29,26 @@ bool NpuSimBackend::supports(const Node& node, std::string* reason) const {
   }
 }
 
+Result<PreparedKernel> NpuSimBackend::prepare_super_kernel(std::span<const KernelTask> tasks) const {
+  for (const KernelTask& task : tasks) {
+    if (task.function != &npu_sim_kernel_entry || task.args.params == nullptr) {
+      return invalid_argument(std::string("npu_sim super kernel: kernel '") + (task.name != nullptr ? task.name : "") +
+                              "' was not prepared by the npu_sim backend");
+    }
+  }
+  try {
+    auto params = std::make_shared<NpuSimKernelParams>();
+    params->span.assign(tasks.begin(), tasks.end());
+    PreparedKernel kernel;
+    kernel.function = &npu_sim_kernel_entry;
+    kernel.params = std::move(params);
+    kernel.name = "npu_sim.SuperKernel";
+    return kernel;
+  } catch (const std::bad_alloc&) {
+    return internal_error("npu_sim backend ran out of memory preparing a super kernel");
+  }
+}
+
 Result<PreparedKernel> NpuSimBackend::prepare(const Node& node) const {
   try {
     GE_ASSIGN_OR_RETURN(PreparedKernel inner, cpu_kernels::prepare(node, name()));

@@ -18,6 +18,9 @@ class NpuSimBackend final : public Backend {
   /// every input and output. Never throws.
   Result<PreparedKernel> prepare(const Node& node) const override;
   Device& device() override { return device_; }
+  /// One launch running npu_sim kernels back to back (NpuSimKernelParams::span): the
+  /// device charges one launch_ns for the span instead of one per kernel.
+  Result<PreparedKernel> prepare_super_kernel(std::span<const KernelTask> tasks) const override;
   NpuSimDevice& sim_device() { return device_; }
 
  private:

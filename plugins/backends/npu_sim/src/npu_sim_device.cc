@@ -12,6 +12,12 @@ namespace ge {
 
 int npu_sim_kernel_entry(const KernelArgs& args) {
   const auto* params = static_cast<const NpuSimKernelParams*>(args.params);
+  if (!params->span.empty()) {
+    for (const KernelTask& task : params->span) {
+      if (const int code = task.function(task.args); code != 0) return code;
+    }
+    return 0;
+  }
   KernelArgs inner = args;
   inner.params = params->inner_params.get();
   return params->inner(inner);
@@ -230,6 +236,42 @@ Status NpuSimDevice::run_until(Done done) {
   return Status::ok();
 }
 
+Status NpuSimDevice::run_kernel(const KernelTask& kernel, const std::string& task, double& compute_ns) const {
+  const auto* params = static_cast<const NpuSimKernelParams*>(kernel.args.params);
+  if (!params->span.empty()) {
+    // One launch, every kernel of the span checked, run and costed as its own.
+    for (size_t k = 0; k < params->span.size(); ++k) {
+      const KernelTask& inner = params->span[k];
+      GE_RETURN_IF_ERROR(run_kernel(inner, task + ": kernel " + std::to_string(k) + " '" +
+                                               (inner.name != nullptr ? inner.name : "") + "'" +
+                                               (inner.node != nullptr ? std::string(" of ") + inner.node : std::string()),
+                                    compute_ns));
+    }
+    return Status::ok();
+  }
+  size_t bytes = 0;
+  for (size_t i = 0; i < params->input_bytes.size(); ++i) {
+    const void* address = kernel.args.inputs != nullptr ? kernel.args.inputs[i] : nullptr;
+    if (address == nullptr) continue;  // omitted optional
+    GE_RETURN_IF_ERROR(check_range(address, params->input_bytes[i], task + " input " + std::to_string(i)));
+    bytes += params->input_bytes[i];
+  }
+  for (size_t i = 0; i < params->output_bytes.size(); ++i) {
+    void* address = kernel.args.outputs != nullptr ? kernel.args.outputs[i] : nullptr;
+    if (address == nullptr) continue;
+    GE_RETURN_IF_ERROR(check_range(address, params->output_bytes[i], task + " output " + std::to_string(i)));
+    bytes += params->output_bytes[i];
+  }
+  if (params->workspace_bytes > 0) {
+    GE_RETURN_IF_ERROR(check_range(kernel.args.workspace, params->workspace_bytes, task + " workspace"));
+  }
+  const int code = kernel.function(kernel.args);
+  if (code != 0) return invalid_argument(task + " " + cpu_kernels::describe_kernel_failure(code));
+  const double throughput = params->matrix ? config_.matrix_elements_per_ns : config_.vector_elements_per_ns;
+  compute_ns += std::max(static_cast<double>(bytes) / config_.bandwidth_bytes_per_ns, static_cast<double>(params->elements) / throughput);
+  return Status::ok();
+}
+
 Status NpuSimDevice::run_one(NpuSimStream& stream) {
   const NpuSimStream::Queued queued = stream.queue_.front();
   stream.queue_.pop_front();
@@ -240,34 +282,12 @@ Status NpuSimDevice::run_one(NpuSimStream& stream) {
   double cost = config_.launch_ns;
   Status status = Status::ok();
   if (const auto* kernel = std::get_if<KernelTask>(&queued.task)) {
-    const auto* params = static_cast<const NpuSimKernelParams*>(kernel->args.params);
     entry.name = kernel->name != nullptr ? kernel->name : "kernel";
     const std::string task = where + " (kernel '" + entry.name + "'" +
                              (kernel->node != nullptr ? std::string(" of ") + kernel->node : std::string()) + ")";
-    size_t bytes = 0;
-    for (size_t i = 0; i < params->input_bytes.size() && status.is_ok(); ++i) {
-      const void* address = kernel->args.inputs != nullptr ? kernel->args.inputs[i] : nullptr;
-      if (address == nullptr) continue;  // omitted optional
-      status = check_range(address, params->input_bytes[i], task + " input " + std::to_string(i));
-      bytes += params->input_bytes[i];
-    }
-    for (size_t i = 0; i < params->output_bytes.size() && status.is_ok(); ++i) {
-      void* address = kernel->args.outputs != nullptr ? kernel->args.outputs[i] : nullptr;
-      if (address == nullptr) continue;
-      status = check_range(address, params->output_bytes[i], task + " output " + std::to_string(i));
-      bytes += params->output_bytes[i];
-    }
-    if (status.is_ok() && params->workspace_bytes > 0) {
-      status = check_range(kernel->args.workspace, params->workspace_bytes, task + " workspace");
-    }
-    if (status.is_ok()) {
-      const int code = kernel->function(kernel->args);
-      if (code != 0) {
-        status = invalid_argument(task + " " + cpu_kernels::describe_kernel_failure(code));
-      }
-    }
-    const double throughput = params->matrix ? config_.matrix_elements_per_ns : config_.vector_elements_per_ns;
-    cost += std::max(static_cast<double>(bytes) / config_.bandwidth_bytes_per_ns, static_cast<double>(params->elements) / throughput);
+    double compute_ns = 0;
+    status = run_kernel(*kernel, task, compute_ns);
+    cost += compute_ns;
   } else if (const auto* copy = std::get_if<MemcpyTask>(&queued.task)) {
     entry.name = "memcpy";
     if (copy->bytes > 0) {

@@ -30,6 +30,9 @@ struct NpuSimKernelParams {
   size_t workspace_bytes = 0;
   bool matrix = false;  ///< cost class: matrix unit vs vector unit
   size_t elements = 0;  ///< input + output elements, for the compute cost
+  /// A super kernel (seed 001): the launches it runs in one, each of an npu_sim kernel
+  /// (`inner` is null then). The device checks and costs each, and charges one launch.
+  std::vector<KernelTask> span;
 };
 /// The function of every npu_sim kernel: calls `inner` with the inner params.
 int npu_sim_kernel_entry(const KernelArgs& args);
@@ -74,6 +77,8 @@ class NpuSimDevice final : public Device {
   Status set_task_tracing(bool enabled) override;
   std::vector<TaskTraceRecord> take_task_trace() override;
   bool simulated_time() const override { return true; }
+  /// The `queue_depth` option: what a stream holds before submit must wait for the device.
+  size_t queue_depth() const override { return config_.queue_depth; }
   /// The latest simulated end over all streams.
   double now_ns() const;
 
@@ -90,6 +95,9 @@ class NpuSimDevice final : public Device {
   template <typename Done>
   Status run_until(Done done);
   Status run_one(NpuSimStream& stream);
+  /// Checks a kernel launch's addresses against device memory and runs it; adds its
+  /// compute time (not the launch cost) to `compute_ns`.
+  Status run_kernel(const KernelTask& kernel, const std::string& task, double& compute_ns) const;
   void forget(NpuSimStream* stream);
 
   NpuSimConfig config_;
