@@ -15,6 +15,7 @@
 #include <unordered_set>
 
 #include "ge/logging.h"
+#include "ge/weight_merging.h"
 
 namespace ge {
 
@@ -33,6 +34,7 @@ const char* memory_alias_name(MemoryAlias alias) {
     case MemoryAlias::kNone: return "none";
     case MemoryAlias::kView: return "view";
     case MemoryAlias::kSlice: return "slice";
+    case MemoryAlias::kIdentical: return "identical";
   }
   return "?";
 }
@@ -144,6 +146,7 @@ class Planner {
     return offset == 0 && extent_[root] == values_[i].bytes;
   }
 
+  void merge_identical_weights(MemoryStatistics& statistics);
   void merge_concat(const StepNode& step);
   void merge_view(const StepNode& step);
   void merge_in_place(const StepNode& step);
@@ -427,6 +430,30 @@ void Planner::merge_concat(const StepNode& step) {
   }
 }
 
+void Planner::merge_identical_weights(MemoryStatistics& statistics) {
+  // Initializers only: a Constant node's output is written by its kernel.
+  std::vector<size_t> candidates;
+  std::vector<const Tensor*> tensors;
+  for (size_t i = 0; i < values_.size(); ++i) {
+    const ValuePlacement& p = values_[i];
+    if (p.region != MemoryRegion::kWeights || p.alias != MemoryAlias::kNone || p.value == nullptr ||
+        p.value->producer() != nullptr || p.value->constant() == nullptr || p.value->constant()->byte_size() != p.bytes) {
+      continue;
+    }
+    candidates.push_back(i);
+    tensors.push_back(p.value->constant());
+  }
+  const std::vector<size_t> first = find_identical_bytes(tensors);
+  for (size_t k = 0; k < candidates.size(); ++k) {
+    if (first[k] == k) continue;
+    ValuePlacement& p = values_[candidates[k]];
+    p.alias = MemoryAlias::kIdentical;
+    p.alias_source = static_cast<int64_t>(candidates[first[k]]);
+    ++statistics.merged_weights;
+    statistics.merged_weight_bytes += p.bytes;
+  }
+}
+
 void Planner::merge_view(const StepNode& step) {
   const Node& node = *step.node;
   if (!is_view_op(node.op_type()) || !is_onnx_domain(node) || node.input(0) == nullptr || node.output_count() < 1)
@@ -650,6 +677,7 @@ Status Planner::run(const std::vector<std::shared_ptr<MemoryAssigner>>& assigner
       p.last_use = exit;
     }
   }
+  if (options_.merge_identical_weights) merge_identical_weights(plan.statistics);
 
   const size_t n = values_.size();
   parent_.resize(n);
@@ -842,6 +870,10 @@ Status validate_memory_plan(const GraphMemoryPlan& plan) {
     if (s.region != p.region) return fail(pair() + ": regions differ");
     if (p.alias == MemoryAlias::kView && (p.offset != s.offset || p.bytes > s.bytes)) {
       return fail(pair() + ": a view must start at its source and stay inside it");
+    }
+    if (p.alias == MemoryAlias::kIdentical &&
+        (p.region != MemoryRegion::kWeights || p.offset != s.offset || p.bytes != s.bytes)) {
+      return fail(pair() + ": an identical weight must be a weight of the same size at its source's offset");
     }
     if (p.alias == MemoryAlias::kSlice && (p.offset < s.offset || p.offset + p.bytes > s.offset + s.bytes)) {
       return fail(pair() + ": a slice must lie inside its source");
@@ -1202,7 +1234,12 @@ std::string format_memory_statistics(const MemoryStatistics& s) {
           " B), no reuse " + human_bytes(s.no_reuse_bytes) + ", lower bound " + human_bytes(s.lower_bound_bytes);
   std::snprintf(line, sizeof line, ", ratio %.4f\n", s.ratio_to_lower_bound);
   text += line;
-  text += "  weights " + human_bytes(s.weights_bytes) + ", zero-copy I/O " + human_bytes(s.io_bytes) + "\n";
+  text += "  weights " + human_bytes(s.weights_bytes);
+  if (s.merged_weights > 0) {
+    text += " (" + std::to_string(s.merged_weights) + " identical stored once, " + human_bytes(s.merged_weight_bytes) +
+            " saved)";
+  }
+  text += ", zero-copy I/O " + human_bytes(s.io_bytes) + "\n";
   text += "  values " + std::to_string(s.values) + " in " + std::to_string(s.buffers) + " buffers (in place " +
           std::to_string(s.in_place) + ", views " + std::to_string(s.views) + ", concat slices " +
           std::to_string(s.concat_slices) + "), unplanned " + std::to_string(s.unplanned) + "\n";

@@ -15,6 +15,7 @@
 #include "gem.pb.h"
 #include "ge/data_type.h"
 #include "ge/graph_text.h"
+#include "ge/weight_merging.h"
 
 namespace ge {
 namespace {
@@ -245,23 +246,44 @@ Result<std::string> serialize_model_file(const Graph& graph, const ModelFileInfo
 
   // Move initializer bytes out of the text: the clone keeps a zero-element placeholder of
   // the same dtype in each one's place, restored from the weights partition on load.
+  // Initializers with identical bytes are stored once: their entries share an offset.
   std::unique_ptr<Graph> stripped = graph.clone();
-  gem::ModelInfo model_info;
-  std::string weights;
-  uint64_t weights_bytes = 0;
+  std::vector<Value*> stored;
+  std::vector<const Tensor*> stored_data;
   for (Value* value : stripped->initializers()) {
     if (!is_stripped(*value)) continue;
     const Tensor& data = *value->constant();
-    weights.resize(align_up(weights.size(), kModelFileAlignment), '\0');
+    if (data.raw_data() == nullptr && data.byte_size() > 0) {
+      return invalid_argument("cannot serialise graph '" + graph.name() + "': the host copy of weight '" +
+                              value->name() + "' was released after load (shrink); save without shrink");
+    }
+    stored.push_back(value);
+    stored_data.push_back(&data);
+  }
+  const std::vector<size_t> identical = find_identical_bytes(stored_data);
+  gem::ModelInfo model_info;
+  std::string weights;
+  uint64_t weights_bytes = 0;
+  std::vector<uint64_t> offset_of(stored.size());
+  for (size_t i = 0; i < stored.size(); ++i) {
+    const Tensor& data = *stored_data[i];
     gem::WeightEntry* entry = model_info.add_weights();
-    entry->set_value_name(value->name());
+    entry->set_value_name(stored[i]->name());
     entry->set_dtype(static_cast<int32_t>(data.dtype()));
     for (int64_t d : data.shape()) entry->add_shape(d);
-    entry->set_offset(weights.size());
     entry->set_size(data.byte_size());
-    weights.append(static_cast<const char*>(data.raw_data()), data.byte_size());
-    weights_bytes += data.byte_size();
-    stripped->set_constant(value, Tensor::zeros(data.dtype(), {0}));
+    if (identical[i] != i) {
+      offset_of[i] = offset_of[identical[i]];
+    } else {
+      weights.resize(align_up(weights.size(), kModelFileWeightAlignment), '\0');
+      offset_of[i] = weights.size();
+      weights.append(static_cast<const char*>(data.raw_data()), data.byte_size());
+      weights_bytes += data.byte_size();
+    }
+    entry->set_offset(offset_of[i]);
+  }
+  for (size_t i = 0; i < stored.size(); ++i) {
+    stripped->set_constant(stored[i], Tensor::zeros(stored_data[i]->dtype(), {0}));
   }
   const std::string graph_text = print_graph(*stripped);
 
@@ -484,8 +506,9 @@ Result<LoadedModelFile> decode_model_file(std::string_view file, const std::stri
                                " weight placeholders but the weight directory lists " +
                                std::to_string(model_info.weights_size()));
   }
-  uint64_t total = 0;
+  uint64_t total = 0;         // bytes stored: entries sharing bytes count once
   std::vector<int> by_offset;  // non-empty entries, checked for overlap below
+  std::map<std::pair<uint64_t, uint64_t>, std::shared_ptr<void>> copies;  // (offset, size) -> copied bytes
   for (int i = 0; i < model_info.weights_size(); ++i) {
     const gem::WeightEntry& entry = model_info.weights(i);
     Value* value = placeholders[static_cast<size_t>(i)];
@@ -523,21 +546,38 @@ Result<LoadedModelFile> decode_model_file(std::string_view file, const std::stri
     const char* bytes = weights.data() + entry.offset();
     if (owner != nullptr && entry.size() != 0 && reinterpret_cast<uintptr_t>(bytes) % kModelFileAlignment == 0) {
       loaded.graph->set_constant(value, Tensor::share(dtype, shape, const_cast<char*>(bytes), owner));
+    } else if (entry.size() != 0) {
+      // Entries holding the same bytes (weight merging) share one copy.
+      std::shared_ptr<void>& copy = copies[{entry.offset(), entry.size()}];
+      if (!copy) {
+        void* memory = std::aligned_alloc(kModelFileAlignment, align_up(entry.size(), kModelFileAlignment));
+        if (memory == nullptr) return invalid_argument("model file '" + origin + "': cannot allocate " + label);
+        copy = std::shared_ptr<void>(memory, [](void* p) { std::free(p); });
+        std::memcpy(memory, bytes, entry.size());
+      }
+      loaded.graph->set_constant(value, Tensor::share(dtype, shape, copy.get(), copy));
     } else {
-      Tensor data = Tensor::zeros(dtype, shape);
-      if (entry.size() != 0) std::memcpy(data.raw_data(), bytes, entry.size());
-      loaded.graph->set_constant(value, std::move(data));
+      loaded.graph->set_constant(value, Tensor::zeros(dtype, shape));
     }
-    total += entry.size();
   }
-  // Weights own disjoint bytes: a forged directory could otherwise make two initializers
-  // (or a shared one and a copied one) read each other's values.
+  // Weights own disjoint bytes, or exactly the same bytes (weight merging): a forged
+  // directory could otherwise make two initializers (or a shared one and a copied one)
+  // read each other's values.
   std::stable_sort(by_offset.begin(), by_offset.end(), [&](int a, int b) {
     return model_info.weights(a).offset() < model_info.weights(b).offset();
   });
-  for (size_t k = 1; k < by_offset.size(); ++k) {
-    const gem::WeightEntry& before = model_info.weights(by_offset[k - 1]);
+  for (size_t k = 0; k < by_offset.size(); ++k) {
     const gem::WeightEntry& entry = model_info.weights(by_offset[k]);
+    if (k == 0) {
+      total += entry.size();
+      continue;
+    }
+    const gem::WeightEntry& before = model_info.weights(by_offset[k - 1]);
+    if (entry.offset() == before.offset() && entry.size() == before.size()) {
+      ++info.merged_weight_count;  // stored once
+      continue;
+    }
+    total += entry.size();
     if (entry.offset() < before.offset() + before.size()) {
       return corrupt(origin, "weight '" + entry.value_name() + "' at offset " + std::to_string(entry.offset()) +
                                  " overlaps weight '" + before.value_name() + "' (offset " +
@@ -657,6 +697,9 @@ std::string describe_model_file(const ModelFileInfo& info) {
   out << "backend: " << info.backend << " (-O" << info.opt_level << ")\n";
   out << "file size: " << info.file_bytes << " bytes\n";
   out << "weights: " << info.weight_count << " tensors, " << info.weights_bytes << " bytes\n";
+  if (info.merged_weight_count > 0) {
+    out << "identical weights: " << info.merged_weight_count << " tensors stored once, in another's bytes\n";
+  }
   out << "inputs:\n";
   for (const auto& [name, type] : info.inputs) out << "  " << name << " : " << type << "\n";
   out << "outputs:\n";

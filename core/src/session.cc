@@ -9,6 +9,7 @@
 #include "ge/memory_limit.h"
 #include "ge/shape_arithmetic.h"
 #include "ge/verifier.h"
+#include "ge/weight_merging.h"
 #include "plugin_call.h"
 #include "runtime_input_binding.h"
 
@@ -39,9 +40,10 @@ Result<std::vector<std::shared_ptr<MemoryAssigner>>> select_assigners(const Plug
 Result<std::unique_ptr<ModelRunner>> load_task_sink(const Graph& graph, Backend& backend,
                                                     std::vector<std::shared_ptr<MemoryAssigner>> assigners,
                                                     ExecutionOrder order, int max_streams,
-                                                    std::shared_ptr<TensorPool> pool) {
+                                                    std::shared_ptr<TensorPool> pool, bool shrink) {
   ModelRunnerOptions options;
   options.output_pool = std::move(pool);
+  options.shrink = shrink;
   options.max_streams = max_streams;
   options.memory_assigners = std::move(assigners);
   options.memory_plan_options.order = order;
@@ -125,8 +127,10 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
   add_pass_stages(session->stage_timings_, passes_start, session->pass_timings_);
   Status sink_refusal;
   if (options.task_sink) {
-    Result<std::unique_ptr<ModelRunner>> runner =
-        load_task_sink(*graph, *backend, assigners, options.memory_order, options.max_streams, session->pool_);
+    // Identical weights the passes left (CSE runs from -O1) share one host storage.
+    share_identical_constants(*graph);
+    Result<std::unique_ptr<ModelRunner>> runner = load_task_sink(*graph, *backend, assigners, options.memory_order,
+                                                                 options.max_streams, session->pool_, options.shrink);
     if (runner.is_ok()) {
       session->set_runner(std::move(runner).value(), *backend);
       clock.end("load (task sink)");
@@ -175,7 +179,8 @@ Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph
     return Status::ok();
   };
   auto load = [this, &backend, options, assigners = std::move(assigners)](const Graph& graph) {
-    return load_task_sink(graph, backend, assigners, options.memory_order, options.max_streams, pool_);
+    // No shrink: each specialisation is compiled from the host graph, which stays.
+    return load_task_sink(graph, backend, assigners, options.memory_order, options.max_streams, pool_, false);
   };
   SinkCompiler compile = [optimise, load](std::unique_ptr<Graph> graph) -> Result<std::unique_ptr<ModelRunner>> {
     GE_RETURN_IF_ERROR(optimise(*graph, std::nullopt));

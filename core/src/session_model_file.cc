@@ -50,6 +50,7 @@ Status Session::load_gear(const PluginHost& host, LoadedModelFile& gear, const S
   ModelRunnerOptions runner_options;
   runner_options.precompiled = &*gear.plans;
   runner_options.output_pool = pool_;
+  runner_options.shrink = options.shrink;
   GE_ASSIGN_OR_RETURN(std::unique_ptr<ModelRunner> runner, ModelRunner::load(*gear.graph, *backend, runner_options));
   std::vector<const Tensor*> keys;
   for (const Tensor& t : shapes) keys.push_back(&t);
@@ -76,6 +77,7 @@ Result<std::unique_ptr<Session>> Session::create_compiled(const PluginHost& host
     ModelRunnerOptions runner_options;
     runner_options.precompiled = plans;
     runner_options.output_pool = session->pool_;
+    runner_options.shrink = options.shrink;
     GE_ASSIGN_OR_RETURN(std::unique_ptr<ModelRunner> runner, ModelRunner::load(*graph, *backend, runner_options));
     session->set_runner(std::move(runner), *backend);
     end_stage(session->stage_timings_, "load (task sink, stored plans)", mark);

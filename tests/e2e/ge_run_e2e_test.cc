@@ -236,6 +236,22 @@ TEST_F(GeRunE2ETest, VerbosePrintsPassTimings) {
   EXPECT_CONTAINS(r.output, "pass timings:");
 }
 
+TEST_F(GeRunE2ETest, ShrinkDropsTheHostWeightsOnNpuSimAndStillMatches) {
+  for (const std::string backend : {"npu_sim", "cpu"}) {
+    Outcome r = ge_run({kModel, "--backend", backend, "--shrink", "-v", "--input", (kData / "input_0.pb").string(),
+                        "--expected-dir", kData.string(), "--atol", "1e-4"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_CONTAINS(r.output, "vs " + (kData / "output_0.pb").string() + ": OK");
+    if (backend == "npu_sim") {
+      EXPECT_CONTAINS(r.output, " copied to the device, 0 held on the host (--shrink); resident memory after load ");
+    } else {
+      // cpu reads the weights in place: they stay, nothing is copied.
+      EXPECT_CONTAINS(r.output, " bytes, 0 copied to the device, ");
+      EXPECT_EQ(r.output.find(", 0 held on the host"), std::string::npos) << r.output;
+    }
+  }
+}
+
 TEST_F(GeRunE2ETest, VerbosePrintsDeviceTimePerOpType) {
   Outcome r = ge_run({kModel, "-O0", "--input", "random", "--repeat", "2", "-v"});
   EXPECT_EQ(r.exit_code, 0) << r.output;

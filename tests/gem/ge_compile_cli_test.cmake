@@ -20,7 +20,7 @@ set(gem ${WORK_DIR}/small_cnn.gem)
 file(REMOVE ${gem})
 expect_run(0 ARGS --model ${MODEL} --output ${gem} -O2 CONTAINS "compiled '${MODEL}' for cpu -O2 into '${gem}'")
 expect_run(0 ARGS --info ${gem}
-  CONTAINS "format version: 2" "backend: cpu (-O2)" "execution: task sink, 1 stream, 0 events, "
+  CONTAINS "format version: 3" "backend: cpu (-O2)" "execution: task sink, 1 stream, 0 events, "
            "memory: feature map " "lower bound " "source model: small_cnn.onnx" "inputs:\n  input : float32[1,3,16,16]"
            "outputs:\n" "op histogram:\n" "required plugins:\n" "(backend)" "(op_library)")
 expect_run(0 ARGS --model ${MODEL} --output ${WORK_DIR}/fixed.gem --input-shape "input:1,3,16,16" -O0)

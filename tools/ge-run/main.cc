@@ -64,6 +64,14 @@ std::string milliseconds(double value) {
 
 std::string output_file_name(size_t index) { return "output_" + std::to_string(index) + ".pb"; }
 
+/// The process's resident memory in bytes (Linux /proc/self/statm), 0 when unknown.
+size_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  size_t pages = 0, resident = 0;
+  if (!(statm >> pages >> resident)) return 0;
+  return resident * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+}
+
 /// Loads every discovered registry; per-plugin failures stay in host.failures().
 Status load_plugins(PluginHost& host, const RunOptions& options, const fs::path& default_registry) {
   const std::vector<fs::path> registries = PluginHost::discover(options.plugin_files, default_registry);
@@ -302,6 +310,7 @@ int run(int argc, char** argv) {
   session_options.specialisation_cache_size = options.specialisations;
   session_options.memory_order = options.memory_order;
   session_options.memory_limit = options.memory_limit;
+  session_options.shrink = options.shrink;
   // The cpu backend reads the mode of its fused groups from the environment.
   if (options.autofusion == "interpret" || options.autofusion == "codegen") {
     ::setenv("GE_AUTOFUSE_MODE", options.autofusion.c_str(), 1);
@@ -330,6 +339,12 @@ int run(int argc, char** argv) {
                 << " bytes (every value its own bytes)\n";
     } else {
       std::cout << "memory plan: none (the graph runs per op)\n";
+    }
+    if (const ModelRunner* runner = session.runner()) {
+      std::cout << "weights: " << runner->weight_bytes() << " bytes, " << runner->weight_copy_bytes()
+                << " copied to the device, " << runner->host_weight_bytes() << " held on the host"
+                << (options.shrink ? " (--shrink)" : "") << "; resident memory after load "
+                << resident_bytes() / 1024 << " KiB\n";
     }
   }
 

@@ -26,7 +26,8 @@ constexpr std::string_view kCompileOptions[] = {"-O",          "--passes",      
                                                 "--streams"};
 
 constexpr std::string_view kFlagOptions[] = {"--list-plugins", "--verify-each",          "--check-passes",
-                                             "--verbose",      "--dump-graph-constants", "--help"};
+                                             "--verbose",      "--dump-graph-constants", "--help",
+                                             "--shrink"};
 
 bool contains(std::span<const std::string_view> list, std::string_view name) {
   for (std::string_view entry : list) {
@@ -240,6 +241,7 @@ Result<RunOptions> parse_options(const std::vector<std::string>& args) {
       if (name == "--verbose") ++options.verbosity;
       if (name == "--dump-graph-constants") options.passes.dump_print.max_constant_elements.reset();
       if (name == "--help") options.help = true;
+      if (name == "--shrink") options.shrink = true;
       if (contains(kCompileOptions, name)) options.compile_options.push_back(name);
       continue;
     }
@@ -329,6 +331,9 @@ Memory (static-shape graphs run from one planned arena):
   --memory-limit BYTES    most memory the session may hold (suffixes K, M, G, T:
                           e.g. 4G, 512M; default: the machine's physical memory); a
                           value, run or plan that needs more fails naming it
+  --shrink                once the weights are on a device the host cannot address
+                          (npu_sim), drop their host copies (GE's Shrink); no effect
+                          on cpu, whose kernels read the weights in place
 Running:
   --repeat N              run N times and print the latency: median, p90, p99, min
                           and max (in constant memory however many runs)

@@ -34,6 +34,7 @@ struct RunOptions {
   std::optional<int> repeat;  ///< --repeat N (N >= 1)
   std::optional<double> duration_seconds;  ///< --duration S (S > 0)
   size_t memory_limit = 0;  ///< --memory-limit BYTES; 0: the machine's physical memory
+  bool shrink = false;      ///< --shrink: drop the host copies of weights once on the device
   bool list_plugins = false;
   int verbosity = 0;  ///< count of -v
   std::optional<std::filesystem::path> expected_dir;

@@ -101,6 +101,12 @@ TEST(OptionsTest, OptLevelForms) {
   EXPECT_NE(error_of({"m.onnx", "-O"}).find("option -O expects a value"), std::string::npos);
 }
 
+TEST(OptionsTest, ShrinkIsAFlag) {
+  EXPECT_FALSE(parse_ok({"m.onnx"}).shrink);
+  EXPECT_TRUE(parse_ok({"m.gem", "--shrink"}).shrink);
+  EXPECT_NE(error_of({"m.onnx", "--shrink=1"}).find("takes no value"), std::string::npos);
+}
+
 TEST(OptionsTest, VerbosityAccumulates) {
   EXPECT_EQ(parse_ok({"m.onnx", "-v"}).verbosity, 1);
   EXPECT_EQ(parse_ok({"m.onnx", "-v", "-vv", "--verbose"}).verbosity, 4);

@@ -4,10 +4,11 @@
 /// validated before anyone uses it.
 ///
 /// Regions (GE's rules): weights and constants at fixed offsets (512-byte aligned, never
-/// reused); the feature map, one arena whose base the runtime may refresh (512-byte
-/// aligned buffers placed by the memory-assigner plugins); zero-copy graph I/O, one slot
-/// per top-level runtime input and output (32-byte aligned) that the runtime binds to the
-/// caller's buffers at execute time.
+/// reused; initializers with identical bytes share one slot); the feature map, one arena
+/// whose base the runtime may refresh (512-byte aligned buffers placed by the
+/// memory-assigner plugins); zero-copy graph I/O, one slot per top-level runtime input
+/// and output (32-byte aligned) that the runtime binds to the caller's buffers at
+/// execute time.
 ///
 /// Before the assigners run, values that may share storage are merged into one buffer:
 ///   - in place: an elementwise op or activation writes over an input of the same byte
@@ -53,6 +54,9 @@ enum class MemoryAlias : uint8_t {
   kNone,   ///< no data shared
   kView,   ///< the source's data at the source's offset (Reshape..., captures)
   kSlice,  ///< a part of the source's data (a Concat input inside the Concat output)
+  /// An initializer whose bytes equal the source initializer's: stored once, at the
+  /// source's offset (weight merging, ge/weight_merging.h).
+  kIdentical,
 };
 const char* memory_alias_name(MemoryAlias alias);
 
@@ -98,6 +102,9 @@ struct MemoryStatistics {
   size_t lower_bound_bytes = 0;
   double ratio_to_lower_bound = 1.0;  ///< feature_map_bytes / lower_bound_bytes
   size_t weights_bytes = 0;
+  /// Initializers stored in another's slot because their bytes are identical, and the
+  /// bytes that saved (not counted in weights_bytes).
+  size_t merged_weights = 0, merged_weight_bytes = 0;
   size_t io_bytes = 0;  ///< zero-copy I/O slots together
   size_t values = 0, buffers = 0, in_place = 0, views = 0, concat_slices = 0, unplanned = 0;
   int64_t steps = 0;
@@ -140,6 +147,8 @@ struct MemoryPlanOptions {
   bool in_place = true;           ///< elementwise ops and activations over a dying input
   bool views = true;              ///< Reshape/Flatten/Squeeze/Unsqueeze/Identity alias
   bool continuous_concat = true;  ///< Concat producers write into their slices
+  /// Initializers with identical bytes share one weights slot (MemoryAlias::kIdentical).
+  bool merge_identical_weights = true;
   ExecutionOrder order = ExecutionOrder::kStable;
   /// When not empty, the top-level execution order to plan for (every node exactly once,
   /// producers first); overrides `order`.

@@ -11,10 +11,13 @@
 ///          32  uint32 table size: bytes of the PartitionTable protobuf opening the payload
 ///          36  uint32 reserved, 0
 ///   payload: PartitionTable (core/proto/gem.proto), then the partitions, each at an
-///   offset from the start of the file, weights aligned to kModelFileAlignment:
+///   offset from the start of the file aligned to kModelFileAlignment:
 ///     graph      the optimised graph in the text IR (ge/graph_text.h), every top-level
 ///                non-string initializer replaced by an empty placeholder of its dtype;
-///     weights    the raw bytes of those initializers, each aligned;
+///     weights    the raw bytes of those initializers, each at a multiple of
+///                kModelFileWeightAlignment from the partition's start, identical ones
+///                once (their directory entries share it): the task sink's weights
+///                region as it lays it out, which it loads in one copy;
 ///     model info a ModelInfo protobuf: backend, required plugins, the weight directory,
 ///                inputs, outputs, op histogram;
 ///   and, when the model runs through the task sink (static shapes), its execution plans
@@ -46,9 +49,12 @@
 namespace ge {
 
 inline constexpr char kModelFileMagic[8] = {'G', 'E', 'M', 'O', 'D', 'E', 'L', '\0'};
-inline constexpr uint32_t kModelFileFormatVersion = 2;  // 2: execution plan partitions
+// 2: execution plan partitions; 3: weights of identical bytes share one directory range
+inline constexpr uint32_t kModelFileFormatVersion = 3;
 inline constexpr size_t kModelFileHeaderBytes = 40;
 inline constexpr size_t kModelFileAlignment = 64;
+/// Weights lie at multiples of this in their partition: the task sink's weights alignment.
+inline constexpr size_t kModelFileWeightAlignment = 512;
 /// Files larger than this are refused before they are read (16 GiB).
 inline constexpr uint64_t kModelFileMaxBytes = uint64_t{16} << 30;
 
@@ -82,8 +88,9 @@ struct ModelFileInfo {
   std::vector<std::pair<std::string, std::string>> inputs;   ///< runtime inputs: name, type
   std::vector<std::pair<std::string, std::string>> outputs;  ///< name, type
   std::vector<std::pair<std::string, uint64_t>> op_histogram;  ///< "[domain::]Op", count
-  uint64_t weights_bytes = 0;  ///< initializer bytes in the weights partition
+  uint64_t weights_bytes = 0;  ///< initializer bytes in the weights partition (identical ones once)
   uint64_t weight_count = 0;
+  uint64_t merged_weight_count = 0;  ///< set when read: weights stored in another's bytes
   uint64_t node_count = 0;
   uint64_t file_bytes = 0;     ///< set when read
   /// Execution figures, set when the file holds plans (task sink).

@@ -60,6 +60,12 @@ struct SessionOptions {
   /// for static sizes, run() for sizes known at run time). 0: the machine's physical
   /// memory (ge/memory_limit.h).
   size_t memory_limit = 0;
+  /// GE's Shrink (seed 000): once the task sink has copied the weights to a device the
+  /// host cannot address, the session drops their host copies, so a loaded model's host
+  /// memory does not hold the weights a second time (ModelRunnerOptions::shrink). No
+  /// effect on a host-accessible device (cpu: the weights are read in place, they are
+  /// the device memory) nor for a graph run per op or specialised per input shape.
+  bool shrink = false;
 };
 
 /// One step of Session::create (parse, infer shapes, the passes and each pass, load), in

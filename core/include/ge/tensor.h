@@ -36,6 +36,10 @@ class Tensor {
   size_t byte_size() const { return static_cast<size_t>(element_count()) * element_size(dtype_); }
   bool defined() const { return dtype_ != DataType::kUndefined; }
 
+  /// Whether this tensor's data and `other`'s lie in one storage block: copies of one
+  /// tensor, or share() with one owner (false for borrowed data).
+  bool shares_storage_with(const Tensor& other) const { return storage_ != nullptr && storage_ == other.storage_; }
+
   void* raw_data() { return data_; }
   const void* raw_data() const { return data_; }
   template <typename T>

@@ -350,6 +350,7 @@ struct ModelRunner::Impl {
     constexpr size_t kMaxPadding = 4096;  // between two weights of one block copied together
     char* base = static_cast<char*>(weights);
     std::vector<char> image;  // region bytes [image_begin, image_begin + image.size())
+    image.reserve(std::min(weights_bytes, kStagingImageBytes));  // pages are touched as filled
     size_t image_begin = 0;
     auto flush = [&]() -> Status {
       if (image.empty()) return Status::ok();
