@@ -40,10 +40,12 @@ Result<std::vector<std::shared_ptr<MemoryAssigner>>> select_assigners(const Plug
 Result<std::unique_ptr<ModelRunner>> load_task_sink(const Graph& graph, Backend& backend,
                                                     std::vector<std::shared_ptr<MemoryAssigner>> assigners,
                                                     ExecutionOrder order, int max_streams,
-                                                    std::shared_ptr<TensorPool> pool, bool shrink) {
+                                                    std::shared_ptr<TensorPool> pool, bool shrink,
+                                                    size_t super_kernel_max_bytes) {
   ModelRunnerOptions options;
   options.output_pool = std::move(pool);
   options.shrink = shrink;
+  options.super_kernel_max_bytes = super_kernel_max_bytes;
   options.max_streams = max_streams;
   options.memory_assigners = std::move(assigners);
   options.memory_plan_options.order = order;
@@ -130,7 +132,8 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
     // Identical weights the passes left (CSE runs from -O1) share one host storage.
     share_identical_constants(*graph);
     Result<std::unique_ptr<ModelRunner>> runner = load_task_sink(*graph, *backend, assigners, options.memory_order,
-                                                                 options.max_streams, session->pool_, options.shrink);
+                                                                 options.max_streams, session->pool_, options.shrink,
+                                                                 options.super_kernel_max_bytes);
     if (runner.is_ok()) {
       session->set_runner(std::move(runner).value(), *backend);
       clock.end("load (task sink)");
@@ -180,7 +183,8 @@ Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph
   };
   auto load = [this, &backend, options, assigners = std::move(assigners)](const Graph& graph) {
     // No shrink: each specialisation is compiled from the host graph, which stays.
-    return load_task_sink(graph, backend, assigners, options.memory_order, options.max_streams, pool_, false);
+    return load_task_sink(graph, backend, assigners, options.memory_order, options.max_streams, pool_, false,
+                          options.super_kernel_max_bytes);
   };
   SinkCompiler compile = [optimise, load](std::unique_ptr<Graph> graph) -> Result<std::unique_ptr<ModelRunner>> {
     GE_RETURN_IF_ERROR(optimise(*graph, std::nullopt));

@@ -16,14 +16,14 @@ constexpr std::string_view kValueOptions[] = {
     "--plugins",      "--input",      "--output-dir",   "--backend", "--repeat", "--passes",
     "--disable-pass", "--dump-graph", "--expected-dir", "--rtol",    "--atol",
     "--check-rtol",   "--check-atol", "--memory-assigner", "--memory-order", "--profile", "--threads",
-    "--specialisations", "--memory-limit", "--duration", "--autofusion", "--dump-tensors", "--streams",
+    "--specialisations", "--memory-limit", "--duration", "--autofusion", "--dump-tensors", "--streams", "--super-kernels",
 };
 /// Options that take none.
 // Options that shape compilation: a compiled .gem has run its passes and stored its plan.
 constexpr std::string_view kCompileOptions[] = {"-O",          "--passes",        "--disable-pass",
                                                 "--dump-graph", "--memory-assigner", "--memory-order",
                                                 "--verify-each", "--check-passes",  "--dump-graph-constants",
-                                                "--streams"};
+                                                "--streams", "--super-kernels"};
 
 constexpr std::string_view kFlagOptions[] = {"--list-plugins", "--verify-each",          "--check-passes",
                                              "--verbose",      "--dump-graph-constants", "--help",
@@ -149,6 +149,9 @@ Status apply_value(RunOptions& options, const std::string& option, const std::st
     GE_ASSIGN_OR_RETURN(options.threads, parse_int(option, value, 1, 1024));
   } else if (option == "--streams") {
     GE_ASSIGN_OR_RETURN(options.streams, parse_int(option, value, 1, 64));
+  } else if (option == "--super-kernels") {
+    GE_ASSIGN_OR_RETURN(int bytes, parse_int(option, value, 0, 1 << 30));
+    options.super_kernel_max_bytes = static_cast<size_t>(bytes);
   } else if (option == "--specialisations") {
     GE_ASSIGN_OR_RETURN(int cached, parse_int(option, value, 0, 4096));
     options.specialisations = static_cast<size_t>(cached);
@@ -326,6 +329,8 @@ Memory (static-shape graphs run from one planned arena):
                           lowers the peak of live memory
   --streams N             put independent branches on up to N streams (default 1; more
                           than one gives every value its own bytes)
+  --super-kernels BYTES   launch runs of consecutive kernels whose nodes write at most
+                          BYTES each as one super kernel (default 0: off)
   --specialisations N     a model with dynamic input dims is compiled per input-shape
                           signature; keep up to N of them (default 8; 0: run it per op)
   --memory-limit BYTES    most memory the session may hold (suffixes K, M, G, T:

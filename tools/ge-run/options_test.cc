@@ -160,6 +160,8 @@ TEST(OptionsTest, Streams) {
   EXPECT_EQ(options.compile_options, std::vector<std::string>{"--streams"});  // a .gem refuses it
   EXPECT_NE(error_of({"m.onnx", "--streams", "0"}).find("--streams"), std::string::npos);
   EXPECT_NE(error_of({"m.onnx", "--streams=65"}).find("--streams"), std::string::npos);
+  EXPECT_EQ(parse_ok({"m.onnx", "--super-kernels", "4096"}).super_kernel_max_bytes, 4096u);
+  EXPECT_NE(error_of({"m.onnx", "--super-kernels", "-1"}).find("--super-kernels"), std::string::npos);
 }
 
 TEST(OptionsTest, MemoryAssignersAndOrder) {

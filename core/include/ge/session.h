@@ -66,6 +66,10 @@ struct SessionOptions {
   /// effect on a host-accessible device (cpu: the weights are read in place, they are
   /// the device memory) nor for a graph run per op or specialised per input shape.
   bool shrink = false;
+  /// SuperKernel (seed 001, ModelRunnerOptions::super_kernel_max_bytes): runs of tiny
+  /// kernel launches whose nodes write at most this many bytes each go to the backend as
+  /// one launch. 0: off.
+  size_t super_kernel_max_bytes = 0;
 };
 
 /// One step of Session::create (parse, infer shapes, the passes and each pass, load), in
