@@ -10,6 +10,8 @@ mlp_ln.onnx   a transformer MLP block over x[128, 768]: MatMul 768x3072 + bias, 
               GELU (Div, Erf, Add, Mul, Mul), MatMul 3072x768 + bias, residual, then a
               LayerNorm spelled out in primitives (ReduceMean, Sub, Pow, ReduceMean, Add,
               Sqrt, Div, Mul, Add).
+attention.onnx  attention's tail over scores x[8, 12, 256, 256]: scale (Mul), a causal bool
+              mask through Where(mask, x, -inf), Softmax over the last axis.
 """
 
 import os
@@ -26,9 +28,9 @@ class Graph:
     def __init__(self):
         self.nodes, self.inits, self.count = [], [], 0
 
-    def const(self, value):
+    def const(self, value, dtype=np.float32):
         name = f"c{len(self.inits)}"
-        self.inits.append(numpy_helper.from_array(np.asarray(value, dtype=np.float32), name))
+        self.inits.append(numpy_helper.from_array(np.asarray(value, dtype=dtype), name))
         return name
 
     def op(self, op, *inputs, **attrs):
@@ -99,9 +101,18 @@ def mlp_ln(path):
     g.save(path, [128, 768], y, [128, 768])
 
 
+def attention(path):
+    g = Graph()
+    shape = [8, 12, 256, 256]
+    scaled = g.op("Mul", "x", g.const(0.125))
+    causal = np.tril(np.ones((256, 256), dtype=bool))[None, None]
+    masked = g.op("Where", g.const(causal, dtype=bool), scaled, g.const(-np.inf))
+    g.save(path, shape, g.op("Softmax", masked, axis=-1), shape)
+
+
 if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out, exist_ok=True)
-    for name, make in [("chain20", chain20), ("rmsnorm", rmsnorm), ("mlp_ln", mlp_ln)]:
+    for name, make in [("chain20", chain20), ("rmsnorm", rmsnorm), ("mlp_ln", mlp_ln), ("attention", attention)]:
         make(os.path.join(out, name + ".onnx"))
         print(os.path.join(out, name + ".onnx"))

@@ -40,7 +40,7 @@ ort_bench="$root/bench/compare/ort/bench.js"
 have_ort=no
 if node -e "require('$ORT_HOME/node_modules/onnxruntime-node')" 2>/dev/null; then have_ort=yes; fi
 IFS=, read -r -a thread_list <<<"$threads"
-models=(chain20 rmsnorm mlp_ln encoder)
+models=(chain20 rmsnorm mlp_ln attention encoder)
 
 failed=0
 printf "%-8s %3s %9s %9s %9s %9s %8s %8s %10s %10s\n" model thr "off ms" "interp ms" "codegen" "ORT ms" "off/cg" "cg/ORT" "MB unfused" "groups"
@@ -81,7 +81,7 @@ sizes = {}
 for v in list(m.graph.input) + list(m.graph.value_info) + list(m.graph.output):
     sizes[v.name] = int(np.prod([d.dim_value for d in v.type.tensor_type.shape.dim])) * 4
 for t in m.graph.initializer:
-    sizes[t.name] = int(np.prod(t.dims)) * 4
+    sizes[t.name] = int(np.prod(t.dims)) * (1 if t.data_type == onnx.TensorProto.BOOL else 4)
 unfused = sum(sum(sizes.get(i, 0) for i in n.input) + sum(sizes.get(o, 0) for o in n.output) for n in m.graph.node)
 # The fused groups' traffic: the ops outside any group as before, each group its inputs and outputs once.
 log = open(sys.argv[2]).read()

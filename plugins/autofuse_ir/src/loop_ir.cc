@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 
 namespace ge::autofuse {
@@ -16,19 +17,54 @@ struct OpInfo {
   int arity;
 };
 
-constexpr std::array<OpInfo, 27> kOps = {{
+/// In the order of Op: info() indexes it by value (checked below).
+constexpr std::array<OpInfo, 38> kOps = {{
     {Op::kLoad, "load", 0},         {Op::kConst, "const", 0},       {Op::kNeg, "neg", 1},
     {Op::kAbs, "abs", 1},           {Op::kExp, "exp", 1},           {Op::kLog, "log", 1},
     {Op::kSqrt, "sqrt", 1},         {Op::kReciprocal, "reciprocal", 1}, {Op::kRelu, "relu", 1},
     {Op::kSigmoid, "sigmoid", 1},   {Op::kTanh, "tanh", 1},         {Op::kErf, "erf", 1},
     {Op::kFloor, "floor", 1},       {Op::kCeil, "ceil", 1},         {Op::kSin, "sin", 1},
-    {Op::kCos, "cos", 1},           {Op::kAdd, "add", 2},           {Op::kSub, "sub", 2},
-    {Op::kMul, "mul", 2},           {Op::kDiv, "div", 2},           {Op::kPow, "pow", 2},
-    {Op::kMax, "max", 2},           {Op::kMin, "min", 2},           {Op::kReduceSum, "reduce_sum", 1},
-    {Op::kReduceMean, "reduce_mean", 1}, {Op::kReduceMax, "reduce_max", 1}, {Op::kReduceMin, "reduce_min", 1},
+    {Op::kCos, "cos", 1},           {Op::kNot, "not", 1},           {Op::kCastBool, "cast_bool", 1},
+    {Op::kAdd, "add", 2},           {Op::kSub, "sub", 2},           {Op::kMul, "mul", 2},
+    {Op::kDiv, "div", 2},           {Op::kPow, "pow", 2},           {Op::kMax, "max", 2},
+    {Op::kMin, "min", 2},           {Op::kEqual, "equal", 2},       {Op::kLess, "less", 2},
+    {Op::kGreater, "greater", 2},   {Op::kLessOrEqual, "less_equal", 2}, {Op::kGreaterOrEqual, "greater_equal", 2},
+    {Op::kAnd, "and", 2},           {Op::kOr, "or", 2},             {Op::kXor, "xor", 2},
+    {Op::kWhere, "where", 3},       {Op::kReduceSum, "reduce_sum", 1}, {Op::kReduceMean, "reduce_mean", 1},
+    {Op::kReduceMax, "reduce_max", 1}, {Op::kReduceMin, "reduce_min", 1},
 }};
 
+constexpr bool ops_in_order() {
+  for (size_t i = 0; i < kOps.size(); ++i) {
+    if (static_cast<size_t>(kOps[i].op) != i) return false;
+  }
+  return true;
+}
+static_assert(ops_in_order() && static_cast<size_t>(Op::kReduceMin) + 1 == kOps.size());
+
 const OpInfo& info(Op op) { return kOps[static_cast<size_t>(op)]; }
+
+bool is_input_type(DataType type) {
+  return type == DataType::kFloat32 || type == DataType::kFloat16 || type == DataType::kBool;
+}
+bool is_output_type(DataType type) { return type == DataType::kFloat32 || type == DataType::kBool; }
+
+/// " bool" for a dtype other than float32 (the default, not printed).
+std::string dtype_text(DataType type) {
+  return type == DataType::kFloat32 ? std::string() : " " + std::string(data_type_name(type));
+}
+
+/// An optional dtype word at words[from]: advances `from` past it.
+bool parse_dtype(const std::vector<std::string_view>& words, size_t& from, DataType& type) {
+  type = DataType::kFloat32;
+  const std::string_view word = from < words.size() ? words[from] : std::string_view();
+  if (word.empty() || word[0] == '-' || (word[0] >= '0' && word[0] <= '9')) return true;  // dims
+  const std::optional<DataType> named = data_type_from_name(word);
+  if (!named) return false;
+  type = *named;
+  ++from;
+  return true;
+}
 
 std::string dims_text(const std::vector<int64_t>& dims) {
   std::string text;
@@ -100,6 +136,14 @@ int arity(Op op) { return info(op).arity; }
 bool is_reduction(Op op) {
   return op == Op::kReduceSum || op == Op::kReduceMean || op == Op::kReduceMax || op == Op::kReduceMin;
 }
+std::vector<int> operands(const Instruction& instruction) {
+  const int n = arity(instruction.op);
+  std::vector<int> list;
+  if (n >= 1) list.push_back(instruction.a);
+  if (n >= 2) list.push_back(instruction.b);
+  if (n >= 3) list.push_back(instruction.c);
+  return list;
+}
 
 int64_t row_count(const Program& program) {
   return product(program.shape, 0, program.shape.size() - static_cast<size_t>(program.reduced_axes));
@@ -118,7 +162,7 @@ std::vector<bool> row_values(const Program& program) {
       row[i] = true;
     } else if (in.op == Op::kLoad) {
       // A row value when the input is 1 (or absent) along every reduced axis.
-      const std::vector<int64_t>& dims = program.inputs[static_cast<size_t>(in.input)];
+      const std::vector<int64_t>& dims = program.inputs[static_cast<size_t>(in.input)].dims;
       bool constant_along_reduced = k > 0;
       for (size_t axis = rank - k; axis < rank && constant_along_reduced; ++axis) {
         const size_t from_end = rank - axis;
@@ -128,10 +172,29 @@ std::vector<bool> row_values(const Program& program) {
     } else if (is_reduction(in.op)) {
       row[i] = true;
     } else {
-      row[i] = row[static_cast<size_t>(in.a)] && (arity(in.op) < 2 || row[static_cast<size_t>(in.b)]);
+      row[i] = true;
+      for (int operand : operands(in)) row[i] = row[i] && row[static_cast<size_t>(operand)];
     }
   }
   return row;
+}
+
+std::vector<bool> boolean_values(const Program& program) {
+  std::vector<bool> boolean(program.code.size(), false);
+  for (size_t i = 0; i < program.code.size(); ++i) {
+    const Instruction& in = program.code[i];
+    switch (in.op) {
+      case Op::kLoad: boolean[i] = program.inputs[static_cast<size_t>(in.input)].dtype == DataType::kBool; break;
+      case Op::kConst: boolean[i] = in.constant == 0.0f || in.constant == 1.0f; break;
+      case Op::kNot: case Op::kCastBool: case Op::kEqual: case Op::kLess: case Op::kGreater:
+      case Op::kLessOrEqual: case Op::kGreaterOrEqual: case Op::kAnd: case Op::kOr: case Op::kXor:
+        boolean[i] = true;
+        break;
+      case Op::kWhere: boolean[i] = boolean[static_cast<size_t>(in.b)] && boolean[static_cast<size_t>(in.c)]; break;
+      default: break;
+    }
+  }
+  return boolean;
 }
 
 Status validate(const Program& program) {
@@ -146,8 +209,12 @@ Status validate(const Program& program) {
   }
   const size_t k = static_cast<size_t>(program.reduced_axes);
   for (size_t i = 0; i < program.inputs.size(); ++i) {
-    const std::vector<int64_t>& dims = program.inputs[i];
+    const std::vector<int64_t>& dims = program.inputs[i].dims;
     const std::string name = "autofuse program: input " + std::to_string(i) + " [" + dims_text(dims) + " ]";
+    if (!is_input_type(program.inputs[i].dtype)) {
+      return invalid_argument(name + " is " + std::string(data_type_name(program.inputs[i].dtype)) +
+                              ", expected float32, float16 or bool");
+    }
     if (dims.size() > rank) return invalid_argument(name + " has more dims than the shape");
     bool along_reduced_ones = true, along_reduced_full = true;
     for (size_t axis = 0; axis < rank; ++axis) {
@@ -175,13 +242,10 @@ Status validate(const Program& program) {
     if (in.op == Op::kLoad && (in.input < 0 || static_cast<size_t>(in.input) >= program.inputs.size())) {
       return invalid_argument(where + ": input " + std::to_string(in.input) + " does not exist");
     }
-    const int n = arity(in.op);
-    for (int operand : {in.a, in.b}) {
-      if (n == 0) break;
+    for (int operand : operands(in)) {
       if (operand < 0 || static_cast<size_t>(operand) >= i) {
         return invalid_argument(where + ": operand %" + std::to_string(operand) + " is not an earlier value");
       }
-      if (n == 1) break;
     }
     if (is_reduction(in.op) && k == 0) return invalid_argument(where + ": a reduction in a program without reduced axes");
   }
@@ -193,10 +257,19 @@ Status validate(const Program& program) {
   }
   if (program.outputs.empty()) return invalid_argument("autofuse program: no outputs");
   const int64_t full = product(program.shape, 0, rank), rows = row_count(program);
+  const std::vector<bool> boolean = boolean_values(program);
   for (size_t i = 0; i < program.outputs.size(); ++i) {
     const Output& out = program.outputs[i];
     if (out.value < 0 || static_cast<size_t>(out.value) >= program.code.size()) {
       return invalid_argument("autofuse program: output " + std::to_string(i) + " names no value");
+    }
+    if (!is_output_type(out.dtype)) {
+      return invalid_argument("autofuse program: output " + std::to_string(i) + " is " +
+                              std::string(data_type_name(out.dtype)) + ", expected float32 or bool");
+    }
+    if (out.dtype == DataType::kBool && !boolean[static_cast<size_t>(out.value)]) {
+      return invalid_argument("autofuse program: output " + std::to_string(i) + " is bool, its value %" +
+                              std::to_string(out.value) + " is not always 0 or 1");
     }
     for (int64_t d : out.dims) {
       if (d <= 0) return invalid_argument("autofuse program: output " + std::to_string(i) + " has dim " + std::to_string(d));
@@ -215,17 +288,18 @@ Status validate(const Program& program) {
 std::string print(const Program& program) {
   std::ostringstream text;
   text << "autofuse 1\nshape" << dims_text(program.shape) << "\nreduce " << program.reduced_axes << "\n";
-  for (const auto& dims : program.inputs) text << "input" << dims_text(dims) << "\n";
+  for (const Input& input : program.inputs) text << "input" << dtype_text(input.dtype) << dims_text(input.dims) << "\n";
   for (size_t i = 0; i < program.code.size(); ++i) {
     const Instruction& in = program.code[i];
     text << "%" << i << " = " << op_name(in.op);
     if (in.op == Op::kLoad) text << " " << in.input;
     if (in.op == Op::kConst) text << " " << constant_text(in.constant);
-    if (arity(in.op) >= 1) text << " %" << in.a;
-    if (arity(in.op) >= 2) text << " %" << in.b;
+    for (int operand : operands(in)) text << " %" << operand;
     text << "\n";
   }
-  for (const Output& out : program.outputs) text << "output %" << out.value << dims_text(out.dims) << "\n";
+  for (const Output& out : program.outputs) {
+    text << "output %" << out.value << dtype_text(out.dtype) << dims_text(out.dims) << "\n";
+  }
   return text.str();
 }
 
@@ -253,11 +327,17 @@ Result<Program> parse(std::string_view text) {
       if (w.size() != 2 || !parse_int(w[1], k) || k < 0 || k > 64) return error("expected 'reduce N'");
       program.reduced_axes = static_cast<int>(k);
     } else if (w[0] == "input") {
-      program.inputs.emplace_back();
-      if (!parse_dims(w, 1, program.inputs.back())) return error("bad dims");
+      Input input;
+      size_t next = 1;
+      if (!parse_dtype(w, next, input.dtype)) return error("unknown dtype '" + std::string(w[next]) + "'");
+      if (!parse_dims(w, next, input.dims)) return error("bad dims");
+      program.inputs.push_back(std::move(input));
     } else if (w[0] == "output") {
       Output out;
-      if (w.size() < 2 || !parse_value(w[1], out.value) || !parse_dims(w, 2, out.dims)) return error("expected 'output %V dims...'");
+      size_t next = 2;
+      if (w.size() < 2 || !parse_value(w[1], out.value)) return error("expected 'output %V [dtype] dims...'");
+      if (!parse_dtype(w, next, out.dtype)) return error("unknown dtype '" + std::string(w[next]) + "'");
+      if (!parse_dims(w, next, out.dims)) return error("expected 'output %V [dtype] dims...'");
       program.outputs.push_back(std::move(out));
     } else {
       int defined = 0;
@@ -281,8 +361,10 @@ Result<Program> parse(std::string_view text) {
         in.input = static_cast<int>(index);
       } else {
         if (w.size() != 3 + static_cast<size_t>(found->arity)) return error("expected " + std::to_string(found->arity) + " operands");
-        if (!parse_value(w[next++], in.a)) return error("bad operand");
-        if (found->arity == 2 && !parse_value(w[next], in.b)) return error("bad operand");
+        for (int* operand : {&in.a, &in.b, &in.c}) {
+          if (next == w.size()) break;
+          if (!parse_value(w[next++], *operand)) return error("bad operand");
+        }
       }
       program.code.push_back(in);
     }

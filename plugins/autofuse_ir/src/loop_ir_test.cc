@@ -67,6 +67,71 @@ TEST(LoopIr, RejectsInvalidPrograms) {
             std::string::npos);
 }
 
+constexpr const char* kMaskedSoftmax =
+    "autofuse 1\n"
+    "shape 2 8\n"
+    "reduce 1\n"
+    "input float16 2 8\n"
+    "input bool 8\n"
+    "%0 = load 0\n"
+    "%1 = load 1\n"
+    "%2 = const -inf\n"
+    "%3 = where %1 %0 %2\n"
+    "%4 = reduce_max %3\n"
+    "%5 = sub %3 %4\n"
+    "%6 = exp %5\n"
+    "%7 = reduce_sum %6\n"
+    "%8 = div %6 %7\n"
+    "%9 = greater %8 %2\n"
+    "%10 = cast_bool %4\n"
+    "output %8 2 8\n"
+    "output %9 bool 2 8\n"
+    "output %10 bool 2 1\n";
+
+TEST(LoopIr, DtypesAndWhereRoundTrip) {
+  Result<Program> parsed = parse(kMaskedSoftmax);
+  ASSERT_TRUE(parsed.is_ok()) << parsed.status().to_string();
+  const Program& p = parsed.value();
+  EXPECT_EQ(p.inputs[0].dtype, DataType::kFloat16);
+  EXPECT_EQ(p.inputs[1].dtype, DataType::kBool);
+  EXPECT_EQ(p.inputs[1].dims, (std::vector<int64_t>{8}));
+  EXPECT_EQ(p.code[3].op, Op::kWhere);
+  EXPECT_EQ(operands(p.code[3]), (std::vector<int>{1, 0, 2}));
+  EXPECT_EQ(p.outputs[0].dtype, DataType::kFloat32);
+  EXPECT_EQ(p.outputs[1].dtype, DataType::kBool);
+  EXPECT_EQ(print(p), kMaskedSoftmax);
+  EXPECT_EQ(boolean_values(p), (std::vector<bool>{false, true, false, false, false, false, false, false, false, true,
+                                                  true}));
+  const std::vector<bool> row = row_values(p);
+  EXPECT_FALSE(row[3]) << "where of a full value is full";
+  EXPECT_TRUE(row[10]);
+  // "float32" is the default, accepted when written out and not printed.
+  EXPECT_EQ(print(parse("autofuse 1\nshape 4\nreduce 0\ninput float32 4\n%0 = load 0\noutput %0 float32 4\n").value()),
+            "autofuse 1\nshape 4\nreduce 0\ninput 4\n%0 = load 0\noutput %0 4\n");
+}
+
+TEST(LoopIr, RejectsBadDtypes) {
+  auto error = [](const std::string& text) {
+    Result<Program> parsed = parse(text);
+    return parsed.is_ok() ? std::string() : parsed.status().message();
+  };
+  const std::string head = "autofuse 1\nshape 4\nreduce 0\n";
+  EXPECT_NE(error(head + "input float17 4\n").find("unknown dtype 'float17'"), std::string::npos);
+  EXPECT_NE(error(head + "input int64 4\n%0 = load 0\noutput %0 4\n").find("is int64, expected float32, float16 or bool"),
+            std::string::npos);
+  EXPECT_NE(error(head + "input 4\n%0 = load 0\noutput %0 float16 4\n").find("is float16, expected float32 or bool"),
+            std::string::npos);
+  EXPECT_NE(error(head + "input 4\n%0 = load 0\noutput %0 bool 4\n").find("is not always 0 or 1"), std::string::npos);
+  EXPECT_NE(error(head + "input bool 4\n%0 = load 0\n%1 = const 2\n%2 = where %0 %0 %1\noutput %2 bool 4\n")
+                .find("output 0 is bool, its value %2 is not always 0 or 1"),
+            std::string::npos);
+  EXPECT_NE(error(head + "input 4\n%0 = load 0\n%1 = where %0 %0\noutput %1 4\n").find("expected 3 operands"),
+            std::string::npos);
+  EXPECT_NE(error(head + "input 4\n%0 = load 0\n%1 = where %0 %0 %1\noutput %1 4\n").find("not an earlier value"),
+            std::string::npos);
+  EXPECT_EQ(error(head + "input bool 4\n%0 = load 0\n%1 = const 1\n%2 = where %0 %0 %1\noutput %2 bool 4\n"), "");
+}
+
 TEST(LoopPlan, CoalescesRowsAndFindsTheInnerExtent) {
   // No reduction: [2, 3, 4, 5] with a [4, 5] input walks 6 rows of 20.
   Program p = parse("autofuse 1\nshape 2 3 4 5\nreduce 0\ninput 2 3 4 5\ninput 4 5\n%0 = load 0\n%1 = load 1\n"

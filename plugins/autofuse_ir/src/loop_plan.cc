@@ -16,7 +16,7 @@ LoopPlan plan_loops(const Program& program) {
   const std::vector<int64_t>& shape = program.shape;
   const size_t rank = shape.size();
   std::vector<std::vector<int64_t>> dims;
-  for (const auto& input : program.inputs) dims.push_back(aligned(input, rank));
+  for (const Input& input : program.inputs) dims.push_back(aligned(input.dims, rank));
 
   // The inner suffix: the reduced axes, or (no reduction) the longest suffix that every
   // input either has whole or not at all.
@@ -84,7 +84,8 @@ LoopPlan plan_loops(const Program& program) {
     } else if (in.op == Op::kLoad) {
       plan.per_row[v] = !plan.inputs[static_cast<size_t>(in.input)].contiguous_inner;
     } else {
-      plan.per_row[v] = plan.per_row[static_cast<size_t>(in.a)] && (arity(in.op) < 2 || plan.per_row[static_cast<size_t>(in.b)]);
+      plan.per_row[v] = true;
+      for (int operand : operands(in)) plan.per_row[v] = plan.per_row[v] && plan.per_row[static_cast<size_t>(operand)];
     }
   }
   const std::vector<bool> row = row_values(program);

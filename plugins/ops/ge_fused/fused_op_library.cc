@@ -88,8 +88,8 @@ bool broadcasts_into(const TensorDesc& bias, const TensorDesc& output) {
   return true;
 }
 
-/// ge_autofuse.Fused: the outputs are float32 of the dims its program lists; every input
-/// must be float32 of the dims the program expects.
+/// ge_autofuse.Fused: the outputs have the dtypes and dims its program lists; every input
+/// must have the dtype and dims the program expects.
 Status infer_autofused(Node& node) {
   Result<autofuse::Program> parsed = autofuse::parse(node.get_string("program", ""));
   if (!parsed.is_ok()) return invalid_argument(node.describe() + ": attribute 'program': " + parsed.status().message());
@@ -102,14 +102,14 @@ Status infer_autofused(Node& node) {
   for (size_t i = 0; i < node.input_count(); ++i) {
     const Value* in = node.input(i);
     if (in == nullptr) return invalid_argument(node.describe() + ": input " + std::to_string(i) + " is required");
-    const TensorDesc expected = TensorDesc::of(DataType::kFloat32, program.inputs[i]);
+    const TensorDesc expected = TensorDesc::of(program.inputs[i].dtype, program.inputs[i].dims);
     const TensorDesc& got = in->desc();
-    bool matches = got.dtype == DataType::kFloat32 || got.dtype == DataType::kUndefined;
+    bool matches = got.dtype == expected.dtype || got.dtype == DataType::kUndefined;
     if (matches && got.has_rank()) {
       matches = got.rank() == expected.rank();
       for (size_t d = 0; matches && d < got.shape->size(); ++d) {
         const Dim& dim = (*got.shape)[d];
-        matches = !dim.is_static() || dim.value == program.inputs[i][d];
+        matches = !dim.is_static() || dim.value == program.inputs[i].dims[d];
       }
     }
     if (!matches) {
@@ -118,7 +118,7 @@ Status infer_autofused(Node& node) {
     }
   }
   for (size_t i = 0; i < node.output_count(); ++i) {
-    TensorDesc desc = TensorDesc::of(DataType::kFloat32, program.outputs[i].dims);
+    TensorDesc desc = TensorDesc::of(program.outputs[i].dtype, program.outputs[i].dims);
     desc.format = node.output(i)->desc().format;
     node.output(i)->set_desc(std::move(desc));
   }

@@ -52,6 +52,28 @@ TEST(FusedOpLibrary, FusedGemmAndMatMulInferLikeTheStandardOps) {
   EXPECT_NE(out.find("%m : float32[B,7,5] = ge::FusedMatMul"), std::string::npos) << out;
 }
 
+// ge_autofuse::Fused takes its outputs' dtypes and dims from its program and checks its
+// inputs against it: here a float16 and a bool input, a float32 and a bool output.
+TEST(FusedOpLibrary, AutofusedInfersDtypesFromItsProgram) {
+  const std::string program =
+      "autofuse 1\\nshape 2 4\\nreduce 0\\ninput float16 2 4\\ninput bool 4\\n%0 = load 0\\n%1 = load 1\\n"
+      "%2 = const 0\\n%3 = where %1 %0 %2\\n%4 = greater %3 %2\\noutput %3 2 4\\noutput %4 bool 2 4\\n";
+  auto graph_with = [&](const std::string& mask_type) {
+    return R"(graph g (opset ""=17, "ge_autofuse"=1) {
+  input %x : float16[2,4]
+  input %keep : )" + mask_type + R"([4]
+  %y, %z = ge_autofuse::Fused(%x, %keep) {program: string = ")" + program + R"("} "fused"
+  output %y
+  output %z
+})";
+  };
+  const std::string out = infer(graph_with("bool"));
+  EXPECT_NE(out.find("%y : float32[2,4], %z : bool[2,4] = ge_autofuse::Fused"), std::string::npos) << out;
+  EXPECT_EQ(infer(graph_with("float32")),
+            "shape inference in graph 'g': ge_autofuse::Fused 'fused': input 1 %keep is float32[4], its program "
+            "expects bool[4]");
+}
+
 TEST(FusedOpLibrary, RejectsBadActivationsAndBiases) {
   EXPECT_EQ(infer(R"(graph g (opset ""=17, "ge"=1) {
   input %a : float32[2,3]

@@ -1,6 +1,7 @@
 #include "autofusion.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <set>
@@ -22,27 +23,51 @@ using Dims = std::vector<int64_t>;
 
 constexpr const char* kFusedDomain = "ge_autofuse";
 
+/// How a candidate node lowers to loop IR.
+enum class Lowering {
+  kInstruction,  ///< one instruction, `op`
+  kAlias,        ///< none: a Cast that changes no value (the output is its operand's value)
+  kSoftmax,      ///< reduce_max, sub, exp, reduce_sum, div over the reduced axes
+  kLogSoftmax,   ///< reduce_max, sub, exp, reduce_sum, log, sub
+};
+
 /// What a candidate node computes, in loop IR terms.
 struct Candidate {
   Op op = Op::kConst;
-  int reduced_axes = 0;          ///< reductions: how many innermost axes they reduce
+  Lowering lowering = Lowering::kInstruction;
+  int reduced_axes = 0;          ///< reductions and softmaxes: how many innermost axes they reduce
   bool keepdims = true;          ///< reductions
-  std::vector<Value*> operands;  ///< the float32 data inputs (a reduction's axes are not one)
+  std::vector<Value*> operands;  ///< the data inputs (a reduction's axes are not one)
+
+  /// Whether the node works on whole rows: a reduction, or a softmax.
+  bool needs_rows() const {
+    return autofuse::is_reduction(op) || lowering == Lowering::kSoftmax || lowering == Lowering::kLogSoftmax;
+  }
 };
 
-bool is_static_float(const Value* value) {
+/// A static tensor of one of `types`, plain and not empty.
+bool is_static_tensor(const Value* value, std::initializer_list<DataType> types) {
   if (value == nullptr) return false;
   const TensorDesc& desc = value->desc();
-  return desc.kind == ValueKind::kTensor && desc.dtype == DataType::kFloat32 && desc.is_static() &&
-         desc.is_plain() && desc.element_count() > 0;
+  return desc.kind == ValueKind::kTensor && std::find(types.begin(), types.end(), desc.dtype) != types.end() &&
+         desc.is_static() && desc.is_plain() && desc.element_count() > 0;
 }
+
+bool is_static_float(const Value* value) { return is_static_tensor(value, {DataType::kFloat32}); }
 
 Dims dims_of(const Value* value) { return value->desc().static_dims(); }
 
-/// A one-element float32 constant no caller can override: the program holds its value.
+/// A one-element float32 or bool constant no caller can override: the program holds its value.
 bool is_inlined_constant(const Value* value) {
-  return is_constant_value(value) && value->constant()->dtype() == DataType::kFloat32 &&
-         value->constant()->element_count() == 1;
+  if (!is_constant_value(value) || value->constant()->element_count() != 1) return false;
+  const DataType type = value->constant()->dtype();
+  return type == DataType::kFloat32 || type == DataType::kBool;
+}
+
+float inlined_value(const Value* value) {
+  const Tensor& constant = *value->constant();
+  if (constant.dtype() == DataType::kBool) return *static_cast<const unsigned char*>(constant.raw_data()) != 0 ? 1.0f : 0.0f;
+  return constant.data<float>()[0];
 }
 
 int64_t product(const Dims& dims, size_t begin, size_t end) {
@@ -87,15 +112,119 @@ Dims row_dims(const Dims& shape, int k, bool keepdims) {
   return dims;
 }
 
-const std::map<std::string, Op>& elementwise_ops() {
-  static const std::map<std::string, Op> ops = {
-      {"Neg", Op::kNeg},         {"Abs", Op::kAbs},         {"Exp", Op::kExp},   {"Log", Op::kLog},
-      {"Sqrt", Op::kSqrt},       {"Reciprocal", Op::kReciprocal}, {"Relu", Op::kRelu},
-      {"Sigmoid", Op::kSigmoid}, {"Tanh", Op::kTanh},       {"Erf", Op::kErf},   {"Floor", Op::kFloor},
-      {"Ceil", Op::kCeil},       {"Sin", Op::kSin},         {"Cos", Op::kCos},   {"Add", Op::kAdd},
-      {"Sub", Op::kSub},         {"Mul", Op::kMul},         {"Div", Op::kDiv},   {"Pow", Op::kPow},
-      {"Max", Op::kMax},         {"Min", Op::kMin}};
+/// The dtypes an elementwise op takes and gives in a group (values compute as float32;
+/// bool ones are 0 or 1).
+enum class Signature {
+  kArithmetic,  ///< float32 operands, float32 result
+  kCompare,     ///< float32 operands, bool result
+  kEqual,       ///< float32 or bool operands (both alike), bool result
+  kLogic,       ///< bool operands, bool result
+  kSelect,      ///< a bool condition, then float32 or bool branches (both alike) and result
+};
+
+struct ElementwiseOp {
+  Op op;
+  Signature signature;
+};
+
+const std::map<std::string, ElementwiseOp>& elementwise_ops() {
+  using S = Signature;
+  static const std::map<std::string, ElementwiseOp> ops = {
+      {"Neg", {Op::kNeg, S::kArithmetic}},         {"Abs", {Op::kAbs, S::kArithmetic}},
+      {"Exp", {Op::kExp, S::kArithmetic}},         {"Log", {Op::kLog, S::kArithmetic}},
+      {"Sqrt", {Op::kSqrt, S::kArithmetic}},       {"Reciprocal", {Op::kReciprocal, S::kArithmetic}},
+      {"Relu", {Op::kRelu, S::kArithmetic}},       {"Sigmoid", {Op::kSigmoid, S::kArithmetic}},
+      {"Tanh", {Op::kTanh, S::kArithmetic}},       {"Erf", {Op::kErf, S::kArithmetic}},
+      {"Floor", {Op::kFloor, S::kArithmetic}},     {"Ceil", {Op::kCeil, S::kArithmetic}},
+      {"Sin", {Op::kSin, S::kArithmetic}},         {"Cos", {Op::kCos, S::kArithmetic}},
+      {"Add", {Op::kAdd, S::kArithmetic}},         {"Sub", {Op::kSub, S::kArithmetic}},
+      {"Mul", {Op::kMul, S::kArithmetic}},         {"Div", {Op::kDiv, S::kArithmetic}},
+      {"Pow", {Op::kPow, S::kArithmetic}},         {"Max", {Op::kMax, S::kArithmetic}},
+      {"Min", {Op::kMin, S::kArithmetic}},         {"Equal", {Op::kEqual, S::kEqual}},
+      {"Less", {Op::kLess, S::kCompare}},          {"Greater", {Op::kGreater, S::kCompare}},
+      {"LessOrEqual", {Op::kLessOrEqual, S::kCompare}}, {"GreaterOrEqual", {Op::kGreaterOrEqual, S::kCompare}},
+      {"Not", {Op::kNot, S::kLogic}},              {"And", {Op::kAnd, S::kLogic}},
+      {"Or", {Op::kOr, S::kLogic}},                {"Xor", {Op::kXor, S::kLogic}},
+      {"Where", {Op::kWhere, S::kSelect}}};
   return ops;
+}
+
+/// Whether `node`'s operands and output have the dtypes `signature` asks for.
+bool fits_signature(const Node& node, Signature signature) {
+  const Value* out = node.output(0);
+  auto all = [&](size_t from, DataType type) {
+    for (size_t i = from; i < node.input_count(); ++i) {
+      if (!is_static_tensor(node.input(i), {type})) return false;
+    }
+    return true;
+  };
+  switch (signature) {
+    case Signature::kArithmetic: return all(0, DataType::kFloat32) && is_static_tensor(out, {DataType::kFloat32});
+    case Signature::kCompare: return all(0, DataType::kFloat32) && is_static_tensor(out, {DataType::kBool});
+    case Signature::kEqual:
+      return (all(0, DataType::kFloat32) || all(0, DataType::kBool)) && is_static_tensor(out, {DataType::kBool});
+    case Signature::kLogic: return all(0, DataType::kBool) && is_static_tensor(out, {DataType::kBool});
+    case Signature::kSelect: {
+      const DataType type = out->desc().dtype;
+      return is_static_tensor(node.input(0), {DataType::kBool}) && (type == DataType::kFloat32 || type == DataType::kBool) &&
+             all(1, type) && is_static_tensor(out, {type});
+    }
+  }
+  return false;
+}
+
+/// The ai.onnx opset `node` is read with, as the cpu kernels read it.
+int64_t onnx_opset(const Node& node) {
+  const Graph* graph = node.graph();
+  int64_t version = graph != nullptr ? graph->opset_version("") : 0;
+  if (version <= 0 && graph != nullptr) version = graph->opset_version("ai.onnx");
+  return version > 0 ? version : 13;
+}
+
+/// A Softmax or LogSoftmax over innermost axes of a float32 tensor (opset 13 and later:
+/// the last axis; before: the flattened axes from `axis` on), or nullopt.
+std::optional<Candidate> softmax_candidate(const Node& node, Lowering lowering) {
+  if (node.input_count() != 1 || node.output_count() != 1) return std::nullopt;
+  Value* x = node.input(0);
+  if (!is_static_float(x) || !is_static_float(node.output(0))) return std::nullopt;
+  const Dims dims = dims_of(x);
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  if (rank == 0 || dims_of(node.output(0)) != dims) return std::nullopt;
+  const bool coerced = onnx_opset(node) < 13;
+  int64_t axis = node.get_int("axis", coerced ? 1 : -1);
+  if (axis < -rank || axis >= rank) return std::nullopt;
+  if (axis < 0) axis += rank;
+  if (!coerced && axis != rank - 1) return std::nullopt;
+  const int64_t k = rank - axis;
+  // A row of one element is the full value; the loop IR keeps the two apart.
+  if (product(dims, static_cast<size_t>(axis), dims.size()) <= 1) return std::nullopt;
+  Candidate candidate;
+  candidate.op = Op::kReduceMax;  // its first instruction; lower() spells out the rest
+  candidate.lowering = lowering;
+  candidate.reduced_axes = static_cast<int>(k);
+  candidate.operands = {x};
+  return candidate;
+}
+
+/// A Cast between float32, bool and (from) float16, or nullopt. Casts to float32 and bool
+/// to bool keep the value (float16 inputs load exactly); float to bool is cast_bool.
+std::optional<Candidate> cast_candidate(const Node& node) {
+  if (node.input_count() != 1 || node.output_count() != 1) return std::nullopt;
+  Value* x = node.input(0);
+  const int64_t to = node.get_int("to", 0);
+  if (!is_static_tensor(x, {DataType::kFloat32, DataType::kBool, DataType::kFloat16})) return std::nullopt;
+  if (to != static_cast<int64_t>(DataType::kFloat32) && to != static_cast<int64_t>(DataType::kBool)) return std::nullopt;
+  if (!is_static_tensor(node.output(0), {static_cast<DataType>(to)}) || dims_of(node.output(0)) != dims_of(x)) {
+    return std::nullopt;
+  }
+  Candidate candidate;
+  candidate.operands = {x};
+  if (to == static_cast<int64_t>(DataType::kBool) && x->desc().dtype != DataType::kBool) {
+    candidate.op = Op::kCastBool;
+  } else {
+    candidate.lowering = Lowering::kAlias;
+  }
+  return candidate;
 }
 
 const std::map<std::string, Op>& reduction_ops() {
@@ -153,16 +282,16 @@ std::optional<Candidate> candidate_of(const Node& node) {
   if (auto it = reduction_ops().find(node.op_type()); it != reduction_ops().end()) {
     return reduction_candidate(node, it->second);
   }
+  if (node.op_type() == "Softmax") return softmax_candidate(node, Lowering::kSoftmax);
+  if (node.op_type() == "LogSoftmax") return softmax_candidate(node, Lowering::kLogSoftmax);
+  if (node.op_type() == "Cast") return cast_candidate(node);
   auto it = elementwise_ops().find(node.op_type());
   if (it == elementwise_ops().end() || node.output_count() != 1) return std::nullopt;
-  const size_t expected_inputs = static_cast<size_t>(autofuse::arity(it->second));
-  if (node.input_count() != expected_inputs || !is_static_float(node.output(0))) return std::nullopt;
+  const size_t expected_inputs = static_cast<size_t>(autofuse::arity(it->second.op));
+  if (node.input_count() != expected_inputs || !fits_signature(node, it->second.signature)) return std::nullopt;
   Candidate candidate;
-  candidate.op = it->second;
-  for (Value* input : node.inputs()) {
-    if (!is_static_float(input)) return std::nullopt;
-    candidate.operands.push_back(input);
-  }
+  candidate.op = it->second.op;
+  candidate.operands.assign(node.inputs().begin(), node.inputs().end());
   return candidate;
 }
 
@@ -261,7 +390,7 @@ class Grouper {
     };
     Join join;
     join.reduced_axes = k;
-    if (autofuse::is_reduction(candidate.op)) {
+    if (candidate.needs_rows()) {
       if (level_of(candidate.operands[0]) != Level::kFull) return std::nullopt;
       if (k != 0 && k != candidate.reduced_axes) return std::nullopt;
       join.reduced_axes = candidate.reduced_axes;
@@ -271,7 +400,9 @@ class Grouper {
           if (!fits_reduced_axes(dims_of(input), shape, join.reduced_axes)) return std::nullopt;
         }
       }
-      join.level = candidate.keepdims ? Level::kRowKept : Level::kRowDropped;
+      join.level = !autofuse::is_reduction(candidate.op) ? Level::kFull
+                   : candidate.keepdims                  ? Level::kRowKept
+                                                         : Level::kRowDropped;
       return join;
     }
     if (out == shape) {
@@ -312,10 +443,12 @@ class Grouper {
   bool seed(Node& node, const Candidate& candidate) {
     Group group;
     Join join;
-    if (autofuse::is_reduction(candidate.op)) {
+    if (candidate.needs_rows()) {
       group.shape = dims_of(candidate.operands[0]);
       join.reduced_axes = candidate.reduced_axes;
-      join.level = candidate.keepdims ? Level::kRowKept : Level::kRowDropped;
+      join.level = !autofuse::is_reduction(candidate.op) ? Level::kFull
+                   : candidate.keepdims                  ? Level::kRowKept
+                                                         : Level::kRowDropped;
     } else {
       group.shape = dims_of(node.output(0));
       if (group.shape.empty()) return false;  // the loop IR needs an iteration axis
@@ -373,30 +506,57 @@ Lowered lower(const Graph& graph, const Group& group, const std::set<std::string
     autofuse::Instruction instruction;
     if (is_inlined_constant(value)) {
       instruction.op = Op::kConst;
-      instruction.constant = value->constant()->data<float>()[0];
+      instruction.constant = inlined_value(value);
     } else {
       instruction.op = Op::kLoad;
       instruction.input = static_cast<int>(program.inputs.size());
-      program.inputs.push_back(dims_of(value));
+      program.inputs.push_back({dims_of(value), value->desc().dtype});
       lowered.inputs.push_back(value);
     }
     program.code.push_back(instruction);
     return defined[value] = static_cast<int>(program.code.size() - 1);
   };
   const std::unordered_set<const Node*> members(group.nodes.begin(), group.nodes.end());
+  auto emit = [&](Op op, int a, int b = -1) {
+    autofuse::Instruction instruction;
+    instruction.op = op;
+    instruction.a = a;
+    instruction.b = b;
+    program.code.push_back(instruction);
+    return static_cast<int>(program.code.size() - 1);
+  };
   for (const Node* node : group.nodes) {
     const std::optional<Candidate> candidate = candidate_of(*node);
-    autofuse::Instruction instruction;
-    instruction.op = candidate->op;
-    instruction.a = operand(candidate->operands[0]);
-    if (autofuse::arity(candidate->op) == 2) instruction.b = operand(candidate->operands[1]);
-    program.code.push_back(instruction);
     Value* out = node->output(0);
-    defined[out] = static_cast<int>(program.code.size() - 1);
+    int value = operand(candidate->operands[0]);
+    switch (candidate->lowering) {
+      case Lowering::kAlias: break;
+      case Lowering::kSoftmax:
+      case Lowering::kLogSoftmax: {
+        const int shifted = emit(Op::kSub, value, emit(Op::kReduceMax, value));
+        const int exp = emit(Op::kExp, shifted);
+        const int sum = emit(Op::kReduceSum, exp);
+        value = candidate->lowering == Lowering::kSoftmax ? emit(Op::kDiv, exp, sum)
+                                                          : emit(Op::kSub, shifted, emit(Op::kLog, sum));
+        break;
+      }
+      case Lowering::kInstruction: {
+        autofuse::Instruction instruction;
+        instruction.op = candidate->op;
+        instruction.a = value;
+        // In order: the text of the program must not depend on argument evaluation order.
+        if (candidate->operands.size() >= 2) instruction.b = operand(candidate->operands[1]);
+        if (candidate->operands.size() >= 3) instruction.c = operand(candidate->operands[2]);
+        program.code.push_back(instruction);
+        value = static_cast<int>(program.code.size() - 1);
+        break;
+      }
+    }
+    defined[out] = value;
     bool escapes = graph.is_output(out) || captured.count(out->name()) != 0;
     for (const Use& use : out->uses()) escapes = escapes || !members.count(use.user);
     if (escapes) {
-      program.outputs.push_back({defined[out], dims_of(out)});
+      program.outputs.push_back({value, dims_of(out), out->desc().dtype});
       lowered.outputs.push_back(out);
     }
   }

@@ -1,7 +1,10 @@
 #pragma once
-/// Autofusion: groups float32 elementwise, broadcasting and innermost-axis reduction ONNX
-/// ops of the top-level graph and replaces each group of two or more by one
-/// ge_autofuse.Fused node whose `program` attribute (ge/autofuse/loop_ir.h) computes it.
+/// Autofusion: groups elementwise, broadcasting and innermost-axis reduction ONNX ops of
+/// the top-level graph and replaces each group of two or more by one ge_autofuse.Fused
+/// node whose `program` attribute (ge/autofuse/loop_ir.h) computes it. The ops: float32
+/// arithmetic and reductions; Softmax and LogSoftmax over innermost axes (spelled out as
+/// max, subtract, exp, sum and divide or log); comparisons, Not/And/Or/Xor and Where on
+/// float32 and bool values; Cast between float32 and bool, and from float16 to float32.
 ///
 /// Groups grow greedily in topological order: a node joins the group of one of its
 /// producers when its shape fits the group's iteration shape (or the group's row shape,

@@ -253,6 +253,224 @@ TEST(Autofusion, FusesASpelledOutSoftmaxIntoOneGroup) {
             "output %5 2 3 8\n");
 }
 
+// Attention's tail: scale, a bool padding mask through Where, Softmax. The MatMuls stay;
+// everything between them is one kernel, the mask loaded as bool.
+TEST(Autofusion, FusesScaleMaskAndSoftmaxOfAttentionIntoOneNode) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %q : float32[2,4,8,16]
+  input %k : float32[2,4,16,8]
+  input %v : float32[2,4,8,16]
+  input %keep : bool[2,1,1,8]
+  init %scale : float32[] = [0.25]
+  init %ninf : float32[] = [-inf]
+  %s = MatMul(%q, %k) "qk"
+  %t = Mul(%s, %scale) "scale"
+  %m = Where(%keep, %t, %ninf) "mask"
+  %p = Softmax(%m) {axis: int = -1} "softmax"
+  %o = MatMul(%p, %v) "pv"
+  output %o
+})");
+  EXPECT_TRUE(run_autofusion(*g));
+  const std::vector<const Node*> fused = fused_nodes(*g);
+  ASSERT_EQ(fused.size(), 1u);
+  EXPECT_EQ(g->node_count(), 3u) << print_graph(*g);
+  EXPECT_EQ(count_ops(*g, "MatMul"), 2u);
+  EXPECT_EQ(program_of(fused[0]),
+            "autofuse 1\n"
+            "shape 2 4 8 8\n"
+            "reduce 1\n"
+            "input 2 4 8 8\n"
+            "input bool 2 1 1 8\n"
+            "%0 = load 0\n"
+            "%1 = const 0x1p-2\n"
+            "%2 = mul %0 %1\n"
+            "%3 = load 1\n"
+            "%4 = const -inf\n"
+            "%5 = where %3 %2 %4\n"
+            "%6 = reduce_max %5\n"
+            "%7 = sub %5 %6\n"
+            "%8 = exp %7\n"
+            "%9 = reduce_sum %8\n"
+            "%10 = div %8 %9\n"
+            "output %10 2 4 8 8\n");
+  ASSERT_EQ(fused[0]->input_count(), 2u);
+  EXPECT_EQ(fused[0]->input(1)->name(), "keep");
+  EXPECT_EQ(g->find_node("pv")->input(0), fused[0]->output(0));
+}
+
+// The other spelling: a float mask of 0 and -inf added to the scores, a causal [8, 8]
+// one broadcast over batch and heads; and the scale as a division.
+TEST(Autofusion, FusesAnAdditiveMaskAndSoftmax) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %s : float32[2,4,8,8]
+  input %causal : float32[8,8]
+  init %root : float32[1] = [4]
+  %t = Div(%s, %root) "scale"
+  %m = Add(%t, %causal) "mask"
+  %p = Softmax(%m) "softmax"
+  output %p
+})");
+  EXPECT_TRUE(run_autofusion(*g));
+  ASSERT_EQ(g->node_count(), 1u);
+  const std::vector<const Node*> fused = fused_nodes(*g);
+  ASSERT_EQ(fused.size(), 1u);
+  EXPECT_NE(program_of(fused[0]).find("input 8 8\n"), std::string::npos) << program_of(fused[0]);
+  EXPECT_NE(program_of(fused[0]).find("reduce 1\n"), std::string::npos);
+}
+
+// A mask computed from an attention mask of another shape: the comparison stays on its
+// own (a group of one), its bool result is loaded by the scores' group.
+TEST(Autofusion, AComparisonOfAnotherShapeFeedsTheGroupAsABoolInput) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %s : float32[2,4,8,8]
+  input %attention : float32[2,1,1,8]
+  init %zero : float32[] = [0]
+  init %ninf : float32[] = [-inf]
+  %pad = Equal(%attention, %zero) "is_pad"
+  %m = Where(%pad, %ninf, %s) "mask"
+  %p = Softmax(%m) "softmax"
+  output %p
+})");
+  EXPECT_TRUE(run_autofusion(*g));
+  EXPECT_NE(g->find_node("is_pad"), nullptr);
+  const std::vector<const Node*> fused = fused_nodes(*g);
+  ASSERT_EQ(fused.size(), 1u);
+  EXPECT_EQ(g->node_count(), 2u);
+  EXPECT_EQ(program_of(fused[0]),
+            "autofuse 1\n"
+            "shape 2 4 8 8\n"
+            "reduce 1\n"
+            "input bool 2 1 1 8\n"
+            "input 2 4 8 8\n"
+            "%0 = load 0\n"
+            "%1 = const -inf\n"
+            "%2 = load 1\n"
+            "%3 = where %0 %1 %2\n"
+            "%4 = reduce_max %3\n"
+            "%5 = sub %3 %4\n"
+            "%6 = exp %5\n"
+            "%7 = reduce_sum %6\n"
+            "%8 = div %6 %7\n"
+            "output %8 2 4 8 8\n");
+}
+
+TEST(Autofusion, LowersLogSoftmaxAndTheCoercedAxisOfOldOpsets) {
+  // Opset 11: Softmax normalises the flattened axes from `axis` on, here the last two.
+  auto g = inferred(R"(graph main (opset ""=11) {
+  input %x : float32[3,4,5]
+  %e = Neg(%x) "neg"
+  %y = LogSoftmax(%e) {axis: int = 1} "log_softmax"
+  output %y
+})");
+  EXPECT_TRUE(run_autofusion(*g));
+  const std::vector<const Node*> fused = fused_nodes(*g);
+  ASSERT_EQ(fused.size(), 1u);
+  EXPECT_EQ(program_of(fused[0]),
+            "autofuse 1\n"
+            "shape 3 4 5\n"
+            "reduce 2\n"
+            "input 3 4 5\n"
+            "%0 = load 0\n"
+            "%1 = neg %0\n"
+            "%2 = reduce_max %1\n"
+            "%3 = sub %1 %2\n"
+            "%4 = exp %3\n"
+            "%5 = reduce_sum %4\n"
+            "%6 = log %5\n"
+            "%7 = sub %3 %6\n"
+            "output %7 3 4 5\n");
+}
+
+TEST(Autofusion, LeavesASoftmaxOverAnOuterAxisAlone) {
+  auto g = inferred(R"(graph main (opset ""=13) {
+  input %x : float32[3,4,5]
+  %e = Neg(%x) "neg"
+  %y = Softmax(%e) {axis: int = 1} "softmax"
+  %z = Abs(%y) "abs"
+  output %z
+})");
+  EXPECT_FALSE(run_autofusion(*g));
+  EXPECT_EQ(g->node_count(), 3u);
+}
+
+TEST(Autofusion, ASoftmaxAfterAReductionOfOtherAxesStartsAnotherGroup) {
+  // The group already reduces two axes; the Softmax reduces one.
+  auto g = inferred(R"(graph main (opset ""=13) {
+  input %x : float32[3,4,5]
+  init %axes : int64[2] = [1, 2]
+  %e = Exp(%x) "exp"
+  %s = ReduceSum(%e, %axes) "sum"
+  %d = Div(%e, %s) "div"
+  %y = Softmax(%d) "softmax"
+  output %y
+})");
+  EXPECT_TRUE(run_autofusion(*g));
+  const std::vector<const Node*> fused = fused_nodes(*g);
+  ASSERT_EQ(fused.size(), 1u);
+  EXPECT_NE(g->find_node("softmax"), nullptr) << print_graph(*g);
+}
+
+// Bool values in a group: comparisons and logic, a bool output, Casts that keep the value
+// (bool to float32, float16 to float32) and float32 to bool.
+TEST(Autofusion, FusesMasksCastsAndBoolOutputs) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : float16[4,8]
+  input %y : float32[4,8]
+  input %valid : bool[8]
+  init %half : float32[] = [0.5]
+  %xf = Cast(%x) {to: int = 1} "widen"
+  %big = Greater(%xf, %half) "greater"
+  %small = LessOrEqual(%y, %xf) "less_equal"
+  %either = Or(%big, %small) "or"
+  %keep = And(%either, %valid) "and"
+  %drop = Not(%keep) "not"
+  %f = Cast(%drop) {to: int = 1} "to_float"
+  %z = Mul(%f, %y) "mul"
+  %nz = Cast(%z) {to: int = 9} "to_bool"
+  %same = Equal(%nz, %keep) "equal"
+  output %z
+  output %same
+})");
+  EXPECT_TRUE(run_autofusion(*g));
+  ASSERT_EQ(g->node_count(), 1u) << print_graph(*g);
+  const std::vector<const Node*> fused = fused_nodes(*g);
+  EXPECT_EQ(program_of(fused[0]),
+            "autofuse 1\n"
+            "shape 4 8\n"
+            "reduce 0\n"
+            "input float16 4 8\n"
+            "input 4 8\n"
+            "input bool 8\n"
+            "%0 = load 0\n"
+            "%1 = const 0x1p-1\n"
+            "%2 = greater %0 %1\n"
+            "%3 = load 1\n"
+            "%4 = less_equal %3 %0\n"
+            "%5 = or %2 %4\n"
+            "%6 = load 2\n"
+            "%7 = and %5 %6\n"
+            "%8 = not %7\n"
+            "%9 = mul %8 %3\n"
+            "%10 = cast_bool %9\n"
+            "%11 = equal %10 %7\n"
+            "output %9 4 8\n"
+            "output %11 bool 4 8\n");
+  EXPECT_EQ(g->outputs()[1]->desc(), TensorDesc::of(DataType::kBool, {4, 8}));
+}
+
+TEST(Autofusion, LeavesWhereOverOtherDtypesAlone) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %c : bool[4]
+  input %a : int64[4]
+  input %b : int64[4]
+  %w = Where(%c, %a, %b) "where"
+  %n = Neg(%w) "neg"
+  output %n
+})");
+  EXPECT_FALSE(run_autofusion(*g));
+  EXPECT_EQ(g->node_count(), 2u);
+}
+
 TEST(Autofusion, ValuesUsedOutsideTheGroupBecomeOutputs) {
   auto g = inferred(R"(graph main (opset ""=17) {
   input %x : float32[4,8]

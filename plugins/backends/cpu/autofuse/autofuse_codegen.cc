@@ -18,6 +18,16 @@ using autofuse::Op;
 /// one tile): large enough to amortise the per-tile offsets, small enough to split well.
 constexpr int64_t kTileElements = 16384;
 
+/// Stack bytes per tile for values kept from one loop over a row to the next (see
+/// Generator::keep_costly_values).
+constexpr int64_t kKeptBytes = 64 * 1024;
+
+/// Ops whose result is cheaper to keep in a row buffer than to compute again.
+bool costly(Op op) {
+  return op == Op::kExp || op == Op::kLog || op == Op::kTanh || op == Op::kErf || op == Op::kSin || op == Op::kCos ||
+         op == Op::kSigmoid || op == Op::kPow;
+}
+
 std::string float_literal(float value) {
   if (std::isnan(value)) return "__builtin_nanf(\"\")";
   if (std::isinf(value)) return value > 0 ? "__builtin_inff()" : "(-__builtin_inff())";
@@ -31,24 +41,27 @@ std::string v(int index) { return "v" + std::to_string(index); }
 /// The expression computing instruction `index` from already-named operands.
 std::string expression(const autofuse::Program& program, int index, const std::string& load) {
   const Instruction& in = program.code[static_cast<size_t>(index)];
-  const std::string a = v(in.a), b = v(in.b);
+  const std::string a = v(in.a), b = v(in.b), c = v(in.c);
+  auto truth = [](const std::string& condition) { return "(" + condition + " ? 1.0f : 0.0f)"; };
   switch (in.op) {
     case Op::kLoad: return load;
     case Op::kConst: return float_literal(in.constant);
     case Op::kNeg: return "-" + a;
     case Op::kAbs: return "__builtin_fabsf(" + a + ")";
-    case Op::kExp: return "expf(" + a + ")";
+    case Op::kExp: return "ge_exp(" + a + ")";
     case Op::kLog: return "logf(" + a + ")";
     case Op::kSqrt: return "__builtin_sqrtf(" + a + ")";
     case Op::kReciprocal: return "1.0f / " + a;
     case Op::kRelu: return a + " < 0.0f ? 0.0f : " + a;
-    case Op::kSigmoid: return "1.0f / (1.0f + expf(-" + a + "))";
+    case Op::kSigmoid: return "1.0f / (1.0f + ge_exp(-" + a + "))";
     case Op::kTanh: return "tanhf(" + a + ")";
     case Op::kErf: return "erff(" + a + ")";
     case Op::kFloor: return "__builtin_floorf(" + a + ")";
     case Op::kCeil: return "__builtin_ceilf(" + a + ")";
     case Op::kSin: return "sinf(" + a + ")";
     case Op::kCos: return "cosf(" + a + ")";
+    case Op::kNot: return truth(a + " == 0.0f");
+    case Op::kCastBool: return truth(a + " != 0.0f");
     case Op::kAdd: return a + " + " + b;
     case Op::kSub: return a + " - " + b;
     case Op::kMul: return a + " * " + b;
@@ -62,6 +75,16 @@ std::string expression(const autofuse::Program& program, int index, const std::s
     }
     case Op::kMax: return "ge_max(" + a + ", " + b + ")";
     case Op::kMin: return "ge_min(" + a + ", " + b + ")";
+    case Op::kEqual: return truth(a + " == " + b);
+    case Op::kLess: return truth(a + " < " + b);
+    case Op::kGreater: return truth(a + " > " + b);
+    case Op::kLessOrEqual: return truth(a + " <= " + b);
+    case Op::kGreaterOrEqual: return truth(a + " >= " + b);
+    // Bitwise on the truths: no branch in the vector loop.
+    case Op::kAnd: return truth("(" + a + " != 0.0f) & (" + b + " != 0.0f)");
+    case Op::kOr: return truth("(" + a + " != 0.0f) | (" + b + " != 0.0f)");
+    case Op::kXor: return truth("(" + a + " != 0.0f) != (" + b + " != 0.0f)");
+    case Op::kWhere: return "(" + a + " != 0.0f ? " + b + " : " + c + ")";
     default: return "0.0f";  // reductions are emitted by the caller
   }
 }
@@ -80,8 +103,7 @@ class Generator {
     for (size_t i = 0; i < values; ++i) {
       const Instruction& in = program_.code[i];
       int level = 0;
-      if (autofuse::arity(in.op) >= 1) level = ready_[static_cast<size_t>(in.a)];
-      if (autofuse::arity(in.op) >= 2) level = std::max(level, ready_[static_cast<size_t>(in.b)]);
+      for (int operand : autofuse::operands(in)) level = std::max(level, ready_[static_cast<size_t>(operand)]);
       ready_[i] = autofuse::is_reduction(in.op) ? level + 1 : level;
     }
     loops_ = 0;
@@ -91,6 +113,7 @@ class Generator {
     bool full_outputs = false;
     for (size_t o = 0; o < program_.outputs.size(); ++o) full_outputs = full_outputs || !plan_.output_per_row[o];
     const int final_loop = full_outputs ? loops_ : -1;
+    keep_costly_values(final_loop);
 
     // libm's functions, declared here: with vector math, as the SIMD variants glibc's
     // libmvec provides (within a few ulp of the scalar ones), so the loops vectorise.
@@ -103,16 +126,28 @@ class Generator {
             "namespace {\n"
             "inline float ge_pow(float a, float b) { return static_cast<float>(pow(static_cast<double>(a), "
             "static_cast<double>(b))); }\n"
+            // expf, bit for bit, but where the result is 0 anyway (below -104: e^-104 is
+            // under half the least denormal; masked scores are -inf) on an argument of 0:
+            // libmvec's vector expf falls back to the scalar expf lane by lane for huge ones.
+            // (The argument is masked bitwise: GCC folds `zero ? 0 : expf(zero ? 0 : x)` to
+            // `zero ? 0 : expf(x)`.)
+            "inline float ge_exp(float x) {\n"
+            "  const bool zero = x < -104.0f;\n"
+            "  const float y = expf(__builtin_bit_cast(float, __builtin_bit_cast(unsigned, x) & (zero ? 0u : ~0u)));\n"
+            "  return zero ? 0.0f : y;\n}\n"
             "inline float ge_max(float a, float b) { return __builtin_isnan(a) ? a : __builtin_isnan(b) ? b : (a < b ? b : a); }\n"
             "inline float ge_min(float a, float b) { return __builtin_isnan(a) ? a : __builtin_isnan(b) ? b : (b < a ? b : a); }\n"
             "}  // namespace\n\n"
             "extern \"C\" int ge_autofuse_abi() { return " << kAbiVersion << "; }\n\n"
             "extern \"C\" void ge_autofuse_run(const void* const* inputs, void* const* outputs) {\n";
     for (size_t i = 0; i < program_.inputs.size(); ++i) {
-      out_ << "  const float* __restrict in" << i << " = static_cast<const float*>(inputs[" << i << "]);\n";
+      const std::string type = element_type(program_.inputs[i].dtype);
+      out_ << "  const " << type << "* __restrict in" << i << " = static_cast<const " << type << "*>(inputs[" << i
+           << "]);\n";
     }
     for (size_t o = 0; o < program_.outputs.size(); ++o) {
-      out_ << "  float* __restrict out" << o << " = static_cast<float*>(outputs[" << o << "]);\n";
+      const std::string type = element_type(program_.outputs[o].dtype);
+      out_ << "  " << type << "* __restrict out" << o << " = static_cast<" << type << "*>(outputs[" << o << "]);\n";
     }
     const int64_t inner = plan_.inner;
     const int64_t tile = program_.reduced_axes > 0 ? inner : std::min(inner, kTileElements);
@@ -128,19 +163,44 @@ class Generator {
          << ";\n"
          << "    (void)row; (void)j_begin; (void)j_end;\n";
     emit_offsets();
+    for (size_t i = 0; i < values; ++i) {
+      if (kept_[i]) out_ << "    alignas(64) float keep" << i << "[" << inner << "];\n";
+    }
     emit_row_values(0);
     for (int loop = 0; loop < loops_ || loop == final_loop; ++loop) {
       emit_loop(loop, loop == final_loop);
       emit_row_values(loop + 1);
     }
     for (size_t o = 0; o < program_.outputs.size(); ++o) {
-      if (plan_.output_per_row[o]) out_ << "    out" << o << "[row] = " << v(program_.outputs[o].value) << ";\n";
+      if (plan_.output_per_row[o]) out_ << "    out" << o << "[row] = " << stored(o) << ";\n";
     }
     out_ << "  }\n}\n";
     return out_.str();
   }
 
  private:
+  /// The C++ type of an input or output element (_Float16: GCC and Clang on x86-64 and
+  /// AArch64, exact conversion to float).
+  static std::string element_type(DataType dtype) {
+    return dtype == DataType::kBool ? "unsigned char" : dtype == DataType::kFloat16 ? "_Float16" : "float";
+  }
+
+  /// The float value of input `input`'s element at off<input><index>.
+  std::string load(int input, const std::string& index) const {
+    const std::string element = "in" + std::to_string(input) + "[off" + std::to_string(input) + index + "]";
+    switch (program_.inputs[static_cast<size_t>(input)].dtype) {
+      case DataType::kBool: return "(" + element + " != 0 ? 1.0f : 0.0f)";
+      case DataType::kFloat16: return "static_cast<float>(" + element + ")";
+      default: return element;
+    }
+  }
+
+  /// What output `o` stores of its value.
+  std::string stored(size_t o) const {
+    const std::string value = v(program_.outputs[o].value);
+    return program_.outputs[o].dtype == DataType::kBool ? "static_cast<unsigned char>(" + value + " != 0.0f)" : value;
+  }
+
   void emit_offsets() {
     for (size_t i = 0; i < program_.inputs.size(); ++i) out_ << "    int64_t off" << i << " = 0;\n";
     if (plan_.outer_dims.empty()) return;
@@ -160,9 +220,59 @@ class Generator {
     for (size_t i = 0; i < program_.code.size(); ++i) {
       const Instruction& in = program_.code[i];
       if (!plan_.per_row[i] || ready_[i] != level || autofuse::is_reduction(in.op)) continue;
-      const std::string load = "in" + std::to_string(in.input) + "[off" + std::to_string(in.input) + "]";
-      out_ << "    const float " << v(static_cast<int>(i)) << " = " << expression(program_, static_cast<int>(i), load)
-           << ";\n";
+      out_ << "    const float " << v(static_cast<int>(i)) << " = "
+           << expression(program_, static_cast<int>(i), in.op == Op::kLoad ? load(in.input, "") : "") << ";\n";
+    }
+  }
+
+  /// Whether loop `loop` loads full value `v` from its row buffer rather than computing it.
+  bool reused(size_t v, int loop) const { return kept_[v] && first_loop_[v] < loop; }
+
+  /// Full values loop `loop` names: the operands of the reductions it finishes, (the
+  /// final loop) the full outputs, and what they need through full operands (row operands
+  /// are named already; values reused from a row buffer need nothing).
+  std::vector<bool> needed_in(int loop, bool store_outputs) const {
+    std::vector<bool> needed(program_.code.size(), false);
+    for (size_t i = 0; i < program_.code.size(); ++i) {
+      const Instruction& in = program_.code[i];
+      if (autofuse::is_reduction(in.op) && ready_[i] == loop + 1) needed[static_cast<size_t>(in.a)] = true;
+    }
+    if (store_outputs) {
+      for (size_t o = 0; o < program_.outputs.size(); ++o) {
+        if (!plan_.output_per_row[o]) needed[static_cast<size_t>(program_.outputs[o].value)] = true;
+      }
+    }
+    for (size_t i = program_.code.size(); i-- > 0;) {
+      if (!needed[i] || plan_.per_row[i] || reused(i, loop)) continue;
+      for (int operand : autofuse::operands(program_.code[i])) needed[static_cast<size_t>(operand)] = true;
+    }
+    return needed;
+  }
+
+  /// A program with reductions walks each row once per reduction level (softmax: max, sum,
+  /// then the outputs). A costly full value (exp, ...) that a later walk needs again is
+  /// kept in a row buffer by the first walk, while the buffers fit kKeptBytes: the same
+  /// value, loaded instead of computed.
+  void keep_costly_values(int final_loop) {
+    const size_t values = program_.code.size();
+    kept_.assign(values, false);
+    first_loop_.assign(values, -1);
+    std::vector<int> loops_needing(values, 0);
+    for (int loop = 0; loop < loops_ || loop == final_loop; ++loop) {
+      const std::vector<bool> needed = needed_in(loop, loop == final_loop);
+      for (size_t i = 0; i < values; ++i) {
+        if (!needed[i] || plan_.per_row[i]) continue;
+        if (first_loop_[i] < 0) first_loop_[i] = loop;
+        ++loops_needing[i];
+      }
+    }
+    if (program_.reduced_axes == 0) return;  // one walk; a tile is not a whole row
+    int64_t budget = kKeptBytes / (plan_.inner * static_cast<int64_t>(sizeof(float)));
+    for (size_t i = 0; i < values && budget > 0; ++i) {
+      if (loops_needing[i] >= 2 && costly(program_.code[i].op)) {
+        kept_[i] = true;
+        --budget;
+      }
     }
   }
 
@@ -170,26 +280,10 @@ class Generator {
   /// it, and (the final loop) every full output.
   void emit_loop(int loop, bool store_outputs) {
     std::vector<int> reductions;
-    std::vector<bool> needed(program_.code.size(), false);
     for (size_t i = 0; i < program_.code.size(); ++i) {
-      const Instruction& in = program_.code[i];
-      if (autofuse::is_reduction(in.op) && ready_[i] == loop + 1) {
-        reductions.push_back(static_cast<int>(i));
-        needed[static_cast<size_t>(in.a)] = true;
-      }
+      if (autofuse::is_reduction(program_.code[i].op) && ready_[i] == loop + 1) reductions.push_back(static_cast<int>(i));
     }
-    if (store_outputs) {
-      for (size_t o = 0; o < program_.outputs.size(); ++o) {
-        if (!plan_.output_per_row[o]) needed[static_cast<size_t>(program_.outputs[o].value)] = true;
-      }
-    }
-    // Full values the roots need, through full operands (row operands are named already).
-    for (size_t i = program_.code.size(); i-- > 0;) {
-      if (!needed[i] || plan_.per_row[i]) continue;
-      const Instruction& in = program_.code[i];
-      if (autofuse::arity(in.op) >= 1) needed[static_cast<size_t>(in.a)] = true;
-      if (autofuse::arity(in.op) >= 2) needed[static_cast<size_t>(in.b)] = true;
-    }
+    const std::vector<bool> needed = needed_in(loop, store_outputs);
     std::string clause;
     for (int r : reductions) {
       const Op op = program_.code[static_cast<size_t>(r)].op;
@@ -208,9 +302,14 @@ class Generator {
     for (size_t i = 0; i < program_.code.size(); ++i) {
       if (!needed[i] || plan_.per_row[i]) continue;
       const Instruction& in = program_.code[i];
-      const std::string load = "in" + std::to_string(in.input) + "[off" + std::to_string(in.input) + " + j]";
-      out_ << "      const float " << v(static_cast<int>(i)) << " = "
-           << expression(program_, static_cast<int>(i), load) << ";\n";
+      const std::string name = v(static_cast<int>(i));
+      if (reused(i, loop)) {
+        out_ << "      const float " << name << " = keep" << i << "[j];\n";
+        continue;
+      }
+      out_ << "      const float " << name << " = "
+           << expression(program_, static_cast<int>(i), in.op == Op::kLoad ? load(in.input, " + j") : "") << ";\n";
+      if (kept_[i]) out_ << "      keep" << i << "[j] = " << name << ";\n";
     }
     for (int r : reductions) {
       const Instruction& in = program_.code[static_cast<size_t>(r)];
@@ -228,7 +327,7 @@ class Generator {
     if (store_outputs) {
       for (size_t o = 0; o < program_.outputs.size(); ++o) {
         if (plan_.output_per_row[o]) continue;
-        out_ << "      out" << o << "[row * " << plan_.inner << " + j] = " << v(program_.outputs[o].value) << ";\n";
+        out_ << "      out" << o << "[row * " << plan_.inner << " + j] = " << stored(o) << ";\n";
       }
     }
     out_ << "    }\n";
@@ -251,6 +350,8 @@ class Generator {
   bool vector_math_;
   std::vector<int> ready_;
   int loops_ = 0;
+  std::vector<bool> kept_;        ///< full values kept in a row buffer (keep_costly_values)
+  std::vector<int> first_loop_;   ///< the first loop computing each full value, or -1
   std::ostringstream out_;
 };
 

@@ -8,7 +8,11 @@
 /// reductions through double), compiled without floating-point contraction. Without
 /// `vector_math` its elementwise results equal the interpreter's bit for bit; with it,
 /// exp, log, tanh, erf, sin and cos (and so Sigmoid) are glibc libmvec's SIMD variants,
-/// within a few ulp of the scalar functions, and those loops vectorise.
+/// within a few ulp of the scalar functions, and those loops vectorise. Bool inputs load
+/// as 0 or 1 and bool outputs store one byte, float16 inputs convert through _Float16
+/// (exact), as the interpreter does. A program with reductions walks each row once per
+/// reduction level (softmax: max, sum, outputs); a costly value (exp, ...) computed in
+/// one walk and needed in a later one is kept in a row buffer, not computed again.
 
 #include <string>
 

@@ -1,7 +1,9 @@
 // Autofusion's runners against the unfused kernels: random loop-IR programs (elementwise,
-// broadcasting and innermost-axis reductions, several outputs) run instruction by
-// instruction through the reference library's standalone kernels, through the
-// interpreter, and through generated code; then the online compiler's cache.
+// broadcasting and innermost-axis reductions, comparisons, logic and Where, softmax rows,
+// bool and float16 inputs, bool outputs, several outputs) run instruction by instruction
+// through the reference library's standalone kernels, through the interpreter, and
+// through generated code; softmax programs against the Softmax kernel; then the online
+// compiler's cache.
 
 #include <gtest/gtest.h>
 
@@ -10,7 +12,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,6 +24,7 @@
 #include "autofuse_kernels.h"
 #include "ge/autofuse/loop_ir.h"
 #include "ge/cpu_kernels/kernel_library.h"
+#include "half_float.h"
 #include "kernel_test_util.h"
 
 namespace ge::cpu_autofuse {
@@ -45,7 +50,29 @@ struct Case {
   std::vector<Tensor> inputs;
 };
 
-/// A random valid program over a random shape; inputs in [-2, 2].
+int64_t element_count(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+/// A random input tensor: float32 in [-2, 2], float16 of such values, or bool.
+Tensor random_input(std::mt19937& rng, DataType dtype, const std::vector<int64_t>& dims) {
+  Tensor t = Tensor::zeros(dtype, dims);
+  std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
+  for (int64_t e = 0; e < t.element_count(); ++e) {
+    if (dtype == DataType::kBool) {
+      static_cast<unsigned char*>(t.raw_data())[e] = rng() % 2;
+    } else if (dtype == DataType::kFloat16) {
+      static_cast<uint16_t*>(t.raw_data())[e] = cpu_kernels::float16_from_float(uniform(rng));
+    } else {
+      t.data<float>()[e] = uniform(rng);
+    }
+  }
+  return t;
+}
+
+/// A random valid program over a random shape; inputs in [-2, 2] (or bool).
 Case random_case(std::mt19937& rng) {
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
   Case c;
@@ -58,6 +85,7 @@ Case random_case(std::mt19937& rng) {
   const int input_count = 1 + pick(3);
   for (int i = 0; i < input_count; ++i) {
     std::vector<int64_t> dims = p.shape;
+    DataType dtype = DataType::kFloat32;
     if (i > 0) {
       const bool constant_along_reduced = pick(2) == 0;
       for (size_t axis = 0; axis < dims.size(); ++axis) {
@@ -67,72 +95,100 @@ Case random_case(std::mt19937& rng) {
       size_t dropped = 0;
       while (dropped < static_cast<size_t>(drop) && dims[dropped] == 1) ++dropped;
       dims.erase(dims.begin(), dims.begin() + static_cast<std::ptrdiff_t>(dropped));
+      const int type = pick(6);
+      dtype = type == 0 ? DataType::kBool : type == 1 ? DataType::kFloat16 : DataType::kFloat32;
     }
-    p.inputs.push_back(dims);
-    std::vector<float> values(static_cast<size_t>(std::max<int64_t>(1, [&] {
-      int64_t n = 1;
-      for (int64_t d : dims) n *= d;
-      return n;
-    }())));
-    std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
-    for (float& x : values) x = uniform(rng);
-    c.inputs.push_back(Tensor::from_vector<float>(dims, values));
+    p.inputs.push_back({dims, dtype});
+    c.inputs.push_back(random_input(rng, dtype, dims));
     p.code.push_back({Op::kLoad, -1, -1, i, 0});
     c.shapes.push_back(dims);
   }
   static const Op unary[] = {Op::kNeg, Op::kAbs, Op::kExp, Op::kLog, Op::kSqrt, Op::kReciprocal, Op::kRelu,
                              Op::kSigmoid, Op::kTanh, Op::kErf, Op::kFloor, Op::kCeil, Op::kSin, Op::kCos};
   static const Op binary[] = {Op::kAdd, Op::kSub, Op::kMul, Op::kDiv, Op::kPow, Op::kMax, Op::kMin};
+  static const Op masks[] = {Op::kEqual, Op::kLess, Op::kGreater, Op::kLessOrEqual, Op::kGreaterOrEqual,
+                             Op::kAnd, Op::kOr, Op::kXor, Op::kNot, Op::kCastBool};
   static const Op reductions[] = {Op::kReduceSum, Op::kReduceMean, Op::kReduceMax, Op::kReduceMin};
+  auto push = [&](Op op, int a, int b = -1, int c3 = -1) {
+    autofuse::Instruction in;
+    in.op = op;
+    in.a = a;
+    in.b = b;
+    in.c = c3;
+    std::vector<int64_t> shape = a >= 0 ? c.shapes[static_cast<size_t>(a)] : std::vector<int64_t>{};
+    if (b >= 0) shape = broadcast(shape, c.shapes[static_cast<size_t>(b)]);
+    if (c3 >= 0) shape = broadcast(shape, c.shapes[static_cast<size_t>(c3)]);
+    if (autofuse::is_reduction(op)) {  // missing leading dims are 1 in the shape
+      for (size_t axis = shape.size() - std::min(k, shape.size()); axis < shape.size(); ++axis) shape[axis] = 1;
+    }
+    p.code.push_back(in);
+    c.shapes.push_back(shape);
+    return static_cast<int>(p.code.size()) - 1;
+  };
+  auto full_value = [&]() -> int {
+    const std::vector<bool> row = autofuse::row_values(p);
+    std::vector<int> full;
+    for (int i = 0; i < static_cast<int>(p.code.size()); ++i) {
+      if (!row[static_cast<size_t>(i)]) full.push_back(i);
+    }
+    return full.empty() ? -1 : full[static_cast<size_t>(pick(static_cast<int>(full.size())))];
+  };
   const int ops = 3 + pick(8);
   for (int n = 0; n < ops; ++n) {
     const int values = static_cast<int>(p.code.size());
-    autofuse::Instruction in;
-    const int kind = pick(10);
+    const int kind = pick(14);
     if (kind == 0) {
+      autofuse::Instruction in;
       in.op = Op::kConst;
       in.constant = std::uniform_real_distribution<float>(-3.0f, 3.0f)(rng);
       if (pick(3) == 0) in.constant = 2.0f;  // Pow's x * x path
+      if (pick(4) == 0) in.constant = pick(2) == 0 ? -INFINITY : 0.0f;  // masks' fill values
+      p.code.push_back(in);
       c.shapes.push_back({});
     } else if (kind <= 3) {
-      in.op = unary[pick(std::size(unary))];
-      in.a = pick(values);
-      c.shapes.push_back(c.shapes[static_cast<size_t>(in.a)]);
-    } else if (kind <= 7 || k == 0) {
-      in.op = binary[pick(std::size(binary))];
-      in.a = pick(values);
-      in.b = pick(values);
-      c.shapes.push_back(broadcast(c.shapes[static_cast<size_t>(in.a)], c.shapes[static_cast<size_t>(in.b)]));
+      push(unary[pick(std::size(unary))], pick(values));
+    } else if (kind <= 7 || ((kind <= 9 || kind >= 12) && k == 0)) {
+      push(binary[pick(std::size(binary))], pick(values), pick(values));
+    } else if (kind <= 9) {
+      const int a = full_value();
+      if (a >= 0) push(reductions[pick(std::size(reductions))], a);
+    } else if (kind == 10) {
+      const Op op = masks[pick(std::size(masks))];
+      push(op, pick(values), autofuse::arity(op) == 2 ? pick(values) : -1);
+    } else if (kind == 11) {
+      push(Op::kWhere, pick(values), pick(values), pick(values));
     } else {
-      const std::vector<bool> row = autofuse::row_values(p);
-      std::vector<int> full;
-      for (int i = 0; i < values; ++i) {
-        if (!row[static_cast<size_t>(i)]) full.push_back(i);
+      // A softmax row (or log-softmax) as the autofusion pass spells Softmax out.
+      const int x = full_value();
+      if (x < 0) continue;
+      const int shifted = push(Op::kSub, x, push(Op::kReduceMax, x));
+      const int exp = push(Op::kExp, shifted);
+      const int sum = push(Op::kReduceSum, exp);
+      if (pick(2) == 0) {
+        push(Op::kDiv, exp, sum);
+      } else {
+        push(Op::kSub, shifted, push(Op::kLog, sum));
       }
-      if (full.empty()) continue;
-      in.op = reductions[pick(std::size(reductions))];
-      in.a = full[static_cast<size_t>(pick(static_cast<int>(full.size())))];
-      std::vector<int64_t> shape = c.shapes[static_cast<size_t>(in.a)];  // missing leading dims are 1 in the shape
-      for (size_t axis = shape.size() - std::min(k, shape.size()); axis < shape.size(); ++axis) shape[axis] = 1;
-      c.shapes.push_back(shape);
     }
-    p.code.push_back(in);
   }
-  // Outputs: values whose unfused shape is the full shape or the rows' (keepdims) shape.
+  // Outputs: values whose unfused shape is the full shape or the rows' (keepdims) shape;
+  // values always 0 or 1 are sometimes bool outputs.
   std::vector<int64_t> rows = p.shape;
   for (size_t axis = rows.size() - k; axis < rows.size(); ++axis) rows[axis] = 1;
   const std::vector<bool> row = autofuse::row_values(p);
+  const std::vector<bool> boolean = autofuse::boolean_values(p);
   auto add_output = [&](int value) {
     const auto& shape = c.shapes[static_cast<size_t>(value)];
-    if (shape == p.shape && !(k > 0 && row[static_cast<size_t>(value)])) p.outputs.push_back({value, p.shape});
-    if (k > 0 && row[static_cast<size_t>(value)] && shape == rows) p.outputs.push_back({value, rows});
+    const DataType dtype = boolean[static_cast<size_t>(value)] && pick(2) == 0 ? DataType::kBool : DataType::kFloat32;
+    if (shape == p.shape && !(k > 0 && row[static_cast<size_t>(value)])) p.outputs.push_back({value, p.shape, dtype});
+    if (k > 0 && row[static_cast<size_t>(value)] && shape == rows) p.outputs.push_back({value, rows, dtype});
   };
   add_output(static_cast<int>(p.code.size()) - 1);
   add_output(pick(static_cast<int>(p.code.size())));
   if (p.outputs.empty() || pick(2) == 0) {  // a full value from the last one, broadcast against load 0
-    p.code.push_back({Op::kAdd, static_cast<int>(p.code.size()) - 1, 0, -1, 0});
-    c.shapes.push_back(broadcast(c.shapes[c.shapes.size() - 1], c.shapes[0]));
-    p.outputs.push_back({static_cast<int>(p.code.size()) - 1, p.shape});
+    const bool mask = pick(3) == 0;
+    const int last = push(mask ? Op::kGreater : Op::kAdd, static_cast<int>(p.code.size()) - 1, 0);
+    p.outputs.push_back({last, p.shape, mask ? DataType::kBool : DataType::kFloat32});
   }
   return c;
 }
@@ -153,6 +209,7 @@ const char* onnx_op(Op op) {
     case Op::kCeil: return "Ceil";
     case Op::kSin: return "Sin";
     case Op::kCos: return "Cos";
+    case Op::kNot: return "Not";
     case Op::kAdd: return "Add";
     case Op::kSub: return "Sub";
     case Op::kMul: return "Mul";
@@ -160,6 +217,15 @@ const char* onnx_op(Op op) {
     case Op::kPow: return "Pow";
     case Op::kMax: return "Max";
     case Op::kMin: return "Min";
+    case Op::kEqual: return "Equal";
+    case Op::kLess: return "Less";
+    case Op::kGreater: return "Greater";
+    case Op::kLessOrEqual: return "LessOrEqual";
+    case Op::kGreaterOrEqual: return "GreaterOrEqual";
+    case Op::kAnd: return "And";
+    case Op::kOr: return "Or";
+    case Op::kXor: return "Xor";
+    case Op::kWhere: return "Where";
     case Op::kReduceSum: return "ReduceSum";
     case Op::kReduceMean: return "ReduceMean";
     case Op::kReduceMax: return "ReduceMax";
@@ -168,23 +234,52 @@ const char* onnx_op(Op op) {
   }
 }
 
-/// The program's outputs computed by the standalone kernels, one node per instruction.
+/// One standalone kernel run; an undefined tensor (and a test failure) when it fails.
+Tensor run_kernel(KernelTest& test, DataType dtype, const std::vector<int64_t>& dims) {
+  test.output(dtype, dims);
+  Result<std::vector<Tensor>> out = test.run();
+  EXPECT_TRUE(out.is_ok()) << out.status().to_string();
+  return out.is_ok() ? std::move(out).value()[0] : Tensor();
+}
+
+/// The Cast kernel's `x` as `to`.
+Tensor cast(const Tensor& x, DataType to) {
+  if (x.dtype() == to || !x.defined()) return x;
+  KernelTest test("Cast", 17);
+  test.input(x).attribute("to", Attribute(static_cast<int64_t>(to)));
+  return run_kernel(test, to, x.shape());
+}
+
+/// The program's outputs computed by the standalone kernels, one node per instruction
+/// (comparisons, logic and Where with Casts between float32 and bool around them, as the
+/// program computes them in float).
 std::vector<Tensor> run_unfused(const Case& c) {
   const Program& p = c.program;
   std::vector<Tensor> values;
   for (size_t i = 0; i < p.code.size(); ++i) {
     const autofuse::Instruction& in = p.code[i];
     if (in.op == Op::kLoad) {
-      values.push_back(c.inputs[static_cast<size_t>(in.input)]);
+      values.push_back(cast(c.inputs[static_cast<size_t>(in.input)], DataType::kFloat32));
       continue;
     }
     if (in.op == Op::kConst) {
       values.push_back(Tensor::from_vector<float>({}, {in.constant}));
       continue;
     }
+    auto operand = [&](int value, bool truth) {
+      const Tensor& t = values[static_cast<size_t>(value)];
+      return truth ? cast(t, DataType::kBool) : t;
+    };
+    if (in.op == Op::kCastBool) {
+      values.push_back(cast(cast(operand(in.a, false), DataType::kBool), DataType::kFloat32));
+      continue;
+    }
+    const bool logic = in.op == Op::kNot || in.op == Op::kAnd || in.op == Op::kOr || in.op == Op::kXor;
+    const bool gives_bool = logic || (in.op >= Op::kEqual && in.op <= Op::kGreaterOrEqual);
     KernelTest test(onnx_op(in.op), 17);
-    test.input(values[static_cast<size_t>(in.a)]);
-    if (autofuse::arity(in.op) == 2) test.input(values[static_cast<size_t>(in.b)]);
+    test.input(operand(in.a, logic || in.op == Op::kWhere));
+    if (autofuse::arity(in.op) >= 2) test.input(operand(in.b, logic));
+    if (autofuse::arity(in.op) >= 3) test.input(operand(in.c, false));
     if (autofuse::is_reduction(in.op)) {
       std::vector<int64_t> axes;
       const int operand_rank = static_cast<int>(c.shapes[static_cast<size_t>(in.a)].size());
@@ -196,11 +291,9 @@ std::vector<Tensor> run_unfused(const Case& c) {
       }
       test.attribute("keepdims", Attribute(int64_t{1}));
     }
-    test.output(DataType::kFloat32, c.shapes[i]);
-    Result<std::vector<Tensor>> out = test.run();
-    EXPECT_TRUE(out.is_ok()) << out.status().to_string();
-    if (!out.is_ok()) return {};
-    values.push_back(std::move(out).value()[0]);
+    Tensor out = run_kernel(test, gives_bool ? DataType::kBool : DataType::kFloat32, c.shapes[i]);
+    if (!out.defined()) return {};
+    values.push_back(cast(out, DataType::kFloat32));
   }
   std::vector<Tensor> outputs;
   for (const autofuse::Output& out : p.outputs) {
@@ -209,7 +302,7 @@ std::vector<Tensor> run_unfused(const Case& c) {
     Tensor expanded = Tensor::zeros(DataType::kFloat32, out.dims);
     const int64_t n = expanded.element_count(), m = value.element_count();
     for (int64_t e = 0; e < n; ++e) expanded.data<float>()[e] = value.data<float>()[m == n ? e : 0];
-    outputs.push_back(std::move(expanded));
+    outputs.push_back(cast(expanded, out.dtype));
   }
   return outputs;
 }
@@ -223,7 +316,7 @@ struct FusedNode {
     graph.set_opset_import("ge_autofuse", 1);
     std::vector<Value*> inputs;
     for (size_t i = 0; i < c.inputs.size(); ++i) {
-      inputs.push_back(graph.add_input("in" + std::to_string(i), TensorDesc::of(DataType::kFloat32, c.program.inputs[i])));
+      inputs.push_back(graph.add_input("in" + std::to_string(i), TensorDesc::of(c.program.inputs[i].dtype, c.program.inputs[i].dims)));
     }
     std::vector<std::string> names;
     for (size_t o = 0; o < c.program.outputs.size(); ++o) names.push_back("out" + std::to_string(o));
@@ -232,7 +325,7 @@ struct FusedNode {
     node->set_attribute("program", Attribute(autofuse::print(c.program)));
     node->set_attribute("mode", Attribute(mode));
     for (size_t o = 0; o < names.size(); ++o) {
-      node->output(o)->set_desc(TensorDesc::of(DataType::kFloat32, c.program.outputs[o].dims));
+      node->output(o)->set_desc(TensorDesc::of(c.program.outputs[o].dtype, c.program.outputs[o].dims));
     }
   }
 };
@@ -243,7 +336,7 @@ std::vector<Tensor> launch(const PreparedKernel& kernel, const Case& c) {
   std::vector<Tensor> outputs;
   std::vector<void*> output_addresses;
   for (const autofuse::Output& out : c.program.outputs) {
-    outputs.push_back(Tensor::zeros(DataType::kFloat32, out.dims));
+    outputs.push_back(Tensor::zeros(out.dtype, out.dims));
     std::memset(outputs.back().raw_data(), 0xFF, outputs.back().byte_size());
   }
   for (Tensor& t : outputs) output_addresses.push_back(t.raw_data());
@@ -263,6 +356,15 @@ void expect_same(const std::vector<Tensor>& actual, const std::vector<Tensor>& e
   ASSERT_EQ(actual.size(), expected.size()) << what;
   for (size_t o = 0; o < actual.size(); ++o) {
     ASSERT_EQ(actual[o].element_count(), expected[o].element_count()) << what;
+    ASSERT_EQ(actual[o].dtype(), expected[o].dtype()) << what;
+    if (actual[o].dtype() == DataType::kBool) {
+      const auto* a = static_cast<const unsigned char*>(actual[o].raw_data());
+      const auto* e = static_cast<const unsigned char*>(expected[o].raw_data());
+      for (int64_t i = 0; i < actual[o].element_count(); ++i) {
+        ASSERT_EQ(a[i], e[i]) << what << " output " << o << " element " << i;
+      }
+      continue;
+    }
     const float* a = actual[o].data<float>();
     const float* e = expected[o].data<float>();
     for (int64_t i = 0; i < actual[o].element_count(); ++i) {
@@ -300,11 +402,35 @@ class AutofuseTest : public ::testing::Test {
   std::filesystem::path cache_;
 };
 
+/// What a program exercises, so a generator that stopped producing something fails.
+std::set<std::string> features(const Program& p) {
+  std::set<std::string> seen;
+  for (const autofuse::Input& input : p.inputs) seen.insert("input " + std::string(data_type_name(input.dtype)));
+  for (const autofuse::Output& output : p.outputs) seen.insert("output " + std::string(data_type_name(output.dtype)));
+  for (size_t i = 0; i < p.code.size(); ++i) {
+    const Op op = p.code[i].op;
+    if (op == Op::kWhere) seen.insert("where");
+    if (op >= Op::kEqual && op <= Op::kGreaterOrEqual) seen.insert("comparison");
+    if (op == Op::kAnd || op == Op::kOr || op == Op::kXor || op == Op::kNot) seen.insert("logic");
+    if (op == Op::kReduceSum && p.code[static_cast<size_t>(p.code[i].a)].op == Op::kExp) seen.insert("softmax row");
+  }
+  return seen;
+}
+
+void expect_all_features(const std::set<std::string>& seen) {
+  for (const char* feature : {"input float32", "input float16", "input bool", "output float32", "output bool", "where",
+                              "comparison", "logic", "softmax row"}) {
+    EXPECT_TRUE(seen.count(feature)) << "no random program had " << feature;
+  }
+}
+
 // Thousands of random programs: the interpreter equals the unfused kernels bit for bit.
 TEST_F(AutofuseTest, InterpreterMatchesUnfusedKernels) {
   std::mt19937 rng(1234);
+  std::set<std::string> seen;
   for (int n = 0; n < 2000; ++n) {
     const Case c = random_case(rng);
+    seen.merge(features(c.program));
     ASSERT_TRUE(autofuse::validate(c.program).is_ok()) << autofuse::print(c.program);
     FusedNode fused(c, "interpret");
     Result<PreparedKernel> kernel = cpu_kernels::prepare(*fused.node, "cpu");
@@ -313,13 +439,16 @@ TEST_F(AutofuseTest, InterpreterMatchesUnfusedKernels) {
     expect_same(launch(kernel.value(), c), expected, 0, "case " + std::to_string(n) + ":\n" + autofuse::print(c.program));
     if (HasFatalFailure()) return;
   }
+  expect_all_features(seen);
 }
 
 // Generated code equals the interpreter (sums: within rounding, their order differs).
 TEST_F(AutofuseTest, GeneratedCodeMatchesInterpreter) {
   std::mt19937 rng(99);
-  for (int n = 0; n < 24; ++n) {
+  std::set<std::string> seen;
+  for (int n = 0; n < 40; ++n) {
     const Case c = random_case(rng);
+    seen.merge(features(c.program));
     FusedNode fused(c);
     Result<PreparedKernel> interpreted = cpu_kernels::prepare(*fused.node, "cpu");
     ASSERT_TRUE(interpreted.is_ok()) << interpreted.status().to_string();
@@ -330,6 +459,139 @@ TEST_F(AutofuseTest, GeneratedCodeMatchesInterpreter) {
                     generate_source(c.program, 1 + n % 2, false));
     if (HasFatalFailure()) return;
   }
+  expect_all_features(seen);
+}
+
+/// Attention's tail as the autofusion pass lowers it: Softmax (or LogSoftmax) of
+/// Where(mask, x * scale, -inf) over rows of `n`. Row 1 is masked entirely, rows 2 and 3
+/// all but one element.
+Case masked_softmax_case(bool log, int64_t rows, int64_t n, float spread) {
+  Case c;
+  Program& p = c.program;
+  p.shape = {rows, n};
+  p.reduced_axes = 1;
+  p.inputs = {{{rows, n}}, {{rows, n}, DataType::kBool}};
+  std::mt19937 rng(static_cast<unsigned>(n));
+  std::uniform_real_distribution<float> uniform(-spread, spread);
+  Tensor x = Tensor::zeros(DataType::kFloat32, {rows, n}), mask = Tensor::zeros(DataType::kBool, {rows, n});
+  auto* keep = static_cast<unsigned char*>(mask.raw_data());
+  for (int64_t e = 0; e < rows * n; ++e) {
+    x.data<float>()[e] = uniform(rng);
+    const int64_t row = e / n;
+    keep[e] = row == 1 ? 0 : row == 2 || row == 3 ? (e % n == 5) : rng() % 8 != 0;
+  }
+  c.inputs = {x, mask};
+  auto push = [&](Op op, int a = -1, int b = -1, int c3 = -1, float constant = 0) {
+    autofuse::Instruction in;
+    in.op = op;
+    in.a = a;
+    in.b = b;
+    in.c = c3;
+    in.constant = constant;
+    in.input = op == Op::kLoad ? a : -1;
+    if (op == Op::kLoad) in.a = -1;
+    p.code.push_back(in);
+    return static_cast<int>(p.code.size()) - 1;
+  };
+  const int scaled = push(Op::kMul, push(Op::kLoad, 0), push(Op::kConst, -1, -1, -1, 0.125f));
+  const int masked = push(Op::kWhere, push(Op::kLoad, 1), scaled, push(Op::kConst, -1, -1, -1, -INFINITY));
+  const int shifted = push(Op::kSub, masked, push(Op::kReduceMax, masked));
+  const int exp = push(Op::kExp, shifted);
+  const int sum = push(Op::kReduceSum, exp);
+  const int y = log ? push(Op::kSub, shifted, push(Op::kLog, sum)) : push(Op::kDiv, exp, sum);
+  p.outputs.push_back({y, {rows, n}});
+  return c;
+}
+
+/// Mul, Where and the Softmax (LogSoftmax) kernel on the case.
+Tensor run_softmax_kernels(const Case& c, bool log) {
+  const std::vector<int64_t> dims = c.program.shape;
+  KernelTest mul("Mul", 17);
+  mul.input(c.inputs[0]).input(Tensor::from_vector<float>({}, {0.125f}));
+  const Tensor scaled = run_kernel(mul, DataType::kFloat32, dims);
+  KernelTest where("Where", 17);
+  where.input(c.inputs[1]).input(scaled).input(Tensor::from_vector<float>({}, {-INFINITY}));
+  const Tensor masked = run_kernel(where, DataType::kFloat32, dims);
+  KernelTest softmax(log ? "LogSoftmax" : "Softmax", 13);
+  softmax.input(masked);
+  return run_kernel(softmax, DataType::kFloat32, dims);
+}
+
+// The lowered Softmax against the Softmax kernel (which computes in double): within
+// 1e-6 relative where the result is at least 1e-6 (log: 1e-6 absolute, the values are
+// differences), below that within 1e-12 absolute; a row masked entirely is NaN in both,
+// as the kernel gives it (max = -inf, and -inf - -inf is NaN). Interpreted and generated
+// with vector math (libmvec's expf).
+TEST_F(AutofuseTest, SoftmaxRowsMatchTheSoftmaxKernel) {
+  for (bool log : {false, true}) {
+    for (int64_t n : {7, 64, 333, 2048, 20000}) {
+      const Case c = masked_softmax_case(log, 16, n, 80.0f);  // x * scale in [-10, 10]
+      const std::string what = std::string(log ? "LogSoftmax" : "Softmax") + " rows of " + std::to_string(n);
+      // Softmax's exps, computed in the sum's walk over a row, are kept for the last walk
+      // while a row fits 64 KiB (LogSoftmax's last walk needs no exp).
+      EXPECT_EQ(generate_source(c.program, 2).find("float keep") != std::string::npos, !log && n <= 16384) << what;
+      const Tensor expected = run_softmax_kernels(c, log);
+      ASSERT_TRUE(expected.defined()) << what;
+      FusedNode fused(c);
+      Result<PreparedKernel> interpreted = cpu_kernels::prepare(*fused.node, "cpu");
+      ASSERT_TRUE(interpreted.is_ok()) << interpreted.status().to_string();
+      std::optional<PreparedKernel> generated = prepare(*fused.node, "cpu", 2);
+      ASSERT_TRUE(generated.has_value()) << what;
+      for (const Tensor& actual : {launch(interpreted.value(), c)[0], launch(*generated, c)[0]}) {
+        double worst = 0;
+        for (int64_t i = 0; i < expected.element_count(); ++i) {
+          const float a = actual.data<float>()[i], e = expected.data<float>()[i];
+          if (std::isnan(e) || std::isnan(a)) {
+            ASSERT_EQ(std::isnan(a), std::isnan(e)) << what << " element " << i << ": " << a << " vs " << e;
+            ASSERT_EQ(std::isnan(e), i / n == 1) << what << " element " << i << ": only row 1 is NaN";
+            continue;
+          }
+          if (a == e) continue;  // -inf (log of a masked element) included
+          const double error = std::fabs(static_cast<double>(a) - e);
+          const double allowed = log ? 1e-6 * std::max(1.0, std::fabs(static_cast<double>(e)))
+                                     : std::fabs(e) >= 1e-6 ? 1e-6 * std::fabs(e) : 1e-12;
+          worst = std::max(worst, error / allowed);
+          ASSERT_LE(error, allowed) << what << " element " << i << ": " << a << " vs " << e;
+        }
+        std::cout << what << ": worst error " << worst << " of the allowed\n";
+      }
+    }
+  }
+}
+
+// exp where the result is 0 (below -104, -inf) skips libmvec's slow lanes, and stays
+// expf bit for bit: around the threshold, in the denormal results above it, at -inf and NaN.
+TEST_F(AutofuseTest, ExpOfLargeNegativeArgumentsIsExpf) {
+  Case c;
+  Program& p = c.program;
+  std::vector<float> x = {-INFINITY, NAN, 0.0f, -104.0f, std::nextafter(-104.0f, 0.0f), std::nextafter(-104.0f, -200.0f),
+                          -103.97208f, -103.27893f};
+  for (int i = 0; i <= 4000; ++i) x.push_back(-120.0f + 40.0f * static_cast<float>(i) / 4000.0f);
+  const int64_t n = static_cast<int64_t>(x.size());
+  p.shape = {n};
+  p.inputs = {autofuse::Input{{n}}};
+  c.inputs.push_back(Tensor::from_vector<float>({n}, x));
+  p.code.push_back({Op::kLoad, -1, -1, 0, 0});
+  p.code.push_back({Op::kExp, 0, -1, -1, 0});
+  p.outputs.push_back({1, {n}});
+  FusedNode fused(c);
+  Result<PreparedKernel> interpreted = cpu_kernels::prepare(*fused.node, "cpu");
+  ASSERT_TRUE(interpreted.is_ok());
+  std::optional<PreparedKernel> scalar = prepare(*fused.node, "cpu", 1, /*vector_math=*/false);
+  ASSERT_TRUE(scalar.has_value());
+  const Tensor expected = launch(interpreted.value(), c)[0];
+  expect_same({launch(*scalar, c)[0]}, {expected}, 0, "scalar expf");
+  std::optional<PreparedKernel> vector = prepare(*fused.node, "cpu", 1);
+  ASSERT_TRUE(vector.has_value());
+  const Tensor vectorised = launch(*vector, c)[0];
+  for (int64_t i = 0; i < n; ++i) {
+    const float a = vectorised.data<float>()[i], e = expected.data<float>()[i];
+    if (std::isnan(e) || x[static_cast<size_t>(i)] < -104.0f) {
+      EXPECT_EQ(std::memcmp(&a, &e, sizeof a) == 0 || (std::isnan(a) && std::isnan(e)), true) << "exp(" << x[i] << ")";
+    } else {
+      EXPECT_NEAR(a, e, 4e-7 * e) << "exp(" << x[i] << ")";
+    }
+  }
 }
 
 // With libmvec's vector functions: a well-conditioned chain of every transcendental op
@@ -338,7 +600,7 @@ TEST_F(AutofuseTest, VectorMathStaysWithinAFewUlp) {
   Case c;
   Program& p = c.program;
   p.shape = {3, 1000};
-  p.inputs = {{3, 1000}};
+  p.inputs = {autofuse::Input{{3, 1000}}};
   std::vector<float> x(3000);
   for (size_t i = 0; i < x.size(); ++i) x[i] = -3.0f + 6.0f * static_cast<float>(i) / 3000.0f;
   c.inputs.push_back(Tensor::from_vector<float>({3, 1000}, x));

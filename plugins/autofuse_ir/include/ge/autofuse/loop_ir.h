@@ -1,6 +1,11 @@
 #pragma once
-/// The loop IR of autofusion: one fused group of float32 elementwise, broadcasting and
+/// The loop IR of autofusion: one fused group of elementwise, broadcasting and
 /// innermost-axis reduction ops, as a straight-line SSA program over an iteration shape.
+///
+/// Every value computes in float32. An input may be stored as float32, float16 (loaded
+/// exactly as float32) or bool (loaded as 0 or 1); an output as float32 or bool (stored as
+/// one byte, 1 where the value is not 0). Comparisons and logic ops yield 0 or 1 and treat
+/// any value other than 0 (NaN included) as true, as a cast to bool does.
 ///
 /// The group iterates over `shape`. Its innermost `reduced_axes` axes are the ones every
 /// reduction of the group reduces; the rest are "rows". A value is either *full* (one
@@ -16,17 +21,20 @@
 ///   reduce 1
 ///   input 1024 4096
 ///   input 4096
+///   input bool 1024 1          (a dtype word other than float32 precedes the dims)
 ///   %0 = load 0
 ///   %1 = mul %0 %0
 ///   %2 = reduce_mean %1
 ///   %3 = add %2 const 0x1.4f8b58p-17
 ///   output %3 1024 1
+///   output %9 bool 1024 4096
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "ge/data_type.h"
 #include "ge/status.h"
 
 namespace ge::autofuse {
@@ -37,38 +45,54 @@ enum class Op : uint8_t {
   kConst,  ///< `constant`
   // unary
   kNeg, kAbs, kExp, kLog, kSqrt, kReciprocal, kRelu, kSigmoid, kTanh, kErf, kFloor, kCeil, kSin, kCos,
+  kNot,       ///< 1 where the operand is 0, else 0
+  kCastBool,  ///< 1 where the operand is not 0 (NaN included), else 0
   // binary
   kAdd, kSub, kMul, kDiv, kPow, kMax, kMin,
+  kEqual, kLess, kGreater, kLessOrEqual, kGreaterOrEqual,  ///< 1 or 0; false with a NaN operand
+  kAnd, kOr, kXor,                                         ///< of the operands' truth (not 0)
+  // ternary
+  kWhere,  ///< `b` where `a` is not 0, else `c`
   // reductions over the reduced axes (full operand, row result)
   kReduceSum, kReduceMean, kReduceMax, kReduceMin,
 };
 
-/// Operands: `a` (unary, reductions) and `b` (binary) name earlier instructions.
+/// Operands: `a` (unary, reductions), `b` (binary) and `c` (kWhere) name earlier
+/// instructions.
 struct Instruction {
   Op op = Op::kConst;
   int a = -1, b = -1;
   int input = -1;      ///< kLoad
   float constant = 0;  ///< kConst
+  int c = -1;
+};
+
+struct Input {
+  std::vector<int64_t> dims;
+  DataType dtype = DataType::kFloat32;  ///< float32, float16 or bool
 };
 
 struct Output {
   int value = -1;
   std::vector<int64_t> dims;  ///< the output tensor's dims (full: elements of shape; row: rows)
+  DataType dtype = DataType::kFloat32;  ///< float32, or bool for a value that is always 0 or 1
 };
 
 struct Program {
   std::vector<int64_t> shape;
   int reduced_axes = 0;
-  std::vector<std::vector<int64_t>> inputs;  ///< each input's dims
+  std::vector<Input> inputs;
   std::vector<Instruction> code;             ///< instruction i defines value i
   std::vector<Output> outputs;
 };
 
 /// "add", "reduce_mean", ...
 std::string_view op_name(Op op);
-/// 0 for leaves, 1 for unary ops and reductions, 2 for binary ops.
+/// 0 for leaves, 1 for unary ops and reductions, 2 for binary ops, 3 for kWhere.
 int arity(Op op);
 bool is_reduction(Op op);
+/// The operands of `instruction`, arity(op) of them.
+std::vector<int> operands(const Instruction& instruction);
 
 /// The text form above; parse(print(p)) == p, constants bit-exact (hex floats).
 std::string print(const Program& program);
@@ -78,11 +102,16 @@ Result<Program> parse(std::string_view text);
 /// Checks every invariant the runners rely on: dims positive, inputs broadcast to the
 /// shape and along the reduced axes either match them or are 1, operands defined before
 /// use and in range, reductions only with reduced_axes > 0 and over full values, outputs'
-/// element counts matching their level.
+/// element counts matching their level, dtypes the runners support, bool outputs only of
+/// values that are always 0 or 1.
 Status validate(const Program& program);
 
 /// Per value: whether it is a row value (see above). For a valid program.
 std::vector<bool> row_values(const Program& program);
+
+/// Per value: whether it is always exactly 0 or 1 (a bool load, a constant 0 or 1, a
+/// comparison or logic op, kWhere between such values). For a valid program.
+std::vector<bool> boolean_values(const Program& program);
 
 /// Rows and elements per row of the iteration: product of the outer / reduced dims.
 int64_t row_count(const Program& program);

@@ -4,7 +4,9 @@
 // over the chunk before the next one, so the loop per instruction is tight. The formulas
 // are the standalone kernels' (float arithmetic, Pow and reductions through double, NaN
 // propagating through Max/Min), so an interpreted group gives the values of the chain it
-// replaced. The cpu backend runs generated code instead when it can compile it.
+// replaced. Comparisons and logic give 0 or 1 (any value but 0 is true); bool inputs load
+// as 0 or 1, float16 inputs exactly as float32, bool outputs store 1 where the value is
+// not 0. The cpu backend runs generated code instead when it can compile it.
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +16,7 @@
 
 #include "ge/autofuse/loop_ir.h"
 #include "ge/autofuse/loop_plan.h"
+#include "half_float.h"
 #include "op_kernels.h"
 
 namespace ge::cpu_kernels {
@@ -45,6 +48,8 @@ float unary(Op op, float x) {
     case Op::kCeil: return std::ceil(x);
     case Op::kSin: return std::sin(x);
     case Op::kCos: return std::cos(x);
+    case Op::kNot: return x == 0.0f ? 1.0f : 0.0f;
+    case Op::kCastBool: return x != 0.0f ? 1.0f : 0.0f;
     default: return x;
   }
 }
@@ -58,6 +63,14 @@ float binary(Op op, float a, float b) {
     case Op::kPow: return static_cast<float>(std::pow(static_cast<double>(a), static_cast<double>(b)));
     case Op::kMax: return std::isnan(a) ? a : std::isnan(b) ? b : (a < b ? b : a);
     case Op::kMin: return std::isnan(a) ? a : std::isnan(b) ? b : (b < a ? b : a);
+    case Op::kEqual: return a == b ? 1.0f : 0.0f;
+    case Op::kLess: return a < b ? 1.0f : 0.0f;
+    case Op::kGreater: return a > b ? 1.0f : 0.0f;
+    case Op::kLessOrEqual: return a <= b ? 1.0f : 0.0f;
+    case Op::kGreaterOrEqual: return a >= b ? 1.0f : 0.0f;
+    case Op::kAnd: return (a != 0.0f) && (b != 0.0f) ? 1.0f : 0.0f;
+    case Op::kOr: return (a != 0.0f) || (b != 0.0f) ? 1.0f : 0.0f;
+    case Op::kXor: return (a != 0.0f) != (b != 0.0f) ? 1.0f : 0.0f;
     default: return a;
   }
 }
@@ -75,6 +88,35 @@ float reduce(Op op, const float* x, int64_t n) {
   double sum = 0.0;
   for (int64_t j = 0; j < n; ++j) sum += static_cast<double>(x[j]);
   return static_cast<float>(op == Op::kReduceMean ? sum / static_cast<double>(n) : sum);
+}
+
+/// Element `index` of `input`, as the program computes with it.
+float load_element(DataType dtype, const void* input, int64_t index) {
+  switch (dtype) {
+    case DataType::kBool: return static_cast<const unsigned char*>(input)[index] != 0 ? 1.0f : 0.0f;
+    case DataType::kFloat16: return float16_to_float(static_cast<const uint16_t*>(input)[index]);
+    default: return static_cast<const float*>(input)[index];
+  }
+}
+
+void load_elements(DataType dtype, const void* input, int64_t offset, int64_t n, float* out) {
+  if (dtype == DataType::kFloat32) {
+    std::memcpy(out, static_cast<const float*>(input) + offset, static_cast<size_t>(n) * sizeof(float));
+    return;
+  }
+  for (int64_t j = 0; j < n; ++j) out[j] = load_element(dtype, input, offset + j);
+}
+
+/// Stores `n` values from `values` (or `n` copies of `*values` when `repeat`) at `index`.
+void store_elements(DataType dtype, void* output, int64_t index, int64_t n, const float* values, bool repeat) {
+  if (dtype == DataType::kBool) {
+    auto* y = static_cast<unsigned char*>(output) + index;
+    for (int64_t j = 0; j < n; ++j) y[j] = values[repeat ? 0 : j] != 0.0f ? 1 : 0;
+  } else if (repeat) {
+    std::fill_n(static_cast<float*>(output) + index, n, values[0]);
+  } else {
+    std::memcpy(static_cast<float*>(output) + index, values, static_cast<size_t>(n) * sizeof(float));
+  }
 }
 
 int interpret(const KernelArgs& args) {
@@ -106,9 +148,12 @@ int interpret(const KernelArgs& args) {
           if (in.op == Op::kConst) {
             s = in.constant;
           } else if (in.op == Op::kLoad) {
-            s = static_cast<const float*>(args.inputs[in.input])[offsets[static_cast<size_t>(in.input)]];
+            s = load_element(program.inputs[static_cast<size_t>(in.input)].dtype, args.inputs[in.input],
+                             offsets[static_cast<size_t>(in.input)]);
           } else if (autofuse::is_reduction(in.op)) {
             s = reduce(in.op, chunks + static_cast<size_t>(in.a) * static_cast<size_t>(p.chunk), n);
+          } else if (in.op == Op::kWhere) {
+            s = scalars[in.a] != 0.0f ? scalars[in.b] : scalars[in.c];
           } else if (autofuse::arity(in.op) == 1) {
             s = unary(in.op, scalars[in.a]);
           } else {
@@ -117,8 +162,16 @@ int interpret(const KernelArgs& args) {
           continue;
         }
         if (in.op == Op::kLoad) {
-          const float* x = static_cast<const float*>(args.inputs[in.input]) + offsets[static_cast<size_t>(in.input)] + begin;
-          std::memcpy(out, x, static_cast<size_t>(n) * sizeof(float));
+          load_elements(program.inputs[static_cast<size_t>(in.input)].dtype, args.inputs[in.input],
+                        offsets[static_cast<size_t>(in.input)] + begin, n, out);
+        } else if (in.op == Op::kWhere) {
+          auto operand = [&](int value) -> const float* {
+            if (plan.per_row[static_cast<size_t>(value)]) return nullptr;  // its scalar
+            return chunks + static_cast<size_t>(value) * static_cast<size_t>(p.chunk);
+          };
+          const float *c = operand(in.a), *x = operand(in.b), *y = operand(in.c);
+          const float sc = scalars[in.a], sx = scalars[in.b], sy = scalars[in.c];
+          for (int64_t j = 0; j < n; ++j) out[j] = (c ? c[j] : sc) != 0.0f ? (x ? x[j] : sx) : (y ? y[j] : sy);
         } else if (autofuse::arity(in.op) == 1) {
           const float* a = chunks + static_cast<size_t>(in.a) * static_cast<size_t>(p.chunk);
           for (int64_t j = 0; j < n; ++j) out[j] = unary(in.op, a[j]);
@@ -132,14 +185,14 @@ int interpret(const KernelArgs& args) {
       }
       for (size_t o = 0; o < program.outputs.size(); ++o) {
         const size_t v = static_cast<size_t>(program.outputs[o].value);
-        auto* y = static_cast<float*>(args.outputs[o]);
+        const DataType dtype = program.outputs[o].dtype;
         if (plan.output_per_row[o]) {
-          if (begin == 0) y[row] = scalars[v];
+          if (begin == 0) store_elements(dtype, args.outputs[o], row, 1, &scalars[v], true);
         } else if (plan.per_row[v]) {
-          std::fill_n(y + row * plan.inner + begin, n, scalars[v]);
+          store_elements(dtype, args.outputs[o], row * plan.inner + begin, n, &scalars[v], true);
         } else {
-          std::memcpy(y + row * plan.inner + begin, chunks + v * static_cast<size_t>(p.chunk),
-                      static_cast<size_t>(n) * sizeof(float));
+          store_elements(dtype, args.outputs[o], row * plan.inner + begin, n, chunks + v * static_cast<size_t>(p.chunk),
+                         false);
         }
       }
     }
@@ -161,16 +214,18 @@ Result<PreparedKernel> prepare_fused(const KernelContext& context) {
   }
   for (size_t i = 0; i < node.input_count(); ++i) {
     const TensorDesc& desc = node.input(i)->desc();
-    if (desc.dtype != DataType::kFloat32 || desc.static_dims() != program.inputs[i]) {
+    const TensorDesc expected = TensorDesc::of(program.inputs[i].dtype, program.inputs[i].dims);
+    if (desc.dtype != expected.dtype || desc.static_dims() != program.inputs[i].dims) {
       return invalid_argument(node.describe() + ": input " + std::to_string(i) + " is " + desc.to_string() +
-                              ", its program expects float32 of other dims");
+                              ", its program expects " + expected.to_string());
     }
   }
   for (size_t i = 0; i < node.output_count(); ++i) {
     const TensorDesc& desc = node.output(i)->desc();
-    if (desc.dtype != DataType::kFloat32 || desc.static_dims() != program.outputs[i].dims) {
+    const TensorDesc expected = TensorDesc::of(program.outputs[i].dtype, program.outputs[i].dims);
+    if (desc.dtype != expected.dtype || desc.static_dims() != program.outputs[i].dims) {
       return invalid_argument(node.describe() + ": output " + std::to_string(i) + " is " + desc.to_string() +
-                              ", its program gives float32 of other dims");
+                              ", its program gives " + expected.to_string());
     }
   }
   params.plan = autofuse::plan_loops(program);
@@ -185,7 +240,8 @@ Result<PreparedKernel> prepare_fused(const KernelContext& context) {
 }  // namespace
 
 void add_autofuse_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"ge_autofuse::Fused", {DataType::kFloat32}, &prepare_fused});
+  // Any dtypes: prepare_fused checks every input and output against the program.
+  table.push_back({"ge_autofuse::Fused", {}, &prepare_fused});
 }
 
 }  // namespace ge::cpu_kernels
