@@ -7,6 +7,7 @@
 
 #include "dnnl_fast_paths.h"
 #include "dnnl_util.h"
+#include "winograd_conv.h"
 
 namespace ge::cpu_dnnl {
 namespace {
@@ -99,7 +100,12 @@ std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend
   if (estimated_work(node) < kParallelWork) options.threads = 1;
   const ScopedOpenMpThreads threads(std::max(1, options.threads));
   try {
-    if (is_conv(node)) return prepare_conv(node, backend_name, options);
+    if (is_conv(node)) {
+      if (std::optional<PreparedKernel> kernel = cpu_winograd::prepare_conv(node, backend_name, options.threads)) {
+        return kernel;
+      }
+      return prepare_conv(node, backend_name, options);
+    }
     if (is_pool(node)) return prepare_pool(node, backend_name, options);
     if ((is_onnx(node) && node.op_type() == "MatMul") || (node.domain() == "ge" && node.op_type() == "FusedMatMul")) {
       return prepare_matmul(node, backend_name, options);

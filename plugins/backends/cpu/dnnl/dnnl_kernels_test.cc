@@ -1,5 +1,5 @@
-// Every oneDNN fast path against the reference kernel over a sweep of shapes,
-// attributes and storage formats. Tolerance: |fast - reference| <= 1e-4 * (1 + |reference|)
+// Every fast path (oneDNN's, and the Winograd convolution the dispatcher tries first)
+// against the reference kernel over a sweep of shapes, attributes and storage formats. Tolerance: |fast - reference| <= 1e-4 * (1 + |reference|)
 // (float32 sums of up to a few thousand products reassociated by oneDNN's blocking).
 
 #include <gtest/gtest.h>
@@ -236,6 +236,103 @@ TEST(DnnlConv, ResidualPostOpMatchesAddThenActivation) {
   inputs[0] = to_format(inputs[0], 16, true);
   inputs[3] = to_format(inputs[3], 16, true);
   expect_close(to_format(blocked->run(*fast_blocked, inputs), 16, false), expected, "residual blocked");
+}
+
+// The Winograd F(4x4, 3x3) path takes 3x3 stride-1 convolutions stored nChw8c: odd
+// extents (partial tiles), asymmetric and zero pads, output channels not a multiple of
+// its 16-wide GEMM, a batch, two threads, a residual and each activation it applies, all
+// against the reference Conv (+ residual, activation computed here).
+TEST(WinogradConv, MatchesReferenceOverShapesPadsAndActivations) {
+  struct Case {
+    int64_t n, c, h, w, m;
+    std::vector<int64_t> pads;
+    int threads;
+  };
+  const Case cases[] = {
+      {1, 16, 8, 8, 16, {1, 1, 1, 1}, 1},    // whole tiles
+      {2, 24, 13, 11, 40, {1, 1, 1, 1}, 2},  // partial tiles, m % 16 == 8, batch, two threads
+      {1, 32, 6, 7, 16, {0, 0, 0, 0}, 1},    // no padding: output 4x5
+      {1, 16, 9, 10, 32, {2, 0, 1, 2}, 2},   // asymmetric pads
+      {1, 64, 30, 30, 24, {1, 1, 1, 1}, 2},  // several batches of tiles per thread
+  };
+  const std::pair<std::string, std::vector<float>> activations[] = {
+      {"", {}}, {"Relu", {}}, {"LeakyRelu", {0.1f}}, {"Clip", {-0.5f, 0.75f}}};
+  uint32_t seed = 100;
+  for (const Case& k : cases) {
+    const int64_t out_h = k.h + k.pads[0] + k.pads[2] - 2, out_w = k.w + k.pads[1] + k.pads[3] - 2;
+    const Tensor x = random_tensor({k.n, k.c, k.h, k.w}, seed++);
+    const Tensor w = random_tensor({k.m, k.c, 3, 3}, seed++, 0.3f);
+    const Tensor b = random_tensor({k.m}, seed++);
+    const Tensor z = random_tensor({k.n, k.m, out_h, out_w}, seed++);
+    NodeCase conv("Conv");
+    conv.input(x).constant(w).constant(b).output({k.n, k.m, out_h, out_w}).attribute("pads", Attribute(k.pads));
+    Result<PreparedKernel> reference = cpu_kernels::prepare(conv.node(), "cpu");
+    ASSERT_TRUE(reference.is_ok()) << reference.status().to_string();
+    const Tensor convolved = conv.run(*reference, conv.data());
+    for (const auto& [activation, params] : activations) {
+      for (const bool residual : {false, true}) {
+        if (residual && activation.empty()) continue;  // a residual comes with ge::FusedConv
+        const std::string what = "Winograd c" + std::to_string(k.c) + " m" + std::to_string(k.m) + " " +
+                                 std::to_string(k.h) + "x" + std::to_string(k.w) + " " + activation +
+                                 (residual ? " residual" : "");
+        NodeCase c(activation.empty() ? "Conv" : "FusedConv", activation.empty() ? "" : "ge");
+        c.input(x, "nChw8c").constant(w).constant(b);
+        if (residual) c.input(z, "nChw8c");
+        c.output({k.n, k.m, out_h, out_w}, "nChw8c").attribute("pads", Attribute(k.pads));
+        if (!activation.empty()) c.attribute("activation", Attribute(activation));
+        if (!params.empty()) c.attribute("activation_params", Attribute(params));
+        std::optional<PreparedKernel> fast = prepare(c.node(), "cpu", Options{k.threads});
+        ASSERT_TRUE(fast.has_value()) << what;
+        EXPECT_NE(fast->name.find(".winograd_f4x4_3x3:"), std::string::npos) << what << ": " << fast->name;
+        Tensor expected = Tensor::zeros(DataType::kFloat32, convolved.shape());
+        for (int64_t i = 0; i < expected.element_count(); ++i) {
+          float v = convolved.data<float>()[i] + (residual ? z.data<float>()[i] : 0.0f);
+          if (activation == "Relu") v = std::max(v, 0.0f);
+          if (activation == "LeakyRelu" && v < 0) v *= params[0];
+          if (activation == "Clip") v = std::min(std::max(v, params[0]), params[1]);
+          expected.data<float>()[i] = v;
+        }
+        std::vector<Tensor> inputs = c.data();
+        inputs[0] = to_format(inputs[0], 8, true);
+        if (residual) inputs[3] = to_format(inputs[3], 8, true);
+        expect_close(to_format(c.run(*fast, inputs), 8, false), expected, what);
+      }
+    }
+  }
+}
+
+// Where the Winograd path does not apply the convolution still has a fast path (oneDNN):
+// a stride of 2, a dilation, groups, fewer than 16 channels, an activation it does not
+// apply, a plain layout.
+TEST(WinogradConv, LeavesOtherConvolutionsToOneDnn) {
+  struct Case {
+    std::string what;
+    int64_t c, m, group;
+    std::vector<int64_t> strides, dilations;
+    std::string format, activation;
+  };
+  const Case cases[] = {
+      {"stride 2", 16, 16, 1, {2, 2}, {1, 1}, "nChw8c", ""},
+      {"dilation 2", 16, 16, 1, {1, 1}, {2, 2}, "nChw8c", ""},
+      {"grouped", 16, 16, 2, {1, 1}, {1, 1}, "nChw8c", ""},
+      {"8 channels", 8, 16, 1, {1, 1}, {1, 1}, "nChw8c", ""},
+      {"HardSwish", 16, 16, 1, {1, 1}, {1, 1}, "nChw8c", "HardSwish"},
+      {"plain", 16, 16, 1, {1, 1}, {1, 1}, "", ""},
+  };
+  for (const Case& k : cases) {
+    const int64_t out = (12 + 2 - k.dilations[0] * 2 - 1) / k.strides[0] + 1;
+    NodeCase c(k.activation.empty() ? "Conv" : "FusedConv", k.activation.empty() ? "" : "ge");
+    c.input(random_tensor({1, k.c, 12, 12}, 5), k.format).constant(random_tensor({k.m, k.c / k.group, 3, 3}, 6));
+    c.output({1, k.m, out, out}, k.format)
+        .attribute("pads", Attribute(std::vector<int64_t>{1, 1, 1, 1}))
+        .attribute("strides", Attribute(k.strides))
+        .attribute("dilations", Attribute(k.dilations))
+        .attribute("group", Attribute(k.group));
+    if (!k.activation.empty()) c.attribute("activation", Attribute(k.activation));
+    std::optional<PreparedKernel> fast = prepare(c.node(), "cpu", Options{1});
+    ASSERT_TRUE(fast.has_value()) << k.what;
+    EXPECT_EQ(fast->name.find("winograd"), std::string::npos) << k.what << ": " << fast->name;
+  }
 }
 
 TEST(DnnlMatMul, MatchesReference) {
