@@ -249,10 +249,10 @@ TEST(WinogradConv, MatchesReferenceOverShapesPadsAndActivations) {
     int threads;
   };
   const Case cases[] = {
-      {1, 16, 8, 8, 16, {1, 1, 1, 1}, 1},    // whole tiles
+      {1, 16, 16, 16, 16, {1, 1, 1, 1}, 1},  // whole tiles
       {2, 24, 13, 11, 40, {1, 1, 1, 1}, 2},  // partial tiles, m % 16 == 8, batch, two threads
-      {1, 32, 6, 7, 16, {0, 0, 0, 0}, 1},    // no padding: output 4x5
-      {1, 16, 9, 10, 32, {2, 0, 1, 2}, 2},   // asymmetric pads
+      {1, 32, 18, 19, 16, {0, 0, 0, 0}, 1},  // no padding: output 16x17
+      {1, 16, 13, 14, 32, {2, 0, 1, 2}, 2},  // asymmetric pads
       {1, 64, 30, 30, 24, {1, 1, 1, 1}, 2},  // several batches of tiles per thread
   };
   const std::pair<std::string, std::vector<float>> activations[] = {
@@ -303,13 +303,14 @@ TEST(WinogradConv, MatchesReferenceOverShapesPadsAndActivations) {
 
 // Where the Winograd path does not apply the convolution still has a fast path (oneDNN):
 // a stride of 2, a dilation, groups, fewer than 16 channels, an activation it does not
-// apply, a plain layout.
+// apply, a plain layout, an image of fewer than 12 output tiles.
 TEST(WinogradConv, LeavesOtherConvolutionsToOneDnn) {
   struct Case {
     std::string what;
     int64_t c, m, group;
     std::vector<int64_t> strides, dilations;
     std::string format, activation;
+    int64_t size = 16;  // input height and width
   };
   const Case cases[] = {
       {"stride 2", 16, 16, 1, {2, 2}, {1, 1}, "nChw8c", ""},
@@ -318,11 +319,12 @@ TEST(WinogradConv, LeavesOtherConvolutionsToOneDnn) {
       {"8 channels", 8, 16, 1, {1, 1}, {1, 1}, "nChw8c", ""},
       {"HardSwish", 16, 16, 1, {1, 1}, {1, 1}, "nChw8c", "HardSwish"},
       {"plain", 16, 16, 1, {1, 1}, {1, 1}, "", ""},
+      {"small image", 16, 16, 1, {1, 1}, {1, 1}, "nChw8c", "", 12},
   };
   for (const Case& k : cases) {
-    const int64_t out = (12 + 2 - k.dilations[0] * 2 - 1) / k.strides[0] + 1;
+    const int64_t out = (k.size + 2 - k.dilations[0] * 2 - 1) / k.strides[0] + 1;
     NodeCase c(k.activation.empty() ? "Conv" : "FusedConv", k.activation.empty() ? "" : "ge");
-    c.input(random_tensor({1, k.c, 12, 12}, 5), k.format).constant(random_tensor({k.m, k.c / k.group, 3, 3}, 6));
+    c.input(random_tensor({1, k.c, k.size, k.size}, 5), k.format).constant(random_tensor({k.m, k.c / k.group, 3, 3}, 6));
     c.output({1, k.m, out, out}, k.format)
         .attribute("pads", Attribute(std::vector<int64_t>{1, 1, 1, 1}))
         .attribute("strides", Attribute(k.strides))

@@ -48,6 +48,9 @@ constexpr int64_t kCols = 16;      // output channels per micro-kernel
 // for the weights' panel and the activations.
 constexpr int64_t kBatchBytes = 512 * 1024;
 
+// Fewest output tiles (all images) for which the transformed weights pay off.
+constexpr int64_t kMinTiles = 12;
+
 enum class Activation { kNone, kRelu, kLeakyRelu, kClip };
 
 struct AlignedFree {
@@ -363,6 +366,10 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
   p->k16 = (p->k + kCols - 1) / kCols * kCols;
   p->tiles_y = (p->oh + 3) / 4, p->tiles_x = (p->ow + 3) / 4;
   p->tiles = p->n * p->tiles_y * p->tiles_x;
+  // The transformed weights are 4x the filter's bytes and are read once per batch of
+  // tiles: over a small image (ResNet's 7x7 stages) streaming them costs more than the
+  // products saved, and the memory is not worth it.
+  if (p->tiles < kMinTiles) return std::nullopt;
   const int64_t per_tile_bytes = kElements * (p->c + p->k16) * static_cast<int64_t>(sizeof(float));
   p->batch = std::clamp<int64_t>(kBatchBytes / per_tile_bytes / kRows * kRows, kRows, 16 * kRows);
   p->threads = std::max(1, threads);
