@@ -13,6 +13,7 @@
 
 #include "dnnl_kernels.h"
 #include "dnnl_program.h"
+#include "winograd_conv.h"
 #include "ge/cpu_kernels/kernel_library.h"
 #include "ge/graph.h"
 #include "ge/tensor.h"
@@ -299,6 +300,23 @@ TEST(WinogradConv, MatchesReferenceOverShapesPadsAndActivations) {
       }
     }
   }
+}
+
+// Kernels of one filter share its transform (4x the filter's bytes); it goes with the last.
+TEST(WinogradConv, KernelsOfOneFilterShareItsTransform) {
+  const size_t before = cpu_winograd::transformed_filters();
+  NodeCase c("Conv");
+  c.input(random_tensor({1, 16, 16, 16}, 3), "nChw8c").constant(random_tensor({16, 16, 3, 3}, 4));
+  c.output({1, 16, 16, 16}, "nChw8c").attribute("pads", Attribute(std::vector<int64_t>{1, 1, 1, 1}));
+  std::optional<PreparedKernel> first = prepare(c.node(), "cpu", Options{1});
+  std::optional<PreparedKernel> second = prepare(c.node(), "cpu", Options{2});
+  ASSERT_TRUE(first.has_value() && second.has_value());
+  ASSERT_NE(first->name.find("winograd"), std::string::npos) << first->name;
+  EXPECT_EQ(cpu_winograd::transformed_filters(), before + 1);
+  first.reset();
+  EXPECT_EQ(cpu_winograd::transformed_filters(), before + 1);
+  second.reset();
+  EXPECT_EQ(cpu_winograd::transformed_filters(), before);
 }
 
 // Where the Winograd path does not apply the convolution still has a fast path (oneDNN):

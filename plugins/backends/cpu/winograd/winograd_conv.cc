@@ -23,7 +23,9 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ge/cpu_kernels/kernel_library.h"
@@ -75,7 +77,7 @@ struct Params {
   Activation activation = Activation::kNone;
   float alpha = 0, low = 0, high = 0;
   bool has_residual = false;
-  Buffer u;     // [36][k16 / 16][c][16]
+  std::shared_ptr<const float> u;  // [36][k16 / 16][c][16], shared (TransformCache)
   Buffer bias;  // [k16], zeros without a bias input
 };
 
@@ -132,6 +134,74 @@ void weight_transform(const float* g, double* u) {
   for (int i = 0; i < 6; ++i) {
     for (int j = 0; j < 6; ++j) u[i * 6 + j] = gg[i][0] * kG[j][0] + gg[i][1] * kG[j][1] + gg[i][2] * kG[j][2];
   }
+}
+
+/// U[e][kb][c][16] = (G g G^T)[e] of filter (k = kb * 16 + lane, c), zero past k, of a
+/// float32 [k, c, 3, 3] filter.
+Buffer transform_filter(const float* filter, int64_t k_count, int64_t c_count, int64_t k16) {
+  const int64_t col_blocks = k16 / kCols;
+  Buffer u = aligned_floats(kElements * k16 * c_count);
+  std::memset(u.get(), 0, sizeof(float) * kElements * k16 * c_count);
+  double transformed[kElements];
+  for (int64_t k = 0; k < k_count; ++k) {
+    for (int64_t c = 0; c < c_count; ++c) {
+      weight_transform(filter + (k * c_count + c) * 9, transformed);
+      for (int64_t e = 0; e < kElements; ++e) {
+        u[((e * col_blocks + k / kCols) * c_count + c) * kCols + k % kCols] = static_cast<float>(transformed[e]);
+      }
+    }
+  }
+  return u;
+}
+
+/// Transformed filters shared by every kernel that transforms the same tensor: a graph's
+/// shape specialisations and the runners of a session pool prepare the same weights
+/// again, and the transform is 4x the filter's bytes. Keyed by the source's address; an
+/// entry holds the source tensor, so its bytes cannot be freed and the address reused
+/// while the entry exists, and the entry goes when the last kernel using it does.
+class TransformCache {
+ public:
+  std::shared_ptr<const float> get_or_transform(const Tensor& filter, int64_t k, int64_t c, int64_t k16) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const void* key = filter.raw_data();
+    if (auto it = entries_.find(key); it != entries_.end()) {
+      if (std::shared_ptr<const float> shared = it->second.transformed.lock()) return shared;
+      entries_.erase(it);
+    }
+    float* address = transform_filter(filter.data<float>(), k, c, k16).release();
+    std::shared_ptr<const float> transformed(address, [this, key](const float* p) {
+      forget(key);
+      std::free(const_cast<float*>(p));
+    });
+    entries_[key] = Entry{filter, transformed};
+    return transformed;
+  }
+
+  size_t size() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return entries_.size();
+  }
+
+ private:
+  struct Entry {
+    Tensor source;
+    std::weak_ptr<const float> transformed;
+  };
+
+  void forget(const void* key) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = entries_.find(key);
+    // A later transform of the same tensor may have replaced the expired entry.
+    if (it != entries_.end() && it->second.transformed.expired()) entries_.erase(it);
+  }
+
+  std::mutex mutex_;
+  std::unordered_map<const void*, Entry> entries_;
+};
+
+TransformCache& transform_cache() {
+  static auto* cache = new TransformCache();  // never destroyed: kernels may outlive statics
+  return *cache;
 }
 
 // --- GEMM -------------------------------------------------------------------------------
@@ -377,20 +447,7 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
   p->batch = std::max<int64_t>(1, std::min(p->batch, (p->tiles + p->threads - 1) / p->threads));
   p->thread_floats = static_cast<size_t>(kElements * p->batch * (p->c + p->k16));
 
-  // U[e][kb][c][16] = (G g G^T)[e] of filter (k = kb * 16 + lane, c); zero past k.
-  const int64_t col_blocks = p->k16 / kCols;
-  p->u = aligned_floats(kElements * p->k16 * p->c);
-  std::memset(p->u.get(), 0, sizeof(float) * kElements * p->k16 * p->c);
-  const auto* weights = w->constant()->data<float>();
-  double u[kElements];
-  for (int64_t k = 0; k < p->k; ++k) {
-    for (int64_t c = 0; c < p->c; ++c) {
-      weight_transform(weights + (k * p->c + c) * 9, u);
-      for (int64_t e = 0; e < kElements; ++e) {
-        p->u[((e * col_blocks + k / kCols) * p->c + c) * kCols + k % kCols] = static_cast<float>(u[e]);
-      }
-    }
-  }
+  p->u = transform_cache().get_or_transform(*w->constant(), p->k, p->c, p->k16);
   p->bias = aligned_floats(p->k16);
   std::memset(p->bias.get(), 0, sizeof(float) * p->k16);
   if (b != nullptr) std::memcpy(p->bias.get(), b->constant()->data<float>(), sizeof(float) * p->k);
@@ -403,5 +460,7 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
   kernel.params = std::move(p);
   return kernel;
 }
+
+size_t transformed_filters() { return transform_cache().size(); }
 
 }  // namespace ge::cpu_winograd

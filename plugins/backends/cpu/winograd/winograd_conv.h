@@ -10,6 +10,7 @@
 /// results differ from a direct convolution by rounding, a few units in the last place of
 /// the largest partial sums (tests bound it).
 
+#include <cstddef>
 #include <optional>
 #include <string_view>
 
@@ -24,5 +25,9 @@ namespace ge::cpu_winograd {
 /// AVX2 and FMA, too few channels to win, or GE_CPU_WINOGRAD=off in the environment.
 /// `threads`: the launch's OpenMP team (>= 1).
 std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view backend, int threads);
+
+/// How many filters have a transform alive. Kernels of the same filter tensor (shape
+/// specialisations, a session's runner pool) share one transform; it goes with the last.
+size_t transformed_filters();
 
 }  // namespace ge::cpu_winograd
