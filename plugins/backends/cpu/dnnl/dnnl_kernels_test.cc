@@ -255,6 +255,7 @@ TEST(WinogradConv, MatchesReferenceOverShapesPadsAndActivations) {
       {1, 32, 18, 19, 16, {0, 0, 0, 0}, 1},  // no padding: output 16x17
       {1, 16, 13, 14, 32, {2, 0, 1, 2}, 2},  // asymmetric pads
       {1, 64, 30, 30, 24, {1, 1, 1, 1}, 2},  // several batches of tiles per thread
+      {1, 128, 26, 26, 128, {1, 1, 1, 1}, 1},  // weights past the caches: one batch of all tiles
   };
   const std::pair<std::string, std::vector<float>> activations[] = {
       {"", {}}, {"Relu", {}}, {"LeakyRelu", {0.1f}}, {"Clip", {-0.5f, 0.75f}}};

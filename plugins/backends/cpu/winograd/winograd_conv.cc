@@ -49,6 +49,10 @@ constexpr int64_t kCols = 16;      // output channels per micro-kernel
 // Bytes of V and M one thread keeps for a batch of tiles: within a 1 MiB L2 with room
 // for the weights' panel and the activations.
 constexpr int64_t kBatchBytes = 512 * 1024;
+// Transformed weights above this are streamed from memory rather than cache, and V and M
+// of a batch may grow to the second figure to read them fewer times.
+constexpr int64_t kLargeWeightBytes = 2 << 20;
+constexpr int64_t kLargeBatchBytes = 4 << 20;
 
 // Fewest output tiles (all images) for which the transformed weights pay off.
 constexpr int64_t kMinTiles = 12;
@@ -442,6 +446,14 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
   if (p->tiles < kMinTiles) return std::nullopt;
   const int64_t per_tile_bytes = kElements * (p->c + p->k16) * static_cast<int64_t>(sizeof(float));
   p->batch = std::clamp<int64_t>(kBatchBytes / per_tile_bytes / kRows * kRows, kRows, 16 * kRows);
+  // Every batch reads all the transformed weights: where they outgrow the caches (256
+  // channels in and out: 9 MiB), one batch per thread reads them once per launch, as
+  // long as its V and M stay within kLargeBatchBytes.
+  const int64_t weight_bytes = kElements * p->c * p->k16 * static_cast<int64_t>(sizeof(float));
+  if (weight_bytes > kLargeWeightBytes) {
+    const int64_t per_thread = (p->tiles + p->threads - 1) / p->threads;
+    p->batch = std::max(p->batch, std::min(per_thread, kLargeBatchBytes / per_tile_bytes));
+  }
   p->threads = std::max(1, threads);
   // Each thread needs at least a batch: smaller batches spread a small image over them.
   p->batch = std::max<int64_t>(1, std::min(p->batch, (p->tiles + p->threads - 1) / p->threads));
