@@ -6,27 +6,12 @@
 # no Softmax or Log) and the outputs match the numpy reference; without the plugin the
 # confident row underflows to -inf and the comparison fails.
 #   fusion_pass_test.sh BUILD_DIR SOURCE_DIR
-set -euo pipefail
-build=$1
-source=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/sdk_test_lib.sh"
+[[ -f $prefix/include/ge/plugin_api/pattern_fusion.h ]] || fail "the pattern SDK's header is not installed"
 
-prefix=$work/prefix
-cmake --install "$build" --prefix "$prefix" >/dev/null
-[[ -x $prefix/bin/ge-run && -f $prefix/include/ge/plugin_api/pattern_fusion.h ]] || fail "install tree is incomplete"
-
-sample=$work/sample-src
-cp -r "$source/samples/fusion_pass" "$sample"
-cmake -S "$sample" -B "$work/sample" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$prefix" > "$work/configure.txt" 2>&1 || { cat "$work/configure.txt"; fail "configure"; }
-cmake --build "$work/sample" > "$work/build.txt" 2>&1 || { cat "$work/build.txt"; fail "build"; }
-if grep -qF "$source/" "$work/sample/build.ninja" "$work/sample/CMakeCache.txt"; then
-  grep -F "$source/" "$work/sample/build.ninja" "$work/sample/CMakeCache.txt" | head -5
-  fail "the sample's build reads GE's source tree"
-fi
-registry=$work/sample/sample_plugins.toml
+build_sample fusion_pass
+sample=$work/fusion_pass-src
+registry=$work/fusion_pass/sample_plugins.toml
 
 "$prefix/bin/ge-run" --plugins "$registry" --list-plugins > "$work/list.txt" 2>&1 || { cat "$work/list.txt"; fail "--list-plugins"; }
 grep -q "registers pass fuse_log_softmax" "$work/list.txt" || { cat "$work/list.txt"; fail "fuse_log_softmax is not registered"; }

@@ -4,32 +4,13 @@
 # their models with the installed ge-run and the sample plugins. Also checks that the install holds no
 # private header and that a newer GE version is refused by find_package.
 #   out_of_tree_test.sh BUILD_DIR SOURCE_DIR
-set -euo pipefail
-build=$1
-source=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-cmake --install "$build" --prefix "$work/prefix" >/dev/null
-prefix=$work/prefix
-[[ -x $prefix/bin/ge-run && -f $prefix/bin/ge_plugins.toml && -f $prefix/lib/cmake/GE/GEConfig.cmake ]] ||
-  fail "install tree is incomplete: $(ls -R "$prefix" | head -20)"
+source "$(dirname "$0")/sdk_test_lib.sh"
 [[ -f $prefix/include/ge/graph.h && -f $prefix/include/ge/plugin_api/plugin.h ]] || fail "public headers missing"
 if find "$prefix/include" -name '*_test_util.h' -o -name '*.cc' | grep -q .; then fail "private files installed"; fi
 
 # The installed tools run from the prefix alone: built-in plugins through the installed registry.
 "$prefix/bin/ge-run" --list-plugins > "$work/builtin.txt" 2>&1 || { cat "$work/builtin.txt"; fail "installed ge-run"; }
 grep -q "greedy_by_size" "$work/builtin.txt" || fail "installed registry lacks the built-in plugins"
-
-# Builds samples/NAME from a copy outside GE's tree against the install only, into $work/NAME.
-build_sample() {
-  cp -r "$source/samples/$1" "$work/$1-src"
-  cmake -S "$work/$1-src" -B "$work/$1" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_PREFIX_PATH="$prefix" > "$work/$1-configure.txt" 2>&1 || { cat "$work/$1-configure.txt"; fail "configure $1"; }
-  cmake --build "$work/$1" > "$work/$1-build.txt" 2>&1 || { cat "$work/$1-build.txt"; fail "build $1"; }
-  if grep -q -- "-I$source" "$work/$1/build.ninja"; then fail "the $1 sample's build reads GE's source tree"; fi
-}
 
 build_sample memory_assigner
 model=$source/samples/models/small_cnn

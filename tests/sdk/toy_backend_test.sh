@@ -5,29 +5,13 @@
 # (checked against its ONNX test data), a two-branch model compiled for two streams
 # (checked against the cpu backend) and a node the backend refuses (its reason logged).
 #   toy_backend_test.sh BUILD_DIR SOURCE_DIR
-set -euo pipefail
-build=$1
-source=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/sdk_test_lib.sh"
 
-cmake --install "$build" --prefix "$work/prefix" >/dev/null
-prefix=$work/prefix
+build_sample toy_backend
+grep -q "$prefix/include/ge/backend.h" "$work/toy_backend-deps.txt" || fail "the sample did not compile the installed backend.h"
+ctest --test-dir "$work/toy_backend" --output-on-failure > "$work/ctest.txt" 2>&1 || { cat "$work/ctest.txt"; fail "toy_device_test"; }
 
-cp -r "$source/samples/toy_backend" "$work/sample-src"
-cmake -S "$work/sample-src" -B "$work/sample" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$prefix" > "$work/configure.txt" 2>&1 || { cat "$work/configure.txt"; fail "configure"; }
-cmake --build "$work/sample" > "$work/build.txt" 2>&1 || { cat "$work/build.txt"; fail "build"; }
-# Every file the compiler read (ninja's dependency log) comes from the copy, the prefix or the system.
-ninja -C "$work/sample" -t deps > "$work/deps.txt"
-if grep -h -F -- "$source/" "$work/deps.txt" "$work/sample/build.ninja" | grep -v -F -- "$work/"; then
-  fail "the sample's build reads GE's source tree"
-fi
-grep -q "$prefix/include/ge/backend.h" "$work/deps.txt" || fail "the sample was not compiled against the installed headers"
-ctest --test-dir "$work/sample" --output-on-failure > "$work/ctest.txt" 2>&1 || { cat "$work/ctest.txt"; fail "toy_device_test"; }
-
-registry=$work/sample/toy_plugins.toml
+registry=$work/toy_backend/toy_plugins.toml
 run() { "$prefix/bin/ge-run" --plugins "$registry" "$@"; }
 
 # The sample CNN: loaded into the task sink (a memory plan; the per-op executor cannot run
