@@ -47,7 +47,9 @@ const OpInfo& info(Op op) { return kOps[static_cast<size_t>(op)]; }
 bool is_input_type(DataType type) {
   return type == DataType::kFloat32 || type == DataType::kFloat16 || type == DataType::kBool;
 }
-bool is_output_type(DataType type) { return type == DataType::kFloat32 || type == DataType::kBool; }
+bool is_output_type(DataType type) {
+  return type == DataType::kFloat32 || type == DataType::kFloat16 || type == DataType::kBool;
+}
 
 /// " bool" for a dtype other than float32 (the default, not printed).
 std::string dtype_text(DataType type) {
@@ -265,7 +267,7 @@ Status validate(const Program& program) {
     }
     if (!is_output_type(out.dtype)) {
       return invalid_argument("autofuse program: output " + std::to_string(i) + " is " +
-                              std::string(data_type_name(out.dtype)) + ", expected float32 or bool");
+                              std::string(data_type_name(out.dtype)) + ", expected float32, float16 or bool");
     }
     if (out.dtype == DataType::kBool && !boolean[static_cast<size_t>(out.value)]) {
       return invalid_argument("autofuse program: output " + std::to_string(i) + " is bool, its value %" +

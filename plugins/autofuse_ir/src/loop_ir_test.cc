@@ -119,8 +119,12 @@ TEST(LoopIr, RejectsBadDtypes) {
   EXPECT_NE(error(head + "input float17 4\n").find("unknown dtype 'float17'"), std::string::npos);
   EXPECT_NE(error(head + "input int64 4\n%0 = load 0\noutput %0 4\n").find("is int64, expected float32, float16 or bool"),
             std::string::npos);
-  EXPECT_NE(error(head + "input 4\n%0 = load 0\noutput %0 float16 4\n").find("is float16, expected float32 or bool"),
+  EXPECT_NE(error(head + "input 4\n%0 = load 0\noutput %0 int32 4\n").find("is int32, expected float32, float16 or bool"),
             std::string::npos);
+  Result<Program> half = parse(head + "input float16 4\n%0 = load 0\noutput %0 float16 4\n");
+  ASSERT_TRUE(half.is_ok()) << half.status().to_string();
+  EXPECT_EQ(half.value().outputs[0].dtype, DataType::kFloat16);
+  EXPECT_NE(print(half.value()).find("output %0 float16 4"), std::string::npos);
   EXPECT_NE(error(head + "input 4\n%0 = load 0\noutput %0 bool 4\n").find("is not always 0 or 1"), std::string::npos);
   EXPECT_NE(error(head + "input bool 4\n%0 = load 0\n%1 = const 2\n%2 = where %0 %0 %1\noutput %2 bool 4\n")
                 .find("output 0 is bool, its value %2 is not always 0 or 1"),

@@ -57,18 +57,15 @@ bool is_static_float(const Value* value) { return is_static_tensor(value, {DataT
 
 Dims dims_of(const Value* value) { return value->desc().static_dims(); }
 
-/// A one-element float32 or bool constant no caller can override: the program holds its value.
+/// A one-element float32, float16 or bool constant no caller can override: the program
+/// holds its value (a float16 widens exactly).
 bool is_inlined_constant(const Value* value) {
   if (!is_constant_value(value) || value->constant()->element_count() != 1) return false;
   const DataType type = value->constant()->dtype();
-  return type == DataType::kFloat32 || type == DataType::kBool;
+  return type == DataType::kFloat32 || type == DataType::kFloat16 || type == DataType::kBool;
 }
 
-float inlined_value(const Value* value) {
-  const Tensor& constant = *value->constant();
-  if (constant.dtype() == DataType::kBool) return *static_cast<const unsigned char*>(constant.raw_data()) != 0 ? 1.0f : 0.0f;
-  return constant.data<float>()[0];
-}
+float inlined_value(const Value* value) { return static_cast<float>(value->constant()->scalar_as_double(0)); }
 
 int64_t product(const Dims& dims, size_t begin, size_t end) {
   int64_t p = 1;
@@ -113,13 +110,14 @@ Dims row_dims(const Dims& shape, int k, bool keepdims) {
 }
 
 /// The dtypes an elementwise op takes and gives in a group (values compute as float32;
-/// bool ones are 0 or 1).
+/// bool ones are 0 or 1). "float" is float32 or float16, alike for every operand and the
+/// result: a group of float16 ops computes in float32 and rounds once, where it stores.
 enum class Signature {
-  kArithmetic,  ///< float32 operands, float32 result
-  kCompare,     ///< float32 operands, bool result
-  kEqual,       ///< float32 or bool operands (both alike), bool result
+  kArithmetic,  ///< float operands, float result
+  kCompare,     ///< float operands, bool result
+  kEqual,       ///< float or bool operands (all alike), bool result
   kLogic,       ///< bool operands, bool result
-  kSelect,      ///< a bool condition, then float32 or bool branches (both alike) and result
+  kSelect,      ///< a bool condition, then float or bool branches (both alike) and result
 };
 
 struct ElementwiseOp {
@@ -158,16 +156,18 @@ bool fits_signature(const Node& node, Signature signature) {
     }
     return true;
   };
+  auto all_float = [&](size_t from) { return all(from, DataType::kFloat32) || all(from, DataType::kFloat16); };
+  const DataType first = node.input_count() > 0 && node.input(0) != nullptr ? node.input(0)->desc().dtype : DataType::kFloat32;
   switch (signature) {
-    case Signature::kArithmetic: return all(0, DataType::kFloat32) && is_static_tensor(out, {DataType::kFloat32});
-    case Signature::kCompare: return all(0, DataType::kFloat32) && is_static_tensor(out, {DataType::kBool});
-    case Signature::kEqual:
-      return (all(0, DataType::kFloat32) || all(0, DataType::kBool)) && is_static_tensor(out, {DataType::kBool});
+    case Signature::kArithmetic: return all_float(0) && is_static_tensor(out, {first});
+    case Signature::kCompare: return all_float(0) && is_static_tensor(out, {DataType::kBool});
+    case Signature::kEqual: return (all_float(0) || all(0, DataType::kBool)) && is_static_tensor(out, {DataType::kBool});
     case Signature::kLogic: return all(0, DataType::kBool) && is_static_tensor(out, {DataType::kBool});
     case Signature::kSelect: {
       const DataType type = out->desc().dtype;
-      return is_static_tensor(node.input(0), {DataType::kBool}) && (type == DataType::kFloat32 || type == DataType::kBool) &&
-             all(1, type) && is_static_tensor(out, {type});
+      return is_static_tensor(node.input(0), {DataType::kBool}) &&
+             (type == DataType::kFloat32 || type == DataType::kFloat16 || type == DataType::kBool) && all(1, type) &&
+             is_static_tensor(out, {type});
     }
   }
   return false;

@@ -134,6 +134,65 @@ TEST(Autofusion, FusesAnElementwiseChainAndInlinesOneElementConstants) {
 }
 
 // RMSNorm spelled out: y = x / sqrt(mean(x * x) + eps) * gamma over the last axis.
+// A float16 chain (arithmetic, a float16 constant, a comparison and Where on float16
+// branches) becomes one group computing in float32 with float16 inputs and outputs.
+TEST(Autofusion, FusesFloat16ChainsWithFloat16InputsAndOutputs) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : float16[4,8]
+  input %z : float16[8]
+  init %half : float16[] = [0x3800]
+  %m = Mul(%x, %half) "mul"
+  %a = Add(%m, %z) "add"
+  %t = Tanh(%a) "tanh"
+  %c = Greater(%t, %z) "greater"
+  %y = Where(%c, %t, %m) "where"
+  output %y
+})");
+  EXPECT_TRUE(run_autofusion(*g));
+  ASSERT_EQ(g->node_count(), 1u);
+  const std::vector<const Node*> fused = fused_nodes(*g);
+  ASSERT_EQ(fused.size(), 1u);
+  EXPECT_EQ(program_of(fused[0]),
+            "autofuse 1\n"
+            "shape 4 8\n"
+            "reduce 0\n"
+            "input float16 4 8\n"
+            "input float16 8\n"
+            "%0 = load 0\n"
+            "%1 = const 0x1p-1\n"
+            "%2 = mul %0 %1\n"
+            "%3 = load 1\n"
+            "%4 = add %2 %3\n"
+            "%5 = tanh %4\n"
+            "%6 = greater %5 %3\n"
+            "%7 = where %6 %5 %2\n"
+            "output %7 float16 4 8\n");
+  EXPECT_EQ(g->outputs()[0]->desc(), TensorDesc::of(DataType::kFloat16, {4, 8}));
+}
+
+// An op mixing float16 and float32 operands (no ONNX op does) stays out of groups.
+TEST(Autofusion, LeavesOpsMixingFloat16AndFloat32Alone) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : float16[4,8]
+  %c = Cast(%x) {to: int = 1} "cast"
+  %e = Exp(%c) "exp"
+  %n = Neg(%x) "neg"
+  %y = Abs(%n) "abs"
+  output %e
+  output %y
+})");
+  EXPECT_TRUE(run_autofusion(*g));
+  // Cast (an alias of its float16 input) + Exp, and Neg + Abs in float16: two groups of
+  // one dtype each, never an op whose operands differ.
+  for (const Node* node : fused_nodes(*g)) {
+    Result<autofuse::Program> program = autofuse::parse(program_of(node));
+    ASSERT_TRUE(program.is_ok());
+    EXPECT_EQ(program.value().inputs[0].dtype, DataType::kFloat16);
+  }
+  EXPECT_EQ(g->outputs()[0]->desc().dtype, DataType::kFloat32);
+  EXPECT_EQ(g->outputs()[1]->desc().dtype, DataType::kFloat16);
+}
+
 TEST(Autofusion, FusesASpelledOutRmsNormAroundItsReduction) {
   auto g = inferred(R"(graph main (opset ""=17) {
   input %x : float32[4,32]

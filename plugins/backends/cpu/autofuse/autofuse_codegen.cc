@@ -198,7 +198,11 @@ class Generator {
   /// What output `o` stores of its value.
   std::string stored(size_t o) const {
     const std::string value = v(program_.outputs[o].value);
-    return program_.outputs[o].dtype == DataType::kBool ? "static_cast<unsigned char>(" + value + " != 0.0f)" : value;
+    switch (program_.outputs[o].dtype) {
+      case DataType::kBool: return "static_cast<unsigned char>(" + value + " != 0.0f)";
+      case DataType::kFloat16: return "static_cast<_Float16>(" + value + ")";  // round to nearest even
+      default: return value;
+    }
   }
 
   void emit_offsets() {

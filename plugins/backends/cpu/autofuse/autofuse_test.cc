@@ -179,7 +179,9 @@ Case random_case(std::mt19937& rng) {
   const std::vector<bool> boolean = autofuse::boolean_values(p);
   auto add_output = [&](int value) {
     const auto& shape = c.shapes[static_cast<size_t>(value)];
-    const DataType dtype = boolean[static_cast<size_t>(value)] && pick(2) == 0 ? DataType::kBool : DataType::kFloat32;
+    const DataType dtype = boolean[static_cast<size_t>(value)] && pick(2) == 0 ? DataType::kBool
+                           : pick(4) == 0                                      ? DataType::kFloat16
+                                                                               : DataType::kFloat32;
     if (shape == p.shape && !(k > 0 && row[static_cast<size_t>(value)])) p.outputs.push_back({value, p.shape, dtype});
     if (k > 0 && row[static_cast<size_t>(value)] && shape == rows) p.outputs.push_back({value, rows, dtype});
   };
@@ -351,12 +353,27 @@ std::vector<Tensor> launch(const PreparedKernel& kernel, const Case& c) {
 }
 
 /// Equal bit for bit (any NaN matching any NaN), or within `tolerance` relative.
-void expect_same(const std::vector<Tensor>& actual, const std::vector<Tensor>& expected, double tolerance,
-                 const std::string& what) {
+/// `t` as float32 (float16 elements widen exactly).
+Tensor widened(const Tensor& t) {
+  if (t.dtype() != DataType::kFloat16) return t;
+  Tensor out = Tensor::zeros(DataType::kFloat32, t.shape());
+  for (int64_t i = 0; i < t.element_count(); ++i) out.data<float>()[i] = static_cast<float>(t.scalar_as_double(i));
+  return out;
+}
+
+/// Outputs equal bit for bit (tolerance 0) or within `tolerance` relative; a float16
+/// output compared within tolerance allows one float16 rounding step (2^-10 relative) on
+/// top, as values that differ in float32 may round to neighbouring float16s.
+void expect_same(const std::vector<Tensor>& actual_outputs, const std::vector<Tensor>& expected_outputs,
+                 double tolerance, const std::string& what) {
+  std::vector<Tensor> actual, expected;
+  for (const Tensor& t : actual_outputs) actual.push_back(widened(t));
+  for (const Tensor& t : expected_outputs) expected.push_back(widened(t));
   ASSERT_EQ(actual.size(), expected.size()) << what;
   for (size_t o = 0; o < actual.size(); ++o) {
     ASSERT_EQ(actual[o].element_count(), expected[o].element_count()) << what;
-    ASSERT_EQ(actual[o].dtype(), expected[o].dtype()) << what;
+    ASSERT_EQ(actual_outputs[o].dtype(), expected_outputs[o].dtype()) << what;
+    const double allowed = tolerance > 0 && actual_outputs[o].dtype() == DataType::kFloat16 ? tolerance + 0x1p-10 : tolerance;
     if (actual[o].dtype() == DataType::kBool) {
       const auto* a = static_cast<const unsigned char*>(actual[o].raw_data());
       const auto* e = static_cast<const unsigned char*>(expected[o].raw_data());
@@ -372,11 +389,11 @@ void expect_same(const std::vector<Tensor>& actual, const std::vector<Tensor>& e
         ASSERT_TRUE(std::isnan(a[i])) << what << " output " << o << " element " << i;
       } else if (a[i] == e[i]) {
         continue;  // infinities included
-      } else if (tolerance == 0) {
+      } else if (allowed == 0) {
         ASSERT_EQ(std::memcmp(&a[i], &e[i], sizeof(float)) == 0 || a[i] == e[i], true)
             << what << " output " << o << " element " << i << ": " << a[i] << " vs " << e[i];
       } else {
-        ASSERT_NEAR(a[i], e[i], tolerance * (1.0 + std::fabs(e[i]))) << what << " output " << o << " element " << i;
+        ASSERT_NEAR(a[i], e[i], allowed * (1.0 + std::fabs(e[i]))) << what << " output " << o << " element " << i;
       }
     }
   }
@@ -418,7 +435,8 @@ std::set<std::string> features(const Program& p) {
 }
 
 void expect_all_features(const std::set<std::string>& seen) {
-  for (const char* feature : {"input float32", "input float16", "input bool", "output float32", "output bool", "where",
+  for (const char* feature : {"input float32", "input float16", "input bool", "output float32", "output float16",
+                              "output bool", "where",
                               "comparison", "logic", "softmax row"}) {
     EXPECT_TRUE(seen.count(feature)) << "no random program had " << feature;
   }

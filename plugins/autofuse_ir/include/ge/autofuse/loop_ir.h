@@ -3,8 +3,9 @@
 /// innermost-axis reduction ops, as a straight-line SSA program over an iteration shape.
 ///
 /// Every value computes in float32. An input may be stored as float32, float16 (loaded
-/// exactly as float32) or bool (loaded as 0 or 1); an output as float32 or bool (stored as
-/// one byte, 1 where the value is not 0). Comparisons and logic ops yield 0 or 1 and treat
+/// exactly as float32) or bool (loaded as 0 or 1); an output as float32, float16 (rounded
+/// to nearest even once, when stored) or bool (stored as one byte, 1 where the value is
+/// not 0). Comparisons and logic ops yield 0 or 1 and treat
 /// any value other than 0 (NaN included) as true, as a cast to bool does.
 ///
 /// The group iterates over `shape`. Its innermost `reduced_axes` axes are the ones every
@@ -75,7 +76,7 @@ struct Input {
 struct Output {
   int value = -1;
   std::vector<int64_t> dims;  ///< the output tensor's dims (full: elements of shape; row: rows)
-  DataType dtype = DataType::kFloat32;  ///< float32, or bool for a value that is always 0 or 1
+  DataType dtype = DataType::kFloat32;  ///< float32, float16, or bool for a value always 0 or 1
 };
 
 struct Program {

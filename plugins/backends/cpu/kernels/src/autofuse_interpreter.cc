@@ -112,6 +112,9 @@ void store_elements(DataType dtype, void* output, int64_t index, int64_t n, cons
   if (dtype == DataType::kBool) {
     auto* y = static_cast<unsigned char*>(output) + index;
     for (int64_t j = 0; j < n; ++j) y[j] = values[repeat ? 0 : j] != 0.0f ? 1 : 0;
+  } else if (dtype == DataType::kFloat16) {
+    auto* y = static_cast<uint16_t*>(output) + index;
+    for (int64_t j = 0; j < n; ++j) y[j] = float16_from_float(values[repeat ? 0 : j]);
   } else if (repeat) {
     std::fill_n(static_cast<float*>(output) + index, n, values[0]);
   } else {
