@@ -45,7 +45,8 @@ static_assert(ops_in_order() && static_cast<size_t>(Op::kReduceMin) + 1 == kOps.
 const OpInfo& info(Op op) { return kOps[static_cast<size_t>(op)]; }
 
 bool is_input_type(DataType type) {
-  return type == DataType::kFloat32 || type == DataType::kFloat16 || type == DataType::kBool;
+  return type == DataType::kFloat32 || type == DataType::kFloat16 || type == DataType::kBool ||
+         type == DataType::kInt64;
 }
 bool is_output_type(DataType type) {
   return type == DataType::kFloat32 || type == DataType::kFloat16 || type == DataType::kBool;
@@ -215,7 +216,7 @@ Status validate(const Program& program) {
     const std::string name = "autofuse program: input " + std::to_string(i) + " [" + dims_text(dims) + " ]";
     if (!is_input_type(program.inputs[i].dtype)) {
       return invalid_argument(name + " is " + std::string(data_type_name(program.inputs[i].dtype)) +
-                              ", expected float32, float16 or bool");
+                              ", expected float32, float16, bool or int64");
     }
     if (dims.size() > rank) return invalid_argument(name + " has more dims than the shape");
     bool along_reduced_ones = true, along_reduced_full = true;

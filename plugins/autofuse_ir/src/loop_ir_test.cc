@@ -117,7 +117,7 @@ TEST(LoopIr, RejectsBadDtypes) {
   };
   const std::string head = "autofuse 1\nshape 4\nreduce 0\n";
   EXPECT_NE(error(head + "input float17 4\n").find("unknown dtype 'float17'"), std::string::npos);
-  EXPECT_NE(error(head + "input int64 4\n%0 = load 0\noutput %0 4\n").find("is int64, expected float32, float16 or bool"),
+  EXPECT_NE(error(head + "input int32 4\n%0 = load 0\noutput %0 4\n").find("is int32, expected float32, float16, bool or int64"),
             std::string::npos);
   EXPECT_NE(error(head + "input 4\n%0 = load 0\noutput %0 int32 4\n").find("is int32, expected float32, float16 or bool"),
             std::string::npos);

@@ -206,13 +206,18 @@ std::optional<Candidate> softmax_candidate(const Node& node, Lowering lowering) 
   return candidate;
 }
 
-/// A Cast between float32, bool and (from) float16, or nullopt. Casts to float32 and bool
-/// to bool keep the value (float16 inputs load exactly); float to bool is cast_bool.
+/// A Cast between float32, bool and (from) float16 or int64, or nullopt. Casts to float32
+/// and bool to bool keep the value (float16 inputs load exactly, int64 ones round to the
+/// nearest float32 as the Cast does); the rest to bool is cast_bool (an int64 is not 0
+/// exactly when its float32 is not). An int64 input enters a group only through such a
+/// Cast (an integer mask), as no other op of a group takes one.
 std::optional<Candidate> cast_candidate(const Node& node) {
   if (node.input_count() != 1 || node.output_count() != 1) return std::nullopt;
   Value* x = node.input(0);
   const int64_t to = node.get_int("to", 0);
-  if (!is_static_tensor(x, {DataType::kFloat32, DataType::kBool, DataType::kFloat16})) return std::nullopt;
+  if (!is_static_tensor(x, {DataType::kFloat32, DataType::kBool, DataType::kFloat16, DataType::kInt64})) {
+    return std::nullopt;
+  }
   if (to != static_cast<int64_t>(DataType::kFloat32) && to != static_cast<int64_t>(DataType::kBool)) return std::nullopt;
   if (!is_static_tensor(node.output(0), {static_cast<DataType>(to)}) || dims_of(node.output(0)) != dims_of(x)) {
     return std::nullopt;

@@ -170,6 +170,47 @@ TEST(Autofusion, FusesFloat16ChainsWithFloat16InputsAndOutputs) {
   EXPECT_EQ(g->outputs()[0]->desc(), TensorDesc::of(DataType::kFloat16, {4, 8}));
 }
 
+// BERT's integer attention mask: Cast(int64 mask) -> (1 - mask) * -10000 added to the
+// scores, then Softmax: one group with the int64 mask as an input.
+TEST(Autofusion, FusesAnInt64MaskThroughItsCast) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %scores : float32[2,8]
+  input %mask : int64[2,8]
+  init %one : float32[] = [1]
+  init %big : float32[] = [-10000]
+  %m = Cast(%mask) {to: int = 1} "cast"
+  %inv = Sub(%one, %m) "sub"
+  %bias = Mul(%inv, %big) "mul"
+  %s = Add(%scores, %bias) "add"
+  %y = Softmax(%s) {axis: int = -1} "softmax"
+  output %y
+})");
+  EXPECT_TRUE(run_autofusion(*g));
+  ASSERT_EQ(g->node_count(), 1u) << print_graph(*g);
+  const std::vector<const Node*> fused = fused_nodes(*g);
+  ASSERT_EQ(fused.size(), 1u);
+  Result<autofuse::Program> program = autofuse::parse(program_of(fused[0]));
+  ASSERT_TRUE(program.is_ok());
+  ASSERT_EQ(program.value().inputs.size(), 2u);
+  const size_t mask = fused[0]->input(0)->name() == "mask" ? 0 : 1;
+  EXPECT_EQ(fused[0]->input(mask)->name(), "mask");
+  EXPECT_EQ(program.value().inputs[mask].dtype, DataType::kInt64);
+  EXPECT_EQ(program.value().inputs[1 - mask].dtype, DataType::kFloat32);
+}
+
+// An int64 value enters a group only through a Cast: arithmetic on int64 stays out.
+TEST(Autofusion, LeavesInt64ArithmeticAlone) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : int64[4,8]
+  %a = Add(%x, %x) "add"
+  %m = Mul(%a, %x) "mul"
+  %n = Neg(%m) "neg"
+  output %n
+})");
+  EXPECT_FALSE(run_autofusion(*g));
+  EXPECT_TRUE(fused_nodes(*g).empty());
+}
+
 // An op mixing float16 and float32 operands (no ONNX op does) stays out of groups.
 TEST(Autofusion, LeavesOpsMixingFloat16AndFloat32Alone) {
   auto g = inferred(R"(graph main (opset ""=17) {

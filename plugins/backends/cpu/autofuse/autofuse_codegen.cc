@@ -182,7 +182,12 @@ class Generator {
   /// The C++ type of an input or output element (_Float16: GCC and Clang on x86-64 and
   /// AArch64, exact conversion to float).
   static std::string element_type(DataType dtype) {
-    return dtype == DataType::kBool ? "unsigned char" : dtype == DataType::kFloat16 ? "_Float16" : "float";
+    switch (dtype) {
+      case DataType::kBool: return "unsigned char";
+      case DataType::kFloat16: return "_Float16";
+      case DataType::kInt64: return "int64_t";
+      default: return "float";
+    }
   }
 
   /// The float value of input `input`'s element at off<input><index>.
@@ -190,7 +195,8 @@ class Generator {
     const std::string element = "in" + std::to_string(input) + "[off" + std::to_string(input) + index + "]";
     switch (program_.inputs[static_cast<size_t>(input)].dtype) {
       case DataType::kBool: return "(" + element + " != 0 ? 1.0f : 0.0f)";
-      case DataType::kFloat16: return "static_cast<float>(" + element + ")";
+      case DataType::kFloat16:
+      case DataType::kInt64: return "static_cast<float>(" + element + ")";
       default: return element;
     }
   }

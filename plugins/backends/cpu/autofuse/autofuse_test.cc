@@ -56,7 +56,8 @@ int64_t element_count(const std::vector<int64_t>& dims) {
   return n;
 }
 
-/// A random input tensor: float32 in [-2, 2], float16 of such values, or bool.
+/// A random input tensor: float32 in [-2, 2], float16 of such values, bool, or int64 in
+/// [-3, 3] with some values beyond float32's integers (2^40 + odd: they round).
 Tensor random_input(std::mt19937& rng, DataType dtype, const std::vector<int64_t>& dims) {
   Tensor t = Tensor::zeros(dtype, dims);
   std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
@@ -65,6 +66,9 @@ Tensor random_input(std::mt19937& rng, DataType dtype, const std::vector<int64_t
       static_cast<unsigned char*>(t.raw_data())[e] = rng() % 2;
     } else if (dtype == DataType::kFloat16) {
       static_cast<uint16_t*>(t.raw_data())[e] = cpu_kernels::float16_from_float(uniform(rng));
+    } else if (dtype == DataType::kInt64) {
+      const int64_t small = static_cast<int64_t>(rng() % 7) - 3;
+      t.data<int64_t>()[e] = rng() % 8 == 0 ? (int64_t{1} << 40) + 2 * small + 1 : small;
     } else {
       t.data<float>()[e] = uniform(rng);
     }
@@ -95,8 +99,11 @@ Case random_case(std::mt19937& rng) {
       size_t dropped = 0;
       while (dropped < static_cast<size_t>(drop) && dims[dropped] == 1) ++dropped;
       dims.erase(dims.begin(), dims.begin() + static_cast<std::ptrdiff_t>(dropped));
-      const int type = pick(6);
-      dtype = type == 0 ? DataType::kBool : type == 1 ? DataType::kFloat16 : DataType::kFloat32;
+      const int type = pick(7);
+      dtype = type == 0   ? DataType::kBool
+              : type == 1 ? DataType::kFloat16
+              : type == 2 ? DataType::kInt64
+                          : DataType::kFloat32;
     }
     p.inputs.push_back({dims, dtype});
     c.inputs.push_back(random_input(rng, dtype, dims));
@@ -435,7 +442,7 @@ std::set<std::string> features(const Program& p) {
 }
 
 void expect_all_features(const std::set<std::string>& seen) {
-  for (const char* feature : {"input float32", "input float16", "input bool", "output float32", "output float16",
+  for (const char* feature : {"input float32", "input float16", "input bool", "input int64", "output float32", "output float16",
                               "output bool", "where",
                               "comparison", "logic", "softmax row"}) {
     EXPECT_TRUE(seen.count(feature)) << "no random program had " << feature;

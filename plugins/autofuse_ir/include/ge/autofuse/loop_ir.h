@@ -3,7 +3,8 @@
 /// innermost-axis reduction ops, as a straight-line SSA program over an iteration shape.
 ///
 /// Every value computes in float32. An input may be stored as float32, float16 (loaded
-/// exactly as float32) or bool (loaded as 0 or 1); an output as float32, float16 (rounded
+/// exactly as float32), bool (loaded as 0 or 1) or int64 (rounded to the nearest float32,
+/// as ONNX's Cast to float does: what an integer mask needs); an output as float32, float16 (rounded
 /// to nearest even once, when stored) or bool (stored as one byte, 1 where the value is
 /// not 0). Comparisons and logic ops yield 0 or 1 and treat
 /// any value other than 0 (NaN included) as true, as a cast to bool does.
@@ -70,7 +71,7 @@ struct Instruction {
 
 struct Input {
   std::vector<int64_t> dims;
-  DataType dtype = DataType::kFloat32;  ///< float32, float16 or bool
+  DataType dtype = DataType::kFloat32;  ///< float32, float16, bool or int64
 };
 
 struct Output {

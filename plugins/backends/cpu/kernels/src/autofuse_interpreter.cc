@@ -5,8 +5,9 @@
 // are the standalone kernels' (float arithmetic, Pow and reductions through double, NaN
 // propagating through Max/Min), so an interpreted group gives the values of the chain it
 // replaced. Comparisons and logic give 0 or 1 (any value but 0 is true); bool inputs load
-// as 0 or 1, float16 inputs exactly as float32, bool outputs store 1 where the value is
-// not 0. The cpu backend runs generated code instead when it can compile it.
+// as 0 or 1, float16 inputs exactly as float32, int64 inputs rounded to nearest as Cast
+// does; bool outputs store 1 where the value is not 0, float16 outputs round to nearest
+// even. The cpu backend runs generated code instead when it can compile it.
 
 #include <algorithm>
 #include <cmath>
@@ -95,6 +96,7 @@ float load_element(DataType dtype, const void* input, int64_t index) {
   switch (dtype) {
     case DataType::kBool: return static_cast<const unsigned char*>(input)[index] != 0 ? 1.0f : 0.0f;
     case DataType::kFloat16: return float16_to_float(static_cast<const uint16_t*>(input)[index]);
+    case DataType::kInt64: return static_cast<float>(static_cast<const int64_t*>(input)[index]);
     default: return static_cast<const float*>(input)[index];
   }
 }
