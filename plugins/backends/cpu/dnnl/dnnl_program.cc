@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "ge/cpu_kernels/kernel_library.h"
+#include "thread_budget.h"
 
 namespace ge::cpu_dnnl {
 namespace {
@@ -89,23 +90,12 @@ int run(const Program& program, Slot& slot, const KernelArgs& args) {
   return cpu_kernels::kKernelOk;
 }
 
-// Fast kernels running right now, process-wide (every stream, every session).
-std::atomic<int> launches_in_flight{0};
-
-struct InFlight {
-  InFlight() : concurrent(launches_in_flight.fetch_add(1, std::memory_order_relaxed) + 1) {}
-  ~InFlight() { launches_in_flight.fetch_sub(1, std::memory_order_relaxed); }
-  const int concurrent;
-};
-
 int launch(const KernelArgs& args) {
   const auto& program = *static_cast<const Program*>(args.params);
-  // The thread policy: a kernel may use its `threads`, shared with the fast kernels that
-  // run at the same moment on other streams or sessions, so that streams times intra-op
-  // threads never exceed the budget. OpenMP's count is per calling thread: set it only
-  // where it differs (a thread-local read otherwise).
-  const InFlight in_flight;
-  const int threads = in_flight.concurrent > 1 ? std::max(1, program.threads / in_flight.concurrent) : program.threads;
+  // The thread policy (thread_budget.h). OpenMP's count is per calling thread: set it
+  // only where it differs (a thread-local read otherwise).
+  const cpu_kernels::FastKernelLaunch in_flight(program.threads);
+  const int threads = in_flight.threads();
   if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
   for (Slot& slot : program.slots) {
     if (slot.busy.test_and_set(std::memory_order_acquire)) continue;

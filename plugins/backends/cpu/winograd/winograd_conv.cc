@@ -32,6 +32,7 @@
 #include "ge/logging.h"
 #include "kernel_util.h"
 #include "spatial_geometry.h"
+#include "thread_budget.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -340,8 +341,12 @@ int launch(const KernelArgs& args) {
   auto* y = static_cast<float*>(args.outputs[0]);
   auto* workspace = static_cast<float*>(args.workspace);
   const int64_t batches = (p.tiles + p.batch - 1) / p.batch;
+  // At most p.threads (the workspace holds that many batches), fewer when other fast
+  // kernels run at the same moment (thread_budget.h).
+  const cpu_kernels::FastKernelLaunch in_flight(p.threads);
+  const int threads = in_flight.threads();
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(p.threads) schedule(static) if (p.threads > 1)
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
 #endif
   for (int64_t b = 0; b < batches; ++b) {
 #ifdef _OPENMP
