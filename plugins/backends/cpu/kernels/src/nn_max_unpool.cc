@@ -103,9 +103,9 @@ Result<PreparedKernel> prepare_max_unpool(const KernelContext& context) {
   }
   KernelFunction function =
       nn::select(dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &max_unpool_kernel<T>; });
-  PreparedKernel kernel = make_kernel(context, function, std::move(p));
-  kernel.zeroed.outputs = 1;  // Y: the runtime zeroes it before each launch
-  return kernel;
+  PreparedKernel prepared = make_kernel(context, function, std::move(p));
+  prepared.zeroed.outputs = 1;  // Y: the runtime zeroes it before each launch
+  return prepared;
 }
 
 }  // namespace
