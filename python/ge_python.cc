@@ -276,6 +276,7 @@ class PythonSession {
       for (auto& [id, track] : streams) track = trace.add_track(process, "stream " + std::to_string(id));
       for (const TaskTraceRecord& task : tasks) {
         const char* category = task.name == "memcpy"                                       ? "memcpy"
+                               : task.name == "memset"                                     ? "memset"
                                : task.name == "event_record" || task.name == "event_wait" ? "event"
                                                                                            : "kernel";
         trace.add_event(streams.at(task.stream), task.name, offset_us + task.start_ns / 1000.0,

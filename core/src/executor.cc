@@ -675,8 +675,23 @@ struct Executor::Impl {
     task.args.workspace = workspace.get();
     task.args.params = kernel->params.get();
     task.name = kernel->name.c_str();
-    const Task tasks[] = {task};
     // The argument arrays and workspace live on this frame: run and wait before they go.
+    if (!kernel->zeroed.any()) {
+      const Task tasks[] = {task};
+      return stream->run(tasks).with_context(node.describe());
+    }
+    // Atomic clean: what the kernel accumulates into is zeroed first, in stream order
+    // (pool memory is not zeroed).
+    std::vector<Task> tasks;
+    for (size_t i = 0; i < node.output_count(); ++i) {
+      if (kernel->zeroed.output(i) && output_addresses[i] != nullptr) {
+        tasks.push_back(MemsetTask{output_addresses[i], frame.values[node.output(i)].tensor.byte_size(), 0});
+      }
+    }
+    if (kernel->zeroed.workspace && workspace != nullptr) {
+      tasks.push_back(MemsetTask{workspace.get(), kernel->workspace_bytes, 0});
+    }
+    tasks.push_back(task);
     return stream->run(tasks).with_context(node.describe());
   }
 

@@ -67,6 +67,32 @@ TEST(Executor, ReusesPooledStorageAfterWarmUp) {
             (std::vector<float>{14, 26, 38}));
 }
 
+TEST(Executor, ZeroesWhatAKernelDeclaresZeroedBeforeEachLaunch) {
+  // Atomic clean per op: Accumulate's output comes from the pool (run 2 reuses run 1's
+  // block of `a`, which holds 2, 3, 4) and must be zero when the kernel starts.
+  Fixture f;
+  auto g = std::make_unique<Graph>();
+  Value* x = g->add_input("x", TensorDesc::of(DataType::kFloat32, {3}));
+  Node* a = g->add_node("Accumulate", {x}, 1, "a");
+  g->add_output(g->add_node("AddOne", {a->output(0)}, 1, "y")->output(0));
+  g->add_output(g->add_node("Accumulate", {x}, 1, "z")->output(0));
+  ASSERT_TRUE(f.ops.infer_graph(*g).is_ok());
+  auto exec = Executor::create(std::move(g), f.backend, f.ops);
+  ASSERT_TRUE(exec.is_ok()) << exec.status().to_string();
+  std::vector<Tensor> outputs;
+  for (float start : {2.0f, -5.0f, 7.0f}) {
+    const int memsets = testing::FakeStream::memsets;
+    Status s = (*exec)->run({{"x", Tensor::from_vector<float>({3}, {start, start + 1, start + 2})}}, outputs);
+    ASSERT_TRUE(s.is_ok()) << s.to_string();
+    EXPECT_EQ(testing::FakeStream::memsets - memsets, 2) << "one memset per Accumulate launch";
+    EXPECT_EQ(std::vector<float>(outputs[0].values<float>().begin(), outputs[0].values<float>().end()),
+              (std::vector<float>{start + 1, start + 2, start + 3}));
+    EXPECT_EQ(std::vector<float>(outputs[1].values<float>().begin(), outputs[1].values<float>().end()),
+              (std::vector<float>{start, start + 1, start + 2}));
+  }
+  EXPECT_GT((*exec)->pool().statistics().hits, 0u) << "the runs must reuse pooled (dirty) storage";
+}
+
 TEST(Executor, RejectsBadBindings) {
   Fixture f;
   auto graph = chain_graph({Dim::of(3)});

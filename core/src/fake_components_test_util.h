@@ -2,7 +2,8 @@
 // Test doubles for core tests: an op library and a host-memory backend for three toy
 // float32 ops — "AddOne" (elementwise), "Twice" and "Sum2" (elementwise sum of two
 // inputs) — plus "DynamicRange" whose output length is the value of its int64 input, so
-// its shape is only known at run time.
+// its shape is only known at run time, and "Accumulate", which adds its input into an
+// output it declares zeroed (atomic clean) and fails when that output was not zero.
 
 #include <cstring>
 #include <map>
@@ -15,7 +16,7 @@ namespace ge::testing {
 class FakeOps final : public OpLibrary {
  public:
   FakeOps() {
-    for (const char* op : {"AddOne", "Twice", "Sum2", "DynamicRange"}) {
+    for (const char* op : {"AddOne", "Twice", "Sum2", "DynamicRange", "Accumulate"}) {
       OpSchemaInfo info;
       info.op_type = op;
       schemas_[op] = info;
@@ -63,6 +64,17 @@ inline int sum2(const KernelArgs& a) {
   }
   return 0;
 }
+/// Code of an Accumulate launch whose output did not start zeroed.
+inline constexpr int kNotZeroed = 17;
+inline int accumulate(const KernelArgs& a) {
+  auto n = static_cast<const ElementCount*>(a.params)->count;
+  auto* y = static_cast<float*>(a.outputs[0]);
+  for (int64_t i = 0; i < n; ++i) {
+    if (y[i] != 0.0f) return kNotZeroed;
+    y[i] += static_cast<const float*>(a.inputs[0])[i];
+  }
+  return 0;
+}
 inline int dynamic_range(const KernelArgs& a) {
   auto n = static_cast<const ElementCount*>(a.params)->count;
   for (int64_t i = 0; i < n; ++i) static_cast<float*>(a.outputs[0])[i] = static_cast<float>(i);
@@ -75,11 +87,17 @@ class FakeStream final : public Stream {
     for (const Task& t : tasks) {
       if (const auto* k = std::get_if<KernelTask>(&t)) {
         if (int rc = k->function(k->args)) return internal_error(std::string(k->name) + " failed with " + std::to_string(rc));
+      } else if (const auto* m = std::get_if<MemsetTask>(&t)) {
+        ++memsets;
+        if (m->bytes > 0) std::memset(m->destination, m->value, m->bytes);
+      } else if (const auto* c = std::get_if<MemcpyTask>(&t)) {
+        if (c->bytes > 0) std::memmove(c->destination, c->source, c->bytes);
       }
     }
     return Status::ok();
   }
   Status synchronize() override { return Status::ok(); }
+  static inline int memsets = 0;  ///< MemsetTasks run by any fake stream
 };
 
 class FakeDevice final : public Device {
@@ -98,7 +116,8 @@ class FakeBackend final : public Backend {
  public:
   std::string name() const override { return "fake"; }
   bool supports(const Node& node, std::string* reason) const override {
-    if (node.op_type() == "AddOne" || node.op_type() == "Twice" || node.op_type() == "Sum2" || node.op_type() == "DynamicRange") {
+    if (node.op_type() == "AddOne" || node.op_type() == "Twice" || node.op_type() == "Sum2" ||
+        node.op_type() == "DynamicRange" || node.op_type() == "Accumulate") {
       return true;
     }
     if (reason) *reason = "no kernel for " + node.op_type();
@@ -108,10 +127,12 @@ class FakeBackend final : public Backend {
     ++prepared;
     PreparedKernel k;
     k.params = std::make_shared<ElementCount>(ElementCount{node.output(0)->desc().element_count()});
-    k.function = node.op_type() == "AddOne" ? add_one
-                 : node.op_type() == "Twice" ? twice
-                 : node.op_type() == "Sum2"  ? sum2
-                                             : dynamic_range;
+    k.function = node.op_type() == "AddOne"       ? add_one
+                 : node.op_type() == "Twice"      ? twice
+                 : node.op_type() == "Sum2"       ? sum2
+                 : node.op_type() == "Accumulate" ? accumulate
+                                                  : dynamic_range;
+    if (node.op_type() == "Accumulate") k.zeroed.outputs = 1;
     k.name = "fake." + node.op_type();
     return k;
   }

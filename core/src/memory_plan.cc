@@ -145,12 +145,16 @@ class Planner {
     auto [root, offset] = find(i);
     return offset == 0 && extent_[root] == values_[i].bytes;
   }
+  // x's group holds a block to be zeroed (atomic clean). Such a block stays the root of
+  // its group: only its views and captures join it, so its root tells.
+  bool holds_clean(int i) { return zeroed_[find(i).first] != 0; }
 
   void merge_identical_weights(MemoryStatistics& statistics);
   void merge_concat(const StepNode& step);
   void merge_view(const StepNode& step);
   void merge_in_place(const StepNode& step);
   bool in_place_allowed(const Node& node) const;
+  Status group_clean_blocks(int64_t exit);
 
   Status assign(const std::vector<std::shared_ptr<MemoryAssigner>>& assigners, GraphMemoryPlan& plan);
   Status resolve_offsets(GraphMemoryPlan& plan);
@@ -163,6 +167,8 @@ class Planner {
   std::vector<ValuePlacement> values_;
   std::unordered_map<const Value*, size_t> index_;
   std::vector<char> produced_;  // made by a node of its graph (not an input/capture)
+  std::vector<char> zeroed_;    // a feature-map block its kernel needs zeroed (atomic clean)
+  int clean_root_ = -1;         // the group of every zeroed block, once grouped
   int64_t step_ = 0;
 
   std::vector<int> parent_;
@@ -175,6 +181,7 @@ class Planner {
 int Planner::add_placement(ValuePlacement placement) {
   values_.push_back(std::move(placement));
   produced_.push_back(0);
+  zeroed_.push_back(0);
   return static_cast<int>(values_.size() - 1);
 }
 
@@ -301,16 +308,22 @@ Result<int64_t> Planner::visit_graph(const Graph& graph, int64_t entry, bool top
     const int64_t end = subgraphs.empty() ? begin : ++step_;
     steps_.push_back({node, &graph, begin, end});
     const bool constant_node = node->op_type() == "Constant" && node->input_count() == 0 && is_onnx_domain(*node);
-    for (const Value* out : node->outputs()) {
+    const ZeroedMemory zeroed = options_.zeroed_memory ? options_.zeroed_memory(*node) : ZeroedMemory{};
+    for (size_t k = 0; k < node->output_count(); ++k) {
+      const Value* out = node->output(k);
       if (output_is_omitted(graph, out)) continue;
+      // A block to be zeroed lives in the clean group, never in a caller's buffer (zero
+      // copy): a graph output among them is copied out.
+      const bool clean = zeroed.output(k) && !constant_node;
       MemoryRegion region = MemoryRegion::kFeatureMap;
       if (constant_node) {
         region = MemoryRegion::kWeights;
-      } else if (top && options_.zero_copy_io && top_outputs_.count(out)) {
+      } else if (top && options_.zero_copy_io && top_outputs_.count(out) && !clean) {
         region = MemoryRegion::kGraphIo;
       }
       int i = add_value(out, region, begin);
       produced_[i] = region == MemoryRegion::kFeatureMap;
+      zeroed_[i] = clean && values_[i].region == MemoryRegion::kFeatureMap;
     }
     for (const Value* in : node->inputs()) {
       if (in == nullptr) continue;
@@ -331,7 +344,7 @@ Result<int64_t> Planner::visit_graph(const Graph& graph, int64_t entry, bool top
         p.bytes = bytes;
         p.first_use = begin;
         p.last_use = end;
-        add_placement(std::move(p));
+        zeroed_[add_placement(std::move(p))] = zeroed.workspace;
       }
     }
   }
@@ -381,7 +394,7 @@ void Planner::merge_concat(const StepNode& step) {
   if (c < 0) return;
   const ValuePlacement& out = values_[c];
   if (out.region != MemoryRegion::kFeatureMap && out.region != MemoryRegion::kGraphIo) return;
-  if (out.alias != MemoryAlias::kNone || out.bytes == 0) return;
+  if (out.alias != MemoryAlias::kNone || out.bytes == 0 || holds_clean(c)) return;
   // Producers can write slices only when each input is one contiguous run of the output:
   // every dim before the axis is 1.
   const std::vector<int64_t> dims = out.value->desc().static_dims();
@@ -409,8 +422,9 @@ void Planner::merge_concat(const StepNode& step) {
     const size_t bytes = values_[i].bytes;
     const bool repeated = std::count(node.inputs().begin(), node.inputs().end(), in) > 1;
     ValuePlacement& p = values_[i];
+    // A block to be zeroed stays in the clean group.
     const bool eligible = !repeated && bytes > 0 && produced_[i] && p.region == MemoryRegion::kFeatureMap &&
-                          p.alias == MemoryAlias::kNone && p.value->graph() == out.value->graph();
+                          p.alias == MemoryAlias::kNone && p.value->graph() == out.value->graph() && !holds_clean(i);
     if (eligible && out.region == MemoryRegion::kFeatureMap) {
       // The input's whole group (a nested Concat, say) moves into the slot.
       const int root = find(i).first;
@@ -463,9 +477,10 @@ void Planner::merge_view(const StepNode& step) {
   if (x < 0 || v < 0) return;
   ValuePlacement& view = values_[v];
   const ValuePlacement& source = values_[x];
-  if (view.region != MemoryRegion::kFeatureMap || view.bytes == 0) return;
+  if (view.region != MemoryRegion::kFeatureMap || view.bytes == 0 || zeroed_[v]) return;
   if (source.region == MemoryRegion::kUnplanned || source.bytes != view.bytes) return;
   if (view.alias == MemoryAlias::kNone && singleton(v)) {
+    // A view of a block to be zeroed may join it: it holds the same data.
     if (source.region != MemoryRegion::kFeatureMap) {
       view.region = source.region;  // a read-only alias of a weight or a caller's buffer
     } else {
@@ -475,7 +490,7 @@ void Planner::merge_view(const StepNode& step) {
     view.alias = MemoryAlias::kView;
     view.alias_source = x;
   } else if (source.region == MemoryRegion::kFeatureMap && source.alias == MemoryAlias::kNone && exact_group(x) &&
-             find(x).first != find(v).first) {
+             find(x).first != find(v).first && !holds_clean(x) && !holds_clean(v)) {
     // The view is already a Concat slice: the viewed value moves into that slice and is
     // recorded as the view's alias (same data, made first).
     auto [root, offset] = find(v);
@@ -504,13 +519,14 @@ void Planner::merge_in_place(const StepNode& step) {
   const int y = index_of(node.output(0));
   if (y < 0) return;
   ValuePlacement& out = values_[y];
-  if (out.region != MemoryRegion::kFeatureMap || out.in_place_of >= 0 || out.bytes == 0) return;
+  if (out.region != MemoryRegion::kFeatureMap || out.in_place_of >= 0 || out.bytes == 0 || holds_clean(y)) return;
   const TensorDesc& out_desc = out.value->desc();
   for (const Value* in : node.inputs()) {
     const int x = in != nullptr ? index_of(in) : -1;
     if (x < 0 || x == y) continue;
     const ValuePlacement& source = values_[x];
-    if (source.region != MemoryRegion::kFeatureMap || source.bytes != out.bytes) continue;
+    // A block to be zeroed is used by no other value (seed 002).
+    if (source.region != MemoryRegion::kFeatureMap || source.bytes != out.bytes || holds_clean(x)) continue;
     if (element_size(in->desc().dtype) != element_size(out_desc.dtype) ||
         in->desc().element_count() != out_desc.element_count()) {
       continue;  // a broadcast input: its elements are read at other positions
@@ -535,6 +551,31 @@ void Planner::merge_in_place(const StepNode& step) {
     out.in_place_of = x;
     return;
   }
+}
+
+Status Planner::group_clean_blocks(int64_t exit) {
+  // Atomic clean (seed 002): every block to be zeroed, side by side in one group that is
+  // live over every step, so that no other value ever shares its bytes and one memset
+  // zeroes all of them.
+  size_t end = 0;
+  for (size_t i = 0; i < values_.size(); ++i) {
+    if (!zeroed_[i] || values_[i].bytes == 0) continue;
+    const auto [root, offset] = find(static_cast<int>(i));
+    if (root != static_cast<int>(i) || offset != 0) {
+      return internal_error("memory planning: '" + values_[i].name + "', to be zeroed, was merged into another buffer");
+    }
+    if (clean_root_ < 0) {
+      clean_root_ = root;
+    } else {
+      attach(root, clean_root_, end);
+    }
+    end += round_up(extent_[root], options_.alignment);
+  }
+  if (clean_root_ < 0) return Status::ok();
+  extent_[clean_root_] = end;
+  group_first_[clean_root_] = 0;
+  group_last_[clean_root_] = exit;
+  return Status::ok();
 }
 
 Status Planner::assign(const std::vector<std::shared_ptr<MemoryAssigner>>& assigners, GraphMemoryPlan& plan) {
@@ -709,8 +750,20 @@ Status Planner::run(const std::vector<std::shared_ptr<MemoryAssigner>>& assigner
     if (options_.in_place) merge_in_place(step);
   }
 
+  GE_RETURN_IF_ERROR(group_clean_blocks(exit));
+
   GE_RETURN_IF_ERROR(assign(assigners, plan));
   GE_RETURN_IF_ERROR(resolve_offsets(plan));
+  if (clean_root_ >= 0) {
+    const MemoryBuffer& buffer = plan.buffers[values_[clean_root_].buffer];
+    CleanGroup group{buffer.offset, buffer.bytes, 0, 0};
+    for (size_t i = 0; i < values_.size(); ++i) {
+      if (!zeroed_[i] || values_[i].bytes == 0) continue;
+      values_[i].clean_group = 0;
+      ++group.blocks;
+    }
+    plan.clean_groups.push_back(group);
+  }
 
   plan.order = top_order_;
   plan.alignment = options_.alignment;
@@ -784,6 +837,69 @@ std::optional<std::pair<size_t, size_t>> find_conflict(const std::vector<SweepIt
     expiry.push({item.last, i});
   }
   return std::nullopt;
+}
+
+std::string describe_group(const GraphMemoryPlan& plan, size_t g) {
+  const CleanGroup& group = plan.clean_groups[g];
+  return "atomic-clean group " + std::to_string(g) + " (feature_map bytes [" + std::to_string(group.offset) + ", " +
+         std::to_string(group.offset + group.bytes) + "))";
+}
+
+// Atomic clean (seed 002): the groups lie apart in the feature map, each block marked for
+// a group lies inside it, and no other value uses a group's bytes at any step -- except
+// views of its blocks, which hold the same data.
+Status validate_clean_groups(const GraphMemoryPlan& plan) {
+  const std::vector<ValuePlacement>& values = plan.values;
+  const std::vector<CleanGroup>& groups = plan.clean_groups;
+  auto fail = [](const std::string& message) { return internal_error("memory plan: " + message); };
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const CleanGroup& group = groups[g];
+    if (plan.alignment > 1 && group.offset % plan.alignment != 0) {
+      return fail(describe_group(plan, g) + " does not start at a multiple of " + std::to_string(plan.alignment));
+    }
+    if (group.bytes == 0 || group.offset > kMaxBytes || group.bytes > kMaxBytes ||
+        group.offset + group.bytes > plan.feature_map_bytes) {
+      return fail(describe_group(plan, g) + " is empty or ends past the feature map of " +
+                  std::to_string(plan.feature_map_bytes) + " bytes");
+    }
+    for (size_t h = 0; h < g; ++h) {
+      if (bytes_overlap(group.offset, group.bytes, groups[h].offset, groups[h].bytes)) {
+        return fail(describe_group(plan, h) + " and " + describe_group(plan, g) + " overlap");
+      }
+    }
+  }
+  // A view chain down to a block of a group: same data.
+  auto views_block_of = [&](const ValuePlacement& p) -> int64_t {
+    const ValuePlacement* at = &p;
+    for (size_t hops = 0; at->alias == MemoryAlias::kView && hops <= values.size(); ++hops) {
+      if (at->alias_source < 0 || static_cast<size_t>(at->alias_source) >= values.size()) return -1;
+      at = &values[at->alias_source];
+    }
+    return at->alias == MemoryAlias::kNone ? at->clean_group : -1;
+  };
+  for (const ValuePlacement& p : values) {
+    if (p.clean_group >= 0) {
+      if (static_cast<size_t>(p.clean_group) >= groups.size()) {
+        return fail(describe_placement(p) + " is to be zeroed in atomic-clean group " + std::to_string(p.clean_group) +
+                    " of " + std::to_string(groups.size()));
+      }
+      const CleanGroup& group = groups[p.clean_group];
+      if (p.region != MemoryRegion::kFeatureMap || p.alias != MemoryAlias::kNone || p.in_place_of >= 0 ||
+          p.offset < group.offset || p.offset + p.bytes > group.offset + group.bytes) {
+        return fail(describe_placement(p) + " is to be zeroed but does not lie in its own bytes inside " +
+                    describe_group(plan, static_cast<size_t>(p.clean_group)));
+      }
+      continue;
+    }
+    if (p.region != MemoryRegion::kFeatureMap || p.bytes == 0) continue;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      if (!bytes_overlap(p.offset, p.bytes, groups[g].offset, groups[g].bytes)) continue;
+      if (views_block_of(p) == static_cast<int64_t>(g)) continue;
+      return fail(describe_placement(p) + " overlaps " + describe_group(plan, g) +
+                  ", which only blocks zeroed before their kernel runs (and their views) may use");
+    }
+  }
+  return Status::ok();
 }
 
 }  // namespace
@@ -879,6 +995,8 @@ Status validate_memory_plan(const GraphMemoryPlan& plan) {
       return fail(pair() + ": a slice must lie inside its source");
     }
   }
+
+  GE_RETURN_IF_ERROR(validate_clean_groups(plan));
 
   // Components: values sharing storage through any alias. Pure trees: the alias edges
   // that keep data (views, slices); in-place edges hand bytes to new data.
@@ -1190,6 +1308,7 @@ Result<GraphMemoryPlan> plan_memory(const Graph& graph, const std::vector<std::s
   stats.io_bytes = plan.io_bytes;
   stats.buffers = plan.buffers.size();
   stats.steps = plan.step_count;
+  stats.clean_groups = plan.clean_groups;
   for (const ValuePlacement& p : plan.values) {
     if (p.region == MemoryRegion::kUnplanned) {
       ++stats.unplanned;
@@ -1224,6 +1343,18 @@ std::string human_bytes(size_t bytes) {
 }
 }  // namespace
 
+std::string format_clean_groups(const std::vector<CleanGroup>& groups) {
+  if (groups.empty()) return "none";
+  std::string text = std::to_string(groups.size()) + (groups.size() == 1 ? " group" : " groups") + ", one memset each per run:";
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const CleanGroup& group = groups[g];
+    text += (g == 0 ? " [" : "; [") + std::to_string(group.offset) + ", " + std::to_string(group.offset + group.bytes) +
+            ") " + std::to_string(group.blocks) + (group.blocks == 1 ? " block" : " blocks") + " on stream " +
+            std::to_string(group.stream);
+  }
+  return text;
+}
+
 std::string format_memory_statistics(const MemoryStatistics& s) {
   char line[256];
   std::string text;
@@ -1243,6 +1374,7 @@ std::string format_memory_statistics(const MemoryStatistics& s) {
   text += "  values " + std::to_string(s.values) + " in " + std::to_string(s.buffers) + " buffers (in place " +
           std::to_string(s.in_place) + ", views " + std::to_string(s.views) + ", concat slices " +
           std::to_string(s.concat_slices) + "), unplanned " + std::to_string(s.unplanned) + "\n";
+  if (!s.clean_groups.empty()) text += "  atomic clean: " + format_clean_groups(s.clean_groups) + "\n";
   text += "  assigners:";
   for (const AssignerOutcome& a : s.assigners) {
     std::snprintf(line, sizeof line, " %s=%s (%.3f ms)", a.name.c_str(),

@@ -163,6 +163,127 @@ TEST(MemoryPlanTest, WorkspacesArePlannedForTheirNodeStep) {
   EXPECT_EQ(plan.feature_map_bytes, 1536u);
 }
 
+// ---- atomic clean (seed 002) ----
+
+/// Atomic clean for the DSL graphs: every Scatter's output is zeroed before it runs.
+MemoryPlanOptions scatter_outputs_zeroed() {
+  MemoryPlanOptions options;
+  options.zeroed_memory = [](const Node& node) {
+    ZeroedMemory zeroed;
+    if (node.op_type() == "Scatter") zeroed.outputs = 1;
+    return zeroed;
+  };
+  return options;
+}
+
+/// True when a feature-map value other than `block` and its views shares bytes with it.
+bool bytes_shared(const GraphMemoryPlan& plan, const ValuePlacement& block) {
+  for (const ValuePlacement& p : plan.values) {
+    if (&p == &block || p.region != MemoryRegion::kFeatureMap || p.bytes == 0) continue;
+    if (p.alias == MemoryAlias::kView && &plan.values[p.alias_source] == &block) continue;
+    if (p.offset < block.offset + block.bytes && block.offset < p.offset + p.bytes) return true;
+  }
+  return false;
+}
+
+TEST(MemoryPlanTest, AtomicCleanBlocksShareOneGroupNothingElseUses) {
+  // 1 a=Conv | 2 u=Scatter(a), zeroed | 3 b=Conv(u) | 4 v=Scatter(b), zeroed | 5 c=Conv(v)
+  // with a zeroed workspace | 6 d=Conv(c) with a plain one | 7 exit. u dies at 3: without
+  // atomic clean, v, c or d reuse its bytes.
+  auto g = parse_memory_dsl(
+      "in x[128]; a=Conv(x)[128]; u=Scatter(a)[64]; b=Conv(u)[128]; v=Scatter(b)[256]; c=Conv(v)[128]; "
+      "d=Conv(c)[128]; out d");
+  MemoryPlanOptions options;
+  options.workspace_bytes = [](const Node& node) -> size_t { return node.name() == "n_c" || node.name() == "n_d" ? 100 : 0; };
+  const GraphMemoryPlan reused = plan_or_die(*g, options);
+  EXPECT_TRUE(reused.clean_groups.empty());
+  EXPECT_TRUE(bytes_shared(reused, at(reused, *g, "u"))) << "the test graph must reuse u's bytes without atomic clean";
+
+  options.zeroed_memory = [](const Node& node) {
+    ZeroedMemory zeroed;
+    zeroed.outputs = node.op_type() == "Scatter" ? 1 : 0;
+    zeroed.workspace = node.name() == "n_c";
+    return zeroed;
+  };
+  const GraphMemoryPlan plan = plan_or_die(*g, options);
+  ASSERT_TRUE(validate_memory_plan(plan).is_ok()) << validate_memory_plan(plan).to_string();
+  ASSERT_EQ(plan.clean_groups.size(), 1u);
+  const CleanGroup& group = plan.clean_groups[0];
+  const ValuePlacement& u = at(plan, *g, "u");
+  const ValuePlacement& v = at(plan, *g, "v");
+  const ValuePlacement* workspace_c = nullptr;
+  const ValuePlacement* workspace_d = nullptr;
+  for (const ValuePlacement& p : plan.values) {
+    if (p.workspace_of != nullptr && p.workspace_of->name() == "n_c") workspace_c = &p;
+    if (p.workspace_of != nullptr && p.workspace_of->name() == "n_d") workspace_d = &p;
+  }
+  ASSERT_NE(workspace_c, nullptr);
+  ASSERT_NE(workspace_d, nullptr);
+  // Side by side in value order: u (256 B -> 512), v (1024 B), c's workspace (100 B -> 512).
+  EXPECT_EQ(group.blocks, 3u);
+  EXPECT_EQ(group.bytes, 2048u);
+  EXPECT_EQ(group.offset % 512, 0u);
+  EXPECT_EQ(u.offset, group.offset);
+  EXPECT_EQ(v.offset, group.offset + 512);
+  EXPECT_EQ(workspace_c->offset, group.offset + 1536);
+  for (const ValuePlacement* p : {&u, &v, workspace_c}) EXPECT_EQ(p->clean_group, 0) << p->name;
+  EXPECT_EQ(workspace_d->clean_group, -1);
+  // The group is one buffer live over every step; no other value touches its bytes.
+  ASSERT_GE(u.buffer, 0);
+  EXPECT_EQ(v.buffer, u.buffer);
+  EXPECT_EQ(plan.buffers[u.buffer].first_use, 0);
+  EXPECT_EQ(plan.buffers[u.buffer].last_use, plan.step_count - 1);
+  for (const ValuePlacement& p : plan.values) {
+    if (p.clean_group >= 0 || p.region != MemoryRegion::kFeatureMap) continue;
+    EXPECT_FALSE(p.offset < group.offset + group.bytes && group.offset < p.offset + p.bytes) << p.name;
+  }
+  EXPECT_EQ(plan.statistics.clean_groups, plan.clean_groups);
+  EXPECT_THAT(format_memory_statistics(plan.statistics),
+              HasSubstr("atomic clean: 1 group, one memset each per run: [" + std::to_string(group.offset) + ", " +
+                        std::to_string(group.offset + 2048) + ") 3 blocks on stream 0"));
+}
+
+TEST(MemoryPlanTest, AtomicCleanBlocksAreNeverWrittenInPlace) {
+  // 1 u=Scatter | 2 r=Relu(u): u dies here, so r would run in place over it.
+  auto g = parse_memory_dsl("in x[128]; u=Scatter(x)[128]; r=Relu(u); e=Conv(r)[128]; d=Conv(e)[128]; out d");
+  const GraphMemoryPlan plain = plan_or_die(*g);
+  EXPECT_EQ(at(plain, *g, "r").in_place_of, index_of(plain, *g, "u"));
+  const GraphMemoryPlan plan = plan_or_die(*g, scatter_outputs_zeroed());
+  EXPECT_EQ(at(plan, *g, "r").in_place_of, -1);
+  EXPECT_EQ(at(plan, *g, "u").clean_group, 0);
+  EXPECT_FALSE(bytes_shared(plan, at(plan, *g, "u")));
+}
+
+TEST(MemoryPlanTest, AtomicCleanBlocksStayOutOfSlicesAndCallerBuffersButKeepTheirViews) {
+  // w is zeroed and viewed by v, a Concat slice: w stays in the group (without atomic
+  // clean it moves into the slice). s views zeroed t in place. y, zeroed, is a graph
+  // output: it lives in the group, not in the caller's buffer.
+  auto g = parse_memory_dsl(
+      "in x[128]; w=Scatter(x); v=Reshape(w)[2,64]; p=Conv(x)[2,64]; c=Concat(v,p){axis=0}; t=Scatter(x)[64]; "
+      "s=Reshape(t)[8,8]; d=Conv(c,s)[128]; y=Scatter(d)[32]; out d,y");
+  const GraphMemoryPlan plain = plan_or_die(*g);
+  EXPECT_EQ(at(plain, *g, "w").alias, MemoryAlias::kView);
+  EXPECT_EQ(at(plain, *g, "y").region, MemoryRegion::kGraphIo);
+
+  const GraphMemoryPlan plan = plan_or_die(*g, scatter_outputs_zeroed());
+  ASSERT_TRUE(validate_memory_plan(plan).is_ok()) << validate_memory_plan(plan).to_string();
+  ASSERT_EQ(plan.clean_groups.size(), 1u);
+  EXPECT_EQ(plan.clean_groups[0].blocks, 3u);
+  const ValuePlacement& w = at(plan, *g, "w");
+  EXPECT_EQ(w.alias, MemoryAlias::kNone);
+  EXPECT_EQ(w.clean_group, 0);
+  EXPECT_EQ(at(plan, *g, "v").alias, MemoryAlias::kSlice);
+  EXPECT_FALSE(bytes_shared(plan, w));
+  const ValuePlacement& s = at(plan, *g, "s");
+  EXPECT_EQ(s.alias, MemoryAlias::kView);
+  EXPECT_EQ(s.offset, at(plan, *g, "t").offset);
+  EXPECT_EQ(s.clean_group, -1);  // a view: the same data, not a block of its own
+  const ValuePlacement& y = at(plan, *g, "y");
+  EXPECT_EQ(y.region, MemoryRegion::kFeatureMap);
+  EXPECT_EQ(y.clean_group, 0);
+  EXPECT_EQ(y.last_use, plan.step_count - 1);
+}
+
 // ---- in place and views ----
 
 TEST(MemoryPlanTest, ActivationChainRunsInPlace) {
@@ -601,6 +722,49 @@ TEST_F(BrokenPlanTest, AliasOfNothing) {
 TEST_F(BrokenPlanTest, LifetimeBackwards) {
   value("d").first_use = 9;
   EXPECT_THAT(error(), HasSubstr("dies before it is made"));
+}
+
+class BrokenCleanPlanTest : public ::testing::Test {
+ protected:
+  // 1 u=Scatter, zeroed | 2 r=Relu(u) | 3 e=Conv(r) | 4 d=Conv(e): u and e never live
+  // together, so only the atomic-clean rule keeps e out of u's bytes.
+  void SetUp() override {
+    graph_ = parse_memory_dsl("in x[128]; u=Scatter(x)[128]; r=Relu(u); e=Conv(r)[128]; d=Conv(e)[128]; out d");
+    plan_ = plan_or_die(*graph_, scatter_outputs_zeroed());
+    ASSERT_TRUE(validate_memory_plan(plan_).is_ok());
+    ASSERT_EQ(plan_.clean_groups.size(), 1u);
+  }
+  ValuePlacement& value(const std::string& name) { return plan_.values[plan_.index.at(graph_->find_value(name))]; }
+  std::string error() { return validate_memory_plan(plan_).message(); }
+
+  std::unique_ptr<Graph> graph_;
+  GraphMemoryPlan plan_;
+};
+
+TEST_F(BrokenCleanPlanTest, AValueInsideAGroupEvenWhenTheBlockIsDead) {
+  value("e").offset = value("u").offset;
+  EXPECT_THAT(error(), HasSubstr("'e' (feature_map bytes"));
+  EXPECT_THAT(error(), HasSubstr("overlaps atomic-clean group 0"));
+}
+
+TEST_F(BrokenCleanPlanTest, ABlockOutsideItsGroup) {
+  value("u").offset = plan_.clean_groups[0].offset + plan_.clean_groups[0].bytes;
+  plan_.feature_map_bytes += 1024;
+  EXPECT_THAT(error(), HasSubstr("'u'"));
+  EXPECT_THAT(error(), HasSubstr("is to be zeroed but does not lie in its own bytes inside atomic-clean group 0"));
+}
+
+TEST_F(BrokenCleanPlanTest, AGroupMisalignedOrPastTheFeatureMap) {
+  plan_.clean_groups[0].offset += 32;
+  EXPECT_THAT(error(), HasSubstr("does not start at a multiple of 512"));
+  plan_.clean_groups[0].offset -= 32;
+  plan_.clean_groups[0].bytes = plan_.feature_map_bytes + 512;
+  EXPECT_THAT(error(), HasSubstr("ends past the feature map"));
+}
+
+TEST_F(BrokenCleanPlanTest, ABlockOfNoGroup) {
+  value("u").clean_group = 3;
+  EXPECT_THAT(error(), HasSubstr("is to be zeroed in atomic-clean group 3 of 1"));
 }
 
 // ---- property: random DAGs ----

@@ -109,6 +109,13 @@ Result<PlanPartitions> encode_plans(const CompiledPlans& plans, const MemoryStat
   for (uint64_t offset : plans.buffer_offsets) memory.add_buffer_offsets(offset);
   memory.set_feature_map_bytes(plans.feature_map_bytes);
   memory.set_assigner(plans.assigner);
+  for (const CleanGroup& g : plans.clean_groups) {
+    gem::CleanGroup* group = memory.add_clean_groups();
+    group->set_offset(g.offset);
+    group->set_bytes(g.bytes);
+    group->set_blocks(g.blocks);
+    group->set_stream(static_cast<uint32_t>(g.stream));
+  }
   if (statistics != nullptr) {
     memory.set_lower_bound_bytes(statistics->lower_bound_bytes);
     memory.set_no_reuse_bytes(statistics->no_reuse_bytes);
@@ -146,6 +153,8 @@ Result<PlanPartitions> encode_plans(const CompiledPlans& plans, const MemoryStat
     gem::KernelInfo* kernel = kernels.add_kernels();
     kernel->set_name(k.name);
     kernel->set_workspace_bytes(k.workspace_bytes);
+    kernel->set_zeroed_outputs(k.zeroed.outputs);
+    kernel->set_zeroed_workspace(k.zeroed.workspace);
   }
   PlanPartitions out;
   if (!serialize(memory, &out.memory) || !serialize(streams, &out.streams) || !serialize(tasks, &out.tasks) ||
@@ -173,6 +182,12 @@ Status decode_plans(const std::map<ModelPartitionKind, std::string_view>& partit
   plans.buffer_offsets.assign(memory.buffer_offsets().begin(), memory.buffer_offsets().end());
   plans.feature_map_bytes = memory.feature_map_bytes();
   plans.assigner = memory.assigner();
+  for (const gem::CleanGroup& g : memory.clean_groups()) {
+    if (g.stream() >= kMaxStoredStreams) {
+      return corrupt(origin, "an atomic-clean group is on stream " + std::to_string(g.stream()));
+    }
+    plans.clean_groups.push_back({g.offset(), g.bytes(), g.blocks(), static_cast<int>(g.stream())});
+  }
 
   const uint32_t stream_count = streams.stream_count();
   if (stream_count > kMaxStoredStreams || (stream_count == 0 && streams.order_size() > 0)) {
@@ -202,7 +217,7 @@ Status decode_plans(const std::map<ModelPartitionKind, std::string_view>& partit
     return corrupt(origin, "task lists for " + std::to_string(tasks.streams_size()) + " streams, but the stream plan has " +
                                std::to_string(stream_count));
   }
-  constexpr uint32_t kLastKind = static_cast<uint32_t>(TaskDef::Kind::kEventWait);
+  constexpr uint32_t kLastKind = static_cast<uint32_t>(TaskDef::Kind::kMemset);
   constexpr uint32_t kLastRegion = static_cast<uint32_t>(TaskAddress::Region::kOutput);
   for (const gem::StreamTasks& stream : tasks.streams()) {
     std::vector<TaskDef>& list = plans.tasks.emplace_back();
@@ -220,7 +235,9 @@ Status decode_plans(const std::map<ModelPartitionKind, std::string_view>& partit
       }
     }
   }
-  for (const gem::KernelInfo& k : kernels.kernels()) plans.kernels.push_back({k.name(), k.workspace_bytes()});
+  for (const gem::KernelInfo& k : kernels.kernels()) {
+    plans.kernels.push_back({k.name(), k.workspace_bytes(), ZeroedMemory{k.zeroed_outputs(), k.zeroed_workspace()}});
+  }
 
   ModelFileInfo& info = loaded.info;
   info.has_plans = true;
@@ -230,6 +247,7 @@ Status decode_plans(const std::map<ModelPartitionKind, std::string_view>& partit
   info.memory_planned = plans.has_memory_plan;
   info.memory_assigner = plans.assigner;
   info.feature_map_bytes = plans.feature_map_bytes;
+  info.clean_groups = plans.clean_groups;
   info.lower_bound_bytes = memory.lower_bound_bytes();
   info.no_reuse_bytes = memory.no_reuse_bytes();
   info.io_bytes = memory.io_bytes();
@@ -715,6 +733,7 @@ std::string describe_model_file(const ModelFileInfo& info) {
       out << "memory: feature map " << info.feature_map_bytes << " bytes placed first-fit at load, weights "
           << info.weights_bytes << " bytes\n";
     }
+    if (!info.clean_groups.empty()) out << "atomic clean: " << format_clean_groups(info.clean_groups) << "\n";
   } else {
     out << "execution: per-op executor (dynamic shapes, control flow or sequences; no stored plans)\n";
   }

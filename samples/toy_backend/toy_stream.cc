@@ -133,6 +133,17 @@ ge::Status ToyStream::run(const Queued& queued, bool skip_work) {
         std::memmove(destination, source, copy->bytes);  // the planner may overlap source and destination
       }
     }
+  } else if (const auto* memset = std::get_if<ge::MemsetTask>(&queued.task)) {
+    name = "memset";
+    if (!skip_work && memset->bytes > 0) {
+      std::byte* destination = device_.host_view(memset->destination, memset->bytes);
+      if (destination == nullptr) {
+        status = ge::invalid_argument(where() + " (memset of " + std::to_string(memset->bytes) +
+                                      " bytes): the address is outside device memory");
+      } else {
+        std::memset(destination, memset->value, memset->bytes);
+      }
+    }
   } else if (const auto* record = std::get_if<ge::EventRecordTask>(&queued.task)) {
     name = "event_record";
     static_cast<ToyEvent*>(record->event)->reach(queued.record);

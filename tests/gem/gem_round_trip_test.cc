@@ -494,6 +494,146 @@ TEST(GemPlans, RandomlyDamagedPlansAreRefusedOrHarmless) {
   }
 }
 
+// ---- atomic clean (seed 002) ----
+
+/// y = MaxUnpool(x, i) and z = Neg(MaxUnpool(Relu(x), i)) on runtime indices: both
+/// unpool outputs need zeroing before every run.
+std::unique_ptr<Graph> unpool_graph() {
+  auto g = std::make_unique<Graph>("unpool");
+  g->set_opset_import("", 17);
+  Value* x = g->add_input("x", TensorDesc::of(DataType::kFloat32, {1, 2, 2, 2}));
+  Value* i = g->add_input("i", TensorDesc::of(DataType::kInt64, {1, 2, 2, 2}));
+  auto unpool = [&](Value* in, const std::string& name, const std::string& output) {
+    Node* node = g->add_node("MaxUnpool", {in, i}, 1, name, {output});
+    node->set_attribute("kernel_shape", Attribute(std::vector<int64_t>{2, 2}));
+    node->set_attribute("strides", Attribute(std::vector<int64_t>{2, 2}));
+    return node->output(0);
+  };
+  g->add_output(unpool(x, "unpool_x", "y"));
+  Value* relu = g->add_node("Relu", {x}, 1, "relu")->output(0);
+  g->add_output(g->add_node("Neg", {unpool(relu, "unpool_relu", "u")}, 1, "neg", {"z"})->output(0));
+  return g;
+}
+
+/// Runs `session` on indices A, then B, then A: each run's outputs are zeros with x (y)
+/// and -relu(x) (z) at that run's indices, whatever the earlier runs left.
+void expect_unpool_runs(Session& session) {
+  const std::vector<float> x = {1.5f, -2.0f, 3.0f, -4.0f, 5.0f, 6.0f, -7.0f, 8.0f};
+  const std::vector<int64_t> a = {0, 5, 10, 15, 16, 21, 26, 31}, b = {3, 6, 9, 12, 19, 20, 25, 30};
+  for (const std::vector<int64_t>* indices : {&a, &b, &a}) {
+    std::vector<Tensor> outputs;
+    Status status = session.run({{"x", Tensor::from_vector<float>({1, 2, 2, 2}, x)},
+                                 {"i", Tensor::from_vector<int64_t>({1, 2, 2, 2}, *indices)}},
+                                outputs);
+    ASSERT_TRUE(status.is_ok()) << status.to_string();
+    std::vector<float> y(32, 0.0f), z(32, 0.0f);
+    for (size_t k = 0; k < indices->size(); ++k) {
+      y[static_cast<size_t>((*indices)[k])] = x[k];
+      z[static_cast<size_t>((*indices)[k])] = -std::max(x[k], 0.0f);
+    }
+    ASSERT_EQ(outputs.size(), 2u);
+    EXPECT_EQ(std::vector<float>(outputs[0].values<float>().begin(), outputs[0].values<float>().end()), y);
+    EXPECT_EQ(std::vector<float>(outputs[1].values<float>().begin(), outputs[1].values<float>().end()), z);
+  }
+}
+
+TEST(GemPlans, AtomicCleanRoundTrips) {
+  for (const char* backend : {"cpu", "npu_sim"}) {
+    for (int streams : {1, 2}) {
+      SCOPED_TRACE(std::string(backend) + ", " + std::to_string(streams) + " stream(s)");
+      std::unique_ptr<Session> direct = compile_graph(unpool_graph(), streams, backend);
+      ASSERT_NE(direct, nullptr);
+      ASSERT_NE(direct->runner(), nullptr);
+      const CompiledPlans stored = direct->runner()->compiled_plans();
+      ASSERT_EQ(stored.clean_groups.size(), static_cast<size_t>(streams));
+      size_t memsets = 0;
+      for (const auto& list : stored.tasks) {
+        for (const TaskDef& def : list) memsets += def.kind == TaskDef::Kind::kMemset ? 1 : 0;
+      }
+      EXPECT_EQ(memsets, stored.clean_groups.size());
+      ModelFileInfo info;
+      info.backend = backend;
+      const fs::path gem = write_session(*direct, std::string("unpool_") + backend, info);
+      Result<LoadedModelFile> file = read_model_file(gem);
+      ASSERT_TRUE(file.is_ok()) << file.status().to_string();
+      EXPECT_EQ(file->info.format_version, kModelFileFormatVersion);
+      EXPECT_EQ(file->info.clean_groups, stored.clean_groups);
+      EXPECT_NE(describe_model_file(file->info).find("atomic clean: " + format_clean_groups(stored.clean_groups)),
+                std::string::npos)
+          << describe_model_file(file->info);
+      ASSERT_TRUE(file->plans.has_value());
+      EXPECT_EQ(file->plans->kernels, stored.kernels);
+      SessionOptions options;
+      options.backend = backend;
+      Result<std::unique_ptr<Session>> loaded = create_session_from_model_file(host(), gem, options);
+      ASSERT_TRUE(loaded.is_ok()) << loaded.status().to_string();
+      const CompiledPlans reloaded = (*loaded)->runner()->compiled_plans();
+      EXPECT_EQ(reloaded.clean_groups, stored.clean_groups);
+      EXPECT_EQ(reloaded.tasks, stored.tasks);
+      EXPECT_EQ(reloaded.kernels, stored.kernels);
+      expect_unpool_runs(**loaded);
+    }
+  }
+}
+
+TEST(GemPlans, AtomicCleanPlansAreChecked) {
+  std::unique_ptr<Session> compiled = compile_graph(unpool_graph(), 1);
+  ASSERT_NE(compiled, nullptr);
+  ASSERT_NE(compiled->runner(), nullptr);
+  auto expect_refused = [&](const std::function<void(CompiledPlans&)>& edit, const std::string& needle) {
+    const fs::path gem = write_session(*compiled, "unpool_tampered", {}, edit);
+    Result<std::unique_ptr<Session>> loaded = create_session_from_model_file(host(), gem, SessionOptions{});
+    ASSERT_FALSE(loaded.is_ok()) << "loaded although: " << needle;
+    EXPECT_EQ(loaded.status().code(), StatusCode::kInvalidArgument) << loaded.status().to_string();
+    EXPECT_NE(loaded.status().message().find(needle), std::string::npos) << loaded.status().message();
+  };
+  // What an older build wrote (format 3): kernels that zeroed their own outputs, no memset.
+  expect_refused(
+      [](CompiledPlans& p) {
+        for (KernelMeta& kernel : p.kernels) kernel.zeroed = {};
+        for (auto& list : p.tasks) {
+          std::erase_if(list, [](const TaskDef& def) { return def.kind == TaskDef::Kind::kMemset; });
+        }
+        p.clean_groups.clear();
+      },
+      "was compiled for kernel 'cpu.MaxUnpool' needing nothing zeroed before it runs, but backend 'cpu' now needs "
+      "outputs {0} (atomic clean); recompile the model");
+  expect_refused([](CompiledPlans& p) { p.clean_groups.at(0).offset += 512; }, "atomic-clean groups");
+  expect_refused([](CompiledPlans& p) { p.clean_groups.push_back(p.clean_groups.at(0)); }, "atomic-clean groups");
+  expect_refused(
+      [](CompiledPlans& p) {
+        std::erase_if(p.tasks.at(0), [](const TaskDef& def) { return def.kind == TaskDef::Kind::kMemset; });
+      },
+      "does not match its plans");
+  expect_refused(
+      [](CompiledPlans& p) {
+        for (TaskDef& def : p.tasks.at(0)) {
+          if (def.kind == TaskDef::Kind::kMemset) def.bytes /= 2;  // zeroes half the group
+        }
+      },
+      "does not match its plans");
+}
+
+TEST(GemLoad, FormatThreeFilesStillLoad) {
+  // A format-3 file (before atomic clean) of a model without zeroing kernels: its bytes
+  // are a format-4 file's with the version field changed (the checksum covers only the
+  // payload).
+  std::unique_ptr<Session> compiled = compile_sample();
+  ASSERT_NE(compiled, nullptr);
+  const fs::path gem = write_session(*compiled, "format3");
+  {
+    std::fstream f(gem, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(8);
+    f.put('\x03');
+  }
+  Result<LoadedModelFile> file = read_model_file(gem);
+  ASSERT_TRUE(file.is_ok()) << file.status().to_string();
+  EXPECT_EQ(file->info.format_version, 3u);
+  Result<std::unique_ptr<Session>> loaded = create_session_from_model_file(host(), gem, SessionOptions{});
+  ASSERT_TRUE(loaded.is_ok()) << loaded.status().to_string();
+  expect_bitwise_equal(run_session(*compiled), run_session(**loaded));
+}
+
 TEST(GemLoad, CorruptFileOnDiskIsRefused) {
   const fs::path gem = compile(source_dir() / "samples/models/small_cnn.onnx", "corrupt");
   {

@@ -16,6 +16,7 @@ double microseconds(std::chrono::steady_clock::duration duration) {
 
 const char* task_category(const std::string& name) {
   if (name == "memcpy") return "memcpy";
+  if (name == "memset") return "memset";
   if (name == "event_record" || name == "event_wait") return "event";
   return "kernel";
 }

@@ -44,7 +44,8 @@ Status check_profile_path(const std::filesystem::path& file);
 /// A "ge-run" process with a "compile" track (one event per stage) and a "runs" track,
 /// and a device process ("<device> (wall time)" or "(simulated time)") with one "stream
 /// N" track per stream that ran tasks. Events are categorised "compile", "pass", "run",
-/// "kernel", "memcpy" or "event"; "otherData" holds the counts a check needs.
+/// "kernel", "memcpy", "memset" (atomic clean) or "event"; "otherData" holds the counts a
+/// check needs.
 ChromeTrace make_profile_trace(const RunProfile& profile);
 
 }  // namespace ge::tools

@@ -35,9 +35,16 @@ struct MemcpyTask {
 };
 struct EventRecordTask { Event* event = nullptr; };
 struct EventWaitTask { Event* event = nullptr; };
+/// Set `bytes` at a device address to `value` (atomic clean zeroes the memory kernels
+/// accumulate into with these: ZeroedMemory).
+struct MemsetTask {
+  void* destination = nullptr;
+  size_t bytes = 0;
+  uint8_t value = 0;
+};
 
 /// The unit a stream runs; a compiled model is a list of these per stream.
-using Task = std::variant<KernelTask, MemcpyTask, EventRecordTask, EventWaitTask>;
+using Task = std::variant<KernelTask, MemcpyTask, EventRecordTask, EventWaitTask, MemsetTask>;
 
 /// A cross-stream synchronisation point.
 class Event {
@@ -70,7 +77,7 @@ class Stream {
 /// simulated_time() is true.
 struct TaskTraceRecord {
   int stream = 0;    ///< the device's id of the stream (stable for the stream's life)
-  std::string name;  ///< the kernel name, "memcpy", "event_record" or "event_wait"
+  std::string name;  ///< the kernel name, "memcpy", "memset", "event_record" or "event_wait"
   double start_ns = 0, end_ns = 0;
 };
 

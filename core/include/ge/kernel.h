@@ -24,6 +24,19 @@ struct KernelArgs {
 /// range found in data). Must be safe to call concurrently with different args.
 using KernelFunction = int (*)(const KernelArgs& args);
 
+/// Atomic clean (seed 002): memory that must hold zero bytes when a kernel starts,
+/// because the kernel accumulates into it (scatters, sums) instead of writing every byte.
+/// The runtime zeroes it before every launch (the task sink with one memset per group of
+/// such blocks per run, the per-op executor per launch), so the kernel itself does not.
+struct ZeroedMemory {
+  uint64_t outputs = 0;    ///< bit k: output k (only outputs 0..63 can be declared)
+  bool workspace = false;  ///< the whole workspace
+
+  bool output(size_t k) const { return k < 64 && ((outputs >> k) & 1) != 0; }
+  bool any() const { return outputs != 0 || workspace; }
+  bool operator==(const ZeroedMemory&) const = default;
+};
+
 /// A kernel prepared for one node.
 struct PreparedKernel {
   KernelFunction function = nullptr;
@@ -32,6 +45,9 @@ struct PreparedKernel {
   std::shared_ptr<const void> params;
   size_t workspace_bytes = 0;
   std::string name;  ///< e.g. "cpu.Conv.direct" for logs and traces
+  /// What the runtime zeroes before each launch. A wrapper kernel that launches this one
+  /// on the same addresses passes it on.
+  ZeroedMemory zeroed;
 };
 
 }  // namespace ge

@@ -20,6 +20,13 @@
 /// The executor runs no kernel for a view whose address is its input's and copies no
 /// Concat input that already sits at its slice's address.
 ///
+/// Atomic clean (seed 002): outputs and workspaces a kernel needs zeroed before it runs
+/// (ZeroedMemory, ge/kernel.h) are laid side by side in one clean group, a range of the
+/// feature map that no other value uses at any step, so that the runtime zeroes them all
+/// with one memset per run. They are never written in place, moved into a Concat slice or
+/// bound zero-copy (a graph output among them is copied out); views of them may share
+/// their bytes, as those hold the same data.
+///
 /// Steps: 0 is the top-level graph's entry (inputs bound), each node takes one step, a
 /// node with subgraphs spans a range of steps holding each subgraph's entry, nodes and
 /// exit (branches one after another), and the last step is the top-level exit (outputs
@@ -35,6 +42,7 @@
 #include <vector>
 
 #include "ge/graph.h"
+#include "ge/kernel.h"
 #include "ge/memory_assigner.h"
 #include "ge/op_registry.h"
 #include "ge/status.h"
@@ -76,8 +84,25 @@ struct ValuePlacement {
   /// also be written in place).
   int64_t in_place_of = -1;
   int64_t buffer = -1;           ///< index into GraphMemoryPlan::buffers (feature map)
+  /// Index into GraphMemoryPlan::clean_groups when this block must be zeroed before its
+  /// producer (or, for a workspace, its node) runs; -1 otherwise.
+  int64_t clean_group = -1;
   std::string unplanned_reason;  ///< set when region is kUnplanned
 };
+
+/// Atomic clean (seed 002): one contiguous range of the feature map holding blocks that
+/// kernels need zeroed before they run, and nothing else at any step; the runtime zeroes
+/// the whole range with one memset per run, on `stream`, before the first task writing it.
+struct CleanGroup {
+  size_t offset = 0;  ///< from the feature map's base, aligned
+  size_t bytes = 0;   ///< rounded up to the alignment
+  size_t blocks = 0;  ///< values and workspaces inside
+  int stream = 0;     ///< the stream whose tasks write it
+  bool operator==(const CleanGroup&) const = default;
+};
+
+/// "1 group: [0, 1024) 2 blocks on stream 0" (one line, no newline; "none" when empty).
+std::string format_clean_groups(const std::vector<CleanGroup>& groups);
 
 /// One feature-map buffer as handed to the assigners: a group of values sharing storage.
 struct MemoryBuffer {
@@ -111,6 +136,7 @@ struct MemoryStatistics {
   double planning_ms = 0;  ///< everything plan_memory did, validation included
   std::string assigner;    ///< the one whose answer was kept
   std::vector<AssignerOutcome> assigners;
+  std::vector<CleanGroup> clean_groups;  ///< the plan's atomic-clean groups
 };
 
 /// Multi-line summary for `ge-run -v` and the offline compiler.
@@ -121,6 +147,9 @@ struct GraphMemoryPlan {
   std::vector<const Node*> order;
   std::vector<ValuePlacement> values;
   std::vector<MemoryBuffer> buffers;
+  /// Atomic clean: at most one group (plans are for one stream), also a buffer live over
+  /// every step.
+  std::vector<CleanGroup> clean_groups;
   size_t alignment = 512;
   size_t io_alignment = 32;
   size_t weights_bytes = 0, feature_map_bytes = 0, io_bytes = 0;  ///< region sizes
@@ -158,6 +187,9 @@ struct MemoryPlanOptions {
   const OpRegistry* ops = nullptr;
   /// Optional: kernel workspace bytes per node, planned live for the node's steps.
   std::function<size_t(const Node&)> workspace_bytes;
+  /// Optional: what each node's kernel needs zeroed before it runs (atomic clean): those
+  /// outputs and workspaces go into the clean group.
+  std::function<ZeroedMemory(const Node&)> zeroed_memory;
 };
 
 /// A topological order of `graph`'s nodes meant to lower the peak of live memory: a list
@@ -185,8 +217,10 @@ Status validate_assignment(const std::vector<MemoryRequest>& requests, const Mem
 /// region; aliases in the source's region, views at the source's offset, slices inside
 /// the source, in-place values at the source's offset made when the source dies; buffer
 /// bases aligned; and no two values live at the same step overlapping in bytes unless
-/// they hold the same data (views, slices) or hand over in place at that step. Errors
-/// name both values.
+/// they hold the same data (views, slices) or hand over in place at that step; atomic
+/// clean groups aligned, inside the feature map and apart, every block marked for one
+/// inside it, and no other value (views of those blocks excepted) overlapping a group at
+/// any step. Errors name both values.
 Status validate_memory_plan(const GraphMemoryPlan& plan);
 
 }  // namespace ge

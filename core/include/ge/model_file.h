@@ -23,11 +23,12 @@
 ///   and, when the model runs through the task sink (static shapes), its execution plans
 ///   (ge/runtime/model_runner.h CompiledPlans), which load uses instead of planning again
 ///   after validating each against the graph:
-///     memory plan   the feature-map buffer offsets the memory assigners chose, and figures;
+///     memory plan   the feature-map buffer offsets the memory assigners chose, the
+///                   atomic-clean groups, and figures;
 ///     stream plan   the execution order, each step's stream and the cross-stream events;
 ///     task defs     every stream's task list (kernel launches with their addresses,
-///                   copies, event record/wait);
-///     kernel meta   each step's kernel name and workspace size.
+///                   copies, atomic-clean memsets, event record/wait);
+///     kernel meta   each step's kernel name, workspace size and what it needs zeroed.
 /// Loading checks the header, the checksum, every offset and size, then parses; nothing
 /// is allocated for a size the file does not hold.
 #include <cstdint>
@@ -49,8 +50,10 @@
 namespace ge {
 
 inline constexpr char kModelFileMagic[8] = {'G', 'E', 'M', 'O', 'D', 'E', 'L', '\0'};
-// 2: execution plan partitions; 3: weights of identical bytes share one directory range
-inline constexpr uint32_t kModelFileFormatVersion = 3;
+// 2: execution plan partitions; 3: weights of identical bytes share one directory range;
+// 4: atomic clean (memset tasks, clean groups, what each kernel needs zeroed). Older files
+// load: their kernels needed nothing zeroed, which load checks against the backend's.
+inline constexpr uint32_t kModelFileFormatVersion = 4;
 inline constexpr size_t kModelFileHeaderBytes = 40;
 inline constexpr size_t kModelFileAlignment = 64;
 /// Weights lie at multiples of this in their partition: the task sink's weights alignment.
@@ -99,6 +102,7 @@ struct ModelFileInfo {
   bool memory_planned = false;
   std::string memory_assigner;
   uint64_t feature_map_bytes = 0, lower_bound_bytes = 0, no_reuse_bytes = 0, io_bytes = 0;
+  std::vector<CleanGroup> clean_groups;  ///< atomic clean (format 4)
   /// Per dynamic gear, when read: its runtime inputs (name, type).
   std::vector<std::vector<std::pair<std::string, std::string>>> gear_inputs;
 };

@@ -7,8 +7,9 @@
 /// over the bound is released. Thread-safe: tensors may die on any thread. Tensors keep
 /// the pool alive, so they may outlive the executor or session that made them.
 ///
-/// Storage is not zeroed: every kernel writes all of its outputs (the task sink's arena
-/// is reused across runs the same way).
+/// Storage is not zeroed: every kernel writes all of its outputs, or declares them zeroed
+/// (ZeroedMemory) and the executor zeroes them first (the task sink's arena is reused
+/// across runs the same way).
 
 #include <cstddef>
 #include <cstdint>

@@ -40,6 +40,17 @@ bool is_concat(const Node& node) {
   return is_onnx_domain(node) && node.op_type() == "Concat" && node.output_count() == 1;
 }
 
+/// "outputs {0, 2} and the workspace", "nothing": what a kernel needs zeroed.
+std::string describe_zeroed(const ZeroedMemory& zeroed) {
+  std::string outputs;
+  for (size_t k = 0; k < 64; ++k) {
+    if (zeroed.output(k)) outputs += (outputs.empty() ? "" : ", ") + std::to_string(k);
+  }
+  std::string text = outputs.empty() ? "" : "outputs {" + outputs + "}";
+  if (zeroed.workspace) text += (text.empty() ? "" : " and ") + std::string("the workspace");
+  return text.empty() ? "nothing" : text;
+}
+
 /// A live interval in the arena: [first, last] steps, both inclusive.
 struct ArenaRequest {
   size_t bytes = 0;
@@ -193,6 +204,8 @@ struct ModelRunner::Impl {
   std::vector<void*> output_table;
   std::vector<IoPatch> patches;  // refreshed per execute
   std::vector<IoCopy> copies_in, copies_out;
+  /// Atomic clean: feature-map ranges zeroed by one memset task per run each.
+  std::vector<CleanGroup> clean_groups;
   std::vector<Value*> runtime_inputs;
   std::vector<size_t> input_bytes, output_bytes;
   void* arena = nullptr;  // the feature map's base: the runner's own, or the caller's
@@ -449,10 +462,21 @@ struct ModelRunner::Impl {
       if (identical[i] == i) GE_RETURN_IF_ERROR(copy_weight(weight_values[i], location[weight_values[i]].offset, where));
     }
 
+    // Atomic clean: whether `node`'s kernel needs output `out` zeroed before it runs.
+    auto zeroed_output = [&prepared](const Node& node, const Value* out) {
+      const ZeroedMemory& zeroed = prepared.at(&node).zeroed;
+      const auto& outs = node.outputs();
+      return zeroed.output(static_cast<size_t>(std::find(outs.begin(), outs.end(), out) - outs.begin()));
+    };
     std::unordered_set<const Value*> written;  // graph outputs their producer writes
+    std::vector<size_t> copied_clean;          // graph outputs in a clean group: copied out
     for (size_t i = 0; i < g.outputs().size(); ++i) {
       const Value* out = g.outputs()[i];
       const Location direct{Location::Kind::kOutput, i, 0};
+      if (out->producer() != nullptr && zeroed_output(*out->producer(), out)) {
+        copied_clean.push_back(i);
+        continue;
+      }
       if (out->producer() != nullptr && !written.count(out)) {
         written.insert(out);
         location[out] = direct;
@@ -470,12 +494,24 @@ struct ModelRunner::Impl {
     std::vector<ArenaRequest> requests;
     std::vector<const Value*> request_value;  // null for a workspace
     std::vector<size_t> workspace_request(order.size(), SIZE_MAX);
+    // Blocks kernels need zeroed (atomic clean): never shared, placed per stream below.
+    struct CleanBlock {
+      const Value* value = nullptr;  // null for a workspace
+      size_t step = 0, bytes = 0;
+    };
+    std::vector<CleanBlock> clean_blocks;
     for (size_t step = 0; step < order.size(); ++step) {
       const Node* node = order[step];
-      for (const Value* out : node->outputs()) {
+      const ZeroedMemory& zeroed = prepared.at(node).zeroed;
+      for (size_t k = 0; k < node->output_count(); ++k) {
+        const Value* out = node->output(k);
         if (is_omitted(g, out) || written.count(out)) continue;
         ArenaRequest request;
         request.bytes = static_cast<size_t>(element_count(out->desc().static_dims())) * element_size(out->desc().dtype);
+        if (zeroed.output(k)) {
+          clean_blocks.push_back({out, step, request.bytes});
+          continue;
+        }
         request.first = request.last = step;
         for (const Use& use : out->uses()) {
           auto it = step_of.find(use.user);
@@ -485,6 +521,10 @@ struct ModelRunner::Impl {
         requests.push_back(request);
       }
       if (const size_t bytes = prepared.at(node).workspace_bytes; bytes > 0) {
+        if (zeroed.workspace) {
+          clean_blocks.push_back({nullptr, step, bytes});
+          continue;
+        }
         workspace_request[step] = requests.size();
         request_value.push_back(nullptr);
         requests.push_back({bytes, step, step, 0});
@@ -493,15 +533,36 @@ struct ModelRunner::Impl {
     // Lifetimes in one topological order only order work on one stream: with several
     // streams every buffer gets its own bytes.
     arena_bytes = place_in_arena(requests, plan.stream_count <= 1);
+    workspace.assign(order.size(), Location{});
+    // After the shared part, one clean group per stream: its blocks side by side, zeroed
+    // by one memset on that stream, so no event orders it against other streams.
+    for (int stream = 0; stream < std::max(plan.stream_count, 1); ++stream) {
+      CleanGroup group{arena_bytes, 0, 0, stream};
+      for (const CleanBlock& block : clean_blocks) {
+        if (plan.stream_of[block.step] != stream) continue;
+        const Location at{Location::Kind::kArena, 0, arena_bytes};
+        if (block.value != nullptr) {
+          location[block.value] = at;
+        } else {
+          workspace[block.step] = at;
+        }
+        arena_bytes += align_up(std::max<size_t>(block.bytes, 1), kArenaAlignment);
+        ++group.blocks;
+      }
+      group.bytes = arena_bytes - group.offset;
+      if (group.blocks > 0) clean_groups.push_back(group);
+    }
     GE_RETURN_IF_ERROR(allocate_arena(kArenaAlignment));
     for (size_t r = 0; r < requests.size(); ++r) {
       if (request_value[r] != nullptr) location[request_value[r]] = {Location::Kind::kArena, 0, requests[r].offset};
     }
-    workspace.assign(order.size(), Location{});
     for (size_t step = 0; step < order.size(); ++step) {
       if (workspace_request[step] != SIZE_MAX) {
         workspace[step] = {Location::Kind::kArena, 0, requests[workspace_request[step]].offset};
       }
+    }
+    for (size_t i : copied_clean) {
+      copies_out.push_back({{Location::Kind::kOutput, i, 0}, location.at(g.outputs()[i]), output_bytes[i]});
     }
     return Status::ok();
   }
@@ -532,10 +593,15 @@ struct ModelRunner::Impl {
       auto it = prepared.find(&node);
       return it == prepared.end() ? 0 : it->second.workspace_bytes;
     };
+    plan_options.zeroed_memory = [&prepared](const Node& node) -> ZeroedMemory {
+      auto it = prepared.find(&node);
+      return it == prepared.end() ? ZeroedMemory{} : it->second.zeroed;
+    };
     Result<GraphMemoryPlan> planned = plan_memory(g, options.memory_assigners, plan_options);
     if (!planned.is_ok()) return planned.status().with_context(where);
     memory_plan = std::make_unique<GraphMemoryPlan>(std::move(planned).value());
     const GraphMemoryPlan& mp = *memory_plan;
+    clean_groups = mp.clean_groups;
 
     std::unordered_map<const Node*, Node*> mutable_node;
     for (const auto& node : g.nodes()) mutable_node[node.get()] = node.get();
@@ -648,7 +714,7 @@ struct ModelRunner::Impl {
     };
     std::vector<PendingPatch> pending;
     // With a caller feature map: task fields holding feature-map addresses by value.
-    enum class Field { kWorkspace, kDestination, kSource };
+    enum class Field { kWorkspace, kDestination, kSource, kMemset };
     struct PendingArena {
       size_t stream = 0, task = 0;
       Field field = Field::kWorkspace;
@@ -662,6 +728,32 @@ struct ModelRunner::Impl {
         return internal_error(where + ": value '" + value->name() + "' of " + node->describe() + " has no address");
       }
       return it->second;
+    };
+    // Atomic clean: before the first kernel writing a group, on the group's stream, one
+    // memset zeroes the whole group.
+    std::vector<char> cleaned(clean_groups.size(), 0);
+    auto clean_before = [&](const Location& at, size_t bytes, size_t s, const std::string& what) -> Status {
+      size_t g = 0;
+      while (g < clean_groups.size() &&
+             !(at.kind == Location::Kind::kArena && at.offset >= clean_groups[g].offset &&
+               at.offset + bytes <= clean_groups[g].offset + clean_groups[g].bytes)) {
+        ++g;
+      }
+      if (g == clean_groups.size()) {
+        return internal_error(where + ": " + what + ", which its kernel needs zeroed, lies in no atomic-clean group");
+      }
+      const CleanGroup& group = clean_groups[g];
+      if (static_cast<size_t>(group.stream) != s) {
+        return internal_error(where + ": " + what + " runs on stream " + std::to_string(s) +
+                              " but its atomic-clean group is zeroed on stream " + std::to_string(group.stream));
+      }
+      if (cleaned[g]) return Status::ok();
+      cleaned[g] = 1;
+      const Location base{Location::Kind::kArena, 0, group.offset};
+      if (in_arena(base)) pending_arena.push_back({s, tasks[s].size(), Field::kMemset, group.offset});
+      tasks[s].push_back(MemsetTask{own_address(base), group.bytes, 0});
+      task_defs[s].push_back({TaskDef::Kind::kMemset, 0, 0, {to_task_address(base)}, group.bytes});
+      return Status::ok();
     };
 
     size_t in_cursor = 0, out_cursor = 0;
@@ -730,6 +822,16 @@ struct ModelRunner::Impl {
 
       if (needs_kernel) {
         const PreparedKernel& kernel = kernels[step];
+        for (size_t k = 0; k < node->output_count() && kernel.zeroed.any(); ++k) {
+          const Value* out = node->output(k);
+          if (!kernel.zeroed.output(k) || is_omitted(g, out)) continue;
+          GE_ASSIGN_OR_RETURN(Location at, find(out, node));
+          const size_t bytes = static_cast<size_t>(element_count(out->desc().static_dims())) * element_size(out->desc().dtype);
+          GE_RETURN_IF_ERROR(clean_before(at, bytes, s, "output '" + out->name() + "' of " + node->describe()));
+        }
+        if (kernel.zeroed.workspace && kernel.workspace_bytes > 0) {
+          GE_RETURN_IF_ERROR(clean_before(workspace[step], kernel.workspace_bytes, s, "the workspace of " + node->describe()));
+        }
         KernelTask task;
         task.function = kernel.function;
         task.name = kernel.name.c_str();
@@ -802,6 +904,8 @@ struct ModelRunner::Impl {
       Task& task = tasks[p.stream][p.task];
       if (p.field == Field::kWorkspace) {
         arena_slots.push_back({nullptr, &std::get<KernelTask>(task).args.workspace, p.offset});
+      } else if (p.field == Field::kMemset) {
+        arena_slots.push_back({nullptr, &std::get<MemsetTask>(task).destination, p.offset});
       } else if (p.field == Field::kDestination) {
         arena_slots.push_back({nullptr, &std::get<MemcpyTask>(task).destination, p.offset});
       } else {
@@ -999,6 +1103,7 @@ ModelRunner::~ModelRunner() = default;
 const Graph& ModelRunner::graph() const { return *impl_->graph; }
 const StreamPlan& ModelRunner::stream_plan() const { return impl_->plan; }
 const std::vector<std::vector<Task>>& ModelRunner::stream_tasks() const { return impl_->tasks; }
+const std::vector<CleanGroup>& ModelRunner::clean_groups() const { return impl_->clean_groups; }
 size_t ModelRunner::feature_map_bytes() const { return impl_->arena_bytes; }
 size_t ModelRunner::weight_bytes() const { return impl_->weights_bytes; }
 
@@ -1031,7 +1136,8 @@ CompiledPlans ModelRunner::compiled_plans() const {
     for (const MemoryBuffer& buffer : m.memory_plan->buffers) plans.buffer_offsets.push_back(buffer.offset);
     plans.assigner = m.memory_plan->statistics.assigner;
   }
-  for (const PreparedKernel& kernel : m.kernels) plans.kernels.push_back({kernel.name, kernel.workspace_bytes});
+  plans.clean_groups = m.clean_groups;
+  for (const PreparedKernel& kernel : m.kernels) plans.kernels.push_back({kernel.name, kernel.workspace_bytes, kernel.zeroed});
   plans.tasks = m.task_defs;
   return plans;
 }
@@ -1169,6 +1275,12 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
                                 std::to_string(kernel.workspace_bytes) +
                                 "; recompile the model (with ge-compile --threads as many as it runs with)");
       }
+      if (kernel.zeroed != meta.zeroed) {
+        return invalid_argument(where + ": " + impl->order[step]->describe() + " was compiled for kernel '" + meta.name +
+                                "' needing " + describe_zeroed(meta.zeroed) + " zeroed before it runs, but backend '" +
+                                backend.name() + "' now needs " + describe_zeroed(kernel.zeroed) +
+                                " (atomic clean); recompile the model");
+      }
     }
     if (Status status = validate_stream_plan(predecessors, plans->streams); !status.is_ok()) {
       return invalid_argument(file_where + ": " + status.message());
@@ -1208,6 +1320,11 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
     } else {
       GE_RETURN_IF_ERROR(impl->place_first_fit(prepared, input_index, location, workspace, where));
     }
+  }
+  if (const CompiledPlans* plans = options.precompiled; plans != nullptr && plans->clean_groups != impl->clean_groups) {
+    return invalid_argument(where + ": the model file's plans: its atomic-clean groups (" +
+                            format_clean_groups(plans->clean_groups) + ") are not the ones its plans give (" +
+                            format_clean_groups(impl->clean_groups) + ")");
   }
   GE_RETURN_IF_ERROR(impl->settle_weights(location, where));
   if (options.shrink) impl->release_host_weights();

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -765,6 +766,187 @@ TEST_P(ModelRunnerTest, SmallCnnPlannedMatchesFirstFit) {
             << " B with the plan, " << (*first_fit)->feature_map_bytes() << " B first-fit\n"
             << format_memory_statistics(planned->memory_plan()->statistics);
   expect_same_outputs(*planned, **first_fit, feeds);
+}
+
+// ---- atomic clean (seed 002) ----
+
+/// x [1,2,2,2] and runtime indices i [1,2,2,2] (flat positions in [1,2,4,4]):
+/// y = MaxUnpool(x, i), a graph output, and z = Neg(MaxUnpool(Relu(x), i)). MaxUnpool only
+/// scatters: both outputs need zeroing before every run.
+std::unique_ptr<Graph> unpool_graph() {
+  auto g = std::make_unique<Graph>("unpool");
+  g->set_opset_import("", 17);
+  Value* x = g->add_input("x", TensorDesc::of(DataType::kFloat32, {1, 2, 2, 2}));
+  Value* i = g->add_input("i", TensorDesc::of(DataType::kInt64, {1, 2, 2, 2}));
+  auto unpool = [&](Value* in, const std::string& name, const std::vector<std::string>& outputs) {
+    Node* node = g->add_node("MaxUnpool", {in, i}, 1, name, outputs);
+    node->set_attribute("kernel_shape", Attribute(std::vector<int64_t>{2, 2}));
+    node->set_attribute("strides", Attribute(std::vector<int64_t>{2, 2}));
+    return node->output(0);
+  };
+  g->add_output(unpool(x, "unpool_x", {"y"}));
+  Value* relu = g->add_node("Relu", {x}, 1, "relu")->output(0);
+  g->add_output(g->add_node("Neg", {unpool(relu, "unpool_relu", {"u"})}, 1, "neg", {"z"})->output(0));
+  return g;
+}
+
+/// Two index sets with different positions: a run on the second after the first shows
+/// any value the first left behind.
+const std::vector<int64_t> kIndicesA = {0, 5, 10, 15, 16, 21, 26, 31};
+const std::vector<int64_t> kIndicesB = {3, 6, 9, 12, 19, 20, 25, 30};
+const std::vector<float> kUnpoolX = {1.5f, -2.0f, 3.0f, -4.0f, 5.0f, 6.0f, -7.0f, 8.0f};
+
+NamedTensors unpool_feeds(const std::vector<int64_t>& indices) {
+  return {{"x", Tensor::from_vector<float>({1, 2, 2, 2}, kUnpoolX)},
+          {"i", Tensor::from_vector<int64_t>({1, 2, 2, 2}, indices)}};
+}
+
+/// y and z by hand: zeros with x (or -relu(x)) at the indices.
+void expect_unpooled(const std::vector<Tensor>& outputs, const std::vector<int64_t>& indices) {
+  std::vector<float> y(32, 0.0f), z(32, 0.0f);
+  for (size_t k = 0; k < indices.size(); ++k) {
+    y[static_cast<size_t>(indices[k])] = kUnpoolX[k];
+    z[static_cast<size_t>(indices[k])] = -std::max(kUnpoolX[k], 0.0f);
+  }
+  ASSERT_EQ(outputs.size(), 2u);
+  EXPECT_EQ(values_of(outputs[0]), y);
+  EXPECT_EQ(values_of(outputs[1]), z);
+}
+
+size_t memset_count(const std::vector<Task>& list) {
+  return static_cast<size_t>(std::count_if(list.begin(), list.end(),
+                                           [](const Task& t) { return std::holds_alternative<MemsetTask>(t); }));
+}
+
+TEST_P(ModelRunnerTest, AtomicCleanZeroesEachGroupOncePerRun) {
+  auto g = unpool_graph();
+  ASSERT_TRUE(ops().infer_graph(*g).is_ok());
+  struct Variant {
+    const char* name;
+    bool planned;
+    int streams;
+    size_t super_kernel_bytes;
+  };
+  for (const Variant& variant : {Variant{"first-fit arena", false, 1, 0}, Variant{"memory plan", true, 1, 0},
+                                 Variant{"two streams", false, 2, 0}, Variant{"super kernels", true, 1, 1024}}) {
+    SCOPED_TRACE(variant.name);
+    ModelRunnerOptions options;
+    if (variant.planned) options.memory_assigners = plugins().host.memory_assigners();
+    options.max_streams = variant.streams;
+    options.super_kernel_max_bytes = variant.super_kernel_bytes;
+    auto loaded = ModelRunner::load(*g, backend(), options);
+    ASSERT_TRUE(loaded.is_ok()) << loaded.status().to_string();
+    ModelRunner& runner = **loaded;
+    const std::vector<CleanGroup>& groups = runner.clean_groups();
+    // Both unpool outputs in one group per stream that writes them: the two branches go
+    // on two streams when there are two.
+    const int streams = runner.stream_plan().stream_count;
+    EXPECT_EQ(streams, variant.streams);
+    ASSERT_EQ(groups.size(), static_cast<size_t>(streams));
+    size_t blocks = 0;
+    for (const CleanGroup& group : groups) {
+      blocks += group.blocks;
+      EXPECT_EQ(group.offset % 512, 0u);
+      EXPECT_LE(group.offset + group.bytes, runner.feature_map_bytes());
+    }
+    EXPECT_EQ(blocks, 2u);
+    if (variant.planned) {
+      ASSERT_NE(runner.memory_plan(), nullptr);
+      EXPECT_EQ(runner.memory_plan()->clean_groups, groups);
+      EXPECT_TRUE(validate_memory_plan(*runner.memory_plan()).is_ok());
+    }
+    // One memset per group, on its stream, before the first kernel writing it.
+    const auto& lists = runner.stream_tasks();
+    size_t memsets = 0;
+    for (const CleanGroup& group : groups) {
+      const std::vector<Task>& list = lists.at(static_cast<size_t>(group.stream));
+      EXPECT_EQ(memset_count(list), 1u) << "stream " << group.stream;
+      size_t memset_at = list.size(), unpool_at = list.size();
+      for (size_t t = 0; t < list.size(); ++t) {
+        if (const auto* memset = std::get_if<MemsetTask>(&list[t]); memset != nullptr && memset_at == list.size()) {
+          memset_at = t;
+          EXPECT_EQ(memset->bytes, group.bytes);
+          EXPECT_EQ(memset->value, 0);
+        }
+        const auto* kernel = std::get_if<KernelTask>(&list[t]);
+        if (kernel != nullptr && std::string(kernel->name).find("MaxUnpool") != std::string::npos && unpool_at == list.size()) {
+          unpool_at = t;
+        }
+      }
+      EXPECT_LT(memset_at, unpool_at) << "stream " << group.stream;
+    }
+    for (const auto& list : lists) memsets += memset_count(list);
+    EXPECT_EQ(memsets, groups.size());
+    if (variant.super_kernel_bytes > 0) EXPECT_GE(runner.super_kernel_count(), 1u);
+
+    // Indices B after A: any stale value of run A would show. Every run runs each memset
+    // task once (counted in the device's trace where it keeps one).
+    Device& device = backend().device();
+    const bool traced = device.set_task_tracing(true).is_ok();
+    for (const std::vector<int64_t>* indices : {&kIndicesA, &kIndicesB, &kIndicesA}) {
+      (void)device.take_task_trace();
+      std::vector<Tensor> outputs;
+      Status status = runner.execute(unpool_feeds(*indices), outputs);
+      ASSERT_TRUE(status.is_ok()) << status.to_string();
+      expect_unpooled(outputs, *indices);
+      if (traced) {
+        const std::vector<TaskTraceRecord> trace = device.take_task_trace();
+        EXPECT_EQ(std::count_if(trace.begin(), trace.end(), [](const TaskTraceRecord& r) { return r.name == "memset"; }),
+                  static_cast<std::ptrdiff_t>(groups.size()));
+      }
+    }
+    if (traced) (void)device.set_task_tracing(false);
+  }
+}
+
+TEST_P(ModelRunnerTest, AtomicCleanHoldsOnACallerFeatureMapFullOfGarbage) {
+  auto g = unpool_graph();
+  ASSERT_TRUE(ops().infer_graph(*g).is_ok());
+  Device& device = backend().device();
+  for (bool planned : {false, true}) {
+    SCOPED_TRACE(planned ? "memory plan" : "first-fit arena");
+    ModelRunnerOptions options;
+    if (planned) options.memory_assigners = plugins().host.memory_assigners();
+    options.caller_feature_map = true;
+    auto loaded = ModelRunner::load(*g, backend(), options);
+    ASSERT_TRUE(loaded.is_ok()) << loaded.status().to_string();
+    ModelRunner& runner = **loaded;
+    ASSERT_EQ(runner.clean_groups().size(), 1u);
+    const size_t bytes = runner.feature_map_bytes();
+    void* arenas[2] = {device.allocate(bytes, runner.feature_map_alignment()).value(),
+                       device.allocate(bytes, runner.feature_map_alignment()).value()};
+    const std::vector<char> garbage(bytes, '\x5a');
+    int round = 0;
+    for (const std::vector<int64_t>* indices : {&kIndicesA, &kIndicesB}) {
+      for (void* arena : arenas) {
+        // The memset moves with the base: a run on a garbage-filled arena is still right.
+        ASSERT_TRUE(device.copy_to_device(arena, garbage.data(), bytes).is_ok());
+        std::vector<Tensor> outputs;
+        ASSERT_TRUE(runner.bind_feature_map(arena).is_ok());
+        Status status = runner.execute(unpool_feeds(*indices), outputs);
+        ASSERT_TRUE(status.is_ok()) << status.to_string() << " (round " << round << ")";
+        expect_unpooled(outputs, *indices);
+        ++round;
+      }
+    }
+    for (void* arena : arenas) device.deallocate(arena);
+  }
+}
+
+TEST_P(ModelRunnerTest, AtomicCleanInThePerOpExecutor) {
+  if (!backend().device().host_accessible()) GTEST_SKIP() << "the per-op executor needs a host-accessible device";
+  auto g = unpool_graph();
+  ASSERT_TRUE(ops().infer_graph(*g).is_ok());
+  auto executor = Executor::create(g->clone(), backend(), ops());
+  ASSERT_TRUE(executor.is_ok()) << executor.status().to_string();
+  // Pooled storage is not zeroed: runs after the first reuse the blocks of earlier ones.
+  for (const std::vector<int64_t>* indices : {&kIndicesA, &kIndicesB, &kIndicesA, &kIndicesB}) {
+    std::vector<Tensor> outputs;
+    Status status = (*executor)->run(unpool_feeds(*indices), outputs);
+    ASSERT_TRUE(status.is_ok()) << status.to_string();
+    expect_unpooled(outputs, *indices);
+  }
+  EXPECT_GT((*executor)->pool().statistics().hits, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ModelRunnerTest, ::testing::Values("cpu", "npu_sim"),

@@ -135,8 +135,10 @@ const char* task_kind_name(const Task& task) {
       return "a memcpy";
     case 2:
       return "an event record";
-    default:
+    case 3:
       return "an event wait";
+    default:
+      return "a memset";
   }
 }
 
@@ -924,6 +926,8 @@ Status CapturedModel::Impl::apply_update(const TaskGroupHandle& handle, std::spa
       }
     } else if (const auto* copy = std::get_if<MemcpyTask>(&tasks[i])) {
       captured = *copy;
+    } else if (const auto* memset = std::get_if<MemsetTask>(&tasks[i])) {
+      captured = *memset;
     }
   }
   return Status::ok();

@@ -83,10 +83,19 @@ Result<std::unique_ptr<DeviceGraph>> DeviceGraph::load(std::unique_ptr<Graph> gr
     std::vector<const void*> inputs;
     for (const Value* value : node->inputs()) inputs.push_back(value == nullptr ? nullptr : g.address(value->name()));
     std::vector<void*> outputs;
-    for (const Value* value : node->outputs()) {
+    std::vector<MemsetTask> zeroing;
+    for (size_t k = 0; k < node->output_count(); ++k) {
+      const Value* value = node->output(k);
       auto it = g.buffers_.find(value);
       outputs.push_back(omitted(value) || it == g.buffers_.end() ? nullptr : it->second.get());
+      if (kernel->zeroed.output(k) && outputs.back() != nullptr) {
+        zeroing.push_back({outputs.back(), byte_size_of(*value), 0});
+      }
     }
+    if (kernel->zeroed.workspace && workspace.get() != nullptr) {
+      zeroing.push_back({workspace.get(), kernel->workspace_bytes, 0});
+    }
+    g.zeroing_.push_back(std::move(zeroing));
     g.order_.push_back(node);
     g.kernels_.push_back(std::move(kernel).value());
     g.workspaces_.push_back(std::move(workspace));
@@ -137,6 +146,15 @@ Result<Tensor> DeviceGraph::read(const std::string& name) const {
             "device '" + backend_.device().name() + "': copy_to_host of '" + name + "'"));
   }
   return tensor;
+}
+
+std::vector<Task> DeviceGraph::tasks() const {
+  std::vector<Task> all;
+  for (size_t i = 0; i < tasks_.size(); ++i) {
+    all.insert(all.end(), zeroing_[i].begin(), zeroing_[i].end());
+    all.push_back(tasks_[i]);
+  }
+  return all;
 }
 
 Status DeviceGraph::run(Stream& stream) const {

@@ -53,7 +53,9 @@ class DeviceGraph {
   /// One KernelTask per node, in the order load() prepared them; their address arrays live
   /// as long as this object.
   const std::vector<KernelTask>& kernels() const { return tasks_; }
-  std::vector<Task> tasks() const { return {tasks_.begin(), tasks_.end()}; }
+  /// The kernels, each after MemsetTasks zeroing what it declares zeroed (atomic clean,
+  /// ZeroedMemory), as a runtime would.
+  std::vector<Task> tasks() const;
   const Node& node(size_t i) const { return *order_[i]; }
   /// The sizes of kernel i's address arrays (CaptureStream::launch needs them).
   size_t input_count(size_t i) const { return inputs_[i].size(); }
@@ -77,6 +79,7 @@ class DeviceGraph {
   std::vector<std::vector<void*>> outputs_;
   std::vector<std::string> descriptions_;
   std::vector<KernelTask> tasks_;
+  std::vector<std::vector<MemsetTask>> zeroing_;  // per kernel, run before it
 };
 
 }  // namespace ge::backend_conformance

@@ -1,5 +1,6 @@
 // Streams: tasks of one stream run in submission order, each after the previous one
 // finished, however they are split into submit() calls.
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -56,6 +57,27 @@ void memcpy_tasks_run_in_submission_order(Environment& env) {
   GE_ASSERT_OK(stream->synchronize());
   GE_ASSERT_OK_AND_ASSIGN(std::vector<std::byte> last, blocks[0].read());
   EXPECT_TRUE(last == std::vector<std::byte>(kBlock, std::byte{4})) << "the last of three copies into a block must win";
+}
+
+void memset_tasks_fill_in_submission_order(Environment& env) {
+  // Atomic clean zeroes memory with MemsetTasks: each fills exactly its bytes, in stream
+  // order with the copies around it.
+  Device& device = env.backend().device();
+  GE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Stream> stream, device.create_stream());
+  GE_ASSERT_OK_AND_ASSIGN(std::vector<DeviceBuffer> blocks, numbered_blocks(device, 2));  // bytes 1 and 2
+  const Task tasks[] = {MemsetTask{blocks[0].at(1000), 2000, 0}, MemsetTask{blocks[0].get(), 10, 0xAB},
+                        MemsetTask{nullptr, 0, 0},  // nothing to fill
+                        MemcpyTask{blocks[1].get(), blocks[0].get(), kBlock}, MemsetTask{blocks[0].get(), 10, 0}};
+  GE_ASSERT_OK(stream->submit(tasks));
+  GE_ASSERT_OK(stream->synchronize());
+  std::vector<std::byte> expected(kBlock, std::byte{1});
+  std::fill(expected.begin(), expected.begin() + 10, std::byte{0xAB});
+  std::fill(expected.begin() + 1000, expected.begin() + 3000, std::byte{0});
+  GE_ASSERT_OK_AND_ASSIGN(std::vector<std::byte> copied, blocks[1].read());
+  EXPECT_TRUE(copied == expected) << "the copy after two memsets must see both, and nothing else changed";
+  std::fill(expected.begin(), expected.begin() + 10, std::byte{0});
+  GE_ASSERT_OK_AND_ASSIGN(std::vector<std::byte> last, blocks[0].read());
+  EXPECT_TRUE(last == expected) << "the memset after the copy must run after it";
 }
 
 void kernel_tasks_run_in_submission_order(Environment& env) {
@@ -143,6 +165,7 @@ void streams_run_independently(Environment& env) {
 std::vector<TestEntry> stream_tests() {
   return {
       {"Streams", "MemcpyTasksRunInSubmissionOrder", memcpy_tasks_run_in_submission_order},
+      {"Streams", "MemsetTasksFillInSubmissionOrder", memset_tasks_fill_in_submission_order},
       {"Streams", "KernelTasksRunInSubmissionOrder", kernel_tasks_run_in_submission_order},
       {"Streams", "MoreTasksThanAQueueHolds", more_tasks_than_a_queue_holds},
       {"Streams", "RunWaitsForItsTasksAndEarlierOnes", run_waits_for_its_tasks_and_earlier_ones},

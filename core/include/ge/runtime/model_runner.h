@@ -10,6 +10,8 @@
 /// views and Concat slices share bytes, a view at its input's address and a Concat whose
 /// inputs already sit in their slices run no task. Otherwise values whose lifetimes do
 /// not overlap share bytes first-fit (one stream) or every value has its own bytes.
+/// Memory kernels need zeroed before they run (atomic clean, ZeroedMemory) lies in clean
+/// groups no other value uses, each zeroed by one memset task per run.
 /// The task lists are then recorded through stream capture (ge/runtime/stream_capture.h,
 /// the machinery user captures use) into one CapturedModel. Executing only refreshes the
 /// address slots of the graph's inputs and outputs and replays that model. The per-op mode is ge::Executor (ge/executor.h); both give the
@@ -47,14 +49,15 @@ struct TaskAddress {
 /// One sunk task as a compiled model file stores it: no pointers, only steps of the
 /// execution order, event numbers and addresses.
 struct TaskDef {
-  enum class Kind : uint8_t { kKernel, kMemcpy, kEventRecord, kEventWait };
+  enum class Kind : uint8_t { kKernel, kMemcpy, kEventRecord, kEventWait, kMemset };
   Kind kind = Kind::kKernel;
   uint64_t step = 0;   ///< kKernel: the node's step in the execution order
   uint64_t event = 0;  ///< kEventRecord, kEventWait: index into StreamPlan::events
   /// kKernel: the node's inputs, then its outputs, then the workspace (kNone for an
   /// absent input, an omitted output or no workspace). kMemcpy: destination, source.
+  /// kMemset: the atomic-clean group it zeroes.
   std::vector<TaskAddress> addresses;
-  uint64_t bytes = 0;  ///< kMemcpy
+  uint64_t bytes = 0;  ///< kMemcpy, kMemset
   bool operator==(const TaskDef&) const = default;
 };
 
@@ -63,6 +66,7 @@ struct TaskDef {
 struct KernelMeta {
   std::string name;
   uint64_t workspace_bytes = 0;
+  ZeroedMemory zeroed;  ///< what the runtime zeroes before it runs (atomic clean)
   bool operator==(const KernelMeta&) const = default;
 };
 
@@ -80,6 +84,8 @@ struct CompiledPlans {
   std::vector<uint64_t> buffer_offsets;
   uint64_t feature_map_bytes = 0;
   std::string assigner;
+  /// The atomic-clean groups of the feature map (re-derived at load, which checks them).
+  std::vector<CleanGroup> clean_groups;
   std::vector<KernelMeta> kernels;         ///< per step
   std::vector<std::vector<TaskDef>> tasks;  ///< per stream, in submission order
 };
@@ -174,8 +180,14 @@ class ModelRunner {
   /// initializers have dtype and shape but no data).
   const Graph& graph() const;
   const StreamPlan& stream_plan() const;
-  /// The sunk task lists, one per stream (kernel launches and event record/wait).
+  /// The sunk task lists, one per stream (kernel launches, copies, atomic-clean memsets
+  /// and event record/wait).
   const std::vector<std::vector<Task>>& stream_tasks() const;
+  /// Atomic clean (seed 002): the feature-map ranges holding memory kernels need zeroed;
+  /// the task lists zero each with one MemsetTask per run, on the group's stream, before
+  /// the first kernel writing it. With a memory plan, the plan's; otherwise one per stream
+  /// of the first-fit arena, after its other values.
+  const std::vector<CleanGroup>& clean_groups() const;
   size_t feature_map_bytes() const;
   /// The alignment a caller-supplied feature map needs (the memory plan's).
   size_t feature_map_alignment() const;

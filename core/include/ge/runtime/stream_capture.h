@@ -22,7 +22,7 @@
 ///   Stream::submit() is recorded with its arrays *borrowed*: they must stay valid for the
 ///   model's lifetime (ModelRunner::stream_tasks() argument tables are such arrays). The
 ///   params block and the workspace are always borrowed.
-/// - MemcpyTask: by value (addresses and size).
+/// - MemcpyTask, MemsetTask: by value (addresses, size, fill byte).
 /// - EventRecordTask / EventWaitTask: the caller's events are replaced by fresh events the
 ///   model creates from the Device at end_capture. A wait on an event whose latest record
 ///   is not part of this capture (recorded before it, eagerly re-recorded, or by another
@@ -286,7 +286,7 @@ class CapturedModel {
   /// Replaces the arguments of the group's tasks with those of `tasks`, which must match
   /// the group in count and, task by task, in kind; a KernelTask must name the same kernel
   /// function and is copied with the captured array lengths (borrowed if the capture
-  /// borrowed); a MemcpyTask's addresses and size are replaced; event tasks keep their
+  /// borrowed); a MemcpyTask's or MemsetTask's fields are replaced; event tasks keep their
   /// replay events. Waits for executes in progress. On a READY model it is one update that
   /// either applies or changes nothing; between begin_update and end_update a failure
   /// makes the model FAULT. Fails on a FAULT model (begin_update first).

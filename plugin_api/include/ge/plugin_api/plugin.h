@@ -22,8 +22,9 @@ namespace ge {
 /// Bumped on any incompatible change to the plugin API or the core types it exposes.
 // 2: Device task tracing, Stream::run; 3: formats, intra-op threads; 4: core version and
 // build fingerprint in the descriptor; 5: kernel libraries; 6: Device::queue_depth and
-// Backend::prepare_super_kernel (new virtuals: the vtables changed).
-inline constexpr uint32_t kPluginAbiVersion = 6;
+// Backend::prepare_super_kernel (new virtuals: the vtables changed); 7: atomic clean
+// (PreparedKernel::zeroed, MemsetTask in the Task variant).
+inline constexpr uint32_t kPluginAbiVersion = 7;
 
 /// Where a plugin puts its components. Each add_* fails on a duplicate component name or
 /// on a kind the registry entry did not declare.

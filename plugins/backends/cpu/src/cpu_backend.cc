@@ -99,6 +99,7 @@ Result<PreparedKernel> CpuBackend::prepare(const Node& node) const {
         // compiled with either runs with either (the cache, or a compiler, may be gone).
         fused->name = reference.name;
         fused->workspace_bytes = reference.workspace_bytes;
+        fused->zeroed = reference.zeroed;
         return *fused;
       }
       if (std::optional<PreparedKernel> fast = cpu_dnnl::prepare(node, name(), {intra_op_threads()})) return *fast;

@@ -47,6 +47,11 @@ Status validate(const Task& task, size_t index) {
       return internal_error("cpu stream: memcpy task " + std::to_string(index) + " of " + std::to_string(copy->bytes) +
                             " bytes has a null address");
     }
+  } else if (const auto* memset = std::get_if<MemsetTask>(&task)) {
+    if (memset->bytes != 0 && memset->destination == nullptr) {
+      return internal_error("cpu stream: memset task " + std::to_string(index) + " of " +
+                            std::to_string(memset->bytes) + " bytes has a null address");
+    }
   } else {
     const bool record = std::holds_alternative<EventRecordTask>(task);
     Event* event = record ? std::get<EventRecordTask>(task).event : std::get<EventWaitTask>(task).event;
@@ -60,7 +65,7 @@ Status validate(const Task& task, size_t index) {
   return Status::ok();
 }
 
-/// Runs a kernel or a copy; events are handled by the caller.
+/// Runs a kernel, a copy or a memset; events are handled by the caller.
 Status run_work(const Task& task, size_t index) {
   if (const auto* kernel = std::get_if<KernelTask>(&task)) {
     int code = 0;
@@ -75,6 +80,8 @@ Status run_work(const Task& task, size_t index) {
   } else if (const auto* copy = std::get_if<MemcpyTask>(&task)) {
     // memmove: the planner may place a copy's source and destination in one region.
     if (copy->bytes != 0) std::memmove(copy->destination, copy->source, copy->bytes);
+  } else if (const auto* memset = std::get_if<MemsetTask>(&task)) {
+    if (memset->bytes != 0) std::memset(memset->destination, memset->value, memset->bytes);
   }
   return Status::ok();
 }

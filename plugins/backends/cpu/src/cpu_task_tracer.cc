@@ -62,6 +62,8 @@ TaskTraceRecord make_task_trace_record(int stream, const Task& task, double star
     record.name = kernel->name != nullptr && kernel->name[0] != '\0' ? kernel->name : "<unnamed>";
   } else if (std::holds_alternative<MemcpyTask>(task)) {
     record.name = "memcpy";
+  } else if (std::holds_alternative<MemsetTask>(task)) {
+    record.name = "memset";
   } else if (std::holds_alternative<EventRecordTask>(task)) {
     record.name = "event_record";
   } else {

@@ -74,6 +74,7 @@ Result<PreparedKernel> NpuSimBackend::prepare(const Node& node) const {
     kernel.function = &npu_sim_kernel_entry;
     kernel.params = std::move(params);
     kernel.workspace_bytes = inner.workspace_bytes;
+    kernel.zeroed = inner.zeroed;  // the inner kernel runs on the same addresses
     kernel.name = std::move(inner.name);
     return kernel;
   } catch (const std::bad_alloc&) {

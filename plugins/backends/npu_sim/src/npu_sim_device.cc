@@ -89,6 +89,8 @@ class NpuSimStream final : public Stream {
       if (record->event == nullptr) return invalid_argument(where + ": event record without an event");
     } else if (const auto* wait = std::get_if<EventWaitTask>(&task)) {
       if (wait->event == nullptr) return invalid_argument(where + ": event wait without an event");
+    } else if (const auto* memset = std::get_if<MemsetTask>(&task)) {
+      if (memset->bytes > 0 && memset->destination == nullptr) return invalid_argument(where + ": memset to a null address");
     }
     return Status::ok();
   }
@@ -296,6 +298,14 @@ Status NpuSimDevice::run_one(NpuSimStream& stream) {
       if (status.is_ok()) std::memmove(copy->destination, copy->source, copy->bytes);
     }
     cost += 2.0 * static_cast<double>(copy->bytes) / config_.bandwidth_bytes_per_ns;
+  } else if (const auto* memset = std::get_if<MemsetTask>(&queued.task)) {
+    // One launch, then the bytes written once at the memory bandwidth.
+    entry.name = "memset";
+    if (memset->bytes > 0) {
+      status = check_range(memset->destination, memset->bytes, where + " (memset destination)");
+      if (status.is_ok()) std::memset(memset->destination, memset->value, memset->bytes);
+    }
+    cost += static_cast<double>(memset->bytes) / config_.bandwidth_bytes_per_ns;
   } else if (const auto* record = std::get_if<EventRecordTask>(&queued.task)) {
     entry.name = "event_record";
     auto* event = static_cast<NpuSimEvent*>(record->event);

@@ -40,7 +40,7 @@ int npu_sim_kernel_entry(const KernelArgs& args);
 /// One task as the scheduler ran it, in simulated nanoseconds since the device started.
 struct NpuSimTimelineEntry {
   int stream = 0;
-  std::string name;  ///< kernel name, "memcpy", "event_record" or "event_wait"
+  std::string name;  ///< kernel name, "memcpy", "memset", "event_record" or "event_wait"
   double start_ns = 0, end_ns = 0;
 };
 

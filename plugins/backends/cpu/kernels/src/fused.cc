@@ -186,12 +186,15 @@ Result<PreparedKernel> prepare_fused(const KernelContext& context, std::string_v
     params.has_residual = true;
   }
   const size_t workspace = inner.workspace_bytes;
+  const ZeroedMemory zeroed = inner.zeroed;  // the inner kernel runs on this node's addresses
   std::string variant = inner.name.substr(inner.name.rfind('.') + 1);  // "cpu.Conv.im2col" -> "im2col"
   if (variant == context.node.op_type()) variant.clear();
   params.inner = std::move(inner);
   KernelFunction function =
       select_kernel(dtype, FloatTypes{}, []<typename T>() -> KernelFunction { return &fused_kernel<T>; });
-  return make_kernel(context, function, std::move(params), workspace, variant);
+  PreparedKernel kernel = make_kernel(context, function, std::move(params), workspace, variant);
+  kernel.zeroed = zeroed;
+  return kernel;
 }
 
 Result<PreparedKernel> prepare_fused_conv(const KernelContext& context) { return prepare_fused(context, "Conv", false); }

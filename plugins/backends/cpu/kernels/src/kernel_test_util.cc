@@ -69,18 +69,22 @@ Result<std::vector<Tensor>> KernelTest::run(int* code) {
   for (const InputSpec& spec : inputs_) input_addresses.push_back(spec.data ? spec.data->raw_data() : nullptr);
   std::vector<Tensor> outputs;
   std::vector<void*> output_addresses;
-  for (const TensorDesc& desc : outputs_) {
+  for (size_t k = 0; k < outputs_.size(); ++k) {
+    const TensorDesc& desc = outputs_[k];
     Tensor tensor = Tensor::zeros(desc.dtype, desc.static_dims());
-    // Poison outputs so a kernel that skips an element is caught; string tensors hold
-    // constructed std::string objects, which must not be overwritten.
-    if (desc.dtype != DataType::kString) std::memset(tensor.raw_data(), 0xFF, tensor.byte_size());
+    // Poison outputs so a kernel that skips an element is caught, except those the kernel
+    // declares zeroed (the runtime's atomic clean); string tensors hold constructed
+    // std::string objects, which must not be overwritten.
+    if (desc.dtype != DataType::kString && !kernel.zeroed.output(k)) {
+      std::memset(tensor.raw_data(), 0xFF, tensor.byte_size());
+    }
     output_addresses.push_back(tensor.raw_data());
     outputs.push_back(tensor);
   }
   std::unique_ptr<unsigned char[]> workspace;
   if (kernel.workspace_bytes > 0) {
     workspace = std::make_unique<unsigned char[]>(kernel.workspace_bytes);
-    std::memset(workspace.get(), 0xFF, kernel.workspace_bytes);
+    std::memset(workspace.get(), kernel.zeroed.workspace ? 0 : 0xFF, kernel.workspace_bytes);
   }
   KernelArgs args;
   args.inputs = input_addresses.data();

@@ -37,8 +37,9 @@ class KernelTest {
   /// Builds the graph on first use; later calls return the same node.
   Node& node();
   Result<PreparedKernel> prepare();
-  /// Prepares, allocates outputs (filled with 0xFF bytes so unwritten elements show) and
-  /// the workspace, and launches. A non-zero kernel return is an error whose message
+  /// Prepares, allocates outputs (filled with 0xFF bytes so unwritten elements show, or
+  /// zeroed where the kernel declares ZeroedMemory, as the runtime does) and the
+  /// workspace, and launches. A non-zero kernel return is an error whose message
   /// has the code; `code` (when not null) receives it.
   Result<std::vector<Tensor>> run(int* code = nullptr);
 

@@ -6,7 +6,8 @@
 // image. The additions run in the reference's order (block positions outer, blocks inner)
 // and in the element type (float16/bfloat16 rounded after each, integers wrapping).
 // image_shape comes from the output desc; a constant image_shape/block_shape is checked
-// in prepare, a runtime one at launch.
+// in prepare, a runtime one at launch. The images start from the runtime's zeros: the
+// kernel declares its output zeroed (atomic clean, ge::ZeroedMemory) and only adds.
 
 #include <optional>
 #include <string>
@@ -104,7 +105,7 @@ int col2im_kernel(const KernelArgs& args) {
   const auto* x = static_cast<const T*>(args.inputs[0]);
   auto* y = static_cast<T*>(args.outputs[0]);
   if (y == nullptr || (p.blocks * block_size > 0 && x == nullptr)) return kKernelMissingAddress;
-  for (int64_t i = 0; i < images * image_size; ++i) y[i] = tensor::store<T>(0);
+  // y holds zeros (ZeroedMemory: zero bytes are 0 in every numeric type).
   for (int64_t image = 0; image < images; ++image) {
     const T* columns = x + image * block_size * p.blocks;
     T* out = y + image * image_size;
@@ -215,7 +216,9 @@ Result<PreparedKernel> prepare_col2im(const KernelContext& context) {
   KernelFunction function = tensor::select(dtype, tensor::NumericTypes{},
                                            []<typename T>() -> KernelFunction { return &col2im_kernel<T>; });
   if (function == nullptr) return unsupported_dtype(context, dtype, tensor::dtypes_of(tensor::NumericTypes{}));
-  return make_kernel(context, function, p);
+  PreparedKernel kernel = make_kernel(context, function, p);
+  kernel.zeroed.outputs = 1;  // the images: the runtime zeroes them before each launch
+  return kernel;
 }
 
 }  // namespace

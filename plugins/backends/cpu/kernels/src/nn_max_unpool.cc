@@ -7,6 +7,8 @@
 // reads the indices as positions in the output_shape tensor (see onnx/onnx#2398); the two
 // agree whenever output_shape is the inferred shape. An index outside the inferred tensor
 // is reported at launch (kKernelIndexOutOfRange).
+// The zero tensor is the runtime's: the kernel declares its output zeroed (atomic clean,
+// ge::ZeroedMemory) and only scatters.
 
 #include <algorithm>
 #include <string>
@@ -32,7 +34,7 @@ int max_unpool_kernel(const KernelArgs& args) {
   const auto* indices = static_cast<const int64_t*>(args.inputs[1]);
   auto* y = static_cast<T*>(args.outputs[0]);
   if (x == nullptr || indices == nullptr || y == nullptr) return kKernelMissingAddress;
-  std::fill(y, y + p.output_count, nn::store<T>(0.0));
+  // y holds zeros (ZeroedMemory: zero bytes are +0 in every floating type).
   for (int64_t i = 0; i < p.input_count; ++i) {
     int64_t index = indices[i];
     if (index < 0 || index >= p.inferred_count) return nn::kKernelIndexOutOfRange;
@@ -101,7 +103,9 @@ Result<PreparedKernel> prepare_max_unpool(const KernelContext& context) {
   }
   KernelFunction function =
       nn::select(dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &max_unpool_kernel<T>; });
-  return make_kernel(context, function, std::move(p));
+  PreparedKernel prepared = make_kernel(context, function, std::move(p));
+  prepared.zeroed.outputs = 1;  // Y: the runtime zeroes it before each launch
+  return prepared;
 }
 
 }  // namespace

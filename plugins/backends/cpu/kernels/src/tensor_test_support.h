@@ -25,13 +25,17 @@ inline Result<std::vector<Tensor>> run_with_constants(KernelTest& test) {
   }
   std::vector<Tensor> outputs;
   std::vector<void*> output_addresses;
-  for (const Value* value : node.outputs()) {
+  for (size_t k = 0; k < node.output_count(); ++k) {
+    const Value* value = node.output(k);
     Tensor tensor = Tensor::zeros(value->desc().dtype, value->desc().static_dims());
-    if (tensor.dtype() != DataType::kString) std::memset(tensor.raw_data(), 0xFF, tensor.byte_size());
+    // Poisoned, except what the kernel declares zeroed (the runtime's atomic clean).
+    if (tensor.dtype() != DataType::kString && !kernel.zeroed.output(k)) {
+      std::memset(tensor.raw_data(), 0xFF, tensor.byte_size());
+    }
     output_addresses.push_back(tensor.raw_data());
     outputs.push_back(tensor);
   }
-  std::vector<unsigned char> workspace(kernel.workspace_bytes, 0xFF);
+  std::vector<unsigned char> workspace(kernel.workspace_bytes, kernel.zeroed.workspace ? 0 : 0xFF);
   KernelArgs args;
   args.inputs = inputs.data();
   args.outputs = output_addresses.data();
