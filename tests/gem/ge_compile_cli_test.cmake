@@ -20,9 +20,15 @@ set(gem ${WORK_DIR}/small_cnn.gem)
 file(REMOVE ${gem})
 expect_run(0 ARGS --model ${MODEL} --output ${gem} -O2 CONTAINS "compiled '${MODEL}' for cpu -O2 into '${gem}'")
 expect_run(0 ARGS --info ${gem}
-  CONTAINS "format version: 3" "backend: cpu (-O2)" "execution: task sink, 1 stream, 0 events, "
+  CONTAINS "format version: 4" "backend: cpu (-O2)" "execution: task sink, 1 stream, 0 events, "
            "memory: feature map " "lower bound " "source model: small_cnn.onnx" "inputs:\n  input : float32[1,3,16,16]"
            "outputs:\n" "op histogram:\n" "required plugins:\n" "(backend)" "(op_library)")
+# MaxUnpool accumulates into a zeroed output: the file lists its atomic-clean group.
+set(unpool_model /usr/share/libonnx-testdata/data/node/test_maxunpool_export_without_output_shape/model.onnx)
+if(EXISTS ${unpool_model})
+  expect_run(0 ARGS --model ${unpool_model} --output ${WORK_DIR}/unpool.gem)
+  expect_run(0 ARGS --info ${WORK_DIR}/unpool.gem CONTAINS "atomic clean: 1 group, one memset each per run: [0, 512) 1 block on stream 0")
+endif()
 expect_run(0 ARGS --model ${MODEL} --output ${WORK_DIR}/fixed.gem --input-shape "input:1,3,16,16" -O0)
 expect_run(0 ARGS --info ${WORK_DIR}/fixed.gem CONTAINS "input : float32[1,3,16,16]" "(-O0)")
 expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --input-shape "input:1,3,8,8" CONTAINS
