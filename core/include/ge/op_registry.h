@@ -36,7 +36,7 @@ struct OpSchemaInfo {
   /// Where the memory planner may run the op in place (over an input that dies at it and
   /// holds as many bytes as the output). The planner places output 0 only, of nodes whose
   /// other outputs are unused.
-  std::vector<InPlacePair> in_place;
+  std::vector<InPlacePair> in_place{};
   /// Output 0 is input 0's bytes unchanged (a reshape): the planner may place it at the
   /// input's address, and the runtime then runs no kernel for it.
   bool is_view = false;
