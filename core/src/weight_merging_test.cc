@@ -388,6 +388,7 @@ TEST(WeightMergingModelFile, ACompiledRegionLoadsInOneCopyFromTheFile) {
   CountingBackend counting(npu);
   ModelRunnerOptions options;
   options.precompiled = &*loaded->plans;
+  options.memory_plan_options.ops = &plugins().ops;  // the stored plan's in-place ops and views
   Result<std::unique_ptr<ModelRunner>> runner = ModelRunner::load(*loaded->graph, counting, options);
   ASSERT_TRUE(runner.is_ok()) << runner.status().to_string();
   EXPECT_EQ(counting.counting_device().copies_to_device, 1);
