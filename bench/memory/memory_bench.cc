@@ -192,9 +192,12 @@ int main(int argc, char** argv) {
   }
   print_header();
 
+  // The op libraries say which ops run in place and which are views.
+  const ge::OpRegistry ops = host.make_op_registry();
   auto run_all = [&](const std::string& label, const ge::Graph& graph, bool is_model) {
     for (ge::ExecutionOrder order : {ge::ExecutionOrder::kStable, ge::ExecutionOrder::kMemoryPriority}) {
       ge::MemoryPlanOptions options;
+      options.ops = &ops;
       options.order = order;
       const std::string order_name = order == ge::ExecutionOrder::kStable ? "stable" : "memory_priority";
       // Each assigner alone, then all of them (what a build does).
@@ -241,7 +244,6 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s\n", graph.status().to_string().c_str());
       return 1;
     }
-    ge::OpRegistry ops = host.make_op_registry();
     ge::Status inferred = ops.infer_graph(**graph);
     if (!inferred.is_ok()) {
       std::fprintf(stderr, "%s: %s\n", path.c_str(), inferred.to_string().c_str());

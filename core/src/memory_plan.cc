@@ -53,26 +53,6 @@ size_t round_up(size_t bytes, size_t alignment) {
   return alignment <= 1 ? bytes : (bytes + alignment - 1) / alignment * alignment;
 }
 
-// ---- which ops may share storage ----
-
-// ONNX ops that compute each output element from the same element of an input of equal
-// shape (other inputs may broadcast), so the output may overwrite that input.
-bool is_builtin_in_place_op(const std::string& type) {
-  // clang-format off
-  static const std::unordered_set<std::string> kOps = {
-      "Abs", "Acos", "Acosh", "Add", "And", "Asin", "Asinh", "Atan", "Atanh", "BatchNormalization", "BitShift",
-      "Ceil", "Celu", "Clip", "Cos", "Cosh", "Div", "Elu", "Erf", "Exp", "Floor", "HardSigmoid", "HardSwish",
-      "LeakyRelu", "Log", "Max", "Mean", "Min", "Mish", "Mod", "Mul", "Neg", "Not", "Or", "Pow", "PRelu",
-      "Reciprocal", "Relu", "Round", "Selu", "Sigmoid", "Sign", "Sin", "Sinh", "Softplus", "Softsign", "Sqrt",
-      "Sub", "Sum", "Tan", "Tanh", "ThresholdedRelu", "Where", "Xor"};
-  // clang-format on
-  return kOps.count(type) != 0;
-}
-
-bool is_view_op(const std::string& type) {
-  return type == "Reshape" || type == "Flatten" || type == "Squeeze" || type == "Unsqueeze" || type == "Identity";
-}
-
 bool is_onnx_domain(const Node& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
 
 bool output_is_omitted(const Graph& graph, const Value* value) {
@@ -153,7 +133,11 @@ class Planner {
   void merge_concat(const StepNode& step);
   void merge_view(const StepNode& step);
   void merge_in_place(const StepNode& step);
-  bool in_place_allowed(const Node& node) const;
+  /// The node's schema when the options give a registry: which ops may run in place or
+  /// as views is the op libraries' knowledge, not the planner's.
+  const OpSchemaInfo* schema_of(const Node& node) const {
+    return options_.ops != nullptr ? options_.ops->find_schema(node) : nullptr;
+  }
   Status group_clean_blocks(int64_t exit);
 
   Status assign(const std::vector<std::shared_ptr<MemoryAssigner>>& assigners, GraphMemoryPlan& plan);
@@ -470,8 +454,9 @@ void Planner::merge_identical_weights(MemoryStatistics& statistics) {
 
 void Planner::merge_view(const StepNode& step) {
   const Node& node = *step.node;
-  if (!is_view_op(node.op_type()) || !is_onnx_domain(node) || node.input(0) == nullptr || node.output_count() < 1)
-    return;
+  if (node.input_count() < 1 || node.input(0) == nullptr || node.output_count() < 1) return;
+  const OpSchemaInfo* schema = schema_of(node);
+  if (schema == nullptr || !schema->is_view) return;
   const int x = index_of(node.input(0));
   const int v = index_of(node.output(0));
   if (x < 0 || v < 0) return;
@@ -500,19 +485,11 @@ void Planner::merge_view(const StepNode& step) {
   }
 }
 
-bool Planner::in_place_allowed(const Node& node) const {
-  if (is_onnx_domain(node) && is_builtin_in_place_op(node.op_type())) return true;
-  if (options_.ops != nullptr) {
-    const OpSchemaInfo* schema = options_.ops->find_schema(node);
-    return schema != nullptr &&
-           (schema->fusion_kind == FusionKind::kElementwise || schema->fusion_kind == FusionKind::kBroadcast);
-  }
-  return false;
-}
-
 void Planner::merge_in_place(const StepNode& step) {
   const Node& node = *step.node;
-  if (step.begin != step.end || node.output_count() < 1 || !in_place_allowed(node)) return;
+  if (step.begin != step.end || node.output_count() < 1) return;
+  const OpSchemaInfo* schema = schema_of(node);
+  if (schema == nullptr || schema->in_place.empty()) return;
   for (size_t k = 1; k < node.output_count(); ++k) {
     if (!output_is_omitted(*step.graph, node.output(k))) return;
   }
@@ -521,8 +498,9 @@ void Planner::merge_in_place(const StepNode& step) {
   ValuePlacement& out = values_[y];
   if (out.region != MemoryRegion::kFeatureMap || out.in_place_of >= 0 || out.bytes == 0 || holds_clean(y)) return;
   const TensorDesc& out_desc = out.value->desc();
-  for (const Value* in : node.inputs()) {
-    const int x = in != nullptr ? index_of(in) : -1;
+  for (size_t k = 0; k < node.input_count(); ++k) {
+    const Value* in = node.input(k);
+    const int x = in != nullptr && schema->may_run_in_place(k, 0) ? index_of(in) : -1;
     if (x < 0 || x == y) continue;
     const ValuePlacement& source = values_[x];
     // A block to be zeroed is used by no other value (seed 002).

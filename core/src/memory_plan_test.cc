@@ -14,10 +14,11 @@ using testing::FirstFitAssigner;
 using ::testing::HasSubstr;
 using testing::parse_memory_dsl;
 using testing::SequentialAssigner;
+using testing::toy_plan_options;
 
 std::vector<std::shared_ptr<MemoryAssigner>> first_fit() { return {std::make_shared<FirstFitAssigner>()}; }
 
-GraphMemoryPlan plan_or_die(const Graph& graph, const MemoryPlanOptions& options = {},
+GraphMemoryPlan plan_or_die(const Graph& graph, const MemoryPlanOptions& options = toy_plan_options(),
                             std::vector<std::shared_ptr<MemoryAssigner>> assigners = first_fit()) {
   Result<GraphMemoryPlan> plan = plan_memory(graph, assigners, options);
   EXPECT_TRUE(plan.is_ok()) << plan.status().to_string();
@@ -91,7 +92,7 @@ TEST(MemoryPlanTest, LifetimesSizesAndRegions) {
 TEST(MemoryPlanTest, WithoutZeroCopyInputsAndOutputsLiveInTheFeatureMap) {
   // step 0 x bound | 1 a=Conv(x) | 2 b=Conv(a) | 3 exit: x [0,1], a [1,2], b [2,3]
   auto g = parse_memory_dsl("in x[128]; a=Conv(x)[128]; b=Conv(a)[128]; out b");
-  MemoryPlanOptions options;
+  MemoryPlanOptions options = toy_plan_options();
   options.zero_copy_io = false;
   GraphMemoryPlan plan = plan_or_die(*g, options);
   EXPECT_EQ(at(plan, *g, "x").region, MemoryRegion::kFeatureMap);
@@ -146,7 +147,7 @@ TEST(MemoryPlanTest, OmittedOutputsAreNotPlannedButDeadOnesAre) {
 
 TEST(MemoryPlanTest, WorkspacesArePlannedForTheirNodeStep) {
   auto g = parse_memory_dsl("in x[128]; a=Conv(x)[128]; b=Conv(a)[128]; out b");
-  MemoryPlanOptions options;
+  MemoryPlanOptions options = toy_plan_options();
   options.workspace_bytes = [](const Node& node) -> size_t { return node.name() == "n_a" ? 1000 : 0; };
   GraphMemoryPlan plan = plan_or_die(*g, options);
   const ValuePlacement* workspace = nullptr;
@@ -167,7 +168,7 @@ TEST(MemoryPlanTest, WorkspacesArePlannedForTheirNodeStep) {
 
 /// Atomic clean for the DSL graphs: every Scatter's output is zeroed before it runs.
 MemoryPlanOptions scatter_outputs_zeroed() {
-  MemoryPlanOptions options;
+  MemoryPlanOptions options = toy_plan_options();
   options.zeroed_memory = [](const Node& node) {
     ZeroedMemory zeroed;
     if (node.op_type() == "Scatter") zeroed.outputs = 1;
@@ -193,7 +194,7 @@ TEST(MemoryPlanTest, AtomicCleanBlocksShareOneGroupNothingElseUses) {
   auto g = parse_memory_dsl(
       "in x[128]; a=Conv(x)[128]; u=Scatter(a)[64]; b=Conv(u)[128]; v=Scatter(b)[256]; c=Conv(v)[128]; "
       "d=Conv(c)[128]; out d");
-  MemoryPlanOptions options;
+  MemoryPlanOptions options = toy_plan_options();
   options.workspace_bytes = [](const Node& node) -> size_t { return node.name() == "n_c" || node.name() == "n_d" ? 100 : 0; };
   const GraphMemoryPlan reused = plan_or_die(*g, options);
   EXPECT_TRUE(reused.clean_groups.empty());
@@ -305,6 +306,91 @@ TEST(MemoryPlanTest, ActivationChainRunsInPlace) {
   EXPECT_THAT(format_memory_statistics(plan.statistics), HasSubstr("ratio 1.0000"));
 }
 
+// A custom op library (what an SDK plugin registers through Registrar::add_op_library)
+// declaring its own sharing: Blend may write output 0 over input 1 only; Bitcast is a view.
+class CustomSharingOps final : public OpLibrary {
+ public:
+  CustomSharingOps() {
+    blend_.domain = bitcast_.domain = "com.example";
+    blend_.op_type = "Blend";
+    blend_.in_place = {InPlacePair{1, 0}};
+    bitcast_.op_type = "Bitcast";
+    bitcast_.is_view = true;
+  }
+  std::string name() const override { return "test_custom_sharing_ops"; }
+  const OpSchemaInfo* find_schema(const std::string& domain, const std::string& op_type, int64_t) const override {
+    if (domain != "com.example") return nullptr;
+    return op_type == "Blend" ? &blend_ : op_type == "Bitcast" ? &bitcast_ : nullptr;
+  }
+  Status infer(Node&, int64_t, const InputDataProvider&, const OpRegistry&) const override { return Status::ok(); }
+
+ private:
+  OpSchemaInfo blend_, bitcast_;
+};
+
+MemoryPlanOptions with_custom_ops(OpRegistry& registry) {
+  registry.add_library(std::make_shared<CustomSharingOps>());
+  MemoryPlanOptions options;
+  options.ops = &registry;
+  return options;
+}
+
+void set_custom_domain(Graph& graph, const std::string& node) {
+  graph.find_node(node)->set_domain("com.example");
+  graph.set_opset_import("com.example", 1);
+}
+
+TEST(MemoryPlanTest, CustomOpDeclaredInPlaceRunsInPlaceOverTheDeclaredInputOnly) {
+  // 1 a | 2 b | 3 c=Blend(a,b): both die, only input 1 (b) may be overwritten | 4 d
+  auto g = parse_memory_dsl("in x[128]; a=Conv(x)[128]; b=Conv(x)[128]; c=Blend(a,b); d=Conv(c); out d");
+  set_custom_domain(*g, "n_c");
+  OpRegistry registry;
+  GraphMemoryPlan plan = plan_or_die(*g, with_custom_ops(registry));
+  EXPECT_EQ(at(plan, *g, "c").in_place_of, index_of(plan, *g, "b"));
+  EXPECT_EQ(at(plan, *g, "c").offset, at(plan, *g, "b").offset);
+  EXPECT_EQ(plan.statistics.in_place, 1u);
+
+  // Swapped inputs: the declared input 1 is now a, still the one overwritten.
+  auto h = parse_memory_dsl("in x[128]; a=Conv(x)[128]; b=Conv(x)[128]; c=Blend(b,a); d=Conv(c); out d");
+  set_custom_domain(*h, "n_c");
+  GraphMemoryPlan swapped = plan_or_die(*h, with_custom_ops(registry));
+  EXPECT_EQ(at(swapped, *h, "c").in_place_of, index_of(swapped, *h, "a"));
+
+  // The same op without its library's schema: the core knows nothing of it.
+  GraphMemoryPlan unknown = plan_or_die(*g, MemoryPlanOptions{});
+  EXPECT_EQ(at(unknown, *g, "c").in_place_of, -1);
+  EXPECT_EQ(unknown.statistics.in_place, 0u);
+}
+
+TEST(MemoryPlanTest, CustomOpDeclaredAsViewAliasesItsInput) {
+  // 1 a | 2 v=Bitcast(a): a view at a's offset | 3 d=Conv(v)
+  auto g = parse_memory_dsl("in x[128]; a=Conv(x)[128]; v=Bitcast(a); d=Conv(v); out d");
+  set_custom_domain(*g, "n_v");
+  OpRegistry registry;
+  GraphMemoryPlan plan = plan_or_die(*g, with_custom_ops(registry));
+  const ValuePlacement& v = at(plan, *g, "v");
+  EXPECT_EQ(v.alias, MemoryAlias::kView);
+  EXPECT_EQ(v.alias_source, index_of(plan, *g, "a"));
+  EXPECT_EQ(v.offset, at(plan, *g, "a").offset);
+  EXPECT_EQ(plan.statistics.views, 1u);
+  EXPECT_EQ(plan.feature_map_bytes, 512u);
+
+  GraphMemoryPlan unknown = plan_or_die(*g, MemoryPlanOptions{});
+  EXPECT_EQ(at(unknown, *g, "v").alias, MemoryAlias::kNone);
+  EXPECT_EQ(unknown.statistics.views, 0u);
+}
+
+TEST(MemoryPlanTest, WithoutARegistryNoOpSharesStorage) {
+  // Names alone (Relu, Reshape) mean nothing to the planner: the op libraries decide.
+  auto g = parse_memory_dsl("in x[128]; a=Conv(x)[128]; b=Relu(a); r=Reshape(b); d=Conv(r); out d");
+  GraphMemoryPlan plan = plan_or_die(*g, MemoryPlanOptions{});
+  EXPECT_EQ(plan.statistics.in_place, 0u);
+  EXPECT_EQ(plan.statistics.views, 0u);
+  GraphMemoryPlan shared = plan_or_die(*g);
+  EXPECT_EQ(shared.statistics.in_place, 1u);
+  EXPECT_EQ(shared.statistics.views, 1u);
+}
+
 TEST(MemoryPlanTest, NoInPlaceOverAValueReadLater) {
   // 1 a | 2 b=Relu(a): a read again at 3 -> own bytes | 3 c=Add(b,a): b dies -> c over b
   auto g = parse_memory_dsl("in x[128]; a=Conv(x)[128]; b=Relu(a); c=Add(b,a); d=Conv(c); out d");
@@ -349,7 +435,7 @@ TEST(MemoryPlanTest, NoInPlaceWhenAnotherInputSharesTheBuffer) {
 
 TEST(MemoryPlanTest, InPlaceCanBeSwitchedOff) {
   auto g = parse_memory_dsl("in x[128]; a=Conv(x)[128]; b=Relu(a); d=Conv(b); out d");
-  MemoryPlanOptions options;
+  MemoryPlanOptions options = toy_plan_options();
   options.in_place = false;
   GraphMemoryPlan plan = plan_or_die(*g, options);
   EXPECT_EQ(at(plan, *g, "b").in_place_of, -1);
@@ -548,7 +634,7 @@ TEST(MemoryPlanTest, MemoryPriorityOrderLowersTheBound) {
   GraphMemoryPlan stable = plan_or_die(*g);
   EXPECT_EQ(stable.statistics.lower_bound_bytes, 31u * 512);
 
-  MemoryPlanOptions options;
+  MemoryPlanOptions options = toy_plan_options();
   options.order = ExecutionOrder::kMemoryPriority;
   GraphMemoryPlan priority = plan_or_die(*g, options);
   EXPECT_EQ(priority.statistics.lower_bound_bytes, 13u * 512);
@@ -562,7 +648,7 @@ TEST(MemoryPlanTest, ExplicitOrderIsCheckedAndUsed) {
   const Node* a = g->find_node("n_a");
   const Node* b = g->find_node("n_b");
   const Node* c = g->find_node("n_c");
-  MemoryPlanOptions options;
+  MemoryPlanOptions options = toy_plan_options();
   options.explicit_order = {b, a, c};
   GraphMemoryPlan plan = plan_or_die(*g, options);
   EXPECT_EQ(plan.order, options.explicit_order);
@@ -812,7 +898,7 @@ TEST(MemoryPlanPropertyTest, RandomDagsRunCorrectlyFromEveryPlan) {
   int priority_lower = 0, in_place_into_slice = 0, moved_into_slice = 0;
   for (int trial = 0; trial < 2000; ++trial) {
     auto graph = testing::random_memory_dag(rng, 1 + trial % 40);
-    MemoryPlanOptions options;
+    MemoryPlanOptions options = toy_plan_options();
     options.zero_copy_io = rng() % 4 != 0;
     options.in_place = rng() % 5 != 0;
     options.views = rng() % 5 != 0;
@@ -826,7 +912,7 @@ TEST(MemoryPlanPropertyTest, RandomDagsRunCorrectlyFromEveryPlan) {
     if (::testing::Test::HasFatalFailure()) return;
     // Without sharing rules the bound is the peak of live node outputs, which memory
     // priority never makes worse than the stable order.
-    MemoryPlanOptions plain;
+    MemoryPlanOptions plain = toy_plan_options();
     plain.in_place = plain.views = plain.continuous_concat = false;
     Result<GraphMemoryPlan> stable = plan_memory(*graph, first_fit(), plain);
     plain.order = ExecutionOrder::kMemoryPriority;
@@ -858,7 +944,7 @@ TEST(MemoryPlanPropertyTest, SimulatorCatchesAPlanWithoutSharingRules) {
   int caught = 0;
   for (int trial = 0; trial < 50; ++trial) {
     auto graph = testing::random_memory_dag(rng, 12);
-    Result<GraphMemoryPlan> plan = plan_memory(*graph, first_fit());
+    Result<GraphMemoryPlan> plan = plan_memory(*graph, first_fit(), toy_plan_options());
     ASSERT_TRUE(plan.is_ok());
     if (plan->buffers.size() < 2) continue;
     for (ValuePlacement& p : plan->values) {

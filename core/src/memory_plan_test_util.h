@@ -6,7 +6,8 @@
 //   - random_memory_dag: random DAGs of toy ops that exercise in-place, views and Concat;
 //   - simulate_plan: runs such a graph out of a plan's arenas word by word and compares
 //     every value with a reference computed without any shared memory;
-//   - FirstFitAssigner: a small, obviously correct assigner for core tests.
+//   - FirstFitAssigner: a small, obviously correct assigner for core tests;
+//   - toy_ops / toy_plan_options: the schemas that say which of those ops share storage.
 
 #include <algorithm>
 #include <cctype>
@@ -23,6 +24,7 @@
 
 #include "ge/graph.h"
 #include "ge/memory_plan.h"
+#include "ge/op_registry.h"
 
 namespace ge::testing {
 
@@ -156,6 +158,48 @@ inline std::unique_ptr<Graph> parse_memory_dsl(std::string_view text) {
     }
   }
   return graph;
+}
+
+/// Schemas for the ops the tests' graphs use, declaring the storage sharing the ONNX op
+/// library declares for them: Relu, Sigmoid, Add and Sum in place over any input,
+/// Reshape, Flatten, Squeeze, Unsqueeze and Identity as views. Other ops have no schema
+/// here (the planner shares nothing for them). Inference is not offered.
+class ToyOpLibrary final : public OpLibrary {
+ public:
+  ToyOpLibrary() {
+    for (const char* op : {"Relu", "Sigmoid", "Add", "Sum"}) {
+      schemas_[op].in_place = {InPlacePair{InPlacePair::kEveryInput, 0}};
+    }
+    for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"}) schemas_[op].is_view = true;
+    for (auto& [op, schema] : schemas_) schema.op_type = op;
+  }
+  std::string name() const override { return "test_toy_ops"; }
+  const OpSchemaInfo* find_schema(const std::string& domain, const std::string& op_type, int64_t) const override {
+    auto it = schemas_.find(op_type);
+    return domain.empty() && it != schemas_.end() ? &it->second : nullptr;
+  }
+  Status infer(Node& node, int64_t, const InputDataProvider&, const OpRegistry&) const override {
+    return unsupported("the test op library infers nothing (" + node.describe() + ")");
+  }
+
+ private:
+  std::map<std::string, OpSchemaInfo> schemas_;
+};
+
+inline const OpRegistry& toy_ops() {
+  static const OpRegistry* registry = [] {
+    auto* r = new OpRegistry();
+    r->add_library(std::make_shared<ToyOpLibrary>());
+    return r;
+  }();
+  return *registry;
+}
+
+/// Default plan options with toy_ops() as the registry.
+inline MemoryPlanOptions toy_plan_options() {
+  MemoryPlanOptions options;
+  options.ops = &toy_ops();
+  return options;
 }
 
 /// An assigner for core tests: requests in order, each at the lowest offset where it fits

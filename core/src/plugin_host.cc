@@ -9,7 +9,8 @@
 #include <sstream>
 
 #include "ge/logging.h"
-#include "ge/plugin_api/plugin.h"
+#include "ge/plugin_descriptor.h"
+#include "ge/version.h"
 
 namespace ge {
 
@@ -394,6 +395,15 @@ Status PluginHost::load_registry(const std::filesystem::path& registry_file) {
     }
     if (Status compatible = check_build_compatibility(*descriptor); !compatible.is_ok()) {
       record_failure(plugin_error(who + ": '" + record.library.string() + "' " + compatible.message()));
+      continue;
+    }
+    // The entry's name is what other entries, .gem files and messages refer to: a
+    // registry that calls the library by another name would mislabel all of them.
+    const std::string descriptor_name = descriptor->name != nullptr ? descriptor->name : "";
+    if (descriptor_name != *name) {
+      record_failure(plugin_error(who + ": library '" + record.library.string() + "' is the plugin '" +
+                                  descriptor_name + "' (the name in its descriptor), not '" + *name +
+                                  "': name the registry entry '" + descriptor_name + "'"));
       continue;
     }
     record.plugin_version = descriptor->version ? descriptor->version : "";

@@ -35,9 +35,10 @@ Result<std::vector<std::shared_ptr<MemoryAssigner>>> select_assigners(const Plug
   return selected;
 }
 
-/// The graph loaded into the task sink with a plan from the selected memory assigners;
-/// kUnsupported when the graph needs the per-op executor.
-Result<std::unique_ptr<ModelRunner>> load_task_sink(const Graph& graph, Backend& backend,
+/// The graph loaded into the task sink with a plan from the selected memory assigners
+/// (`ops` says which ops run in place or as views); kUnsupported when the graph needs the
+/// per-op executor.
+Result<std::unique_ptr<ModelRunner>> load_task_sink(const Graph& graph, Backend& backend, const OpRegistry& ops,
                                                     std::vector<std::shared_ptr<MemoryAssigner>> assigners,
                                                     ExecutionOrder order, int max_streams,
                                                     std::shared_ptr<TensorPool> pool, bool shrink,
@@ -49,6 +50,7 @@ Result<std::unique_ptr<ModelRunner>> load_task_sink(const Graph& graph, Backend&
   options.max_streams = max_streams;
   options.memory_assigners = std::move(assigners);
   options.memory_plan_options.order = order;
+  options.memory_plan_options.ops = &ops;
   if (options.memory_assigners.empty()) {
     return unsupported("no memory assigner is loaded (enable one of kind 'memory_assigner' in the plugin registry)");
   }
@@ -131,7 +133,7 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
   if (options.task_sink) {
     // Identical weights the passes left (CSE runs from -O1) share one host storage.
     share_identical_constants(*graph);
-    Result<std::unique_ptr<ModelRunner>> runner = load_task_sink(*graph, *backend, assigners, options.memory_order,
+    Result<std::unique_ptr<ModelRunner>> runner = load_task_sink(*graph, *backend, session->ops_, assigners, options.memory_order,
                                                                  options.max_streams, session->pool_, options.shrink,
                                                                  options.super_kernel_max_bytes);
     if (runner.is_ok()) {
@@ -183,7 +185,7 @@ Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph
   };
   auto load = [this, &backend, options, assigners = std::move(assigners)](const Graph& graph) {
     // No shrink: each specialisation is compiled from the host graph, which stays.
-    return load_task_sink(graph, backend, assigners, options.memory_order, options.max_streams, pool_, false,
+    return load_task_sink(graph, backend, ops_, assigners, options.memory_order, options.max_streams, pool_, false,
                           options.super_kernel_max_bytes);
   };
   SinkCompiler compile = [optimise, load](std::unique_ptr<Graph> graph) -> Result<std::unique_ptr<ModelRunner>> {
@@ -329,6 +331,7 @@ Result<ModelRunner*> Session::acquire_runner() {
   const CompiledPlans plans = runner_->compiled_plans();
   ModelRunnerOptions options;
   options.precompiled = &plans;
+  options.memory_plan_options.ops = &ops_;
   options.output_pool = pool_;
   GE_ASSIGN_OR_RETURN(std::unique_ptr<ModelRunner> sibling, ModelRunner::load(runner_->graph(), *backend_, options));
   std::lock_guard<std::mutex> lock(runners_mutex_);

@@ -49,6 +49,7 @@ Status Session::load_gear(const PluginHost& host, LoadedModelFile& gear, const S
   GE_ASSIGN_OR_RETURN(Backend * backend, host.backend(options.backend));
   ModelRunnerOptions runner_options;
   runner_options.precompiled = &*gear.plans;
+  runner_options.memory_plan_options.ops = &ops_;
   runner_options.output_pool = pool_;
   runner_options.shrink = options.shrink;
   GE_ASSIGN_OR_RETURN(std::unique_ptr<ModelRunner> runner, ModelRunner::load(*gear.graph, *backend, runner_options));
@@ -76,6 +77,7 @@ Result<std::unique_ptr<Session>> Session::create_compiled(const PluginHost& host
   if (plans != nullptr) {
     ModelRunnerOptions runner_options;
     runner_options.precompiled = plans;
+    runner_options.memory_plan_options.ops = &session->ops_;
     runner_options.output_pool = session->pool_;
     runner_options.shrink = options.shrink;
     GE_ASSIGN_OR_RETURN(std::unique_ptr<ModelRunner> runner, ModelRunner::load(*graph, *backend, runner_options));

@@ -106,7 +106,9 @@ TEST(WeightMergingPlan, IdenticalInitializersShareOneSlot) {
   auto g = identical_weights_graph(5, 1024);  // 4 KiB each
   ASSERT_TRUE(plugins().ops.infer_graph(*g).is_ok());
   const std::vector<std::shared_ptr<MemoryAssigner>> assigners = {std::make_shared<testing::FirstFitAssigner>()};
-  Result<GraphMemoryPlan> plan = plan_memory(*g, assigners);
+  MemoryPlanOptions options;
+  options.ops = &plugins().ops;
+  Result<GraphMemoryPlan> plan = plan_memory(*g, assigners, options);
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   // w0 and d: two slots, not six.
   EXPECT_EQ(plan->weights_bytes, 2u * 4096u);
@@ -123,6 +125,7 @@ TEST(WeightMergingPlan, IdenticalInitializersShareOneSlot) {
   EXPECT_THAT(format_memory_statistics(plan->statistics), HasSubstr("(4 identical stored once, 16.0 KiB saved)"));
 
   MemoryPlanOptions off;
+  off.ops = &plugins().ops;
   off.merge_identical_weights = false;
   Result<GraphMemoryPlan> unmerged = plan_memory(*g, assigners, off);
   ASSERT_TRUE(unmerged.is_ok()) << unmerged.status().to_string();
@@ -133,7 +136,9 @@ TEST(WeightMergingPlan, IdenticalInitializersShareOneSlot) {
 TEST(WeightMergingPlan, ValidationHoldsIdenticalWeightsToTheirSource) {
   auto g = identical_weights_graph(2, 256);
   ASSERT_TRUE(plugins().ops.infer_graph(*g).is_ok());
-  Result<GraphMemoryPlan> plan = plan_memory(*g, {std::make_shared<testing::FirstFitAssigner>()});
+  MemoryPlanOptions options;
+  options.ops = &plugins().ops;
+  Result<GraphMemoryPlan> plan = plan_memory(*g, {std::make_shared<testing::FirstFitAssigner>()}, options);
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   ASSERT_TRUE(validate_memory_plan(*plan).is_ok());
   GraphMemoryPlan moved = *plan;
@@ -202,6 +207,7 @@ TEST_P(WeightMergingRunner, IdenticalWeightsTakeOneSlotAndGiveTheSameOutputs) {
   for (int mode = 0; mode < 3; ++mode) {
     ModelRunnerOptions options;
     if (mode < 2) options.memory_assigners = plugins().host.memory_assigners();  // mode 2: first fit
+    options.memory_plan_options.ops = &plugins().ops;
     options.memory_plan_options.merge_identical_weights = mode != 1;
     Result<std::unique_ptr<ModelRunner>> runner = ModelRunner::load(*g, *backend_, options);
     ASSERT_TRUE(runner.is_ok()) << runner.status().to_string();
@@ -243,6 +249,7 @@ TEST_P(WeightMergingRunner, TheWeightsRegionLoadsInOneCopy) {
     CountingBackend counting(*backend_);
     ModelRunnerOptions options;
     if (planned) options.memory_assigners = plugins().host.memory_assigners();
+    options.memory_plan_options.ops = &plugins().ops;
     Result<std::unique_ptr<ModelRunner>> runner = ModelRunner::load(*g, counting, options);
     ASSERT_TRUE(runner.is_ok()) << runner.status().to_string();
     EXPECT_EQ(counting.counting_device().copies_to_device, backend_->device().host_accessible() ? 0 : 1)
@@ -363,6 +370,7 @@ TEST(WeightMergingModelFile, ACompiledRegionLoadsInOneCopyFromTheFile) {
     CountingBackend counting(npu);
     ModelRunnerOptions options;
     options.memory_assigners = plugins().host.memory_assigners();
+    options.memory_plan_options.ops = &plugins().ops;
     Result<std::unique_ptr<ModelRunner>> runner = ModelRunner::load(*g, counting, options);
     ASSERT_TRUE(runner.is_ok()) << runner.status().to_string();
     EXPECT_EQ(counting.counting_device().copies_to_device, 20);  // 10 large, 10 tiny between them
@@ -380,6 +388,7 @@ TEST(WeightMergingModelFile, ACompiledRegionLoadsInOneCopyFromTheFile) {
   CountingBackend counting(npu);
   ModelRunnerOptions options;
   options.precompiled = &*loaded->plans;
+  options.memory_plan_options.ops = &plugins().ops;  // the stored plan's in-place ops and views
   Result<std::unique_ptr<ModelRunner>> runner = ModelRunner::load(*loaded->graph, counting, options);
   ASSERT_TRUE(runner.is_ok()) << runner.status().to_string();
   EXPECT_EQ(counting.counting_device().copies_to_device, 1);

@@ -3,7 +3,8 @@
 # Builds a GE plugin: a shared library with hidden visibility (only the entry symbol is
 # exported) linked against ge_core, and adds it to the registry written by
 # ge_write_plugin_registry(). Used by GE's own tree and, installed with GE's CMake package
-# (find_package(GE)), by plugins built out of tree.
+# (find_package(GE)), by plugins built out of tree. NAME must be the name the library's
+# GE_DEFINE_PLUGIN gives: the host refuses an entry naming a plugin by another name.
 function(ge_add_plugin target)
   cmake_parse_arguments(ARG "NO_REGISTRY" "KIND;NAME;OUTPUT_DIR" "SOURCES;LIBRARIES" ${ARGN})
   add_library(${target} MODULE ${ARG_SOURCES})

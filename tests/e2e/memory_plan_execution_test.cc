@@ -165,6 +165,7 @@ Result<std::unique_ptr<ModelRunner>> load(const Graph& g, std::vector<std::share
   ModelRunnerOptions options;
   options.memory_assigners = std::move(assigners);
   options.memory_plan_options = plan_options;
+  options.memory_plan_options.ops = &PluginEnvironment::get().ops();
   return ModelRunner::load(g, *PluginEnvironment::get().cpu(), options);
 }
 

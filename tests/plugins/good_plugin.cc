@@ -1,6 +1,7 @@
 // A well-formed test plugin: registers a pass whose name comes from the options table
 // (default "test_noop"). With `fail_registration = true` its registration returns an
-// error, which the host must report.
+// error, which the host must report. Built twice: as "test_good" and, with
+// GE_TEST_PLUGIN_NAME, as another plugin registering the same components.
 #include "ge/plugin_api/plugin.h"
 
 namespace {
@@ -34,4 +35,8 @@ ge::Status register_test_plugin(ge::Registrar& registrar) {
 
 }  // namespace
 
-GE_DEFINE_PLUGIN("test_good", "1.2.3", register_test_plugin)
+#ifndef GE_TEST_PLUGIN_NAME
+#define GE_TEST_PLUGIN_NAME "test_good"
+#endif
+
+GE_DEFINE_PLUGIN(GE_TEST_PLUGIN_NAME, "1.2.3", register_test_plugin)

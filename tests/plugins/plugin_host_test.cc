@@ -44,7 +44,7 @@ class PluginHostTest : public ::testing::Test {
 
 TEST_F(PluginHostTest, LoadsAGoodPluginAndItsOptions) {
   PluginHost host;
-  fs::path registry = write_registry(entry("good", "pass", lib("ge_test_good_plugin"),
+  fs::path registry = write_registry(entry("test_good", "pass", lib("ge_test_good_plugin"),
                                            "[plugin.options]\npass_name = \"renamed\"\n"));
   Status status = host.load_registry(registry);
   ASSERT_TRUE(status.is_ok()) << status.to_string();
@@ -62,7 +62,7 @@ TEST_F(PluginHostTest, LoadsAGoodPluginAndItsOptions) {
 TEST_F(PluginHostTest, RelativeLibraryPathsResolveAgainstTheRegistryFolder) {
   fs::copy_file(lib("ge_test_good_plugin"), dir_ / "copy.so");
   PluginHost host;
-  Status status = host.load_registry(write_registry(entry("good", "pass", "copy.so")));
+  Status status = host.load_registry(write_registry(entry("test_good", "pass", "copy.so")));
   ASSERT_TRUE(status.is_ok()) << status.to_string();
   EXPECT_EQ(host.records()[0].library, dir_ / "copy.so");
 }
@@ -120,26 +120,39 @@ TEST_F(PluginHostTest, PluginBuiltWithAnotherStandardLibraryIsRefused) {
   EXPECT_TRUE(host.passes().empty());
 }
 
+TEST_F(PluginHostTest, DescriptorNameMustMatchTheRegistryEntry) {
+  PluginHost host;
+  Status status = host.load_registry(write_registry(entry("good", "pass", lib("ge_test_good_plugin"))));
+  EXPECT_EQ(status.code(), StatusCode::kPluginError);
+  EXPECT_THAT(status.message(), HasSubstr("registry '" + (dir_ / "registry.toml").string() +
+                                          "' line 1: plugin 'good': library '" + lib("ge_test_good_plugin") +
+                                          "' is the plugin 'test_good' (the name in its descriptor), not 'good': "
+                                          "name the registry entry 'test_good'"));
+  EXPECT_TRUE(host.passes().empty()) << "a misnamed plugin registers nothing";
+  ASSERT_EQ(host.records().size(), 1u);
+  EXPECT_FALSE(host.records()[0].loaded);
+}
+
 TEST_F(PluginHostTest, DuplicateComponentName) {
   PluginHost host;
-  Status status = host.load_registry(write_registry(entry("first", "pass", lib("ge_test_good_plugin")) +
-                                                    entry("second", "pass", lib("ge_test_good_plugin"))));
+  Status status = host.load_registry(write_registry(entry("test_good", "pass", lib("ge_test_good_plugin")) +
+                                                    entry("test_twin", "pass", lib("ge_test_twin_plugin"))));
   EXPECT_EQ(status.code(), StatusCode::kPluginError);
-  EXPECT_THAT(status.message(), HasSubstr("line 6: plugin 'second'"));
+  EXPECT_THAT(status.message(), HasSubstr("line 6: plugin 'test_twin'"));
   // Both sides of the clash: who registers it now, and who did first.
   EXPECT_THAT(status.message(), HasSubstr("duplicate component name: the pass test_noop is already registered by "
-                                          "plugin 'first' (registry '" + (dir_ / "registry.toml").string() +
+                                          "plugin 'test_good' (registry '" + (dir_ / "registry.toml").string() +
                                           "' line 1, library '" + lib("ge_test_good_plugin") + "')"));
   EXPECT_EQ(host.passes().size(), 1u) << "the first registration stays";
 }
 
 TEST_F(PluginHostTest, DuplicatePluginName) {
   PluginHost host;
-  Status status = host.load_registry(write_registry(entry("same", "pass", lib("ge_test_good_plugin")) +
-                                                    entry("same", "pass", lib("ge_test_good_plugin"))));
+  Status status = host.load_registry(write_registry(entry("test_good", "pass", lib("ge_test_good_plugin")) +
+                                                    entry("test_good", "pass", lib("ge_test_good_plugin"))));
   EXPECT_EQ(status.code(), StatusCode::kPluginError);
   EXPECT_THAT(status.message(), HasSubstr("duplicate plugin name (the [[plugin]] entry at registry '" +
-                                          (dir_ / "registry.toml").string() + "' line 1 is already called 'same')"));
+                                          (dir_ / "registry.toml").string() + "' line 1 is already called 'test_good')"));
 }
 
 TEST_F(PluginHostTest, UnknownKind) {
@@ -151,7 +164,7 @@ TEST_F(PluginHostTest, UnknownKind) {
 
 TEST_F(PluginHostTest, ComponentOfAnUndeclaredKind) {
   PluginHost host;
-  Status status = host.load_registry(write_registry(entry("liar", "backend", lib("ge_test_good_plugin"))));
+  Status status = host.load_registry(write_registry(entry("test_good", "backend", lib("ge_test_good_plugin"))));
   EXPECT_EQ(status.code(), StatusCode::kPluginError);
   EXPECT_THAT(status.message(), HasSubstr("declared as kind 'backend' but registered a pass 'test_noop'"));
 }
@@ -185,16 +198,16 @@ TEST_F(PluginHostTest, UnknownKeyAndWrongTypes) {
 
 TEST_F(PluginHostTest, RegistrationThatReturnsAnError) {
   PluginHost host;
-  Status status = host.load_registry(write_registry(entry("refuser", "pass", lib("ge_test_good_plugin"),
+  Status status = host.load_registry(write_registry(entry("test_good", "pass", lib("ge_test_good_plugin"),
                                                           "[plugin.options]\nfail_registration = true\n")));
   EXPECT_EQ(status.code(), StatusCode::kPluginError);
-  EXPECT_THAT(status.message(), HasSubstr("plugin 'refuser': registration failed: test plugin refuses to register"));
+  EXPECT_THAT(status.message(), HasSubstr("plugin 'test_good': registration failed: test plugin refuses to register"));
   EXPECT_TRUE(host.passes().empty());
 }
 
 TEST_F(PluginHostTest, RegistrationThatThrowsIsContained) {
   PluginHost host;
-  Status status = host.load_registry(write_registry(entry("thrower", "pass", lib("ge_test_good_plugin"),
+  Status status = host.load_registry(write_registry(entry("test_good", "pass", lib("ge_test_good_plugin"),
                                                           "[plugin.options]\nthrow_in_registration = true\n")));
   EXPECT_EQ(status.code(), StatusCode::kPluginError);
   EXPECT_THAT(status.message(), HasSubstr("threw an exception: test plugin throws"));
@@ -217,7 +230,7 @@ TEST_F(PluginHostTest, MissingRegistryFile) {
 TEST_F(PluginHostTest, OneBadEntryDoesNotHideTheOthers) {
   PluginHost host;
   Status status = host.load_registry(write_registry(entry("ghost", "pass", "missing.so") +
-                                                    entry("good", "pass", lib("ge_test_good_plugin"))));
+                                                    entry("test_good", "pass", lib("ge_test_good_plugin"))));
   EXPECT_FALSE(status.is_ok());
   EXPECT_EQ(host.passes().size(), 1u);
   EXPECT_EQ(host.failures().size(), 1u);
@@ -244,9 +257,9 @@ TEST(PluginHostPrecedence, EarlierRegistriesOverrideLaterOnesByName) {
   fs::path dir = fs::temp_directory_path() / ("ge_plugin_precedence_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const std::string lib = (fs::path(GE_TEST_PLUGIN_DIR) / "libge_test_good_plugin.so").string();
-  std::ofstream(dir / "first.toml") << "[[plugin]]\nname = \"p\"\nkind = \"pass\"\nlibrary = \"" << lib
+  std::ofstream(dir / "first.toml") << "[[plugin]]\nname = \"test_good\"\nkind = \"pass\"\nlibrary = \"" << lib
                                     << "\"\n[plugin.options]\npass_name = \"from_first\"\n";
-  std::ofstream(dir / "second.toml") << "[[plugin]]\nname = \"p\"\nkind = \"pass\"\nlibrary = \"" << lib << "\"\n";
+  std::ofstream(dir / "second.toml") << "[[plugin]]\nname = \"test_good\"\nkind = \"pass\"\nlibrary = \"" << lib << "\"\n";
   PluginHost host;
   ASSERT_TRUE(host.load_registry(dir / "first.toml").is_ok());
   Status second = host.load_registry(dir / "second.toml");
@@ -264,15 +277,15 @@ TEST(PluginHostPrecedence, OverridingWithAnotherKindIsAnError) {
   fs::path dir = fs::temp_directory_path() / ("ge_plugin_kind_override_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const std::string lib = (fs::path(GE_TEST_PLUGIN_DIR) / "libge_test_good_plugin.so").string();
-  std::ofstream(dir / "user.toml") << "[[plugin]]\nname = \"cpu\"\nkind = \"pass\"\nlibrary = \"" << lib << "\"\n";
-  std::ofstream(dir / "builtin.toml") << "# built-in\n[[plugin]]\nname = \"cpu\"\nkind = \"backend\"\nlibrary = \""
+  std::ofstream(dir / "user.toml") << "[[plugin]]\nname = \"test_good\"\nkind = \"pass\"\nlibrary = \"" << lib << "\"\n";
+  std::ofstream(dir / "builtin.toml") << "# built-in\n[[plugin]]\nname = \"test_good\"\nkind = \"backend\"\nlibrary = \""
                                       << lib << "\"\n";
   PluginHost host;
   ASSERT_TRUE(host.load_registry(dir / "user.toml").is_ok());
   Status status = host.load_registry(dir / "builtin.toml");
   EXPECT_EQ(status.code(), StatusCode::kPluginError);
   EXPECT_THAT(status.message(), ::testing::HasSubstr("registry '" + (dir / "builtin.toml").string() +
-                                                     "' line 2: plugin 'cpu' (a backend) is overridden by the pass "
+                                                     "' line 2: plugin 'test_good' (a backend) is overridden by the pass "
                                                      "plugin of that name at registry '" +
                                                      (dir / "user.toml").string() + "' line 1"));
   fs::remove_all(dir);

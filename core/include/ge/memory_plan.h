@@ -173,8 +173,8 @@ struct MemoryPlanOptions {
   /// Off: top-level inputs and outputs live in the feature map (inputs from the entry
   /// step, outputs to the exit step) and the runtime copies them.
   bool zero_copy_io = true;
-  bool in_place = true;           ///< elementwise ops and activations over a dying input
-  bool views = true;              ///< Reshape/Flatten/Squeeze/Unsqueeze/Identity alias
+  bool in_place = true;           ///< ops whose schema declares InPlacePairs, over a dying input
+  bool views = true;              ///< ops whose schema says is_view alias their input
   bool continuous_concat = true;  ///< Concat producers write into their slices
   /// Initializers with identical bytes share one weights slot (MemoryAlias::kIdentical).
   bool merge_identical_weights = true;
@@ -182,8 +182,8 @@ struct MemoryPlanOptions {
   /// When not empty, the top-level execution order to plan for (every node exactly once,
   /// producers first); overrides `order`.
   std::vector<const Node*> explicit_order;
-  /// Optional: ops whose schema says elementwise or broadcast may run in place too (the
-  /// built-in list covers the ONNX elementwise ops and activations).
+  /// The op schemas that say which ops may run in place (OpSchemaInfo::in_place) and
+  /// which are views (OpSchemaInfo::is_view). Without a registry no op does either.
   const OpRegistry* ops = nullptr;
   /// Optional: kernel workspace bytes per node, planned live for the node's steps.
   std::function<size_t(const Node&)> workspace_bytes;

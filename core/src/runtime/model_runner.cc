@@ -29,11 +29,17 @@ bool is_omitted(const Graph& graph, const Value* value) {
 
 bool is_onnx_domain(const Node& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
 
-/// Ops the memory plan may place at their input's address (see plan_memory).
-bool is_view(const Node& node) {
-  const std::string& type = node.op_type();
-  return is_onnx_domain(node) && node.input_count() >= 1 && node.input(0) != nullptr && node.output_count() == 1 &&
-         (type == "Reshape" || type == "Flatten" || type == "Squeeze" || type == "Unsqueeze" || type == "Identity");
+/// Whether `plan` made `node` a view (its schema's is_view): output 0 an alias of input 0,
+/// or, when the view was already a Concat slice, input 0 an alias of the output.
+bool planned_as_view(const GraphMemoryPlan& plan, const Node& node) {
+  if (node.input_count() < 1 || node.input(0) == nullptr || node.output_count() != 1) return false;
+  const ValuePlacement* in = plan.find(node.input(0));
+  const ValuePlacement* out = plan.find(node.output(0));
+  auto aliases = [&plan](const ValuePlacement* alias, const ValuePlacement* source) {
+    return alias != nullptr && source != nullptr && alias->alias == MemoryAlias::kView && alias->alias_source >= 0 &&
+           static_cast<size_t>(alias->alias_source) < plan.values.size() && &plan.values[alias->alias_source] == source;
+  };
+  return aliases(out, in) || aliases(in, out);
 }
 
 bool is_concat(const Node& node) {
@@ -772,7 +778,7 @@ struct ModelRunner::Impl {
       }
 
       bool needs_kernel = true;
-      if (planned && is_view(*node)) {
+      if (planned && planned_as_view(*memory_plan, *node)) {
         // The plan put the view at its input's address: nothing to copy.
         GE_ASSIGN_OR_RETURN(Location in, find(node->input(0), node));
         GE_ASSIGN_OR_RETURN(Location out, find(node->output(0), node));

@@ -400,6 +400,7 @@ std::unique_ptr<ModelRunner> load_planned(const Graph& g, Backend& backend, cons
   ModelRunnerOptions options;
   options.memory_assigners = plugins().host.memory_assigners();
   options.memory_plan_options = plan_options;
+  if (options.memory_plan_options.ops == nullptr) options.memory_plan_options.ops = &plugins().ops;
   auto runner = ModelRunner::load(g, backend, options);
   EXPECT_TRUE(runner.is_ok()) << runner.status().to_string();
   return runner.is_ok() ? std::move(*runner) : nullptr;
@@ -545,6 +546,7 @@ TEST_P(ModelRunnerTest, CallerFeatureMapIsBoundPerExecuteAndSharedBetweenRunners
     SCOPED_TRACE(planned ? "memory plan" : "first-fit arena");
     ModelRunnerOptions options;
     if (planned) options.memory_assigners = plugins().host.memory_assigners();
+    options.memory_plan_options.ops = &plugins().ops;
     options.caller_feature_map = true;
     auto a = ModelRunner::load(*g, backend(), options);
     auto b = ModelRunner::load(*g, backend(), options);
@@ -739,6 +741,7 @@ TEST_P(ModelRunnerTest, SeveralStreamsKeepTheFirstFitArena) {
   ModelRunnerOptions options;
   options.max_streams = 2;
   options.memory_assigners = plugins().host.memory_assigners();
+  options.memory_plan_options.ops = &plugins().ops;
   auto runner = ModelRunner::load(*g, backend(), options);
   ASSERT_TRUE(runner.is_ok()) << runner.status().to_string();
   EXPECT_EQ((*runner)->stream_plan().stream_count, 2);
@@ -832,6 +835,7 @@ TEST_P(ModelRunnerTest, AtomicCleanZeroesEachGroupOncePerRun) {
     SCOPED_TRACE(variant.name);
     ModelRunnerOptions options;
     if (variant.planned) options.memory_assigners = plugins().host.memory_assigners();
+    options.memory_plan_options.ops = &plugins().ops;
     options.max_streams = variant.streams;
     options.super_kernel_max_bytes = variant.super_kernel_bytes;
     auto loaded = ModelRunner::load(*g, backend(), options);
@@ -907,6 +911,7 @@ TEST_P(ModelRunnerTest, AtomicCleanHoldsOnACallerFeatureMapFullOfGarbage) {
     SCOPED_TRACE(planned ? "memory plan" : "first-fit arena");
     ModelRunnerOptions options;
     if (planned) options.memory_assigners = plugins().host.memory_assigners();
+    options.memory_plan_options.ops = &plugins().ops;
     options.caller_feature_map = true;
     auto loaded = ModelRunner::load(*g, backend(), options);
     ASSERT_TRUE(loaded.is_ok()) << loaded.status().to_string();

@@ -42,7 +42,7 @@ TEST(AssignerPluginsTest, LoadAndPlanThroughThePluginHost) {
   auto graph = testing::parse_memory_dsl(
       "in x[128]; a=Conv(x)[256]; b=Conv(a)[128]; c=Conv(b)[384]; d=Conv(c,a)[128]; e=Conv(d)[512]; f=Conv(e,d)[128]; "
       "out f");
-  Result<GraphMemoryPlan> plan = plan_memory(*graph, host.memory_assigners());
+  Result<GraphMemoryPlan> plan = plan_memory(*graph, host.memory_assigners(), testing::toy_plan_options());
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   EXPECT_EQ(plan->statistics.assigner, "greedy_by_size");  // first to reach the smallest (6 units)
   EXPECT_EQ(plan->feature_map_bytes, 6u * 512);

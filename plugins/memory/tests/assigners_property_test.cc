@@ -24,7 +24,7 @@ TEST(AssignersPropertyTest, RandomGraphsEveryAssignerEveryPlanRuns) {
   std::mt19937 rng(99);
   for (int trial = 0; trial < 600; ++trial) {
     auto graph = testing::random_memory_dag(rng, 1 + trial % 50);
-    MemoryPlanOptions options;
+    MemoryPlanOptions options = testing::toy_plan_options();
     options.order = trial % 3 == 0 ? ExecutionOrder::kMemoryPriority : ExecutionOrder::kStable;
     size_t totals[3] = {0, 0, 0};
     int k = 0;

@@ -10,6 +10,7 @@
 
 #include "desc_merge.h"
 #include "fusion_kind.h"
+#include "memory_sharing.h"
 #include "inference_preconditions.h"
 #include "inference_supplements.h"
 #include "ge/onnx_common/tensor_proto.h"
@@ -133,6 +134,8 @@ const OpSchemaInfo* OnnxOpLibrary::find_schema(const std::string& domain,
     info->max_outputs = schema->max_output();
     info->fusion_kind = fusion_kind_for(schema->domain(), schema->Name());
     info->deprecated = schema->Deprecated();
+    info->in_place = in_place_pairs_for(schema->domain(), schema->Name());
+    info->is_view = is_view_op(schema->domain(), schema->Name());
   }
   return info.get();
 }

@@ -99,7 +99,8 @@ struct ModelRunnerOptions {
   /// streams: the first-fit arena.
   std::vector<std::shared_ptr<MemoryAssigner>> memory_assigners;
   /// Options for that plan. load fills `workspace_bytes` from the prepared kernels; an
-  /// `explicit_order` names nodes of the graph passed to load.
+  /// `explicit_order` names nodes of the graph passed to load. Without `ops` no op runs in
+  /// place or as a view (a stored plan made with them then does not hold).
   MemoryPlanOptions memory_plan_options;
   /// When set (a model file's plans, untrusted): load takes this execution order, stream
   /// plan and memory plan instead of planning (max_streams and the assigners are

@@ -1,0 +1,23 @@
+#pragma once
+/// Which ONNX standard ops may share storage: the in-place pairs and views their schemas
+/// declare to the memory planner (OpSchemaInfo::in_place, OpSchemaInfo::is_view).
+
+#include <string>
+#include <vector>
+
+#include "ge/op_registry.h"
+
+namespace ge::onnx_ops {
+
+/// The in-place pairs of `op_type` in `domain` ("" is ai.onnx): output 0 over any input
+/// for the ops computing each output element from the same element of their inputs
+/// (unary math, activations, binary and variadic arithmetic and logic, Where,
+/// BatchNormalization); none for every other op, and for every op outside ai.onnx.
+/// Thread-safe.
+std::vector<InPlacePair> in_place_pairs_for(const std::string& domain, const std::string& op_type);
+
+/// Whether output 0 of `op_type` in `domain` is input 0's bytes unchanged: Reshape,
+/// Flatten, Squeeze, Unsqueeze and Identity of ai.onnx.
+bool is_view_op(const std::string& domain, const std::string& op_type);
+
+}  // namespace ge::onnx_ops
