@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "op_kernels.h"
-#include "sequence_common.h"
-#include "sequence_kernels.h"
+#include "special_common.h"
+#include "special_kernels.h"
 
-namespace ge::cpu_kernels::sequence {
+namespace ge::cpu_kernels::special {
 namespace {
 
 enum class Distribution { kUniform, kNormal, kBernoulli, kMultinomial };
@@ -254,4 +254,4 @@ void add_random_kernels(std::vector<OpKernel>& table) {
   table.push_back({"Multinomial", {}, &prepare_multinomial});
 }
 
-}  // namespace ge::cpu_kernels::sequence
+}  // namespace ge::cpu_kernels::special

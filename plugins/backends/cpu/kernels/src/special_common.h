@@ -1,5 +1,5 @@
 #pragma once
-// Helpers the sequence family's kernels share: float16/bfloat16 element types with
+// Helpers the special-purpose families' kernels share (see special_kernels.h): float16/bfloat16 element types with
 // conversions, dtype dispatch over the floating types, reading an integer scalar input at
 // launch, and the family's launch error codes. Internal to the kernel library; the
 // nested namespace keeps these names apart from other families' helpers.
@@ -12,7 +12,7 @@
 #include "half_float.h"
 #include "kernel_util.h"
 
-namespace ge::cpu_kernels::sequence {
+namespace ge::cpu_kernels::special {
 
 using cpu_kernels::bfloat16_from_float;
 using cpu_kernels::float16_from_float;
@@ -97,10 +97,10 @@ inline void* optional_output(const KernelArgs& args, size_t count, size_t index)
   return index < count ? args.outputs[index] : nullptr;
 }
 
-/// Launch error codes of the sequence family: the library's codes, by their family names.
+/// Launch error codes of the special-purpose families: the library's codes, by their family names.
 constexpr int kSequenceLengthOutOfRange = kKernelSequenceLengthOutOfRange;
 constexpr int kClassIndexOutOfRange = kKernelClassIndexOutOfRange;
 constexpr int kRuntimeSizeMismatch = kKernelRuntimeSizeMismatch;
 constexpr int kInvalidRuntimeValue = kKernelInvalidRuntimeValue;
 
-}  // namespace ge::cpu_kernels::sequence
+}  // namespace ge::cpu_kernels::special

@@ -19,11 +19,11 @@
 #include <vector>
 
 #include "op_kernels.h"
-#include "sequence_common.h"
-#include "sequence_kernels.h"
+#include "special_common.h"
+#include "special_kernels.h"
 #include "tensor_common.h"
 
-namespace ge::cpu_kernels::sequence {
+namespace ge::cpu_kernels::special {
 namespace {
 
 // exp(sign * 2*pi*i * j*k / n) for 0 <= j, k; the product is reduced mod n first so that
@@ -376,4 +376,4 @@ void add_fourier_kernels(std::vector<OpKernel>& table) {
   table.push_back({"STFT", {}, &prepare_stft});
 }
 
-}  // namespace ge::cpu_kernels::sequence
+}  // namespace ge::cpu_kernels::special

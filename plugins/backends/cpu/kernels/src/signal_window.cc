@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "op_kernels.h"
-#include "sequence_common.h"
-#include "sequence_kernels.h"
+#include "special_common.h"
+#include "special_kernels.h"
 
-namespace ge::cpu_kernels::sequence {
+namespace ge::cpu_kernels::special {
 namespace {
 
 struct WindowParams {
@@ -207,4 +207,4 @@ void add_window_kernels(std::vector<OpKernel>& table) {
   table.push_back({"MelWeightMatrix", {}, &prepare_mel_weight_matrix});
 }
 
-}  // namespace ge::cpu_kernels::sequence
+}  // namespace ge::cpu_kernels::special

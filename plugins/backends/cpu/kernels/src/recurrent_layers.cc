@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "op_kernels.h"
-#include "sequence_common.h"
-#include "sequence_kernels.h"
+#include "special_common.h"
+#include "special_kernels.h"
 
-namespace ge::cpu_kernels::sequence {
+namespace ge::cpu_kernels::special {
 namespace {
 
 enum class Cell { kRnn, kGru, kLstm };
@@ -509,4 +509,4 @@ void add_recurrent_kernels(std::vector<OpKernel>& table) {
   table.push_back({"LSTM", {}, &prepare_lstm});
 }
 
-}  // namespace ge::cpu_kernels::sequence
+}  // namespace ge::cpu_kernels::special

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "op_kernels.h"
-#include "sequence_common.h"
-#include "sequence_kernels.h"
+#include "special_common.h"
+#include "special_kernels.h"
 
-namespace ge::cpu_kernels::sequence {
+namespace ge::cpu_kernels::special {
 namespace {
 
 enum class Reduction { kNone, kSum, kMean };
@@ -150,4 +150,4 @@ void add_loss_kernels(std::vector<OpKernel>& table) {
   table.push_back({"SoftmaxCrossEntropyLoss", {}, &prepare_sce});
 }
 
-}  // namespace ge::cpu_kernels::sequence
+}  // namespace ge::cpu_kernels::special
