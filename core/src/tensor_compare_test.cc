@@ -221,10 +221,12 @@ TEST(TensorCompareTest, Float8ComparesDecodedValues) {
   EXPECT_TRUE(compare_tensors(a, b, {.rtol = 0, .atol = 0.125}).matches);
 }
 
-TEST(TensorCompareTest, UndefinedDtypeIsAMismatchThatSaysSo) {
+TEST(TensorCompareTest, TensorWithoutDataIsAMismatchThatSaysSo) {
+  // A default tensor is a scalar of undefined dtype with no storage.
   const TensorComparison c = compare_tensors(Tensor(), Tensor(), kDefault);
   EXPECT_FALSE(c.matches);
-  EXPECT_EQ(c.detail, "cannot compare tensors of dtype undefined");
+  EXPECT_EQ(c.first_mismatch, -1);
+  EXPECT_EQ(c.detail, "a non-empty tensor has no data");
 }
 
 TEST(CompareValuesTest, OptionalsMatchOnlyLikeOptionals) {

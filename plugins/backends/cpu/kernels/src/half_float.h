@@ -1,10 +1,13 @@
 #pragma once
 // The 16-bit floating-point element types every kernel family shares: float16 and
-// bfloat16 as bit-pattern structs, computed in float. Their conversions are core's
-// (ge/minifloat.h, inline), named here for the kernels. Internal to the kernel library.
+// bfloat16 as bit-pattern structs, computed in float, with their dtypes and an element
+// reader. Their conversions are core's (ge/minifloat.h, inline), named here for the
+// kernels. Internal to the kernel library.
 
 #include <cstdint>
+#include <type_traits>
 
+#include "ge/data_type.h"
 #include "ge/minifloat.h"
 
 namespace ge::cpu_kernels {
@@ -28,3 +31,33 @@ using ge::float16_from_float;
 using ge::float16_to_float;
 
 }  // namespace ge::cpu_kernels
+
+namespace ge {
+// The element structs have dtypes like the arithmetic types, so that data_type_of,
+// data_types and select_kernel (kernel_util.h) dispatch over them too.
+template <>
+constexpr DataType data_type_of<cpu_kernels::Float16>() {
+  return DataType::kFloat16;
+}
+template <>
+constexpr DataType data_type_of<cpu_kernels::BFloat16>() {
+  return DataType::kBFloat16;
+}
+}  // namespace ge
+
+namespace ge::cpu_kernels::element {
+
+/// An element's value as double: float16/bfloat16 decoded (exactly), other types cast.
+/// Families that compute in double bring it in with `using element::load;`.
+template <typename T>
+double load(const T& value) {
+  if constexpr (std::is_same_v<T, Float16>) {
+    return static_cast<double>(float16_to_float(value.bits));
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    return static_cast<double>(bfloat16_to_float(value.bits));
+  } else {
+    return static_cast<double>(value);
+  }
+}
+
+}  // namespace ge::cpu_kernels::element
