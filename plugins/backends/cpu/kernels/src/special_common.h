@@ -15,13 +15,7 @@
 
 namespace ge::cpu_kernels::special {
 
-using cpu_kernels::bfloat16_from_float;
-using cpu_kernels::float16_from_float;
-using cpu_kernels::BFloat16;
-using cpu_kernels::bfloat16_to_float;
-using cpu_kernels::Float16;
-using cpu_kernels::float16_to_float;
-
+// Float16, BFloat16 and their conversions come from the enclosing namespace (half_float.h).
 using element::load;
 
 /// Converts a double to one element of type T (float16/bfloat16 round to nearest even,
