@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ge/graph_queries.h"
 #include "ge/logging.h"
 #include "ge/memory_limit.h"
 #include "ge/runtime/model_runner.h"
@@ -94,10 +95,6 @@ struct Frame {
     return nullptr;
   }
 };
-
-bool output_is_omitted(const Graph& graph, const Value* value) {
-  return value->name().empty() && !value->has_uses() && !graph.is_output(value);
-}
 
 std::string unsupported_message(const Node& node, const Backend& backend, const std::string& reason) {
   std::string types;
@@ -233,7 +230,7 @@ struct Executor::Impl {
         }
       }
       for (const Value* out : node->outputs()) {
-        if (!out->desc().is_static() && !output_is_omitted(g, out)) step.dynamic = true;
+        if (!out->desc().is_static() && !is_omitted_output(g, out)) step.dynamic = true;
       }
       // A static output can still depend on an input whose shape is only known at run
       // time (e.g. a declared graph output fed by a data-dependent value).
@@ -590,7 +587,7 @@ struct Executor::Impl {
       if (results.size() < node.output_count()) return internal_error(node.describe() + ": host op produced too few outputs");
       for (size_t i = 0; i < node.output_count(); ++i) {
         Value* out = node.output(i);
-        if (output_is_omitted(g, out)) continue;
+        if (is_omitted_output(g, out)) continue;
         out->set_desc(results[i].desc());
         frame.values[out] = std::move(results[i]);
       }
@@ -618,7 +615,7 @@ struct Executor::Impl {
       // The outputs still hold the shapes of the previous run (or loop iteration), which
       // data-dependent ops change: infer them afresh, keeping only kind and dtype.
       for (Value* out : node.outputs()) {
-        if (output_is_omitted(g, out)) continue;
+        if (is_omitted_output(g, out)) continue;
         TensorDesc relaxed = out->desc();
         relaxed.shape.reset();
         out->set_desc(std::move(relaxed));
@@ -628,7 +625,7 @@ struct Executor::Impl {
       };
       GE_RETURN_IF_ERROR(ops->infer_node(node, data).with_context("run-time shape inference"));
       for (const Value* out : node.outputs()) {
-        if (!out->desc().is_static() && !output_is_omitted(g, out)) {
+        if (!out->desc().is_static() && !is_omitted_output(g, out)) {
           return unsupported("cannot determine the shape of '" + out->name() + "' (output of " + node.describe() +
                              ") even at run time: got " + out->desc().to_string());
         }
@@ -651,7 +648,7 @@ struct Executor::Impl {
     }
     std::vector<const Value*> allocated;
     for (const Value* out : node.outputs()) {
-      if (!output_is_omitted(g, out)) allocated.push_back(out);
+      if (!is_omitted_output(g, out)) allocated.push_back(out);
     }
     GE_RETURN_IF_ERROR(check_allocation(node.describe(), allocated, kernel->workspace_bytes));
     std::vector<void*> output_addresses(node.output_count(), nullptr);
@@ -659,7 +656,7 @@ struct Executor::Impl {
     try {
       for (size_t i = 0; i < node.output_count(); ++i) {
         const Value* out = node.output(i);
-        if (output_is_omitted(g, out)) continue;
+        if (is_omitted_output(g, out)) continue;
         Tensor tensor = pool->allocate(out->desc().dtype, out->desc().static_dims());
         output_addresses[i] = tensor.raw_data();
         frame.values[out] = RuntimeValue::of(std::move(tensor));

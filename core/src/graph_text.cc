@@ -968,37 +968,6 @@ std::optional<I> parse_integer(const Token& t) {
   return value;
 }
 
-// Round to nearest even, as hardware conversions do.
-uint16_t float_to_half_bits(float f) {
-  uint32_t x = std::bit_cast<uint32_t>(f);
-  uint32_t sign = (x >> 16) & 0x8000u;
-  uint32_t exponent = (x >> 23) & 0xffu;
-  uint32_t mantissa = x & 0x7fffffu;
-  if (exponent == 0xff) return static_cast<uint16_t>(sign | 0x7c00u | (mantissa ? 0x200u | (mantissa >> 13) : 0));
-  int e = static_cast<int>(exponent) - 127 + 15;
-  if (e >= 31) return static_cast<uint16_t>(sign | 0x7c00u);
-  if (e <= 0) {
-    if (e < -10) return static_cast<uint16_t>(sign);
-    mantissa |= 0x800000u;
-    int shift = 14 - e;
-    uint32_t half = mantissa >> shift;
-    uint32_t rest = mantissa & ((1u << shift) - 1);
-    uint32_t halfway = 1u << (shift - 1);
-    if (rest > halfway || (rest == halfway && (half & 1))) ++half;
-    return static_cast<uint16_t>(sign | half);
-  }
-  uint32_t half = sign | (static_cast<uint32_t>(e) << 10) | (mantissa >> 13);
-  uint32_t rest = mantissa & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (half & 1))) ++half;  // a carry rounds up to inf
-  return static_cast<uint16_t>(half);
-}
-
-uint16_t float_to_bfloat16_bits(float f) {
-  uint32_t x = std::bit_cast<uint32_t>(f);
-  if (std::isnan(f)) return static_cast<uint16_t>((x >> 16) | 0x40u);
-  return static_cast<uint16_t>((x + 0x7fffu + ((x >> 16) & 1)) >> 16);
-}
-
 // ---------------------------------------------------------------------------------------
 // Parser
 
@@ -1584,7 +1553,7 @@ class Parser {
       if (auto raw = parse_hex_bits(tok_.text, 4); raw && hex) {
         bits = static_cast<uint16_t>(*raw);
       } else if (auto value = parse_float32(tok_); value && !hex) {
-        bits = dtype == DataType::kFloat16 ? float_to_half_bits(*value) : float_to_bfloat16_bits(*value);
+        bits = dtype == DataType::kFloat16 ? float16_from_float(*value) : bfloat16_from_float(*value);
       } else {
         return expected(with_article(dtype_text(dtype)) + " value (0xHHHH bits or a number)");
       }

@@ -4,6 +4,8 @@
 #include <limits>
 #include <set>
 
+#include "ge/graph_queries.h"
+
 namespace ge::detail {
 namespace {
 
@@ -370,7 +372,7 @@ bool is_host_op_type(const Node& node) {
       "If", "Loop", "Scan", "SequenceMap", "SequenceEmpty", "SequenceConstruct", "SequenceLength", "SequenceAt",
       "SequenceInsert", "SequenceErase", "ConcatFromSequence", "SplitToSequence", "Optional", "OptionalHasElement",
       "OptionalGetElement"};
-  if (!node.domain().empty() && node.domain() != "ai.onnx") return false;
+  if (!is_onnx_domain(node)) return false;
   if (kOps.count(node.op_type())) return true;
   return node.op_type() == "Identity" && node.input(0) != nullptr && node.input(0)->desc().kind != ValueKind::kTensor;
 }

@@ -14,6 +14,8 @@
 #include <tuple>
 #include <unordered_set>
 
+#include "ge/alignment.h"
+#include "ge/graph_queries.h"
 #include "ge/logging.h"
 #include "ge/weight_merging.h"
 
@@ -49,14 +51,6 @@ namespace {
 // Sizes beyond this are refused rather than risking overflow in offset arithmetic.
 constexpr size_t kMaxBytes = size_t{1} << 56;
 
-size_t round_up(size_t bytes, size_t alignment) {
-  return alignment <= 1 ? bytes : (bytes + alignment - 1) / alignment * alignment;
-}
-
-bool is_onnx_domain(const Node& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
-
-bool output_is_omitted(const Graph& graph, const Value* value) {
-  return value == nullptr || (value->name().empty() && !value->has_uses() && !graph.is_output(value));
 }
 
 // Exact byte size of a statically planable value, or why it cannot be planned.
@@ -295,7 +289,7 @@ Result<int64_t> Planner::visit_graph(const Graph& graph, int64_t entry, bool top
     const ZeroedMemory zeroed = options_.zeroed_memory ? options_.zeroed_memory(*node) : ZeroedMemory{};
     for (size_t k = 0; k < node->output_count(); ++k) {
       const Value* out = node->output(k);
-      if (output_is_omitted(graph, out)) continue;
+      if (is_omitted_output(graph, out)) continue;
       // A block to be zeroed lives in the clean group, never in a caller's buffer (zero
       // copy): a graph output among them is copied out.
       const bool clean = zeroed.output(k) && !constant_node;
@@ -491,7 +485,7 @@ void Planner::merge_in_place(const StepNode& step) {
   const OpSchemaInfo* schema = schema_of(node);
   if (schema == nullptr || schema->in_place.empty()) return;
   for (size_t k = 1; k < node.output_count(); ++k) {
-    if (!output_is_omitted(*step.graph, node.output(k))) return;
+    if (!is_omitted_output(*step.graph, node.output(k))) return;
   }
   const int y = index_of(node.output(0));
   if (y < 0) return;
@@ -547,7 +541,7 @@ Status Planner::group_clean_blocks(int64_t exit) {
     } else {
       attach(root, clean_root_, end);
     }
-    end += round_up(extent_[root], options_.alignment);
+    end += align_up(extent_[root], options_.alignment);
   }
   if (clean_root_ < 0) return Status::ok();
   extent_[clean_root_] = end;
@@ -566,7 +560,7 @@ Status Planner::assign(const std::vector<std::shared_ptr<MemoryAssigner>>& assig
     const int root = find(static_cast<int>(i)).first;
     if (buffer_of[root] < 0) {
       buffer_of[root] = static_cast<int>(requests.size());
-      requests.push_back({round_up(extent_[root], options_.alignment), group_first_[root], group_last_[root]});
+      requests.push_back({align_up(extent_[root], options_.alignment), group_first_[root], group_last_[root]});
     }
     values_[i].buffer = buffer_of[root];
   }
@@ -650,10 +644,10 @@ Status Planner::resolve_offsets(GraphMemoryPlan& plan) {
     ValuePlacement& p = values_[i];
     if (p.alias != MemoryAlias::kNone && p.region != MemoryRegion::kFeatureMap) continue;
     if (p.region == MemoryRegion::kWeights) {
-      p.offset = round_up(weights, options_.alignment);
+      p.offset = align_up(weights, options_.alignment);
       weights = p.offset + p.bytes;
     } else if (p.region == MemoryRegion::kGraphIo) {
-      p.offset = round_up(io, options_.io_alignment);
+      p.offset = align_up(io, options_.io_alignment);
       io = p.offset + p.bytes;
     } else if (p.region == MemoryRegion::kFeatureMap && p.buffer >= 0) {
       p.offset = plan.buffers[p.buffer].offset + find(static_cast<int>(i)).second;
@@ -677,8 +671,8 @@ Status Planner::resolve_offsets(GraphMemoryPlan& plan) {
       done[*it] = 1;
     }
   }
-  plan.weights_bytes = round_up(weights, options_.alignment);
-  plan.io_bytes = round_up(io, options_.io_alignment);
+  plan.weights_bytes = align_up(weights, options_.alignment);
+  plan.io_bytes = align_up(io, options_.io_alignment);
   return Status::ok();
 }
 
@@ -1151,11 +1145,11 @@ Result<std::vector<const Node*>> memory_priority_order(const Graph& graph, size_
   std::vector<int64_t> allocates(n, 0);
   for (size_t i = 0; i < n; ++i) {
     for (const Value* out : stable[i]->outputs()) {
-      if (output_is_omitted(graph, out)) continue;
+      if (is_omitted_output(graph, out)) continue;
       Produced p;
       size_t bytes = 0;
       std::string reason;
-      if (static_bytes(out->desc(), bytes, reason)) p.bytes = static_cast<int64_t>(round_up(bytes, alignment));
+      if (static_bytes(out->desc(), bytes, reason)) p.bytes = static_cast<int64_t>(align_up(bytes, alignment));
       p.producer = i;
       p.graph_output = outputs.count(out) != 0;
       allocates[i] += p.bytes;
@@ -1297,7 +1291,7 @@ Result<GraphMemoryPlan> plan_memory(const Graph& graph, const std::vector<std::s
     if (p.alias == MemoryAlias::kView) ++stats.views;
     if (p.alias == MemoryAlias::kSlice) ++stats.concat_slices;
     if (p.region == MemoryRegion::kFeatureMap && p.alias != MemoryAlias::kView && p.alias != MemoryAlias::kSlice) {
-      stats.no_reuse_bytes += round_up(p.bytes, plan.alignment);
+      stats.no_reuse_bytes += align_up(p.bytes, plan.alignment);
     }
   }
   stats.ratio_to_lower_bound = stats.lower_bound_bytes == 0 ? 1.0

@@ -13,6 +13,7 @@
 #include <xxhash.h>
 
 #include "gem.pb.h"
+#include "ge/alignment.h"
 #include "ge/data_type.h"
 #include "ge/graph_text.h"
 #include "ge/weight_merging.h"
@@ -38,8 +39,6 @@ uint64_t get_u64(std::string_view in, size_t at) {
   for (int i = 0; i < 8; ++i) v |= uint64_t{static_cast<uint8_t>(in[at + i])} << (8 * i);
   return v;
 }
-
-size_t align_up(size_t n, size_t alignment) { return (n + alignment - 1) / alignment * alignment; }
 
 std::string desc_string(const Value& value) { return value.desc().to_string(); }
 

@@ -261,6 +261,21 @@ TEST(PassManager, CompareCheckOutputs) {
   auto ints = [](std::vector<int64_t> v) { return Tensor::from_vector<int64_t>({static_cast<int64_t>(v.size())}, v); };
   EXPECT_EQ(compare_check_outputs({ints({1, 2})}, {ints({1, 3})}, {}, 1.0, 1.0).status().message(),
             "output 0 element 1: 3, it was 2");
+  EXPECT_EQ(compare_check_outputs({f({1.f, 2.f})}, {f({1.f, 2.5f})}, {"y"}, 1e-4, 1e-5).status().message(),
+            "output 0 'y' element 1: 2.5, it was 2 (|difference| 0.5 > atol 1e-05 + rtol 0.0001 * |before|)");
+  EXPECT_EQ(compare_check_outputs({f({1.f})}, {f({nan})}, {}, 1e-4, 1e-5).status().message(),
+            "output 0 element 0: nan, it was 1 (|difference| nan > atol 1e-05 + rtol 0.0001 * |before|)");
+  auto strings = [](std::vector<std::string> v) {
+    return Tensor::from_strings({static_cast<int64_t>(v.size())}, std::move(v));
+  };
+  EXPECT_EQ(compare_check_outputs({strings({"a", "b"})}, {strings({"a", "c"})}, {}, 0, 0).status().message(),
+            "output 0 element 1: \"c\", it was \"b\"");
+  // float8 outputs are compared too (they were skipped before the comparison was shared).
+  Tensor before = Tensor::zeros(DataType::kFloat8E4M3FN, {1});
+  Tensor after = Tensor::zeros(DataType::kFloat8E4M3FN, {1});
+  before.data<uint8_t>()[0] = 0x38;  // 1.0
+  after.data<uint8_t>()[0] = 0x40;   // 2.0
+  EXPECT_FALSE(compare_check_outputs({before}, {after}, {}, 1e-4, 1e-5).is_ok());
 }
 
 }  // namespace

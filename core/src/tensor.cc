@@ -6,6 +6,7 @@
 #include <new>
 #include <sstream>
 
+#include "ge/alignment.h"
 #include "ge/minifloat.h"
 #include "ge/shape_arithmetic.h"
 #include "ge/tensor_desc.h"
@@ -37,7 +38,7 @@ Tensor Tensor::zeros(DataType type, std::vector<int64_t> shape) {
   // 64-byte alignment suits vector kernels; never a null pointer, even for empty tensors.
   constexpr size_t kAlignment = 64;
   size_t bytes = *checked_bytes;
-  bytes = std::max<size_t>(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
+  bytes = std::max<size_t>(kAlignment, align_up(bytes, kAlignment));
   void* memory = std::aligned_alloc(kAlignment, bytes);
   if (memory == nullptr) throw std::bad_alloc();
   std::memset(memory, 0, bytes);
@@ -88,33 +89,6 @@ Result<Tensor> Tensor::reshaped(std::vector<int64_t> shape) const {
   return view;
 }
 
-namespace {
-
-uint32_t half_to_float_bits(uint16_t h) {
-  uint32_t sign = (h & 0x8000u) << 16, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
-  if (exponent == 0) {
-    if (mantissa == 0) return sign;
-    // Subnormal: normalise.
-    exponent = 127 - 15 + 1;
-    while ((mantissa & 0x400) == 0) {
-      mantissa <<= 1;
-      --exponent;
-    }
-    mantissa &= 0x3ff;
-    return sign | (exponent << 23) | (mantissa << 13);
-  }
-  if (exponent == 0x1f) return sign | 0x7f800000u | (mantissa << 13);
-  return sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
-}
-
-float bits_to_float(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof(value));
-  return value;
-}
-
-}  // namespace
-
 double Tensor::scalar_as_double(int64_t index) const {
   switch (dtype_) {
     case DataType::kFloat32: return data<float>()[index];
@@ -128,8 +102,8 @@ double Tensor::scalar_as_double(int64_t index) const {
     case DataType::kUInt32: return data<uint32_t>()[index];
     case DataType::kUInt64: return static_cast<double>(data<uint64_t>()[index]);
     case DataType::kBool: return data<uint8_t>()[index] != 0 ? 1.0 : 0.0;
-    case DataType::kFloat16: return bits_to_float(half_to_float_bits(data<uint16_t>()[index]));
-    case DataType::kBFloat16: return bits_to_float(static_cast<uint32_t>(data<uint16_t>()[index]) << 16);
+    case DataType::kFloat16: return float16_to_float(data<uint16_t>()[index]);
+    case DataType::kBFloat16: return bfloat16_to_float(data<uint16_t>()[index]);
     case DataType::kInt4: return data<int8_t>()[index];
     case DataType::kUInt4: return data<uint8_t>()[index];
     default:

@@ -5,12 +5,11 @@
 #include <utility>
 #include <vector>
 
+#include <ge/alignment.h>
 #include <ge/memory_assigner.h>
 #include <ge/plugin_api/plugin.h>
 
 namespace {
-
-size_t align_up(size_t value, size_t alignment) { return (value + alignment - 1) / alignment * alignment; }
 
 bool lifetimes_meet(const ge::MemoryRequest& a, const ge::MemoryRequest& b) {
   return a.bytes > 0 && b.bytes > 0 && a.first_use <= b.last_use && b.first_use <= a.last_use;
@@ -34,10 +33,10 @@ class FirstFitAssigner : public ge::MemoryAssigner {
       size_t offset = 0;
       for (const auto& [begin, end] : busy) {
         if (offset + requests[i].bytes <= begin) break;
-        offset = std::max(offset, align_up(end, alignment));
+        offset = std::max(offset, ge::align_up(end, alignment));
       }
       plan.offsets[i] = offset;
-      plan.total_bytes = std::max(plan.total_bytes, align_up(offset + requests[i].bytes, alignment));
+      plan.total_bytes = std::max(plan.total_bytes, ge::align_up(offset + requests[i].bytes, alignment));
     }
     return plan;
   }

@@ -6,10 +6,13 @@
 #include <string>
 
 #include "ge/plugin_host.h"
-#include "tensor_compare.h"
+#include "ge/tensor_compare.h"
 #include "test_case.h"
 
 namespace ge::conformance {
+
+/// The tolerance of ONNX's backend tests (numpy.testing.assert_allclose there).
+inline constexpr Tolerance kOnnxTestTolerance{.rtol = 1e-3, .atol = 1e-5};
 
 struct CaseOutcome {
   bool passed = false;

@@ -95,7 +95,7 @@ std::string seconds_text(double seconds) {
 /// Runs every case at one level; results are in `cases` order.
 Result<std::vector<CaseResult>> run_level(const PluginHost& host, const std::vector<TestCase>& cases, int opt_level,
                                           const ConformanceOptions& options) {
-  const Tolerance tolerance;
+  const Tolerance tolerance = kOnnxTestTolerance;
   std::vector<CaseResult> results(cases.size());
   size_t finished = 0;
   auto record = [&](size_t index, CaseOutcome outcome, double seconds, const std::string& output) {

@@ -5,14 +5,13 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "ge/graph_queries.h"
 #include "newer_opsets.h"
 
 namespace ge::conformance {
 namespace {
 
 namespace fs = std::filesystem;
-
-bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
 Result<onnx::ModelProto> read_model(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -24,14 +23,14 @@ Result<onnx::ModelProto> read_model(const fs::path& path) {
 
 int64_t default_opset(const onnx::ModelProto& model) {
   for (const auto& opset : model.opset_import()) {
-    if (is_default_domain(opset.domain())) return opset.version();
+    if (is_onnx_domain(opset.domain())) return opset.version();
   }
   return 1;
 }
 
 std::optional<std::string> graph_blocker(const onnx::GraphProto& graph, int64_t from, int64_t to) {
   for (const auto& node : graph.node()) {
-    if (is_default_domain(node.domain())) {
+    if (is_onnx_domain(node.domain())) {
       const int before = onnx_ops::semantics_version(node.op_type(), from);
       const int after = onnx_ops::semantics_version(node.op_type(), to);
       if (before == 0) return node.op_type() + " has no schema at opset " + std::to_string(from);
@@ -64,7 +63,7 @@ Result<fs::path> write_bumped_model(const fs::path& path, int64_t opset, const f
   GE_ASSIGN_OR_RETURN(onnx::ModelProto model, read_model(path));
   bool found = false;
   for (auto& import : *model.mutable_opset_import()) {
-    if (is_default_domain(import.domain())) {
+    if (is_onnx_domain(import.domain())) {
       import.set_version(opset);
       found = true;
     }

@@ -1,7 +1,6 @@
 #include "input_binding.h"
 
 #include <algorithm>
-#include <bit>
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -11,7 +10,6 @@
 #include <string_view>
 
 #include "ge/minifloat.h"
-#include "half_float.h"
 #include "npz.h"
 #include "tensor_file.h"
 
@@ -68,11 +66,10 @@ Result<Tensor> random_tensor(const TensorDesc& desc, uint64_t seed) {
       fill<double>(tensor, generator, [&](uint32_t u) { return double(unit(u, 24)); });
       break;
     case DataType::kFloat16:
-      fill<uint16_t>(tensor, generator, [&](uint32_t u) { return exact_float_to_half_bits(unit(u, 10)); });
+      fill<uint16_t>(tensor, generator, [&](uint32_t u) { return float16_from_float(unit(u, 10)); });
       break;
     case DataType::kBFloat16:
-      fill<uint16_t>(tensor, generator,
-                     [&](uint32_t u) { return static_cast<uint16_t>(std::bit_cast<uint32_t>(unit(u, 8)) >> 16); });
+      fill<uint16_t>(tensor, generator, [&](uint32_t u) { return bfloat16_from_float(unit(u, 8)); });
       break;
     case DataType::kInt8:
       fill<int8_t>(tensor, generator, [](uint32_t u) { return int8_t(u % 5); });

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "half_float.h"
+#include "ge/minifloat.h"
 #include "npz.h"
 #include "tensor_file.h"
 
@@ -38,7 +38,7 @@ TEST(RandomTensorTest, Float16ValuesAreExactAndInRange) {
   Result<Tensor> t = random_tensor(TensorDesc::of(DataType::kFloat16, {64}), 3);
   ASSERT_TRUE(t.is_ok());
   for (int i = 0; i < 64; ++i) {
-    const float value = half_bits_to_float(t->data<uint16_t>()[i]);
+    const float value = float16_to_float(t->data<uint16_t>()[i]);
     EXPECT_GE(value, -1.0f);
     EXPECT_LT(value, 1.0f);
     EXPECT_EQ(value * 512.0f, std::floor(value * 512.0f)) << value;  // a multiple of 2^-9

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <system_error>
 
+#include "ge/graph_queries.h"
 #include "ge/onnx_common/tensor_proto.h"
 
 namespace ge::tools {
@@ -40,7 +41,7 @@ std::string tsv_field(const std::string& text) {
 }
 
 std::string op_of(const Node& node) {
-  return node.domain().empty() || node.domain() == "ai.onnx" ? node.op_type() : node.domain() + "::" + node.op_type();
+  return is_onnx_domain(node) ? node.op_type() : node.domain() + "::" + node.op_type();
 }
 
 Status prepare_dir(const fs::path& dir) {

@@ -1,12 +1,20 @@
 #pragma once
-// The 8- and 4-bit floating point formats of ONNX (opsets 19 and 23): float8 E4M3FN,
-// E4M3FNUZ, E5M2, E5M2FNUZ and float4 E2M1. Each element is held in one byte (float4 in
-// the low four bits). Conversions follow ONNX's Cast: round to nearest even; with
-// `saturate` (the default) a value beyond the largest finite one, infinities included,
-// becomes that value with its sign; without it, it becomes infinity where the format has
-// one (E5M2) and NaN otherwise. NaN stays NaN (float4 has none: NaN becomes +6, as ONNX's
-// reference does). The "UZ" formats have no negative zero: -0 becomes 0.
+// GE's one home for the reduced-precision floating point formats, each held in tensors as
+// its bit pattern:
+// - float16 (IEEE binary16) and bfloat16 (the upper half of a float32), 16 bits each.
+//   Conversions to float are exact; from float or double they round to nearest even (a
+//   double is rounded once, never twice through float); NaN stays NaN (quiet, sign and
+//   high payload bits kept) and a float16 overflow gives infinity. All are inline: the
+//   cpu kernels call them in their inner loops.
+// - The 8- and 4-bit formats of ONNX (opsets 19 and 23): float8 E4M3FN, E4M3FNUZ, E5M2,
+//   E5M2FNUZ and float4 E2M1. Each element is held in one byte (float4 in the low four
+//   bits). Conversions follow ONNX's Cast: round to nearest even; with `saturate` (the
+//   default) a value beyond the largest finite one, infinities included, becomes that
+//   value with its sign; without it, it becomes infinity where the format has one (E5M2)
+//   and NaN otherwise. NaN stays NaN (float4 has none: NaN becomes +6, as ONNX's
+//   reference does). The "UZ" formats have no negative zero: -0 becomes 0.
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -15,6 +23,83 @@
 #include "ge/data_type.h"
 
 namespace ge {
+
+/// float16 bits -> float (exact: every binary16 value is a float).
+inline float float16_to_float(uint16_t bits) {
+  const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
+  const uint32_t exponent = (bits >> 10) & 0x1fu;
+  const uint32_t mantissa = bits & 0x3ffu;
+  if (exponent == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));  // inf, NaN
+  if (exponent != 0) return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
+  // Zero or subnormal: mantissa * 2^-24 is exact in float.
+  const float magnitude = static_cast<float>(mantissa) * 0x1p-24f;
+  return sign != 0 ? -magnitude : magnitude;
+}
+
+/// float -> float16 bits, rounding to nearest even; overflow gives infinity, NaN stays NaN.
+inline uint16_t float16_from_float(float value) {
+  const uint32_t bits = std::bit_cast<uint32_t>(value);
+  const auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  const uint32_t magnitude = bits & 0x7fffffffu;
+  if (magnitude >= 0x7f800000u) {  // inf or NaN; a NaN stays a (quiet) NaN
+    return magnitude == 0x7f800000u ? static_cast<uint16_t>(sign | 0x7c00u)
+                                    : static_cast<uint16_t>(sign | 0x7e00u | ((magnitude >> 13) & 0x3ffu));
+  }
+  // 65520 is halfway between the largest binary16 (65504) and 2^16; the tie goes to the
+  // even neighbour, which is infinity.
+  if (magnitude >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);
+  if (magnitude < 0x38800000u) {  // below 2^-14: a binary16 subnormal (or zero)
+    if (magnitude <= 0x33000000u) return sign;  // at most 2^-25: rounds to zero
+    const uint32_t exponent = magnitude >> 23;
+    const uint32_t mantissa = (magnitude & 0x7fffffu) | 0x800000u;
+    // value = mantissa * 2^(exponent - 150); in units of 2^-24 that is mantissa >> shift.
+    const uint32_t shift = 126 - exponent;
+    uint32_t result = mantissa >> shift;
+    const uint32_t remainder = mantissa & ((1u << shift) - 1);
+    const uint32_t half = 1u << (shift - 1);
+    if (remainder > half || (remainder == half && (result & 1u) != 0)) ++result;
+    return static_cast<uint16_t>(sign | result);
+  }
+  // Normal: round the 13 dropped mantissa bits to nearest even, then rebias 127 -> 15.
+  const uint32_t rounded = magnitude + 0xfffu + ((magnitude >> 13) & 1u);
+  return static_cast<uint16_t>(sign | ((rounded - (112u << 23)) >> 13));
+}
+
+/// bfloat16 bits -> float (exact: bfloat16 is the upper half of a float).
+inline float bfloat16_to_float(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
+
+/// float -> bfloat16 bits, rounding to nearest even; NaN stays NaN.
+inline uint16_t bfloat16_from_float(float value) {
+  const uint32_t bits = std::bit_cast<uint32_t>(value);
+  if (std::isnan(value)) return static_cast<uint16_t>((bits >> 16) | 0x40u);
+  return static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+}
+
+/// float -> bfloat16 bits keeping the upper 16 bits (what ONNX's Cast reference does up
+/// to opset 17); NaN stays NaN.
+inline uint16_t bfloat16_truncate(float value) {
+  const uint32_t bits = std::bit_cast<uint32_t>(value);
+  if (std::isnan(value)) return static_cast<uint16_t>((bits >> 16) | 0x40u);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+/// double -> float rounding to odd: truncate toward zero and set the last bit when
+/// inexact. Rounding that float again to a format at least two bits narrower is then the
+/// same as rounding the double once (no double-rounding error).
+inline float round_to_odd_float(double value) {
+  float result = static_cast<float>(value);
+  if (std::isfinite(result) && static_cast<double>(result) != value) {
+    if (std::fabs(static_cast<double>(result)) > std::fabs(value)) result = std::nextafter(result, 0.0f);
+    result = std::bit_cast<float>(std::bit_cast<uint32_t>(result) | 1u);
+  }
+  return result;
+}
+
+/// double -> float16 bits with a single rounding to nearest even.
+inline uint16_t float16_from_double(double value) { return float16_from_float(round_to_odd_float(value)); }
+
+/// double -> bfloat16 bits with a single rounding to nearest even.
+inline uint16_t bfloat16_from_double(double value) { return bfloat16_from_float(round_to_odd_float(value)); }
 
 /// Layout of one minifloat format.
 struct MinifloatFormat {

@@ -1,5 +1,7 @@
 #include "ge/runtime/model_runner.h"
 
+#include "ge/alignment.h"
+#include "ge/graph_queries.h"
 #include "ge/memory_limit.h"
 #include "ge/runtime/stream_capture.h"
 #include "ge/weight_merging.h"
@@ -20,14 +22,6 @@ namespace ge {
 namespace {
 
 constexpr size_t kArenaAlignment = 512;  // GE's feature-map and weight alignment
-
-size_t align_up(size_t value, size_t alignment) { return (value + alignment - 1) / alignment * alignment; }
-
-bool is_omitted(const Graph& graph, const Value* value) {
-  return value->name().empty() && !value->has_uses() && !graph.is_output(value);
-}
-
-bool is_onnx_domain(const Node& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
 
 /// Whether `plan` made `node` a view (its schema's is_view): output 0 an alias of input 0,
 /// or, when the view was already a Concat slice, input 0 an alias of the output.
@@ -511,7 +505,7 @@ struct ModelRunner::Impl {
       const ZeroedMemory& zeroed = prepared.at(node).zeroed;
       for (size_t k = 0; k < node->output_count(); ++k) {
         const Value* out = node->output(k);
-        if (is_omitted(g, out) || written.count(out)) continue;
+        if (is_omitted_output(g, out) || written.count(out)) continue;
         ArenaRequest request;
         request.bytes = static_cast<size_t>(element_count(out->desc().static_dims())) * element_size(out->desc().dtype);
         if (zeroed.output(k)) {
@@ -830,7 +824,7 @@ struct ModelRunner::Impl {
         const PreparedKernel& kernel = kernels[step];
         for (size_t k = 0; k < node->output_count() && kernel.zeroed.any(); ++k) {
           const Value* out = node->output(k);
-          if (!kernel.zeroed.output(k) || is_omitted(g, out)) continue;
+          if (!kernel.zeroed.output(k) || is_omitted_output(g, out)) continue;
           GE_ASSIGN_OR_RETURN(Location at, find(out, node));
           const size_t bytes = static_cast<size_t>(element_count(out->desc().static_dims())) * element_size(out->desc().dtype);
           GE_RETURN_IF_ERROR(clean_before(at, bytes, s, "output '" + out->name() + "' of " + node->describe()));
@@ -866,7 +860,7 @@ struct ModelRunner::Impl {
         }
         for (size_t k = 0; k < node->output_count(); ++k) {
           const Value* out = node->output(k);
-          if (is_omitted(g, out)) {
+          if (is_omitted_output(g, out)) {
             def.addresses.emplace_back();
             continue;
           }
@@ -1186,7 +1180,7 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
       if (in != nullptr) GE_RETURN_IF_ERROR(check_value(in, "input of " + node->describe()));
     }
     for (const Value* out : node->outputs()) {
-      if (!is_omitted(g, out)) GE_RETURN_IF_ERROR(check_value(out, "output of " + node->describe()));
+      if (!is_omitted_output(g, out)) GE_RETURN_IF_ERROR(check_value(out, "output of " + node->describe()));
     }
     std::string reason;
     if (!backend.supports(*node, &reason)) {

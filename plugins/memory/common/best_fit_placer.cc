@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "ge/alignment.h"
+
 namespace ge::memory {
 namespace {
 
@@ -16,10 +18,6 @@ std::vector<int64_t> step_points(const std::vector<MemoryRequest>& requests) {
   std::sort(points.begin(), points.end());
   points.erase(std::unique(points.begin(), points.end()), points.end());
   return points;
-}
-
-size_t round_up(size_t bytes, size_t alignment) {
-  return alignment <= 1 ? bytes : (bytes + alignment - 1) / alignment * alignment;
 }
 
 }  // namespace
@@ -53,7 +51,7 @@ MemoryPlan BestFitPlacer::place(const std::vector<uint32_t>& order, size_t align
     std::sort(taken.begin(), taken.end());
     size_t best = SIZE_MAX, best_gap = SIZE_MAX, cursor = 0;
     for (const auto& [begin, end] : taken) {
-      const size_t start = round_up(cursor, alignment);
+      const size_t start = align_up(cursor, alignment);
       if (begin > start) {
         const size_t gap = begin - start;
         if (gap >= bytes && gap < best_gap) {
@@ -63,7 +61,7 @@ MemoryPlan BestFitPlacer::place(const std::vector<uint32_t>& order, size_t align
       }
       cursor = std::max(cursor, end);
     }
-    if (best == SIZE_MAX) best = round_up(cursor, alignment);
+    if (best == SIZE_MAX) best = align_up(cursor, alignment);
     plan.offsets[id] = best;
     plan.total_bytes = std::max(plan.total_bytes, best + bytes);
     index_.insert(id, first_[id], last_[id]);

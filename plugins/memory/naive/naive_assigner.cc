@@ -1,5 +1,7 @@
 #include "naive_assigner.h"
 
+#include "ge/alignment.h"
+
 namespace ge::memory {
 
 Result<MemoryPlan> NaiveAssigner::assign(const std::vector<MemoryRequest>& requests, size_t alignment) const {
@@ -8,7 +10,7 @@ Result<MemoryPlan> NaiveAssigner::assign(const std::vector<MemoryRequest>& reque
   plan.offsets.reserve(requests.size());
   for (const MemoryRequest& r : requests) {
     plan.offsets.push_back(plan.total_bytes);
-    plan.total_bytes += (r.bytes + alignment - 1) / alignment * alignment;
+    plan.total_bytes += align_up(r.bytes, alignment);
   }
   return plan;
 }

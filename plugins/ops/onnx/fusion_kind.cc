@@ -3,6 +3,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "ge/graph_queries.h"
+
 namespace ge::onnx_ops {
 namespace {
 
@@ -48,7 +50,7 @@ const std::unordered_map<std::string_view, FusionKind>& fusion_table() {
 }  // namespace
 
 FusionKind fusion_kind_for(const std::string& domain, const std::string& op_type) {
-  if (!domain.empty() && domain != "ai.onnx") return FusionKind::kOpaque;
+  if (!is_onnx_domain(domain)) return FusionKind::kOpaque;
   const auto& table = fusion_table();
   auto it = table.find(op_type);
   return it == table.end() ? FusionKind::kOpaque : it->second;

@@ -6,6 +6,8 @@
 
 #include <onnx/defs/schema.h>
 
+#include "ge/graph_queries.h"
+
 namespace ge::onnx_ops {
 namespace {
 
@@ -49,7 +51,7 @@ Status check_counts(const Node& node, const onnx::OpSchema& schema, const std::s
 // from W and indexes X with them.
 bool conv_input_indices(const Node& node, size_t& x_index, size_t& w_index) {
   const std::string& op = node.op_type();
-  if (!node.domain().empty() && node.domain() != "ai.onnx") return false;
+  if (!is_onnx_domain(node)) return false;
   if (op == "Conv" || op == "ConvInteger" || op == "ConvTranspose") {
     x_index = 0;
     w_index = 1;

@@ -6,12 +6,10 @@
 
 #include "status_error.h"
 
+#include "ge/graph_queries.h"
+
 namespace ge::onnx_ops {
 namespace {
-
-bool is_default_domain(const Node& node) {
-  return node.domain().empty() || node.domain() == "ai.onnx";
-}
 
 void supplement_reshape_rank(const Node& node, std::vector<onnx::TypeProto>& outputs) {
   if (outputs.empty() || node.input_count() < 2 || node.input(1) == nullptr) return;
@@ -141,12 +139,12 @@ void check_range_data(const Node& node, const InputDataProvider& data) {
 }  // namespace
 
 void check_inference_data(const Node& node, const InputDataProvider& data) {
-  if (!is_default_domain(node)) return;
+  if (!is_onnx_domain(node)) return;
   if (node.op_type() == "Range") check_range_data(node, data);
 }
 
 void supplement_inference(const Node& node, const InputDataProvider& data, std::vector<onnx::TypeProto>& outputs) {
-  if (!is_default_domain(node)) return;
+  if (!is_onnx_domain(node)) return;
   if (node.op_type() == "Reshape") supplement_reshape_rank(node, outputs);
   if (node.op_type() == "NonZero") supplement_non_zero(node, data, outputs);
   if (node.op_type() == "Compress") supplement_compress(node, data, outputs);

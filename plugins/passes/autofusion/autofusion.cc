@@ -12,6 +12,7 @@
 
 #include "ge/autofuse/loop_ir.h"
 #include "ge/backend.h"
+#include "ge/graph_queries.h"
 #include "ge/logging.h"
 #include "ge/plugin_api/graph_rewrite.h"
 
@@ -283,7 +284,7 @@ std::optional<Candidate> reduction_candidate(const Node& node, Op op) {
 
 /// What `node` computes when autofusion may group it, or nullopt.
 std::optional<Candidate> candidate_of(const Node& node) {
-  if (node.domain() != "" && node.domain() != "ai.onnx") return std::nullopt;
+  if (!is_onnx_domain(node)) return std::nullopt;
   if (auto it = reduction_ops().find(node.op_type()); it != reduction_ops().end()) {
     return reduction_candidate(node, it->second);
   }

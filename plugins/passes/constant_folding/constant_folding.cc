@@ -4,18 +4,17 @@
 #include <set>
 
 #include "ge/executor.h"
+#include "ge/graph_queries.h"
 #include "ge/logging.h"
 #include "ge/plugin_api/graph_rewrite.h"
 
 namespace ge::passes {
 namespace {
 
-bool is_onnx(const Node& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
-
 bool is_random(const Node& node) {
   static const std::set<std::string> random = {"RandomNormal", "RandomUniform", "RandomNormalLike",
                                                "RandomUniformLike", "Multinomial", "Bernoulli", "Dropout"};
-  return is_onnx(node) && random.count(node.op_type()) != 0;
+  return is_onnx_domain(node) && random.count(node.op_type()) != 0;
 }
 
 bool has_subgraphs(const Node& node) {
@@ -102,11 +101,11 @@ class Folder {
       if (!out->name().empty() && (out->desc().kind != ValueKind::kTensor || over_cap(out->desc()))) return false;
     }
     std::vector<Tensor> results;
-    if (is_onnx(node) && node.op_type() == "Constant" && node.input_count() == 0) {
+    if (is_onnx_domain(node) && node.op_type() == "Constant" && node.input_count() == 0) {
       std::optional<Tensor> value = constant_node_value(node);
       if (!value) return false;
       results.push_back(*value);
-    } else if (is_onnx(node) && (node.op_type() == "Shape" || node.op_type() == "Size")) {
+    } else if (is_onnx_domain(node) && (node.op_type() == "Shape" || node.op_type() == "Size")) {
       std::optional<Tensor> value = static_shape_value(node);
       if (!value) return false;
       results.push_back(*value);

@@ -7,19 +7,18 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ge/graph_queries.h"
 #include "ge/plugin_api/graph_rewrite.h"
 
 namespace ge::passes {
 namespace {
-
-bool is_onnx(const Node& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
 
 bool mergeable(const Node& node, const std::unordered_set<const Node*>& with_control_edges) {
   static const std::set<std::string> domains = {"", "ai.onnx", "ai.onnx.ml", "ge"};
   static const std::set<std::string> random = {"RandomNormal", "RandomUniform", "RandomNormalLike",
                                                "RandomUniformLike", "Multinomial", "Bernoulli", "Dropout"};
   if (!domains.count(node.domain()) || node.output_count() == 0 || with_control_edges.count(&node)) return false;
-  if (is_onnx(node) && random.count(node.op_type())) return false;
+  if (is_onnx_domain(node) && random.count(node.op_type())) return false;
   for (const auto& [name, attribute] : node.attributes()) {
     if (attribute.holds<Attribute::GraphPtr>() || attribute.holds<std::vector<Attribute::GraphPtr>>()) return false;
   }
@@ -29,7 +28,7 @@ bool mergeable(const Node& node, const std::unordered_set<const Node*>& with_con
 /// Ops whose first two inputs may be swapped (binary ones) or permuted (variadic ones).
 bool commutative(const Node& node) {
   static const std::set<std::string> ops = {"Add", "Mul", "Max", "Min", "Sum", "Mean", "And", "Or", "Xor", "Equal"};
-  return is_onnx(node) && ops.count(node.op_type()) != 0;
+  return is_onnx_domain(node) && ops.count(node.op_type()) != 0;
 }
 
 /// The inputs in a canonical order: commutative ops sort theirs by identity. Only

@@ -84,8 +84,6 @@ int64_t onnx_opset(const Node& node) {
   return version > 0 ? version : 17;
 }
 
-bool is_onnx(const Node& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
-
 bool near(double actual, double expected, double relative_tolerance) {
   return std::fabs(actual - expected) <= relative_tolerance * std::max(1.0, std::fabs(expected));
 }

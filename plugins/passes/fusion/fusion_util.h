@@ -30,8 +30,6 @@ bool broadcasts_into(const TensorDesc& operand, const TensorDesc& target);
 std::vector<double> broadcast_values(const Tensor& tensor, const std::vector<int64_t>& target);
 /// The ai.onnx opset of `node`'s graph (17 when none is imported).
 int64_t onnx_opset(const Node& node);
-/// Whether the node is in the ai.onnx domain.
-bool is_onnx(const Node& node);
 /// Whether `actual` is `expected` within `relative_tolerance` (absolute near 0).
 bool near(double actual, double expected, double relative_tolerance = 1e-4);
 /// The constant [min, max] of a Clip (attributes before opset 11, scalar constant inputs

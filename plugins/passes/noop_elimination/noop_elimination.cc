@@ -4,16 +4,15 @@
 #include <set>
 #include <unordered_set>
 
+#include "ge/graph_queries.h"
 #include "ge/plugin_api/graph_rewrite.h"
 
 namespace ge::passes {
 namespace {
 
-bool is_onnx(const Node& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
-
 bool is_reshape_like(const Node& node) {
   const std::string& op = node.op_type();
-  return is_onnx(node) && (op == "Reshape" || op == "Squeeze" || op == "Unsqueeze" || op == "Flatten");
+  return is_onnx_domain(node) && (op == "Reshape" || op == "Squeeze" || op == "Unsqueeze" || op == "Flatten");
 }
 
 /// The permutation of a Transpose (its default is the reversal), or nullopt.
@@ -84,7 +83,7 @@ class Eliminator {
   /// producers in turn.
   Status remove_if_dead(Node& node) {
     if (removed_.count(&node) || node.graph() != &graph_) return Status::ok();
-    if (!is_reshape_like(node) && !(is_onnx(node) && node.op_type() == "Transpose")) return Status::ok();
+    if (!is_reshape_like(node) && !(is_onnx_domain(node) && node.op_type() == "Transpose")) return Status::ok();
     for (const Value* out : node.outputs()) {
       if (out->has_uses() || graph_.is_output(out) || captured_.count(out->name())) return Status::ok();
     }
@@ -97,7 +96,7 @@ class Eliminator {
   }
 
   Result<bool> visit(Node& node) {
-    if (!is_onnx(node) || node.input_count() == 0 || node.input(0) == nullptr || node.output_count() == 0) return false;
+    if (!is_onnx_domain(node) || node.input_count() == 0 || node.input(0) == nullptr || node.output_count() == 0) return false;
     const std::string& op = node.op_type();
     Value* x = node.input(0);
     if (op == "Identity") return bypass(node, x);
@@ -125,7 +124,7 @@ class Eliminator {
     if (!outer) return false;
     if (is_identity(*outer)) return bypass(node, node.input(0));
     Node* first = node.input(0)->producer();
-    if (first == nullptr || !is_onnx(*first) || first->op_type() != "Transpose" || first->graph() != &graph_) {
+    if (first == nullptr || !is_onnx_domain(*first) || first->op_type() != "Transpose" || first->graph() != &graph_) {
       return false;
     }
     std::optional<std::vector<int64_t>> inner = permutation(*first);
@@ -166,7 +165,7 @@ class Eliminator {
     // Squeeze/Unsqueeze on the same axes cancel whatever the dims are.
     const std::string& op = node.op_type();
     Node* first = node.input(0)->producer();
-    if ((op != "Squeeze" && op != "Unsqueeze") || first == nullptr || first->graph() != &graph_ || !is_onnx(*first)) {
+    if ((op != "Squeeze" && op != "Unsqueeze") || first == nullptr || first->graph() != &graph_ || !is_onnx_domain(*first)) {
       return false;
     }
     const std::string expected = op == "Squeeze" ? "Unsqueeze" : "Squeeze";

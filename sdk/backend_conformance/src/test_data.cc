@@ -2,38 +2,11 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <random>
-#include <sstream>
+
+#include "ge/tensor_compare.h"
 
 namespace ge::backend_conformance {
-namespace {
-
-bool is_floating(DataType type) { return type == DataType::kFloat32 || type == DataType::kFloat64; }
-
-double element(const Tensor& tensor, int64_t i) { return tensor.scalar_as_double(i); }
-
-/// Types compared element by element (others byte by byte).
-bool comparable(DataType type) {
-  switch (type) {
-    case DataType::kFloat32:
-    case DataType::kFloat64:
-    case DataType::kBool:
-    case DataType::kInt8:
-    case DataType::kUInt8:
-    case DataType::kInt16:
-    case DataType::kUInt16:
-    case DataType::kInt32:
-    case DataType::kUInt32:
-    case DataType::kInt64:
-    case DataType::kUInt64:
-      return true;
-    default:
-      return false;
-  }
-}
-
-}  // namespace
 
 Tensor random_tensor(const TensorDesc& desc, double low, double high, uint32_t seed) {
   Tensor tensor = Tensor::zeros(desc.dtype, desc.static_dims());
@@ -76,32 +49,8 @@ NamedTensors random_inputs(const Graph& graph, uint32_t seed) {
 }
 
 std::string compare_tensors(const Tensor& got, const Tensor& want, double rtol, double atol) {
-  if (got.dtype() != want.dtype() || got.shape() != want.shape()) {
-    return "got " + got.to_string(0) + ", want " + want.to_string(0);
-  }
-  const bool floating = is_floating(want.dtype());
-  if (!comparable(want.dtype())) {
-    if (std::memcmp(got.raw_data(), want.raw_data(), want.byte_size()) == 0) return {};
-    return "the bytes differ (" + want.to_string(0) + ")";
-  }
-  int64_t mismatches = 0, first = -1;
-  for (int64_t i = 0; i < want.element_count(); ++i) {
-    bool same = false;
-    if (floating) {
-      const double g = element(got, i), w = element(want, i);
-      same = (std::isnan(g) && std::isnan(w)) || g == w || std::abs(g - w) <= atol + rtol * std::abs(w);
-    } else {
-      same = got.scalar_as_int64(i) == want.scalar_as_int64(i);
-    }
-    if (!same && mismatches++ == 0) first = i;
-  }
-  if (mismatches == 0) return {};
-  std::ostringstream text;
-  text.precision(9);
-  text << mismatches << " of " << want.element_count() << " elements differ; first at flat index " << first << ": got "
-       << element(got, first) << ", want " << element(want, first);
-  if (floating) text << " (tolerance " << atol << " + " << rtol << " * |want|)";
-  return text.str();
+  const TensorComparison comparison = ge::compare_tensors(got, want, Tolerance{.rtol = rtol, .atol = atol});
+  return comparison.matches ? std::string() : comparison.detail;
 }
 
 std::string literal_of(const Tensor& tensor) {

@@ -20,9 +20,9 @@ Tensor random_tensor(const TensorDesc& desc, double low, double high, uint32_t s
 /// the input's position.
 NamedTensors random_inputs(const Graph& graph, uint32_t seed);
 
-/// Empty when `got` matches `want` (same dtype and shape; floating point within
-/// |got - want| <= atol + rtol * |want|, NaN matching NaN; other types equal); else what
-/// differs: the first mismatching element, its index and how many differ.
+/// Empty when `got` matches `want` (ge::compare_tensors: same dtype and shape; floating
+/// point within |got - want| <= atol + rtol * |want|, NaN matching NaN; other types
+/// equal); else what differs: the first mismatching element, its index and how many differ.
 std::string compare_tensors(const Tensor& got, const Tensor& want, double rtol, double atol);
 
 /// A float tensor's values as a text IR literal list, "[0.5, -1.25, ...]", exact.

@@ -9,6 +9,7 @@
 #include "dnnl_fast_paths.h"
 #include "dnnl_program.h"
 #include "dnnl_util.h"
+#include "ge/graph_queries.h"
 #include "ge/logging.h"
 
 namespace ge::cpu_dnnl {
@@ -18,7 +19,7 @@ std::optional<ChannelBinary> channel_binary(const Node& node) {
                                                                  {"Sub", dnnl::algorithm::binary_sub},
                                                                  {"Mul", dnnl::algorithm::binary_mul},
                                                                  {"Div", dnnl::algorithm::binary_div}};
-  if (!(node.domain().empty() || node.domain() == "ai.onnx") || node.input_count() != 2 || node.output_count() != 1) {
+  if (!is_onnx_domain(node) || node.input_count() != 2 || node.output_count() != 1) {
     return std::nullopt;
   }
   std::optional<ChannelBinary> result;

@@ -9,23 +9,23 @@
 #include "dnnl_util.h"
 #include "winograd_conv.h"
 
+#include "ge/graph_queries.h"
+
 namespace ge::cpu_dnnl {
 namespace {
 
-bool is_onnx(const Node& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
-
 bool is_conv(const Node& node) {
-  return (is_onnx(node) && node.op_type() == "Conv") || (node.domain() == "ge" && node.op_type() == "FusedConv");
+  return (is_onnx_domain(node) && node.op_type() == "Conv") || (node.domain() == "ge" && node.op_type() == "FusedConv");
 }
 
 bool is_deconv(const Node& node) {
-  return (is_onnx(node) && node.op_type() == "ConvTranspose") ||
+  return (is_onnx_domain(node) && node.op_type() == "ConvTranspose") ||
          (node.domain() == "ge" && node.op_type() == "FusedConvTranspose");
 }
 
 bool is_pool(const Node& node) {
   const std::string& op = node.op_type();
-  return is_onnx(node) && (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" || op == "GlobalMaxPool");
+  return is_onnx_domain(node) && (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" || op == "GlobalMaxPool");
 }
 
 // The channel block oneDNN's fastest convolutions use on this CPU.
@@ -107,19 +107,19 @@ std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend
       return prepare_conv(node, backend_name, options);
     }
     if (is_pool(node)) return prepare_pool(node, backend_name, options);
-    if ((is_onnx(node) && node.op_type() == "MatMul") || (node.domain() == "ge" && node.op_type() == "FusedMatMul")) {
+    if ((is_onnx_domain(node) && node.op_type() == "MatMul") || (node.domain() == "ge" && node.op_type() == "FusedMatMul")) {
       return prepare_matmul(node, backend_name, options);
     }
-    if ((is_onnx(node) && node.op_type() == "Gemm") || (node.domain() == "ge" && node.op_type() == "FusedGemm")) {
+    if ((is_onnx_domain(node) && node.op_type() == "Gemm") || (node.domain() == "ge" && node.op_type() == "FusedGemm")) {
       return prepare_gemm(node, backend_name, options);
     }
     if (is_deconv(node)) return prepare_deconv(node, backend_name, options);
-    if (is_onnx(node) && node.op_type() == "Resize") return prepare_resample(node, backend_name, options);
-    if (is_onnx(node) && node.op_type() == "Softmax") return prepare_softmax(node, backend_name, options);
-    if ((is_onnx(node) || node.domain() == "ge") && node.op_type() == "LayerNormalization") {
+    if (is_onnx_domain(node) && node.op_type() == "Resize") return prepare_resample(node, backend_name, options);
+    if (is_onnx_domain(node) && node.op_type() == "Softmax") return prepare_softmax(node, backend_name, options);
+    if ((is_onnx_domain(node) || node.domain() == "ge") && node.op_type() == "LayerNormalization") {
       return prepare_layer_norm(node, backend_name, options);
     }
-    if (is_onnx(node) && node.op_type() == "Concat") return prepare_concat(node, backend_name, options);
+    if (is_onnx_domain(node) && node.op_type() == "Concat") return prepare_concat(node, backend_name, options);
     if (std::optional<PreparedKernel> kernel = prepare_binary(node, backend_name, options)) return kernel;
     if (std::optional<PreparedKernel> kernel = prepare_eltwise(node, backend_name, options)) return kernel;
   } catch (const std::exception&) {
@@ -142,12 +142,12 @@ FormatCapability format_capability(const Node& node) {
     capability.inputs.resize(node.input_count());
     capability.inputs[0] = blocked_formats(node.input(0));
     capability.outputs = {blocked_formats(node.output(0))};
-  } else if (is_onnx(node) && node.op_type() == "Resize") {
+  } else if (is_onnx_domain(node) && node.op_type() == "Resize") {
     if (!resample_applies(node)) return capability;
     capability.inputs.resize(node.input_count());
     capability.inputs[0] = blocked_formats(node.input(0));
     capability.outputs = {blocked_formats(node.output(0))};
-  } else if (is_onnx(node) && node.op_type() == "Concat") {
+  } else if (is_onnx_domain(node) && node.op_type() == "Concat") {
     // Blocked when every input is: a branch that cannot be keeps the Concat plain.
     for (const Value* x : node.inputs()) {
       capability.inputs.push_back(blocked_formats(x));

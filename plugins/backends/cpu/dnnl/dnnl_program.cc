@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "ge/alignment.h"
 #include "ge/cpu_kernels/kernel_library.h"
 #include "thread_budget.h"
 
@@ -26,8 +27,6 @@ constexpr size_t kAlignment = 64;
 // Launches of one kernel that may run at once without building memory objects (one
 // session run per thread shares the prepared kernel); more fall back to temporaries.
 constexpr size_t kSlots = 4;
-
-size_t align_up(size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
 
 // The memory objects and argument arrays of one launch in flight.
 struct Slot {
@@ -121,14 +120,14 @@ const dnnl::engine& cpu_engine() {
 }
 
 std::shared_ptr<void> aligned_buffer(size_t bytes) {
-  void* data = std::aligned_alloc(kAlignment, align_up(bytes == 0 ? 1 : bytes));
+  void* data = std::aligned_alloc(kAlignment, align_up(bytes == 0 ? 1 : bytes, kAlignment));
   if (data == nullptr) throw std::bad_alloc();
   return std::shared_ptr<void>(data, [](void* p) { std::free(p); });
 }
 
 size_t ProgramBuilder::reserve_workspace(size_t bytes) {
   const size_t offset = workspace_;
-  workspace_ += align_up(bytes);
+  workspace_ += align_up(bytes, kAlignment);
   return offset;
 }
 

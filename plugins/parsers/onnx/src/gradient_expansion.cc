@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "ge/graph_queries.h"
+
 namespace ge::onnx_parser {
 namespace {
 
@@ -15,7 +17,7 @@ bool is_training_gradient(const Node& node) { return node.domain() == kTrainingD
 
 bool differentiable(const Node& node) {
   static const std::set<std::string> ops = {"Add", "Sub", "Mul", "Div", "Neg", "Identity", "Relu"};
-  return (node.domain().empty() || node.domain() == "ai.onnx") && ops.count(node.op_type()) != 0;
+  return is_onnx_domain(node) && ops.count(node.op_type()) != 0;
 }
 
 Tensor filled(DataType dtype, const Shape& shape, double value) {

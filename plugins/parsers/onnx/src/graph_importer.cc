@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "ge/graph_queries.h"
 #include "ge/logging.h"
 #include "ge/onnx_common/attribute_proto.h"
 #include "ge/onnx_common/opsets.h"
@@ -18,8 +19,6 @@ namespace ge::onnx_parser {
 namespace {
 
 namespace fs = std::filesystem;
-
-bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
 std::string node_label(const std::string& name, const std::string& op_type) {
   return "node '" + name + "' (" + op_type + ")";
@@ -63,7 +62,7 @@ Status GraphImporter::import_opsets(Graph& graph) {
   const int64_t max_opset = max_supported_onnx_opset();
   bool has_default = false;
   for (const auto& opset : model_.opset_import()) {
-    const std::string domain = is_default_domain(opset.domain()) ? std::string() : opset.domain();
+    const std::string domain = is_onnx_domain(opset.domain()) ? std::string() : opset.domain();
     const std::string shown = domain.empty() ? std::string("ai.onnx") : domain;
     if (opset.version() < 1) {
       return parse_error("opset_import for domain '" + shown + "' has invalid version " +
@@ -308,7 +307,7 @@ Status GraphImporter::import_graph(const onnx::GraphProto& proto, Scope& scope) 
   pending.reserve(proto.node_size());
   for (const auto& node_proto : proto.node()) {
     const std::string& op_type = node_proto.op_type();
-    const std::string domain = is_default_domain(node_proto.domain()) ? std::string() : node_proto.domain();
+    const std::string domain = is_onnx_domain(node_proto.domain()) ? std::string() : node_proto.domain();
     const std::string name = node_proto.name().empty() ? fresh_name(op_type) : node_proto.name();
     const std::string label = node_label(name, op_type);
     if (op_type.empty()) return parse_error(graph_label + ": node '" + name + "' has no op_type");

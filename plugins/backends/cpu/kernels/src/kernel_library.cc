@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "ge/graph_queries.h"
 #include "ge/shape_arithmetic.h"
 #include "kernel_util.h"
 #include "op_kernels.h"
@@ -33,7 +34,7 @@ const std::vector<OpKernel>& kernel_table() {
     add_math_family_kernels(entries);
     add_tensor_family_kernels(entries);
     add_nn_family_kernels(entries);
-    add_sequence_family_kernels(entries);
+    add_special_family_kernels(entries);
     add_fused_kernels(entries);
     add_trans_data_kernels(entries);
     add_autofuse_kernels(entries);
@@ -41,8 +42,6 @@ const std::vector<OpKernel>& kernel_table() {
   }();
   return table;
 }
-
-bool is_onnx_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
 const OpKernel* find_kernel(const Node& node) {
   // Entries of other domains are keyed "domain::Op" (the "ge" domain's fused ops).

@@ -32,26 +32,10 @@ inline constexpr bool is_floating_v = is_half_v<T> || std::is_floating_point_v<T
 
 template <typename T>
 constexpr DataType dtype_of() {
-  if constexpr (std::is_same_v<T, Half>) {
-    return DataType::kFloat16;
-  } else if constexpr (std::is_same_v<T, BFloat16>) {
-    return DataType::kBFloat16;
-  } else {
-    return data_type_of<T>();
-  }
+  return data_type_of<T>();
 }
 
-/// The value of an element as double (float16/bfloat16 through float).
-template <typename T>
-inline double load(T value) {
-  if constexpr (std::is_same_v<T, Half>) {
-    return static_cast<double>(float16_to_float(value.bits));
-  } else if constexpr (std::is_same_v<T, BFloat16>) {
-    return static_cast<double>(bfloat16_to_float(value.bits));
-  } else {
-    return static_cast<double>(value);
-  }
-}
+using element::load;
 
 /// `value` as an element of T: floating types round (float16/bfloat16 through float);
 /// integers round half to even and saturate (NaN gives 0).

@@ -4,9 +4,9 @@
 #include <string>
 
 #include "math_binary.h"
-#include "sequence_kernels.h"
+#include "special_kernels.h"
 
-namespace ge::cpu_kernels::sequence {
+namespace ge::cpu_kernels::special {
 namespace {
 
 struct ConcatOp {
@@ -20,4 +20,4 @@ void add_string_concat_kernels(std::vector<OpKernel>& table) {
                    &math::prepare_same_type_binary<ConcatOp, math::Types<std::string>>});
 }
 
-}  // namespace ge::cpu_kernels::sequence
+}  // namespace ge::cpu_kernels::special

@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "op_kernels.h"
-#include "sequence_common.h"
-#include "sequence_kernels.h"
+#include "special_common.h"
+#include "special_kernels.h"
 
-namespace ge::cpu_kernels::sequence {
+namespace ge::cpu_kernels::special {
 namespace {
 
 enum class Distribution { kUniform, kNormal, kBernoulli, kMultinomial };
@@ -150,7 +150,7 @@ Result<PreparedKernel> prepare_generator(const KernelContext& context, Distribut
   RandomParams p;
   p.distribution = distribution;
   GE_RETURN_IF_ERROR(read_seed(context, p).status());
-  const std::vector<DataType> real = element_dtypes(RealTypes{});
+  const std::vector<DataType> real = data_types(RealTypes{});
   DataType fallback = DataType::kFloat32;
   std::vector<int64_t> dims;
   if (like) {
@@ -177,7 +177,7 @@ Result<PreparedKernel> prepare_generator(const KernelContext& context, Distribut
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, dims));
   p.count = product(dims);
-  KernelFunction function = select_element_kernel(
+  KernelFunction function = select_kernel(
       dtype, RealTypes{}, []<typename T>() -> KernelFunction { return &elementwise_random_kernel<T, float>; });
   return make_kernel(context, function, std::move(p));
 }
@@ -196,7 +196,7 @@ Result<PreparedKernel> prepare_random_normal_like(const KernelContext& context) 
 }
 
 Status check_real_input(const KernelContext& context) {
-  const std::vector<DataType> real = element_dtypes(RealTypes{});
+  const std::vector<DataType> real = data_types(RealTypes{});
   const DataType dtype = input_dtype(context, 0);
   if (std::find(real.begin(), real.end(), dtype) == real.end()) return unsupported_dtype(context, dtype, real);
   return Status::ok();
@@ -208,13 +208,13 @@ Result<PreparedKernel> prepare_bernoulli(const KernelContext& context) {
   p.distribution = Distribution::kBernoulli;
   GE_RETURN_IF_ERROR(read_seed(context, p).status());
   const DataType in = input_dtype(context, 0);
-  GE_ASSIGN_OR_RETURN(DataType out, dtype_attribute(context, in, element_dtypes(RealIntegerAndBoolTypes{})));
+  GE_ASSIGN_OR_RETURN(DataType out, dtype_attribute(context, in, data_types(RealIntegerAndBoolTypes{})));
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> dims, input_dims(context, 0));
   GE_RETURN_IF_ERROR(check_output(context, 0, out, dims));
   p.count = product(dims);
   // Dispatch on the output type, then on the probability type.
-  KernelFunction function = select_element_kernel(out, RealIntegerAndBoolTypes{}, [in]<typename O>() -> KernelFunction {
-    return select_element_kernel(in, RealTypes{},
+  KernelFunction function = select_kernel(out, RealIntegerAndBoolTypes{}, [in]<typename O>() -> KernelFunction {
+    return select_kernel(in, RealTypes{},
                                  []<typename I>() -> KernelFunction { return &elementwise_random_kernel<O, I>; });
   });
   return make_kernel(context, function, std::move(p));
@@ -236,8 +236,8 @@ Result<PreparedKernel> prepare_multinomial(const KernelContext& context) {
   p.classes = dims[1];
   p.samples = samples;
   GE_RETURN_IF_ERROR(check_output(context, 0, out, {p.batch, p.samples}));
-  KernelFunction function = select_element_kernel(out, TypeList<int32_t, int64_t>{}, [in]<typename O>() -> KernelFunction {
-    return select_element_kernel(in, RealTypes{}, []<typename I>() -> KernelFunction { return &multinomial_kernel<O, I>; });
+  KernelFunction function = select_kernel(out, TypeList<int32_t, int64_t>{}, [in]<typename O>() -> KernelFunction {
+    return select_kernel(in, RealTypes{}, []<typename I>() -> KernelFunction { return &multinomial_kernel<O, I>; });
   });
   const size_t workspace = static_cast<size_t>(p.classes) * sizeof(double);
   return make_kernel(context, function, std::move(p), workspace);
@@ -254,4 +254,4 @@ void add_random_kernels(std::vector<OpKernel>& table) {
   table.push_back({"Multinomial", {}, &prepare_multinomial});
 }
 
-}  // namespace ge::cpu_kernels::sequence
+}  // namespace ge::cpu_kernels::special

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "op_kernels.h"
-#include "sequence_common.h"
-#include "sequence_kernels.h"
+#include "special_common.h"
+#include "special_kernels.h"
 
-namespace ge::cpu_kernels::sequence {
+namespace ge::cpu_kernels::special {
 namespace {
 
 enum class Reduction { kNone, kSum, kMean };
@@ -83,7 +83,7 @@ int loss_kernel(const KernelArgs& args) {
 
 Result<PreparedKernel> prepare_loss(const KernelContext& context, bool softmax) {
   const DataType dtype = input_dtype(context, 0);
-  const std::vector<DataType> supported = element_dtypes(RealTypes{});
+  const std::vector<DataType> supported = data_types(RealTypes{});
   if (std::find(supported.begin(), supported.end(), dtype) == supported.end()) {
     return unsupported_dtype(context, dtype, supported);
   }
@@ -136,7 +136,7 @@ Result<PreparedKernel> prepare_loss(const KernelContext& context, bool softmax) 
   if (softmax && has_output(context, 1)) GE_RETURN_IF_ERROR(check_output(context, 1, dtype, dims));
 
   KernelFunction function =
-      select_element_kernel(dtype, RealTypes{}, []<typename T>() -> KernelFunction { return &loss_kernel<T>; });
+      select_kernel(dtype, RealTypes{}, []<typename T>() -> KernelFunction { return &loss_kernel<T>; });
   return make_kernel(context, function, p);
 }
 
@@ -150,4 +150,4 @@ void add_loss_kernels(std::vector<OpKernel>& table) {
   table.push_back({"SoftmaxCrossEntropyLoss", {}, &prepare_sce});
 }
 
-}  // namespace ge::cpu_kernels::sequence
+}  // namespace ge::cpu_kernels::special

@@ -1,8 +1,9 @@
 #pragma once
-// Helpers the sequence family's kernels share: float16/bfloat16 element types with
-// conversions, dtype dispatch over the floating types, reading an integer scalar input at
-// launch, and the family's launch error codes. Internal to the kernel library; the
-// nested namespace keeps these names apart from other families' helpers.
+// Helpers the special-purpose families' kernels share (see special_kernels.h): element
+// reading and writing over the float16/bfloat16 structs (half_float.h) and arithmetic
+// types, the dtype lists they dispatch over, reading an integer scalar input at launch,
+// and the families' launch error codes. Internal to the kernel library; the nested
+// namespace keeps these names apart from other families' helpers.
 
 #include <cmath>
 #include <cstdint>
@@ -12,26 +13,10 @@
 #include "half_float.h"
 #include "kernel_util.h"
 
-namespace ge::cpu_kernels::sequence {
+namespace ge::cpu_kernels::special {
 
-using cpu_kernels::bfloat16_from_float;
-using cpu_kernels::float16_from_float;
-using cpu_kernels::BFloat16;
-using cpu_kernels::bfloat16_to_float;
-using cpu_kernels::Float16;
-using cpu_kernels::float16_to_float;
-
-/// Reads one element of a float16/bfloat16/arithmetic tensor as a double.
-template <typename T>
-double load(const T& value) {
-  if constexpr (std::is_same_v<T, Float16>) {
-    return static_cast<double>(float16_to_float(value.bits));
-  } else if constexpr (std::is_same_v<T, BFloat16>) {
-    return static_cast<double>(bfloat16_to_float(value.bits));
-  } else {
-    return static_cast<double>(value);
-  }
-}
+// Float16, BFloat16 and their conversions come from the enclosing namespace (half_float.h).
+using element::load;
 
 /// Converts a double to one element of type T (float16/bfloat16 round to nearest even,
 /// bool is value != 0, integers truncate as a C cast does).
@@ -48,37 +33,11 @@ T store(double value) {
   }
 }
 
-/// The element type behind a DataType for dispatch: float16 and bfloat16 map to the tag
-/// structs above.
-template <typename T>
-constexpr DataType element_dtype() {
-  if constexpr (std::is_same_v<T, Float16>) {
-    return DataType::kFloat16;
-  } else if constexpr (std::is_same_v<T, BFloat16>) {
-    return DataType::kBFloat16;
-  } else {
-    return data_type_of<T>();
-  }
-}
-
 using RealTypes = TypeList<Float16, float, double, BFloat16>;
 using RealAndIntegerTypes = TypeList<Float16, float, double, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t,
                                      uint16_t, uint32_t, uint64_t>;
 using RealIntegerAndBoolTypes = TypeList<Float16, float, double, BFloat16, int8_t, int16_t, int32_t, int64_t,
                                          uint8_t, uint16_t, uint32_t, uint64_t, bool>;
-
-template <typename... Ts>
-std::vector<DataType> element_dtypes(TypeList<Ts...>) {
-  return {element_dtype<Ts>()...};
-}
-
-/// Like select_kernel, but float16/bfloat16 dispatch to Float16/BFloat16.
-template <typename... Ts, typename Make>
-KernelFunction select_element_kernel(DataType dtype, TypeList<Ts...>, Make&& make) {
-  KernelFunction function = nullptr;
-  (void)((dtype == element_dtype<Ts>() ? (function = make.template operator()<Ts>(), true) : false) || ...);
-  return function;
-}
 
 /// Reads element `index` of an int32 or int64 tensor at `data`.
 inline int64_t load_index(const void* data, DataType dtype, int64_t index) {
@@ -97,10 +56,10 @@ inline void* optional_output(const KernelArgs& args, size_t count, size_t index)
   return index < count ? args.outputs[index] : nullptr;
 }
 
-/// Launch error codes of the sequence family: the library's codes, by their family names.
+/// Launch error codes of the special-purpose families: the library's codes, by their family names.
 constexpr int kSequenceLengthOutOfRange = kKernelSequenceLengthOutOfRange;
 constexpr int kClassIndexOutOfRange = kKernelClassIndexOutOfRange;
 constexpr int kRuntimeSizeMismatch = kKernelRuntimeSizeMismatch;
 constexpr int kInvalidRuntimeValue = kKernelInvalidRuntimeValue;
 
-}  // namespace ge::cpu_kernels::sequence
+}  // namespace ge::cpu_kernels::special

@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "op_kernels.h"
-#include "sequence_common.h"
-#include "sequence_kernels.h"
+#include "special_common.h"
+#include "special_kernels.h"
 
-namespace ge::cpu_kernels::sequence {
+namespace ge::cpu_kernels::special {
 namespace {
 
 struct NmsParams {
@@ -163,4 +163,4 @@ void add_non_max_suppression_kernels(std::vector<OpKernel>& table) {
   table.push_back({"NonMaxSuppression", {DataType::kFloat32}, &prepare_non_max_suppression});
 }
 
-}  // namespace ge::cpu_kernels::sequence
+}  // namespace ge::cpu_kernels::special

@@ -1,12 +1,13 @@
 #pragma once
-// The files of the sequence family each add their ops through one of these; the family's
-// entry point (family_sequence.cc) calls them all.
+// Each file of the special-purpose families (recurrent_*, loss_*, detection_*, signal_*,
+// text_*, optimizer_*, random_*) adds its ops through one of these; family_special.cc
+// calls them all.
 
 #include <vector>
 
 #include "kernel_util.h"
 
-namespace ge::cpu_kernels::sequence {
+namespace ge::cpu_kernels::special {
 
 void add_recurrent_kernels(std::vector<OpKernel>& table);  // RNN GRU LSTM
 void add_loss_kernels(std::vector<OpKernel>& table);       // SoftmaxCrossEntropyLoss NegativeLogLikelihoodLoss
@@ -21,4 +22,4 @@ void add_regex_full_match_kernels(std::vector<OpKernel>& table);  // RegexFullMa
 void add_optimizer_kernels(std::vector<OpKernel>& table);  // ai.onnx.preview.training Adagrad Adam Momentum
 void add_random_kernels(std::vector<OpKernel>& table);     // Random*, Bernoulli, Multinomial
 
-}  // namespace ge::cpu_kernels::sequence
+}  // namespace ge::cpu_kernels::special

@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "op_kernels.h"
-#include "sequence_common.h"
-#include "sequence_kernels.h"
+#include "special_common.h"
+#include "special_kernels.h"
 
-namespace ge::cpu_kernels::sequence {
+namespace ge::cpu_kernels::special {
 namespace {
 
 enum class Weighting { kTf, kIdf, kTfIdf };
@@ -223,4 +223,4 @@ void add_tfidf_vectorizer_kernels(std::vector<OpKernel>& table) {
   table.push_back({"TfIdfVectorizer", {DataType::kString, DataType::kInt32, DataType::kInt64}, &prepare_tfidf});
 }
 
-}  // namespace ge::cpu_kernels::sequence
+}  // namespace ge::cpu_kernels::special

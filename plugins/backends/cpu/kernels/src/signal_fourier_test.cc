@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "kernel_test_util.h"
-#include "sequence_common.h"
+#include "special_common.h"
 
 namespace ge::cpu_kernels::testing {
 namespace {
@@ -78,13 +78,13 @@ TEST(FourierKernel, Float16DftRoundsEachResult) {
   // fft([1, 2, 0, -1]) = [2, 1-3i, 0, 1+3i]: every value is exact in float16.
   Tensor x = Tensor::zeros(F::kFloat16, {1, 4, 1});
   const float values[] = {1, 2, 0, -1};
-  for (int i = 0; i < 4; ++i) x.data<uint16_t>()[i] = sequence::float16_from_float(values[i]);
+  for (int i = 0; i < 4; ++i) x.data<uint16_t>()[i] = float16_from_float(values[i]);
   KernelTest test("DFT", 17);
   test.input(x).output(F::kFloat16, {1, 4, 2});
   GE_RUN_KERNEL(out, test);
   const float expected[] = {2, 0, 1, -3, 0, 0, 1, 3};
   for (int i = 0; i < 8; ++i) {
-    EXPECT_EQ(sequence::float16_to_float(out[0].data<uint16_t>()[i]), expected[i]) << "element " << i;
+    EXPECT_EQ(float16_to_float(out[0].data<uint16_t>()[i]), expected[i]) << "element " << i;
   }
 }
 

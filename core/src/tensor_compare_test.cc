@@ -1,4 +1,4 @@
-#include "tensor_compare.h"
+#include "ge/tensor_compare.h"
 
 #include <gtest/gtest.h>
 
@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-namespace ge::conformance {
+namespace ge {
 namespace {
 
-const Tolerance kDefault;  // rtol 1e-3, atol 1e-5
+const Tolerance kDefault{.rtol = 1e-3, .atol = 1e-5};
 
 Tensor raw16(DataType type, std::vector<int64_t> shape, const std::vector<uint16_t>& bits) {
   Tensor tensor = Tensor::zeros(type, std::move(shape));
@@ -115,17 +115,6 @@ TEST(TensorCompareTest, StringsCompareExactly) {
   EXPECT_NE(comparison.detail.find("got \"B\", expected \"b\""), std::string::npos) << comparison.detail;
 }
 
-TEST(TensorCompareTest, HalfAndBfloat16DecodeExactly) {
-  EXPECT_EQ(half_to_float(0x3C00), 1.0f);
-  EXPECT_EQ(half_to_float(0xC000), -2.0f);
-  EXPECT_EQ(half_to_float(0x3555), 0.333251953125f);        // nearest half to 1/3
-  EXPECT_EQ(half_to_float(0x0001), std::ldexp(1.0f, -24));  // smallest subnormal
-  EXPECT_EQ(half_to_float(0x7C00), std::numeric_limits<float>::infinity());
-  EXPECT_TRUE(std::isnan(half_to_float(0x7E00)));
-  EXPECT_EQ(bfloat16_to_float(0x3F80), 1.0f);
-  EXPECT_EQ(bfloat16_to_float(0xC040), -3.0f);
-}
-
 TEST(TensorCompareTest, Float16ComparesDecodedValues) {
   // 1.0 vs 1.0009765625 (0x3C01): |diff| 0.000977 <= 1e-5 + 1e-3 = 0.00101.
   EXPECT_TRUE(
@@ -161,5 +150,115 @@ TEST(TensorCompareTest, EmptyTensorsOfSameShapeMatch) {
           .matches);
 }
 
+TEST(TensorCompareTest, CountsMismatchesAndLargestError) {
+  // Element [1,0]: |0.5 - 0.25| = 0.25 > 1e-5 + 1e-5 * 0.25; element [1,1] also differs.
+  const TensorComparison c = compare_tensors(Tensor::from_vector<float>({2, 2}, {1, 2, 0.5f, 4}),
+                                             Tensor::from_vector<float>({2, 2}, {1, 2, 0.25f, 5}), {1e-5, 1e-5});
+  EXPECT_FALSE(c.matches);
+  EXPECT_EQ(c.mismatched_elements, 2);
+  EXPECT_EQ(c.first_mismatch, 2);
+  EXPECT_DOUBLE_EQ(c.max_abs_error, 1.0);
+  EXPECT_EQ(c.detail, "2 of 4 elements differ; first at [1,0]: got 0.5, expected 0.25 (|diff| 0.25 > 1.25e-05)");
+}
+
+TEST(TensorCompareTest, ToleranceBoundIsInclusive) {
+  // |1.00001 - 1| = 1e-5 <= 1e-5 + 1e-5 * 1; |-2.00002 - -2| = 2e-5 <= 1e-5 + 2e-5.
+  const TensorComparison c = compare_tensors(Tensor::from_vector<double>({2}, {1.00001, -2.00002}),
+                                             Tensor::from_vector<double>({2}, {1.0, -2.0}), {1e-5, 1e-5});
+  EXPECT_TRUE(c.matches) << c.detail;
+  EXPECT_NEAR(c.max_abs_error, 2e-5, 1e-12);
+  EXPECT_EQ(c.mismatched_elements, 0);
+  EXPECT_EQ(c.first_mismatch, -1);
+  EXPECT_TRUE(c.detail.empty());
+  // Absolute tolerance alone; zero tolerance demands equality.
+  EXPECT_TRUE(compare_tensors(Tensor::from_vector<float>({1}, {0.1f}), Tensor::from_vector<float>({1}, {0.0f}),
+                              {.rtol = 0, .atol = 0.2})
+                  .matches);
+  EXPECT_FALSE(compare_tensors(Tensor::from_vector<float>({1}, {0.1f}), Tensor::from_vector<float>({1}, {0.0f}), {})
+                   .matches);
+  EXPECT_TRUE(
+      compare_tensors(Tensor::from_vector<float>({1}, {0.1f}), Tensor::from_vector<float>({1}, {0.1f}), {}).matches);
+}
+
+TEST(TensorCompareTest, NanOrInfinityAgainstAnotherValueIsAnInfiniteError) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const TensorComparison same =
+      compare_tensors(Tensor::from_vector<float>({2}, {nan, inf}), Tensor::from_vector<float>({2}, {nan, inf}), {});
+  EXPECT_TRUE(same.matches);
+  EXPECT_EQ(same.max_abs_error, 0.0);
+  const TensorComparison c = compare_tensors(Tensor::from_vector<float>({2}, {nan, -inf}),
+                                             Tensor::from_vector<float>({2}, {1, inf}), kDefault);
+  EXPECT_FALSE(c.matches);
+  EXPECT_EQ(c.mismatched_elements, 2);
+  EXPECT_TRUE(std::isinf(c.max_abs_error));
+}
+
+TEST(TensorCompareTest, MismatchedDtypeOrShapeReportsNoElements) {
+  const TensorComparison c =
+      compare_tensors(Tensor::from_vector<float>({3}, {1, 2, 3}), Tensor::from_vector<float>({1, 3}, {9, 9, 9}), {});
+  EXPECT_FALSE(c.matches);
+  EXPECT_EQ(c.mismatched_elements, 0);
+  EXPECT_EQ(c.first_mismatch, -1);
+  EXPECT_EQ(c.max_abs_error, 0.0);
+  EXPECT_EQ(c.detail, "shape [3] but expected [1,3]");
+}
+
+TEST(TensorCompareTest, IntegerErrorIsTheDifference) {
+  const TensorComparison c = compare_tensors(Tensor::from_vector<int32_t>({2}, {3, -7}),
+                                             Tensor::from_vector<int32_t>({2}, {3, -4}), {.rtol = 1, .atol = 10});
+  EXPECT_FALSE(c.matches);  // tolerance does not apply to integers
+  EXPECT_EQ(c.max_abs_error, 3.0);
+  EXPECT_EQ(c.detail, "1 of 2 elements differ; first at [1]: got -7, expected -4");
+}
+
+TEST(TensorCompareTest, Float8ComparesDecodedValues) {
+  Tensor a = Tensor::zeros(DataType::kFloat8E4M3FN, {1});
+  Tensor b = Tensor::zeros(DataType::kFloat8E4M3FN, {1});
+  a.data<uint8_t>()[0] = 0x38;  // 1.0
+  b.data<uint8_t>()[0] = 0x39;  // 1.125
+  EXPECT_FALSE(compare_tensors(a, b, kDefault).matches);
+  EXPECT_TRUE(compare_tensors(a, b, {.rtol = 0, .atol = 0.125}).matches);
+}
+
+TEST(TensorCompareTest, TensorWithoutDataIsAMismatchThatSaysSo) {
+  // A default tensor is a scalar of undefined dtype with no storage.
+  const TensorComparison c = compare_tensors(Tensor(), Tensor(), kDefault);
+  EXPECT_FALSE(c.matches);
+  EXPECT_EQ(c.first_mismatch, -1);
+  EXPECT_EQ(c.detail, "a non-empty tensor has no data");
+}
+
+TEST(CompareValuesTest, OptionalsMatchOnlyLikeOptionals) {
+  const RuntimeValue empty = RuntimeValue::empty_optional(ValueKind::kOptional, DataType::kFloat32);
+  const RuntimeValue present = RuntimeValue::of(Tensor::from_vector<float>({1}, {1}));
+  EXPECT_TRUE(compare_values(empty, empty, kDefault).matches);
+  const TensorComparison c = compare_values(empty, present, kDefault);
+  EXPECT_FALSE(c.matches);
+  EXPECT_EQ(c.detail, "optional is empty, expected present");
+  EXPECT_EQ(compare_values(present, empty, kDefault).detail, "optional is present, expected empty");
+}
+
+TEST(CompareValuesTest, SequencesCompareElementByElement) {
+  auto sequence = [](std::vector<float> values) {
+    std::vector<Tensor> items;
+    for (float v : values) items.push_back(Tensor::from_vector<float>({1}, {v}));
+    return RuntimeValue::of_sequence(std::move(items), DataType::kFloat32);
+  };
+  EXPECT_TRUE(compare_values(sequence({1, 2}), sequence({1, 2}), kDefault).matches);
+  EXPECT_EQ(compare_values(sequence({1}), sequence({1, 2}), kDefault).detail,
+            "the sequence has 1 elements, expected 2");
+  const TensorComparison c = compare_values(sequence({1, 5, 7}), sequence({1, 2, 3}), kDefault);
+  EXPECT_FALSE(c.matches);
+  EXPECT_EQ(c.mismatched_elements, 2);
+  EXPECT_DOUBLE_EQ(c.max_abs_error, 4.0);
+  EXPECT_EQ(c.detail.rfind("sequence element 1: 1 of 1 elements differ; first at [0]: got 5, expected 2", 0), 0u)
+      << c.detail;
+  const TensorComparison kind =
+      compare_values(RuntimeValue::of(Tensor::from_vector<float>({1}, {1})), sequence({1}), kDefault);
+  EXPECT_FALSE(kind.matches);
+  EXPECT_NE(kind.detail.find("expected seq"), std::string::npos) << kind.detail;
+}
+
 }  // namespace
-}  // namespace ge::conformance
+}  // namespace ge

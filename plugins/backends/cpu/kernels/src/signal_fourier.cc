@@ -19,11 +19,11 @@
 #include <vector>
 
 #include "op_kernels.h"
-#include "sequence_common.h"
-#include "sequence_kernels.h"
+#include "special_common.h"
+#include "special_kernels.h"
 #include "tensor_common.h"
 
-namespace ge::cpu_kernels::sequence {
+namespace ge::cpu_kernels::special {
 namespace {
 
 // exp(sign * 2*pi*i * j*k / n) for 0 <= j, k; the product is reduced mod n first so that
@@ -155,7 +155,7 @@ int dft_kernel(const KernelArgs& args) {
 }
 
 Status check_real_dtype(const KernelContext& context, DataType dtype) {
-  const std::vector<DataType> supported = element_dtypes(RealTypes{});
+  const std::vector<DataType> supported = data_types(RealTypes{});
   if (std::find(supported.begin(), supported.end(), dtype) == supported.end()) {
     return unsupported_dtype(context, dtype, supported);
   }
@@ -206,7 +206,7 @@ Result<PreparedKernel> prepare_dft_with_launch_axis(const KernelContext& context
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, p.out_dims));
   KernelFunction function =
-      select_element_kernel(dtype, RealTypes{}, []<typename T>() -> KernelFunction { return &dft_kernel<T>; });
+      select_kernel(dtype, RealTypes{}, []<typename T>() -> KernelFunction { return &dft_kernel<T>; });
   return make_kernel(context, function, p);
 }
 
@@ -269,7 +269,7 @@ Result<PreparedKernel> prepare_dft(const KernelContext& context) {
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, expected));
   p.out_length = expected[split];
   KernelFunction function =
-      select_element_kernel(dtype, RealTypes{}, []<typename T>() -> KernelFunction { return &dft_kernel<T>; });
+      select_kernel(dtype, RealTypes{}, []<typename T>() -> KernelFunction { return &dft_kernel<T>; });
   return make_kernel(context, function, p);
 }
 
@@ -365,7 +365,7 @@ Result<PreparedKernel> prepare_stft(const KernelContext& context) {
   p.frames = out_dims[1];
   p.bins = out_dims[2];
   KernelFunction function =
-      select_element_kernel(dtype, RealTypes{}, []<typename T>() -> KernelFunction { return &stft_kernel<T>; });
+      select_kernel(dtype, RealTypes{}, []<typename T>() -> KernelFunction { return &stft_kernel<T>; });
   return make_kernel(context, function, p);
 }
 
@@ -376,4 +376,4 @@ void add_fourier_kernels(std::vector<OpKernel>& table) {
   table.push_back({"STFT", {}, &prepare_stft});
 }
 
-}  // namespace ge::cpu_kernels::sequence
+}  // namespace ge::cpu_kernels::special

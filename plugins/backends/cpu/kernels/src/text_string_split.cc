@@ -18,9 +18,9 @@
 #include <string_view>
 #include <vector>
 
-#include "sequence_kernels.h"
+#include "special_kernels.h"
 
-namespace ge::cpu_kernels::sequence {
+namespace ge::cpu_kernels::special {
 namespace {
 
 struct StringSplitParams {
@@ -143,4 +143,4 @@ void add_string_split_kernels(std::vector<OpKernel>& table) {
   table.push_back({"StringSplit", {DataType::kString}, &prepare_string_split});
 }
 
-}  // namespace ge::cpu_kernels::sequence
+}  // namespace ge::cpu_kernels::special

@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "op_kernels.h"
-#include "sequence_common.h"
-#include "sequence_kernels.h"
+#include "special_common.h"
+#include "special_kernels.h"
 
-namespace ge::cpu_kernels::sequence {
+namespace ge::cpu_kernels::special {
 namespace {
 
 enum class CaseChange { kNone, kLower, kUpper };
@@ -211,4 +211,4 @@ void add_string_normalizer_kernels(std::vector<OpKernel>& table) {
   table.push_back({"StringNormalizer", {DataType::kString}, &prepare_string_normalizer});
 }
 
-}  // namespace ge::cpu_kernels::sequence
+}  // namespace ge::cpu_kernels::special

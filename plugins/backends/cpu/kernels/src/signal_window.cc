@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "op_kernels.h"
-#include "sequence_common.h"
-#include "sequence_kernels.h"
+#include "special_common.h"
+#include "special_kernels.h"
 
-namespace ge::cpu_kernels::sequence {
+namespace ge::cpu_kernels::special {
 namespace {
 
 struct WindowParams {
@@ -53,7 +53,7 @@ int window_kernel(const KernelArgs& args) {
 
 Result<DataType> output_datatype(const KernelContext& context) {
   GE_ASSIGN_OR_RETURN(int64_t code, int_attribute(context, "output_datatype", 1));
-  const std::vector<DataType> supported = element_dtypes(RealAndIntegerTypes{});
+  const std::vector<DataType> supported = data_types(RealAndIntegerTypes{});
   if (!is_valid_data_type(static_cast<int32_t>(code)) ||
       std::find(supported.begin(), supported.end(), static_cast<DataType>(code)) == supported.end()) {
     return invalid_attribute(context, "output_datatype", "= " + std::to_string(code) + " is not a numeric dtype");
@@ -85,7 +85,7 @@ Result<PreparedKernel> prepare_window(const KernelContext& context, double a0, d
   if (out_dims.size() != 1) return invalid_node(context, "output 0 must be 1-D, got " + shape_to_string(out_dims));
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, out_dims));
   p.size = out_dims[0];
-  KernelFunction function = select_element_kernel(
+  KernelFunction function = select_kernel(
       dtype, RealAndIntegerTypes{}, []<typename T>() -> KernelFunction { return &window_kernel<T>; });
   return make_kernel(context, function, p);
 }
@@ -172,7 +172,7 @@ Result<PreparedKernel> prepare_mel_weight_matrix(const KernelContext& context) {
   for (size_t i = 3; i < 5; ++i) {
     if (!has_input(context, i)) return invalid_node(context, "input " + std::to_string(i) + " is missing");
     const DataType dtype = input_dtype(context, i);
-    const std::vector<DataType> supported = element_dtypes(RealTypes{});
+    const std::vector<DataType> supported = data_types(RealTypes{});
     if (std::find(supported.begin(), supported.end(), dtype) == supported.end()) {
       return unsupported_feature(context, "input " + std::to_string(i) + " of dtype " +
                                               std::string(data_type_name(dtype)));
@@ -192,7 +192,7 @@ Result<PreparedKernel> prepare_mel_weight_matrix(const KernelContext& context) {
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, out_dims));
   p.spectrogram_bins = out_dims[0];
   p.mel_bins = out_dims[1];
-  KernelFunction function = select_element_kernel(
+  KernelFunction function = select_kernel(
       dtype, RealAndIntegerTypes{}, []<typename T>() -> KernelFunction { return &mel_weight_matrix_kernel<T>; });
   return make_kernel(context, function, p);
 }
@@ -207,4 +207,4 @@ void add_window_kernels(std::vector<OpKernel>& table) {
   table.push_back({"MelWeightMatrix", {}, &prepare_mel_weight_matrix});
 }
 
-}  // namespace ge::cpu_kernels::sequence
+}  // namespace ge::cpu_kernels::special

@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "op_kernels.h"
-#include "sequence_common.h"
-#include "sequence_kernels.h"
+#include "special_common.h"
+#include "special_kernels.h"
 
-namespace ge::cpu_kernels::sequence {
+namespace ge::cpu_kernels::special {
 namespace {
 
 enum class Optimizer { kAdagrad, kMomentum, kNesterov, kAdam };
@@ -195,4 +195,4 @@ void add_optimizer_kernels(std::vector<OpKernel>& table) {
   table.push_back({"ai.onnx.preview.training::Adam", {}, &prepare_adam});
 }
 
-}  // namespace ge::cpu_kernels::sequence
+}  // namespace ge::cpu_kernels::special

@@ -8,9 +8,9 @@
 
 #include <re2/re2.h>
 
-#include "sequence_kernels.h"
+#include "special_kernels.h"
 
-namespace ge::cpu_kernels::sequence {
+namespace ge::cpu_kernels::special {
 namespace {
 
 struct RegexFullMatchParams {
@@ -51,4 +51,4 @@ void add_regex_full_match_kernels(std::vector<OpKernel>& table) {
   table.push_back({"RegexFullMatch", {DataType::kString}, &prepare_regex_full_match});
 }
 
-}  // namespace ge::cpu_kernels::sequence
+}  // namespace ge::cpu_kernels::special

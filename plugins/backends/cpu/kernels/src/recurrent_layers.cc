@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "op_kernels.h"
-#include "sequence_common.h"
-#include "sequence_kernels.h"
+#include "special_common.h"
+#include "special_kernels.h"
 
-namespace ge::cpu_kernels::sequence {
+namespace ge::cpu_kernels::special {
 namespace {
 
 enum class Cell { kRnn, kGru, kLstm };
@@ -355,7 +355,7 @@ Status check_dims(const KernelContext& context, size_t index, const char* role,
 
 Result<PreparedKernel> prepare_recurrent(const KernelContext& context, Cell cell) {
   const DataType dtype = input_dtype(context, 0);
-  const std::vector<DataType> supported = element_dtypes(RealTypes{});
+  const std::vector<DataType> supported = data_types(RealTypes{});
   if (std::find(supported.begin(), supported.end(), dtype) == supported.end()) {
     return unsupported_dtype(context, dtype, supported);
   }
@@ -490,7 +490,7 @@ Result<PreparedKernel> prepare_recurrent(const KernelContext& context, Cell cell
                         parse_activation(context, names[i], alphas, alpha_index, betas, beta_index));
   }
 
-  KernelFunction function = select_element_kernel(
+  KernelFunction function = select_kernel(
       dtype, RealTypes{}, []<typename T>() -> KernelFunction { return &recurrent_kernel<T>; });
   const size_t workspace = workspace_doubles(p) * sizeof(double);
   return make_kernel(context, function, p, workspace);
@@ -509,4 +509,4 @@ void add_recurrent_kernels(std::vector<OpKernel>& table) {
   table.push_back({"LSTM", {}, &prepare_lstm});
 }
 
-}  // namespace ge::cpu_kernels::sequence
+}  // namespace ge::cpu_kernels::special
