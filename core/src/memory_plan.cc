@@ -51,8 +51,6 @@ namespace {
 // Sizes beyond this are refused rather than risking overflow in offset arithmetic.
 constexpr size_t kMaxBytes = size_t{1} << 56;
 
-}
-
 // Exact byte size of a statically planable value, or why it cannot be planned.
 bool static_bytes(const TensorDesc& desc, size_t& bytes, std::string& reason) {
   if (desc.kind != ValueKind::kTensor) {

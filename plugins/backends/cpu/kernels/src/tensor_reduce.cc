@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "tensor_common.h"
 #include "tensor_kernels.h"
@@ -156,6 +157,32 @@ T reduce_one(const T* x, const StridedView& walk, int64_t base) {
   }
 }
 
+// Sum of `count` contiguous floats in double, in eight independent lanes so that the
+// compiler vectorises it (the lanes' partial sums are added at the end).
+double sum_contiguous(const float* x, int64_t count) {
+  constexpr int kLanes = 8;
+  double lanes[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= count; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) lanes[l] += static_cast<double>(x[i + l]);
+  }
+  double sum = 0.0;
+  for (; i < count; ++i) sum += static_cast<double>(x[i]);
+  for (int l = 0; l < kLanes; ++l) sum += lanes[l];
+  return sum;
+}
+
+// Whether the reduced axes are exactly the innermost ones (each output element reduces
+// one contiguous run of the input).
+bool reduces_innermost(const ReduceParams& p, const std::array<bool, kMaxRank>& mask) {
+  int d = p.rank;
+  while (d > 0 && mask[d - 1]) --d;
+  for (int k = 0; k < d; ++k) {
+    if (mask[k]) return false;
+  }
+  return d < p.rank;
+}
+
 template <typename T, ReduceOp op>
 int reduce_kernel(const KernelArgs& args) {
   const auto& p = *static_cast<const ReduceParams*>(args.params);
@@ -173,6 +200,18 @@ int reduce_kernel(const KernelArgs& args) {
   const auto* x = static_cast<const T*>(args.inputs[0]);
   auto* y = static_cast<T*>(args.outputs[0]);
   if (y == nullptr || (reduced.count() > 0 && x == nullptr)) return kKernelMissingAddress;
+  if constexpr (std::is_same_v<T, float> && (op == ReduceOp::kSum || op == ReduceOp::kMean)) {
+    // The common case (LayerNorm's and SE blocks' means, logits' sums): contiguous rows.
+    const int64_t length = reduced.count();
+    if (length > 0 && reduces_innermost(p, mask)) {
+      const int64_t rows = kept.count();
+      for (int64_t r = 0; r < rows; ++r) {
+        const double sum = sum_contiguous(x + r * length, length);
+        y[r] = static_cast<float>(op == ReduceOp::kMean ? sum / static_cast<double>(length) : sum);
+      }
+      return kKernelOk;
+    }
+  }
   for_each_offset(kept, [&](int64_t flat, int64_t base) { y[flat] = reduce_one<T, op>(x, reduced, base); });
   return kKernelOk;
 }

@@ -67,6 +67,50 @@ TEST(ReduceKernel, AttributeAxes) {
   expect_tensor<float>(prod_out[0], {3, 2, 1}, {5, 40, 30, 80, 55, 120});
 }
 
+// Float32 Sum/Mean over the innermost axes take a vectorised path (eight partial sums in
+// double); every other reduction walks the input in order. Both must agree with an
+// in-order double sum rounded once, for row lengths around the lane count.
+TEST(ReduceKernel, InnermostFloatSumAndMeanMatchAnInOrderDoubleSum) {
+  for (const int64_t length : {1, 7, 8, 9, 37, 1000}) {
+    const int64_t rows = 6;
+    std::vector<float> values(static_cast<size_t>(rows * length));
+    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>((i * 7919) % 1013) * 0.37f - 150.0f;
+    for (const std::string op : {"ReduceSum", "ReduceMean"}) {
+      for (const bool both_axes : {false, true}) {
+        // [rows/2, 2, length]: axes {2}, or {1, 2} (then each output reduces 2 * length)
+        const int64_t per_output = both_axes ? 2 * length : length;
+        const std::vector<int64_t> axes = both_axes ? std::vector<int64_t>{1, 2} : std::vector<int64_t>{-1};
+        KernelTest test(op, 13);
+        test.input(f32({rows / 2, 2, length}, values)).attribute("keepdims", int64_t{0});
+        if (op == "ReduceSum") {
+          test.input(i64({static_cast<int64_t>(axes.size())}, axes));  // ReduceSum-13: axes are input 1
+        } else {
+          test.attribute("axes", axes);
+        }
+        const std::vector<int64_t> y_dims = both_axes ? std::vector<int64_t>{rows / 2} : std::vector<int64_t>{rows / 2, 2};
+        test.output(F::kFloat32, y_dims);
+        GE_RUN_KERNEL(out, test);
+        const int64_t outputs = rows * length / per_output;
+        ASSERT_EQ(out[0].element_count(), outputs);
+        for (int64_t r = 0; r < outputs; ++r) {
+          double sum = 0.0;
+          for (int64_t i = 0; i < per_output; ++i) sum += values[static_cast<size_t>(r * per_output + i)];
+          const double expected = op == "ReduceMean" ? sum / static_cast<double>(per_output) : sum;
+          EXPECT_FLOAT_EQ(out[0].data<float>()[r], static_cast<float>(expected)) << op << " length " << length << " row " << r;
+        }
+      }
+    }
+  }
+}
+
+// A float32 ReduceMean over an outer axis keeps the general path: same values as numpy.
+TEST(ReduceKernel, OuterAxisFloatMeanUsesTheGeneralPath) {
+  KernelTest test("ReduceMean", 13);
+  test.input(x()).attribute("axes", std::vector<int64_t>{1}).attribute("keepdims", int64_t{0}).output(F::kFloat32, {3, 2});
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {3, 2}, {12.5f, 1.5f, 35, 1.5f, 57.5f, 1.5f});
+}
+
 TEST(ReduceKernel, LogSumExpIsStableForLargeValues) {
   // log(sum(exp(x))) for x = [1000, 1000]: 1000 + log 2.
   KernelTest test("ReduceLogSumExp", 13);
