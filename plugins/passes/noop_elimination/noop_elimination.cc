@@ -96,7 +96,9 @@ class Eliminator {
   }
 
   Result<bool> visit(Node& node) {
-    if (!is_onnx_domain(node) || node.input_count() == 0 || node.input(0) == nullptr || node.output_count() == 0) return false;
+    if (!is_onnx_domain(node) || node.input_count() == 0 || node.input(0) == nullptr || node.output_count() == 0) {
+      return false;
+    }
     const std::string& op = node.op_type();
     Value* x = node.input(0);
     if (op == "Identity") return bypass(node, x);
@@ -165,7 +167,8 @@ class Eliminator {
     // Squeeze/Unsqueeze on the same axes cancel whatever the dims are.
     const std::string& op = node.op_type();
     Node* first = node.input(0)->producer();
-    if ((op != "Squeeze" && op != "Unsqueeze") || first == nullptr || first->graph() != &graph_ || !is_onnx_domain(*first)) {
+    if ((op != "Squeeze" && op != "Unsqueeze") || first == nullptr || first->graph() != &graph_ ||
+        !is_onnx_domain(*first)) {
       return false;
     }
     const std::string expected = op == "Squeeze" ? "Unsqueeze" : "Squeeze";

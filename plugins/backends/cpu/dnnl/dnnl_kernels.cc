@@ -25,7 +25,8 @@ bool is_deconv(const Node& node) {
 
 bool is_pool(const Node& node) {
   const std::string& op = node.op_type();
-  return is_onnx_domain(node) && (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" || op == "GlobalMaxPool");
+  return is_onnx_domain(node) &&
+         (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" || op == "GlobalMaxPool");
 }
 
 // The channel block oneDNN's fastest convolutions use on this CPU.
@@ -107,10 +108,12 @@ std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend
       return prepare_conv(node, backend_name, options);
     }
     if (is_pool(node)) return prepare_pool(node, backend_name, options);
-    if ((is_onnx_domain(node) && node.op_type() == "MatMul") || (node.domain() == "ge" && node.op_type() == "FusedMatMul")) {
+    if ((is_onnx_domain(node) && node.op_type() == "MatMul") ||
+        (node.domain() == "ge" && node.op_type() == "FusedMatMul")) {
       return prepare_matmul(node, backend_name, options);
     }
-    if ((is_onnx_domain(node) && node.op_type() == "Gemm") || (node.domain() == "ge" && node.op_type() == "FusedGemm")) {
+    if ((is_onnx_domain(node) && node.op_type() == "Gemm") ||
+        (node.domain() == "ge" && node.op_type() == "FusedGemm")) {
       return prepare_gemm(node, backend_name, options);
     }
     if (is_deconv(node)) return prepare_deconv(node, backend_name, options);

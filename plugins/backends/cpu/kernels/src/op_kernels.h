@@ -28,7 +28,8 @@ void add_softmax_kernels(std::vector<OpKernel>& table);
 void add_math_family_kernels(std::vector<OpKernel>& table);    // elementwise math, compare, logic, Cast, Clip
 void add_tensor_family_kernels(std::vector<OpKernel>& table);  // indexing, shape, reductions, Pad, TopK, ...
 void add_nn_family_kernels(std::vector<OpKernel>& table);      // NN layers, Resize, quantization, pooling extras
-void add_special_family_kernels(std::vector<OpKernel>& table);  // RNN/GRU/LSTM, losses, NMS, signal, text, training, random
+// RNN/GRU/LSTM, losses, NMS, signal, text, training optimizers, random (family_special.cc)
+void add_special_family_kernels(std::vector<OpKernel>& table);
 
 // The "ge" domain's fused ops (keyed "ge::FusedConv", ...) and, unless a family has it,
 // LayerNormalization. Called last.
