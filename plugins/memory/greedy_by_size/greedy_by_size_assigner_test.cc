@@ -22,7 +22,7 @@ TEST(GreedyBySizeAssignerTest, GoldenOffsetsChainWithSkips) {
   auto graph = testing::parse_memory_dsl(
       "in x[128]; a=Conv(x)[256]; b=Conv(a)[128]; c=Conv(b)[384]; d=Conv(c,a)[128]; e=Conv(d)[512]; f=Conv(e,d)[128]; "
       "out f");
-  Result<GraphMemoryPlan> plan = plan_memory(*graph, {std::make_shared<GreedyBySizeAssigner>()});
+  Result<GraphMemoryPlan> plan = plan_memory(*graph, {std::make_shared<GreedyBySizeAssigner>()}, testing::toy_plan_options());
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   EXPECT_EQ(offset_of(*plan, *graph, "e"), 0u);
   EXPECT_EQ(offset_of(*plan, *graph, "c"), 0u);
@@ -41,7 +41,7 @@ TEST(GreedyBySizeAssignerTest, GoldenOffsetsWhereLargestFirstMissesTheBound) {
   auto graph = testing::parse_memory_dsl(
       "in x[128]; v1=Conv(x)[512]; v2=Conv(v1)[512]; v3=Conv(x)[384]; v4=Conv(v2)[128]; v5=Conv(v3,v4)[512]; "
       "y=Conv(x)[128]; out y");
-  Result<GraphMemoryPlan> plan = plan_memory(*graph, {std::make_shared<GreedyBySizeAssigner>()});
+  Result<GraphMemoryPlan> plan = plan_memory(*graph, {std::make_shared<GreedyBySizeAssigner>()}, testing::toy_plan_options());
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   EXPECT_EQ(offset_of(*plan, *graph, "v1"), 0u);
   EXPECT_EQ(offset_of(*plan, *graph, "v2"), 4 * U);
@@ -56,7 +56,7 @@ TEST(GreedyBySizeAssignerTest, InPlaceChainIsOneBuffer) {
   // 1 a=Conv | 2 b=Relu(a) over a | 3 c=Conv(b) | 4 d=Add(c,b) over c (its first input) | 5 e
   auto graph = testing::parse_memory_dsl(
       "in x[128]; a=Conv(x)[256]; b=Relu(a); c=Conv(b)[256]; d=Add(c,b); e=Conv(d)[128]; out e");
-  Result<GraphMemoryPlan> plan = plan_memory(*graph, {std::make_shared<GreedyBySizeAssigner>()});
+  Result<GraphMemoryPlan> plan = plan_memory(*graph, {std::make_shared<GreedyBySizeAssigner>()}, testing::toy_plan_options());
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   // Buffers: {a,b} [1,4] 2U and {c,d} [3,5] 2U (d in place over c, which dies at 4).
   EXPECT_EQ(plan->buffers.size(), 2u);

@@ -160,10 +160,11 @@ TEST(LayoutAssignment, PerChannelMulAndConcatStayBlocked) {
   Value* pooled = g->add_node("GlobalAveragePool", {a}, 1, "gap", {"gap"})->output(0);
   Value* gate = g->add_node("Sigmoid", {conv(*g, pooled, 16, 16, 1, 3, "se")}, 1, "sig", {"gate"})->output(0);
   Value* scaled = g->add_node("Mul", {a, gate}, 1, "scale", {"scaled"})->output(0);
-  Value* b = conv(*g, scaled, 16, 8, 3, 5, "c2");
+  // Channel counts that both native blocks (8 and 16) divide.
+  Value* b = conv(*g, scaled, 16, 16, 3, 5, "c2");
   Node* cat = g->add_node("Concat", {scaled, b}, 1, "cat", {"cat"});
   cat->set_attribute("axis", Attribute(int64_t{1}));
-  g->add_output(conv(*g, cat->output(0), 24, 4, 1, 7, "c3"));
+  g->add_output(conv(*g, cat->output(0), 32, 4, 1, 7, "c3"));
   ASSERT_TRUE(env.ops().infer_graph(*g).is_ok());
   const Tensor input = random_tensor({1, 3, 10, 10}, 43, 1.0f);
   const std::vector<Tensor> expected = execute(*g, input);

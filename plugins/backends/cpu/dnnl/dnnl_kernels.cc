@@ -29,7 +29,8 @@ bool is_pool(const Node& node) {
          (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" || op == "GlobalMaxPool");
 }
 
-// The channel block oneDNN's fastest convolutions use on this CPU.
+}  // namespace
+
 int64_t native_block() {
   static const int64_t block = [] {
     const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
@@ -40,6 +41,8 @@ int64_t native_block() {
   }();
   return block;
 }
+
+namespace {
 
 // {"nChw16c"} when a 4-D float32 `value` has a multiple of the native block of channels
 // and more than one spatial position.

@@ -33,4 +33,8 @@ std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend
 /// convolutions and pooling). Plain only for nodes without a fast path.
 FormatCapability format_capability(const Node& node);
 
+/// The channel block of the blocked activation formats on this CPU (nChw16c with
+/// AVX-512, nChw8c otherwise): what oneDNN's fastest kernels use.
+int64_t native_block();
+
 }  // namespace ge::cpu_dnnl
