@@ -3,10 +3,10 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "ge/graph_queries.h"
+
 namespace ge::onnx_ops {
 namespace {
-
-bool is_standard_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
 // Built once on first use; function-local static initialisation is thread-safe and the
 // set is never written afterwards.
@@ -31,14 +31,14 @@ const std::unordered_set<std::string_view>& in_place_ops() {
 }  // namespace
 
 std::vector<InPlacePair> in_place_pairs_for(const std::string& domain, const std::string& op_type) {
-  if (!is_standard_domain(domain) || in_place_ops().count(op_type) == 0) return {};
+  if (!is_onnx_domain(domain) || in_place_ops().count(op_type) == 0) return {};
   // Any input: one of the same element count as the output is read at the position
   // written (a broadcast input has fewer elements and the planner passes it by).
   return {InPlacePair{InPlacePair::kEveryInput, 0}};
 }
 
 bool is_view_op(const std::string& domain, const std::string& op_type) {
-  return is_standard_domain(domain) && (op_type == "Reshape" || op_type == "Flatten" || op_type == "Squeeze" ||
+  return is_onnx_domain(domain) && (op_type == "Reshape" || op_type == "Flatten" || op_type == "Squeeze" ||
                                         op_type == "Unsqueeze" || op_type == "Identity");
 }
 

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "ge/cpu_kernels/kernel_library.h"
+#include "ge/graph_queries.h"
 
 namespace ge::cpu_dnnl {
 
@@ -81,8 +82,7 @@ bool append_activation(const Node& node, dnnl::post_ops& ops) {
 }
 
 std::string fast_kernel_name(std::string_view backend, const Node& node, const char* implementation) {
-  std::string op = node.domain().empty() || node.domain() == "ai.onnx" ? node.op_type()
-                                                                        : node.domain() + "::" + node.op_type();
+  std::string op = is_onnx_domain(node) ? node.op_type() : node.domain() + "::" + node.op_type();
   return std::string(backend) + "." + op + ".dnnl:" + (implementation != nullptr ? implementation : "?");
 }
 
