@@ -18,6 +18,7 @@
 #include "ge/graph_queries.h"
 #include "ge/logging.h"
 #include "ge/weight_merging.h"
+#include "stream_lifetimes.h"
 
 namespace ge {
 
@@ -144,7 +145,6 @@ class Planner {
   std::unordered_map<const Value*, size_t> index_;
   std::vector<char> produced_;  // made by a node of its graph (not an input/capture)
   std::vector<char> zeroed_;    // a feature-map block its kernel needs zeroed (atomic clean)
-  int clean_root_ = -1;         // the group of every zeroed block, once grouped
   int64_t step_ = 0;
 
   std::vector<int> parent_;
@@ -152,9 +152,29 @@ class Planner {
   std::vector<size_t> extent_;       // group size, valid at roots
   std::vector<int> members_;         // group member count, valid at roots
   std::vector<int64_t> group_first_, group_last_;
+
+  // Several streams: the steps' clocks, and per value (then per group, at roots) when it
+  // is made and freed in stream order.
+  std::optional<StreamSteps> streams_;
+  std::vector<StreamLifetime> lifetime_, group_lifetime_;
+  // Whether everything the group of `root` needs is complete once `step` has completed
+  // (on one stream: the group's last step is `step`).
+  bool dies_at(int root, int64_t step) const {
+    if (!streams_) return group_last_[root] == step;
+    const std::vector<int64_t> done = streams_->done_at(step);
+    const std::vector<int64_t>& freed = group_lifetime_[root].freed_after;
+    for (size_t t = 0; t < freed.size(); ++t) {
+      if (freed[t] > done[t]) return false;
+    }
+    return group_last_[root] == step;
+  }
+  std::vector<int> clean_roots_;  // one group of zeroed blocks per stream that has any
+  std::vector<int> clean_stream_;
+  Status check_streams();
 };
 
 int Planner::add_placement(ValuePlacement placement) {
+  if (streams_) lifetime_.push_back({streams_->made_at(placement.first_use), streams_->done_at(placement.last_use), 0});
   values_.push_back(std::move(placement));
   produced_.push_back(0);
   zeroed_.push_back(0);
@@ -183,6 +203,7 @@ Status Planner::extend(const Value* value, int64_t step, const Graph& graph) {
                             "' is neither defined there nor captured");
   }
   values_[i].last_use = std::max(values_[i].last_use, step);
+  if (streams_) clock_max(lifetime_[i].freed_after, streams_->done_at(step));
   return Status::ok();
 }
 
@@ -230,6 +251,21 @@ Status Planner::choose_order() {
   }
   GE_ASSIGN_OR_RETURN(std::vector<Node*> order, graph_.topological_order(TopoOrder::kStable));
   top_order_.assign(order.begin(), order.end());
+  return Status::ok();
+}
+
+Status Planner::check_streams() {
+  const StreamPlan* plan = options_.streams;
+  if (plan == nullptr || plan->stream_count <= 1) return Status::ok();
+  if (options_.explicit_order.empty()) {
+    return invalid_argument("memory planning on " + std::to_string(plan->stream_count) +
+                            " streams needs the execution order the stream plan places (explicit_order)");
+  }
+  GE_ASSIGN_OR_RETURN(std::vector<std::vector<size_t>> predecessors, order_predecessors(top_order_));
+  if (Status status = validate_stream_plan(predecessors, *plan); !status.is_ok()) {
+    return invalid_argument("memory planning: " + status.message());
+  }
+  streams_.emplace(*plan);
   return Status::ok();
 }
 
@@ -361,6 +397,10 @@ void Planner::attach(int child_root, int parent_root, size_t offset) {
   members_[parent_root] += members_[child_root];
   group_first_[parent_root] = std::min(group_first_[parent_root], group_first_[child_root]);
   group_last_[parent_root] = std::max(group_last_[parent_root], group_last_[child_root]);
+  if (streams_) {
+    clock_min(group_lifetime_[parent_root].made_after, group_lifetime_[child_root].made_after);
+    clock_max(group_lifetime_[parent_root].freed_after, group_lifetime_[child_root].freed_after);
+  }
 }
 
 void Planner::merge_concat(const StepNode& step) {
@@ -502,8 +542,9 @@ void Planner::merge_in_place(const StepNode& step) {
       continue;  // a broadcast input: its elements are read at other positions
     }
     auto [root, offset] = find(x);
-    // The whole buffer must die here: nothing else in it may be read later.
-    if (group_last_[root] != step.begin) continue;
+    // The whole buffer must die here: nothing else in it may be read later (or, on
+    // several streams, at the same time).
+    if (!dies_at(root, step.begin)) continue;
     bool shared = false;  // another input reads the same buffer
     for (const Value* other : node.inputs()) {
       const int o = other != nullptr && other != in ? index_of(other) : -1;
@@ -526,25 +567,34 @@ void Planner::merge_in_place(const StepNode& step) {
 Status Planner::group_clean_blocks(int64_t exit) {
   // Atomic clean (seed 002): every block to be zeroed, side by side in one group that is
   // live over every step, so that no other value ever shares its bytes and one memset
-  // zeroes all of them.
-  size_t end = 0;
+  // zeroes all of them. On several streams, one group per stream whose steps write them,
+  // so that each memset runs on the stream it must precede.
+  std::vector<size_t> end;
   for (size_t i = 0; i < values_.size(); ++i) {
     if (!zeroed_[i] || values_[i].bytes == 0) continue;
     const auto [root, offset] = find(static_cast<int>(i));
     if (root != static_cast<int>(i) || offset != 0) {
       return internal_error("memory planning: '" + values_[i].name + "', to be zeroed, was merged into another buffer");
     }
-    if (clean_root_ < 0) {
-      clean_root_ = root;
-    } else {
-      attach(root, clean_root_, end);
+    const int64_t writer = values_[i].first_use;  // its producer's (or workspace's node's) step
+    const int stream = streams_ ? options_.streams->stream_of[static_cast<size_t>(writer - 1)] : 0;
+    const auto g = static_cast<size_t>(std::find(clean_stream_.begin(), clean_stream_.end(), stream) -
+                                       clean_stream_.begin());
+    if (g == clean_stream_.size()) {
+      clean_roots_.push_back(root);
+      clean_stream_.push_back(stream);
+      end.push_back(0);
     }
-    end += align_up(extent_[root], options_.alignment);
+    if (clean_roots_[g] != root) attach(root, clean_roots_[g], end[g]);
+    end[g] += align_up(extent_[root], options_.alignment);
   }
-  if (clean_root_ < 0) return Status::ok();
-  extent_[clean_root_] = end;
-  group_first_[clean_root_] = 0;
-  group_last_[clean_root_] = exit;
+  for (size_t g = 0; g < clean_roots_.size(); ++g) {
+    const int root = clean_roots_[g];
+    extent_[root] = end[g];
+    group_first_[root] = 0;
+    group_last_[root] = exit;
+    if (streams_) group_lifetime_[root] = {streams_->made_at(0), streams_->done_at(exit), 0};
+  }
   return Status::ok();
 }
 
@@ -558,7 +608,12 @@ Status Planner::assign(const std::vector<std::shared_ptr<MemoryAssigner>>& assig
     const int root = find(static_cast<int>(i)).first;
     if (buffer_of[root] < 0) {
       buffer_of[root] = static_cast<int>(requests.size());
-      requests.push_back({align_up(extent_[root], options_.alignment), group_first_[root], group_last_[root]});
+      MemoryRequest request{align_up(extent_[root], options_.alignment), group_first_[root], group_last_[root], {}};
+      if (streams_) {
+        request.streams = group_lifetime_[root];
+        request.streams.window_last = streams_->last_concurrent_step(request.streams.freed_after);
+      }
+      requests.push_back(std::move(request));
     }
     values_[i].buffer = buffer_of[root];
   }
@@ -678,6 +733,7 @@ Status Planner::run(const std::vector<std::shared_ptr<MemoryAssigner>>& assigner
   if (options_.alignment == 0 || options_.io_alignment == 0)
     return invalid_argument("memory planning: alignment must be positive");
   GE_RETURN_IF_ERROR(choose_order());
+  GE_RETURN_IF_ERROR(check_streams());
   top_outputs_.insert(graph_.outputs().begin(), graph_.outputs().end());
   index_.reserve(graph_.node_count() * 2 + graph_.initializers().size() + graph_.inputs().size());
   GE_ASSIGN_OR_RETURN(int64_t exit, visit_graph(graph_, 0, true));
@@ -697,6 +753,7 @@ Status Planner::run(const std::vector<std::shared_ptr<MemoryAssigner>>& assigner
   members_.assign(n, 1);
   group_first_.resize(n);
   group_last_.resize(n);
+  group_lifetime_ = lifetime_;
   for (size_t i = 0; i < n; ++i) {
     parent_[i] = static_cast<int>(i);
     extent_[i] = values_[i].bytes;
@@ -724,16 +781,17 @@ Status Planner::run(const std::vector<std::shared_ptr<MemoryAssigner>>& assigner
 
   GE_RETURN_IF_ERROR(assign(assigners, plan));
   GE_RETURN_IF_ERROR(resolve_offsets(plan));
-  if (clean_root_ >= 0) {
-    const MemoryBuffer& buffer = plan.buffers[values_[clean_root_].buffer];
-    CleanGroup group{buffer.offset, buffer.bytes, 0, 0};
+  for (size_t g = 0; g < clean_roots_.size(); ++g) {
+    const MemoryBuffer& buffer = plan.buffers[values_[clean_roots_[g]].buffer];
+    CleanGroup group{buffer.offset, buffer.bytes, 0, clean_stream_[g]};
     for (size_t i = 0; i < values_.size(); ++i) {
-      if (!zeroed_[i] || values_[i].bytes == 0) continue;
-      values_[i].clean_group = 0;
+      if (!zeroed_[i] || values_[i].bytes == 0 || find(static_cast<int>(i)).first != clean_roots_[g]) continue;
+      values_[i].clean_group = static_cast<int64_t>(g);
       ++group.blocks;
     }
     plan.clean_groups.push_back(group);
   }
+  if (streams_) plan.streams = *options_.streams;
 
   plan.order = top_order_;
   plan.alignment = options_.alignment;
@@ -807,6 +865,65 @@ std::optional<std::pair<size_t, size_t>> find_conflict(const std::vector<SweepIt
     expiry.push({item.last, i});
   }
   return std::nullopt;
+}
+
+// Items that overlap in bytes, in offset order: the first pair for which `conflict(a, b)`
+// holds. For lifetimes that are not intervals (several streams); O(n * overlapping).
+template <typename Conflict>
+std::optional<std::pair<size_t, size_t>> find_conflict_by_offset(const std::vector<SweepItem>& items,
+                                                                  Conflict conflict) {
+  std::vector<size_t> by_offset;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].bytes > 0) by_offset.push_back(i);
+  }
+  std::sort(by_offset.begin(), by_offset.end(),
+            [&](size_t a, size_t b) { return std::tie(items[a].offset, a) < std::tie(items[b].offset, b); });
+  std::vector<size_t> active;  // items whose bytes reach past the current offset
+  for (size_t i : by_offset) {
+    std::erase_if(active, [&](size_t a) { return items[a].offset + items[a].bytes <= items[i].offset; });
+    for (size_t a : active) {
+      if (conflict(a, i)) return std::make_pair(a, i);
+    }
+    active.push_back(i);
+  }
+  return std::nullopt;
+}
+
+// Several streams: each placement's stream lifetime, derived from the graph and the
+// plan's stream plan (not from the placements' steps).
+Result<std::vector<StreamLifetime>> placement_stream_lifetimes(const GraphMemoryPlan& plan) {
+  GE_ASSIGN_OR_RETURN(std::vector<std::vector<size_t>> predecessors, order_predecessors(plan.order));
+  if (Status status = validate_stream_plan(predecessors, plan.streams); !status.is_ok()) {
+    return internal_error("memory plan: " + status.message());
+  }
+  const StreamSteps steps(plan.streams);
+  std::unordered_map<const Node*, int64_t> step_of;
+  for (size_t i = 0; i < plan.order.size(); ++i) step_of.emplace(plan.order[i], static_cast<int64_t>(i) + 1);
+  const int64_t exit = static_cast<int64_t>(plan.order.size()) + 1;
+  const Graph* top = plan.order.empty() ? nullptr : plan.order.front()->graph();
+  auto step = [&](const Node* node) -> int64_t {
+    auto it = step_of.find(node);
+    return it == step_of.end() ? exit : it->second;
+  };
+  std::vector<StreamLifetime> lifetimes;
+  lifetimes.reserve(plan.values.size());
+  for (const ValuePlacement& p : plan.values) {
+    StreamLifetime life;
+    if (p.workspace_of != nullptr) {
+      life.made_after = steps.made_at(step(p.workspace_of));
+      life.freed_after = steps.done_at(step(p.workspace_of));
+    } else if (p.value != nullptr) {
+      const int64_t made = p.value->producer() != nullptr ? step(p.value->producer()) : 0;
+      life.made_after = steps.made_at(made);
+      life.freed_after = steps.done_at(made);
+      for (const Use& use : p.value->uses()) clock_max(life.freed_after, steps.done_at(step(use.user)));
+      if (top != nullptr && std::find(top->outputs().begin(), top->outputs().end(), p.value) != top->outputs().end()) {
+        life.freed_after = steps.done_at(exit);
+      }
+    }
+    lifetimes.push_back(std::move(life));
+  }
+  return lifetimes;
 }
 
 std::string describe_group(const GraphMemoryPlan& plan, size_t g) {
@@ -893,6 +1010,17 @@ Status validate_assignment(const std::vector<MemoryRequest>& requests, const Mem
                             std::to_string(plan.total_bytes) + " bytes");
     }
     items[i] = {offset, r.bytes, r.first_use, r.last_use};
+  }
+  const bool streams = std::any_of(requests.begin(), requests.end(), [](const MemoryRequest& r) { return !r.streams.empty(); });
+  if (streams) {
+    auto conflict = find_conflict_by_offset(items, [&](size_t a, size_t b) { return requests_conflict(requests[a], requests[b]); });
+    if (!conflict) return Status::ok();
+    auto [a, b] = *conflict;
+    return internal_error("memory assignment: requests " + std::to_string(a) + " and " + std::to_string(b) +
+                          " overlap in bytes ([" + std::to_string(items[a].offset) + ", " +
+                          std::to_string(items[a].offset + items[a].bytes) + ") and [" + std::to_string(items[b].offset) +
+                          ", " + std::to_string(items[b].offset + items[b].bytes) +
+                          ")) while no stream order or event separates their lifetimes");
   }
   if (auto conflict = find_conflict(items)) {
     auto [a, b] = *conflict;
@@ -1117,6 +1245,82 @@ Status validate_memory_plan(const GraphMemoryPlan& plan) {
         }
       }
       live.push_back(i);
+    }
+  }
+  if (plan.streams.stream_count <= 1) return Status::ok();
+
+  // Several streams: steps apart in the order may still run at the same time. Bytes are
+  // shared only across a happens-before path (stream order, events).
+  GE_ASSIGN_OR_RETURN(std::vector<StreamLifetime> life, placement_stream_lifetimes(plan));
+  const StreamSteps steps(plan.streams);
+  auto dies_at = [&](size_t old_value, int64_t step) {
+    const StreamLifetime until{steps.done_at(step), steps.done_at(step), 0};
+    return freed_before(life[old_value], until);
+  };
+  auto separated = [&](const StreamLifetime& a, const StreamLifetime& b) {
+    return freed_before(a, b) || freed_before(b, a);
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const ValuePlacement& p = values[i];
+    if (p.region == MemoryRegion::kUnplanned || p.in_place_of < 0) continue;
+    if (!dies_at(static_cast<size_t>(p.in_place_of), p.first_use)) {
+      return fail(describe_placement(p) + " written in place over " + describe_placement(values[p.in_place_of]) +
+                  ": another stream may still read the source then");
+    }
+  }
+  // Between components.
+  std::vector<SweepItem> items;
+  std::vector<StreamLifetime> component_life;
+  std::vector<size_t> item_range;
+  for (size_t r = 0; r < ranges.size(); ++r) {
+    if (values[grouped[ranges[r].first]].region != MemoryRegion::kFeatureMap) continue;
+    SweepItem item{SIZE_MAX, 0, 0, 0};
+    size_t end = 0;
+    StreamLifetime joint = life[grouped[ranges[r].first]];
+    for (size_t k = ranges[r].first; k < ranges[r].second; ++k) {
+      const ValuePlacement& v = values[grouped[k]];
+      item.offset = std::min(item.offset, v.offset);
+      end = std::max(end, v.offset + v.bytes);
+      clock_min(joint.made_after, life[grouped[k]].made_after);
+      clock_max(joint.freed_after, life[grouped[k]].freed_after);
+    }
+    item.bytes = end - item.offset;
+    items.push_back(item);
+    component_life.push_back(std::move(joint));
+    item_range.push_back(r);
+  }
+  auto conflict = find_conflict_by_offset(
+      items, [&](size_t a, size_t b) { return !separated(component_life[a], component_life[b]); });
+  if (conflict) {
+    for (size_t i : members(item_range[conflict->first])) {
+      for (size_t j : members(item_range[conflict->second])) {
+        const ValuePlacement& x = values[i];
+        const ValuePlacement& y = values[j];
+        if (bytes_overlap(x.offset, x.bytes, y.offset, y.bytes) && !separated(life[i], life[j])) {
+          return fail(describe_placement(x) + " and " + describe_placement(y) +
+                      " overlap in bytes while no stream order or event separates them");
+        }
+      }
+    }
+    return fail("the buffers of " + describe_placement(values[grouped[ranges[item_range[conflict->first]].first]]) +
+                " and " + describe_placement(values[grouped[ranges[item_range[conflict->second]].first]]) +
+                " overlap in bytes while no stream order or event separates them");
+  }
+  // Inside a component: same data, a handover in place that every reader of the old
+  // value happens before, or lifetimes separated.
+  for (size_t r = 0; r < ranges.size(); ++r) {
+    const std::vector<size_t> list = members(r);
+    for (size_t a = 0; a < list.size(); ++a) {
+      for (size_t b = a + 1; b < list.size(); ++b) {
+        const size_t i = list[a], j = list[b];
+        const ValuePlacement& x = values[i];
+        const ValuePlacement& y = values[j];
+        if (!bytes_overlap(x.offset, x.bytes, y.offset, y.bytes) || separated(life[i], life[j])) continue;
+        if (pure.find(i) == pure.find(j) && same_data(i, j)) continue;
+        if ((legal_overlap(i, j) && dies_at(i, y.first_use)) || (legal_overlap(j, i) && dies_at(j, x.first_use))) continue;
+        return fail(describe_placement(x) + " and " + describe_placement(y) +
+                    " overlap in bytes, hold different data, and no stream order or event separates them");
+      }
     }
   }
   return Status::ok();

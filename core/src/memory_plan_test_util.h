@@ -213,8 +213,7 @@ class FirstFitAssigner final : public MemoryAssigner {
     for (size_t i = 0; i < requests.size(); ++i) {
       std::vector<std::pair<size_t, size_t>> taken;  // conflicting [begin, end)
       for (size_t j = 0; j < i; ++j) {
-        if (requests[j].bytes > 0 && requests[j].first_use <= requests[i].last_use &&
-            requests[i].first_use <= requests[j].last_use) {
+        if (requests_conflict(requests[j], requests[i])) {
           taken.push_back({plan.offsets[j], plan.offsets[j] + requests[j].bytes});
         }
       }

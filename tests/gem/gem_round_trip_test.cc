@@ -257,7 +257,7 @@ TEST(GemPlans, MultiStreamPlanRoundTrips) {
   ASSERT_NE(direct->runner(), nullptr);
   const CompiledPlans stored = direct->runner()->compiled_plans();
   ASSERT_EQ(stored.streams.stream_count, 4);
-  EXPECT_FALSE(stored.has_memory_plan);
+  EXPECT_TRUE(stored.has_memory_plan);  // stream-aware: the plan follows the streams
   EXPECT_FALSE(stored.streams.events.empty());
   const fs::path gem = write_session(*direct, "branches");
   Result<LoadedModelFile> file = read_model_file(gem);

@@ -32,6 +32,13 @@
 /// exit (branches one after another), and the last step is the top-level exit (outputs
 /// read). A value is live from its producer's first step to its last consumer's last
 /// step, both inclusive.
+///
+/// Streams: given a stream plan of the top-level order (MemoryPlanOptions::streams), steps
+/// of different streams may run at the same time, and two buffers share bytes only when a
+/// happens-before path through stream order and events separates them (StreamLifetime in
+/// ge/memory_assigner.h): every step reading the first has completed before the first step
+/// writing the second starts. In-place writes need every other reader of the input to
+/// happen before the writing op; atomic-clean blocks form one group per stream.
 
 #include <cstddef>
 #include <cstdint>
@@ -45,6 +52,7 @@
 #include "ge/kernel.h"
 #include "ge/memory_assigner.h"
 #include "ge/op_registry.h"
+#include "ge/runtime/stream_plan.h"
 #include "ge/status.h"
 
 namespace ge {
@@ -147,9 +155,11 @@ struct GraphMemoryPlan {
   std::vector<const Node*> order;
   std::vector<ValuePlacement> values;
   std::vector<MemoryBuffer> buffers;
-  /// Atomic clean: at most one group (plans are for one stream), also a buffer live over
-  /// every step.
+  /// Atomic clean: at most one group per stream, each also a buffer live over every step.
   std::vector<CleanGroup> clean_groups;
+  /// The stream plan the lifetimes respect (node indices are positions in `order`);
+  /// stream_count <= 1: one stream, lifetimes are the linear steps.
+  StreamPlan streams;
   size_t alignment = 512;
   size_t io_alignment = 32;
   size_t weights_bytes = 0, feature_map_bytes = 0, io_bytes = 0;  ///< region sizes
@@ -182,6 +192,11 @@ struct MemoryPlanOptions {
   /// When not empty, the top-level execution order to plan for (every node exactly once,
   /// producers first); overrides `order`.
   std::vector<const Node*> explicit_order;
+  /// When it has more than one stream: the streams the top-level nodes run on, over
+  /// `explicit_order` (required then; node indices are positions in it). Buffers then
+  /// share bytes only when stream order and events separate their lifetimes. Graphs with
+  /// subgraphs are refused.
+  const StreamPlan* streams = nullptr;
   /// The op schemas that say which ops may run in place (OpSchemaInfo::in_place) and
   /// which are views (OpSchemaInfo::is_view). Without a registry no op does either.
   const OpRegistry* ops = nullptr;

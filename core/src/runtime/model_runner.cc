@@ -567,28 +567,32 @@ struct ModelRunner::Impl {
     return Status::ok();
   }
 
-  /// With memory assigners: plans the loaded graph and takes the plan's order, regions
-  /// and offsets.
-  Status place_with_plan(const Graph& source, const ModelRunnerOptions& options,
+  /// `order`, of `source`'s nodes, as the same nodes of the loaded clone.
+  Result<std::vector<const Node*>> on_clone(const Graph& source, std::vector<const Node*> order,
+                                            const std::string& where) const {
+    if (order.empty()) return order;
+    // The clone keeps the node list's order.
+    std::unordered_map<const Node*, const Node*> cloned;
+    for (auto s = source.nodes().begin(), c = graph->nodes().begin(); s != source.nodes().end() && c != graph->nodes().end();
+         ++s, ++c) {
+      cloned[s->get()] = c->get();
+    }
+    for (const Node*& node : order) {
+      auto it = cloned.find(node);
+      if (it == cloned.end()) return invalid_argument(where + ": the memory plan's explicit order names a node of another graph");
+      node = it->second;
+    }
+    return order;
+  }
+
+  /// With memory assigners: plans the loaded graph (`plan_options` name its nodes, and
+  /// its streams when there are several) and takes the plan's order, regions and offsets.
+  Status place_with_plan(MemoryPlanOptions plan_options, const std::vector<std::shared_ptr<MemoryAssigner>>& assigners,
                          const std::unordered_map<const Node*, PreparedKernel>& prepared,
                          const std::unordered_map<const Value*, size_t>& input_index,
                          std::unordered_map<const Value*, Location>& location, std::vector<Location>& workspace,
                          const std::string& where) {
     const Graph& g = *graph;
-    MemoryPlanOptions plan_options = options.memory_plan_options;
-    if (!plan_options.explicit_order.empty()) {
-      // The clone keeps the node list's order.
-      std::unordered_map<const Node*, const Node*> cloned;
-      for (auto s = source.nodes().begin(), c = g.nodes().begin(); s != source.nodes().end() && c != g.nodes().end();
-           ++s, ++c) {
-        cloned[s->get()] = c->get();
-      }
-      for (const Node*& node : plan_options.explicit_order) {
-        auto it = cloned.find(node);
-        if (it == cloned.end()) return invalid_argument(where + ": the memory plan's explicit order names a node of another graph");
-        node = it->second;
-      }
-    }
     plan_options.workspace_bytes = [&prepared](const Node& node) -> size_t {
       auto it = prepared.find(&node);
       return it == prepared.end() ? 0 : it->second.workspace_bytes;
@@ -597,7 +601,7 @@ struct ModelRunner::Impl {
       auto it = prepared.find(&node);
       return it == prepared.end() ? ZeroedMemory{} : it->second.zeroed;
     };
-    Result<GraphMemoryPlan> planned = plan_memory(g, options.memory_assigners, plan_options);
+    Result<GraphMemoryPlan> planned = plan_memory(g, assigners, plan_options);
     if (!planned.is_ok()) return planned.status().with_context(where);
     memory_plan = std::make_unique<GraphMemoryPlan>(std::move(planned).value());
     const GraphMemoryPlan& mp = *memory_plan;
@@ -1287,14 +1291,11 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
     }
     impl->plan = plans->streams;
     if (plans->has_memory_plan) {
-      if (impl->plan.stream_count > 1) {
-        return invalid_argument(file_where + " hold a memory plan for " + std::to_string(impl->plan.stream_count) +
-                                " streams; memory plans are for one stream");
-      }
-      ModelRunnerOptions stored = options;
-      stored.memory_assigners = {std::make_shared<StoredAssigner>(*plans)};
-      stored.memory_plan_options.explicit_order = source_order;
-      if (Status status = impl->place_with_plan(source, stored, prepared, input_index, location, workspace, where);
+      MemoryPlanOptions stored = options.memory_plan_options;
+      GE_ASSIGN_OR_RETURN(stored.explicit_order, impl->on_clone(source, source_order, where));
+      if (impl->plan.stream_count > 1) stored.streams = &impl->plan;
+      if (Status status = impl->place_with_plan(stored, {std::make_shared<StoredAssigner>(*plans)}, prepared,
+                                                input_index, location, workspace, where);
           !status.is_ok()) {
         return invalid_argument(file_where + ": the memory plan does not hold: " + status.message());
       }
@@ -1313,11 +1314,36 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
     }
   } else {
     impl->order = topological;
-    GE_ASSIGN_OR_RETURN(impl->plan, plan_streams_for(impl->order, options.max_streams));
-    if (!options.memory_assigners.empty() && impl->plan.stream_count <= 1) {
-      GE_RETURN_IF_ERROR(impl->place_with_plan(source, options, prepared, input_index, location, workspace, where));
-      GE_ASSIGN_OR_RETURN(impl->plan, plan_streams_for(impl->order, 1));
+    if (!options.memory_assigners.empty()) {
+      MemoryPlanOptions plan_options = options.memory_plan_options;
+      GE_ASSIGN_OR_RETURN(plan_options.explicit_order, impl->on_clone(source, plan_options.explicit_order, where));
+      impl->plan = StreamPlan{};
+      if (options.max_streams > 1) {
+        // Streams over the order the memory plan then keeps: its lifetimes follow them.
+        std::vector<Node*> order = topological;
+        if (!plan_options.explicit_order.empty() || plan_options.order == ExecutionOrder::kMemoryPriority) {
+          std::vector<const Node*> chosen = plan_options.explicit_order;
+          if (chosen.empty()) {
+            GE_ASSIGN_OR_RETURN(chosen, memory_priority_order(g, plan_options.alignment));
+          }
+          std::unordered_map<const Node*, Node*> mutable_node;
+          for (const auto& node : g.nodes()) mutable_node[node.get()] = node.get();
+          order.clear();
+          for (const Node* node : chosen) order.push_back(mutable_node.at(node));
+        }
+        GE_ASSIGN_OR_RETURN(impl->plan, plan_streams_for(order, options.max_streams));
+        if (impl->plan.stream_count > 1) {
+          plan_options.explicit_order.assign(order.begin(), order.end());
+          plan_options.streams = &impl->plan;
+        }
+      }
+      GE_RETURN_IF_ERROR(impl->place_with_plan(std::move(plan_options), options.memory_assigners, prepared, input_index,
+                                               location, workspace, where));
+      if (impl->plan.stream_count <= 1) {
+        GE_ASSIGN_OR_RETURN(impl->plan, plan_streams_for(impl->order, 1));
+      }
     } else {
+      GE_ASSIGN_OR_RETURN(impl->plan, plan_streams_for(impl->order, options.max_streams));
       GE_RETURN_IF_ERROR(impl->place_first_fit(prepared, input_index, location, workspace, where));
     }
   }

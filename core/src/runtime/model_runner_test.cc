@@ -73,11 +73,16 @@ class ModelRunnerTest : public ::testing::TestWithParam<std::string> {
     g->set_opset_import("", 17);
     return g;
   }
-  std::unique_ptr<ModelRunner> load(Graph& g, int streams) {
+  /// `planned`: with the loaded memory assigners (the memory plan), else first fit.
+  std::unique_ptr<ModelRunner> load(Graph& g, int streams, bool planned = false) {
     Status inferred = ops().infer_graph(g);
     EXPECT_TRUE(inferred.is_ok()) << inferred.to_string();
     ModelRunnerOptions options;
     options.max_streams = streams;
+    if (planned) {
+      options.memory_assigners = plugins().host.memory_assigners();
+      options.memory_plan_options.ops = &plugins().ops;
+    }
     auto runner = ModelRunner::load(g, backend(), options);
     EXPECT_TRUE(runner.is_ok()) << runner.status().to_string();
     return runner.is_ok() ? std::move(*runner) : nullptr;
@@ -301,8 +306,9 @@ TEST_P(ModelRunnerTest, ReportsAFailingKernelByName) {
   EXPECT_NE(bad.message().find("graph 'divide'"), std::string::npos) << bad.message();
 }
 
-/// Random DAGs of elementwise ops: the sunk runner on 1 and 3 streams gives bit-identical
-/// results to the per-op executor (same kernels, same order of arithmetic per element).
+/// Random DAGs of elementwise ops: the sunk runner on 1 to 4 streams, from a first-fit
+/// arena or a stream-aware memory plan, gives bit-identical results to the per-op
+/// executor (same kernels, same order of arithmetic per element), run after run.
 TEST_P(ModelRunnerTest, RandomGraphsMatchThePerOpExecutor) {
   std::mt19937 rng(77);
   const char* binary[] = {"Add", "Sub", "Mul", "Max"};
@@ -343,15 +349,24 @@ TEST_P(ModelRunnerTest, RandomGraphsMatchThePerOpExecutor) {
     ASSERT_TRUE(executor.is_ok()) << executor.status().to_string();
     std::vector<Tensor> expected;
     ASSERT_TRUE((*executor)->run(feeds, expected).is_ok());
-    for (int streams : {1, 3}) {
-      auto runner = load(*g, streams);
-      ASSERT_NE(runner, nullptr);
-      std::vector<Tensor> outputs;
-      Status st = runner->execute(feeds, outputs);
-      ASSERT_TRUE(st.is_ok()) << st.to_string();
-      ASSERT_EQ(outputs.size(), expected.size());
-      for (size_t o = 0; o < outputs.size(); ++o) {
-        EXPECT_EQ(values_of(outputs[o]), values_of(expected[o])) << "output " << o << " on " << streams << " streams";
+    for (int streams : {1, 2, 3, 4}) {
+      for (bool planned : {false, true}) {
+        auto runner = load(*g, streams, planned);
+        ASSERT_NE(runner, nullptr);
+        if (planned) {
+          ASSERT_NE(runner->memory_plan(), nullptr);
+          EXPECT_EQ(runner->memory_plan()->streams.stream_count > 1, runner->stream_plan().stream_count > 1);
+        }
+        for (int repeat = 0; repeat < 3; ++repeat) {
+          std::vector<Tensor> outputs;
+          Status st = runner->execute(feeds, outputs);
+          ASSERT_TRUE(st.is_ok()) << st.to_string();
+          ASSERT_EQ(outputs.size(), expected.size());
+          for (size_t o = 0; o < outputs.size(); ++o) {
+            EXPECT_EQ(values_of(outputs[o]), values_of(expected[o]))
+                << "output " << o << " on " << streams << " streams, " << (planned ? "memory plan" : "first fit");
+          }
+        }
       }
     }
   }
@@ -731,7 +746,7 @@ TEST_P(ModelRunnerTest, PlannedRunWithoutZeroCopyIoCopiesInputsAndOutputs) {
   expect_same_outputs(*planned, *unplanned, {{"x", ramp({2, 8}, -2.0f)}});
 }
 
-TEST_P(ModelRunnerTest, SeveralStreamsKeepTheFirstFitArena) {
+TEST_P(ModelRunnerTest, SeveralStreamsRunFromAStreamAwareMemoryPlan) {
   auto g = new_graph("streams");
   Value* x = g->add_input("x", TensorDesc::of(DataType::kFloat32, {4}));
   Node* a = g->add_node("Relu", {x}, 1, "a");
@@ -745,7 +760,9 @@ TEST_P(ModelRunnerTest, SeveralStreamsKeepTheFirstFitArena) {
   auto runner = ModelRunner::load(*g, backend(), options);
   ASSERT_TRUE(runner.is_ok()) << runner.status().to_string();
   EXPECT_EQ((*runner)->stream_plan().stream_count, 2);
-  EXPECT_EQ((*runner)->memory_plan(), nullptr);
+  ASSERT_NE((*runner)->memory_plan(), nullptr);
+  EXPECT_EQ((*runner)->memory_plan()->streams.stream_count, 2);
+  EXPECT_EQ((*runner)->memory_plan()->streams.stream_of, (*runner)->stream_plan().stream_of);
   std::vector<Tensor> outputs;
   ASSERT_TRUE((*runner)->execute({{"x", Tensor::from_vector<float>({4}, {1, -2, 3, -4})}}, outputs).is_ok());
   EXPECT_EQ(values_of(outputs[0]), (std::vector<float>{0, 2, 0, 4}));

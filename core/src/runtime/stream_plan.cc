@@ -85,6 +85,28 @@ Result<StreamPlan> plan_streams(const std::vector<std::vector<size_t>>& predeces
   return plan;
 }
 
+std::vector<std::vector<int64_t>> stream_clocks(const StreamPlan& plan) {
+  const size_t n = plan.stream_of.size();
+  const auto stream_count = static_cast<size_t>(std::max(plan.stream_count, 0));
+  std::vector<std::vector<size_t>> waits(n);  // per consumer: producers
+  for (const StreamEvent& event : plan.events) {
+    if (event.producer < event.consumer && event.consumer < n) waits[event.consumer].push_back(event.producer);
+  }
+  // known[s][t]: how many nodes of stream t complete before the next node of stream s.
+  std::vector<std::vector<int64_t>> known(stream_count, std::vector<int64_t>(stream_count, 0));
+  std::vector<std::vector<int64_t>> clocks(n);
+  for (size_t v = 0; v < n; ++v) {
+    const auto s = static_cast<size_t>(plan.stream_of[v]);
+    std::vector<int64_t>& clock = known[s];
+    for (size_t u : waits[v]) {
+      for (size_t t = 0; t < stream_count; ++t) clock[t] = std::max(clock[t], clocks[u][t]);
+    }
+    ++clock[s];
+    clocks[v] = clock;
+  }
+  return clocks;
+}
+
 Status validate_stream_plan(const std::vector<std::vector<size_t>>& predecessors, const StreamPlan& plan) {
   constexpr int kMaxStreams = 1024;
   const size_t n = predecessors.size();
@@ -127,29 +149,19 @@ Status validate_stream_plan(const std::vector<std::vector<size_t>>& predecessors
     }
     waits[event.consumer].push_back(event.producer);
   }
-  // Vector clocks as in plan_streams: known[s][t] counts the nodes of stream t ordered
-  // before the next node of stream s.
-  std::vector<std::vector<int64_t>> known(stream_count, std::vector<int64_t>(stream_count, 0));
-  std::vector<std::vector<int64_t>> node_clock(n);
-  std::vector<int64_t> position(n, 0);
+  const std::vector<std::vector<int64_t>> clocks = stream_clocks(plan);
   for (size_t v = 0; v < n; ++v) {
     const auto s = static_cast<size_t>(plan.stream_of[v]);
-    std::vector<int64_t>& clock = known[s];
-    for (size_t u : waits[v]) {
-      for (size_t t = 0; t < stream_count; ++t) clock[t] = std::max(clock[t], node_clock[u][t]);
-    }
     for (size_t u : predecessors[v]) {
       if (u >= v) {
         return bad("node " + std::to_string(v) + " has predecessor " + std::to_string(u) + ", which is not earlier");
       }
       const auto t = static_cast<size_t>(plan.stream_of[u]);
-      if (clock[t] < position[u]) {
+      if (clocks[v][t] < clocks[u][t]) {
         return bad("node " + std::to_string(v) + " (stream " + std::to_string(s) + ") depends on node " +
                    std::to_string(u) + " (stream " + std::to_string(t) + ") but no stream order or event orders them");
       }
     }
-    position[v] = ++clock[s];
-    node_clock[v] = clock;
   }
   return Status::ok();
 }

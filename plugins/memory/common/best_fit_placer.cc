@@ -12,8 +12,9 @@ std::vector<int64_t> step_points(const std::vector<MemoryRequest>& requests) {
   std::vector<int64_t> points;
   points.reserve(requests.size() * 2);
   for (const MemoryRequest& r : requests) {
-    points.push_back(r.first_use);
-    points.push_back(r.last_use);
+    const auto [first, last] = conflict_window(r);
+    points.push_back(first);
+    points.push_back(last);
   }
   std::sort(points.begin(), points.end());
   points.erase(std::unique(points.begin(), points.end()), points.end());
@@ -30,8 +31,10 @@ BestFitPlacer::BestFitPlacer(const std::vector<MemoryRequest>& requests) : reque
   first_.reserve(requests.size());
   last_.reserve(requests.size());
   for (const MemoryRequest& r : requests) {
-    first_.push_back(position(r.first_use));
-    last_.push_back(position(r.last_use));
+    const auto [first, last] = conflict_window(r);
+    first_.push_back(position(first));
+    last_.push_back(position(last));
+    streams_ = streams_ || !r.streams.empty();
   }
   index_ = IntervalIndex(points.size());
 }
@@ -47,7 +50,11 @@ MemoryPlan BestFitPlacer::place(const std::vector<uint32_t>& order, size_t align
     conflicts_.clear();
     index_.query(first_[id], last_[id], conflicts_);
     taken.clear();
-    for (uint32_t c : conflicts_) taken.emplace_back(plan.offsets[c], plan.offsets[c] + requests_[c].bytes);
+    for (uint32_t c : conflicts_) {
+      // With several streams, windows that meet may still be ordered by events.
+      if (streams_ && !requests_conflict(requests_[id], requests_[c])) continue;
+      taken.emplace_back(plan.offsets[c], plan.offsets[c] + requests_[c].bytes);
+    }
     std::sort(taken.begin(), taken.end());
     size_t best = SIZE_MAX, best_gap = SIZE_MAX, cursor = 0;
     for (const auto& [begin, end] : taken) {

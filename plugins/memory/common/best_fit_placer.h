@@ -1,7 +1,9 @@
 #pragma once
 // The placement step shared by the greedy assigners: take requests one by one in a
 // given order and put each into the smallest gap, among the already placed requests
-// whose lifetimes intersect its own, that fits it (best fit), else on top of them.
+// whose lifetimes intersect its own, that fits it (best fit), else on top of them. With
+// several streams "intersect" is requests_conflict(): the placed requests whose conflict
+// windows meet, less those a happens-before path separates.
 
 #include <cstdint>
 #include <vector>
@@ -22,7 +24,8 @@ class BestFitPlacer {
 
  private:
   const std::vector<MemoryRequest>& requests_;
-  std::vector<size_t> first_, last_;  // lifetimes on compressed step points
+  std::vector<size_t> first_, last_;  // conflict windows on compressed step points
+  bool streams_ = false;              // some request has stream lifetimes
   IntervalIndex index_;
   std::vector<uint32_t> conflicts_;
 };

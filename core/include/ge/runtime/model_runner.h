@@ -5,11 +5,13 @@
 /// Loading prepares every kernel, allocates one feature-map arena, copies the weights to
 /// the device (identical ones stored once, the region in one copy), plans streams and
 /// events (ge/runtime/stream_plan.h) and builds argument tables in which every address
-/// is resolved. Given memory assigners, a model on one
-/// stream runs out of a validated GraphMemoryPlan (ge/memory_plan.h): in-place values,
-/// views and Concat slices share bytes, a view at its input's address and a Concat whose
-/// inputs already sit in their slices run no task. Otherwise values whose lifetimes do
-/// not overlap share bytes first-fit (one stream) or every value has its own bytes.
+/// is resolved. Given memory assigners, a model runs out
+/// of a validated GraphMemoryPlan (ge/memory_plan.h): in-place values, views and Concat
+/// slices share bytes, a view at its input's address and a Concat whose inputs already sit
+/// in their slices run no task; on several streams the plan shares bytes only between
+/// values that stream order and events separate. Without assigners values whose
+/// lifetimes do not overlap share bytes first-fit (one stream) or every value has its own
+/// bytes.
 /// Memory kernels need zeroed before they run (atomic clean, ZeroedMemory) lies in clean
 /// groups no other value uses, each zeroed by one memset task per run.
 /// The task lists are then recorded through stream capture (ge/runtime/stream_capture.h,
@@ -93,10 +95,10 @@ struct CompiledPlans {
 struct ModelRunnerOptions {
   /// Independent branches go on up to this many streams (see plan_streams).
   int max_streams = 1;
-  /// When not empty and the model runs on one stream, load plans the memory of the graph
-  /// it loads with plan_memory(assigners, memory_plan_options) and executes that plan's
-  /// order out of one arena of exactly plan.feature_map_bytes. Empty, or several
-  /// streams: the first-fit arena.
+  /// When not empty, load plans the memory of the graph it loads with
+  /// plan_memory(assigners, memory_plan_options) and executes that plan's order out of one
+  /// arena of exactly plan.feature_map_bytes; with several streams the streams are planned
+  /// first, over that order, and the memory plan follows them. Empty: the first-fit arena.
   std::vector<std::shared_ptr<MemoryAssigner>> memory_assigners;
   /// Options for that plan. load fills `workspace_bytes` from the prepared kernels; an
   /// `explicit_order` names nodes of the graph passed to load. Without `ops` no op runs in

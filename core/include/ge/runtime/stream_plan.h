@@ -7,6 +7,7 @@
 /// for the chosen placement: dropping any one of them leaves some dependency unordered.
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "ge/status.h"
@@ -44,5 +45,12 @@ Result<StreamPlan> plan_streams(const std::vector<std::vector<size_t>>& predeces
 /// between distinct streams and forward in the order, and every dependency ordered by
 /// stream order or a chain of events. Errors name the unordered dependency.
 Status validate_stream_plan(const std::vector<std::vector<size_t>>& predecessors, const StreamPlan& plan);
+
+/// Vector clocks of a plan that validate_stream_plan accepts (structurally): for node v,
+/// per stream t, how many of t's nodes have completed when v completes, through stream
+/// order and events (v itself included: clocks[v][stream_of[v]] is v's 1-based position on
+/// its stream). Node u happens before v, or is v, iff clocks[v][stream_of[u]] >=
+/// clocks[u][stream_of[u]].
+std::vector<std::vector<int64_t>> stream_clocks(const StreamPlan& plan);
 
 }  // namespace ge
