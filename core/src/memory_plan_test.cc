@@ -1164,6 +1164,10 @@ TEST(StreamMemoryPlanTest, RandomDagsOnRandomStreamCountsRunCorrectlyInEverySche
     ASSERT_TRUE(plan.is_ok()) << "trial " << trial << ": " << plan.status().to_string();
     ASSERT_TRUE(validate_memory_plan(*plan).is_ok()) << "trial " << trial;
     ASSERT_EQ(testing::simulate_plan(*graph, *plan), "") << "trial " << trial;
+    // The core's own assigner (a model runner without assigner plugins) holds too.
+    Result<GraphMemoryPlan> core_plan = plan_memory(*graph, {first_fit_assigner()}, streamed->options);
+    ASSERT_TRUE(core_plan.is_ok()) << "trial " << trial << ": " << core_plan.status().to_string();
+    ASSERT_EQ(testing::simulate_plan(*graph, *core_plan), "") << "trial " << trial;
     if (plan->streams.stream_count <= 1) continue;
     ++several;
     in_place += static_cast<int>(plan->statistics.in_place);

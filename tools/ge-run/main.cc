@@ -334,13 +334,6 @@ int run(int argc, char** argv) {
       std::cout << format_memory_statistics(*statistics);
     } else if (session.specialises()) {
       std::cout << "memory plan: one per input-shape specialisation (the graph has dynamic input dims)\n";
-    } else if (const ModelRunner* runner = session.runner()) {
-      std::cout << "memory plan: none: the task sink runs " << runner->stream_tasks().size()
-                << " streams from a first-fit arena of " << runner->feature_map_bytes()
-                << " bytes (every value its own bytes)\n";
-      if (!runner->clean_groups().empty()) {
-        std::cout << "  atomic clean: " << format_clean_groups(runner->clean_groups()) << "\n";
-      }
     } else {
       std::cout << "memory plan: none (the graph runs per op)\n";
     }

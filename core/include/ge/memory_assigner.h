@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -89,6 +90,12 @@ class MemoryAssigner {
   /// throw. May be called concurrently from several threads.
   virtual Result<MemoryPlan> assign(const std::vector<MemoryRequest>& requests, size_t alignment) const = 0;
 };
+
+/// The core's own assigner, for a model runner given no assigner plugin: requests in order
+/// of first use, each at the lowest aligned offset clear of the conflicting requests still
+/// live. Simple and fast (O(n * live)); the plugins (greedy_by_size, hill_climb) plan
+/// tighter arenas.
+std::shared_ptr<MemoryAssigner> first_fit_assigner();
 
 /// The lower bound every assignment of `requests` must reach or exceed: the most bytes
 /// live at any one step of the linear order (with several streams, buffers live at one

@@ -1,10 +1,8 @@
 #include "ge/runtime/model_runner.h"
 
-#include "ge/alignment.h"
 #include "ge/graph_queries.h"
 #include "ge/memory_limit.h"
 #include "ge/runtime/stream_capture.h"
-#include "ge/weight_merging.h"
 #include "../plugin_call.h"
 
 #include <algorithm>
@@ -49,41 +47,6 @@ std::string describe_zeroed(const ZeroedMemory& zeroed) {
   std::string text = outputs.empty() ? "" : "outputs {" + outputs + "}";
   if (zeroed.workspace) text += (text.empty() ? "" : " and ") + std::string("the workspace");
   return text.empty() ? "nothing" : text;
-}
-
-/// A live interval in the arena: [first, last] steps, both inclusive.
-struct ArenaRequest {
-  size_t bytes = 0;
-  size_t first = 0, last = 0;
-  size_t offset = 0;
-};
-
-/// First-fit placement of intervals in one arena; `reuse` lets requests whose lifetimes
-/// do not overlap share bytes. Returns the arena size.
-size_t place_in_arena(std::vector<ArenaRequest>& requests, bool reuse) {
-  struct Block { size_t offset, end, last; };
-  std::vector<size_t> order(requests.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return requests[a].first < requests[b].first; });
-  std::vector<Block> live;  // sorted by offset
-  size_t total = 0;
-  for (size_t index : order) {
-    ArenaRequest& request = requests[index];
-    if (reuse) {
-      std::erase_if(live, [&](const Block& b) { return b.last < request.first; });
-    }
-    const size_t bytes = align_up(std::max<size_t>(request.bytes, 1), kArenaAlignment);
-    size_t offset = 0;
-    for (const Block& block : live) {
-      if (block.offset >= offset + bytes) break;
-      offset = std::max(offset, block.end);
-    }
-    request.offset = offset;
-    live.push_back({offset, offset + bytes, request.last});
-    std::sort(live.begin(), live.end(), [](const Block& a, const Block& b) { return a.offset < b.offset; });
-    total = std::max(total, offset + bytes);
-  }
-  return total;
 }
 
 /// Where a value lives: at a fixed offset in the arena or the weights block, or inside a
@@ -161,7 +124,7 @@ struct ModelRunner::Impl {
   std::vector<std::string> node_labels;  // per node in `order`: KernelTask::node
   std::vector<Node*> order;
   StreamPlan plan;
-  std::unique_ptr<GraphMemoryPlan> memory_plan;  // null: first-fit arena
+  std::unique_ptr<GraphMemoryPlan> memory_plan;  // set by load
   std::vector<std::unique_ptr<CaptureStream>> streams;
   std::vector<Stream*> stream_pointers;  // the backend streams, for CapturedModel::execute
   std::vector<std::unique_ptr<Event>> events;
@@ -429,142 +392,6 @@ struct ModelRunner::Impl {
       graph->set_constant(init, Tensor::borrow(data->dtype(), data->shape(), nullptr));
       init->set_desc(std::move(desc));
     }
-  }
-
-  /// Without a memory plan: weights one after another, graph outputs written by their
-  /// producers into the caller's buffers, every other value first-fit in the arena
-  /// (sharing bytes only on one stream).
-  Status place_first_fit(const std::unordered_map<const Node*, PreparedKernel>& prepared,
-                         const std::unordered_map<const Value*, size_t>& input_index,
-                         std::unordered_map<const Value*, Location>& location, std::vector<Location>& workspace,
-                         const std::string& where) {
-    const Graph& g = *graph;
-    for (const auto& [value, i] : input_index) location[value] = {Location::Kind::kInput, i, 0};
-    std::vector<const Value*> weight_values;
-    for (const Value* init : g.initializers()) {
-      if (input_index.count(init) || !init->constant()) continue;
-      weight_values.push_back(init);
-    }
-    // Initializers with identical bytes share one slot (weight merging).
-    std::vector<const Tensor*> weight_data;
-    for (const Value* init : weight_values) weight_data.push_back(init->constant());
-    const std::vector<size_t> identical = find_identical_bytes(weight_data);
-    for (size_t i = 0; i < weight_values.size(); ++i) {
-      if (identical[i] != i) {
-        location[weight_values[i]] = location[weight_values[identical[i]]];
-        continue;
-      }
-      location[weight_values[i]] = {Location::Kind::kWeights, 0, weights_bytes};
-      weights_bytes += align_up(std::max<size_t>(weight_data[i]->byte_size(), 1), kArenaAlignment);
-    }
-    GE_RETURN_IF_ERROR(reserve_weights(kArenaAlignment));
-    for (size_t i = 0; i < weight_values.size(); ++i) {
-      if (identical[i] == i) GE_RETURN_IF_ERROR(copy_weight(weight_values[i], location[weight_values[i]].offset, where));
-    }
-
-    // Atomic clean: whether `node`'s kernel needs output `out` zeroed before it runs.
-    auto zeroed_output = [&prepared](const Node& node, const Value* out) {
-      const ZeroedMemory& zeroed = prepared.at(&node).zeroed;
-      const auto& outs = node.outputs();
-      return zeroed.output(static_cast<size_t>(std::find(outs.begin(), outs.end(), out) - outs.begin()));
-    };
-    std::unordered_set<const Value*> written;  // graph outputs their producer writes
-    std::vector<size_t> copied_clean;          // graph outputs in a clean group: copied out
-    for (size_t i = 0; i < g.outputs().size(); ++i) {
-      const Value* out = g.outputs()[i];
-      const Location direct{Location::Kind::kOutput, i, 0};
-      if (out->producer() != nullptr && zeroed_output(*out->producer(), out)) {
-        copied_clean.push_back(i);
-        continue;
-      }
-      if (out->producer() != nullptr && !written.count(out)) {
-        written.insert(out);
-        location[out] = direct;
-        continue;
-      }
-      auto it = location.find(out);
-      if (it == location.end()) {
-        return unsupported(where + ": graph output '" + out->name() + "' has no producer, input or initializer");
-      }
-      copies_out.push_back({direct, it->second, output_bytes[i]});
-    }
-
-    std::unordered_map<const Node*, size_t> step_of;
-    for (size_t i = 0; i < order.size(); ++i) step_of[order[i]] = i;
-    std::vector<ArenaRequest> requests;
-    std::vector<const Value*> request_value;  // null for a workspace
-    std::vector<size_t> workspace_request(order.size(), SIZE_MAX);
-    // Blocks kernels need zeroed (atomic clean): never shared, placed per stream below.
-    struct CleanBlock {
-      const Value* value = nullptr;  // null for a workspace
-      size_t step = 0, bytes = 0;
-    };
-    std::vector<CleanBlock> clean_blocks;
-    for (size_t step = 0; step < order.size(); ++step) {
-      const Node* node = order[step];
-      const ZeroedMemory& zeroed = prepared.at(node).zeroed;
-      for (size_t k = 0; k < node->output_count(); ++k) {
-        const Value* out = node->output(k);
-        if (is_omitted_output(g, out) || written.count(out)) continue;
-        ArenaRequest request;
-        request.bytes = static_cast<size_t>(element_count(out->desc().static_dims())) * element_size(out->desc().dtype);
-        if (zeroed.output(k)) {
-          clean_blocks.push_back({out, step, request.bytes});
-          continue;
-        }
-        request.first = request.last = step;
-        for (const Use& use : out->uses()) {
-          auto it = step_of.find(use.user);
-          if (it != step_of.end()) request.last = std::max(request.last, it->second);
-        }
-        request_value.push_back(out);
-        requests.push_back(request);
-      }
-      if (const size_t bytes = prepared.at(node).workspace_bytes; bytes > 0) {
-        if (zeroed.workspace) {
-          clean_blocks.push_back({nullptr, step, bytes});
-          continue;
-        }
-        workspace_request[step] = requests.size();
-        request_value.push_back(nullptr);
-        requests.push_back({bytes, step, step, 0});
-      }
-    }
-    // Lifetimes in one topological order only order work on one stream: with several
-    // streams every buffer gets its own bytes.
-    arena_bytes = place_in_arena(requests, plan.stream_count <= 1);
-    workspace.assign(order.size(), Location{});
-    // After the shared part, one clean group per stream: its blocks side by side, zeroed
-    // by one memset on that stream, so no event orders it against other streams.
-    for (int stream = 0; stream < std::max(plan.stream_count, 1); ++stream) {
-      CleanGroup group{arena_bytes, 0, 0, stream};
-      for (const CleanBlock& block : clean_blocks) {
-        if (plan.stream_of[block.step] != stream) continue;
-        const Location at{Location::Kind::kArena, 0, arena_bytes};
-        if (block.value != nullptr) {
-          location[block.value] = at;
-        } else {
-          workspace[block.step] = at;
-        }
-        arena_bytes += align_up(std::max<size_t>(block.bytes, 1), kArenaAlignment);
-        ++group.blocks;
-      }
-      group.bytes = arena_bytes - group.offset;
-      if (group.blocks > 0) clean_groups.push_back(group);
-    }
-    GE_RETURN_IF_ERROR(allocate_arena(kArenaAlignment));
-    for (size_t r = 0; r < requests.size(); ++r) {
-      if (request_value[r] != nullptr) location[request_value[r]] = {Location::Kind::kArena, 0, requests[r].offset};
-    }
-    for (size_t step = 0; step < order.size(); ++step) {
-      if (workspace_request[step] != SIZE_MAX) {
-        workspace[step] = {Location::Kind::kArena, 0, requests[workspace_request[step]].offset};
-      }
-    }
-    for (size_t i : copied_clean) {
-      copies_out.push_back({{Location::Kind::kOutput, i, 0}, location.at(g.outputs()[i]), output_bytes[i]});
-    }
-    return Status::ok();
   }
 
   /// `order`, of `source`'s nodes, as the same nodes of the loaded clone.
@@ -1306,7 +1133,12 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
                                 std::to_string(plans->feature_map_bytes));
       }
     } else {
-      GE_RETURN_IF_ERROR(impl->place_first_fit(prepared, input_index, location, workspace, where));
+      // Placed at load by the core's first-fit assigner: deterministic, so the bytes match.
+      MemoryPlanOptions first_fit = options.memory_plan_options;
+      GE_ASSIGN_OR_RETURN(first_fit.explicit_order, impl->on_clone(source, source_order, where));
+      if (impl->plan.stream_count > 1) first_fit.streams = &impl->plan;
+      GE_RETURN_IF_ERROR(
+          impl->place_with_plan(first_fit, {first_fit_assigner()}, prepared, input_index, location, workspace, where));
       if (impl->arena_bytes > plans->feature_map_bytes) {
         return invalid_argument(file_where + ": the feature map is " + std::to_string(impl->arena_bytes) +
                                 " bytes, not the stored " + std::to_string(plans->feature_map_bytes));
@@ -1314,7 +1146,12 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
     }
   } else {
     impl->order = topological;
-    if (!options.memory_assigners.empty()) {
+    {
+      // Without assigner plugins, the core's first-fit assigner places the same plan's
+      // buffers.
+      const std::vector<std::shared_ptr<MemoryAssigner>> assigners =
+          options.memory_assigners.empty() ? std::vector<std::shared_ptr<MemoryAssigner>>{first_fit_assigner()}
+                                           : options.memory_assigners;
       MemoryPlanOptions plan_options = options.memory_plan_options;
       GE_ASSIGN_OR_RETURN(plan_options.explicit_order, impl->on_clone(source, plan_options.explicit_order, where));
       impl->plan = StreamPlan{};
@@ -1337,14 +1174,11 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
           plan_options.streams = &impl->plan;
         }
       }
-      GE_RETURN_IF_ERROR(impl->place_with_plan(std::move(plan_options), options.memory_assigners, prepared, input_index,
-                                               location, workspace, where));
+      GE_RETURN_IF_ERROR(
+          impl->place_with_plan(std::move(plan_options), assigners, prepared, input_index, location, workspace, where));
       if (impl->plan.stream_count <= 1) {
         GE_ASSIGN_OR_RETURN(impl->plan, plan_streams_for(impl->order, 1));
       }
-    } else {
-      GE_ASSIGN_OR_RETURN(impl->plan, plan_streams_for(impl->order, options.max_streams));
-      GE_RETURN_IF_ERROR(impl->place_first_fit(prepared, input_index, location, workspace, where));
     }
   }
   if (const CompiledPlans* plans = options.precompiled; plans != nullptr && plans->clean_groups != impl->clean_groups) {
