@@ -10,7 +10,7 @@ namespace {
 
 class FirstFitAssigner final : public MemoryAssigner {
  public:
-  std::string name() const override { return "first_fit"; }
+  std::string name() const override { return "builtin_first_fit"; }
 
   Result<MemoryPlan> assign(const std::vector<MemoryRequest>& requests, size_t alignment) const override {
     if (alignment == 0) return invalid_argument("first_fit assigner: alignment must be positive");

@@ -1,5 +1,6 @@
 // A memory assigner plugin: places the requests in the order given, each at the lowest
-// aligned offset that overlaps no already placed request whose lifetime meets its own.
+// aligned offset that overlaps no already placed request it conflicts with (lifetimes that
+// meet; on several streams, ge::requests_conflict also asks the streams' clocks).
 #include <algorithm>
 #include <memory>
 #include <utility>
@@ -10,10 +11,6 @@
 #include <ge/plugin_api/plugin.h>
 
 namespace {
-
-bool lifetimes_meet(const ge::MemoryRequest& a, const ge::MemoryRequest& b) {
-  return a.bytes > 0 && b.bytes > 0 && a.first_use <= b.last_use && b.first_use <= a.last_use;
-}
 
 class FirstFitAssigner : public ge::MemoryAssigner {
  public:
@@ -27,7 +24,7 @@ class FirstFitAssigner : public ge::MemoryAssigner {
     for (size_t i = 0; i < requests.size(); ++i) {
       std::vector<std::pair<size_t, size_t>> busy;  // [begin, end) of placed, live requests
       for (size_t j = 0; j < i; ++j) {
-        if (lifetimes_meet(requests[i], requests[j])) busy.emplace_back(plan.offsets[j], plan.offsets[j] + requests[j].bytes);
+        if (ge::requests_conflict(requests[i], requests[j])) busy.emplace_back(plan.offsets[j], plan.offsets[j] + requests[j].bytes);
       }
       std::sort(busy.begin(), busy.end());
       size_t offset = 0;

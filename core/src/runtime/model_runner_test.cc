@@ -490,7 +490,7 @@ TEST_P(ModelRunnerTest, PlannedRunSkipsViewsAndContinuousConcat) {
   // Without assigner plugins or op schemas: the core's first-fit assigner places the
   // plan, with nothing in place and no views (that knowledge is the op schemas').
   ASSERT_NE(unplanned->memory_plan(), nullptr);
-  EXPECT_EQ(unplanned->memory_plan()->statistics.assigner, "first_fit");
+  EXPECT_EQ(unplanned->memory_plan()->statistics.assigner, "builtin_first_fit");
   EXPECT_EQ(unplanned->memory_plan()->statistics.views, 0u);
   EXPECT_EQ(unplanned->memory_plan()->statistics.in_place, 0u);
   const GraphMemoryPlan* plan = planned->memory_plan();
