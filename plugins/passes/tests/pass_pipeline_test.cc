@@ -79,7 +79,7 @@ class MovedPasses : public ::testing::Test {
     for (const std::string& name : kPassPlugins) {
       std::filesystem::path library;  // where the build's registry found it
       for (const PluginRecord& record : PluginEnvironment::get().host().records()) {
-        if (record.name == name) library = record.library;
+        if (record.name == name) library = std::filesystem::absolute(record.library);
       }
       out << "[[plugin]]\nname = \"" << name << "\"\nkind = \"pass\"\nlibrary = \"" << library.string() << "\"\n";
       for (const auto& [plugin, lines] : options) {
