@@ -13,6 +13,7 @@
 #include "ge/graph_text.h"
 #include "ge/logging.h"
 #include "ge/minifloat.h"
+#include "ge/pass_order.h"
 #include "ge/tensor_compare.h"
 #include "ge/verifier.h"
 #include "plugin_call.h"
@@ -180,14 +181,12 @@ Result<std::vector<std::string>> PassManager::pipeline() const {
   if (options_.opt_level < 0 || options_.opt_level > 3) {
     return invalid_argument("optimisation level -O" + std::to_string(options_.opt_level) + " is not one of -O0..-O3");
   }
-  std::vector<const PassInfo*> enabled;
-  for (const PassInfo& p : available_) {
-    if (options_.opt_level >= p.min_opt_level && !options_.disabled_passes.count(p.name)) enabled.push_back(&p);
+  // All passes are ordered, then those off at this level dropped: a constraint through a
+  // pass that does not run still holds, and each level's pipeline is a subsequence of -O3's.
+  GE_ASSIGN_OR_RETURN(std::vector<const PassInfo*> ordered, order_passes(available_));
+  for (const PassInfo* p : ordered) {
+    if (options_.opt_level >= p->min_opt_level && !options_.disabled_passes.count(p->name)) names.push_back(p->name);
   }
-  std::stable_sort(enabled.begin(), enabled.end(), [](const PassInfo* a, const PassInfo* b) {
-    return a->order != b->order ? a->order < b->order : a->name < b->name;
-  });
-  for (const PassInfo* p : enabled) names.push_back(p->name);
   return names;
 }
 

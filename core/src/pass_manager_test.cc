@@ -32,14 +32,15 @@ class CountingPass final : public Pass {
   int* runs_;
 };
 
-PassInfo info(const std::string& name, int level, int order, int* runs, bool change = false) {
-  return PassInfo{name, level, order, [=] { return std::make_unique<CountingPass>(name, change, runs); }};
+PassInfo info(const std::string& name, int level, PassPhase phase, int* runs, bool change = false) {
+  return PassInfo{name, level, phase, {}, {}, [=] { return std::make_unique<CountingPass>(name, change, runs); }};
 }
 
 struct PassFixture {
   PassFixture() {
     ops.add_library(std::make_shared<testing::FakeOps>());
-    available = {info("late", 1, 900, &runs), info("early", 2, 10, &runs), info("aggressive", 3, 50, &runs, true)};
+    available = {info("late", 1, PassPhase::kCleanup, &runs), info("early", 2, PassPhase::kCanonicalize, &runs),
+                 info("aggressive", 3, PassPhase::kFuse, &runs, true)};
   }
   OpRegistry ops;
   int runs = 0;
@@ -143,8 +144,8 @@ class EditingPass final : public Pass {
   std::function<void(Graph&)> edit_;
 };
 
-PassInfo editing(const std::string& name, int order, std::function<void(Graph&)> edit) {
-  return PassInfo{name, 1, order, [=] { return std::make_unique<EditingPass>(name, edit); }};
+PassInfo editing(const std::string& name, PassPhase phase, std::function<void(Graph&)> edit) {
+  return PassInfo{name, 1, phase, {}, {}, [=] { return std::make_unique<EditingPass>(name, edit); }};
 }
 
 // x -> AddOne 'a' -> Twice 't' -> y
@@ -163,8 +164,8 @@ TEST(PassManager, APassThatThrowsIsAnErrorNamingIt) {
   OpRegistry ops;
   ops.add_library(std::make_shared<testing::FakeOps>());
   std::vector<PassInfo> available = {
-      editing("thrower", 10, [](Graph&) { throw std::runtime_error("boom"); }),
-      editing("starved", 20, [](Graph&) { throw std::bad_alloc(); })};
+      editing("thrower", PassPhase::kCanonicalize, [](Graph&) { throw std::runtime_error("boom"); }),
+      editing("starved", PassPhase::kFold, [](Graph&) { throw std::bad_alloc(); })};
   std::unique_ptr<Graph> g = add_one_twice();
   ASSERT_TRUE(ops.infer_graph(*g).is_ok());
   PassManagerOptions options;
@@ -183,9 +184,9 @@ TEST(PassManager, CheckModeNamesTheFirstPassThatChangesOutputs) {
   testing::FakeBackend backend;
   // 'rename' keeps numerics; 'break_twice' turns Twice into AddOne: (x+1)+1 != 2(x+1).
   std::vector<PassInfo> available = {
-      editing("rename", 10, [](Graph& g) { g.find_node("a")->set_name("renamed"); }),
-      editing("break_twice", 20, [](Graph& g) { g.find_node("t")->set_op_type("AddOne"); }),
-      editing("never_reached", 30, [](Graph&) {})};
+      editing("rename", PassPhase::kCanonicalize, [](Graph& g) { g.find_node("a")->set_name("renamed"); }),
+      editing("break_twice", PassPhase::kFold, [](Graph& g) { g.find_node("t")->set_op_type("AddOne"); }),
+      editing("never_reached", PassPhase::kFuse, [](Graph&) {})};
   PassManagerOptions o;
   o.opt_level = 1;
   o.check_passes = true;
@@ -211,8 +212,9 @@ TEST(PassManager, CheckModeNeedsAReferenceBackendAndARunnableModel) {
   PassManagerOptions o;
   o.opt_level = 1;
   o.check_passes = true;
-  std::vector<PassInfo> available = {editing("noop", 10, [](Graph&) {}),
-                                     editing("unknown_op", 20, [](Graph& g) { g.find_node("t")->set_op_type("Nope"); })};
+  std::vector<PassInfo> available = {
+      editing("noop", PassPhase::kCanonicalize, [](Graph&) {}),
+      editing("unknown_op", PassPhase::kFold, [](Graph& g) { g.find_node("t")->set_op_type("Nope"); })};
   auto g = add_one_twice();
   EXPECT_EQ(PassManager(available, ops, o).run(*g, &backend, nullptr).message(),
             "--check-passes needs the reference backend 'cpu', which is not loaded");

@@ -3,12 +3,14 @@
 #include <boost/dll/shared_library.hpp>
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "ge/logging.h"
+#include "ge/pass_order.h"
 #include "ge/plugin_descriptor.h"
 #include "ge/version.h"
 
@@ -179,9 +181,14 @@ Result<PluginOptions> read_options(const toml::table& table, const std::filesyst
       options.set(k, *d);
     } else if (auto s = node.value_exact<std::string>()) {
       options.set(k, *s);
+    } else if (const toml::array* array = node.as_array();
+               array != nullptr && (array->empty() || array->is_homogeneous<std::string>())) {
+      std::vector<std::string> strings;
+      for (const toml::node& item : *array) strings.push_back(*item.value_exact<std::string>());
+      options.set(k, std::move(strings));
     } else {
       return parse_error(where(file, static_cast<int>(node.source().begin.line)) + ": option '" + k +
-                         "' must be a bool, integer, float or string");
+                         "' must be a bool, integer, float, string or array of strings");
     }
   }
   return options;
@@ -491,6 +498,31 @@ OpRegistry PluginHost::make_op_registry() const {
   return registry;
 }
 
+void PluginHost::describe_pass_pipeline(std::ostream& out) const {
+  if (impl_->passes.empty()) return;
+  out << "pass pipeline (by phase; inside a phase after/before, then registration order):\n";
+  Result<std::vector<const PassInfo*>> ordered = order_passes(impl_->passes);
+  if (!ordered.is_ok()) {
+    out << "  FAILED    " << ordered.status().message() << "\n";
+    return;
+  }
+  size_t width = 0;
+  for (const PassInfo* pass : *ordered) width = std::max(width, pass->name.size());
+  auto list = [](const std::vector<std::string>& names) {
+    std::string text;
+    for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+    return text;
+  };
+  for (const PassInfo* pass : *ordered) {
+    std::string line = std::string("  ") + pass_phase_name(pass->phase);
+    line.resize(16, ' ');
+    line += pass->name + std::string(width - pass->name.size(), ' ') + "  -O" + std::to_string(pass->min_opt_level);
+    if (!pass->run_after.empty()) line += "  after " + list(pass->run_after);
+    if (!pass->run_before.empty()) line += "  before " + list(pass->run_before);
+    out << line << "\n";
+  }
+}
+
 std::string PluginHost::describe() const {
   std::ostringstream out;
   if (registry_files_.empty()) out << "no plugin registry found (use --plugins FILE or GE_PLUGINS)\n";
@@ -513,6 +545,7 @@ std::string PluginHost::describe() const {
       }
     }
   }
+  describe_pass_pipeline(out);
   size_t entry_failures = 0;
   for (const PluginRecord& r : records_) entry_failures += r.status.is_ok() ? 0 : 1;
   if (failures_.size() > entry_failures) {

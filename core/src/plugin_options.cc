@@ -31,4 +31,12 @@ std::string PluginOptions::get_string(const std::string& key, const std::string&
   return fallback;
 }
 
+std::vector<std::string> PluginOptions::get_strings(const std::string& key,
+                                                   const std::vector<std::string>& fallback) const {
+  auto it = values_.find(key);
+  if (it == values_.end()) return fallback;
+  if (const auto* v = std::get_if<std::vector<std::string>>(&it->second)) return *v;
+  return fallback;
+}
+
 }  // namespace ge

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include <ge/plugin_api/pass_options.h>
 #include <ge/plugin_api/pattern_fusion.h>
 #include <ge/plugin_api/plugin.h>
 
@@ -39,11 +40,16 @@ ge::Status register_log_softmax_fusion(ge::Registrar& registrar) {
   try {
     ge::PassInfo info;
     info.name = "fuse_log_softmax";
-    // -O2 (ge-run's default) and up. Order 445: after the built-in fuse_softmax (440), so
-    // a decomposed Exp / ReduceSum / Div softmax under a Log is fused too.
-    info.min_opt_level = static_cast<int>(registrar.options().get_int("min_opt_level", 2));
-    info.order = static_cast<int>(registrar.options().get_int("order", 445));
+    // -O2 (ge-run's default) and up, in phase fuse after the built-in fuse_softmax, so a
+    // decomposed Exp / ReduceSum / Div softmax under a Log is fused too, and before
+    // autofusion, which would take the Log into a fused group.
+    info.min_opt_level = 2;
+    info.phase = ge::PassPhase::kFuse;
+    info.run_after = {"fuse_softmax"};
+    info.run_before = {"autofusion"};
     info.create = [] { return std::make_unique<LogSoftmaxFusion>(); };
+    // The registry entry may move it: min_opt_level, phase, after, before.
+    GE_ASSIGN_OR_RETURN(info, ge::apply_pass_options(std::move(info), registrar.options()));
     return registrar.add_pass(std::move(info));
   } catch (const std::exception& error) {  // no exception may cross the plugin boundary
     return ge::plugin_error(std::string("fuse_log_softmax: registration failed: ") + error.what());

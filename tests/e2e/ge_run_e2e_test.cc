@@ -302,6 +302,25 @@ TEST_F(GeRunE2ETest, ListPluginsShowsEveryKind) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_CONTAINS(r.output, "ge_plugins.toml");
   for (const char* kind : {"parser", "op_library", "pass", "backend"}) EXPECT_CONTAINS(r.output, kind);
+  // The passes in pipeline order, each with its phase.
+  const size_t pipeline = r.output.find("pass pipeline (by phase;");
+  ASSERT_NE(pipeline, std::string::npos) << r.output;
+  const size_t noop = r.output.find("canonicalize  noop_elimination", pipeline);
+  const size_t cse = r.output.find("fold          cse", pipeline);
+  const size_t dce = r.output.find("cleanup       dce", pipeline);
+  const size_t layout = r.output.find("layout        layout_assignment", pipeline);
+  EXPECT_TRUE(noop != std::string::npos && noop < cse && cse < dce && dce < layout) << r.output;
+}
+
+TEST_F(GeRunE2ETest, ListPluginsFailsOnACycleOfPassConstraints) {
+  const fs::path registry = tmp_ / "cycle.toml";
+  const fs::path lib = fs::path(GE_RUN_PATH).parent_path().parent_path() / "lib";
+  std::ofstream(registry) << "[[plugin]]\nname = \"constant_folding\"\nkind = \"pass\"\nlibrary = \""
+                          << (lib / "libge_pass_constant_folding.so").string()
+                          << "\"\n[plugin.options]\nafter = [\"cse\"]\n";
+  Outcome listed = ge_run({"--plugins", registry.string(), "--list-plugins"});
+  EXPECT_EQ(listed.exit_code, 1) << listed.output;
+  EXPECT_CONTAINS(listed.output, "form a cycle: 'constant_folding' runs before 'cse' runs before 'constant_folding'");
 }
 
 TEST_F(GeRunE2ETest, BrokenRegistryEntryExitsOne) {

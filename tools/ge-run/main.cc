@@ -22,6 +22,7 @@
 #include "ge/logging.h"
 #include "ge/model_file.h"
 #include "ge/parser.h"
+#include "ge/pass_order.h"
 #include "ge/plugin_host.h"
 #include "ge/session.h"
 #include "ge/status.h"
@@ -274,7 +275,10 @@ int run(int argc, char** argv) {
     std::cout << host.describe();
     for (const Status& failure : host.failures())
       std::cerr << "ge-run: plugin failure: " << failure.to_string() << "\n";
-    return host.failures().empty() ? kExitOk : kExitUserError;
+    // A pipeline the passes' phases and constraints cannot order fails every compile.
+    Result<std::vector<const PassInfo*>> pipeline = order_passes(host.passes());
+    if (!pipeline.is_ok()) std::cerr << "ge-run: pass pipeline: " << pipeline.status().to_string() << "\n";
+    return host.failures().empty() && pipeline.is_ok() ? kExitOk : kExitUserError;
   }
   if (!host.failures().empty()) {
     for (const Status& failure : host.failures())

@@ -4,9 +4,11 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ge/graph.h"
 #include "ge/op_registry.h"
+#include "ge/pass_phase.h"
 #include "ge/plugin_options.h"
 #include "ge/status.h"
 
@@ -35,12 +37,17 @@ class Pass {
   virtual Status run(Graph& graph, PassContext& context, bool& changed) = 0;
 };
 
-/// How a pass plugin registers a pass: a name, the lowest -O level that enables it, its
-/// position within a pipeline (lower runs first) and a factory.
+/// How a pass plugin registers a pass: a name, the lowest -O level that enables it, where
+/// it runs in a pipeline and a factory. A pipeline runs the phases in PassPhase order;
+/// inside a phase a pass runs after every pass named in `run_after` and before every pass
+/// named in `run_before` (names of passes that are not loaded are ignored), other ties in
+/// registration order (ge/pass_order.h).
 struct PassInfo {
   std::string name;
   int min_opt_level = 1;
-  int order = 100;
+  PassPhase phase = PassPhase::kFuse;
+  std::vector<std::string> run_after;
+  std::vector<std::string> run_before;
   std::function<std::unique_ptr<Pass>()> create;
 };
 

@@ -59,7 +59,8 @@ class PassManager {
   PassManager(std::vector<PassInfo> available, const OpRegistry& ops, PassManagerOptions options);
 
   /// The pass names that will run, in order: explicit list, or those enabled at the opt
-  /// level sorted by (order, name), minus disabled ones. Unknown names are errors.
+  /// level in order_passes() order (phase, constraints, registration), minus disabled ones.
+  /// Unknown names and constraint cycles are errors.
   Result<std::vector<std::string>> pipeline() const;
 
   /// Runs the pipeline on `graph`; the backends are handed to passes in PassContext.

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <map>
+#include <ostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -77,10 +78,12 @@ class PluginHost {
   /// An OpRegistry holding every loaded op library.
   OpRegistry make_op_registry() const;
 
-  /// Multi-line report for `ge-run --list-plugins`.
+  /// Multi-line report for `ge-run --list-plugins`: registries, entries, and the passes
+  /// in pipeline order with their phases and constraints (order_passes()).
   std::string describe() const;
 
  private:
+  void describe_pass_pipeline(std::ostream& out) const;
   /// Rebuilds backends() from the plugins' backends and the kernel libraries loaded so far.
   void compose_backends();
 

@@ -6,12 +6,14 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace ge {
 
 class PluginOptions {
  public:
-  using Value = std::variant<bool, int64_t, double, std::string>;
+  /// A TOML bool, integer, float, string, or array of strings.
+  using Value = std::variant<bool, int64_t, double, std::string, std::vector<std::string>>;
 
   void set(const std::string& key, Value value) { values_[key] = std::move(value); }
   bool contains(const std::string& key) const { return values_.count(key) != 0; }
@@ -22,6 +24,7 @@ class PluginOptions {
   int64_t get_int(const std::string& key, int64_t fallback) const;
   double get_double(const std::string& key, double fallback) const;
   std::string get_string(const std::string& key, const std::string& fallback) const;
+  std::vector<std::string> get_strings(const std::string& key, const std::vector<std::string>& fallback) const;
 
  private:
   std::map<std::string, Value> values_;

@@ -1,10 +1,13 @@
 // The autofusion pass plugin: enabled from -O3 (it builds ge_autofuse.Fused nodes, which
-// need the ge_fused op library and a backend that runs them). Options: min_opt_level,
-// order, max_ops (nodes per group), max_inputs (program inputs per group).
+// need the ge_fused op library and a backend that runs them), phase fuse, after the pattern
+// fusions (they declare run_before autofusion). Options: max_ops (nodes per group),
+// max_inputs (program inputs per group), and min_opt_level, phase, after, before
+// (ge/plugin_api/pass_options.h).
 #include <memory>
 #include <string>
 
 #include "autofusion.h"
+#include "ge/plugin_api/pass_options.h"
 #include "ge/plugin_api/plugin.h"
 
 namespace {
@@ -22,9 +25,10 @@ ge::Status register_autofusion(ge::Registrar& registrar) {
   pass_options.max_inputs = static_cast<size_t>(max_inputs);
   ge::PassInfo info;
   info.name = "autofusion";
-  info.min_opt_level = static_cast<int>(options.get_int("min_opt_level", 3));
-  info.order = static_cast<int>(options.get_int("order", 600));
+  info.min_opt_level = 3;
+  info.phase = ge::PassPhase::kFuse;
   info.create = [pass_options] { return std::make_unique<ge::passes::Autofusion>(pass_options); };
+  GE_ASSIGN_OR_RETURN(info, ge::apply_pass_options(std::move(info), options));
   return registrar.add_pass(std::move(info));
 }
 

@@ -1,6 +1,7 @@
 // The constant_folding pass plugin, enabled from -O1. Options: max_folded_bytes (the cap
-// on each folded tensor), min_opt_level, order.
+// on each folded tensor), min_opt_level, phase, after, before (ge/plugin_api/pass_options.h).
 #include "constant_folding.h"
+#include "ge/plugin_api/pass_options.h"
 #include "ge/plugin_api/plugin.h"
 
 namespace {
@@ -11,9 +12,10 @@ ge::Status register_constant_folding(ge::Registrar& registrar) {
   if (cap < 0) return ge::invalid_argument("constant_folding: option max_folded_bytes = " + std::to_string(cap) + " is negative");
   ge::PassInfo info;
   info.name = "constant_folding";
-  info.min_opt_level = static_cast<int>(registrar.options().get_int("min_opt_level", 1));
-  info.order = static_cast<int>(registrar.options().get_int("order", 200));
+  info.min_opt_level = 1;
+  info.phase = ge::PassPhase::kFold;
   info.create = [cap] { return std::make_unique<ge::passes::ConstantFolding>(cap); };
+  GE_ASSIGN_OR_RETURN(info, ge::apply_pass_options(std::move(info), registrar.options()));
   return registrar.add_pass(std::move(info));
 }
 

@@ -1,5 +1,8 @@
-// The cse pass plugin, enabled from -O1.
+// The cse pass plugin, enabled from -O1, phase fold after constant_folding (which leaves
+// equal constants for it to merge). Options: min_opt_level, phase, after, before
+// (ge/plugin_api/pass_options.h).
 #include "common_subexpression_elimination.h"
+#include "ge/plugin_api/pass_options.h"
 #include "ge/plugin_api/plugin.h"
 
 namespace {
@@ -7,9 +10,11 @@ namespace {
 ge::Status register_cse(ge::Registrar& registrar) {
   ge::PassInfo info;
   info.name = "cse";
-  info.min_opt_level = static_cast<int>(registrar.options().get_int("min_opt_level", 1));
-  info.order = static_cast<int>(registrar.options().get_int("order", 300));
+  info.min_opt_level = 1;
+  info.phase = ge::PassPhase::kFold;
+  info.run_after = {"constant_folding"};
   info.create = [] { return std::make_unique<ge::passes::CommonSubexpressionElimination>(); };
+  GE_ASSIGN_OR_RETURN(info, ge::apply_pass_options(std::move(info), registrar.options()));
   return registrar.add_pass(std::move(info));
 }
 

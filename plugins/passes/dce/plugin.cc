@@ -1,5 +1,7 @@
-// The dce pass plugin: registers dead code elimination, enabled from -O1.
+// The dce pass plugin: registers dead code elimination, enabled from -O1, phase cleanup.
+// Options: min_opt_level, phase, after, before (ge/plugin_api/pass_options.h).
 #include "dead_code_elimination.h"
+#include "ge/plugin_api/pass_options.h"
 #include "ge/plugin_api/plugin.h"
 
 namespace {
@@ -7,9 +9,10 @@ namespace {
 ge::Status register_dce(ge::Registrar& registrar) {
   ge::PassInfo info;
   info.name = "dce";
-  info.min_opt_level = static_cast<int>(registrar.options().get_int("min_opt_level", 1));
-  info.order = static_cast<int>(registrar.options().get_int("order", 900));
+  info.min_opt_level = 1;
+  info.phase = ge::PassPhase::kCleanup;
   info.create = [] { return std::make_unique<ge::passes::DeadCodeElimination>(); };
+  GE_ASSIGN_OR_RETURN(info, ge::apply_pass_options(std::move(info), registrar.options()));
   return registrar.add_pass(std::move(info));
 }
 

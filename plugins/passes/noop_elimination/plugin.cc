@@ -1,4 +1,6 @@
-// The noop_elimination pass plugin, enabled from -O1 and run first.
+// The noop_elimination pass plugin, enabled from -O1, phase canonicalize (first). Options:
+// min_opt_level, phase, after, before (ge/plugin_api/pass_options.h).
+#include "ge/plugin_api/pass_options.h"
 #include "ge/plugin_api/plugin.h"
 #include "noop_elimination.h"
 
@@ -7,9 +9,10 @@ namespace {
 ge::Status register_noop_elimination(ge::Registrar& registrar) {
   ge::PassInfo info;
   info.name = "noop_elimination";
-  info.min_opt_level = static_cast<int>(registrar.options().get_int("min_opt_level", 1));
-  info.order = static_cast<int>(registrar.options().get_int("order", 100));
+  info.min_opt_level = 1;
+  info.phase = ge::PassPhase::kCanonicalize;
   info.create = [] { return std::make_unique<ge::passes::NoOpElimination>(); };
+  GE_ASSIGN_OR_RETURN(info, ge::apply_pass_options(std::move(info), registrar.options()));
   return registrar.add_pass(std::move(info));
 }
 

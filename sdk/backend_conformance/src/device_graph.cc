@@ -3,6 +3,7 @@
 #include <cstring>
 #include <span>
 
+#include "ge/graph_queries.h"
 #include "ge/graph_text.h"
 
 namespace ge::backend_conformance {
@@ -11,9 +12,6 @@ namespace {
 size_t byte_size_of(const Value& value) {
   return static_cast<size_t>(element_count(value.desc().static_dims())) * element_size(value.desc().dtype);
 }
-
-/// An omitted optional output: a value with no name and no uses.
-bool omitted(const Value* value) { return value == nullptr || (value->name().empty() && !value->has_uses()); }
 
 }  // namespace
 
@@ -49,7 +47,7 @@ Result<std::unique_ptr<DeviceGraph>> DeviceGraph::load(std::unique_ptr<Graph> gr
   const std::string where = "graph '" + g.graph_->name() + "' on backend '" + backend.name() + "'";
   GE_ASSIGN_OR_RETURN(std::vector<Node*> order, g.graph_->topological_order());
   auto buffer_for = [&](const Value* value) -> Status {
-    if (value == nullptr || omitted(value) || g.buffers_.count(value) > 0) return Status::ok();
+    if (is_omitted_output(*g.graph_, value) || g.buffers_.count(value) > 0) return Status::ok();
     if (!value->desc().is_static()) {
       return unsupported(where + ": value '" + value->name() + "' has no static shape (" + value->desc().to_string() + ")");
     }
@@ -87,7 +85,7 @@ Result<std::unique_ptr<DeviceGraph>> DeviceGraph::load(std::unique_ptr<Graph> gr
     for (size_t k = 0; k < node->output_count(); ++k) {
       const Value* value = node->output(k);
       auto it = g.buffers_.find(value);
-      outputs.push_back(omitted(value) || it == g.buffers_.end() ? nullptr : it->second.get());
+      outputs.push_back(is_omitted_output(*g.graph_, value) || it == g.buffers_.end() ? nullptr : it->second.get());
       if (kernel->zeroed.output(k) && outputs.back() != nullptr) {
         zeroing.push_back({outputs.back(), byte_size_of(*value), 0});
       }

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "float_compute.h"
 #include "ge/data_type.h"
 #include "ge/kernel.h"
 #include "half_float.h"
@@ -43,23 +44,9 @@ constexpr DataType dtype_of() {
   }
 }
 
-template <typename T>
-inline constexpr bool is_half_v = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
-
-/// The type a math kernel computes an element of T in: float for the 16-bit floats.
-template <typename T>
-using Compute = std::conditional_t<is_half_v<T>, float, T>;
-
-template <typename T>
-Compute<T> load(T value) {
-  if constexpr (std::is_same_v<T, Float16>) {
-    return float16_to_float(value.bits);
-  } else if constexpr (std::is_same_v<T, BFloat16>) {
-    return bfloat16_to_float(value.bits);
-  } else {
-    return value;
-  }
-}
+using float_compute::Compute;  // float for the 16-bit floats
+using float_compute::is_half_v;
+using float_compute::load;
 
 /// Floating point -> integer: truncates toward zero; NaN gives 0 and values outside the
 /// target range saturate (C++ leaves both undefined; ONNX leaves them unspecified).

@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "float_compute.h"
 #include "half_float.h"
 #include "kernel_util.h"
 #include "strided_loop.h"
@@ -42,37 +43,12 @@ using cpu_kernels::bfloat16_to_float;
 using cpu_kernels::Float16;
 using cpu_kernels::float16_to_float;
 
-template <typename T>
-inline constexpr bool is_half_v = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
+using float_compute::Compute;  // float for the 16-bit floats
+using float_compute::is_half_v;
+using float_compute::load;
+using float_compute::store;
 template <typename T>
 inline constexpr bool is_floating_v = is_half_v<T> || std::is_floating_point_v<T>;
-
-/// The type an element of T is computed in: float for the 16-bit floats.
-template <typename T>
-using Compute = std::conditional_t<is_half_v<T>, float, T>;
-
-template <typename T>
-Compute<T> load(T value) {
-  if constexpr (std::is_same_v<T, Float16>) {
-    return float16_to_float(value.bits);
-  } else if constexpr (std::is_same_v<T, BFloat16>) {
-    return bfloat16_to_float(value.bits);
-  } else {
-    return value;
-  }
-}
-
-/// Stores a computed value (float/double for floating T, T otherwise) as T.
-template <typename T, typename From>
-T store(From value) {
-  if constexpr (std::is_same_v<T, Float16>) {
-    return Float16{float16_from_float(static_cast<float>(value))};
-  } else if constexpr (std::is_same_v<T, BFloat16>) {
-    return BFloat16{bfloat16_from_float(static_cast<float>(value))};
-  } else {
-    return static_cast<T>(value);
-  }
-}
 
 /// Fixed-size elements that copy-only kernels move without looking inside.
 template <size_t kBytes>
