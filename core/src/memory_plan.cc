@@ -1011,15 +1011,17 @@ Status validate_assignment(const std::vector<MemoryRequest>& requests, const Mem
     }
     items[i] = {offset, r.bytes, r.first_use, r.last_use};
   }
-  const bool streams = std::any_of(requests.begin(), requests.end(), [](const MemoryRequest& r) { return !r.streams.empty(); });
+  const bool streams =
+      std::any_of(requests.begin(), requests.end(), [](const MemoryRequest& r) { return !r.streams.empty(); });
   if (streams) {
-    auto conflict = find_conflict_by_offset(items, [&](size_t a, size_t b) { return requests_conflict(requests[a], requests[b]); });
+    auto conflict = find_conflict_by_offset(
+        items, [&](size_t a, size_t b) { return requests_conflict(requests[a], requests[b]); });
     if (!conflict) return Status::ok();
     auto [a, b] = *conflict;
     return internal_error("memory assignment: requests " + std::to_string(a) + " and " + std::to_string(b) +
                           " overlap in bytes ([" + std::to_string(items[a].offset) + ", " +
-                          std::to_string(items[a].offset + items[a].bytes) + ") and [" + std::to_string(items[b].offset) +
-                          ", " + std::to_string(items[b].offset + items[b].bytes) +
+                          std::to_string(items[a].offset + items[a].bytes) + ") and [" +
+                          std::to_string(items[b].offset) + ", " + std::to_string(items[b].offset + items[b].bytes) +
                           ")) while no stream order or event separates their lifetimes");
   }
   if (auto conflict = find_conflict(items)) {
@@ -1317,7 +1319,9 @@ Status validate_memory_plan(const GraphMemoryPlan& plan) {
         const ValuePlacement& y = values[j];
         if (!bytes_overlap(x.offset, x.bytes, y.offset, y.bytes) || separated(life[i], life[j])) continue;
         if (pure.find(i) == pure.find(j) && same_data(i, j)) continue;
-        if ((legal_overlap(i, j) && dies_at(i, y.first_use)) || (legal_overlap(j, i) && dies_at(j, x.first_use))) continue;
+        const bool handed_over =
+            (legal_overlap(i, j) && dies_at(i, y.first_use)) || (legal_overlap(j, i) && dies_at(j, x.first_use));
+        if (handed_over) continue;
         return fail(describe_placement(x) + " and " + describe_placement(y) +
                     " overlap in bytes, hold different data, and no stream order or event separates them");
       }

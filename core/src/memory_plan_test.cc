@@ -992,7 +992,8 @@ std::string describe(const GraphMemoryPlan& plan) {
   std::string text;
   for (const ValuePlacement& p : plan.values) {
     text += p.name + " " + memory_region_name(p.region) + " @" + std::to_string(p.offset) + " +" +
-            std::to_string(p.bytes) + " steps " + std::to_string(p.first_use) + ".." + std::to_string(p.last_use) + "\n";
+            std::to_string(p.bytes) + " steps " + std::to_string(p.first_use) + ".." + std::to_string(p.last_use) +
+            "\n";
   }
   for (size_t i = 0; i < plan.order.size(); ++i) {
     text += plan.order[i]->name() + " on stream " +
@@ -1008,7 +1009,8 @@ bool overlap(const ValuePlacement& a, const ValuePlacement& b) {
 TEST(StreamMemoryPlanTest, ConcurrentStreamsNeverShareBytesButOrderedStepsDo) {
   auto g = parse_memory_dsl(kTwoChains);
   const GraphMemoryPlan single = plan_or_die(*g);
-  EXPECT_TRUE(overlap(at(single, *g, "a1"), at(single, *g, "b1")) || overlap(at(single, *g, "a2"), at(single, *g, "b1")))
+  EXPECT_TRUE(overlap(at(single, *g, "a1"), at(single, *g, "b1")) ||
+              overlap(at(single, *g, "a2"), at(single, *g, "b1")))
       << "one stream: b1 reuses bytes of the first chain\n" << describe(single);
 
   auto streamed = on_streams(*g, 2);

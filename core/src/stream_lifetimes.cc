@@ -36,7 +36,8 @@ int64_t StreamSteps::last_concurrent_step(const std::vector<int64_t>& freed) con
   for (const std::vector<size_t>& nodes : plan_.streams) {
     // What a stream's nodes know only grows along the stream: the ones starting after
     // `freed` are a suffix.
-    const auto first_after = std::partition_point(nodes.begin(), nodes.end(), [&](size_t v) { return !starts_after(v); });
+    const auto first_after =
+        std::partition_point(nodes.begin(), nodes.end(), [&](size_t v) { return !starts_after(v); });
     if (first_after != nodes.begin()) last = std::max(last, static_cast<int64_t>(*std::prev(first_after)) + 1);
   }
   return last;

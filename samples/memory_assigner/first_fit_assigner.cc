@@ -24,7 +24,9 @@ class FirstFitAssigner : public ge::MemoryAssigner {
     for (size_t i = 0; i < requests.size(); ++i) {
       std::vector<std::pair<size_t, size_t>> busy;  // [begin, end) of placed, live requests
       for (size_t j = 0; j < i; ++j) {
-        if (ge::requests_conflict(requests[i], requests[j])) busy.emplace_back(plan.offsets[j], plan.offsets[j] + requests[j].bytes);
+        if (ge::requests_conflict(requests[i], requests[j])) {
+          busy.emplace_back(plan.offsets[j], plan.offsets[j] + requests[j].bytes);
+        }
       }
       std::sort(busy.begin(), busy.end());
       size_t offset = 0;

@@ -400,13 +400,15 @@ struct ModelRunner::Impl {
     if (order.empty()) return order;
     // The clone keeps the node list's order.
     std::unordered_map<const Node*, const Node*> cloned;
-    for (auto s = source.nodes().begin(), c = graph->nodes().begin(); s != source.nodes().end() && c != graph->nodes().end();
-         ++s, ++c) {
+    for (auto s = source.nodes().begin(), c = graph->nodes().begin();
+         s != source.nodes().end() && c != graph->nodes().end(); ++s, ++c) {
       cloned[s->get()] = c->get();
     }
     for (const Node*& node : order) {
       auto it = cloned.find(node);
-      if (it == cloned.end()) return invalid_argument(where + ": the memory plan's explicit order names a node of another graph");
+      if (it == cloned.end()) {
+        return invalid_argument(where + ": the memory plan's explicit order names a node of another graph");
+      }
       node = it->second;
     }
     return order;
