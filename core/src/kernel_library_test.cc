@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "fake_components_test_util.h"
 #include "ge/executor.h"
+#include "ge/testing/fake_components.h"
 
 namespace ge {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <random>
 
-#include "memory_plan_test_util.h"
+#include "ge/testing/memory_plan.h"
 
 namespace ge {
 namespace {
