@@ -1,3 +1,4 @@
+// Ops the executor runs on the host: control flow, sequences, optionals (host_ops.h).
 #include "host_ops.h"
 
 #include <cstring>

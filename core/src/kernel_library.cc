@@ -1,3 +1,4 @@
+// The backend over kernel libraries (ge/kernel_library.h): each node to the library that has its kernel.
 #include "ge/kernel_library.h"
 
 #include <utility>

@@ -1,3 +1,4 @@
+// The op registry (ge/op_registry.h): schema lookup and shape/type inference dispatch.
 #include "ge/op_registry.h"
 
 #include "ge/logging.h"

@@ -1,3 +1,4 @@
+// The plugin host (ge/plugin_host.h): finds, loads and collects plugins.
 #include "ge/plugin_host.h"
 
 #include <boost/dll/shared_library.hpp>
