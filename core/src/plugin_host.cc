@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "ge/kernel_library_backend.h"
 #include "ge/logging.h"
 #include "ge/plugin_descriptor.h"
 #include "ge/version.h"

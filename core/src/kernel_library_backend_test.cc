@@ -1,4 +1,4 @@
-#include "ge/kernel_library.h"
+#include "ge/kernel_library_backend.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-// The backend over kernel libraries (ge/kernel_library.h): each node to the library that has its kernel.
-#include "ge/kernel_library.h"
+// A backend with kernel libraries in front (ge/kernel_library_backend.h): each node to the library that has its kernel.
+#include "ge/kernel_library_backend.h"
 
 #include <utility>
 
