@@ -7,17 +7,6 @@
 
 namespace ge {
 
-bool OpSchemaInfo::may_run_in_place(size_t input_index, size_t output_index) const {
-  for (const InPlacePair& pair : in_place) {
-    if (pair.output >= 0 && static_cast<size_t>(pair.output) == output_index &&
-        (pair.input == InPlacePair::kEveryInput ||
-         (pair.input >= 0 && static_cast<size_t>(pair.input) == input_index))) {
-      return true;
-    }
-  }
-  return false;
-}
-
 void OpRegistry::add_library(std::shared_ptr<const OpLibrary> library) { libraries_.push_back(std::move(library)); }
 
 namespace {
