@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string>
 
+#include "ge/tensor_desc.h"
+
 namespace ge::detail {
 namespace {
 
