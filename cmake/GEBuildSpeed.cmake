@@ -30,7 +30,7 @@ endfunction()
 # ge_cold_code(<target-or-sources>...): code that runs while a model is loaded or compiled,
 # or in a command-line tool, not per inference (parsers, the text IR, the verifier,
 # passes, planners). It is built at -O2 rather than Release's -O3, which compiles it about
-# a quarter faster (measured on graph_text.cc and memory_plan.cc); -O3 buys such
+# a quarter faster (measured on the text IR's sources and memory_plan.cc); -O3 buys such
 # code little, and it runs once per model. Kernels and the per-inference paths (executor,
 # model runner, streams) stay at -O3.
 #   ge_cold_code(TARGETS <target>...)   every source of the targets

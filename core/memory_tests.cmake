@@ -1,8 +1,10 @@
 # Memory planning tests (core/src/memory_plan.cc); included from core/CMakeLists.txt.
-ge_add_test(ge_core_memory_plan_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/src/memory_plan_test.cc LIBRARIES ge_core)
+ge_add_test(ge_core_memory_plan_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/src/memory_plan_test.cc
+            LIBRARIES ge_core ge_testing)
 # Weight merging (core/src/weight_merging.cc): the plan's weights region, the .gem file,
 # the task sink's one-copy upload and shrink, on cpu and npu_sim through the built registry.
-ge_add_test(ge_core_weight_merging_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/src/weight_merging_test.cc LIBRARIES ge_core)
+ge_add_test(ge_core_weight_merging_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/src/weight_merging_test.cc
+            LIBRARIES ge_core ge_testing)
 if(TARGET ge_core_weight_merging_test)
   add_dependencies(ge_core_weight_merging_test ge_backend_cpu ge_backend_npu_sim ge_ops_onnx ge_memory_naive
     ge_memory_greedy_by_size ge_memory_hill_climb)

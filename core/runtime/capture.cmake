@@ -5,7 +5,7 @@ target_sources(ge_core PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../src/runtime/stream_c
 
 ge_add_test(ge_runtime_capture_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/../src/runtime/stream_capture_test.cc
-  LIBRARIES ge_runtime Threads::Threads)
+  LIBRARIES ge_runtime ge_testing Threads::Threads)
 if(TARGET ge_runtime_capture_test)
   # NpuSimQueueDepthOptionSetsTheCascadeSize loads the npu_sim plugin.
   add_dependencies(ge_runtime_capture_test ge_backend_npu_sim)

@@ -1,3 +1,4 @@
+// Typed node attributes (ge/attribute.h): the names of the attribute types.
 #include "ge/attribute.h"
 
 namespace ge {

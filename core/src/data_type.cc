@@ -1,3 +1,4 @@
+// Element types (ge/data_type.h): names, sizes and validity.
 #include "ge/data_type.h"
 
 #include <array>

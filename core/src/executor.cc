@@ -1,3 +1,4 @@
+// The simple executor (ge/executor.h): runs a graph node by node on one backend.
 #include "ge/executor.h"
 
 #include <algorithm>

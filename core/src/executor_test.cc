@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "fake_components_test_util.h"
+#include "ge/testing/fake_components.h"
 
 namespace ge {
 namespace {

@@ -1,3 +1,4 @@
+// The core IR (ge/graph.h): Graph, Node and Value and their edits.
 #include "ge/graph.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Cutting a set of nodes out of a graph as a standalone graph (graph_cluster.h).
 #include "graph_cluster.h"
 
 #include <unordered_map>

@@ -1,3 +1,4 @@
+// Graphviz DOT export of a graph (ge/graph_dot.h).
 #include "ge/graph_dot.h"
 
 #include <algorithm>

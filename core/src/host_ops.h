@@ -23,14 +23,4 @@ bool is_host_op_type(const Node& node);
 Status run_host_op(const Node& node, const std::vector<const RuntimeValue*>& inputs, std::vector<RuntimeValue>& outputs,
                    const SubgraphRunner& run_subgraph);
 
-// Tensor plumbing shared with tests.
-/// The `index`-th slice of `t` along `axis`, with that axis removed.
-Tensor slice_along(const Tensor& t, int64_t axis, int64_t index);
-/// Stacks equally-shaped tensors along a new axis `axis`.
-Result<Tensor> stack_along(const std::vector<Tensor>& items, int64_t axis);
-/// Concatenates tensors along existing axis `axis` (other dims must agree).
-Result<Tensor> concat_along(const std::vector<Tensor>& items, int64_t axis);
-/// Elements [begin, begin+length) of `t` along `axis`.
-Tensor narrow(const Tensor& t, int64_t axis, int64_t begin, int64_t length);
-
 }  // namespace ge::detail

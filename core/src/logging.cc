@@ -1,3 +1,4 @@
+// The one `ge` logger (ge/logging.h).
 #include "ge/logging.h"
 
 #include <spdlog/sinks/stdout_color_sinks.h>

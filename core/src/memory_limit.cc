@@ -1,3 +1,4 @@
+// A Session's memory limit (ge/memory_limit.h): stating, parsing and checking it.
 #include "ge/memory_limit.h"
 
 #include <unistd.h>

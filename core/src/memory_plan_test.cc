@@ -6,7 +6,7 @@
 #include <random>
 
 #include "ge/runtime/stream_plan.h"
-#include "memory_plan_test_util.h"
+#include "ge/testing/memory_plan.h"
 #include "stream_lifetimes.h"
 
 namespace ge {

@@ -1,3 +1,4 @@
+// The .gem model file (ge/model_file.h): serializing and loading a compiled graph and its plans.
 #include "ge/model_file.h"
 
 #include <algorithm>

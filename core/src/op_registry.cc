@@ -1,3 +1,4 @@
+// The op registry (ge/op_registry.h): schema lookup and shape/type inference dispatch.
 #include "ge/op_registry.h"
 
 #include "ge/logging.h"
@@ -5,17 +6,6 @@
 #include "plugin_call.h"
 
 namespace ge {
-
-bool OpSchemaInfo::may_run_in_place(size_t input_index, size_t output_index) const {
-  for (const InPlacePair& pair : in_place) {
-    if (pair.output >= 0 && static_cast<size_t>(pair.output) == output_index &&
-        (pair.input == InPlacePair::kEveryInput ||
-         (pair.input >= 0 && static_cast<size_t>(pair.input) == input_index))) {
-      return true;
-    }
-  }
-  return false;
-}
 
 void OpRegistry::add_library(std::shared_ptr<const OpLibrary> library) { libraries_.push_back(std::move(library)); }
 

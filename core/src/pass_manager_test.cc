@@ -11,7 +11,7 @@
 #include <functional>
 #include <iterator>
 
-#include "fake_components_test_util.h"
+#include "ge/testing/fake_components.h"
 
 namespace ge {
 namespace {

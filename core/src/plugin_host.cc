@@ -1,3 +1,4 @@
+// The plugin host (ge/plugin_host.h): finds, loads and collects plugins.
 #include "ge/plugin_host.h"
 
 #include <boost/dll/shared_library.hpp>
@@ -9,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "ge/kernel_library_backend.h"
 #include "ge/logging.h"
 #include "ge/pass_order.h"
 #include "ge/plugin_descriptor.h"

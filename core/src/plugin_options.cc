@@ -1,3 +1,4 @@
+// The per-plugin options table (ge/plugin_options.h).
 #include "ge/plugin_options.h"
 
 namespace ge {

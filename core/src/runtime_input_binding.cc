@@ -1,3 +1,4 @@
+// Checking a caller's named inputs against a graph's runtime inputs (runtime_input_binding.h).
 #include "runtime_input_binding.h"
 
 #include <map>

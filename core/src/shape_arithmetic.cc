@@ -1,3 +1,4 @@
+// Checked arithmetic for sizes computed from shapes (ge/shape_arithmetic.h).
 #include "ge/shape_arithmetic.h"
 
 #include <string>

@@ -1,3 +1,4 @@
+// Shape-keyed specialisations of a graph (ge/specialisation_cache.h).
 #include "ge/specialisation_cache.h"
 
 #include <algorithm>

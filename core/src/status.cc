@@ -1,3 +1,4 @@
+// Error values (ge/status.h).
 #include "ge/status.h"
 
 namespace ge {

@@ -1,3 +1,4 @@
+// StreamSteps and the stream-lifetime helpers of memory planning (stream_lifetimes.h).
 #include "stream_lifetimes.h"
 
 #include <algorithm>

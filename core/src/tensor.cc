@@ -1,3 +1,4 @@
+// The dense host tensor (ge/tensor.h).
 #include "ge/tensor.h"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// Comparing a computed tensor with an expected one (ge/tensor_compare.h).
 #include "ge/tensor_compare.h"
 
 #include <algorithm>

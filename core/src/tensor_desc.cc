@@ -1,3 +1,4 @@
+// The static description of a value (ge/tensor_desc.h).
 #include "ge/tensor_desc.h"
 
 namespace ge {

@@ -1,3 +1,4 @@
+// The caching pool of host tensor storage (ge/tensor_pool.h).
 #include "ge/tensor_pool.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// A profile in the Chrome Trace Event Format (ge/trace.h).
 #include "ge/trace.h"
 
 #include <cerrno>

@@ -2,7 +2,7 @@
 
 #include "ge/trace.h"
 
-#include "fake_components_test_util.h"
+#include "ge/testing/fake_components.h"
 
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// Structural checks on a Graph (ge/verifier.h).
 #include "ge/verifier.h"
 
 #include <memory>

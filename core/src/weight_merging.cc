@@ -1,3 +1,4 @@
+// Weight merging (ge/weight_merging.h): identical constants stored once.
 #include "ge/weight_merging.h"
 
 #include <cstring>

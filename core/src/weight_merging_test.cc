@@ -18,7 +18,7 @@
 #include "ge/plugin_host.h"
 #include "ge/runtime/model_runner.h"
 #include "ge/session.h"
-#include "memory_plan_test_util.h"
+#include "ge/testing/memory_plan.h"
 
 namespace ge {
 namespace {

@@ -1,3 +1,4 @@
+// Graph-editing helpers for pass plugins (ge/plugin_api/graph_rewrite.h).
 #include "ge/plugin_api/graph_rewrite.h"
 
 #include <cstring>

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "ge/graph_text.h"
+#include "ge/testing/sdk.h"
 #include "ge/verifier.h"
-#include "sdk_test_util.h"
 
 namespace ge {
 namespace {

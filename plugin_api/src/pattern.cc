@@ -1,3 +1,4 @@
+// A fusion pattern built in code (ge/plugin_api/pattern.h).
 #include "ge/plugin_api/pattern.h"
 
 #include <cmath>

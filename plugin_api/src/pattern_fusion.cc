@@ -1,3 +1,4 @@
+// The pattern-fusion pass driver (ge/plugin_api/pattern_fusion.h).
 #include "ge/plugin_api/pattern_fusion.h"
 
 #include <algorithm>

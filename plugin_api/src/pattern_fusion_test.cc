@@ -9,8 +9,8 @@
 
 #include "ge/graph_text.h"
 #include "ge/logging.h"
+#include "ge/testing/sdk.h"
 #include "ge/verifier.h"
-#include "sdk_test_util.h"
 
 namespace ge {
 namespace {

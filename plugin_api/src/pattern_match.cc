@@ -1,3 +1,4 @@
+// Finding a Pattern in a Graph (ge/plugin_api/pattern_match.h).
 #include "ge/plugin_api/pattern_match.h"
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sdk_test_util.h"
+#include "ge/testing/sdk.h"
 
 namespace ge {
 namespace {

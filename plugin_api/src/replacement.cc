@@ -1,3 +1,4 @@
+// What a fusion builds in place of a match (ge/plugin_api/replacement.h).
 #include "ge/plugin_api/replacement.h"
 
 #include "ge/plugin_api/graph_rewrite.h"

@@ -1,3 +1,4 @@
+// Stream capture (ge/runtime/stream_capture.h): recording tasks and replaying them.
 #include "ge/runtime/stream_capture.h"
 
 #include <algorithm>

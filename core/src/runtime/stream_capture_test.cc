@@ -16,11 +16,11 @@
 #include <thread>
 #include <vector>
 
-#include "../fake_components_test_util.h"
 #include "ge/graph.h"
 #include "ge/op_registry.h"
 #include "ge/plugin_host.h"
 #include "ge/runtime/model_runner.h"
+#include "ge/testing/fake_components.h"
 
 namespace ge {
 namespace {

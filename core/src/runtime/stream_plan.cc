@@ -1,3 +1,4 @@
+// Stream planning (ge/runtime/stream_plan.h): nodes onto ordered streams, and the events.
 #include "ge/runtime/stream_plan.h"
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "ge/memory_plan.h"
-#include "memory_plan_test_util.h"
+#include "ge/testing/memory_plan.h"
 
 namespace ge::memory {
 namespace {

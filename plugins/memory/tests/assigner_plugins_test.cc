@@ -8,7 +8,7 @@
 
 #include "ge/memory_plan.h"
 #include "ge/plugin_host.h"
-#include "memory_plan_test_util.h"
+#include "ge/testing/memory_plan.h"
 
 namespace ge {
 namespace {

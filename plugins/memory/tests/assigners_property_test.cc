@@ -6,9 +6,9 @@
 #include <random>
 
 #include "ge/memory_plan.h"
+#include "ge/testing/memory_plan.h"
 #include "greedy_by_size_assigner.h"
 #include "hill_climb_assigner.h"
-#include "memory_plan_test_util.h"
 #include "naive_assigner.h"
 
 namespace ge::memory {

@@ -1,9 +1,9 @@
-#include "ge/kernel_library.h"
+#include "ge/kernel_library_backend.h"
 
 #include <gtest/gtest.h>
 
-#include "fake_components_test_util.h"
 #include "ge/executor.h"
+#include "ge/testing/fake_components.h"
 
 namespace ge {
 namespace {

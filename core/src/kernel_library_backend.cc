@@ -1,4 +1,5 @@
-#include "ge/kernel_library.h"
+// A backend with kernel libraries in front (ge/kernel_library_backend.h): each node to the library that has its kernel.
+#include "ge/kernel_library_backend.h"
 
 #include <utility>
 

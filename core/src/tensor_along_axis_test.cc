@@ -1,4 +1,4 @@
-#include "host_ops.h"
+#include "tensor_along_axis.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@ std::vector<float> values(const Tensor& t) { return {t.values<float>().begin(), 
 // t = [[0,1,2],[3,4,5]]
 Tensor two_by_three() { return Tensor::from_vector<float>({2, 3}, {0, 1, 2, 3, 4, 5}); }
 
-TEST(HostOps, SliceAlongRemovesTheAxis) {
+TEST(TensorAlongAxis, SliceAlongRemovesTheAxis) {
   Tensor col = slice_along(two_by_three(), 1, 2);
   EXPECT_EQ(col.shape(), std::vector<int64_t>{2});
   EXPECT_EQ(values(col), (std::vector<float>{2, 5}));
@@ -18,13 +18,13 @@ TEST(HostOps, SliceAlongRemovesTheAxis) {
   EXPECT_EQ(values(row), (std::vector<float>{3, 4, 5}));
 }
 
-TEST(HostOps, NarrowKeepsTheAxis) {
+TEST(TensorAlongAxis, NarrowKeepsTheAxis) {
   Tensor n = narrow(two_by_three(), 1, 1, 2);
   EXPECT_EQ(n.shape(), (std::vector<int64_t>{2, 2}));
   EXPECT_EQ(values(n), (std::vector<float>{1, 2, 4, 5}));
 }
 
-TEST(HostOps, StackAlongInsertsAnAxis) {
+TEST(TensorAlongAxis, StackAlongInsertsAnAxis) {
   Tensor a = Tensor::from_vector<float>({2}, {1, 2}), b = Tensor::from_vector<float>({2}, {3, 4});
   auto s0 = stack_along({a, b}, 0);
   ASSERT_TRUE(s0.is_ok());
@@ -36,7 +36,7 @@ TEST(HostOps, StackAlongInsertsAnAxis) {
   EXPECT_FALSE(stack_along({a, two_by_three()}, 0).is_ok());
 }
 
-TEST(HostOps, ConcatAlongJoinsAnAxis) {
+TEST(TensorAlongAxis, ConcatAlongJoinsAnAxis) {
   auto c = concat_along({two_by_three(), Tensor::from_vector<float>({2, 1}, {9, 8})}, 1);
   ASSERT_TRUE(c.is_ok());
   EXPECT_EQ(c->shape(), (std::vector<int64_t>{2, 4}));
@@ -45,7 +45,7 @@ TEST(HostOps, ConcatAlongJoinsAnAxis) {
   EXPECT_FALSE(bad.is_ok());
 }
 
-TEST(HostOps, StringsAreCopiedAsObjects) {
+TEST(TensorAlongAxis, StringsAreCopiedAsObjects) {
   Tensor s = Tensor::from_strings({2, 2}, {"a", "bb", "ccc", "dddd"});
   Tensor col = slice_along(s, 1, 1);
   EXPECT_EQ(col.data<std::string>()[0], "bb");
