@@ -1,3 +1,4 @@
+// The pass manager: runs the ordered pass pipeline with inference, dumps and checks between passes (ge/pass_manager.h).
 #include "ge/pass_manager.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Sessions: compile a model once and run it, sunk, specialised per input shape or per op (ge/session.h).
 #include "ge/session.h"
 
 #include <algorithm>

@@ -43,6 +43,10 @@ struct StreamLifetime {
 /// and so do ranges apart in the linear order that no happens-before path separates. A
 /// request of 0 bytes conflicts with nothing.
 struct MemoryRequest {
+  MemoryRequest() = default;
+  MemoryRequest(size_t bytes, int64_t first_use, int64_t last_use, StreamLifetime streams = {})
+      : bytes(bytes), first_use(first_use), last_use(last_use), streams(std::move(streams)) {}
+
   size_t bytes = 0;
   int64_t first_use = 0;
   int64_t last_use = 0;

@@ -1,3 +1,5 @@
+// The task-sink model runner: kernel preparation, placement from the memory plan, task lists,
+// capture and execution (ge/runtime/model_runner.h).
 #include "ge/runtime/model_runner.h"
 
 #include "ge/graph_queries.h"
