@@ -558,7 +558,10 @@ Status Planner::group_clean_blocks(int64_t exit) {
       return internal_error("memory planning: '" + values_[i].name + "', to be zeroed, was merged into another buffer");
     }
     const int64_t writer = values_[i].first_use;  // its producer's (or workspace's node's) step
-    const int stream = streams_ ? options_.streams->stream_of[static_cast<size_t>(writer - 1)] : 0;
+    int stream = 0;
+    if (streams_ && writer >= 1 && static_cast<size_t>(writer) <= options_.streams->stream_of.size()) {
+      stream = options_.streams->stream_of[static_cast<size_t>(writer - 1)];
+    }
     const auto g = static_cast<size_t>(std::find(clean_stream_.begin(), clean_stream_.end(), stream) -
                                        clean_stream_.begin());
     if (g == clean_stream_.size()) {
