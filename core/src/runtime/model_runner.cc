@@ -519,8 +519,8 @@ struct ModelRunner::Impl {
   /// The argument tables and task lists for `order` on `plan`'s streams.
   Status build_tasks(const std::unordered_map<const Value*, Location>& location, const std::vector<Location>& workspace,
                      const std::string& where) {
+    if (memory_plan == nullptr) return internal_error(where + ": tasks built before the memory plan");
     const Graph& g = *graph;
-    const bool planned = memory_plan != nullptr;
     // Argument tables: sized once so that KernelArgs and patches can point into them.
     size_t input_total = 0, output_total = 0;
     node_labels.clear();
@@ -607,12 +607,12 @@ struct ModelRunner::Impl {
       }
 
       bool needs_kernel = true;
-      if (planned && planned_as_view(*memory_plan, *node)) {
+      if (planned_as_view(*memory_plan, *node)) {
         // The plan put the view at its input's address: nothing to copy.
         GE_ASSIGN_OR_RETURN(Location in, find(node->input(0), node));
         GE_ASSIGN_OR_RETURN(Location out, find(node->output(0), node));
         needs_kernel = !(in == out);
-      } else if (planned && is_concat(*node)) {
+      } else if (is_concat(*node)) {
         // Producers wrote the inputs planned in their slices; copy only the others.
         GE_ASSIGN_OR_RETURN(Location out, find(node->output(0), node));
         std::vector<std::pair<Location, Location>> copies;  // (slice, input) of inputs elsewhere
