@@ -9,3 +9,7 @@ if(TARGET ge_core_weight_merging_test)
   add_dependencies(ge_core_weight_merging_test ge_backend_cpu ge_backend_npu_sim ge_ops_onnx ge_memory_naive
     ge_memory_greedy_by_size ge_memory_hill_climb)
 endif()
+# Memory reuse order (core/src/memory_reuse_order.cc): multi-stream plans that keep a
+# one-stream plan's bytes, checked in random interleavings of the streams.
+ge_add_test(ge_core_memory_reuse_order_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/src/memory_reuse_order_test.cc
+            LIBRARIES ge_core ge_testing)

@@ -111,6 +111,7 @@ int main(int argc, char** argv) {
   for (int max_streams : {1, 2, 4}) {
     ge::ModelRunnerOptions options;
     options.max_streams = max_streams;
+    options.stream_memory_ratio = 0;  // the branches side by side, whatever memory that takes
     auto runner = ge::ModelRunner::load(*graph, **backend, options);
     if (!runner.is_ok()) fail(runner.status().to_string());
     const int streams_used = (*runner)->stream_plan().stream_count;

@@ -1471,6 +1471,8 @@ Result<GraphMemoryPlan> plan_memory(const Graph& graph, const std::vector<std::s
   stats.buffers = plan.buffers.size();
   stats.steps = plan.step_count;
   stats.clean_groups = plan.clean_groups;
+  stats.streams = std::max(plan.streams.stream_count, 1);
+  stats.stream_events = plan.streams.events.size();
   for (const ValuePlacement& p : plan.values) {
     if (p.region == MemoryRegion::kUnplanned) {
       ++stats.unplanned;

@@ -74,6 +74,16 @@ std::string format_memory_statistics(const MemoryStatistics& s) {
           std::to_string(s.in_place) + ", views " + std::to_string(s.views) + ", concat slices " +
           std::to_string(s.concat_slices) + "), unplanned " + std::to_string(s.unplanned) + "\n";
   if (!s.clean_groups.empty()) text += "  atomic clean: " + format_clean_groups(s.clean_groups) + "\n";
+  if (s.streams > 1) {
+    text += "  streams " + std::to_string(s.streams) + ", " + std::to_string(s.stream_events) +
+            (s.stream_events == 1 ? " event" : " events");
+    if (s.one_stream_bytes > 0) text += "; one stream would need " + human_bytes(s.one_stream_bytes);
+    if (s.unordered_streams_bytes > 0) {
+      text += "; side by side they needed " + human_bytes(s.unordered_streams_bytes) +
+              ", so buffers reuse bytes in order (events added)";
+    }
+    text += "\n";
+  }
   text += "  assigners:";
   for (const AssignerOutcome& a : s.assigners) {
     std::snprintf(line, sizeof line, " %s=%s (%.3f ms)", a.name.c_str(),

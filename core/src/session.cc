@@ -41,7 +41,7 @@ Result<std::vector<std::shared_ptr<MemoryAssigner>>> select_assigners(const Plug
 /// per-op executor.
 Result<std::unique_ptr<ModelRunner>> load_task_sink(const Graph& graph, Backend& backend, const OpRegistry& ops,
                                                     std::vector<std::shared_ptr<MemoryAssigner>> assigners,
-                                                    ExecutionOrder order, int max_streams,
+                                                    ExecutionOrder order, int max_streams, double stream_memory_ratio,
                                                     std::shared_ptr<TensorPool> pool, bool shrink,
                                                     size_t super_kernel_max_bytes) {
   ModelRunnerOptions options;
@@ -49,6 +49,7 @@ Result<std::unique_ptr<ModelRunner>> load_task_sink(const Graph& graph, Backend&
   options.shrink = shrink;
   options.super_kernel_max_bytes = super_kernel_max_bytes;
   options.max_streams = max_streams;
+  options.stream_memory_ratio = stream_memory_ratio;
   options.memory_assigners = std::move(assigners);
   options.memory_plan_options.order = order;
   options.memory_plan_options.ops = &ops;
@@ -134,9 +135,9 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
   if (options.task_sink) {
     // Identical weights the passes left (CSE runs from -O1) share one host storage.
     share_identical_constants(*graph);
-    Result<std::unique_ptr<ModelRunner>> runner = load_task_sink(*graph, *backend, session->ops_, assigners, options.memory_order,
-                                                                 options.max_streams, session->pool_, options.shrink,
-                                                                 options.super_kernel_max_bytes);
+    Result<std::unique_ptr<ModelRunner>> runner =
+        load_task_sink(*graph, *backend, session->ops_, assigners, options.memory_order, options.max_streams,
+                       options.stream_memory_ratio, session->pool_, options.shrink, options.super_kernel_max_bytes);
     if (runner.is_ok()) {
       session->set_runner(std::move(runner).value(), *backend);
       clock.end("load (task sink)");
@@ -186,8 +187,8 @@ Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph
   };
   auto load = [this, &backend, options, assigners = std::move(assigners)](const Graph& graph) {
     // No shrink: each specialisation is compiled from the host graph, which stays.
-    return load_task_sink(graph, backend, ops_, assigners, options.memory_order, options.max_streams, pool_, false,
-                          options.super_kernel_max_bytes);
+    return load_task_sink(graph, backend, ops_, assigners, options.memory_order, options.max_streams,
+                          options.stream_memory_ratio, pool_, false, options.super_kernel_max_bytes);
   };
   SinkCompiler compile = [optimise, load](std::unique_ptr<Graph> graph) -> Result<std::unique_ptr<ModelRunner>> {
     GE_RETURN_IF_ERROR(optimise(*graph, std::nullopt));

@@ -242,9 +242,32 @@ std::unique_ptr<Graph> branching_graph() {
   return graph;
 }
 
-std::unique_ptr<Session> compile_graph(std::unique_ptr<Graph> graph, int max_streams, const std::string& backend = "cpu") {
+/// x [64,64] -> four branches p = x*x, q = p+x, r = q @ w [64,1] -> Add tree -> y: the
+/// branches' 16 KiB temporaries side by side cost more than a 1.1x memory limit allows.
+std::unique_ptr<Graph> wide_branching_graph() {
+  auto graph = std::make_unique<Graph>("wide_branches");
+  graph->set_opset_import("", 17);
+  Value* x = graph->add_input("x", TensorDesc::of(DataType::kFloat32, {64, 64}));
+  std::vector<Value*> ends;
+  for (int b = 0; b < 4; ++b) {
+    const std::string n = std::to_string(b);
+    Value* w = graph->add_initializer("w" + n, Tensor::from_vector<float>({64, 1}, std::vector<float>(64, 0.5f + b)));
+    Value* p = graph->add_node("Mul", {x, x}, 1, "p" + n)->output(0);
+    Value* q = graph->add_node("Add", {p, x}, 1, "q" + n)->output(0);
+    ends.push_back(graph->add_node("MatMul", {q, w}, 1, "r" + n)->output(0));
+  }
+  Value* left = graph->add_node("Add", {ends[0], ends[1]}, 1, "add_l")->output(0);
+  Value* right = graph->add_node("Add", {ends[2], ends[3]}, 1, "add_r")->output(0);
+  graph->add_output(graph->add_node("Add", {left, right}, 1, "add")->output(0));
+  return graph;
+}
+
+/// `stream_memory_ratio` 0 (no memory limit): every branch on its own stream.
+std::unique_ptr<Session> compile_graph(std::unique_ptr<Graph> graph, int max_streams, const std::string& backend = "cpu",
+                                       double stream_memory_ratio = 0) {
   SessionOptions options;
   options.max_streams = max_streams;
+  options.stream_memory_ratio = stream_memory_ratio;
   options.backend = backend;
   Result<std::unique_ptr<Session>> compiled = Session::create(host(), std::move(graph), options);
   EXPECT_TRUE(compiled.is_ok()) << compiled.status().to_string();
@@ -271,6 +294,26 @@ TEST(GemPlans, MultiStreamPlanRoundTrips) {
   EXPECT_EQ((*loaded)->runner()->stream_plan().stream_count, 4);
   EXPECT_EQ((*loaded)->runner()->compiled_plans().tasks, stored.tasks);
   expect_bitwise_equal(run_session(*direct), run_session(**loaded));
+}
+
+TEST(GemPlans, MemoryLimitedStreamPlanRoundTrips) {
+  std::unique_ptr<Session> one = compile_graph(wide_branching_graph(), 1);
+  std::unique_ptr<Session> limited = compile_graph(wide_branching_graph(), 2, "cpu", 1.1);
+  ASSERT_TRUE(one && limited && one->runner() && limited->runner());
+  const GraphMemoryPlan& plan = *limited->runner()->memory_plan();
+  EXPECT_GT(plan.statistics.unordered_streams_bytes, plan.statistics.one_stream_bytes * 11 / 10)
+      << format_memory_statistics(plan.statistics);
+  EXPECT_LE(plan.feature_map_bytes * 10, one->runner()->memory_plan()->feature_map_bytes * 11);
+  const CompiledPlans stored = limited->runner()->compiled_plans();
+  ASSERT_EQ(stored.streams.stream_count, 2);
+  // The events that order buffers for reuse are stored and validated like any other.
+  const fs::path gem = write_session(*limited, "limited_streams");
+  Result<std::unique_ptr<Session>> loaded = create_session_from_model_file(host(), gem, SessionOptions{});
+  ASSERT_TRUE(loaded.is_ok()) << loaded.status().to_string();
+  EXPECT_EQ((*loaded)->runner()->stream_plan().events, stored.streams.events);
+  EXPECT_EQ((*loaded)->runner()->feature_map_bytes(), plan.feature_map_bytes);
+  EXPECT_EQ((*loaded)->runner()->compiled_plans().tasks, stored.tasks);
+  expect_bitwise_equal(run_session(*one), run_session(**loaded));
 }
 
 TEST(GemPlans, NpuSimModelRoundTrips) {

@@ -74,7 +74,7 @@ two_branch_model "$work/two_branch.onnx" 1
 "$prefix/bin/ge-run" "$work/two_branch.onnx" --input x=random --output-dir "$work/expected" > "$work/cpu.txt" 2>&1 ||
   { cat "$work/cpu.txt"; fail "the two-branch model on cpu"; }
 "$prefix/bin/ge-compile" --plugins "$registry" --model "$work/two_branch.onnx" --output "$work/two_branch.gem" \
-  --backend toy --streams 2 > "$work/compile.txt" 2>&1 || { cat "$work/compile.txt"; fail "ge-compile --streams 2"; }
+  --backend toy --streams 2 --stream-memory-ratio 0 > "$work/compile.txt" 2>&1 || { cat "$work/compile.txt"; fail "ge-compile --streams 2"; }
 grep -q "execution plans: 2 stream(s), 1 event(s)" "$work/compile.txt" || { cat "$work/compile.txt"; fail "not two streams"; }
 run "$work/two_branch.gem" --input x=random --expected-dir "$work/expected" --repeat 200 \
   --profile "$work/two.json" > "$work/two.txt" 2>&1 || { cat "$work/two.txt"; fail "two streams on toy"; }

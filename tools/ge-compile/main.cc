@@ -2,7 +2,9 @@
 /// and writes a .gem file that ge-run loads without recompiling; --info describes one.
 /// Exit status: 0 success, 1 user error, 2 internal error.
 
+#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -35,6 +37,7 @@ struct CompileOptions {
   std::vector<fs::path> plugin_files;
   std::vector<std::string> memory_assigners;
   int streams = 1;
+  double stream_memory_ratio = 1.1;  // the streams' feature map at most this times one stream's (0: no limit)
   int threads = 0;
   size_t memory_limit = 0;  // 0: the machine's physical memory
   int verbosity = 0;
@@ -43,7 +46,7 @@ struct CompileOptions {
 
 const char* usage() {
   return "usage: ge-compile --model M.onnx --output M.gem [--backend cpu|npu_sim] [--input-shape \"name=1,3,224,224;...\"]...\n"
-         "                  [-O N] [--memory-assigner NAME]... [--streams N] [--threads N] [--plugins FILE]... [-v]\n"
+         "                  [-O N] [--memory-assigner NAME]... [--streams N [--stream-memory-ratio R]] [--threads N] [--plugins FILE]... [-v]\n"
          "                  [--memory-limit BYTES]\n"
          "       ge-compile M.onnx --export-onnx OUT.onnx [-O N] [--backend NAME] [--input-shape ...] [--output M.gem]\n"
          "       ge-compile --info M.gem\n"
@@ -54,7 +57,9 @@ const char* usage() {
          "A static-shape model stores its execution plans (order, streams and events, memory plan\n"
          "from the --memory-assigner plugins (default: every loaded one, smallest arena kept),\n"
          "task lists, kernels), which the loader validates and uses without planning again.\n"
-         "--streams N puts independent branches on up to N streams. --verify loads it into a\n"
+         "--streams N puts independent branches on up to N streams, whose feature map may be at most\n"
+         "R times one stream's (--stream-memory-ratio, default 1.1; 0: no limit): over it buffers\n"
+         "reuse bytes in order, with events between the streams. --verify loads it into a\n"
          "session as 'ge-run M.gem' does (required plugins checked, no passes) and reports the time.\n"
          "One --input-shape fixes the inputs' shapes. Given several times (a model with dynamic input\n"
          "dims), each is a dynamic gear: the file keeps the dynamic model and one static compilation,\n"
@@ -112,6 +117,14 @@ Result<CompileOptions> parse_arguments(const std::vector<std::string>& args) {
         return invalid_argument("--streams expects 1..64, got '" + v + "'");
       }
       options.streams = std::stoi(v);
+    } else if (arg == "--stream-memory-ratio") {
+      GE_ASSIGN_OR_RETURN(std::string v, value(arg));
+      double ratio = -1;
+      auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), ratio);
+      if (v.empty() || ec != std::errc() || end != v.data() + v.size() || !std::isfinite(ratio) || ratio < 0) {
+        return invalid_argument("--stream-memory-ratio expects a finite number >= 0, got '" + v + "'");
+      }
+      options.stream_memory_ratio = ratio;
     } else if (arg == "--threads") {
       GE_ASSIGN_OR_RETURN(std::string v, value(arg));
       if (v.empty() || v.size() > 4 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) < 1 ||
@@ -236,6 +249,7 @@ int run(int argc, char** argv) {
   session_options.passes.opt_level = options.opt_level;
   session_options.memory_assigners = options.memory_assigners;
   session_options.max_streams = options.streams;
+  session_options.stream_memory_ratio = options.stream_memory_ratio;
   session_options.threads = options.threads;
   session_options.memory_limit = options.memory_limit;
   Result<std::unique_ptr<Session>> session = Session::create(host, std::move(*graph), session_options);

@@ -311,6 +311,7 @@ int run(int argc, char** argv) {
   session_options.memory_assigners = options.memory_assigners;
   session_options.threads = options.threads;
   session_options.max_streams = options.streams;
+  session_options.stream_memory_ratio = options.stream_memory_ratio;
   session_options.super_kernel_max_bytes = options.super_kernel_max_bytes;
   session_options.specialisation_cache_size = options.specialisations;
   session_options.memory_order = options.memory_order;

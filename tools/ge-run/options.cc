@@ -17,13 +17,14 @@ constexpr std::string_view kValueOptions[] = {
     "--disable-pass", "--dump-graph", "--expected-dir", "--rtol",    "--atol",
     "--check-rtol",   "--check-atol", "--memory-assigner", "--memory-order", "--profile", "--threads",
     "--specialisations", "--memory-limit", "--duration", "--autofusion", "--dump-tensors", "--streams", "--super-kernels",
+    "--stream-memory-ratio",
 };
 /// Options that take none.
 // Options that shape compilation: a compiled .gem has run its passes and stored its plan.
 constexpr std::string_view kCompileOptions[] = {"-O",          "--passes",        "--disable-pass",
                                                 "--dump-graph", "--memory-assigner", "--memory-order",
                                                 "--verify-each", "--check-passes",  "--dump-graph-constants",
-                                                "--streams", "--super-kernels"};
+                                                "--streams", "--stream-memory-ratio", "--super-kernels"};
 
 constexpr std::string_view kFlagOptions[] = {"--list-plugins", "--verify-each",          "--check-passes",
                                              "--verbose",      "--dump-graph-constants", "--help",
@@ -149,6 +150,8 @@ Status apply_value(RunOptions& options, const std::string& option, const std::st
     GE_ASSIGN_OR_RETURN(options.threads, parse_int(option, value, 1, 1024));
   } else if (option == "--streams") {
     GE_ASSIGN_OR_RETURN(options.streams, parse_int(option, value, 1, 64));
+  } else if (option == "--stream-memory-ratio") {
+    GE_ASSIGN_OR_RETURN(options.stream_memory_ratio, parse_tolerance(option, value));
   } else if (option == "--super-kernels") {
     GE_ASSIGN_OR_RETURN(int bytes, parse_int(option, value, 0, 1 << 30));
     options.super_kernel_max_bytes = static_cast<size_t>(bytes);
@@ -327,8 +330,10 @@ Memory (static-shape graphs run from one planned arena):
                           smallest valid plan wins; default: every loaded one)
   --memory-order ORDER    'stable' (default) or 'priority': an execution order that
                           lowers the peak of live memory
-  --streams N             put independent branches on up to N streams (default 1; more
-                          than one gives every value its own bytes)
+  --streams N             put independent branches on up to N streams (default 1)
+  --stream-memory-ratio R the streams' feature map may be at most R times one stream's
+                          (default 1.1); over it buffers reuse bytes in order, with
+                          events between the streams (0: no limit, branches side by side)
   --super-kernels BYTES   launch runs of consecutive kernels whose nodes write at most
                           BYTES each as one super kernel (default 0: off)
   --specialisations N     a model with dynamic input dims is compiled per input-shape

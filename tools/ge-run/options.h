@@ -44,6 +44,8 @@ struct RunOptions {
   size_t specialisations = 8;  ///< --specialisations: shape-keyed compilations kept (0: per op)
   int threads = 0;  ///< --threads: intra-op threads per kernel; 0: the backend's default
   int streams = 1;  ///< --streams: most streams independent branches go on
+  /// --stream-memory-ratio: their feature map at most this times one stream's (0: no limit)
+  double stream_memory_ratio = 1.1;
   size_t super_kernel_max_bytes = 0;  ///< --super-kernels
   ExecutionOrder memory_order = ExecutionOrder::kStable;  ///< --memory-order
   std::optional<std::filesystem::path> profile;           ///< --profile FILE (Chrome trace JSON)

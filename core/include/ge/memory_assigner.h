@@ -101,6 +101,14 @@ class MemoryAssigner {
 /// tighter arenas.
 std::shared_ptr<MemoryAssigner> first_fit_assigner();
 
+/// An assigner that answers with offsets decided elsewhere (a model file's stored plan, or
+/// another plan of the same buffers): one per request, in request order, in an arena of
+/// `total_bytes`. Fails when the count differs from the requests' or when `total_bytes`
+/// exceeds every request side by side; whether the offsets hold is for
+/// validate_assignment to say, as for any assigner.
+std::shared_ptr<MemoryAssigner> fixed_offsets_assigner(std::string name, std::vector<size_t> offsets,
+                                                       size_t total_bytes);
+
 /// The lower bound every assignment of `requests` must reach or exceed: the most bytes
 /// live at any one step of the linear order (with several streams, buffers live at one
 /// step conflict all the more). O(n log n).

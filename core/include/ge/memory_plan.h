@@ -145,6 +145,13 @@ struct MemoryStatistics {
   std::string assigner;    ///< the one whose answer was kept
   std::vector<AssignerOutcome> assigners;
   std::vector<CleanGroup> clean_groups;  ///< the plan's atomic-clean groups
+  int streams = 1;                       ///< the stream plan's streams (1: one stream)
+  size_t stream_events = 0;              ///< and its events
+  /// Set by a model runner that planned several streams under a memory limit
+  /// (ModelRunnerOptions::stream_memory_ratio): the one-stream plan's feature map over the
+  /// same order, and, when the streams side by side needed more than the limit and were
+  /// ordered for memory reuse (ge/memory_reuse_order.h), what they needed (else 0).
+  size_t one_stream_bytes = 0, unordered_streams_bytes = 0;
 };
 
 /// Multi-line summary for `ge-run -v` and the offline compiler.

@@ -43,9 +43,11 @@ struct SessionOptions {
   /// The execution order the memory plan, and so the task sink, uses: kMemoryPriority
   /// lowers the peak of live bytes itself (see memory_priority_order()).
   ExecutionOrder memory_order = ExecutionOrder::kStable;
-  /// Independent branches of a task-sink graph go on up to this many streams. More than
-  /// one stream gives every value its own bytes (the memory plan is for one stream).
+  /// Independent branches of a task-sink graph go on up to this many streams.
   int max_streams = 1;
+  /// With several streams, the most feature-map bytes they may cost as a multiple of one
+  /// stream's plan (ModelRunnerOptions::stream_memory_ratio); 0: no limit.
+  double stream_memory_ratio = 1.1;
   /// Threads each heavy kernel may use (Backend::set_intra_op_threads), set on the backend
   /// before its kernels are prepared; 0 keeps the backend's own setting (cpu: its
   /// `intra_op_threads` registry option, else the machine's cores).

@@ -3,7 +3,9 @@
 #include "ge/runtime/model_runner.h"
 
 #include "ge/graph_queries.h"
+#include "ge/logging.h"
 #include "ge/memory_limit.h"
+#include "ge/memory_reuse_order.h"
 #include "ge/runtime/stream_capture.h"
 #include "../plugin_call.h"
 
@@ -87,33 +89,27 @@ struct IoCopy {
 
 /// Hands the planner the buffer offsets a model file stored, so that load re-derives
 /// every buffer from the graph and validates the stored answer instead of searching.
-class StoredAssigner final : public MemoryAssigner {
- public:
-  explicit StoredAssigner(const CompiledPlans& plans) : plans_(plans) {}
-  std::string name() const override {
-    return plans_.assigner.empty() ? std::string("stored plan") : plans_.assigner + " (stored plan)";
-  }
-  Result<MemoryPlan> assign(const std::vector<MemoryRequest>& requests, size_t) const override {
-    if (plans_.buffer_offsets.size() != requests.size()) {
-      return invalid_argument("the stored memory plan places " + std::to_string(plans_.buffer_offsets.size()) +
-                              " buffers but the graph has " + std::to_string(requests.size()));
-    }
-    // The arena is allocated at this size: never more than every buffer side by side.
-    uint64_t no_reuse = 0;
-    for (const MemoryRequest& request : requests) no_reuse += request.bytes;
-    if (plans_.feature_map_bytes > no_reuse) {
-      return invalid_argument("the stored memory plan claims a " + std::to_string(plans_.feature_map_bytes) +
-                              "-byte feature map, more than its buffers side by side (" + std::to_string(no_reuse) + ")");
-    }
-    MemoryPlan plan;
-    plan.offsets.assign(plans_.buffer_offsets.begin(), plans_.buffer_offsets.end());
-    plan.total_bytes = plans_.feature_map_bytes;
-    return plan;
-  }
+std::shared_ptr<MemoryAssigner> stored_plan_assigner(const CompiledPlans& plans) {
+  return fixed_offsets_assigner(plans.assigner.empty() ? std::string("stored plan") : plans.assigner + " (stored plan)",
+                                {plans.buffer_offsets.begin(), plans.buffer_offsets.end()},
+                                static_cast<size_t>(plans.feature_map_bytes));
+}
 
- private:
-  const CompiledPlans& plans_;
-};
+/// Per node of `order`, the order positions of the nodes it depends on (input producers
+/// and control predecessors; any position, so that a bad order can be named).
+std::vector<std::vector<size_t>> dependences_in(const std::vector<Node*>& order) {
+  std::unordered_map<const Node*, size_t> step_of;
+  for (size_t i = 0; i < order.size(); ++i) step_of[order[i]] = i;
+  std::vector<std::vector<size_t>> predecessors(order.size());
+  for (size_t step = 0; step < order.size(); ++step) {
+    const Node* node = order[step];
+    for (const Value* in : node->inputs()) {
+      if (in != nullptr && in->producer() != nullptr) predecessors[step].push_back(step_of.at(in->producer()));
+    }
+    for (const Node* control : node->control_predecessors()) predecessors[step].push_back(step_of.at(control));
+  }
+  return predecessors;
+}
 
 }  // namespace
 
@@ -416,14 +412,12 @@ struct ModelRunner::Impl {
     return order;
   }
 
-  /// With memory assigners: plans the loaded graph (`plan_options` name its nodes, and
-  /// its streams when there are several) and takes the plan's order, regions and offsets.
-  Status place_with_plan(MemoryPlanOptions plan_options, const std::vector<std::shared_ptr<MemoryAssigner>>& assigners,
-                         const std::unordered_map<const Node*, PreparedKernel>& prepared,
-                         const std::unordered_map<const Value*, size_t>& input_index,
-                         std::unordered_map<const Value*, Location>& location, std::vector<Location>& workspace,
-                         const std::string& where) {
-    const Graph& g = *graph;
+  /// Plans the memory of the loaded graph (`plan_options` name its nodes, and its streams
+  /// when there are several) with what the prepared kernels need (workspaces, zeroing).
+  Result<GraphMemoryPlan> plan_for_kernels(MemoryPlanOptions plan_options,
+                                           const std::vector<std::shared_ptr<MemoryAssigner>>& assigners,
+                                           const std::unordered_map<const Node*, PreparedKernel>& prepared,
+                                           const std::string& where) const {
     plan_options.workspace_bytes = [&prepared](const Node& node) -> size_t {
       auto it = prepared.find(&node);
       return it == prepared.end() ? 0 : it->second.workspace_bytes;
@@ -432,9 +426,102 @@ struct ModelRunner::Impl {
       auto it = prepared.find(&node);
       return it == prepared.end() ? ZeroedMemory{} : it->second.zeroed;
     };
-    Result<GraphMemoryPlan> planned = plan_memory(g, assigners, plan_options);
+    Result<GraphMemoryPlan> planned = plan_memory(*graph, assigners, plan_options);
     if (!planned.is_ok()) return planned.status().with_context(where);
-    memory_plan = std::make_unique<GraphMemoryPlan>(std::move(planned).value());
+    return planned;
+  }
+
+  /// Streams over `order` (up to `max_streams`) and the memory plan for them, within
+  /// `ratio` times the one-stream plan's feature map (ModelRunnerOptions::
+  /// stream_memory_ratio); sets `plan`. `plan_options` names `order` as its explicit order.
+  Result<GraphMemoryPlan> plan_streams_and_memory(const std::vector<Node*>& order, int max_streams, double ratio,
+                                                  MemoryPlanOptions plan_options,
+                                                  std::vector<std::shared_ptr<MemoryAssigner>> assigners,
+                                                  const std::unordered_map<const Node*, PreparedKernel>& prepared,
+                                                  const std::string& where) {
+    std::vector<std::vector<size_t>> predecessors = dependences_in(order);
+    StreamPlanOptions stream_options;
+    stream_options.max_streams = max_streams;
+    GE_ASSIGN_OR_RETURN(StreamPlan side_by_side, plan_streams(predecessors, stream_options));
+    MemoryPlanOptions on_streams = plan_options;
+    if (side_by_side.stream_count > 1) on_streams.streams = &side_by_side;
+    GE_ASSIGN_OR_RETURN(GraphMemoryPlan unordered, plan_for_kernels(on_streams, assigners, prepared, where));
+    if (side_by_side.stream_count <= 1 || ratio <= 0) {
+      plan = std::move(side_by_side);
+      return unordered;
+    }
+    GE_ASSIGN_OR_RETURN(GraphMemoryPlan one_stream, plan_for_kernels(plan_options, assigners, prepared, where));
+    const double limit = ratio * static_cast<double>(one_stream.feature_map_bytes);
+    if (static_cast<double>(unordered.feature_map_bytes) <= limit) {
+      unordered.statistics.one_stream_bytes = one_stream.feature_map_bytes;
+      plan = std::move(side_by_side);
+      return unordered;
+    }
+    const size_t side_by_side_bytes = unordered.feature_map_bytes;
+    auto within_limit = [&](GraphMemoryPlan& chosen, StreamPlan& streams) {
+      chosen.statistics.one_stream_bytes = one_stream.feature_map_bytes;
+      chosen.statistics.unordered_streams_bytes = side_by_side_bytes;
+      plan = std::move(streams);
+      return std::move(chosen);
+    };
+    auto add_dependences = [&](const std::vector<std::vector<size_t>>& extra) {
+      for (size_t v = 0; v < predecessors.size(); ++v) {
+        predecessors[v].insert(predecessors[v].end(), extra[v].begin(), extra[v].end());
+      }
+    };
+    // Over the limit: serialise the widest concurrent pair of buffers, one pair at a time,
+    // so that the streams give up as little overlap as the limit asks.
+    constexpr int kMostPairs = 16;
+    GraphMemoryPlan current = std::move(unordered);
+    for (int pair = 0; pair < kMostPairs; ++pair) {
+      GE_ASSIGN_OR_RETURN(std::vector<std::vector<size_t>> widest, widest_concurrent_pair_order(current));
+      if (std::all_of(widest.begin(), widest.end(), [](const std::vector<size_t>& p) { return p.empty(); })) break;
+      add_dependences(widest);
+      GE_ASSIGN_OR_RETURN(StreamPlan serialised, plan_streams(predecessors, stream_options));
+      if (serialised.stream_count <= 1) break;
+      MemoryPlanOptions on_serialised = plan_options;
+      on_serialised.streams = &serialised;
+      GE_ASSIGN_OR_RETURN(current, plan_for_kernels(on_serialised, assigners, prepared, where));
+      if (static_cast<double>(current.feature_map_bytes) <= limit) return within_limit(current, serialised);
+    }
+    // Still over: order the streams so that every buffer reuses the one-stream plan's
+    // bytes, and offer that plan's offsets next to the assigners' own answers.
+    GE_ASSIGN_OR_RETURN(std::vector<std::vector<size_t>> reuse, memory_reuse_order(one_stream));
+    add_dependences(reuse);
+    GE_ASSIGN_OR_RETURN(StreamPlan ordered, plan_streams(predecessors, stream_options));
+    if (ordered.stream_count > 1) {
+      std::vector<size_t> offsets;
+      for (const MemoryBuffer& buffer : one_stream.buffers) offsets.push_back(buffer.offset);
+      assigners.push_back(fixed_offsets_assigner(one_stream.statistics.assigner + " (one-stream plan, reused in order)",
+                                                 std::move(offsets), one_stream.feature_map_bytes));
+      MemoryPlanOptions on_ordered = plan_options;
+      on_ordered.streams = &ordered;
+      GE_ASSIGN_OR_RETURN(GraphMemoryPlan reusing, plan_for_kernels(on_ordered, assigners, prepared, where));
+      if (static_cast<double>(reusing.feature_map_bytes) <= limit) return within_limit(reusing, ordered);
+    }
+    GE_LOG_INFO("{}: {} streams need {} feature-map bytes, more than {} x the {} of one stream even ordered for reuse: "
+                "running on one stream", where, max_streams, side_by_side_bytes, ratio,
+                one_stream.feature_map_bytes);
+    plan = StreamPlan{};
+    return one_stream;
+  }
+
+  /// With memory assigners: plans the loaded graph (plan_for_kernels) and places it.
+  Status place_with_plan(MemoryPlanOptions plan_options, const std::vector<std::shared_ptr<MemoryAssigner>>& assigners,
+                         const std::unordered_map<const Node*, PreparedKernel>& prepared,
+                         const std::unordered_map<const Value*, size_t>& input_index,
+                         std::unordered_map<const Value*, Location>& location, std::vector<Location>& workspace,
+                         const std::string& where) {
+    GE_ASSIGN_OR_RETURN(GraphMemoryPlan planned, plan_for_kernels(std::move(plan_options), assigners, prepared, where));
+    return place(std::move(planned), input_index, location, workspace, where);
+  }
+
+  /// Takes a memory plan of the loaded graph: its order, regions and offsets.
+  Status place(GraphMemoryPlan planned, const std::unordered_map<const Value*, size_t>& input_index,
+               std::unordered_map<const Value*, Location>& location, std::vector<Location>& workspace,
+               const std::string& where) {
+    const Graph& g = *graph;
+    memory_plan = std::make_unique<GraphMemoryPlan>(std::move(planned));
     const GraphMemoryPlan& mp = *memory_plan;
     clean_groups = mp.clean_groups;
 
@@ -1044,24 +1131,10 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
     if (!input_index.count(init) && init->constant()) GE_RETURN_IF_ERROR(check_value(init, "initializer"));
   }
 
-  // Streams and events for an order of the nodes.
-  auto predecessors_for = [](const std::vector<Node*>& order) {
-    std::unordered_map<const Node*, size_t> step_of;
-    for (size_t i = 0; i < order.size(); ++i) step_of[order[i]] = i;
-    std::vector<std::vector<size_t>> predecessors(order.size());
-    for (size_t step = 0; step < order.size(); ++step) {
-      const Node* node = order[step];
-      for (const Value* in : node->inputs()) {
-        if (in != nullptr && in->producer() != nullptr) predecessors[step].push_back(step_of.at(in->producer()));
-      }
-      for (const Node* control : node->control_predecessors()) predecessors[step].push_back(step_of.at(control));
-    }
-    return predecessors;
-  };
   auto plan_streams_for = [&](const std::vector<Node*>& order, int max_streams) -> Result<StreamPlan> {
     StreamPlanOptions stream_options;
     stream_options.max_streams = max_streams;
-    return plan_streams(predecessors_for(order), stream_options);
+    return plan_streams(dependences_in(order), stream_options);
   };
 
   // Where every value and workspace lives.
@@ -1090,7 +1163,7 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
       impl->order.push_back(by_index[index]);
       source_order.push_back(source_by_index[index]);
     }
-    const std::vector<std::vector<size_t>> predecessors = predecessors_for(impl->order);
+    const std::vector<std::vector<size_t>> predecessors = dependences_in(impl->order);
     for (size_t step = 0; step < n; ++step) {
       for (size_t p : predecessors[step]) {
         if (p >= step) {
@@ -1125,7 +1198,7 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
       MemoryPlanOptions stored = options.memory_plan_options;
       GE_ASSIGN_OR_RETURN(stored.explicit_order, impl->on_clone(source, source_order, where));
       if (impl->plan.stream_count > 1) stored.streams = &impl->plan;
-      if (Status status = impl->place_with_plan(stored, {std::make_shared<StoredAssigner>(*plans)}, prepared,
+      if (Status status = impl->place_with_plan(stored, {stored_plan_assigner(*plans)}, prepared,
                                                 input_index, location, workspace, where);
           !status.is_ok()) {
         return invalid_argument(file_where + ": the memory plan does not hold: " + status.message());
@@ -1172,14 +1245,15 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::load(const Graph& source, Back
           order.clear();
           for (const Node* node : chosen) order.push_back(mutable_node.at(node));
         }
-        GE_ASSIGN_OR_RETURN(impl->plan, plan_streams_for(order, options.max_streams));
-        if (impl->plan.stream_count > 1) {
-          plan_options.explicit_order.assign(order.begin(), order.end());
-          plan_options.streams = &impl->plan;
-        }
+        plan_options.explicit_order.assign(order.begin(), order.end());
+        GE_ASSIGN_OR_RETURN(GraphMemoryPlan planned,
+                            impl->plan_streams_and_memory(order, options.max_streams, options.stream_memory_ratio,
+                                                          std::move(plan_options), assigners, prepared, where));
+        GE_RETURN_IF_ERROR(impl->place(std::move(planned), input_index, location, workspace, where));
+      } else {
+        GE_RETURN_IF_ERROR(
+            impl->place_with_plan(std::move(plan_options), assigners, prepared, input_index, location, workspace, where));
       }
-      GE_RETURN_IF_ERROR(
-          impl->place_with_plan(std::move(plan_options), assigners, prepared, input_index, location, workspace, where));
       if (impl->plan.stream_count <= 1) {
         GE_ASSIGN_OR_RETURN(impl->plan, plan_streams_for(impl->order, 1));
       }

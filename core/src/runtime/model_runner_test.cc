@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -74,11 +75,13 @@ class ModelRunnerTest : public ::testing::TestWithParam<std::string> {
     return g;
   }
   /// `planned`: with the loaded memory assigners (the memory plan), else first fit.
-  std::unique_ptr<ModelRunner> load(Graph& g, int streams, bool planned = false) {
+  /// `stream_memory_ratio`: ModelRunnerOptions::stream_memory_ratio.
+  std::unique_ptr<ModelRunner> load(Graph& g, int streams, bool planned = false, double stream_memory_ratio = 1.1) {
     Status inferred = ops().infer_graph(g);
     EXPECT_TRUE(inferred.is_ok()) << inferred.to_string();
     ModelRunnerOptions options;
     options.max_streams = streams;
+    options.stream_memory_ratio = stream_memory_ratio;
     if (planned) {
       options.memory_assigners = plugins().host.memory_assigners();
       options.memory_plan_options.ops = &plugins().ops;
@@ -136,7 +139,8 @@ TEST_P(ModelRunnerTest, FourBranchesOnFourStreams) {
   Node* s23 = g->add_node("Add", {ends[2], ends[3]}, 1, "s23");
   Node* s = g->add_node("Add", {s01->output(0), s23->output(0)}, 1, "sum", {"out"});
   g->add_output(s->output(0));
-  auto runner = load(*g, 4);
+  // No memory limit: every branch on its own stream (four 512-byte blocks side by side).
+  auto runner = load(*g, 4, false, 0.0);
   ASSERT_NE(runner, nullptr);
   EXPECT_EQ(runner->stream_plan().stream_count, 4);
   // s01 continues branch 0 and waits for branch 1; s23 continues branch 2 and waits for
@@ -350,12 +354,16 @@ TEST_P(ModelRunnerTest, RandomGraphsMatchThePerOpExecutor) {
     std::vector<Tensor> expected;
     ASSERT_TRUE((*executor)->run(feeds, expected).is_ok());
     for (int streams : {1, 2, 3, 4}) {
-      for (bool planned : {false, true}) {
-        auto runner = load(*g, streams, planned);
+      for (auto [planned, ratio] : {std::pair(false, 1.1), std::pair(true, 1.1), std::pair(true, 0.0)}) {
+        if (streams == 1 && ratio == 0.0) continue;
+        auto runner = load(*g, streams, planned, ratio);
         ASSERT_NE(runner, nullptr);
-        if (planned) {
-          ASSERT_NE(runner->memory_plan(), nullptr);
-          EXPECT_EQ(runner->memory_plan()->streams.stream_count > 1, runner->stream_plan().stream_count > 1);
+        ASSERT_NE(runner->memory_plan(), nullptr);
+        const GraphMemoryPlan& plan = *runner->memory_plan();
+        EXPECT_EQ(plan.streams.stream_count > 1, runner->stream_plan().stream_count > 1);
+        if (ratio > 0 && plan.statistics.one_stream_bytes > 0) {
+          // Within the limit: side by side, or ordered so that buffers reuse bytes.
+          EXPECT_LE(static_cast<double>(plan.feature_map_bytes), ratio * plan.statistics.one_stream_bytes);
         }
         for (int repeat = 0; repeat < 3; ++repeat) {
           std::vector<Tensor> outputs;
@@ -364,7 +372,8 @@ TEST_P(ModelRunnerTest, RandomGraphsMatchThePerOpExecutor) {
           ASSERT_EQ(outputs.size(), expected.size());
           for (size_t o = 0; o < outputs.size(); ++o) {
             EXPECT_EQ(values_of(outputs[o]), values_of(expected[o]))
-                << "output " << o << " on " << streams << " streams, " << (planned ? "memory plan" : "first fit");
+                << "output " << o << " on " << streams << " streams, " << (planned ? "memory plan" : "first fit")
+                << ", stream memory ratio " << ratio;
           }
         }
       }
@@ -771,6 +780,59 @@ TEST_P(ModelRunnerTest, SeveralStreamsRunFromAStreamAwareMemoryPlan) {
   std::vector<Tensor> outputs;
   ASSERT_TRUE((*runner)->execute({{"x", Tensor::from_vector<float>({4}, {1, -2, 3, -4})}}, outputs).is_ok());
   EXPECT_EQ(values_of(outputs[0]), (std::vector<float>{0, 2, 0, 4}));
+}
+
+/// Four branches of x [64,64]: p = x*x, q = p+x (in place over p), r = q @ w_i [64,1];
+/// the r's summed. Side by side two branches hold two 16 KiB temporaries at once.
+std::unique_ptr<Graph> four_branches(const std::function<std::unique_ptr<Graph>(const std::string&)>& new_graph) {
+  auto g = new_graph("four_branches");
+  Value* x = g->add_input("x", TensorDesc::of(DataType::kFloat32, {64, 64}));
+  Value* total = nullptr;
+  for (int i = 0; i < 4; ++i) {
+    const std::string n = std::to_string(i);
+    std::vector<float> w(64);
+    for (size_t k = 0; k < w.size(); ++k) w[k] = static_cast<float>((k * 7 + static_cast<size_t>(i)) % 5) - 2.0f;
+    Value* weight = g->add_initializer("w" + n, Tensor::from_vector<float>({64, 1}, w));
+    Value* p = g->add_node("Mul", {x, x}, 1, "p" + n)->output(0);
+    Value* q = g->add_node("Add", {p, x}, 1, "q" + n)->output(0);
+    Value* r = g->add_node("MatMul", {q, weight}, 1, "r" + n)->output(0);
+    total = total == nullptr ? r : g->add_node("Add", {total, r}, 1, "sum" + n)->output(0);
+  }
+  g->add_output(total);
+  return g;
+}
+
+TEST_P(ModelRunnerTest, StreamsOverTheMemoryLimitReuseBytesInOrder) {
+  auto g = four_branches([this](const std::string& name) { return new_graph(name); });
+  std::vector<float> input(64 * 64);
+  for (size_t k = 0; k < input.size(); ++k) input[k] = static_cast<float>(k % 11) * 0.25f - 1.0f;
+  const NamedTensors feeds = {{"x", Tensor::from_vector<float>({64, 64}, input)}};
+  auto one = load(*g, 1, true);
+  auto side_by_side = load(*g, 2, true, 0.0);
+  auto limited = load(*g, 2, true, 1.1);
+  ASSERT_TRUE(one && side_by_side && limited);
+  const size_t one_bytes = one->memory_plan()->feature_map_bytes;
+  ASSERT_EQ(side_by_side->stream_plan().stream_count, 2);
+  EXPECT_GT(side_by_side->memory_plan()->feature_map_bytes, one_bytes * 11 / 10)
+      << "two branches side by side need more than the limit";
+
+  const GraphMemoryPlan& plan = *limited->memory_plan();
+  std::cout << format_memory_statistics(plan.statistics);
+  EXPECT_LE(plan.feature_map_bytes * 10, one_bytes * 11);
+  EXPECT_EQ(plan.statistics.one_stream_bytes, one_bytes);
+  EXPECT_EQ(plan.statistics.unordered_streams_bytes, side_by_side->memory_plan()->feature_map_bytes);
+  EXPECT_EQ(limited->stream_plan().stream_count, 2) << "ordered for reuse, the small work still overlaps";
+  EXPECT_GT(plan.streams.events.size(), side_by_side->memory_plan()->streams.events.size());
+  std::vector<Tensor> expected;
+  ASSERT_TRUE(one->execute(feeds, expected).is_ok());
+  for (ModelRunner* runner : {side_by_side.get(), limited.get()}) {
+    for (int repeat = 0; repeat < 3; ++repeat) {
+      std::vector<Tensor> outputs;
+      ASSERT_TRUE(runner->execute(feeds, outputs).is_ok());
+      ASSERT_EQ(outputs.size(), 1u);
+      EXPECT_EQ(values_of(outputs[0]), values_of(expected[0]));
+    }
+  }
 }
 
 TEST_P(ModelRunnerTest, SmallCnnPlannedMatchesFirstFit) {

@@ -146,6 +146,7 @@ void two_streams_match_the_reference(Environment& env) {
   const Graph& graph = **picked;
   ModelRunnerOptions options;
   options.max_streams = 2;
+  options.stream_memory_ratio = 0;  // no memory limit: the branches side by side
   GE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<ModelRunner> runner, ModelRunner::load(graph, env.backend(), options));
   ASSERT_EQ(runner->stream_plan().stream_count, 2) << "two independent branches go on two streams";
   ASSERT_FALSE(runner->stream_plan().events.empty()) << "the join waits for the other stream";

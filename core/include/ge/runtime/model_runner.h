@@ -95,6 +95,13 @@ struct CompiledPlans {
 struct ModelRunnerOptions {
   /// Independent branches go on up to this many streams (see plan_streams).
   int max_streams = 1;
+  /// With several streams: the most feature-map bytes they may cost, as a multiple of the
+  /// one-stream plan of the same order. Streams whose plan needs more are ordered for
+  /// memory reuse (ge/memory_reuse_order.h: events let buffers take the bytes the
+  /// one-stream plan gives them, so only work whose memory does not collide overlaps);
+  /// should even that not fit, the model runs on one stream. 0: no limit (branches run
+  /// side by side with the bytes that takes).
+  double stream_memory_ratio = 1.1;
   /// When not empty, load plans the memory of the graph it loads with
   /// plan_memory(assigners, memory_plan_options) and executes that plan's order out of one
   /// arena of exactly plan.feature_map_bytes; with several streams the streams are planned
