@@ -7,7 +7,8 @@
 //   - simulate_plan: runs such a graph out of a plan's arenas word by word and compares
 //     every value with a reference computed without any shared memory;
 //   - FirstFitAssigner: a small, obviously correct assigner for core tests;
-//   - toy_ops / toy_plan_options: the schemas that say which of those ops share storage.
+//   - toy_ops / toy_plan_options: the schemas that say which of those ops share storage;
+//   - plan_or_die, placement_of, index_of: planning and looking up in core tests.
 
 #include <algorithm>
 #include <cctype>
@@ -21,6 +22,8 @@
 #include <string_view>
 #include <unordered_map>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "ge/graph.h"
 #include "ge/memory_plan.h"
@@ -202,6 +205,18 @@ inline MemoryPlanOptions toy_plan_options() {
   return options;
 }
 
+/// toy_plan_options() with atomic clean for the DSL graphs: every Scatter's output is
+/// zeroed before it runs.
+inline MemoryPlanOptions scatter_outputs_zeroed() {
+  MemoryPlanOptions options = toy_plan_options();
+  options.zeroed_memory = [](const Node& node) {
+    ZeroedMemory zeroed;
+    if (node.op_type() == "Scatter") zeroed.outputs = 1;
+    return zeroed;
+  };
+  return options;
+}
+
 /// An assigner for core tests: requests in order, each at the lowest offset where it fits
 /// among the conflicting requests placed before it. Quadratic and obviously correct.
 class FirstFitAssigner final : public MemoryAssigner {
@@ -243,6 +258,33 @@ class SequentialAssigner final : public MemoryAssigner {
     return plan;
   }
 };
+
+/// The assigners the core's planner tests plan with: FirstFitAssigner alone.
+inline std::vector<std::shared_ptr<MemoryAssigner>> first_fit() { return {std::make_shared<FirstFitAssigner>()}; }
+
+/// plan_memory's plan; on an error the current test fails and the plan is empty.
+inline GraphMemoryPlan plan_or_die(const Graph& graph, const MemoryPlanOptions& options = toy_plan_options(),
+                                   const std::vector<std::shared_ptr<MemoryAssigner>>& assigners = first_fit()) {
+  Result<GraphMemoryPlan> plan = plan_memory(graph, assigners, options);
+  EXPECT_TRUE(plan.is_ok()) << plan.status().to_string();
+  return plan.is_ok() ? std::move(plan).value() : GraphMemoryPlan{};
+}
+
+/// The placement of `graph`'s value `name` in `plan`; when there is none the current test
+/// fails and an empty placement is returned.
+inline const ValuePlacement& placement_of(const GraphMemoryPlan& plan, const Graph& graph, const std::string& name) {
+  const Value* value = graph.find_value(name);
+  EXPECT_NE(value, nullptr) << name;
+  const ValuePlacement* p = plan.find(value);
+  EXPECT_NE(p, nullptr) << name;
+  static const ValuePlacement kMissing;
+  return p != nullptr ? *p : kMissing;
+}
+
+/// The index in plan.values of `graph`'s value `name` (throws when it has none).
+inline int64_t index_of(const GraphMemoryPlan& plan, const Graph& graph, const std::string& name) {
+  return static_cast<int64_t>(plan.index.at(graph.find_value(name)));
+}
 
 /// Random DAGs of toy ops over 1-D float32 values (lengths in elements):
 ///   Relu(x)                unary elementwise (in place)
