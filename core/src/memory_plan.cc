@@ -23,6 +23,15 @@ const ValuePlacement* GraphMemoryPlan::find(const Value* value) const {
   return it == index.end() ? nullptr : &values[it->second];
 }
 
+bool GraphMemoryPlan::has_input_in_slice(const Node& node) const {
+  const ValuePlacement* out = node.output_count() == 1 ? find(node.output(0)) : nullptr;
+  return out != nullptr && std::any_of(node.inputs().begin(), node.inputs().end(), [&](const Value* in) {
+           const ValuePlacement* p = in != nullptr ? find(in) : nullptr;
+           return p != nullptr && p->alias == MemoryAlias::kSlice && p->alias_source >= 0 &&
+                  static_cast<size_t>(p->alias_source) < values.size() && &values[p->alias_source] == out;
+         });
+}
+
 namespace {
 
 // ---- the planner ----
@@ -68,8 +77,8 @@ class Planner {
   void merge_concat(const StepNode& step);
   void merge_view(const StepNode& step);
   void merge_in_place(const StepNode& step);
-  /// The node's schema when the options give a registry: which ops may run in place or
-  /// as views is the op libraries' knowledge, not the planner's.
+  /// The node's schema when the options give a registry: which ops may run in place, as
+  /// views or as concatenations is the op libraries' knowledge, not the planner's.
   const OpSchemaInfo* schema_of(const Node& node) const {
     return options_.ops != nullptr ? options_.ops->find_schema(node) : nullptr;
   }
@@ -347,7 +356,9 @@ void Planner::attach(int child_root, int parent_root, size_t offset) {
 
 void Planner::merge_concat(const StepNode& step) {
   const Node& node = *step.node;
-  if (node.op_type() != "Concat" || !is_onnx_domain(node) || node.output_count() < 1) return;
+  if (node.output_count() < 1) return;
+  const OpSchemaInfo* schema = schema_of(node);
+  if (schema == nullptr || schema->concatenates_along.empty()) return;
   const int c = index_of(node.output(0));
   if (c < 0) return;
   const ValuePlacement& out = values_[c];
@@ -356,7 +367,7 @@ void Planner::merge_concat(const StepNode& step) {
   // Producers can write slices only when each input is one contiguous run of the output:
   // every dim before the axis is 1.
   const std::vector<int64_t> dims = out.value->desc().static_dims();
-  int64_t axis = node.get_int("axis", 0);
+  int64_t axis = node.get_int(schema->concatenates_along, 0);
   if (axis < 0) axis += static_cast<int64_t>(dims.size());
   if (axis < 0 || axis >= static_cast<int64_t>(dims.size())) return;
   for (int64_t d = 0; d < axis; ++d) {

@@ -282,25 +282,29 @@ TEST(MemoryPlanTest, ActivationChainRunsInPlace) {
 }
 
 // A custom op library (what an SDK plugin registers through Registrar::add_op_library)
-// declaring its own sharing: Blend may write output 0 over input 1 only; Bitcast is a view.
+// declaring its own sharing: Blend may write output 0 over input 1 only; Bitcast is a
+// view; Join concatenates along its attribute "dim".
 class CustomSharingOps final : public OpLibrary {
  public:
   CustomSharingOps() {
-    blend_.domain = bitcast_.domain = "com.example";
+    blend_.domain = bitcast_.domain = join_.domain = "com.example";
     blend_.op_type = "Blend";
     blend_.in_place = {InPlacePair{1, 0}};
     bitcast_.op_type = "Bitcast";
     bitcast_.is_view = true;
+    join_.op_type = "Join";
+    join_.concatenates_along = "dim";
   }
   std::string name() const override { return "test_custom_sharing_ops"; }
   const OpSchemaInfo* find_schema(const std::string& domain, const std::string& op_type, int64_t) const override {
     if (domain != "com.example") return nullptr;
+    if (op_type == "Join") return &join_;
     return op_type == "Blend" ? &blend_ : op_type == "Bitcast" ? &bitcast_ : nullptr;
   }
   Status infer(Node&, int64_t, const InputDataProvider&, const OpRegistry&) const override { return Status::ok(); }
 
  private:
-  OpSchemaInfo blend_, bitcast_;
+  OpSchemaInfo blend_, bitcast_, join_;
 };
 
 MemoryPlanOptions with_custom_ops(OpRegistry& registry) {
@@ -355,15 +359,54 @@ TEST(MemoryPlanTest, CustomOpDeclaredAsViewAliasesItsInput) {
   EXPECT_EQ(unknown.statistics.views, 0u);
 }
 
+TEST(MemoryPlanTest, CustomOpDeclaredAsConcatenationHasItsInputsWrittenIntoSlices) {
+  // Join of [2,64] and [2,32] along dim 1 is not contiguous per input; along dim -1 of
+  // [1,64] and [1,32] it is: a and b are made inside j.
+  auto g = parse_memory_dsl(
+      "in x[1,64]; a=Conv(x)[1,64]; b=Conv(x)[1,32]; j=Join(a,b)[1,96]{dim=-1}; d=Conv(j)[1,96]; out d");
+  set_custom_domain(*g, "n_j");
+  OpRegistry registry;
+  GraphMemoryPlan plan = plan_or_die(*g, with_custom_ops(registry));
+  const ValuePlacement& j = placement_of(plan, *g, "j");
+  EXPECT_EQ(placement_of(plan, *g, "a").alias, MemoryAlias::kSlice);
+  EXPECT_EQ(placement_of(plan, *g, "a").alias_source, index_of(plan, *g, "j"));
+  EXPECT_EQ(placement_of(plan, *g, "a").offset, j.offset);
+  EXPECT_EQ(placement_of(plan, *g, "b").alias, MemoryAlias::kSlice);
+  EXPECT_EQ(placement_of(plan, *g, "b").offset, j.offset + 256);
+  EXPECT_TRUE(plan.has_input_in_slice(*g->find_node("n_j")));
+  EXPECT_FALSE(plan.has_input_in_slice(*g->find_node("n_d")));
+  EXPECT_EQ(plan.statistics.concat_slices, 2u);
+
+  // The axis is read from the declared attribute: dim 1 of [2,64] is not contiguous.
+  auto h = parse_memory_dsl(
+      "in x[2,64]; a=Conv(x)[2,64]; b=Conv(x)[2,32]; j=Join(a,b)[2,96]{dim=1}; d=Conv(j)[2,96]; out d");
+  set_custom_domain(*h, "n_j");
+  GraphMemoryPlan apart = plan_or_die(*h, with_custom_ops(registry));
+  EXPECT_EQ(placement_of(apart, *h, "a").alias, MemoryAlias::kNone);
+  EXPECT_EQ(apart.statistics.concat_slices, 0u);
+
+  // The same op without its library's schema, and ONNX's Concat outside ai.onnx: nothing.
+  GraphMemoryPlan unknown = plan_or_die(*g, MemoryPlanOptions{});
+  EXPECT_EQ(placement_of(unknown, *g, "a").alias, MemoryAlias::kNone);
+  EXPECT_FALSE(unknown.has_input_in_slice(*g->find_node("n_j")));
+  auto k = parse_memory_dsl("in x[128]; a=Conv(x); b=Conv(x); c=Concat(a,b){axis=0}[256]; d=Conv(c); out d");
+  set_custom_domain(*k, "n_c");
+  EXPECT_EQ(plan_or_die(*k, with_custom_ops(registry)).statistics.concat_slices, 0u);
+}
+
 TEST(MemoryPlanTest, WithoutARegistryNoOpSharesStorage) {
-  // Names alone (Relu, Reshape) mean nothing to the planner: the op libraries decide.
-  auto g = parse_memory_dsl("in x[128]; a=Conv(x)[128]; b=Relu(a); r=Reshape(b); d=Conv(r); out d");
+  // Names alone (Relu, Reshape, Concat) mean nothing to the planner: the op libraries decide.
+  auto g = parse_memory_dsl(
+      "in x[128]; a=Conv(x)[128]; b=Relu(a); r=Reshape(b); e=Conv(x)[128]; c=Concat(r,e){axis=0}; d=Conv(c); out d");
   GraphMemoryPlan plan = plan_or_die(*g, MemoryPlanOptions{});
   EXPECT_EQ(plan.statistics.in_place, 0u);
   EXPECT_EQ(plan.statistics.views, 0u);
+  EXPECT_EQ(plan.statistics.concat_slices, 0u);
+  for (const ValuePlacement& p : plan.values) EXPECT_NE(p.alias, MemoryAlias::kSlice) << p.name;
   GraphMemoryPlan shared = plan_or_die(*g);
   EXPECT_EQ(shared.statistics.in_place, 1u);
   EXPECT_EQ(shared.statistics.views, 1u);
+  EXPECT_EQ(shared.statistics.concat_slices, 2u);
 }
 
 TEST(MemoryPlanTest, NoInPlaceOverAValueReadLater) {

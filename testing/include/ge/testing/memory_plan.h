@@ -165,8 +165,9 @@ inline std::unique_ptr<Graph> parse_memory_dsl(std::string_view text) {
 
 /// Schemas for the ops the tests' graphs use, declaring the storage sharing the ONNX op
 /// library declares for them: Relu, Sigmoid, Add and Sum in place over any input,
-/// Reshape, Flatten, Squeeze, Unsqueeze and Identity as views. Other ops have no schema
-/// here (the planner shares nothing for them). Inference is not offered.
+/// Reshape, Flatten, Squeeze, Unsqueeze and Identity as views, Concat concatenating along
+/// "axis". Other ops have no schema here (the planner shares nothing for them). Inference
+/// is not offered.
 class ToyOpLibrary final : public OpLibrary {
  public:
   ToyOpLibrary() {
@@ -174,6 +175,7 @@ class ToyOpLibrary final : public OpLibrary {
       schemas_[op].in_place = {InPlacePair{InPlacePair::kEveryInput, 0}};
     }
     for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"}) schemas_[op].is_view = true;
+    schemas_["Concat"].concatenates_along = "axis";
     for (auto& [op, schema] : schemas_) schema.op_type = op;
   }
   std::string name() const override { return "test_toy_ops"; }
