@@ -21,7 +21,6 @@ using testing::parse_memory_dsl;
 using testing::placement_of;
 using testing::plan_or_die;
 using testing::scatter_outputs_zeroed;
-using testing::SequentialAssigner;
 using testing::toy_plan_options;
 
 // ---- lifetimes, sizes, regions ----
@@ -688,7 +687,7 @@ class FailingAssigner final : public MemoryAssigner {
 TEST(MemoryPlanTest, KeepsTheSmallestValidAnswer) {
   auto g = parse_memory_dsl("in x[128]; a=Conv(x); b=Conv(a); c=Conv(b); d=Conv(c); out d");
   std::vector<std::shared_ptr<MemoryAssigner>> assigners{
-      std::make_shared<SequentialAssigner>(), std::make_shared<OverlappingAssigner>(),
+      std::make_shared<FirstFitAssigner>(FirstFitAssigner::Reuse::kNever), std::make_shared<OverlappingAssigner>(),
       std::make_shared<FirstFitAssigner>(), std::make_shared<FailingAssigner>()};
   GraphMemoryPlan plan = plan_or_die(*g, {}, assigners);
   const MemoryStatistics& s = plan.statistics;

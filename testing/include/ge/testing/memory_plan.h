@@ -6,7 +6,8 @@
 //   - random_memory_dag: random DAGs of toy ops that exercise in-place, views and Concat;
 //   - simulate_plan: runs such a graph out of a plan's arenas word by word and compares
 //     every value with a reference computed without any shared memory;
-//   - FirstFitAssigner: a small, obviously correct assigner for core tests;
+//   - FirstFitAssigner: a small, obviously correct assigner for core tests (with or
+//     without reuse);
 //   - toy_ops / toy_plan_options: the schemas that say which of those ops share storage;
 //   - plan_or_die, placement_of, index_of: planning and looking up in core tests.
 
@@ -220,17 +221,24 @@ inline MemoryPlanOptions scatter_outputs_zeroed() {
 }
 
 /// An assigner for core tests: requests in order, each at the lowest offset where it fits
-/// among the conflicting requests placed before it. Quadratic and obviously correct.
+/// among the requests placed before it that it may not share bytes with. Quadratic and
+/// obviously correct.
 class FirstFitAssigner final : public MemoryAssigner {
  public:
-  std::string name() const override { return "test_first_fit"; }
+  enum class Reuse {
+    kWhenLifetimesAllow,  ///< apart from the conflicting requests only ("test_first_fit")
+    kNever,               ///< apart from every request: one after another ("test_sequential")
+  };
+  explicit FirstFitAssigner(Reuse reuse = Reuse::kWhenLifetimesAllow) : reuse_(reuse) {}
+
+  std::string name() const override { return reuse_ == Reuse::kNever ? "test_sequential" : "test_first_fit"; }
   Result<MemoryPlan> assign(const std::vector<MemoryRequest>& requests, size_t alignment) const override {
     MemoryPlan plan;
     plan.offsets.assign(requests.size(), 0);
     for (size_t i = 0; i < requests.size(); ++i) {
-      std::vector<std::pair<size_t, size_t>> taken;  // conflicting [begin, end)
+      std::vector<std::pair<size_t, size_t>> taken;  // [begin, end) of those it may not share
       for (size_t j = 0; j < i; ++j) {
-        if (requests_conflict(requests[j], requests[i])) {
+        if (reuse_ == Reuse::kNever || requests_conflict(requests[j], requests[i])) {
           taken.push_back({plan.offsets[j], plan.offsets[j] + requests[j].bytes});
         }
       }
@@ -245,20 +253,9 @@ class FirstFitAssigner final : public MemoryAssigner {
     }
     return plan;
   }
-};
 
-/// No reuse at all: requests one after another.
-class SequentialAssigner final : public MemoryAssigner {
- public:
-  std::string name() const override { return "test_sequential"; }
-  Result<MemoryPlan> assign(const std::vector<MemoryRequest>& requests, size_t alignment) const override {
-    MemoryPlan plan;
-    for (const MemoryRequest& r : requests) {
-      plan.offsets.push_back(plan.total_bytes);
-      plan.total_bytes += (r.bytes + alignment - 1) / alignment * alignment;
-    }
-    return plan;
-  }
+ private:
+  Reuse reuse_;
 };
 
 /// The assigners the core's planner tests plan with: FirstFitAssigner alone.
