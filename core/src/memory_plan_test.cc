@@ -1,3 +1,4 @@
+// The memory planner (plan_memory): lifetimes, regions, sharing, assigners, subgraphs and streams.
 #include "ge/memory_plan.h"
 
 #include <gmock/gmock.h>
@@ -12,33 +13,15 @@
 namespace ge {
 namespace {
 
+using testing::first_fit;
 using testing::FirstFitAssigner;
 using ::testing::HasSubstr;
+using testing::index_of;
 using testing::parse_memory_dsl;
-using testing::SequentialAssigner;
+using testing::placement_of;
+using testing::plan_or_die;
+using testing::scatter_outputs_zeroed;
 using testing::toy_plan_options;
-
-std::vector<std::shared_ptr<MemoryAssigner>> first_fit() { return {std::make_shared<FirstFitAssigner>()}; }
-
-GraphMemoryPlan plan_or_die(const Graph& graph, const MemoryPlanOptions& options = toy_plan_options(),
-                            std::vector<std::shared_ptr<MemoryAssigner>> assigners = first_fit()) {
-  Result<GraphMemoryPlan> plan = plan_memory(graph, assigners, options);
-  EXPECT_TRUE(plan.is_ok()) << plan.status().to_string();
-  return plan.is_ok() ? std::move(plan).value() : GraphMemoryPlan{};
-}
-
-const ValuePlacement& at(const GraphMemoryPlan& plan, const Graph& graph, const std::string& name) {
-  const Value* value = graph.find_value(name);
-  EXPECT_NE(value, nullptr) << name;
-  const ValuePlacement* p = plan.find(value);
-  EXPECT_NE(p, nullptr) << name;
-  static const ValuePlacement kMissing;
-  return p != nullptr ? *p : kMissing;
-}
-
-int64_t index_of(const GraphMemoryPlan& plan, const Graph& graph, const std::string& name) {
-  return static_cast<int64_t>(plan.index.at(graph.find_value(name)));
-}
 
 // ---- lifetimes, sizes, regions ----
 
@@ -48,20 +31,20 @@ TEST(MemoryPlanTest, LifetimesSizesAndRegions) {
   GraphMemoryPlan plan = plan_or_die(*g);
   EXPECT_EQ(plan.step_count, 5);
 
-  const ValuePlacement& x = at(plan, *g, "x");
+  const ValuePlacement& x = placement_of(plan, *g, "x");
   EXPECT_EQ(x.region, MemoryRegion::kGraphIo);
   EXPECT_EQ(x.offset, 0u);
   EXPECT_EQ(x.bytes, 400u);
   EXPECT_EQ(x.first_use, 0);
   EXPECT_EQ(x.last_use, 1);
 
-  const ValuePlacement& k = at(plan, *g, "k");
+  const ValuePlacement& k = placement_of(plan, *g, "k");
   EXPECT_EQ(k.region, MemoryRegion::kWeights);
   EXPECT_EQ(k.offset, 0u);
   EXPECT_EQ(k.bytes, 12u);
   EXPECT_EQ(plan.weights_bytes, 512u);
 
-  const ValuePlacement& a = at(plan, *g, "a");
+  const ValuePlacement& a = placement_of(plan, *g, "a");
   EXPECT_EQ(a.region, MemoryRegion::kFeatureMap);
   EXPECT_EQ(a.bytes, 516u);
   EXPECT_EQ(a.first_use, 1);
@@ -69,13 +52,13 @@ TEST(MemoryPlanTest, LifetimesSizesAndRegions) {
   ASSERT_GE(a.buffer, 0);
   EXPECT_EQ(plan.buffers[a.buffer].bytes, 1024u);  // 516 rounded up to 512
 
-  const ValuePlacement& b = at(plan, *g, "b");
+  const ValuePlacement& b = placement_of(plan, *g, "b");
   EXPECT_EQ(b.first_use, 2);
   EXPECT_EQ(b.last_use, 3);
   EXPECT_EQ(plan.buffers[b.buffer].bytes, 512u);
 
   // The output goes to the caller's buffer, 32-byte aligned after x (400 -> 416).
-  const ValuePlacement& c = at(plan, *g, "c");
+  const ValuePlacement& c = placement_of(plan, *g, "c");
   EXPECT_EQ(c.region, MemoryRegion::kGraphIo);
   EXPECT_EQ(c.offset, 416u);
   EXPECT_EQ(c.first_use, 3);
@@ -97,13 +80,13 @@ TEST(MemoryPlanTest, WithoutZeroCopyInputsAndOutputsLiveInTheFeatureMap) {
   MemoryPlanOptions options = toy_plan_options();
   options.zero_copy_io = false;
   GraphMemoryPlan plan = plan_or_die(*g, options);
-  EXPECT_EQ(at(plan, *g, "x").region, MemoryRegion::kFeatureMap);
-  EXPECT_EQ(at(plan, *g, "b").region, MemoryRegion::kFeatureMap);
-  EXPECT_EQ(at(plan, *g, "b").last_use, 3);
+  EXPECT_EQ(placement_of(plan, *g, "x").region, MemoryRegion::kFeatureMap);
+  EXPECT_EQ(placement_of(plan, *g, "b").region, MemoryRegion::kFeatureMap);
+  EXPECT_EQ(placement_of(plan, *g, "b").last_use, 3);
   // First fit in order: x@0, a@512 (x live at 1), b@0 (x dead after 1).
-  EXPECT_EQ(at(plan, *g, "x").offset, 0u);
-  EXPECT_EQ(at(plan, *g, "a").offset, 512u);
-  EXPECT_EQ(at(plan, *g, "b").offset, 0u);
+  EXPECT_EQ(placement_of(plan, *g, "x").offset, 0u);
+  EXPECT_EQ(placement_of(plan, *g, "a").offset, 512u);
+  EXPECT_EQ(placement_of(plan, *g, "b").offset, 0u);
   EXPECT_EQ(plan.io_bytes, 0u);
   EXPECT_EQ(plan.feature_map_bytes, 1024u);
 }
@@ -111,7 +94,7 @@ TEST(MemoryPlanTest, WithoutZeroCopyInputsAndOutputsLiveInTheFeatureMap) {
 TEST(MemoryPlanTest, ConstantNodesGoToWeights) {
   auto g = parse_memory_dsl("in x[128]; k[4]=Constant(); a=Conv(x,k)[128]; out a");
   GraphMemoryPlan plan = plan_or_die(*g);
-  EXPECT_EQ(at(plan, *g, "k").region, MemoryRegion::kWeights);
+  EXPECT_EQ(placement_of(plan, *g, "k").region, MemoryRegion::kWeights);
   EXPECT_EQ(plan.weights_bytes, 512u);
   EXPECT_EQ(plan.feature_map_bytes, 0u);
 }
@@ -141,7 +124,7 @@ TEST(MemoryPlanTest, OmittedOutputsAreNotPlannedButDeadOnesAre) {
   const Node* norm = g->find_node("n_y");
   ASSERT_NE(norm, nullptr);
   EXPECT_EQ(plan.find(norm->output(1)), nullptr);
-  const ValuePlacement& m = at(plan, *g, "m");
+  const ValuePlacement& m = placement_of(plan, *g, "m");
   EXPECT_EQ(m.region, MemoryRegion::kFeatureMap);
   EXPECT_EQ(m.first_use, 2);
   EXPECT_EQ(m.last_use, 2);
@@ -168,17 +151,6 @@ TEST(MemoryPlanTest, WorkspacesArePlannedForTheirNodeStep) {
 
 // ---- atomic clean (seed 002) ----
 
-/// Atomic clean for the DSL graphs: every Scatter's output is zeroed before it runs.
-MemoryPlanOptions scatter_outputs_zeroed() {
-  MemoryPlanOptions options = toy_plan_options();
-  options.zeroed_memory = [](const Node& node) {
-    ZeroedMemory zeroed;
-    if (node.op_type() == "Scatter") zeroed.outputs = 1;
-    return zeroed;
-  };
-  return options;
-}
-
 /// True when a feature-map value other than `block` and its views shares bytes with it.
 bool bytes_shared(const GraphMemoryPlan& plan, const ValuePlacement& block) {
   for (const ValuePlacement& p : plan.values) {
@@ -200,7 +172,7 @@ TEST(MemoryPlanTest, AtomicCleanBlocksShareOneGroupNothingElseUses) {
   options.workspace_bytes = [](const Node& node) -> size_t { return node.name() == "n_c" || node.name() == "n_d" ? 100 : 0; };
   const GraphMemoryPlan reused = plan_or_die(*g, options);
   EXPECT_TRUE(reused.clean_groups.empty());
-  EXPECT_TRUE(bytes_shared(reused, at(reused, *g, "u"))) << "the test graph must reuse u's bytes without atomic clean";
+  EXPECT_TRUE(bytes_shared(reused, placement_of(reused, *g, "u"))) << "the test graph must reuse u's bytes without atomic clean";
 
   options.zeroed_memory = [](const Node& node) {
     ZeroedMemory zeroed;
@@ -212,8 +184,8 @@ TEST(MemoryPlanTest, AtomicCleanBlocksShareOneGroupNothingElseUses) {
   ASSERT_TRUE(validate_memory_plan(plan).is_ok()) << validate_memory_plan(plan).to_string();
   ASSERT_EQ(plan.clean_groups.size(), 1u);
   const CleanGroup& group = plan.clean_groups[0];
-  const ValuePlacement& u = at(plan, *g, "u");
-  const ValuePlacement& v = at(plan, *g, "v");
+  const ValuePlacement& u = placement_of(plan, *g, "u");
+  const ValuePlacement& v = placement_of(plan, *g, "v");
   const ValuePlacement* workspace_c = nullptr;
   const ValuePlacement* workspace_d = nullptr;
   for (const ValuePlacement& p : plan.values) {
@@ -250,11 +222,11 @@ TEST(MemoryPlanTest, AtomicCleanBlocksAreNeverWrittenInPlace) {
   // 1 u=Scatter | 2 r=Relu(u): u dies here, so r would run in place over it.
   auto g = parse_memory_dsl("in x[128]; u=Scatter(x)[128]; r=Relu(u); e=Conv(r)[128]; d=Conv(e)[128]; out d");
   const GraphMemoryPlan plain = plan_or_die(*g);
-  EXPECT_EQ(at(plain, *g, "r").in_place_of, index_of(plain, *g, "u"));
+  EXPECT_EQ(placement_of(plain, *g, "r").in_place_of, index_of(plain, *g, "u"));
   const GraphMemoryPlan plan = plan_or_die(*g, scatter_outputs_zeroed());
-  EXPECT_EQ(at(plan, *g, "r").in_place_of, -1);
-  EXPECT_EQ(at(plan, *g, "u").clean_group, 0);
-  EXPECT_FALSE(bytes_shared(plan, at(plan, *g, "u")));
+  EXPECT_EQ(placement_of(plan, *g, "r").in_place_of, -1);
+  EXPECT_EQ(placement_of(plan, *g, "u").clean_group, 0);
+  EXPECT_FALSE(bytes_shared(plan, placement_of(plan, *g, "u")));
 }
 
 TEST(MemoryPlanTest, AtomicCleanBlocksStayOutOfSlicesAndCallerBuffersButKeepTheirViews) {
@@ -265,23 +237,23 @@ TEST(MemoryPlanTest, AtomicCleanBlocksStayOutOfSlicesAndCallerBuffersButKeepThei
       "in x[128]; w=Scatter(x); v=Reshape(w)[2,64]; p=Conv(x)[2,64]; c=Concat(v,p){axis=0}; t=Scatter(x)[64]; "
       "s=Reshape(t)[8,8]; d=Conv(c,s)[128]; y=Scatter(d)[32]; out d,y");
   const GraphMemoryPlan plain = plan_or_die(*g);
-  EXPECT_EQ(at(plain, *g, "w").alias, MemoryAlias::kView);
-  EXPECT_EQ(at(plain, *g, "y").region, MemoryRegion::kGraphIo);
+  EXPECT_EQ(placement_of(plain, *g, "w").alias, MemoryAlias::kView);
+  EXPECT_EQ(placement_of(plain, *g, "y").region, MemoryRegion::kGraphIo);
 
   const GraphMemoryPlan plan = plan_or_die(*g, scatter_outputs_zeroed());
   ASSERT_TRUE(validate_memory_plan(plan).is_ok()) << validate_memory_plan(plan).to_string();
   ASSERT_EQ(plan.clean_groups.size(), 1u);
   EXPECT_EQ(plan.clean_groups[0].blocks, 3u);
-  const ValuePlacement& w = at(plan, *g, "w");
+  const ValuePlacement& w = placement_of(plan, *g, "w");
   EXPECT_EQ(w.alias, MemoryAlias::kNone);
   EXPECT_EQ(w.clean_group, 0);
-  EXPECT_EQ(at(plan, *g, "v").alias, MemoryAlias::kSlice);
+  EXPECT_EQ(placement_of(plan, *g, "v").alias, MemoryAlias::kSlice);
   EXPECT_FALSE(bytes_shared(plan, w));
-  const ValuePlacement& s = at(plan, *g, "s");
+  const ValuePlacement& s = placement_of(plan, *g, "s");
   EXPECT_EQ(s.alias, MemoryAlias::kView);
-  EXPECT_EQ(s.offset, at(plan, *g, "t").offset);
+  EXPECT_EQ(s.offset, placement_of(plan, *g, "t").offset);
   EXPECT_EQ(s.clean_group, -1);  // a view: the same data, not a block of its own
-  const ValuePlacement& y = at(plan, *g, "y");
+  const ValuePlacement& y = placement_of(plan, *g, "y");
   EXPECT_EQ(y.region, MemoryRegion::kFeatureMap);
   EXPECT_EQ(y.clean_group, 0);
   EXPECT_EQ(y.last_use, plan.step_count - 1);
@@ -293,10 +265,10 @@ TEST(MemoryPlanTest, ActivationChainRunsInPlace) {
   // 1 a=Conv | 2 b=Relu(a): a dies -> b over a | 3 c=Sigmoid(b): b dies -> c over b | 4 d
   auto g = parse_memory_dsl("in x[128]; a=Conv(x)[256]; b=Relu(a); c=Sigmoid(b); d=Conv(c)[128]; out d");
   GraphMemoryPlan plan = plan_or_die(*g);
-  EXPECT_EQ(at(plan, *g, "b").in_place_of, index_of(plan, *g, "a"));
-  EXPECT_EQ(at(plan, *g, "c").in_place_of, index_of(plan, *g, "b"));
-  EXPECT_EQ(at(plan, *g, "a").offset, 0u);
-  EXPECT_EQ(at(plan, *g, "c").offset, 0u);
+  EXPECT_EQ(placement_of(plan, *g, "b").in_place_of, index_of(plan, *g, "a"));
+  EXPECT_EQ(placement_of(plan, *g, "c").in_place_of, index_of(plan, *g, "b"));
+  EXPECT_EQ(placement_of(plan, *g, "a").offset, 0u);
+  EXPECT_EQ(placement_of(plan, *g, "c").offset, 0u);
   EXPECT_EQ(plan.buffers.size(), 1u);
   EXPECT_EQ(plan.buffers[0].first_use, 1);
   EXPECT_EQ(plan.buffers[0].last_use, 4);
@@ -309,25 +281,29 @@ TEST(MemoryPlanTest, ActivationChainRunsInPlace) {
 }
 
 // A custom op library (what an SDK plugin registers through Registrar::add_op_library)
-// declaring its own sharing: Blend may write output 0 over input 1 only; Bitcast is a view.
+// declaring its own sharing: Blend may write output 0 over input 1 only; Bitcast is a
+// view; Join concatenates along its attribute "dim".
 class CustomSharingOps final : public OpLibrary {
  public:
   CustomSharingOps() {
-    blend_.domain = bitcast_.domain = "com.example";
+    blend_.domain = bitcast_.domain = join_.domain = "com.example";
     blend_.op_type = "Blend";
     blend_.in_place = {InPlacePair{1, 0}};
     bitcast_.op_type = "Bitcast";
     bitcast_.is_view = true;
+    join_.op_type = "Join";
+    join_.concatenates_along = "dim";
   }
   std::string name() const override { return "test_custom_sharing_ops"; }
   const OpSchemaInfo* find_schema(const std::string& domain, const std::string& op_type, int64_t) const override {
     if (domain != "com.example") return nullptr;
+    if (op_type == "Join") return &join_;
     return op_type == "Blend" ? &blend_ : op_type == "Bitcast" ? &bitcast_ : nullptr;
   }
   Status infer(Node&, int64_t, const InputDataProvider&, const OpRegistry&) const override { return Status::ok(); }
 
  private:
-  OpSchemaInfo blend_, bitcast_;
+  OpSchemaInfo blend_, bitcast_, join_;
 };
 
 MemoryPlanOptions with_custom_ops(OpRegistry& registry) {
@@ -348,19 +324,19 @@ TEST(MemoryPlanTest, CustomOpDeclaredInPlaceRunsInPlaceOverTheDeclaredInputOnly)
   set_custom_domain(*g, "n_c");
   OpRegistry registry;
   GraphMemoryPlan plan = plan_or_die(*g, with_custom_ops(registry));
-  EXPECT_EQ(at(plan, *g, "c").in_place_of, index_of(plan, *g, "b"));
-  EXPECT_EQ(at(plan, *g, "c").offset, at(plan, *g, "b").offset);
+  EXPECT_EQ(placement_of(plan, *g, "c").in_place_of, index_of(plan, *g, "b"));
+  EXPECT_EQ(placement_of(plan, *g, "c").offset, placement_of(plan, *g, "b").offset);
   EXPECT_EQ(plan.statistics.in_place, 1u);
 
   // Swapped inputs: the declared input 1 is now a, still the one overwritten.
   auto h = parse_memory_dsl("in x[128]; a=Conv(x)[128]; b=Conv(x)[128]; c=Blend(b,a); d=Conv(c); out d");
   set_custom_domain(*h, "n_c");
   GraphMemoryPlan swapped = plan_or_die(*h, with_custom_ops(registry));
-  EXPECT_EQ(at(swapped, *h, "c").in_place_of, index_of(swapped, *h, "a"));
+  EXPECT_EQ(placement_of(swapped, *h, "c").in_place_of, index_of(swapped, *h, "a"));
 
   // The same op without its library's schema: the core knows nothing of it.
   GraphMemoryPlan unknown = plan_or_die(*g, MemoryPlanOptions{});
-  EXPECT_EQ(at(unknown, *g, "c").in_place_of, -1);
+  EXPECT_EQ(placement_of(unknown, *g, "c").in_place_of, -1);
   EXPECT_EQ(unknown.statistics.in_place, 0u);
 }
 
@@ -370,51 +346,90 @@ TEST(MemoryPlanTest, CustomOpDeclaredAsViewAliasesItsInput) {
   set_custom_domain(*g, "n_v");
   OpRegistry registry;
   GraphMemoryPlan plan = plan_or_die(*g, with_custom_ops(registry));
-  const ValuePlacement& v = at(plan, *g, "v");
+  const ValuePlacement& v = placement_of(plan, *g, "v");
   EXPECT_EQ(v.alias, MemoryAlias::kView);
   EXPECT_EQ(v.alias_source, index_of(plan, *g, "a"));
-  EXPECT_EQ(v.offset, at(plan, *g, "a").offset);
+  EXPECT_EQ(v.offset, placement_of(plan, *g, "a").offset);
   EXPECT_EQ(plan.statistics.views, 1u);
   EXPECT_EQ(plan.feature_map_bytes, 512u);
 
   GraphMemoryPlan unknown = plan_or_die(*g, MemoryPlanOptions{});
-  EXPECT_EQ(at(unknown, *g, "v").alias, MemoryAlias::kNone);
+  EXPECT_EQ(placement_of(unknown, *g, "v").alias, MemoryAlias::kNone);
   EXPECT_EQ(unknown.statistics.views, 0u);
 }
 
+TEST(MemoryPlanTest, CustomOpDeclaredAsConcatenationHasItsInputsWrittenIntoSlices) {
+  // Join of [2,64] and [2,32] along dim 1 is not contiguous per input; along dim -1 of
+  // [1,64] and [1,32] it is: a and b are made inside j.
+  auto g = parse_memory_dsl(
+      "in x[1,64]; a=Conv(x)[1,64]; b=Conv(x)[1,32]; j=Join(a,b)[1,96]{dim=-1}; d=Conv(j)[1,96]; out d");
+  set_custom_domain(*g, "n_j");
+  OpRegistry registry;
+  GraphMemoryPlan plan = plan_or_die(*g, with_custom_ops(registry));
+  const ValuePlacement& j = placement_of(plan, *g, "j");
+  EXPECT_EQ(placement_of(plan, *g, "a").alias, MemoryAlias::kSlice);
+  EXPECT_EQ(placement_of(plan, *g, "a").alias_source, index_of(plan, *g, "j"));
+  EXPECT_EQ(placement_of(plan, *g, "a").offset, j.offset);
+  EXPECT_EQ(placement_of(plan, *g, "b").alias, MemoryAlias::kSlice);
+  EXPECT_EQ(placement_of(plan, *g, "b").offset, j.offset + 256);
+  EXPECT_TRUE(plan.has_input_in_slice(*g->find_node("n_j")));
+  EXPECT_FALSE(plan.has_input_in_slice(*g->find_node("n_d")));
+  EXPECT_EQ(plan.statistics.concat_slices, 2u);
+
+  // The axis is read from the declared attribute: dim 1 of [2,64] is not contiguous.
+  auto h = parse_memory_dsl(
+      "in x[2,64]; a=Conv(x)[2,64]; b=Conv(x)[2,32]; j=Join(a,b)[2,96]{dim=1}; d=Conv(j)[2,96]; out d");
+  set_custom_domain(*h, "n_j");
+  GraphMemoryPlan apart = plan_or_die(*h, with_custom_ops(registry));
+  EXPECT_EQ(placement_of(apart, *h, "a").alias, MemoryAlias::kNone);
+  EXPECT_EQ(apart.statistics.concat_slices, 0u);
+
+  // The same op without its library's schema, and ONNX's Concat outside ai.onnx: nothing.
+  GraphMemoryPlan unknown = plan_or_die(*g, MemoryPlanOptions{});
+  EXPECT_EQ(placement_of(unknown, *g, "a").alias, MemoryAlias::kNone);
+  EXPECT_FALSE(unknown.has_input_in_slice(*g->find_node("n_j")));
+  auto k = parse_memory_dsl("in x[128]; a=Conv(x); b=Conv(x); c=Concat(a,b){axis=0}[256]; d=Conv(c); out d");
+  set_custom_domain(*k, "n_c");
+  EXPECT_EQ(plan_or_die(*k, with_custom_ops(registry)).statistics.concat_slices, 0u);
+}
+
 TEST(MemoryPlanTest, WithoutARegistryNoOpSharesStorage) {
-  // Names alone (Relu, Reshape) mean nothing to the planner: the op libraries decide.
-  auto g = parse_memory_dsl("in x[128]; a=Conv(x)[128]; b=Relu(a); r=Reshape(b); d=Conv(r); out d");
+  // Names alone (Relu, Reshape, Concat) mean nothing to the planner: the op libraries decide.
+  auto g = parse_memory_dsl(
+      "in x[128]; a=Conv(x)[128]; b=Relu(a); r=Reshape(b); e=Conv(x)[128]; c=Concat(r,e){axis=0}; d=Conv(c); out d");
   GraphMemoryPlan plan = plan_or_die(*g, MemoryPlanOptions{});
   EXPECT_EQ(plan.statistics.in_place, 0u);
   EXPECT_EQ(plan.statistics.views, 0u);
+  EXPECT_EQ(plan.statistics.concat_slices, 0u);
+  for (const ValuePlacement& p : plan.values) EXPECT_NE(p.alias, MemoryAlias::kSlice) << p.name;
   GraphMemoryPlan shared = plan_or_die(*g);
   EXPECT_EQ(shared.statistics.in_place, 1u);
   EXPECT_EQ(shared.statistics.views, 1u);
+  EXPECT_EQ(shared.statistics.concat_slices, 2u);
 }
 
 TEST(MemoryPlanTest, NoInPlaceOverAValueReadLater) {
   // 1 a | 2 b=Relu(a): a read again at 3 -> own bytes | 3 c=Add(b,a): b dies -> c over b
   auto g = parse_memory_dsl("in x[128]; a=Conv(x)[128]; b=Relu(a); c=Add(b,a); d=Conv(c); out d");
   GraphMemoryPlan plan = plan_or_die(*g);
-  EXPECT_EQ(at(plan, *g, "b").in_place_of, -1);
-  EXPECT_EQ(at(plan, *g, "c").in_place_of, index_of(plan, *g, "b"));
-  EXPECT_EQ(at(plan, *g, "a").offset, 0u);
-  EXPECT_EQ(at(plan, *g, "b").offset, 512u);
-  EXPECT_EQ(at(plan, *g, "c").offset, 512u);
+  EXPECT_EQ(placement_of(plan, *g, "b").in_place_of, -1);
+  EXPECT_EQ(placement_of(plan, *g, "c").in_place_of, index_of(plan, *g, "b"));
+  EXPECT_EQ(placement_of(plan, *g, "a").offset, 0u);
+  EXPECT_EQ(placement_of(plan, *g, "b").offset, 512u);
+  EXPECT_EQ(placement_of(plan, *g, "c").offset, 512u);
 }
 
 TEST(MemoryPlanTest, NoInPlaceOverABroadcastInputOrAGraphInput) {
   // s has one element and is broadcast: c may only overwrite a.
   auto g = parse_memory_dsl("in x[128]; s=Conv(x)[1]; a=Conv(x)[128]; c=Add(s,a)[128]; d=Conv(c); out d");
   GraphMemoryPlan plan = plan_or_die(*g);
-  EXPECT_EQ(at(plan, *g, "c").in_place_of, index_of(plan, *g, "a"));
+  EXPECT_EQ(placement_of(plan, *g, "c").in_place_of, index_of(plan, *g, "a"));
 
   // x is the caller's buffer: never written.
   auto h = parse_memory_dsl("in x[128]; r=Relu(x); d=Conv(r); out d");
   GraphMemoryPlan plan2 = plan_or_die(*h);
-  EXPECT_EQ(at(plan2, *h, "r").in_place_of, -1);
-  EXPECT_EQ(at(plan2, *h, "r").region, MemoryRegion::kFeatureMap);
+  EXPECT_EQ(placement_of(plan2, *h, "r").in_place_of, -1);
+  EXPECT_EQ(placement_of(plan2, *h, "r").region, MemoryRegion::kFeatureMap);
 }
 
 TEST(MemoryPlanTest, NoInPlaceWhenAnotherInputSharesTheBuffer) {
@@ -423,12 +438,12 @@ TEST(MemoryPlanTest, NoInPlaceWhenAnotherInputSharesTheBuffer) {
   auto g = parse_memory_dsl(
       "in x[128]; p=Conv(x)[1]; q=Conv(x)[127]; c=Concat(p,q){axis=0}; y=Add(c,p)[128]; d=Conv(y); out d");
   GraphMemoryPlan plan = plan_or_die(*g);
-  ASSERT_EQ(at(plan, *g, "p").alias, MemoryAlias::kSlice);
-  EXPECT_EQ(at(plan, *g, "y").in_place_of, -1);
+  ASSERT_EQ(placement_of(plan, *g, "p").alias, MemoryAlias::kSlice);
+  EXPECT_EQ(placement_of(plan, *g, "y").in_place_of, -1);
 
   // Forced anyway, the validator refuses it: p is read at step 4 where y is written.
   ValuePlacement& y = plan.values[index_of(plan, *g, "y")];
-  y.offset = at(plan, *g, "c").offset;
+  y.offset = placement_of(plan, *g, "c").offset;
   y.in_place_of = index_of(plan, *g, "c");
   Status status = validate_memory_plan(plan);
   EXPECT_THAT(status.message(), HasSubstr("'p'"));
@@ -440,7 +455,7 @@ TEST(MemoryPlanTest, InPlaceCanBeSwitchedOff) {
   MemoryPlanOptions options = toy_plan_options();
   options.in_place = false;
   GraphMemoryPlan plan = plan_or_die(*g, options);
-  EXPECT_EQ(at(plan, *g, "b").in_place_of, -1);
+  EXPECT_EQ(placement_of(plan, *g, "b").in_place_of, -1);
   EXPECT_EQ(plan.statistics.in_place, 0u);
 }
 
@@ -448,10 +463,10 @@ TEST(MemoryPlanTest, ReshapeFamilyAreViews) {
   // a, r (view of a), f (view of r) share one buffer live from 1 to 4.
   auto g = parse_memory_dsl("in x[128]; a=Conv(x)[128]; r=Reshape(a)[2,64]; f=Flatten(r)[1,128]; b=Conv(f); out b");
   GraphMemoryPlan plan = plan_or_die(*g);
-  EXPECT_EQ(at(plan, *g, "r").alias, MemoryAlias::kView);
-  EXPECT_EQ(at(plan, *g, "r").alias_source, index_of(plan, *g, "a"));
-  EXPECT_EQ(at(plan, *g, "f").alias, MemoryAlias::kView);
-  EXPECT_EQ(at(plan, *g, "f").alias_source, index_of(plan, *g, "r"));
+  EXPECT_EQ(placement_of(plan, *g, "r").alias, MemoryAlias::kView);
+  EXPECT_EQ(placement_of(plan, *g, "r").alias_source, index_of(plan, *g, "a"));
+  EXPECT_EQ(placement_of(plan, *g, "f").alias, MemoryAlias::kView);
+  EXPECT_EQ(placement_of(plan, *g, "f").alias_source, index_of(plan, *g, "r"));
   ASSERT_EQ(plan.buffers.size(), 1u);
   EXPECT_EQ(plan.buffers[0].first_use, 1);
   EXPECT_EQ(plan.buffers[0].last_use, 4);
@@ -461,14 +476,14 @@ TEST(MemoryPlanTest, ReshapeFamilyAreViews) {
 TEST(MemoryPlanTest, ViewsOfInputsAliasTheCallerBufferAndOutputsAreNotViews) {
   auto g = parse_memory_dsl("in y[4]; in x[2,64]; r=Reshape(x)[128]; b=Conv(r); out b");
   GraphMemoryPlan plan = plan_or_die(*g);
-  EXPECT_EQ(at(plan, *g, "r").region, MemoryRegion::kGraphIo);
-  EXPECT_EQ(at(plan, *g, "r").alias, MemoryAlias::kView);
-  EXPECT_EQ(at(plan, *g, "r").offset, 32u);  // x sits after y's 16 bytes, 32-aligned
+  EXPECT_EQ(placement_of(plan, *g, "r").region, MemoryRegion::kGraphIo);
+  EXPECT_EQ(placement_of(plan, *g, "r").alias, MemoryAlias::kView);
+  EXPECT_EQ(placement_of(plan, *g, "r").offset, 32u);  // x sits after y's 16 bytes, 32-aligned
 
   auto h = parse_memory_dsl("in x[128]; a=Conv(x); r=Reshape(a)[2,64]; out r");
   GraphMemoryPlan plan2 = plan_or_die(*h);
-  EXPECT_EQ(at(plan2, *h, "r").region, MemoryRegion::kGraphIo);
-  EXPECT_EQ(at(plan2, *h, "r").alias, MemoryAlias::kNone);
+  EXPECT_EQ(placement_of(plan2, *h, "r").region, MemoryRegion::kGraphIo);
+  EXPECT_EQ(placement_of(plan2, *h, "r").alias, MemoryAlias::kNone);
 }
 
 // ---- continuous memory for Concat ----
@@ -477,11 +492,11 @@ TEST(MemoryPlanTest, ConcatProducersWriteIntoTheirSlices) {
   // a (512 B) and b (1024 B) are made straight inside c: one buffer [1,4] of 1536 B.
   auto g = parse_memory_dsl("in x[128]; a=Conv(x)[128]; b=Conv(x)[256]; c=Concat(a,b){axis=0}; d=Conv(c)[128]; out d");
   GraphMemoryPlan plan = plan_or_die(*g);
-  const ValuePlacement& c = at(plan, *g, "c");
-  EXPECT_EQ(at(plan, *g, "a").alias, MemoryAlias::kSlice);
-  EXPECT_EQ(at(plan, *g, "a").alias_source, index_of(plan, *g, "c"));
-  EXPECT_EQ(at(plan, *g, "a").offset, c.offset);
-  EXPECT_EQ(at(plan, *g, "b").offset, c.offset + 512);
+  const ValuePlacement& c = placement_of(plan, *g, "c");
+  EXPECT_EQ(placement_of(plan, *g, "a").alias, MemoryAlias::kSlice);
+  EXPECT_EQ(placement_of(plan, *g, "a").alias_source, index_of(plan, *g, "c"));
+  EXPECT_EQ(placement_of(plan, *g, "a").offset, c.offset);
+  EXPECT_EQ(placement_of(plan, *g, "b").offset, c.offset + 512);
   ASSERT_EQ(plan.buffers.size(), 1u);
   EXPECT_EQ(plan.buffers[0].bytes, 1536u);
   EXPECT_EQ(plan.buffers[0].first_use, 1);
@@ -494,21 +509,21 @@ TEST(MemoryPlanTest, ConcatSlicesNeedContiguityAndDistinctInputs) {
   auto g =
       parse_memory_dsl("in x[2,64]; a=Conv(x)[2,64]; b=Conv(x)[2,64]; c=Concat(a,b){axis=1}[2,128]; d=Conv(c); out d");
   GraphMemoryPlan plan = plan_or_die(*g);
-  EXPECT_EQ(at(plan, *g, "a").alias, MemoryAlias::kNone);
-  EXPECT_EQ(at(plan, *g, "b").alias, MemoryAlias::kNone);
+  EXPECT_EQ(placement_of(plan, *g, "a").alias, MemoryAlias::kNone);
+  EXPECT_EQ(placement_of(plan, *g, "b").alias, MemoryAlias::kNone);
 
   // Leading dims of 1 keep it contiguous (axis -1 of [1,64]).
   auto h =
       parse_memory_dsl("in x[1,64]; a=Conv(x)[1,64]; b=Conv(x)[1,32]; c=Concat(a,b){axis=-1}[1,96]; d=Conv(c); out d");
   GraphMemoryPlan plan2 = plan_or_die(*h);
-  EXPECT_EQ(at(plan2, *h, "b").alias, MemoryAlias::kSlice);
-  EXPECT_EQ(at(plan2, *h, "b").offset, at(plan2, *h, "c").offset + 256);
+  EXPECT_EQ(placement_of(plan2, *h, "b").alias, MemoryAlias::kSlice);
+  EXPECT_EQ(placement_of(plan2, *h, "b").offset, placement_of(plan2, *h, "c").offset + 256);
 
   // One value cannot sit in two slices; graph inputs are the caller's.
   auto k = parse_memory_dsl("in x[128]; a=Conv(x); c=Concat(a,a,x){axis=0}[384]; d=Conv(c); out d");
   GraphMemoryPlan plan3 = plan_or_die(*k);
-  EXPECT_EQ(at(plan3, *k, "a").alias, MemoryAlias::kNone);
-  EXPECT_EQ(at(plan3, *k, "x").alias, MemoryAlias::kNone);
+  EXPECT_EQ(placement_of(plan3, *k, "a").alias, MemoryAlias::kNone);
+  EXPECT_EQ(placement_of(plan3, *k, "x").alias, MemoryAlias::kNone);
 }
 
 TEST(MemoryPlanTest, ActivationBeforeConcatRunsInPlaceInsideTheSlice) {
@@ -517,12 +532,12 @@ TEST(MemoryPlanTest, ActivationBeforeConcatRunsInPlaceInsideTheSlice) {
   auto g =
       parse_memory_dsl("in x[128]; a=Conv(x)[128]; r=Relu(a); b=Conv(x)[128]; c=Concat(r,b){axis=0}; d=Conv(c); out d");
   GraphMemoryPlan plan = plan_or_die(*g);
-  const size_t base = at(plan, *g, "c").offset;
-  EXPECT_EQ(at(plan, *g, "r").alias, MemoryAlias::kSlice);
-  EXPECT_EQ(at(plan, *g, "r").in_place_of, index_of(plan, *g, "a"));
-  EXPECT_EQ(at(plan, *g, "a").offset, base);
-  EXPECT_EQ(at(plan, *g, "r").offset, base);
-  EXPECT_EQ(at(plan, *g, "b").offset, base + 512);
+  const size_t base = placement_of(plan, *g, "c").offset;
+  EXPECT_EQ(placement_of(plan, *g, "r").alias, MemoryAlias::kSlice);
+  EXPECT_EQ(placement_of(plan, *g, "r").in_place_of, index_of(plan, *g, "a"));
+  EXPECT_EQ(placement_of(plan, *g, "a").offset, base);
+  EXPECT_EQ(placement_of(plan, *g, "r").offset, base);
+  EXPECT_EQ(placement_of(plan, *g, "b").offset, base + 512);
   ASSERT_EQ(plan.buffers.size(), 1u);
   EXPECT_EQ(plan.feature_map_bytes, 1024u);
 }
@@ -533,10 +548,10 @@ TEST(MemoryPlanTest, ViewBeforeConcatMovesItsSourceIntoTheSlice) {
   auto g = parse_memory_dsl(
       "in x[128]; a=Conv(x)[2,64]; r=Reshape(a)[128]; b=Conv(x)[128]; c=Concat(r,b){axis=0}; d=Conv(c); out d");
   GraphMemoryPlan plan = plan_or_die(*g);
-  EXPECT_EQ(at(plan, *g, "r").alias, MemoryAlias::kSlice);
-  EXPECT_EQ(at(plan, *g, "a").alias, MemoryAlias::kView);
-  EXPECT_EQ(at(plan, *g, "a").alias_source, index_of(plan, *g, "r"));
-  EXPECT_EQ(at(plan, *g, "a").offset, at(plan, *g, "c").offset);
+  EXPECT_EQ(placement_of(plan, *g, "r").alias, MemoryAlias::kSlice);
+  EXPECT_EQ(placement_of(plan, *g, "a").alias, MemoryAlias::kView);
+  EXPECT_EQ(placement_of(plan, *g, "a").alias_source, index_of(plan, *g, "r"));
+  EXPECT_EQ(placement_of(plan, *g, "a").offset, placement_of(plan, *g, "c").offset);
   ASSERT_EQ(plan.buffers.size(), 1u);
   EXPECT_EQ(plan.buffers[0].first_use, 1);
   EXPECT_EQ(plan.feature_map_bytes, 1024u);
@@ -547,20 +562,20 @@ TEST(MemoryPlanTest, NestedConcatAndConcatIntoTheCallersOutput) {
       "in x[128]; a=Conv(x); b=Conv(x); c=Concat(a,b){axis=0}[256]; e=Conv(x); f=Concat(c,e){axis=0}[384]; "
       "h=Conv(f)[128]; out h");
   GraphMemoryPlan plan = plan_or_die(*g);
-  const size_t base = at(plan, *g, "f").offset;
-  EXPECT_EQ(at(plan, *g, "c").offset, base);
-  EXPECT_EQ(at(plan, *g, "a").offset, base);
-  EXPECT_EQ(at(plan, *g, "b").offset, base + 512);
-  EXPECT_EQ(at(plan, *g, "e").offset, base + 1024);
+  const size_t base = placement_of(plan, *g, "f").offset;
+  EXPECT_EQ(placement_of(plan, *g, "c").offset, base);
+  EXPECT_EQ(placement_of(plan, *g, "a").offset, base);
+  EXPECT_EQ(placement_of(plan, *g, "b").offset, base + 512);
+  EXPECT_EQ(placement_of(plan, *g, "e").offset, base + 1024);
   EXPECT_EQ(plan.feature_map_bytes, 1536u);
 
   // c is a graph output: a and b are written into the caller's buffer (after x's 512 B).
   auto h = parse_memory_dsl("in x[128]; a=Conv(x)[128]; b=Conv(x)[64]; c=Concat(a,b){axis=0}[192]; out c");
   GraphMemoryPlan plan2 = plan_or_die(*h);
-  EXPECT_EQ(at(plan2, *h, "c").offset, 512u);
-  EXPECT_EQ(at(plan2, *h, "a").region, MemoryRegion::kGraphIo);
-  EXPECT_EQ(at(plan2, *h, "a").offset, 512u);
-  EXPECT_EQ(at(plan2, *h, "b").offset, 1024u);
+  EXPECT_EQ(placement_of(plan2, *h, "c").offset, 512u);
+  EXPECT_EQ(placement_of(plan2, *h, "a").region, MemoryRegion::kGraphIo);
+  EXPECT_EQ(placement_of(plan2, *h, "a").offset, 512u);
+  EXPECT_EQ(placement_of(plan2, *h, "b").offset, 1024u);
   EXPECT_EQ(plan2.feature_map_bytes, 0u);
   EXPECT_EQ(plan2.io_bytes, 1280u);
 }
@@ -625,26 +640,6 @@ TEST(MemoryPlanTest, SubgraphValuesLiveInsideTheirNodesSteps) {
 
 // ---- orders ----
 
-TEST(MemoryPlanTest, MemoryPriorityOrderLowersTheBound) {
-  // Three 5120-byte a_i each reduced to a 512-byte b_i. Stable order makes all a_i first
-  // (peak a1+a2+a3+b1 = 31 x 512); memory priority finishes each branch first
-  // (a1 b1 a2 b2 a3 b3: peak b1+b2+a3+b3 = 13 x 512).
-  const char* text =
-      "in x[128]; a1=Conv(x)[1280]; a2=Conv(x)[1280]; a3=Conv(x)[1280]; b1=Conv(a1)[128]; b2=Conv(a2)[128]; "
-      "b3=Conv(a3)[128]; s=Sum(b1,b2,b3); out s";
-  auto g = parse_memory_dsl(text);
-  GraphMemoryPlan stable = plan_or_die(*g);
-  EXPECT_EQ(stable.statistics.lower_bound_bytes, 31u * 512);
-
-  MemoryPlanOptions options = toy_plan_options();
-  options.order = ExecutionOrder::kMemoryPriority;
-  GraphMemoryPlan priority = plan_or_die(*g, options);
-  EXPECT_EQ(priority.statistics.lower_bound_bytes, 13u * 512);
-  std::vector<std::string> names;
-  for (const Node* n : priority.order) names.push_back(n->name());
-  EXPECT_EQ(names, (std::vector<std::string>{"n_a1", "n_b1", "n_a2", "n_b2", "n_a3", "n_b3", "n_s"}));
-}
-
 TEST(MemoryPlanTest, ExplicitOrderIsCheckedAndUsed) {
   auto g = parse_memory_dsl("in x[128]; a=Conv(x); b=Conv(x); c=Add(a,b); out c");
   const Node* a = g->find_node("n_a");
@@ -654,7 +649,7 @@ TEST(MemoryPlanTest, ExplicitOrderIsCheckedAndUsed) {
   options.explicit_order = {b, a, c};
   GraphMemoryPlan plan = plan_or_die(*g, options);
   EXPECT_EQ(plan.order, options.explicit_order);
-  EXPECT_EQ(at(plan, *g, "b").first_use, 1);
+  EXPECT_EQ(placement_of(plan, *g, "b").first_use, 1);
 
   options.explicit_order = {c, a, b};
   Result<GraphMemoryPlan> bad = plan_memory(*g, first_fit(), options);
@@ -692,7 +687,7 @@ class FailingAssigner final : public MemoryAssigner {
 TEST(MemoryPlanTest, KeepsTheSmallestValidAnswer) {
   auto g = parse_memory_dsl("in x[128]; a=Conv(x); b=Conv(a); c=Conv(b); d=Conv(c); out d");
   std::vector<std::shared_ptr<MemoryAssigner>> assigners{
-      std::make_shared<SequentialAssigner>(), std::make_shared<OverlappingAssigner>(),
+      std::make_shared<FirstFitAssigner>(FirstFitAssigner::Reuse::kNever), std::make_shared<OverlappingAssigner>(),
       std::make_shared<FirstFitAssigner>(), std::make_shared<FailingAssigner>()};
   GraphMemoryPlan plan = plan_or_die(*g, {}, assigners);
   const MemoryStatistics& s = plan.statistics;
@@ -713,146 +708,6 @@ TEST(MemoryPlanTest, KeepsTheSmallestValidAnswer) {
   Result<GraphMemoryPlan> empty = plan_memory(*g, {});
   ASSERT_FALSE(empty.is_ok());
   EXPECT_THAT(empty.status().message(), HasSubstr("no memory assigner is loaded"));
-}
-
-// ---- the validators catch broken plans ----
-
-TEST(ValidateAssignmentTest, CatchesBrokenAnswers) {
-  std::vector<MemoryRequest> requests{{512, 0, 2}, {1024, 1, 3}, {512, 3, 4}};
-  MemoryPlan good{{0, 512, 0}, 1536};
-  EXPECT_TRUE(validate_assignment(requests, good, 512).is_ok());
-
-  MemoryPlan overlap{{0, 0, 0}, 1536};
-  Status s = validate_assignment(requests, overlap, 512);
-  EXPECT_THAT(s.message(), HasSubstr("request 0 (bytes [0, 512), steps 0..2) and request 1"));
-  // Requests 0 and 2 never live together: sharing is fine; 1 and 2 meet at step 3.
-  EXPECT_TRUE(validate_assignment(requests, MemoryPlan{{0, 512, 0}, 1536}, 512).is_ok());
-  EXPECT_FALSE(validate_assignment(requests, MemoryPlan{{0, 512, 512}, 1536}, 512).is_ok());
-
-  EXPECT_THAT(validate_assignment(requests, MemoryPlan{{0, 544, 0}, 1568}, 512).message(),
-              HasSubstr("not a multiple of the alignment 512"));
-  EXPECT_THAT(validate_assignment(requests, MemoryPlan{{0, 512, 0}, 1024}, 512).message(),
-              HasSubstr("ends past the arena of 1024 bytes"));
-  EXPECT_THAT(validate_assignment(requests, MemoryPlan{{0, 512}, 1536}, 512).message(),
-              HasSubstr("2 offsets for 3 requests"));
-}
-
-class BrokenPlanTest : public ::testing::Test {
- protected:
-  // 1 a | 2 b=Relu(a) in place | 3 r=Reshape(b) view | 4 p, 5 q: slices of c | 6 c | 7 d
-  // Buffers: {a,b,r} [1,7] @0 and {c,p,q} [4,7] @512.
-  void SetUp() override {
-    graph_ = parse_memory_dsl(
-        "in x[128]; a=Conv(x)[128]; b=Relu(a); r=Reshape(b)[2,64]; p=Conv(x)[128]; q=Conv(x)[128]; "
-        "c=Concat(p,q){axis=0}; d=Conv(r,c)[128]; out d");
-    plan_ = plan_or_die(*graph_);
-    ASSERT_TRUE(validate_memory_plan(plan_).is_ok());
-    ASSERT_EQ(value("c").offset, 512u);
-    ASSERT_EQ(value("b").in_place_of, static_cast<int64_t>(plan_.index.at(graph_->find_value("a"))));
-    ASSERT_EQ(value("r").alias, MemoryAlias::kView);
-    ASSERT_EQ(value("q").alias, MemoryAlias::kSlice);
-  }
-  ValuePlacement& value(const std::string& name) { return plan_.values[plan_.index.at(graph_->find_value(name))]; }
-  std::string error() { return validate_memory_plan(plan_).message(); }
-
-  std::unique_ptr<Graph> graph_;
-  GraphMemoryPlan plan_;
-};
-
-TEST_F(BrokenPlanTest, TwoLiveBuffersOverlapping) {
-  for (const char* name : {"c", "p", "q"}) value(name).offset -= 512;
-  EXPECT_THAT(error(), HasSubstr("overlap in bytes while both live"));
-}
-
-TEST_F(BrokenPlanTest, MisalignedBuffer) {
-  for (const char* name : {"c", "p", "q"}) value(name).offset += 32;
-  plan_.feature_map_bytes += 32;
-  EXPECT_THAT(error(), HasSubstr("starts at 544, not a multiple of 512"));
-}
-
-TEST_F(BrokenPlanTest, ViewAwayFromItsSource) {
-  value("r").offset = 512;
-  EXPECT_THAT(error(), HasSubstr("'r'"));
-  EXPECT_THAT(error(), HasSubstr("a view must start at its source"));
-}
-
-TEST_F(BrokenPlanTest, SliceOutsideItsSource) {
-  value("q").offset = 512 + 1024;
-  plan_.feature_map_bytes += 512;
-  EXPECT_THAT(error(), HasSubstr("a slice must lie inside its source"));
-}
-
-TEST_F(BrokenPlanTest, OverlappingSlicesOfOneConcat) {
-  value("q").offset = value("p").offset;
-  EXPECT_THAT(error(), HasSubstr("hold different data"));
-}
-
-TEST_F(BrokenPlanTest, InPlaceOverAValueStillRead) {
-  value("a").last_use = 3;
-  EXPECT_THAT(error(), HasSubstr("the source is still read after step 2"));
-}
-
-TEST_F(BrokenPlanTest, SharedBytesWithoutAnAlias) {
-  value("b").in_place_of = -1;  // b now claims a's bytes at step 2 on its own
-  EXPECT_THAT(error(), HasSubstr("overlap in bytes while both live"));
-}
-
-TEST_F(BrokenPlanTest, PastTheRegionEnd) {
-  plan_.feature_map_bytes = 1024;
-  EXPECT_THAT(error(), HasSubstr("ends past its region of 1024 bytes"));
-}
-
-TEST_F(BrokenPlanTest, AliasOfNothing) {
-  value("r").alias_source = 999;
-  EXPECT_THAT(error(), HasSubstr("is a view of no valid value"));
-}
-
-TEST_F(BrokenPlanTest, LifetimeBackwards) {
-  value("d").first_use = 9;
-  EXPECT_THAT(error(), HasSubstr("dies before it is made"));
-}
-
-class BrokenCleanPlanTest : public ::testing::Test {
- protected:
-  // 1 u=Scatter, zeroed | 2 r=Relu(u) | 3 e=Conv(r) | 4 d=Conv(e): u and e never live
-  // together, so only the atomic-clean rule keeps e out of u's bytes.
-  void SetUp() override {
-    graph_ = parse_memory_dsl("in x[128]; u=Scatter(x)[128]; r=Relu(u); e=Conv(r)[128]; d=Conv(e)[128]; out d");
-    plan_ = plan_or_die(*graph_, scatter_outputs_zeroed());
-    ASSERT_TRUE(validate_memory_plan(plan_).is_ok());
-    ASSERT_EQ(plan_.clean_groups.size(), 1u);
-  }
-  ValuePlacement& value(const std::string& name) { return plan_.values[plan_.index.at(graph_->find_value(name))]; }
-  std::string error() { return validate_memory_plan(plan_).message(); }
-
-  std::unique_ptr<Graph> graph_;
-  GraphMemoryPlan plan_;
-};
-
-TEST_F(BrokenCleanPlanTest, AValueInsideAGroupEvenWhenTheBlockIsDead) {
-  value("e").offset = value("u").offset;
-  EXPECT_THAT(error(), HasSubstr("'e' (feature_map bytes"));
-  EXPECT_THAT(error(), HasSubstr("overlaps atomic-clean group 0"));
-}
-
-TEST_F(BrokenCleanPlanTest, ABlockOutsideItsGroup) {
-  value("u").offset = plan_.clean_groups[0].offset + plan_.clean_groups[0].bytes;
-  plan_.feature_map_bytes += 1024;
-  EXPECT_THAT(error(), HasSubstr("'u'"));
-  EXPECT_THAT(error(), HasSubstr("is to be zeroed but does not lie in its own bytes inside atomic-clean group 0"));
-}
-
-TEST_F(BrokenCleanPlanTest, AGroupMisalignedOrPastTheFeatureMap) {
-  plan_.clean_groups[0].offset += 32;
-  EXPECT_THAT(error(), HasSubstr("does not start at a multiple of 512"));
-  plan_.clean_groups[0].offset -= 32;
-  plan_.clean_groups[0].bytes = plan_.feature_map_bytes + 512;
-  EXPECT_THAT(error(), HasSubstr("ends past the feature map"));
-}
-
-TEST_F(BrokenCleanPlanTest, ABlockOfNoGroup) {
-  value("u").clean_group = 3;
-  EXPECT_THAT(error(), HasSubstr("is to be zeroed in atomic-clean group 3 of 1"));
 }
 
 // ---- property: random DAGs ----
@@ -1009,8 +864,8 @@ bool overlap(const ValuePlacement& a, const ValuePlacement& b) {
 TEST(StreamMemoryPlanTest, ConcurrentStreamsNeverShareBytesButOrderedStepsDo) {
   auto g = parse_memory_dsl(kTwoChains);
   const GraphMemoryPlan single = plan_or_die(*g);
-  EXPECT_TRUE(overlap(at(single, *g, "a1"), at(single, *g, "b1")) ||
-              overlap(at(single, *g, "a2"), at(single, *g, "b1")))
+  EXPECT_TRUE(overlap(placement_of(single, *g, "a1"), placement_of(single, *g, "b1")) ||
+              overlap(placement_of(single, *g, "a2"), placement_of(single, *g, "b1")))
       << "one stream: b1 reuses bytes of the first chain\n" << describe(single);
 
   auto streamed = on_streams(*g, 2);
@@ -1020,15 +875,15 @@ TEST(StreamMemoryPlanTest, ConcurrentStreamsNeverShareBytesButOrderedStepsDo) {
   EXPECT_EQ(plan.streams.stream_count, 2);
   for (const char* a : {"a1", "a2", "a3"}) {
     for (const char* b : {"b1", "b2", "b3"}) {
-      EXPECT_FALSE(overlap(at(plan, *g, a), at(plan, *g, b))) << a << " and " << b << " run on concurrent streams";
+      EXPECT_FALSE(overlap(placement_of(plan, *g, a), placement_of(plan, *g, b))) << a << " and " << b << " run on concurrent streams";
     }
   }
   // Stream order still frees bytes: a3 after a1's reader a2, b3 after b1's reader b2, and
   // c, after the join, over a dead value of either chain.
-  EXPECT_TRUE(overlap(at(plan, *g, "a1"), at(plan, *g, "a3")));
-  EXPECT_TRUE(overlap(at(plan, *g, "b1"), at(plan, *g, "b3")));
+  EXPECT_TRUE(overlap(placement_of(plan, *g, "a1"), placement_of(plan, *g, "a3")));
+  EXPECT_TRUE(overlap(placement_of(plan, *g, "b1"), placement_of(plan, *g, "b3")));
   bool c_reuses = false;
-  for (const char* dead : {"a1", "a2", "b1", "b2"}) c_reuses |= overlap(at(plan, *g, "c"), at(plan, *g, dead));
+  for (const char* dead : {"a1", "a2", "b1", "b2"}) c_reuses |= overlap(placement_of(plan, *g, "c"), placement_of(plan, *g, dead));
   EXPECT_TRUE(c_reuses) << describe(plan);
   EXPECT_EQ(testing::simulate_plan(*g, plan), "");
 }
@@ -1054,13 +909,13 @@ TEST(StreamMemoryPlanTest, InPlaceNeedsEveryOtherReaderToHappenBefore) {
   // r reads a on stream 0 while s, on stream 1, would overwrite a in place.
   auto g = parse_memory_dsl("in x[256]; a=Conv(x)[256]; r=Conv(a)[256]; s=Relu(a); t=Conv(r,s)[256]; out t");
   const GraphMemoryPlan single = plan_or_die(*g);
-  EXPECT_EQ(at(single, *g, "s").in_place_of, index_of(single, *g, "a"));
+  EXPECT_EQ(placement_of(single, *g, "s").in_place_of, index_of(single, *g, "a"));
   auto streamed = on_streams(*g, 2);
   ASSERT_EQ(streamed->streams.stream_count, 2);
   ASSERT_NE(streamed->streams.stream_of[1], streamed->streams.stream_of[2]);
   const GraphMemoryPlan plan = plan_or_die(*g, streamed->options);
-  EXPECT_EQ(at(plan, *g, "s").in_place_of, -1);
-  EXPECT_FALSE(overlap(at(plan, *g, "a"), at(plan, *g, "s")));
+  EXPECT_EQ(placement_of(plan, *g, "s").in_place_of, -1);
+  EXPECT_FALSE(overlap(placement_of(plan, *g, "a"), placement_of(plan, *g, "s")));
 
   // Forced in place anyway, the validator names the race.
   GraphMemoryPlan forced = single;
@@ -1072,7 +927,7 @@ TEST(StreamMemoryPlanTest, InPlaceNeedsEveryOtherReaderToHappenBefore) {
   auto chained = on_streams(*chain, 2);
   ASSERT_EQ(chained->streams.stream_of[1], chained->streams.stream_of[2]);
   const GraphMemoryPlan chain_plan = plan_or_die(*chain, chained->options);
-  EXPECT_EQ(at(chain_plan, *chain, "s").in_place_of, index_of(chain_plan, *chain, "a"));
+  EXPECT_EQ(placement_of(chain_plan, *chain, "s").in_place_of, index_of(chain_plan, *chain, "a"));
 }
 
 TEST(StreamMemoryPlanTest, AtomicCleanGroupsOnePerStream) {

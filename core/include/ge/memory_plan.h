@@ -15,10 +15,12 @@
 ///     size whose whole buffer dies at that op;
 ///   - views: Reshape/Flatten/Squeeze/Unsqueeze/Identity outputs alias their input, and a
 ///     subgraph's capture aliases the outer value;
-///   - continuous memory: a Concat whose output is contiguous per input (all dims before
-///     the axis are 1) has its producers write straight into their slices.
-/// The executor runs no kernel for a view whose address is its input's and copies no
-/// Concat input that already sits at its slice's address.
+///   - continuous memory: a concatenation (a Concat; its schema's concatenates_along)
+///     whose output is contiguous per input (all dims before the axis are 1) has its
+///     producers write straight into their slices (MemoryAlias::kSlice).
+/// Which ops do which is what their schemas declare (MemoryPlanOptions::ops). The
+/// executor runs no kernel for a view whose address is its input's and copies no
+/// concatenated input planned in its slice.
 ///
 /// Atomic clean (seed 002): outputs and workspaces a kernel needs zeroed before it runs
 /// (ZeroedMemory, ge/kernel.h) are laid side by side in one clean group, a range of the
@@ -177,6 +179,9 @@ struct GraphMemoryPlan {
 
   /// The placement of `value`, or null when the plan does not know it.
   const ValuePlacement* find(const Value* value) const;
+  /// Whether an input of `node` is placed as a slice (MemoryAlias::kSlice) of the node's
+  /// only output: the node concatenates, and that input's producer wrote it in place.
+  bool has_input_in_slice(const Node& node) const;
 };
 
 enum class ExecutionOrder {
@@ -192,7 +197,7 @@ struct MemoryPlanOptions {
   bool zero_copy_io = true;
   bool in_place = true;           ///< ops whose schema declares InPlacePairs, over a dying input
   bool views = true;              ///< ops whose schema says is_view alias their input
-  bool continuous_concat = true;  ///< Concat producers write into their slices
+  bool continuous_concat = true;  ///< producers write into their slices of a concatenation
   /// Initializers with identical bytes share one weights slot (MemoryAlias::kIdentical).
   bool merge_identical_weights = true;
   ExecutionOrder order = ExecutionOrder::kStable;
@@ -204,8 +209,9 @@ struct MemoryPlanOptions {
   /// share bytes only when stream order and events separate their lifetimes. Graphs with
   /// subgraphs are refused.
   const StreamPlan* streams = nullptr;
-  /// The op schemas that say which ops may run in place (OpSchemaInfo::in_place) and
-  /// which are views (OpSchemaInfo::is_view). Without a registry no op does either.
+  /// The op schemas that say which ops may run in place (OpSchemaInfo::in_place), which
+  /// are views (OpSchemaInfo::is_view) and which concatenate their inputs
+  /// (OpSchemaInfo::concatenates_along). Without a registry no op does any of these.
   const OpRegistry* ops = nullptr;
   /// Optional: kernel workspace bytes per node, planned live for the node's steps.
   std::function<size_t(const Node&)> workspace_bytes;

@@ -1,6 +1,7 @@
 #pragma once
 /// What the core knows about one op version: its arity, how autofusion may group it, and
-/// the storage it may share (in place, view). Op libraries (ge/op_library.h) provide it.
+/// the storage it may share (in place, view, concatenation). Op libraries
+/// (ge/op_library.h) provide it.
 
 #include <cstddef>
 #include <cstdint>
@@ -37,6 +38,11 @@ struct OpSchemaInfo {
   /// Output 0 is input 0's bytes unchanged (a reshape): the planner may place it at the
   /// input's address, and the runtime then runs no kernel for it.
   bool is_view = false;
+  /// When not empty, output 0 is the inputs joined in order along the axis this integer
+  /// attribute of the node holds (negative counts from the back, 0 when the node lacks
+  /// it): ONNX Concat's "axis". The planner may then have the inputs' producers write
+  /// straight into their slices of the output, and the runtime copies only the others.
+  std::string concatenates_along{};
 
   /// Whether `in_place` lets output `output_index` take input `input_index`'s bytes.
   bool may_run_in_place(size_t input_index, size_t output_index) const;

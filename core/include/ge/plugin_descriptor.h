@@ -25,8 +25,9 @@ namespace ge {
 // Backend::prepare_super_kernel (new virtuals: the vtables changed); 7: atomic clean
 // (PreparedKernel::zeroed, MemsetTask in the Task variant); 8: OpSchemaInfo declares
 // in-place pairs and views (new members: its layout changed); 9: PassInfo has a phase and
-// run_after / run_before lists instead of an order, PluginOptions holds string arrays.
-inline constexpr uint32_t kPluginAbiVersion = 9;
+// run_after / run_before lists instead of an order, PluginOptions holds string arrays; 10:
+// OpSchemaInfo declares concatenations (concatenates_along: its layout changed).
+inline constexpr uint32_t kPluginAbiVersion = 10;
 
 /// Where a plugin puts its components. Each add_* fails on a duplicate component name or
 /// on a kind the registry entry did not declare.

@@ -38,10 +38,6 @@ bool planned_as_view(const GraphMemoryPlan& plan, const Node& node) {
   return aliases(out, in) || aliases(in, out);
 }
 
-bool is_concat(const Node& node) {
-  return is_onnx_domain(node) && node.op_type() == "Concat" && node.output_count() == 1;
-}
-
 /// "outputs {0, 2} and the workspace", "nothing": what a kernel needs zeroed.
 std::string describe_zeroed(const ZeroedMemory& zeroed) {
   std::string outputs;
@@ -699,7 +695,7 @@ struct ModelRunner::Impl {
         GE_ASSIGN_OR_RETURN(Location in, find(node->input(0), node));
         GE_ASSIGN_OR_RETURN(Location out, find(node->output(0), node));
         needs_kernel = !(in == out);
-      } else if (is_concat(*node)) {
+      } else if (memory_plan->has_input_in_slice(*node)) {
         // Producers wrote the inputs planned in their slices; copy only the others.
         GE_ASSIGN_OR_RETURN(Location out, find(node->output(0), node));
         std::vector<std::pair<Location, Location>> copies;  // (slice, input) of inputs elsewhere

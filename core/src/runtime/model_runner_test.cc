@@ -497,11 +497,13 @@ TEST_P(ModelRunnerTest, PlannedRunSkipsViewsAndContinuousConcat) {
   ASSERT_NE(unplanned, nullptr);
   ASSERT_NE(planned, nullptr);
   // Without assigner plugins or op schemas: the core's first-fit assigner places the
-  // plan, with nothing in place and no views (that knowledge is the op schemas').
+  // plan, with nothing in place, no views and no Concat slices (that knowledge is the op
+  // schemas').
   ASSERT_NE(unplanned->memory_plan(), nullptr);
   EXPECT_EQ(unplanned->memory_plan()->statistics.assigner, "builtin_first_fit");
   EXPECT_EQ(unplanned->memory_plan()->statistics.views, 0u);
   EXPECT_EQ(unplanned->memory_plan()->statistics.in_place, 0u);
+  EXPECT_EQ(unplanned->memory_plan()->statistics.concat_slices, 0u);
   const GraphMemoryPlan* plan = planned->memory_plan();
   ASSERT_NE(plan, nullptr);
   Status valid = validate_memory_plan(*plan);
@@ -512,7 +514,7 @@ TEST_P(ModelRunnerTest, PlannedRunSkipsViewsAndContinuousConcat) {
   EXPECT_EQ(plan->statistics.concat_slices, 2u);
   // Every value sits in one 512-byte buffer of the concat: 256 bytes.
   EXPECT_EQ(plan->feature_map_bytes, 512u);
-  EXPECT_EQ(count_tasks(*unplanned).kernels, 8u);  // its producers write the Concat's slices
+  EXPECT_EQ(count_tasks(*unplanned).kernels, 9u);  // every node, the Concat's kernel too
   const TaskCounts counts = count_tasks(*planned);
   EXPECT_EQ(counts.kernels, 6u);  // no Reshape, no Concat
   EXPECT_EQ(counts.copies, 0u);

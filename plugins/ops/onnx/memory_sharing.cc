@@ -42,4 +42,8 @@ bool is_view_op(const std::string& domain, const std::string& op_type) {
                                         op_type == "Unsqueeze" || op_type == "Identity");
 }
 
+std::string concatenation_axis_attribute(const std::string& domain, const std::string& op_type) {
+  return is_onnx_domain(domain) && op_type == "Concat" ? "axis" : "";
+}
+
 }  // namespace ge::onnx_ops

@@ -1,6 +1,7 @@
 #pragma once
-/// Which ONNX standard ops may share storage: the in-place pairs and views their schemas
-/// declare to the memory planner (OpSchemaInfo::in_place, OpSchemaInfo::is_view).
+/// Which ONNX standard ops may share storage: the in-place pairs, views and concatenations
+/// their schemas declare to the memory planner (OpSchemaInfo::in_place,
+/// OpSchemaInfo::is_view, OpSchemaInfo::concatenates_along).
 
 #include <string>
 #include <vector>
@@ -19,5 +20,9 @@ std::vector<InPlacePair> in_place_pairs_for(const std::string& domain, const std
 /// Whether output 0 of `op_type` in `domain` is input 0's bytes unchanged: Reshape,
 /// Flatten, Squeeze, Unsqueeze and Identity of ai.onnx.
 bool is_view_op(const std::string& domain, const std::string& op_type);
+
+/// The attribute holding the axis along which output 0 of `op_type` in `domain` joins its
+/// inputs: "axis" for Concat of ai.onnx, "" (no concatenation) for every other op.
+std::string concatenation_axis_attribute(const std::string& domain, const std::string& op_type);
 
 }  // namespace ge::onnx_ops

@@ -21,10 +21,12 @@ const std::set<std::string> kFormerInPlaceOps = {
     "Reciprocal", "Relu", "Round", "Selu", "Sigmoid", "Sign", "Sin", "Sinh", "Softplus", "Softsign", "Sqrt",
     "Sub", "Sum", "Tan", "Tanh", "ThresholdedRelu", "Where", "Xor"};
 const std::set<std::string> kFormerViewOps = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"};
+// Continuous memory: the planner and the runtime named Concat of ai.onnx, its axis in "axis".
+const std::set<std::string> kFormerConcatOps = {"Concat"};
 
 TEST(MemorySharingTest, EverySchemaVersionDeclaresWhatThePlannerUsedToKnow) {
   OnnxOpLibrary library;
-  size_t checked = 0, in_place = 0, views = 0;
+  size_t checked = 0, in_place = 0, views = 0, concatenations = 0;
   for (const onnx::OpSchema& schema : onnx::OpSchemaRegistry::get_all_schemas_with_history()) {
     if (!schema.domain().empty()) continue;
     const OpSchemaInfo* info = library.find_schema("", schema.Name(), schema.SinceVersion());
@@ -39,12 +41,16 @@ TEST(MemorySharingTest, EverySchemaVersionDeclaresWhatThePlannerUsedToKnow) {
       EXPECT_FALSE(info->may_run_in_place(input, 1)) << "only output 0 runs in place";
     }
     EXPECT_EQ(info->is_view, kFormerViewOps.count(schema.Name()) != 0);
+    EXPECT_EQ(info->concatenates_along, kFormerConcatOps.count(schema.Name()) != 0 ? "axis" : "");
     in_place += expect_in_place;
     views += info->is_view;
+    concatenations += !info->concatenates_along.empty();
   }
   EXPECT_GT(checked, 300u);
   EXPECT_GE(in_place, kFormerInPlaceOps.size());
   EXPECT_GE(views, kFormerViewOps.size());
+  // Every Concat version GE runs (1, 4, 11, 13).
+  EXPECT_GE(concatenations, 4u);
 }
 
 TEST(MemorySharingTest, OtherDomainsShareNothing) {
@@ -54,6 +60,9 @@ TEST(MemorySharingTest, OtherDomainsShareNothing) {
   EXPECT_FALSE(is_view_op("com.example", "Reshape"));
   EXPECT_TRUE(is_view_op("ai.onnx", "Reshape"));
   EXPECT_FALSE(is_view_op("", "Transpose"));
+  EXPECT_EQ(concatenation_axis_attribute("ai.onnx", "Concat"), "axis");
+  EXPECT_EQ(concatenation_axis_attribute("com.example", "Concat"), "");
+  EXPECT_EQ(concatenation_axis_attribute("", "ConcatFromSequence"), "");
 }
 
 }  // namespace

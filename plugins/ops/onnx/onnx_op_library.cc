@@ -136,6 +136,7 @@ const OpSchemaInfo* OnnxOpLibrary::find_schema(const std::string& domain,
     info->deprecated = schema->Deprecated();
     info->in_place = in_place_pairs_for(schema->domain(), schema->Name());
     info->is_view = is_view_op(schema->domain(), schema->Name());
+    info->concatenates_along = concatenation_axis_attribute(schema->domain(), schema->Name());
   }
   return info.get();
 }

@@ -6,8 +6,10 @@
 //   - random_memory_dag: random DAGs of toy ops that exercise in-place, views and Concat;
 //   - simulate_plan: runs such a graph out of a plan's arenas word by word and compares
 //     every value with a reference computed without any shared memory;
-//   - FirstFitAssigner: a small, obviously correct assigner for core tests;
-//   - toy_ops / toy_plan_options: the schemas that say which of those ops share storage.
+//   - FirstFitAssigner: a small, obviously correct assigner for core tests (with or
+//     without reuse);
+//   - toy_ops / toy_plan_options: the schemas that say which of those ops share storage;
+//   - plan_or_die, placement_of, index_of: planning and looking up in core tests.
 
 #include <algorithm>
 #include <cctype>
@@ -21,6 +23,8 @@
 #include <string_view>
 #include <unordered_map>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "ge/graph.h"
 #include "ge/memory_plan.h"
@@ -162,8 +166,9 @@ inline std::unique_ptr<Graph> parse_memory_dsl(std::string_view text) {
 
 /// Schemas for the ops the tests' graphs use, declaring the storage sharing the ONNX op
 /// library declares for them: Relu, Sigmoid, Add and Sum in place over any input,
-/// Reshape, Flatten, Squeeze, Unsqueeze and Identity as views. Other ops have no schema
-/// here (the planner shares nothing for them). Inference is not offered.
+/// Reshape, Flatten, Squeeze, Unsqueeze and Identity as views, Concat concatenating along
+/// "axis". Other ops have no schema here (the planner shares nothing for them). Inference
+/// is not offered.
 class ToyOpLibrary final : public OpLibrary {
  public:
   ToyOpLibrary() {
@@ -171,6 +176,7 @@ class ToyOpLibrary final : public OpLibrary {
       schemas_[op].in_place = {InPlacePair{InPlacePair::kEveryInput, 0}};
     }
     for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"}) schemas_[op].is_view = true;
+    schemas_["Concat"].concatenates_along = "axis";
     for (auto& [op, schema] : schemas_) schema.op_type = op;
   }
   std::string name() const override { return "test_toy_ops"; }
@@ -202,18 +208,37 @@ inline MemoryPlanOptions toy_plan_options() {
   return options;
 }
 
+/// toy_plan_options() with atomic clean for the DSL graphs: every Scatter's output is
+/// zeroed before it runs.
+inline MemoryPlanOptions scatter_outputs_zeroed() {
+  MemoryPlanOptions options = toy_plan_options();
+  options.zeroed_memory = [](const Node& node) {
+    ZeroedMemory zeroed;
+    if (node.op_type() == "Scatter") zeroed.outputs = 1;
+    return zeroed;
+  };
+  return options;
+}
+
 /// An assigner for core tests: requests in order, each at the lowest offset where it fits
-/// among the conflicting requests placed before it. Quadratic and obviously correct.
+/// among the requests placed before it that it may not share bytes with. Quadratic and
+/// obviously correct.
 class FirstFitAssigner final : public MemoryAssigner {
  public:
-  std::string name() const override { return "test_first_fit"; }
+  enum class Reuse {
+    kWhenLifetimesAllow,  ///< apart from the conflicting requests only ("test_first_fit")
+    kNever,               ///< apart from every request: one after another ("test_sequential")
+  };
+  explicit FirstFitAssigner(Reuse reuse = Reuse::kWhenLifetimesAllow) : reuse_(reuse) {}
+
+  std::string name() const override { return reuse_ == Reuse::kNever ? "test_sequential" : "test_first_fit"; }
   Result<MemoryPlan> assign(const std::vector<MemoryRequest>& requests, size_t alignment) const override {
     MemoryPlan plan;
     plan.offsets.assign(requests.size(), 0);
     for (size_t i = 0; i < requests.size(); ++i) {
-      std::vector<std::pair<size_t, size_t>> taken;  // conflicting [begin, end)
+      std::vector<std::pair<size_t, size_t>> taken;  // [begin, end) of those it may not share
       for (size_t j = 0; j < i; ++j) {
-        if (requests_conflict(requests[j], requests[i])) {
+        if (reuse_ == Reuse::kNever || requests_conflict(requests[j], requests[i])) {
           taken.push_back({plan.offsets[j], plan.offsets[j] + requests[j].bytes});
         }
       }
@@ -228,21 +253,37 @@ class FirstFitAssigner final : public MemoryAssigner {
     }
     return plan;
   }
+
+ private:
+  Reuse reuse_;
 };
 
-/// No reuse at all: requests one after another.
-class SequentialAssigner final : public MemoryAssigner {
- public:
-  std::string name() const override { return "test_sequential"; }
-  Result<MemoryPlan> assign(const std::vector<MemoryRequest>& requests, size_t alignment) const override {
-    MemoryPlan plan;
-    for (const MemoryRequest& r : requests) {
-      plan.offsets.push_back(plan.total_bytes);
-      plan.total_bytes += (r.bytes + alignment - 1) / alignment * alignment;
-    }
-    return plan;
-  }
-};
+/// The assigners the core's planner tests plan with: FirstFitAssigner alone.
+inline std::vector<std::shared_ptr<MemoryAssigner>> first_fit() { return {std::make_shared<FirstFitAssigner>()}; }
+
+/// plan_memory's plan; on an error the current test fails and the plan is empty.
+inline GraphMemoryPlan plan_or_die(const Graph& graph, const MemoryPlanOptions& options = toy_plan_options(),
+                                   const std::vector<std::shared_ptr<MemoryAssigner>>& assigners = first_fit()) {
+  Result<GraphMemoryPlan> plan = plan_memory(graph, assigners, options);
+  EXPECT_TRUE(plan.is_ok()) << plan.status().to_string();
+  return plan.is_ok() ? std::move(plan).value() : GraphMemoryPlan{};
+}
+
+/// The placement of `graph`'s value `name` in `plan`; when there is none the current test
+/// fails and an empty placement is returned.
+inline const ValuePlacement& placement_of(const GraphMemoryPlan& plan, const Graph& graph, const std::string& name) {
+  const Value* value = graph.find_value(name);
+  EXPECT_NE(value, nullptr) << name;
+  const ValuePlacement* p = plan.find(value);
+  EXPECT_NE(p, nullptr) << name;
+  static const ValuePlacement kMissing;
+  return p != nullptr ? *p : kMissing;
+}
+
+/// The index in plan.values of `graph`'s value `name` (throws when it has none).
+inline int64_t index_of(const GraphMemoryPlan& plan, const Graph& graph, const std::string& name) {
+  return static_cast<int64_t>(plan.index.at(graph.find_value(name)));
+}
 
 /// Random DAGs of toy ops over 1-D float32 values (lengths in elements):
 ///   Relu(x)                unary elementwise (in place)
