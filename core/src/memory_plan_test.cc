@@ -8,6 +8,7 @@
 
 #include "ge/runtime/stream_plan.h"
 #include "ge/testing/memory_plan.h"
+#include "ge/testing/stream_schedule.h"
 #include "stream_lifetimes.h"
 
 namespace ge {
@@ -983,31 +984,6 @@ TEST(StreamMemoryPlanTest, FourBranchesOnTwoStreamsReuseBytesAcrossTheJoin) {
       << two.statistics.no_reuse_bytes << " without reuse";
 }
 
-/// A random order of the plan's nodes that its streams allow: each stream's nodes in
-/// their order, each event's wait after its record.
-std::vector<const Node*> random_schedule(const GraphMemoryPlan& plan, std::mt19937& rng) {
-  const StreamPlan& streams = plan.streams;
-  std::vector<size_t> next(streams.streams.size(), 0);
-  std::vector<char> done(plan.order.size(), 0);
-  std::vector<std::vector<size_t>> waits(plan.order.size());
-  for (const StreamEvent& e : streams.events) waits[e.consumer].push_back(e.producer);
-  std::vector<const Node*> schedule;
-  while (schedule.size() < plan.order.size()) {
-    std::vector<size_t> ready;
-    for (size_t s = 0; s < next.size(); ++s) {
-      if (next[s] >= streams.streams[s].size()) continue;
-      const size_t v = streams.streams[s][next[s]];
-      if (std::all_of(waits[v].begin(), waits[v].end(), [&](size_t u) { return done[u] != 0; })) ready.push_back(s);
-    }
-    if (ready.empty()) return {};
-    const size_t s = ready[rng() % ready.size()];
-    const size_t v = streams.streams[s][next[s]++];
-    done[v] = 1;
-    schedule.push_back(plan.order[v]);
-  }
-  return schedule;
-}
-
 TEST(StreamMemoryPlanTest, RandomDagsOnRandomStreamCountsRunCorrectlyInEveryScheduleTried) {
   std::mt19937 rng(20261202);
   int several = 0, in_place = 0;
@@ -1030,7 +1006,7 @@ TEST(StreamMemoryPlanTest, RandomDagsOnRandomStreamCountsRunCorrectlyInEverySche
     in_place += static_cast<int>(plan->statistics.in_place);
     for (int schedule = 0; schedule < 8; ++schedule) {
       GraphMemoryPlan reordered = *plan;
-      reordered.order = random_schedule(*plan, rng);
+      reordered.order = testing::random_stream_schedule(*plan, rng);
       ASSERT_EQ(reordered.order.size(), plan->order.size()) << "trial " << trial;
       ASSERT_EQ(testing::simulate_plan(*graph, reordered), "") << "trial " << trial << ", schedule " << schedule;
     }
@@ -1061,7 +1037,7 @@ TEST(StreamMemoryPlanTest, SchedulesCatchAOneStreamPlanRunOnSeveral) {
     ++tried;
     for (int schedule = 0; schedule < 8; ++schedule) {
       GraphMemoryPlan reordered = plan;
-      reordered.order = random_schedule(plan, rng);
+      reordered.order = testing::random_stream_schedule(plan, rng);
       if (!testing::simulate_plan(*graph, reordered).empty()) {
         ++caught;
         break;

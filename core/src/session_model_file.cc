@@ -1,6 +1,5 @@
 // Session construction from a .gem file: the compiled graph and its stored plans go
 // straight to the task sink; no parser, no pass pipeline and no planner run.
-#include <chrono>
 #include <string>
 #include <vector>
 
@@ -8,20 +7,9 @@
 #include "ge/model_file.h"
 #include "ge/verifier.h"
 #include "runtime_input_binding.h"
+#include "stage_clock.h"
 
 namespace ge {
-
-namespace {
-
-/// Appends the stage that ran from `start` to now and returns now.
-std::chrono::steady_clock::time_point end_stage(std::vector<StageTiming>& stages, std::string name,
-                                                std::chrono::steady_clock::time_point start) {
-  const auto now = std::chrono::steady_clock::now();
-  stages.push_back(StageTiming{std::move(name), start, now - start});
-  return now;
-}
-
-}  // namespace
 
 Status Session::load_gear(const PluginHost& host, LoadedModelFile& gear, const SessionOptions& options) {
   if (runner_) return invalid_argument("the model has static input shapes: a dynamic gear cannot apply");
@@ -65,13 +53,13 @@ Result<std::unique_ptr<Session>> Session::create_compiled(const PluginHost& host
                                                           const CompiledPlans* plans, const SessionOptions& options) {
   std::unique_ptr<Session> session(new Session());
   session->backend_name_ = options.backend;
-  auto mark = std::chrono::steady_clock::now();
+  detail::StageClock clock(session->stage_timings_);
   session->ops_ = host.make_op_registry();
   GE_RETURN_IF_ERROR(verify_graph(*graph).with_context("compiled graph"));
-  mark = end_stage(session->stage_timings_, "verify", mark);
+  clock.end("verify");
   GE_RETURN_IF_ERROR(session->ops_.infer_graph(*graph));
   GE_RETURN_IF_ERROR(session->apply_memory_limit(*graph, options));
-  mark = end_stage(session->stage_timings_, "infer shapes", mark);
+  clock.end("infer shapes");
   GE_ASSIGN_OR_RETURN(Backend * backend, host.backend(options.backend));
   if (options.threads > 0) GE_RETURN_IF_ERROR(backend->set_intra_op_threads(options.threads));
   if (plans != nullptr) {
@@ -82,23 +70,24 @@ Result<std::unique_ptr<Session>> Session::create_compiled(const PluginHost& host
     runner_options.shrink = options.shrink;
     GE_ASSIGN_OR_RETURN(std::unique_ptr<ModelRunner> runner, ModelRunner::load(*graph, *backend, runner_options));
     session->set_runner(std::move(runner), *backend);
-    end_stage(session->stage_timings_, "load (task sink, stored plans)", mark);
+    clock.end("load (task sink, stored plans)");
     return session;
   }
   // A graph stored without plans has dynamic shapes or host ops: specialise it per input
   // shape when its inputs are what is dynamic (it is compiled already: no passes).
   std::unique_ptr<Graph> source = wants_specialisation(options, *graph) ? graph->clone() : nullptr;
   GE_RETURN_IF_ERROR(session->load_per_op(host, std::move(graph), std::move(source), false, options, *backend));
-  end_stage(session->stage_timings_, "load (per-op executor)", mark);
+  clock.end("load (per-op executor)");
   return session;
 }
 
 Result<std::unique_ptr<Session>> create_session_from_model_file(const PluginHost& host,
                                                                  const std::filesystem::path& path,
                                                                  const SessionOptions& requested) {
-  const auto read_start = std::chrono::steady_clock::now();
+  std::vector<StageTiming> read;
+  detail::StageClock read_clock(read);
   GE_ASSIGN_OR_RETURN(LoadedModelFile loaded, read_model_file(path));
-  const auto read_end = std::chrono::steady_clock::now();
+  read_clock.end("read model file");
   SessionOptions options = requested;
   if (options.backend.empty()) options.backend = loaded.info.backend;  // the file's own
   if (loaded.info.backend != options.backend) {
@@ -112,14 +101,14 @@ Result<std::unique_ptr<Session>> create_session_from_model_file(const PluginHost
   const CompiledPlans* plans = loaded.plans ? &*loaded.plans : nullptr;
   Result<std::unique_ptr<Session>> session = Session::create_compiled(host, std::move(loaded.graph), plans, options);
   if (!session) return session.status().with_context(path.string());
-  const auto gears_start = std::chrono::steady_clock::now();
+  detail::StageClock gears_clock((*session)->stage_timings_);
   for (size_t i = 0; i < loaded.gears.size(); ++i) {
     Status status = (*session)->load_gear(host, loaded.gears[i], options);
     if (!status.is_ok()) return status.with_context(path.string() + ": gear " + std::to_string(i));
   }
-  if (!loaded.gears.empty()) end_stage((*session)->stage_timings_, "load dynamic gears", gears_start);
+  if (!loaded.gears.empty()) gears_clock.end("load dynamic gears");
   std::vector<StageTiming>& stages = (*session)->stage_timings_;
-  stages.insert(stages.begin(), StageTiming{"read model file", read_start, read_end - read_start});
+  stages.insert(stages.begin(), read.begin(), read.end());
   return session;
 }
 

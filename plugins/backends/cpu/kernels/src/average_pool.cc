@@ -91,7 +91,7 @@ Result<PreparedKernel> prepare_average_pool(const KernelContext& context) {
 }  // namespace
 
 void add_average_pool_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"AveragePool", nn::dtypes(nn::FloatingTypes{}), &prepare_average_pool});
+  table.push_back({"AveragePool", data_types(nn::FloatingTypes{}), &prepare_average_pool});
 }
 
 }  // namespace ge::cpu_kernels

@@ -176,8 +176,8 @@ Result<PreparedKernel> prepare_batch_normalization(const KernelContext& context)
       params.output_dtype[o] = out_dtype;
     }
   }
-  KernelFunction function = nn::select(dtype, nn::FloatingTypes{},
-                                       []<typename T>() -> KernelFunction { return &batch_normalization_kernel<T>; });
+  KernelFunction function = select_kernel(
+      dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &batch_normalization_kernel<T>; });
   const size_t workspace = params.training ? static_cast<size_t>(2 * params.parameter_count) * sizeof(double) : 0;
   return make_kernel(context, function, params, workspace, params.training ? "training" : "");
 }
@@ -185,7 +185,7 @@ Result<PreparedKernel> prepare_batch_normalization(const KernelContext& context)
 }  // namespace
 
 void add_batch_normalization_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"BatchNormalization", nn::dtypes(nn::FloatingTypes{}), &prepare_batch_normalization});
+  table.push_back({"BatchNormalization", data_types(nn::FloatingTypes{}), &prepare_batch_normalization});
 }
 
 }  // namespace ge::cpu_kernels

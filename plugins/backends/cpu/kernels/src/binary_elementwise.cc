@@ -46,11 +46,11 @@ struct DivOp {
 
 void add_binary_elementwise_kernels(std::vector<OpKernel>& table) {
   using math::prepare_same_type_binary;
-  const std::vector<DataType> types = math::dtypes(math::NumericTypes{});
-  table.push_back({"Add", types, &prepare_same_type_binary<AddOp, math::NumericTypes>});
-  table.push_back({"Sub", types, &prepare_same_type_binary<SubOp, math::NumericTypes>});
-  table.push_back({"Mul", types, &prepare_same_type_binary<MulOp, math::NumericTypes>});
-  table.push_back({"Div", types, &prepare_same_type_binary<DivOp, math::NumericTypes>});
+  const std::vector<DataType> types = data_types(NumericTypes{});
+  table.push_back({"Add", types, &prepare_same_type_binary<AddOp, NumericTypes>});
+  table.push_back({"Sub", types, &prepare_same_type_binary<SubOp, NumericTypes>});
+  table.push_back({"Mul", types, &prepare_same_type_binary<MulOp, NumericTypes>});
+  table.push_back({"Div", types, &prepare_same_type_binary<DivOp, NumericTypes>});
 }
 
 }  // namespace ge::cpu_kernels

@@ -140,7 +140,7 @@ Result<PreparedKernel> prepare_conv(const KernelContext& context) {
 }  // namespace
 
 void add_conv_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"Conv", nn::dtypes(nn::FloatingTypes{}), &prepare_conv});
+  table.push_back({"Conv", data_types(nn::FloatingTypes{}), &prepare_conv});
 }
 
 }  // namespace ge::cpu_kernels

@@ -191,7 +191,7 @@ Result<PreparedKernel> prepare_fused(const KernelContext& context, std::string_v
   if (variant == context.node.op_type()) variant.clear();
   params.inner = std::move(inner);
   KernelFunction function =
-      select_kernel(dtype, FloatTypes{}, []<typename T>() -> KernelFunction { return &fused_kernel<T>; });
+      select_kernel(dtype, Float32And64Types{}, []<typename T>() -> KernelFunction { return &fused_kernel<T>; });
   PreparedKernel kernel = make_kernel(context, function, std::move(params), workspace, variant);
   kernel.zeroed = zeroed;
   return kernel;
@@ -238,7 +238,7 @@ Result<PreparedKernel> prepare_gelu(const KernelContext& context) {
     return invalid_attribute(context, "approximate", "is '" + approximate + "', expected 'none' or 'tanh'");
   }
   KernelFunction function =
-      select_kernel(dtype, FloatTypes{}, []<typename T>() -> KernelFunction { return &gelu_kernel<T>; });
+      select_kernel(dtype, Float32And64Types{}, []<typename T>() -> KernelFunction { return &gelu_kernel<T>; });
   return make_kernel(context, function, GeluParams{product(dims), approximate == "tanh"});
 }
 
@@ -262,11 +262,11 @@ Result<PreparedKernel> prepare_hard_swish(const KernelContext& context) {
 }  // namespace
 
 void add_fused_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"ge::FusedConv", data_types(FloatTypes{}), &prepare_fused_conv});
-  table.push_back({"ge::FusedConvTranspose", data_types(FloatTypes{}), &prepare_fused_conv_transpose});
-  table.push_back({"ge::FusedGemm", data_types(FloatTypes{}), &prepare_fused_gemm});
-  table.push_back({"ge::FusedMatMul", data_types(FloatTypes{}), &prepare_fused_matmul});
-  table.push_back({"ge::Gelu", data_types(FloatTypes{}), &prepare_gelu});
+  table.push_back({"ge::FusedConv", data_types(Float32And64Types{}), &prepare_fused_conv});
+  table.push_back({"ge::FusedConvTranspose", data_types(Float32And64Types{}), &prepare_fused_conv_transpose});
+  table.push_back({"ge::FusedGemm", data_types(Float32And64Types{}), &prepare_fused_gemm});
+  table.push_back({"ge::FusedMatMul", data_types(Float32And64Types{}), &prepare_fused_matmul});
+  table.push_back({"ge::Gelu", data_types(Float32And64Types{}), &prepare_gelu});
   table.push_back({"ge::LayerNormalization", standard_kernel("LayerNormalization").dtypes, &prepare_layer_normalization});
   table.push_back({"ge::HardSwish", standard_kernel("HardSwish").dtypes, &prepare_hard_swish});
 }

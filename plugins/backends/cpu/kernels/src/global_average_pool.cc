@@ -47,7 +47,7 @@ Result<PreparedKernel> prepare_global_average_pool(const KernelContext& context)
 }  // namespace
 
 void add_global_average_pool_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"GlobalAveragePool", nn::dtypes(nn::FloatingTypes{}), &prepare_global_average_pool});
+  table.push_back({"GlobalAveragePool", data_types(nn::FloatingTypes{}), &prepare_global_average_pool});
 }
 
 }  // namespace ge::cpu_kernels

@@ -34,7 +34,7 @@ using ge::float16_to_float;
 
 namespace ge {
 // The element structs have dtypes like the arithmetic types, so that data_type_of,
-// data_types and select_kernel (kernel_util.h) dispatch over them too.
+// data_types and select_kernel (dtype_dispatch.h) dispatch over them too.
 template <>
 constexpr DataType data_type_of<cpu_kernels::Float16>() {
   return DataType::kFloat16;

@@ -1,6 +1,6 @@
 #pragma once
 // Helpers every reference kernel's prepare step shares: messages, checked attribute and
-// shape access, dtype dispatch and building the PreparedKernel. Internal to the library.
+// shape access, dtype dispatch (dtype_dispatch.h) and building the PreparedKernel. Internal to the library.
 
 #include <cstdint>
 #include <memory>
@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "dtype_dispatch.h"
 #include "ge/cpu_kernels/kernel_library.h"
 #include "ge/data_type.h"
 #include "ge/graph.h"
@@ -35,29 +36,7 @@ struct OpKernel {
   Result<PreparedKernel> (*prepare)(const KernelContext& context) = nullptr;
 };
 
-// ---- dtype lists and dispatch ----
-
-template <typename... Ts>
-struct TypeList {};
-
-using FloatTypes = TypeList<float, double>;
-using SignedIntTypes = TypeList<int8_t, int16_t, int32_t, int64_t>;
-using NumericTypes = TypeList<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t>;
-using GemmTypes = TypeList<float, double, int32_t, int64_t, uint32_t, uint64_t>;
-
-template <typename... Ts>
-std::vector<DataType> data_types(TypeList<Ts...>) {
-  return {data_type_of<Ts>()...};
-}
-
-/// Calls `make.template operator()<T>()` for the T of `list` whose DataType is `dtype`
-/// and returns its kernel; null when `dtype` is not in `list`.
-template <typename... Ts, typename Make>
-KernelFunction select_kernel(DataType dtype, TypeList<Ts...>, Make&& make) {
-  KernelFunction function = nullptr;
-  (void)((dtype == data_type_of<Ts>() ? (function = make.template operator()<Ts>(), true) : false) || ...);
-  return function;
-}
+// ---- dtype lists (the TypeLists are in dtype_dispatch.h) ----
 
 /// Every dtype whose elements are plain bytes (copy-only kernels): all but string.
 std::vector<DataType> all_fixed_size_types();

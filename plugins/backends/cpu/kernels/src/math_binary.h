@@ -88,8 +88,8 @@ Result<PreparedKernel> prepare_same_type_binary(const KernelContext& context) {
   GE_RETURN_IF_ERROR(check_input_dtype(context, 1, dtype));
   GE_ASSIGN_OR_RETURN(BinaryParams params, prepare_binary_params(context, dtype));
   KernelFunction function =
-      select(dtype, List{}, []<typename T>() -> KernelFunction { return &binary_kernel<T, T, T, Op>; });
-  if (function == nullptr) return unsupported_dtype(context, dtype, dtypes(List{}));
+      select_kernel(dtype, List{}, []<typename T>() -> KernelFunction { return &binary_kernel<T, T, T, Op>; });
+  if (function == nullptr) return unsupported_dtype(context, dtype, data_types(List{}));
   return make_kernel(context, function, std::move(params));
 }
 
@@ -100,8 +100,8 @@ Result<PreparedKernel> prepare_predicate_binary(const KernelContext& context) {
   GE_RETURN_IF_ERROR(check_input_dtype(context, 1, dtype));
   GE_ASSIGN_OR_RETURN(BinaryParams params, prepare_binary_params(context, DataType::kBool));
   KernelFunction function =
-      select(dtype, List{}, []<typename T>() -> KernelFunction { return &binary_kernel<T, T, bool, Op>; });
-  if (function == nullptr) return unsupported_dtype(context, dtype, dtypes(List{}));
+      select_kernel(dtype, List{}, []<typename T>() -> KernelFunction { return &binary_kernel<T, T, bool, Op>; });
+  if (function == nullptr) return unsupported_dtype(context, dtype, data_types(List{}));
   return make_kernel(context, function, std::move(params));
 }
 

@@ -242,7 +242,7 @@ using NumberTypes = Concat<NumericTypes, BoolTypes>;
 
 // Every dtype Cast reads or writes.
 std::vector<DataType> cast_types() {
-  std::vector<DataType> types = dtypes(AllTypes{});
+  std::vector<DataType> types = data_types(AllTypes{});
   for (DataType narrow : narrow_types()) types.push_back(narrow);
   return types;
 }
@@ -262,10 +262,11 @@ Result<PreparedKernel> prepare_narrow_cast(const KernelContext& context, DataTyp
   if (is_narrow_type(from) && is_narrow_type(to)) {
     function = &cast_narrow_to_narrow_kernel;
   } else if (is_narrow_type(to)) {
-    function = select(from, NumberTypes{},
-                      []<typename From>() -> KernelFunction { return &cast_to_narrow_kernel<From>; });
+    function = select_kernel(from, NumberTypes{},
+                             []<typename From>() -> KernelFunction { return &cast_to_narrow_kernel<From>; });
   } else {
-    function = select(to, NumberTypes{}, []<typename To>() -> KernelFunction { return &cast_from_narrow_kernel<To>; });
+    function =
+        select_kernel(to, NumberTypes{}, []<typename To>() -> KernelFunction { return &cast_from_narrow_kernel<To>; });
   }
   if (function == nullptr) {
     return unsupported_feature(context, "cast from " + std::string(data_type_name(from)) + " to " +
@@ -286,8 +287,8 @@ Result<PreparedKernel> prepare_cast_to(const KernelContext& context, DataType to
                                             " (supported: " + data_type_list(cast_types()) + ")");
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, to, dims));
-  KernelFunction function = select(from, AllTypes{}, [&]<typename From>() -> KernelFunction {
-    return select(to, AllTypes{}, []<typename To>() -> KernelFunction { return &cast_kernel<From, To>; });
+  KernelFunction function = select_kernel(from, AllTypes{}, [&]<typename From>() -> KernelFunction {
+    return select_kernel(to, AllTypes{}, []<typename To>() -> KernelFunction { return &cast_kernel<From, To>; });
   });
   if (function == nullptr) return unsupported_dtype(context, from, cast_types());
   return make_kernel(context, function, CastParams{product(dims), {}, {}});

@@ -87,15 +87,15 @@ Result<PreparedKernel> prepare_clip(const KernelContext& context) {
     }
   }
   KernelFunction function =
-      select(dtype, NumericTypes{}, []<typename T>() -> KernelFunction { return &clip_kernel<T>; });
-  if (function == nullptr) return unsupported_dtype(context, dtype, dtypes(NumericTypes{}));
+      select_kernel(dtype, NumericTypes{}, []<typename T>() -> KernelFunction { return &clip_kernel<T>; });
+  if (function == nullptr) return unsupported_dtype(context, dtype, data_types(NumericTypes{}));
   return make_kernel(context, function, params);
 }
 
 }  // namespace
 
 void add_clip_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"Clip", dtypes(NumericTypes{}), &prepare_clip});
+  table.push_back({"Clip", data_types(NumericTypes{}), &prepare_clip});
 }
 
 }  // namespace ge::cpu_kernels::math

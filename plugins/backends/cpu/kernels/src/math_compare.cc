@@ -41,17 +41,17 @@ struct EqualOp {
   }
 };
 
-using EqualTypes = Concat<NumericTypes, BoolTypes, Types<std::string>>;
+using EqualTypes = Concat<NumericTypes, BoolTypes, TypeList<std::string>>;
 
 }  // namespace
 
 void add_compare_kernels(std::vector<OpKernel>& table) {
-  const std::vector<DataType> numeric = dtypes(NumericTypes{});
+  const std::vector<DataType> numeric = data_types(NumericTypes{});
   table.push_back({"Less", numeric, &prepare_predicate_binary<LessOp, NumericTypes>});
   table.push_back({"Greater", numeric, &prepare_predicate_binary<GreaterOp, NumericTypes>});
   table.push_back({"LessOrEqual", numeric, &prepare_predicate_binary<LessOrEqualOp, NumericTypes>});
   table.push_back({"GreaterOrEqual", numeric, &prepare_predicate_binary<GreaterOrEqualOp, NumericTypes>});
-  table.push_back({"Equal", dtypes(EqualTypes{}), &prepare_predicate_binary<EqualOp, EqualTypes>});
+  table.push_back({"Equal", data_types(EqualTypes{}), &prepare_predicate_binary<EqualOp, EqualTypes>});
 }
 
 }  // namespace ge::cpu_kernels::math

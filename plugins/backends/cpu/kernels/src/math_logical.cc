@@ -65,12 +65,12 @@ Result<PreparedKernel> prepare_bit_shift(const KernelContext& context) {
 }  // namespace
 
 void add_logical_kernels(std::vector<OpKernel>& table) {
-  const std::vector<DataType> boolean = dtypes(BoolTypes{});
-  const std::vector<DataType> integer = dtypes(IntegerTypes{});
+  const std::vector<DataType> boolean = data_types(BoolTypes{});
+  const std::vector<DataType> integer = data_types(IntegerTypes{});
   table.push_back({"And", boolean, &prepare_same_type_binary<AndOp, BoolTypes>});
   table.push_back({"Or", boolean, &prepare_same_type_binary<OrOp, BoolTypes>});
   table.push_back({"Xor", boolean, &prepare_same_type_binary<XorOp, BoolTypes>});
-  table.push_back({"BitShift", dtypes(UnsignedIntegerTypes{}), &prepare_bit_shift});
+  table.push_back({"BitShift", data_types(UnsignedIntegerTypes{}), &prepare_bit_shift});
   table.push_back({"BitwiseAnd", integer, &prepare_same_type_binary<BitwiseAndOp, IntegerTypes>});
   table.push_back({"BitwiseOr", integer, &prepare_same_type_binary<BitwiseOrOp, IntegerTypes>});
   table.push_back({"BitwiseXor", integer, &prepare_same_type_binary<BitwiseXorOp, IntegerTypes>});

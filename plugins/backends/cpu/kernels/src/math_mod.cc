@@ -57,6 +57,8 @@ Result<PreparedKernel> prepare_mod(const KernelContext& context) {
 
 }  // namespace
 
-void add_mod_kernels(std::vector<OpKernel>& table) { table.push_back({"Mod", dtypes(NumericTypes{}), &prepare_mod}); }
+void add_mod_kernels(std::vector<OpKernel>& table) {
+  table.push_back({"Mod", data_types(NumericTypes{}), &prepare_mod});
+}
 
 }  // namespace ge::cpu_kernels::math

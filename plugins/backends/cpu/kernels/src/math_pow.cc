@@ -14,7 +14,7 @@
 namespace ge::cpu_kernels::math {
 namespace {
 
-using PowBaseTypes = Concat<FloatingTypes, Types<int32_t, int64_t>>;
+using PowBaseTypes = Concat<FloatingTypes, TypeList<int32_t, int64_t>>;
 
 template <typename A, typename B>
 A integer_pow(A base, B exponent) {
@@ -92,13 +92,13 @@ Result<PreparedKernel> prepare_pow(const KernelContext& context) {
   const DataType exponent = input_dtype(context, 1);
   if (std::optional<PreparedKernel> square = prepare_square(context, base)) return *square;
   GE_ASSIGN_OR_RETURN(BinaryParams params, prepare_binary_params(context, base));
-  KernelFunction function = select(base, PowBaseTypes{}, [&]<typename A>() -> KernelFunction {
-    return select(exponent, NumericTypes{},
-                  []<typename B>() -> KernelFunction { return &binary_kernel<A, B, A, PowOp>; });
+  KernelFunction function = select_kernel(base, PowBaseTypes{}, [&]<typename A>() -> KernelFunction {
+    return select_kernel(exponent, NumericTypes{},
+                         []<typename B>() -> KernelFunction { return &binary_kernel<A, B, A, PowOp>; });
   });
   if (function == nullptr) {
-    return unsupported_feature(context, "exponent dtype " + std::string(data_type_name(exponent)) + " (supported: " +
-                                            data_type_list(dtypes(NumericTypes{})) + ")");
+    return unsupported_feature(context, "exponent dtype " + std::string(data_type_name(exponent)) +
+                                            " (supported: " + data_type_list(data_types(NumericTypes{})) + ")");
   }
   return make_kernel(context, function, std::move(params));
 }
@@ -106,7 +106,7 @@ Result<PreparedKernel> prepare_pow(const KernelContext& context) {
 }  // namespace
 
 void add_pow_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"Pow", dtypes(PowBaseTypes{}), &prepare_pow});
+  table.push_back({"Pow", data_types(PowBaseTypes{}), &prepare_pow});
 }
 
 }  // namespace ge::cpu_kernels::math

@@ -12,7 +12,7 @@
 namespace ge::cpu_kernels::math {
 namespace {
 
-using PReluTypes = Concat<FloatingTypes, Types<int32_t, int64_t, uint32_t, uint64_t>>;
+using PReluTypes = Concat<FloatingTypes, TypeList<int32_t, int64_t, uint32_t, uint64_t>>;
 
 struct PReluOp {
   template <typename T>
@@ -44,15 +44,15 @@ Result<PreparedKernel> prepare_prelu(const KernelContext& context) {
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, x_dims));
   GE_ASSIGN_OR_RETURN(params.loop, broadcast_loop(context, x_dims, x_dims, slope_dims));
-  KernelFunction function =
-      select(dtype, PReluTypes{}, []<typename T>() -> KernelFunction { return &binary_kernel<T, T, T, PReluOp>; });
+  KernelFunction function = select_kernel(
+      dtype, PReluTypes{}, []<typename T>() -> KernelFunction { return &binary_kernel<T, T, T, PReluOp>; });
   return make_kernel(context, function, std::move(params));
 }
 
 }  // namespace
 
 void add_prelu_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"PRelu", dtypes(PReluTypes{}), &prepare_prelu});
+  table.push_back({"PRelu", data_types(PReluTypes{}), &prepare_prelu});
 }
 
 }  // namespace ge::cpu_kernels::math

@@ -1,20 +1,17 @@
 #pragma once
-// Element types of the math kernel family: the shared float16/bfloat16 (half_float.h),
-// a dtype trait that covers them (and bool, string), type lists with
-// dtype dispatch, and the one value conversion every math kernel stores through.
+// Element types of the math kernel family: the shared float16/bfloat16 (half_float.h)
+// and the one value conversion every math kernel stores through. Its kernels dispatch
+// over the type lists of dtype_dispatch.h.
 // Internal to the kernel library.
 
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <string>
 #include <type_traits>
-#include <vector>
 
 #include "float_compute.h"
 #include "ge/data_type.h"
-#include "ge/kernel.h"
 #include "half_float.h"
 
 namespace ge::cpu_kernels::math {
@@ -28,21 +25,6 @@ using cpu_kernels::Float16;
 using cpu_kernels::float16_from_double;
 using cpu_kernels::float16_from_float;
 using cpu_kernels::float16_to_float;
-
-// ---- dtype trait ----
-
-template <typename T>
-constexpr DataType dtype_of() {
-  if constexpr (std::is_same_v<T, Float16>) {
-    return DataType::kFloat16;
-  } else if constexpr (std::is_same_v<T, BFloat16>) {
-    return DataType::kBFloat16;
-  } else if constexpr (std::is_same_v<T, std::string>) {
-    return DataType::kString;
-  } else {
-    return data_type_of<T>();
-  }
-}
 
 using float_compute::Compute;  // float for the 16-bit floats
 using float_compute::is_half_v;
@@ -89,53 +71,6 @@ To convert(From value) {
   } else {
     return static_cast<To>(value);
   }
-}
-
-// ---- type lists and dispatch ----
-
-template <typename... Ts>
-struct Types {};
-
-template <typename... Lists>
-struct ConcatTypes;
-template <typename... As>
-struct ConcatTypes<Types<As...>> {
-  using type = Types<As...>;
-};
-template <typename... As, typename... Bs, typename... Rest>
-struct ConcatTypes<Types<As...>, Types<Bs...>, Rest...> {
-  using type = typename ConcatTypes<Types<As..., Bs...>, Rest...>::type;
-};
-template <typename... Lists>
-using Concat = typename ConcatTypes<Lists...>::type;
-
-using FloatingTypes = Types<float, double, Float16, BFloat16>;
-using SignedIntegerTypes = Types<int8_t, int16_t, int32_t, int64_t>;
-using UnsignedIntegerTypes = Types<uint8_t, uint16_t, uint32_t, uint64_t>;
-using IntegerTypes = Concat<SignedIntegerTypes, UnsignedIntegerTypes>;
-using NumericTypes = Concat<FloatingTypes, IntegerTypes>;
-using SignedNumericTypes = Concat<FloatingTypes, SignedIntegerTypes>;
-using BoolTypes = Types<bool>;
-/// Every element type a tensor of the math family may hold.
-using AllTypes = Concat<NumericTypes, BoolTypes, Types<std::string>>;
-
-template <typename... Ts>
-std::vector<DataType> dtypes(Types<Ts...>) {
-  return {dtype_of<Ts>()...};
-}
-
-template <typename... Ts>
-constexpr bool contains(Types<Ts...>, DataType dtype) {
-  return ((dtype == dtype_of<Ts>()) || ...);
-}
-
-/// Calls `make.template operator()<T>()` for the T of `list` whose dtype is `dtype` and
-/// returns its kernel; null when `dtype` is not in `list`.
-template <typename... Ts, typename Make>
-KernelFunction select(DataType dtype, Types<Ts...>, Make&& make) {
-  KernelFunction function = nullptr;
-  (void)((dtype == dtype_of<Ts>() ? (function = make.template operator()<Ts>(), true) : false) || ...);
-  return function;
 }
 
 }  // namespace ge::cpu_kernels::math

@@ -51,8 +51,8 @@ Result<PreparedKernel> prepare_same_type_unary(const KernelContext& context) {
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, dims));
   GE_ASSIGN_OR_RETURN(UnaryParams params, unary_params<Op>(context, product(dims)));
   KernelFunction function =
-      select(dtype, List{}, []<typename T>() -> KernelFunction { return &unary_kernel<T, T, Op>; });
-  if (function == nullptr) return unsupported_dtype(context, dtype, dtypes(List{}));
+      select_kernel(dtype, List{}, []<typename T>() -> KernelFunction { return &unary_kernel<T, T, Op>; });
+  if (function == nullptr) return unsupported_dtype(context, dtype, data_types(List{}));
   return make_kernel(context, function, params);
 }
 
@@ -64,8 +64,8 @@ Result<PreparedKernel> prepare_predicate_unary(const KernelContext& context) {
   GE_RETURN_IF_ERROR(check_output(context, 0, DataType::kBool, dims));
   GE_ASSIGN_OR_RETURN(UnaryParams params, unary_params<Op>(context, product(dims)));
   KernelFunction function =
-      select(dtype, List{}, []<typename T>() -> KernelFunction { return &unary_kernel<T, bool, Op>; });
-  if (function == nullptr) return unsupported_dtype(context, dtype, dtypes(List{}));
+      select_kernel(dtype, List{}, []<typename T>() -> KernelFunction { return &unary_kernel<T, bool, Op>; });
+  if (function == nullptr) return unsupported_dtype(context, dtype, data_types(List{}));
   return make_kernel(context, function, params);
 }
 

@@ -148,10 +148,10 @@ struct BitwiseNotOp {
 }  // namespace
 
 void add_unary_math_kernels(std::vector<OpKernel>& table) {
-  const std::vector<DataType> floating = dtypes(FloatingTypes{});
-  table.push_back({"Neg", dtypes(SignedNumericTypes{}), &prepare_same_type_unary<NegOp, SignedNumericTypes>});
-  table.push_back({"Abs", dtypes(NumericTypes{}), &prepare_same_type_unary<AbsOp, NumericTypes>});
-  table.push_back({"Sign", dtypes(NumericTypes{}), &prepare_same_type_unary<SignOp, NumericTypes>});
+  const std::vector<DataType> floating = data_types(FloatingTypes{});
+  table.push_back({"Neg", data_types(SignedNumericTypes{}), &prepare_same_type_unary<NegOp, SignedNumericTypes>});
+  table.push_back({"Abs", data_types(NumericTypes{}), &prepare_same_type_unary<AbsOp, NumericTypes>});
+  table.push_back({"Sign", data_types(NumericTypes{}), &prepare_same_type_unary<SignOp, NumericTypes>});
   table.push_back({"Exp", floating, &prepare_same_type_unary<ExpOp, FloatingTypes>});
   table.push_back({"Log", floating, &prepare_same_type_unary<LogOp, FloatingTypes>});
   table.push_back({"Sqrt", floating, &prepare_same_type_unary<SqrtOp, FloatingTypes>});
@@ -170,7 +170,7 @@ void add_unary_math_kernels(std::vector<OpKernel>& table) {
   table.push_back({"Asinh", floating, &prepare_same_type_unary<AsinhOp, FloatingTypes>});
   table.push_back({"Acosh", floating, &prepare_same_type_unary<AcoshOp, FloatingTypes>});
   table.push_back({"Atanh", floating, &prepare_same_type_unary<AtanhOp, FloatingTypes>});
-  table.push_back({"Erf", dtypes(NumericTypes{}), &prepare_same_type_unary<ErfOp, NumericTypes>});
+  table.push_back({"Erf", data_types(NumericTypes{}), &prepare_same_type_unary<ErfOp, NumericTypes>});
   std::vector<DataType> floating_and_float8 = floating;
   for (DataType float8 : {DataType::kFloat8E4M3FN, DataType::kFloat8E4M3FNUZ, DataType::kFloat8E5M2,
                           DataType::kFloat8E5M2FNUZ}) {
@@ -178,8 +178,8 @@ void add_unary_math_kernels(std::vector<OpKernel>& table) {
   }
   table.push_back({"IsNaN", floating_and_float8, &prepare_float_predicate<IsNaNOp>});
   table.push_back({"IsInf", floating_and_float8, &prepare_float_predicate<IsInfOp>});
-  table.push_back({"Not", dtypes(BoolTypes{}), &prepare_same_type_unary<NotOp, BoolTypes>});
-  table.push_back({"BitwiseNot", dtypes(IntegerTypes{}), &prepare_same_type_unary<BitwiseNotOp, IntegerTypes>});
+  table.push_back({"Not", data_types(BoolTypes{}), &prepare_same_type_unary<NotOp, BoolTypes>});
+  table.push_back({"BitwiseNot", data_types(IntegerTypes{}), &prepare_same_type_unary<BitwiseNotOp, IntegerTypes>});
 }
 
 }  // namespace ge::cpu_kernels::math

@@ -104,8 +104,8 @@ Result<PreparedKernel> prepare_variadic(const KernelContext& context) {
     params.steps.push_back(loop);
   }
   KernelFunction function =
-      select(dtype, List{}, []<typename T>() -> KernelFunction { return &variadic_kernel<T, Op, kMean>; });
-  if (function == nullptr) return unsupported_dtype(context, dtype, dtypes(List{}));
+      select_kernel(dtype, List{}, []<typename T>() -> KernelFunction { return &variadic_kernel<T, Op, kMean>; });
+  if (function == nullptr) return unsupported_dtype(context, dtype, data_types(List{}));
   const size_t workspace = count > 2 ? static_cast<size_t>(params.elements) * element_size(dtype) : 0;
   return make_kernel(context, function, std::move(params), workspace);
 }
@@ -113,10 +113,10 @@ Result<PreparedKernel> prepare_variadic(const KernelContext& context) {
 }  // namespace
 
 void add_variadic_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"Sum", dtypes(FloatingTypes{}), &prepare_variadic<SumOp, FloatingTypes>});
-  table.push_back({"Mean", dtypes(FloatingTypes{}), &prepare_variadic<SumOp, FloatingTypes, true>});
-  table.push_back({"Max", dtypes(NumericTypes{}), &prepare_variadic<MaxOp, NumericTypes>});
-  table.push_back({"Min", dtypes(NumericTypes{}), &prepare_variadic<MinOp, NumericTypes>});
+  table.push_back({"Sum", data_types(FloatingTypes{}), &prepare_variadic<SumOp, FloatingTypes>});
+  table.push_back({"Mean", data_types(FloatingTypes{}), &prepare_variadic<SumOp, FloatingTypes, true>});
+  table.push_back({"Max", data_types(NumericTypes{}), &prepare_variadic<MaxOp, NumericTypes>});
+  table.push_back({"Min", data_types(NumericTypes{}), &prepare_variadic<MinOp, NumericTypes>});
 }
 
 }  // namespace ge::cpu_kernels::math

@@ -111,15 +111,15 @@ Result<PreparedKernel> prepare_affine_grid(const KernelContext& context) {
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, out_dims));
   KernelFunction function =
-      nn::select(dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &affine_grid_kernel<T>; });
-  if (function == nullptr) return unsupported_dtype(context, dtype, nn::dtypes(nn::FloatingTypes{}));
+      select_kernel(dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &affine_grid_kernel<T>; });
+  if (function == nullptr) return unsupported_dtype(context, dtype, data_types(nn::FloatingTypes{}));
   return make_kernel(context, function, p);
 }
 
 }  // namespace
 
 void add_nn_affine_grid_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"AffineGrid", nn::dtypes(nn::FloatingTypes{}), &prepare_affine_grid});
+  table.push_back({"AffineGrid", data_types(nn::FloatingTypes{}), &prepare_affine_grid});
 }
 
 }  // namespace ge::cpu_kernels

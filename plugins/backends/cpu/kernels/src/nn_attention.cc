@@ -191,7 +191,7 @@ Result<HeadedDims> headed_dims(const KernelContext& context, const char* name, c
 
 Status read_mask(const KernelContext& context, AttentionParams& p) {
   const DataType dtype = input_dtype(context, 3);
-  const std::vector<DataType> numeric = nn::dtypes(nn::AllNumericTypes{});
+  const std::vector<DataType> numeric = data_types(nn::AllNumericTypes{});
   if (dtype == DataType::kBool) {
     p.mask = MaskKind::kBool;
   } else if (std::find(numeric.begin(), numeric.end(), dtype) != numeric.end()) {
@@ -329,12 +329,12 @@ Result<PreparedKernel> prepare_attention(const KernelContext& context) {
     GE_RETURN_IF_ERROR(check_output(context, 2, v_dtype, {p.batch, p.kv_heads, total, p.v_head_size}));
   }
   if (p.qk_output) GE_RETURN_IF_ERROR(check_output(context, 3, dtype, {p.batch, p.q_heads, p.q_seq, total}));
-  if (!nn::is_floating_dtype(v_dtype)) return unsupported_dtype(context, v_dtype, nn::dtypes(nn::FloatingTypes{}));
-  KernelFunction function = nn::select(dtype, nn::FloatingTypes{}, [&]<typename T>() -> KernelFunction {
-    return nn::select(v_dtype, nn::FloatingTypes{},
-                      []<typename TV>() -> KernelFunction { return &attention_kernel<T, TV>; });
+  if (!nn::is_floating_dtype(v_dtype)) return unsupported_dtype(context, v_dtype, data_types(nn::FloatingTypes{}));
+  KernelFunction function = select_kernel(dtype, nn::FloatingTypes{}, [&]<typename T>() -> KernelFunction {
+    return select_kernel(v_dtype, nn::FloatingTypes{},
+                         []<typename TV>() -> KernelFunction { return &attention_kernel<T, TV>; });
   });
-  if (function == nullptr) return unsupported_dtype(context, dtype, nn::dtypes(nn::FloatingTypes{}));
+  if (function == nullptr) return unsupported_dtype(context, dtype, data_types(nn::FloatingTypes{}));
   const size_t workspace = static_cast<size_t>(std::max<int64_t>(total, 1)) * 2 * sizeof(double);
   return make_kernel(context, function, p, workspace);
 }
@@ -342,7 +342,7 @@ Result<PreparedKernel> prepare_attention(const KernelContext& context) {
 }  // namespace
 
 void add_nn_attention_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"Attention", nn::dtypes(nn::FloatingTypes{}), &prepare_attention});
+  table.push_back({"Attention", data_types(nn::FloatingTypes{}), &prepare_attention});
 }
 
 }  // namespace ge::cpu_kernels

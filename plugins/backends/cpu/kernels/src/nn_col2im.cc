@@ -213,9 +213,9 @@ Result<PreparedKernel> prepare_col2im(const KernelContext& context) {
     }
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, y_dims));
-  KernelFunction function = tensor::select(dtype, tensor::NumericTypes{},
-                                           []<typename T>() -> KernelFunction { return &col2im_kernel<T>; });
-  if (function == nullptr) return unsupported_dtype(context, dtype, tensor::dtypes_of(tensor::NumericTypes{}));
+  KernelFunction function =
+      select_kernel(dtype, NumericTypes{}, []<typename T>() -> KernelFunction { return &col2im_kernel<T>; });
+  if (function == nullptr) return unsupported_dtype(context, dtype, data_types(NumericTypes{}));
   PreparedKernel kernel = make_kernel(context, function, p);
   kernel.zeroed.outputs = 1;  // the images: the runtime zeroes them before each launch
   return kernel;
@@ -224,7 +224,7 @@ Result<PreparedKernel> prepare_col2im(const KernelContext& context) {
 }  // namespace
 
 void add_nn_col2im_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"Col2Im", tensor::dtypes_of(tensor::NumericTypes{}), &prepare_col2im});
+  table.push_back({"Col2Im", data_types(NumericTypes{}), &prepare_col2im});
 }
 
 }  // namespace ge::cpu_kernels

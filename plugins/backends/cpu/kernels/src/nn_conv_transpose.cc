@@ -211,7 +211,7 @@ Result<PreparedKernel> prepare_conv_transpose(const KernelContext& context) {
 }  // namespace
 
 void add_nn_conv_transpose_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"ConvTranspose", nn::dtypes(nn::FloatingTypes{}), &prepare_conv_transpose});
+  table.push_back({"ConvTranspose", data_types(nn::FloatingTypes{}), &prepare_conv_transpose});
 }
 
 }  // namespace ge::cpu_kernels

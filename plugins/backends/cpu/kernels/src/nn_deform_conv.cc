@@ -144,7 +144,7 @@ Result<int64_t> positive_attribute(const KernelContext& context, const std::stri
 
 Result<PreparedKernel> prepare_deform_conv(const KernelContext& context) {
   const DataType dtype = input_dtype(context, 0);
-  if (!nn::is_floating_dtype(dtype)) return unsupported_dtype(context, dtype, nn::dtypes(nn::FloatingTypes{}));
+  if (!nn::is_floating_dtype(dtype)) return unsupported_dtype(context, dtype, data_types(nn::FloatingTypes{}));
   for (size_t index = 1; index <= 4; ++index) {
     if (index <= 2 || has_input(context, index)) GE_RETURN_IF_ERROR(check_input_dtype(context, index, dtype));
   }
@@ -245,7 +245,7 @@ Result<PreparedKernel> prepare_deform_conv(const KernelContext& context) {
 }  // namespace
 
 void add_nn_deform_conv_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"DeformConv", nn::dtypes(nn::FloatingTypes{}), &prepare_deform_conv});
+  table.push_back({"DeformConv", data_types(nn::FloatingTypes{}), &prepare_deform_conv});
 }
 
 }  // namespace ge::cpu_kernels

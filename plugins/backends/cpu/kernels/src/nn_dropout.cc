@@ -128,14 +128,14 @@ Result<PreparedKernel> prepare_dropout(const KernelContext& context) {
     p.next_seed = std::make_shared<std::atomic<uint32_t>>(std::random_device{}());
   }
   KernelFunction function =
-      nn::select(dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &dropout_kernel<T>; });
+      select_kernel(dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &dropout_kernel<T>; });
   return make_kernel(context, function, std::move(p));
 }
 
 }  // namespace
 
 void add_nn_dropout_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"Dropout", nn::dtypes(nn::FloatingTypes{}), &prepare_dropout});
+  table.push_back({"Dropout", data_types(nn::FloatingTypes{}), &prepare_dropout});
 }
 
 }  // namespace ge::cpu_kernels

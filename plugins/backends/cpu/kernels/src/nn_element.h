@@ -1,7 +1,7 @@
 #pragma once
 // Element types of the nn kernel family: float16/bfloat16 as bit-pattern structs computed
-// in float, loads and stores that convert every element type through double, a dtype
-// trait that covers them, type lists and dtype dispatch. Internal to the kernel library.
+// in float, loads and stores that convert every element type through double, and the
+// family's type lists (dispatched with dtype_dispatch.h). Internal to the kernel library.
 
 #include <bit>
 #include <cmath>
@@ -29,11 +29,6 @@ inline constexpr bool is_half_v = std::is_same_v<T, Half> || std::is_same_v<T, B
 /// Floating point in the ONNX sense: float16, bfloat16, float32, float64.
 template <typename T>
 inline constexpr bool is_floating_v = is_half_v<T> || std::is_floating_point_v<T>;
-
-template <typename T>
-constexpr DataType dtype_of() {
-  return data_type_of<T>();
-}
 
 using element::load;
 
@@ -64,23 +59,10 @@ double load_as_double(const void* data, DataType dtype, int64_t index);
 /// Writes `value` to element `index` of a buffer of any numeric dtype (as store<T>).
 void store_from_double(void* data, DataType dtype, int64_t index, double value);
 
+// The nn family lists the 16-bit floats first (the order its messages name dtypes in).
 using FloatingTypes = TypeList<Half, BFloat16, float, double>;
 using AllNumericTypes =
     TypeList<Half, BFloat16, float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t>;
-
-template <typename... Ts>
-std::vector<DataType> dtypes(TypeList<Ts...>) {
-  return {dtype_of<Ts>()...};
-}
-
-/// Calls `make.template operator()<T>()` for the T of `list` whose dtype is `dtype`;
-/// null when `dtype` is not in `list`. Covers float16/bfloat16, unlike select_kernel.
-template <typename... Ts, typename Make>
-KernelFunction select(DataType dtype, TypeList<Ts...>, Make&& make) {
-  KernelFunction function = nullptr;
-  (void)((dtype == dtype_of<Ts>() ? (function = make.template operator()<Ts>(), true) : false) || ...);
-  return function;
-}
 
 /// Whether `dtype` is one of float16, bfloat16, float32, float64.
 bool is_floating_dtype(DataType dtype);

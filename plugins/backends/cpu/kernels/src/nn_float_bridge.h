@@ -98,7 +98,7 @@ PreparedKernel prepare_with_bridge(const KernelContext& context, DataType dtype,
                                                           : &bridged_kernel<BFloat16, Float32Kernel, P>;
     return make_kernel(context, function, Bridged<P>{std::move(params), std::move(bridge)}, workspace, variant);
   }
-  KernelFunction function = select_kernel(dtype, FloatTypes{}, make);
+  KernelFunction function = select_kernel(dtype, Float32And64Types{}, make);
   return make_kernel(context, function, std::move(params), element_workspace, variant);
 }
 

@@ -77,7 +77,7 @@ Result<PreparedKernel> prepare_global_pool(const KernelContext& context) {
     }
     if (!(params.p > 0)) return invalid_attribute(context, "p", "must be positive");
   }
-  KernelFunction function = nn::select(dtype, nn::FloatingTypes{}, [&]<typename T>() -> KernelFunction {
+  KernelFunction function = select_kernel(dtype, nn::FloatingTypes{}, [&]<typename T>() -> KernelFunction {
     return lp ? &global_lp_pool_kernel<T> : &global_max_pool_kernel<T>;
   });
   return make_kernel(context, function, params);
@@ -86,8 +86,8 @@ Result<PreparedKernel> prepare_global_pool(const KernelContext& context) {
 }  // namespace
 
 void add_nn_global_pool_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"GlobalMaxPool", nn::dtypes(nn::FloatingTypes{}), &prepare_global_pool});
-  table.push_back({"GlobalLpPool", nn::dtypes(nn::FloatingTypes{}), &prepare_global_pool});
+  table.push_back({"GlobalMaxPool", data_types(nn::FloatingTypes{}), &prepare_global_pool});
+  table.push_back({"GlobalLpPool", data_types(nn::FloatingTypes{}), &prepare_global_pool});
 }
 
 }  // namespace ge::cpu_kernels

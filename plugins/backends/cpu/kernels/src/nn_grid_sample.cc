@@ -253,14 +253,14 @@ Result<PreparedKernel> prepare_grid_sample(const KernelContext& context) {
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, y_dims));
   KernelFunction function =
-      nn::select(dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &grid_sample_kernel<T>; });
+      select_kernel(dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &grid_sample_kernel<T>; });
   return make_kernel(context, function, p);
 }
 
 }  // namespace
 
 void add_nn_grid_sample_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"GridSample", nn::dtypes(nn::FloatingTypes{}), &prepare_grid_sample});
+  table.push_back({"GridSample", data_types(nn::FloatingTypes{}), &prepare_grid_sample});
 }
 
 }  // namespace ge::cpu_kernels

@@ -108,16 +108,16 @@ Result<PreparedKernel> prepare_group_normalization(const KernelContext& context)
     }
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, x_dims));
-  KernelFunction function = nn::select(dtype, nn::FloatingTypes{},
-                                       []<typename T>() -> KernelFunction { return &group_normalization_kernel<T>; });
-  if (function == nullptr) return unsupported_dtype(context, dtype, nn::dtypes(nn::FloatingTypes{}));
+  KernelFunction function = select_kernel(
+      dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &group_normalization_kernel<T>; });
+  if (function == nullptr) return unsupported_dtype(context, dtype, data_types(nn::FloatingTypes{}));
   return make_kernel(context, function, p);
 }
 
 }  // namespace
 
 void add_nn_group_normalization_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"GroupNormalization", nn::dtypes(nn::FloatingTypes{}), &prepare_group_normalization});
+  table.push_back({"GroupNormalization", data_types(nn::FloatingTypes{}), &prepare_group_normalization});
 }
 
 }  // namespace ge::cpu_kernels

@@ -78,15 +78,15 @@ Result<PreparedKernel> prepare_instance_normalization(const KernelContext& conte
     (i == 1 ? p.scale_dtype : p.bias_dtype) = parameter_dtype;
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, x_dims));
-  KernelFunction function = nn::select(dtype, nn::FloatingTypes{},
-                                       []<typename T>() -> KernelFunction { return &instance_normalization_kernel<T>; });
+  KernelFunction function = select_kernel(
+      dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &instance_normalization_kernel<T>; });
   return make_kernel(context, function, p);
 }
 
 }  // namespace
 
 void add_nn_instance_normalization_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"InstanceNormalization", nn::dtypes(nn::FloatingTypes{}), &prepare_instance_normalization});
+  table.push_back({"InstanceNormalization", data_types(nn::FloatingTypes{}), &prepare_instance_normalization});
 }
 
 }  // namespace ge::cpu_kernels

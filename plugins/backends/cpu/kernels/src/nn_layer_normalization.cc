@@ -101,15 +101,15 @@ Result<PreparedKernel> prepare_layer_normalization(const KernelContext& context)
     GE_RETURN_IF_ERROR(check_output(context, o, stat, stat_dims));
     (o == 1 ? p.mean_dtype : p.inv_std_dtype) = stat;
   }
-  KernelFunction function = nn::select(dtype, nn::FloatingTypes{},
-                                       []<typename T>() -> KernelFunction { return &layer_normalization_kernel<T>; });
+  KernelFunction function = select_kernel(
+      dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &layer_normalization_kernel<T>; });
   return make_kernel(context, function, std::move(p));
 }
 
 }  // namespace
 
 void add_nn_layer_normalization_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"LayerNormalization", nn::dtypes(nn::FloatingTypes{}), &prepare_layer_normalization});
+  table.push_back({"LayerNormalization", data_types(nn::FloatingTypes{}), &prepare_layer_normalization});
 }
 
 }  // namespace ge::cpu_kernels

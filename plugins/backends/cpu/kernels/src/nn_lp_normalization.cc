@@ -57,15 +57,15 @@ Result<PreparedKernel> prepare_lp_normalization(const KernelContext& context) {
   p.outer = product(x_dims, 0, static_cast<size_t>(axis));
   p.extent = x_dims[axis];
   p.inner = product(x_dims, static_cast<size_t>(axis) + 1, x_dims.size());
-  KernelFunction function =
-      nn::select(dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &lp_normalization_kernel<T>; });
+  KernelFunction function = select_kernel(dtype, nn::FloatingTypes{},
+                                          []<typename T>() -> KernelFunction { return &lp_normalization_kernel<T>; });
   return make_kernel(context, function, p);
 }
 
 }  // namespace
 
 void add_nn_lp_normalization_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"LpNormalization", nn::dtypes(nn::FloatingTypes{}), &prepare_lp_normalization});
+  table.push_back({"LpNormalization", data_types(nn::FloatingTypes{}), &prepare_lp_normalization});
 }
 
 }  // namespace ge::cpu_kernels

@@ -75,14 +75,14 @@ Result<PreparedKernel> prepare_lp_pool(const KernelContext& context) {
   }
   if (!(params.p > 0)) return invalid_attribute(context, "p", "must be positive");
   KernelFunction function =
-      nn::select(dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &lp_pool_kernel<T>; });
+      select_kernel(dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &lp_pool_kernel<T>; });
   return make_kernel(context, function, params);
 }
 
 }  // namespace
 
 void add_nn_lp_pool_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"LpPool", nn::dtypes(nn::FloatingTypes{}), &prepare_lp_pool});
+  table.push_back({"LpPool", data_types(nn::FloatingTypes{}), &prepare_lp_pool});
 }
 
 }  // namespace ge::cpu_kernels

@@ -72,14 +72,14 @@ Result<PreparedKernel> prepare_lrn(const KernelContext& context) {
   p.beta = beta;
   p.bias = bias;
   KernelFunction function =
-      nn::select(dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &lrn_kernel<T>; });
+      select_kernel(dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &lrn_kernel<T>; });
   return make_kernel(context, function, p);
 }
 
 }  // namespace
 
 void add_nn_lrn_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"LRN", nn::dtypes(nn::FloatingTypes{}), &prepare_lrn});
+  table.push_back({"LRN", data_types(nn::FloatingTypes{}), &prepare_lrn});
 }
 
 }  // namespace ge::cpu_kernels

@@ -95,14 +95,14 @@ Result<PreparedKernel> prepare_max_roi_pool(const KernelContext& context) {
   p.spatial_scale = spatial_scale;
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, {p.rois, p.channels, p.pooled_height, p.pooled_width}));
   KernelFunction function =
-      nn::select(dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &max_roi_pool_kernel<T>; });
+      select_kernel(dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &max_roi_pool_kernel<T>; });
   return make_kernel(context, function, p);
 }
 
 }  // namespace
 
 void add_nn_max_roi_pool_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"MaxRoiPool", nn::dtypes(nn::FloatingTypes{}), &prepare_max_roi_pool});
+  table.push_back({"MaxRoiPool", data_types(nn::FloatingTypes{}), &prepare_max_roi_pool});
 }
 
 }  // namespace ge::cpu_kernels

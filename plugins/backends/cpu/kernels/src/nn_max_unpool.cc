@@ -102,7 +102,7 @@ Result<PreparedKernel> prepare_max_unpool(const KernelContext& context) {
     p.output_dims = y_dims;
   }
   KernelFunction function =
-      nn::select(dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &max_unpool_kernel<T>; });
+      select_kernel(dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &max_unpool_kernel<T>; });
   PreparedKernel prepared = make_kernel(context, function, std::move(p));
   prepared.zeroed.outputs = 1;  // Y: the runtime zeroes it before each launch
   return prepared;
@@ -111,7 +111,7 @@ Result<PreparedKernel> prepare_max_unpool(const KernelContext& context) {
 }  // namespace
 
 void add_nn_max_unpool_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"MaxUnpool", nn::dtypes(nn::FloatingTypes{}), &prepare_max_unpool});
+  table.push_back({"MaxUnpool", data_types(nn::FloatingTypes{}), &prepare_max_unpool});
 }
 
 }  // namespace ge::cpu_kernels

@@ -92,7 +92,7 @@ Result<PreparedKernel> prepare_mean_variance_normalization(const KernelContext& 
       p.groups *= x_dims[d];
     }
   }
-  KernelFunction function = nn::select(dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction {
+  KernelFunction function = select_kernel(dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction {
     return &mean_variance_normalization_kernel<T>;
   });
   const size_t workspace = static_cast<size_t>(2 * p.groups) * sizeof(double) + x_dims.size() * sizeof(int64_t);
@@ -102,8 +102,7 @@ Result<PreparedKernel> prepare_mean_variance_normalization(const KernelContext& 
 }  // namespace
 
 void add_nn_mean_variance_normalization_kernels(std::vector<OpKernel>& table) {
-  table.push_back(
-      {"MeanVarianceNormalization", nn::dtypes(nn::FloatingTypes{}), &prepare_mean_variance_normalization});
+  table.push_back({"MeanVarianceNormalization", data_types(nn::FloatingTypes{}), &prepare_mean_variance_normalization});
 }
 
 }  // namespace ge::cpu_kernels

@@ -324,12 +324,12 @@ Result<PreparedKernel> prepare_quantize(const KernelContext& context) {
   GE_ASSIGN_OR_RETURN(int64_t saturate, int_attribute(context, "saturate", 1));
   const bool narrow = is_narrow_type(y_dtype);
   if (narrow) p.narrow = NarrowCodec::of(y_dtype, saturate != 0);
-  KernelFunction function = nn::select(x_dtype, QuantizeInputTypes{}, [&]<typename X>() -> KernelFunction {
+  KernelFunction function = select_kernel(x_dtype, QuantizeInputTypes{}, [&]<typename X>() -> KernelFunction {
     if (narrow) return &quantize_kernel<X, NarrowCode>;
     return select_kernel(y_dtype, QuantizedTypes{},
                          []<typename Y>() -> KernelFunction { return &quantize_kernel<X, Y>; });
   });
-  if (function == nullptr) return unsupported_dtype(context, x_dtype, nn::dtypes(QuantizeInputTypes{}));
+  if (function == nullptr) return unsupported_dtype(context, x_dtype, data_types(QuantizeInputTypes{}));
   return make_kernel(context, function, p);
 }
 
@@ -341,7 +341,7 @@ Result<PreparedKernel> prepare_dequantize(const KernelContext& context) {
   // Without output_dtype the output has the scale's type.
   GE_ASSIGN_OR_RETURN(DataType requested, output_dtype_attribute(context, 23));
   const DataType y_dtype = requested == DataType::kUndefined ? p.scale_dtype : requested;
-  const std::vector<DataType> outputs = nn::dtypes(DequantizeOutputTypes{});
+  const std::vector<DataType> outputs = data_types(DequantizeOutputTypes{});
   if (std::find(outputs.begin(), outputs.end(), y_dtype) == outputs.end()) {
     return invalid_attribute(context, "output_dtype",
                              "is " + std::string(data_type_name(y_dtype)) + ", must be one of " +
@@ -351,12 +351,12 @@ Result<PreparedKernel> prepare_dequantize(const KernelContext& context) {
   KernelFunction function = nullptr;
   if (is_narrow_type(x_dtype)) {
     p.narrow = NarrowCodec::of(x_dtype);
-    function = nn::select(y_dtype, DequantizeOutputTypes{},
-                          []<typename Y>() -> KernelFunction { return &dequantize_kernel<NarrowCode, Y>; });
+    function = select_kernel(y_dtype, DequantizeOutputTypes{},
+                             []<typename Y>() -> KernelFunction { return &dequantize_kernel<NarrowCode, Y>; });
   } else {
     function = select_kernel(x_dtype, DequantizeInputTypes{}, [&]<typename X>() -> KernelFunction {
-      return nn::select(y_dtype, DequantizeOutputTypes{},
-                        []<typename Y>() -> KernelFunction { return &dequantize_kernel<X, Y>; });
+      return select_kernel(y_dtype, DequantizeOutputTypes{},
+                           []<typename Y>() -> KernelFunction { return &dequantize_kernel<X, Y>; });
     });
   }
   if (function == nullptr) return unsupported_dtype(context, x_dtype, dequantize_types());
@@ -376,7 +376,7 @@ Result<PreparedKernel> prepare_dynamic_quantize(const KernelContext& context) {
 }  // namespace
 
 void add_nn_quantize_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"QuantizeLinear", nn::dtypes(QuantizeInputTypes{}), &prepare_quantize});
+  table.push_back({"QuantizeLinear", data_types(QuantizeInputTypes{}), &prepare_quantize});
   table.push_back({"DequantizeLinear", dequantize_types(), &prepare_dequantize});
   table.push_back({"DynamicQuantizeLinear", {DataType::kFloat32}, &prepare_dynamic_quantize});
 }

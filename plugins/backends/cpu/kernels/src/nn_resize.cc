@@ -659,9 +659,9 @@ Result<PreparedKernel> prepare_resize(const KernelContext& context) {
   GE_RETURN_IF_ERROR(plan_taps(context, p));
   // Integer inputs may interpolate too (ONNX allows every type); the sum is rounded.
   KernelFunction function =
-      nn::select(dtype, nn::AllNumericTypes{}, []<typename T>() -> KernelFunction { return &resize_kernel<T>; });
+      select_kernel(dtype, nn::AllNumericTypes{}, []<typename T>() -> KernelFunction { return &resize_kernel<T>; });
   if (function == nullptr) {
-    const std::vector<DataType> supported = nn::dtypes(nn::AllNumericTypes{});
+    const std::vector<DataType> supported = data_types(nn::AllNumericTypes{});
     return unsupported_dtype(context, dtype, supported);
   }
   const size_t workspace = workspace_bytes(p);
@@ -672,8 +672,8 @@ Result<PreparedKernel> prepare_resize(const KernelContext& context) {
 }  // namespace
 
 void add_nn_resize_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"Resize", nn::dtypes(nn::AllNumericTypes{}), &prepare_resize});
-  table.push_back({"Upsample", nn::dtypes(nn::AllNumericTypes{}), &prepare_resize});
+  table.push_back({"Resize", data_types(nn::AllNumericTypes{}), &prepare_resize});
+  table.push_back({"Upsample", data_types(nn::AllNumericTypes{}), &prepare_resize});
 }
 
 }  // namespace ge::cpu_kernels

@@ -73,16 +73,16 @@ Result<PreparedKernel> prepare_rms_normalization(const KernelContext& context) {
   GE_ASSIGN_OR_RETURN(p.scale_index, broadcast_index(context, "scale", scale_dims, normalised));
   // Y has scale's type V.
   GE_RETURN_IF_ERROR(check_output(context, 0, p.scale_dtype, x_dims));
-  KernelFunction function = nn::select(dtype, nn::FloatingTypes{},
-                                       []<typename T>() -> KernelFunction { return &rms_normalization_kernel<T>; });
-  if (function == nullptr) return unsupported_dtype(context, dtype, nn::dtypes(nn::FloatingTypes{}));
+  KernelFunction function = select_kernel(dtype, nn::FloatingTypes{},
+                                          []<typename T>() -> KernelFunction { return &rms_normalization_kernel<T>; });
+  if (function == nullptr) return unsupported_dtype(context, dtype, data_types(nn::FloatingTypes{}));
   return make_kernel(context, function, std::move(p));
 }
 
 }  // namespace
 
 void add_nn_rms_normalization_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"RMSNormalization", nn::dtypes(nn::FloatingTypes{}), &prepare_rms_normalization});
+  table.push_back({"RMSNormalization", data_types(nn::FloatingTypes{}), &prepare_rms_normalization});
 }
 
 }  // namespace ge::cpu_kernels

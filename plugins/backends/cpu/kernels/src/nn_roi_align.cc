@@ -172,14 +172,14 @@ Result<PreparedKernel> prepare_roi_align(const KernelContext& context) {
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, {p.rois, p.channels, p.pooled_height, p.pooled_width}));
   KernelFunction function =
-      nn::select(dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &roi_align_kernel<T>; });
+      select_kernel(dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &roi_align_kernel<T>; });
   return make_kernel(context, function, p);
 }
 
 }  // namespace
 
 void add_nn_roi_align_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"RoiAlign", nn::dtypes(nn::FloatingTypes{}), &prepare_roi_align});
+  table.push_back({"RoiAlign", data_types(nn::FloatingTypes{}), &prepare_roi_align});
 }
 
 }  // namespace ge::cpu_kernels

@@ -148,16 +148,16 @@ Result<PreparedKernel> prepare_rotary_embedding(const KernelContext& context) {
     }
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, x_dims));
-  KernelFunction function = nn::select(dtype, nn::FloatingTypes{},
-                                       []<typename T>() -> KernelFunction { return &rotary_embedding_kernel<T>; });
-  if (function == nullptr) return unsupported_dtype(context, dtype, nn::dtypes(nn::FloatingTypes{}));
+  KernelFunction function = select_kernel(dtype, nn::FloatingTypes{},
+                                          []<typename T>() -> KernelFunction { return &rotary_embedding_kernel<T>; });
+  if (function == nullptr) return unsupported_dtype(context, dtype, data_types(nn::FloatingTypes{}));
   return make_kernel(context, function, p);
 }
 
 }  // namespace
 
 void add_nn_rotary_embedding_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"RotaryEmbedding", nn::dtypes(nn::FloatingTypes{}), &prepare_rotary_embedding});
+  table.push_back({"RotaryEmbedding", data_types(nn::FloatingTypes{}), &prepare_rotary_embedding});
 }
 
 }  // namespace ge::cpu_kernels

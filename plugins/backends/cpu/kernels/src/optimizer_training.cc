@@ -173,8 +173,8 @@ Result<PreparedKernel> prepare_optimizer(const KernelContext& context, Optimizer
       break;
     }
   }
-  KernelFunction function = select_kernel(dtype, FloatTypes{},
-                                          []<typename T>() -> KernelFunction { return &optimizer_kernel<T>; });
+  KernelFunction function =
+      select_kernel(dtype, Float32And64Types{}, []<typename T>() -> KernelFunction { return &optimizer_kernel<T>; });
   return make_kernel(context, function, std::move(p));
 }
 

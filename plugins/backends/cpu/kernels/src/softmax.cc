@@ -91,16 +91,16 @@ Result<PreparedKernel> prepare_normalizer(const KernelContext& context) {
     }
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, x_dims));
-  KernelFunction function = tensor::select(dtype, tensor::FloatingTypes{},
-                                           []<typename T>() -> KernelFunction { return &softmax_kernel<T, kind>; });
-  if (function == nullptr) return unsupported_dtype(context, dtype, tensor::dtypes_of(tensor::FloatingTypes{}));
+  KernelFunction function =
+      select_kernel(dtype, FloatingTypes{}, []<typename T>() -> KernelFunction { return &softmax_kernel<T, kind>; });
+  if (function == nullptr) return unsupported_dtype(context, dtype, data_types(FloatingTypes{}));
   return make_kernel(context, function, params);
 }
 
 }  // namespace
 
 void add_softmax_kernels(std::vector<OpKernel>& table) {
-  const std::vector<DataType> types = tensor::dtypes_of(tensor::FloatingTypes{});
+  const std::vector<DataType> types = data_types(FloatingTypes{});
   table.push_back({"Softmax", types, &prepare_normalizer<Normalizer::kSoftmax>});
   table.push_back({"LogSoftmax", types, &prepare_normalizer<Normalizer::kLogSoftmax>});
   table.push_back({"Hardmax", types, &prepare_normalizer<Normalizer::kHardmax>});

@@ -78,15 +78,15 @@ Result<PreparedKernel> prepare_arg(const KernelContext& context) {
   GE_RETURN_IF_ERROR(check_output(context, 0, DataType::kInt64, y_dims));
   ArgParams params{product(x_dims, 0, a), x_dims[a], product(x_dims, a + 1, x_dims.size()), select_last != 0};
   KernelFunction function =
-      select(dtype, NumericTypes{}, []<typename T>() -> KernelFunction { return &arg_kernel<T, kMax>; });
+      select_kernel(dtype, NumericTypes{}, []<typename T>() -> KernelFunction { return &arg_kernel<T, kMax>; });
   return make_kernel(context, function, params);
 }
 
 }  // namespace
 
 void add_arg_extreme_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"ArgMax", dtypes_of(NumericTypes{}), &prepare_arg<true>});
-  table.push_back({"ArgMin", dtypes_of(NumericTypes{}), &prepare_arg<false>});
+  table.push_back({"ArgMax", data_types(NumericTypes{}), &prepare_arg<true>});
+  table.push_back({"ArgMin", data_types(NumericTypes{}), &prepare_arg<false>});
 }
 
 }  // namespace ge::cpu_kernels::tensor

@@ -1,7 +1,7 @@
 #pragma once
 // Shared pieces of the tensor kernel family (indexing, shape, reductions, ...): element
 // types (float16/bfloat16 bit patterns, strings, plain byte blobs for copy-only kernels)
-// with dtype dispatch, launch error codes, reading small integer inputs (starts, axes,
+// with copy-only dtype dispatch, launch error codes, reading small integer inputs (starts, axes,
 // pads, k) at launch, and a strided walk with its index on the stack. Internal to the
 // kernel library.
 
@@ -56,42 +56,7 @@ struct Bytes {
   unsigned char bytes[kBytes];
 };
 
-template <typename T>
-constexpr DataType dtype_of() {
-  if constexpr (std::is_same_v<T, Float16>) {
-    return DataType::kFloat16;
-  } else if constexpr (std::is_same_v<T, BFloat16>) {
-    return DataType::kBFloat16;
-  } else if constexpr (std::is_same_v<T, std::string>) {
-    return DataType::kString;
-  } else {
-    return data_type_of<T>();
-  }
-}
-
-// ---- dtype dispatch ----
-
-template <typename... Ts>
-struct Types {};
-
-/// Every numeric dtype (the 16-bit floats included).
-using NumericTypes =
-    Types<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t>;
-using FloatingTypes = Types<float, double, Float16, BFloat16>;
-
-template <typename... Ts>
-std::vector<DataType> dtypes_of(Types<Ts...>) {
-  return {dtype_of<Ts>()...};
-}
-
-/// `make.template operator()<T>()` for the T of `list` whose dtype is `dtype`; null when
-/// none is.
-template <typename... Ts, typename Make>
-KernelFunction select(DataType dtype, Types<Ts...>, Make&& make) {
-  KernelFunction function = nullptr;
-  (void)((dtype == dtype_of<Ts>() ? (function = make.template operator()<Ts>(), true) : false) || ...);
-  return function;
-}
+// ---- copy-only dtype dispatch (the typed one is dtype_dispatch.h) ----
 
 /// For copy-only kernels: std::string for strings, Bytes<element size> otherwise; null
 /// for kUndefined.

@@ -72,14 +72,14 @@ Result<PreparedKernel> prepare_cum_sum(const KernelContext& context) {
   params.exclusive = exclusive != 0;
   params.reverse = reverse != 0;
   KernelFunction function =
-      select(dtype, NumericTypes{}, []<typename T>() -> KernelFunction { return &cum_sum_kernel<T>; });
+      select_kernel(dtype, NumericTypes{}, []<typename T>() -> KernelFunction { return &cum_sum_kernel<T>; });
   return make_kernel(context, function, params);
 }
 
 }  // namespace
 
 void add_cum_sum_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"CumSum", dtypes_of(NumericTypes{}), &prepare_cum_sum});
+  table.push_back({"CumSum", data_types(NumericTypes{}), &prepare_cum_sum});
 }
 
 }  // namespace ge::cpu_kernels::tensor

@@ -61,14 +61,14 @@ Result<PreparedKernel> prepare_det(const KernelContext& context) {
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, y_dims));
   DetParams params{product(y_dims), x_dims.back()};
   KernelFunction function =
-      select(dtype, FloatingTypes{}, []<typename T>() -> KernelFunction { return &det_kernel<T>; });
+      select_kernel(dtype, FloatingTypes{}, []<typename T>() -> KernelFunction { return &det_kernel<T>; });
   return make_kernel(context, function, params, static_cast<size_t>(params.n * params.n) * sizeof(double));
 }
 
 }  // namespace
 
 void add_det_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"Det", dtypes_of(FloatingTypes{}), &prepare_det});
+  table.push_back({"Det", data_types(FloatingTypes{}), &prepare_det});
 }
 
 }  // namespace ge::cpu_kernels::tensor

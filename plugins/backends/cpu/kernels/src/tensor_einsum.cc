@@ -211,14 +211,14 @@ Result<PreparedKernel> prepare_einsum(const KernelContext& context) {
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, y_dims));
   KernelFunction function =
-      select(dtype, NumericTypes{}, []<typename T>() -> KernelFunction { return &einsum_kernel<T>; });
+      select_kernel(dtype, NumericTypes{}, []<typename T>() -> KernelFunction { return &einsum_kernel<T>; });
   return make_kernel(context, function, params);
 }
 
 }  // namespace
 
 void add_einsum_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"Einsum", dtypes_of(NumericTypes{}), &prepare_einsum});
+  table.push_back({"Einsum", data_types(NumericTypes{}), &prepare_einsum});
 }
 
 }  // namespace ge::cpu_kernels::tensor

@@ -55,8 +55,8 @@ int non_zero_kernel(const KernelArgs& args) {
   return kKernelOk;
 }
 
-using NonZeroTypes = Types<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
-                           uint32_t, uint64_t, bool, std::string>;
+using NonZeroTypes = TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
+                              uint32_t, uint64_t, bool, std::string>;
 
 Result<PreparedKernel> prepare_non_zero(const KernelContext& context) {
   const DataType dtype = input_dtype(context, 0);
@@ -68,14 +68,14 @@ Result<PreparedKernel> prepare_non_zero(const KernelContext& context) {
   GE_RETURN_IF_ERROR(check_output(context, 0, DataType::kInt64, {static_cast<int64_t>(x_dims.size()), y_dims[1]}));
   NonZeroParams params{static_cast<int>(x_dims.size()), to_index(x_dims), product(x_dims), y_dims[1]};
   KernelFunction function =
-      select(dtype, NonZeroTypes{}, []<typename T>() -> KernelFunction { return &non_zero_kernel<T>; });
+      select_kernel(dtype, NonZeroTypes{}, []<typename T>() -> KernelFunction { return &non_zero_kernel<T>; });
   return make_kernel(context, function, params);
 }
 
 }  // namespace
 
 void add_non_zero_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"NonZero", dtypes_of(NonZeroTypes{}), &prepare_non_zero});
+  table.push_back({"NonZero", data_types(NonZeroTypes{}), &prepare_non_zero});
 }
 
 }  // namespace ge::cpu_kernels::tensor

@@ -274,16 +274,17 @@ Result<PreparedKernel> prepare_reduce(const KernelContext& context) {
       function = &reduce_kernel<bool, op>;
     }
   } else {
-    function = select(dtype, NumericTypes{}, []<typename T>() -> KernelFunction { return &reduce_kernel<T, op>; });
+    function =
+        select_kernel(dtype, NumericTypes{}, []<typename T>() -> KernelFunction { return &reduce_kernel<T, op>; });
   }
-  if (function == nullptr) return unsupported_dtype(context, dtype, dtypes_of(NumericTypes{}));
+  if (function == nullptr) return unsupported_dtype(context, dtype, data_types(NumericTypes{}));
   return make_kernel(context, function, params);
 }
 
 }  // namespace
 
 void add_reduce_kernels(std::vector<OpKernel>& table) {
-  const std::vector<DataType> types = dtypes_of(NumericTypes{});
+  const std::vector<DataType> types = data_types(NumericTypes{});
   std::vector<DataType> with_bool = types;
   with_bool.push_back(DataType::kBool);
   table.push_back({"ReduceMax", with_bool, &prepare_reduce<ReduceOp::kMax>});

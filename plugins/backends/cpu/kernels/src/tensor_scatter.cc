@@ -101,7 +101,7 @@ KernelFunction select_scatter(DataType dtype, Reduction reduction) {
   if (reduction == Reduction::kNone) {
     return select_copy(dtype, []<typename T>() -> KernelFunction { return &Kernel<T>::run; });
   }
-  return select(dtype, NumericTypes{}, []<typename T>() -> KernelFunction { return &Kernel<T>::run; });
+  return select_kernel(dtype, NumericTypes{}, []<typename T>() -> KernelFunction { return &Kernel<T>::run; });
 }
 
 template <typename T>
@@ -112,7 +112,7 @@ struct ScatterElementsKernel {
 Status check_scatter_dtype(const KernelContext& context, KernelFunction function, Reduction reduction) {
   if (function != nullptr) return Status::ok();
   const DataType dtype = input_dtype(context, 0);
-  return unsupported_dtype(context, dtype, reduction == Reduction::kNone ? copy_types() : dtypes_of(NumericTypes{}));
+  return unsupported_dtype(context, dtype, reduction == Reduction::kNone ? copy_types() : data_types(NumericTypes{}));
 }
 
 Result<PreparedKernel> prepare_scatter_elements(const KernelContext& context) {

@@ -163,7 +163,7 @@ int range_kernel(const KernelArgs& args) {
   return kKernelOk;
 }
 
-using RangeTypes = Types<float, double, int16_t, int32_t, int64_t>;
+using RangeTypes = TypeList<float, double, int16_t, int32_t, int64_t>;
 
 Result<PreparedKernel> prepare_range(const KernelContext& context) {
   const DataType dtype = input_dtype(context, 0);
@@ -176,7 +176,7 @@ Result<PreparedKernel> prepare_range(const KernelContext& context) {
   if (y_dims.size() != 1) return invalid_node(context, "output must be 1-D, not " + shape_to_string(y_dims));
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, y_dims));
   KernelFunction function =
-      select(dtype, RangeTypes{}, []<typename T>() -> KernelFunction { return &range_kernel<T>; });
+      select_kernel(dtype, RangeTypes{}, []<typename T>() -> KernelFunction { return &range_kernel<T>; });
   return make_kernel(context, function, RangeParams{y_dims[0]});
 }
 
@@ -187,7 +187,7 @@ void add_shape_kernels(std::vector<OpKernel>& table) {
   table.push_back({"Size", {}, &prepare_size});
   table.push_back({"ConstantOfShape", {DataType::kInt64}, &prepare_constant_of_shape});
   table.push_back({"EyeLike", all_fixed_size_types(), &prepare_eye_like});
-  table.push_back({"Range", dtypes_of(RangeTypes{}), &prepare_range});
+  table.push_back({"Range", data_types(RangeTypes{}), &prepare_range});
 }
 
 }  // namespace ge::cpu_kernels::tensor

@@ -106,7 +106,7 @@ Result<PreparedKernel> prepare_top_k(const KernelContext& context) {
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, y_dims));
   GE_RETURN_IF_ERROR(check_output(context, 1, DataType::kInt64, y_dims));
   KernelFunction function =
-      select(dtype, NumericTypes{}, []<typename T>() -> KernelFunction { return &top_k_kernel<T>; });
+      select_kernel(dtype, NumericTypes{}, []<typename T>() -> KernelFunction { return &top_k_kernel<T>; });
   const size_t workspace = static_cast<size_t>(params.n) * sizeof(int64_t);
   return make_kernel(context, function, params, workspace);
 }
@@ -114,7 +114,7 @@ Result<PreparedKernel> prepare_top_k(const KernelContext& context) {
 }  // namespace
 
 void add_top_k_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"TopK", dtypes_of(NumericTypes{}), &prepare_top_k});
+  table.push_back({"TopK", data_types(NumericTypes{}), &prepare_top_k});
 }
 
 }  // namespace ge::cpu_kernels::tensor

@@ -99,8 +99,8 @@ int unique_kernel(const KernelArgs& args) {
   return kKernelOk;
 }
 
-using UniqueTypes = Types<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
-                          uint32_t, uint64_t, bool, std::string>;
+using UniqueTypes = TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
+                             uint32_t, uint64_t, bool, std::string>;
 
 Result<PreparedKernel> prepare_unique(const KernelContext& context) {
   const DataType dtype = input_dtype(context, 0);
@@ -136,7 +136,7 @@ Result<PreparedKernel> prepare_unique(const KernelContext& context) {
     if (has_output(context, i)) GE_RETURN_IF_ERROR(check_output(context, i, DataType::kInt64, per_output[i - 1]));
   }
   KernelFunction function =
-      select(dtype, UniqueTypes{}, []<typename T>() -> KernelFunction { return &unique_kernel<T>; });
+      select_kernel(dtype, UniqueTypes{}, []<typename T>() -> KernelFunction { return &unique_kernel<T>; });
   const size_t workspace = static_cast<size_t>(6 * params.n) * sizeof(int64_t);
   return make_kernel(context, function, params, workspace);
 }
@@ -144,7 +144,7 @@ Result<PreparedKernel> prepare_unique(const KernelContext& context) {
 }  // namespace
 
 void add_unique_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"Unique", dtypes_of(UniqueTypes{}), &prepare_unique});
+  table.push_back({"Unique", data_types(UniqueTypes{}), &prepare_unique});
 }
 
 }  // namespace ge::cpu_kernels::tensor

@@ -16,8 +16,8 @@ struct ConcatOp {
 }  // namespace
 
 void add_string_concat_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"StringConcat", {DataType::kString},
-                   &math::prepare_same_type_binary<ConcatOp, math::Types<std::string>>});
+  table.push_back(
+      {"StringConcat", {DataType::kString}, &math::prepare_same_type_binary<ConcatOp, TypeList<std::string>>});
 }
 
 }  // namespace ge::cpu_kernels::special

@@ -13,9 +13,7 @@
 namespace ge::cpu_kernels {
 namespace {
 
-using math::FloatingTypes;
 using math::read_float;
-using math::SignedNumericTypes;
 using math::UnaryParams;
 
 struct ReluOp {
@@ -177,10 +175,9 @@ struct GeluOp {
 }  // namespace
 
 void add_unary_activation_kernels(std::vector<OpKernel>& table) {
-  using math::dtypes;
   using math::prepare_same_type_unary;
-  const std::vector<DataType> floating = dtypes(FloatingTypes{});
-  table.push_back({"Relu", dtypes(SignedNumericTypes{}), &prepare_same_type_unary<ReluOp, SignedNumericTypes>});
+  const std::vector<DataType> floating = data_types(FloatingTypes{});
+  table.push_back({"Relu", data_types(SignedNumericTypes{}), &prepare_same_type_unary<ReluOp, SignedNumericTypes>});
   table.push_back({"Sigmoid", floating, &prepare_same_type_unary<SigmoidOp, FloatingTypes>});
   table.push_back({"Tanh", floating, &prepare_same_type_unary<TanhOp, FloatingTypes>});
   table.push_back({"LeakyRelu", floating, &prepare_same_type_unary<LeakyReluOp, FloatingTypes>});
@@ -192,7 +189,7 @@ void add_unary_activation_kernels(std::vector<OpKernel>& table) {
   table.push_back({"ThresholdedRelu", floating, &prepare_same_type_unary<ThresholdedReluOp, FloatingTypes>});
   table.push_back({"Softplus", floating, &prepare_same_type_unary<SoftplusOp, FloatingTypes>});
   table.push_back({"Softsign", floating, &prepare_same_type_unary<SoftsignOp, FloatingTypes>});
-  table.push_back({"Shrink", dtypes(math::NumericTypes{}), &prepare_same_type_unary<ShrinkOp, math::NumericTypes>});
+  table.push_back({"Shrink", data_types(NumericTypes{}), &prepare_same_type_unary<ShrinkOp, NumericTypes>});
   table.push_back({"Mish", floating, &prepare_same_type_unary<MishOp, FloatingTypes>});
   table.push_back({"Gelu", floating, &prepare_same_type_unary<GeluOp, FloatingTypes>});
 }

@@ -1,0 +1,117 @@
+// Session's per-op path: the executor for a graph the task sink cannot run (sinking its
+// static clusters and bodies) and, for dynamic input dims, the shape-keyed
+// specialisations with the gears of a model file (ge/session.h).
+#include "ge/session.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ge/logging.h"
+#include "runtime_input_binding.h"
+#include "session_task_sink.h"
+
+namespace ge {
+
+Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph,
+                            std::unique_ptr<Graph> specialisation_source, bool run_passes,
+                            const SessionOptions& options, Backend& backend) {
+  GE_ASSIGN_OR_RETURN(std::vector<std::shared_ptr<MemoryAssigner>> assigners,
+                      detail::select_assigners(host, options.memory_assigners));
+  // A static graph (a specialisation, a static cluster, a subgraph body for given input
+  // descs) is inferred afresh (its descs are those of another shape, or of a per-op run),
+  // gets the passes when the session's graph had them, and loads into the task sink.
+  // --dump-graph: a specialisation's passes dump into a folder of their own; those of
+  // clusters and bodies (fragments) do not dump.
+  auto optimise = [this, &host, &backend, options, run_passes](Graph& graph,
+                                                               std::optional<std::filesystem::path> dump) -> Status {
+    for (const auto& node : graph.nodes()) {
+      for (Value* out : node->outputs()) out->mutable_desc().shape.reset();
+    }
+    GE_RETURN_IF_ERROR(ops_.infer_graph(graph));
+    if (run_passes) {
+      PassManagerOptions pass_options = options.passes;
+      pass_options.dump_dir = std::move(dump);
+      PassManager passes(host.passes(), ops_, pass_options);
+      Result<Backend*> reference = host.backend("cpu");
+      GE_RETURN_IF_ERROR(passes.run(graph, &backend, reference.is_ok() ? *reference : nullptr));
+    }
+    return Status::ok();
+  };
+  auto load = [this, &backend, options, assigners = std::move(assigners)](const Graph& graph) {
+    // No shrink: each specialisation is compiled from the host graph, which stays.
+    return detail::load_task_sink(graph, backend, ops_, assigners, options.memory_order, options.max_streams,
+                                  options.stream_memory_ratio, pool_, false, options.super_kernel_max_bytes);
+  };
+  SinkCompiler compile = [optimise, load](std::unique_ptr<Graph> graph) -> Result<std::unique_ptr<ModelRunner>> {
+    GE_RETURN_IF_ERROR(optimise(*graph, std::nullopt));
+    return load(*graph);
+  };
+  ExecutorOptions executor_options;
+  executor_options.pool = pool_;
+  executor_options.cache_size = std::max<size_t>(options.specialisation_cache_size, 1);
+  if (options.task_sink) executor_options.sink = compile;
+  if (!backend.device().host_accessible() && specialisation_source) {
+    // Every signature that compiles to the task sink still runs; the rest cannot.
+    per_op_unavailable_ = unsupported("backend '" + backend.name() +
+                                      "' has no host-accessible device, which the per-op executor needs: only input "
+                                      "shapes whose specialisation runs in the task sink run");
+    dynamic_graph_ = std::move(graph);
+  } else {
+    GE_ASSIGN_OR_RETURN(executor_, Executor::create(std::move(graph), backend, ops_, executor_options));
+  }
+  if (specialisation_source) {
+    specialisation_source_ = std::move(specialisation_source);
+    // A signature whose graph still has host ops or data-dependent shapes after the
+    // passes runs on an executor of its own: the passes folded what the static shapes
+    // made constant, and its plan is partitioned.
+    auto specialise = [this, &backend, optimise, load, executor_options, dump_dir = options.passes.dump_dir](
+                          const std::vector<TensorDesc>& descs) -> Result<Specialisation> {
+      std::unique_ptr<Graph> graph = specialisation_source_->clone();
+      const std::vector<Value*> inputs = graph->runtime_inputs();
+      for (size_t i = 0; i < inputs.size() && i < descs.size(); ++i) inputs[i]->set_desc(descs[i]);
+      std::optional<std::filesystem::path> dump;
+      if (dump_dir) dump = *dump_dir / ("specialisation_" + std::to_string(++specialisations_compiled_));
+      GE_RETURN_IF_ERROR(optimise(*graph, std::move(dump)));
+      Result<std::unique_ptr<ModelRunner>> runner = load(*graph);
+      if (runner.is_ok()) return Specialisation{std::move(runner).value(), nullptr};
+      if (runner.status().code() != StatusCode::kUnsupported) return runner.status();
+      GE_LOG_INFO("specialised graph '{}' runs per op, partitioned: {}", graph->name(), runner.status().message());
+      GE_ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
+                          Executor::create(std::move(graph), backend, ops_, executor_options));
+      return Specialisation{nullptr, std::move(executor)};
+    };
+    specialisations_ = std::make_unique<SpecialisationCache>(options.specialisation_cache_size, std::move(specialise));
+  }
+  return Status::ok();
+}
+
+bool Session::wants_specialisation(const SessionOptions& options, const Graph& graph) {
+  return options.task_sink && options.specialisation_cache_size > 0 && has_dynamic_tensor_inputs(graph);
+}
+
+Result<Specialisation*> Session::specialised(const NamedValues& inputs) {
+  if (!specialisations_ && gears_.empty()) return static_cast<Specialisation*>(nullptr);
+  // The executor's checks and messages (dtypes, static and named dims) come first.
+  GE_ASSIGN_OR_RETURN(std::vector<const RuntimeValue*> bound,
+                      bind_runtime_inputs(graph().runtime_inputs(), inputs));
+  std::vector<const Tensor*> tensors;
+  tensors.reserve(bound.size());
+  for (const RuntimeValue* value : bound) {
+    if (!value->is_tensor()) return static_cast<Specialisation*>(nullptr);
+    tensors.push_back(&value->tensor);
+  }
+  if (!gears_.empty()) {
+    if (auto gear = gears_.find(SpecialisationCache::key_of(tensors)); gear != gears_.end()) {
+      ++gear_hits_;
+      last_executor_ = executor_.get();
+      return &gear->second;
+    }
+  }
+  if (!specialisations_) return static_cast<Specialisation*>(nullptr);
+  GE_ASSIGN_OR_RETURN(Specialisation * found, specialisations_->find(tensors));
+  last_executor_ = found != nullptr && found->executor ? found->executor.get() : executor_.get();
+  return found;
+}
+
+}  // namespace ge

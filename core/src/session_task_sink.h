@@ -1,0 +1,36 @@
+#pragma once
+// How a session loads a graph into the task sink: the memory assigners it plans with and
+// the runner options its settings give. Internal to the core (session*.cc).
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ge/backend.h"
+#include "ge/graph.h"
+#include "ge/memory_assigner.h"
+#include "ge/memory_plan.h"
+#include "ge/op_registry.h"
+#include "ge/plugin_host.h"
+#include "ge/runtime/model_runner.h"
+#include "ge/status.h"
+#include "ge/tensor_pool.h"
+
+namespace ge::detail {
+
+/// The loaded memory assigners `names` selects (all when empty); an unknown name is an
+/// error listing the loaded ones.
+Result<std::vector<std::shared_ptr<MemoryAssigner>>> select_assigners(const PluginHost& host,
+                                                                      const std::vector<std::string>& names);
+
+/// The graph loaded into the task sink with a plan from the selected memory assigners
+/// (`ops` says which ops run in place or as views); kUnsupported when the graph needs the
+/// per-op executor.
+Result<std::unique_ptr<ModelRunner>> load_task_sink(const Graph& graph, Backend& backend, const OpRegistry& ops,
+                                                    std::vector<std::shared_ptr<MemoryAssigner>> assigners,
+                                                    ExecutionOrder order, int max_streams, double stream_memory_ratio,
+                                                    std::shared_ptr<TensorPool> pool, bool shrink,
+                                                    size_t super_kernel_max_bytes);
+
+}  // namespace ge::detail
