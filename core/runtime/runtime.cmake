@@ -6,6 +6,14 @@ set(GE_RUNTIME_DIR ${CMAKE_CURRENT_LIST_DIR}/..)
 target_sources(ge_core PRIVATE
   ${GE_RUNTIME_DIR}/src/runtime/stream_plan.cc
   ${GE_RUNTIME_DIR}/src/runtime/model_runner.cc
+  ${GE_RUNTIME_DIR}/src/runtime/model_runner_addresses.cc
+  ${GE_RUNTIME_DIR}/src/runtime/model_runner_capture.cc
+  ${GE_RUNTIME_DIR}/src/runtime/model_runner_execution.cc
+  ${GE_RUNTIME_DIR}/src/runtime/model_runner_model_file.cc
+  ${GE_RUNTIME_DIR}/src/runtime/model_runner_placement.cc
+  ${GE_RUNTIME_DIR}/src/runtime/model_runner_preparation.cc
+  ${GE_RUNTIME_DIR}/src/runtime/model_runner_tasks.cc
+  ${GE_RUNTIME_DIR}/src/runtime/model_runner_weights.cc
   ${GE_RUNTIME_DIR}/src/runtime_input_binding.cc)
 add_library(ge_runtime INTERFACE)
 add_library(ge::runtime ALIAS ge_runtime)

@@ -1,3 +1,4 @@
+// Tests of the per-op executor (ge/executor.h).
 #include "ge/executor.h"
 
 #include <gtest/gtest.h>

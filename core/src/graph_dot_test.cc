@@ -1,3 +1,4 @@
+// Tests of the Graphviz printer of graphs (ge/graph_dot.h).
 #include "ge/graph_dot.h"
 
 #include <gtest/gtest.h>

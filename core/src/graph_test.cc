@@ -1,3 +1,4 @@
+// Tests of the core IR: graphs, nodes, values and their edits (ge/graph.h).
 #include "ge/graph.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// Tests of the text IR: printing and parsing graphs (ge/graph_text.h).
 #include "ge/graph_text.h"
 
 #include <gtest/gtest.h>

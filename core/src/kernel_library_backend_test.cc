@@ -1,3 +1,4 @@
+// Tests of backends built from kernel libraries (ge/kernel_library_backend.h).
 #include "ge/kernel_library_backend.h"
 
 #include <gtest/gtest.h>

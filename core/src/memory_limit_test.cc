@@ -1,3 +1,4 @@
+// Tests of the memory limit check (ge/memory_limit.h).
 #include "ge/memory_limit.h"
 
 #include <gtest/gtest.h>

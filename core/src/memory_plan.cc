@@ -270,7 +270,8 @@ Result<int64_t> Planner::visit_graph(const Graph& graph, int64_t entry, bool top
     }
     const int64_t end = subgraphs.empty() ? begin : ++step_;
     steps_.push_back({node, &graph, begin, end});
-    const bool constant_node = node->op_type() == "Constant" && node->input_count() == 0 && is_onnx_domain(*node);
+    const OpSchemaInfo* schema = schema_of(*node);
+    const bool constant_node = schema != nullptr && schema->is_constant && node->input_count() == 0;
     const ZeroedMemory zeroed = options_.zeroed_memory ? options_.zeroed_memory(*node) : ZeroedMemory{};
     for (size_t k = 0; k < node->output_count(); ++k) {
       const Value* out = node->output(k);

@@ -92,14 +92,6 @@ TEST(MemoryPlanTest, WithoutZeroCopyInputsAndOutputsLiveInTheFeatureMap) {
   EXPECT_EQ(plan.feature_map_bytes, 1024u);
 }
 
-TEST(MemoryPlanTest, ConstantNodesGoToWeights) {
-  auto g = parse_memory_dsl("in x[128]; k[4]=Constant(); a=Conv(x,k)[128]; out a");
-  GraphMemoryPlan plan = plan_or_die(*g);
-  EXPECT_EQ(placement_of(plan, *g, "k").region, MemoryRegion::kWeights);
-  EXPECT_EQ(plan.weights_bytes, 512u);
-  EXPECT_EQ(plan.feature_map_bytes, 0u);
-}
-
 TEST(MemoryPlanTest, DynamicAndStringValuesStayUnplanned) {
   Graph g;
   Value* x = g.add_input("x", TensorDesc(DataType::kFloat32, {Dim::named("N"), Dim::of(4)}));
@@ -283,7 +275,7 @@ TEST(MemoryPlanTest, ActivationChainRunsInPlace) {
 
 // A custom op library (what an SDK plugin registers through Registrar::add_op_library)
 // declaring its own sharing: Blend may write output 0 over input 1 only; Bitcast is a
-// view; Join concatenates along its attribute "dim".
+// view; Join concatenates along its attribute "dim"; Const outputs a constant.
 class CustomSharingOps final : public OpLibrary {
  public:
   CustomSharingOps() {
@@ -294,17 +286,21 @@ class CustomSharingOps final : public OpLibrary {
     bitcast_.is_view = true;
     join_.op_type = "Join";
     join_.concatenates_along = "dim";
+    const_.domain = "com.example";
+    const_.op_type = "Const";
+    const_.is_constant = true;
   }
   std::string name() const override { return "test_custom_sharing_ops"; }
   const OpSchemaInfo* find_schema(const std::string& domain, const std::string& op_type, int64_t) const override {
     if (domain != "com.example") return nullptr;
     if (op_type == "Join") return &join_;
+    if (op_type == "Const") return &const_;
     return op_type == "Blend" ? &blend_ : op_type == "Bitcast" ? &bitcast_ : nullptr;
   }
   Status infer(Node&, int64_t, const InputDataProvider&, const OpRegistry&) const override { return Status::ok(); }
 
  private:
-  OpSchemaInfo blend_, bitcast_, join_;
+  OpSchemaInfo blend_, bitcast_, join_, const_;
 };
 
 MemoryPlanOptions with_custom_ops(OpRegistry& registry) {
@@ -317,6 +313,21 @@ MemoryPlanOptions with_custom_ops(OpRegistry& registry) {
 void set_custom_domain(Graph& graph, const std::string& node) {
   graph.find_node(node)->set_domain("com.example");
   graph.set_opset_import("com.example", 1);
+}
+
+TEST(MemoryPlanTest, ConstantsTheirSchemaDeclaresGoToWeights) {
+  auto g = parse_memory_dsl("in x[128]; k[4]=Const(); a=Conv(x,k)[128]; out a");
+  set_custom_domain(*g, "n_k");
+  OpRegistry registry;
+  GraphMemoryPlan plan = plan_or_die(*g, with_custom_ops(registry));
+  EXPECT_EQ(placement_of(plan, *g, "k").region, MemoryRegion::kWeights);
+  EXPECT_EQ(plan.weights_bytes, 512u);
+  EXPECT_EQ(plan.feature_map_bytes, 0u);
+
+  // Without the op's schema the planner knows no constant: k is a feature-map value.
+  GraphMemoryPlan unknown = plan_or_die(*g, MemoryPlanOptions{});
+  EXPECT_EQ(placement_of(unknown, *g, "k").region, MemoryRegion::kFeatureMap);
+  EXPECT_EQ(unknown.weights_bytes, 0u);
 }
 
 TEST(MemoryPlanTest, CustomOpDeclaredInPlaceRunsInPlaceOverTheDeclaredInputOnly) {

@@ -1,3 +1,4 @@
+// Tests of float16 and bfloat16 conversions (ge/minifloat.h).
 #include "ge/minifloat.h"
 
 #include <bit>

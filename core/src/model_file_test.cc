@@ -1,3 +1,4 @@
+// Tests of .gem model files: writing, reading and rejecting corrupt ones (ge/model_file.h).
 #include "ge/model_file.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// Tests of the pass manager (ge/pass_manager.h).
 #include "ge/pass_manager.h"
 
 #include <gtest/gtest.h>

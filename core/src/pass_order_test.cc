@@ -1,3 +1,4 @@
+// Tests of pass ordering by phases and before/after constraints (ge/pass_order.h).
 #include "ge/pass_order.h"
 
 #include <gtest/gtest.h>

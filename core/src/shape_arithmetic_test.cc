@@ -1,3 +1,4 @@
+// Tests of shape arithmetic (ge/shape_arithmetic.h).
 #include "ge/shape_arithmetic.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// Tests of the shape-keyed specialisation cache (ge/specialisation_cache.h).
 #include "ge/specialisation_cache.h"
 
 #include <gtest/gtest.h>

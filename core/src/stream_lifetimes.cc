@@ -53,31 +53,37 @@ void clock_min(std::vector<int64_t>& into, const std::vector<int64_t>& other) {
   for (size_t t = 0; t < into.size() && t < other.size(); ++t) into[t] = std::min(into[t], other[t]);
 }
 
-Result<std::vector<std::vector<size_t>>> order_predecessors(const std::vector<const Node*>& order) {
+std::vector<std::vector<size_t>> order_dependences(std::span<const Node* const> order) {
   std::unordered_map<const Node*, size_t> position;
   for (size_t i = 0; i < order.size(); ++i) position.emplace(order[i], i);
-  std::vector<std::vector<size_t>> predecessors(order.size());
+  std::vector<std::vector<size_t>> dependences(order.size());
+  for (size_t v = 0; v < order.size(); ++v) {
+    auto add = [&](const Node* before) {
+      if (before == nullptr) return;
+      if (auto it = position.find(before); it != position.end()) dependences[v].push_back(it->second);
+    };
+    for (const Value* in : order[v]->inputs()) {
+      if (in != nullptr) add(in->producer());
+    }
+    for (const Node* p : order[v]->control_predecessors()) add(p);
+  }
+  return dependences;
+}
+
+Result<std::vector<std::vector<size_t>>> order_predecessors(const std::vector<const Node*>& order) {
+  std::vector<std::vector<size_t>> predecessors = order_dependences(order);
   for (size_t v = 0; v < order.size(); ++v) {
     const Node& node = *order[v];
     if (!node.attributes().empty() && !node.subgraphs().empty()) {
       return unsupported("memory planning on several streams: " + node.describe() +
                          " has subgraphs; stream-aware plans cover graphs without them");
     }
-    auto add = [&](const Node* before) -> Status {
-      if (before == nullptr) return Status::ok();
-      auto it = position.find(before);
-      if (it == position.end()) return Status::ok();
-      if (it->second >= v) {
+    for (size_t p : predecessors[v]) {
+      if (p >= v) {
         return invalid_argument("memory planning on several streams: the order runs " + node.describe() +
-                                " before " + before->describe() + ", which it depends on");
+                                " before " + order[p]->describe() + ", which it depends on");
       }
-      predecessors[v].push_back(it->second);
-      return Status::ok();
-    };
-    for (const Value* in : node.inputs()) {
-      if (in != nullptr) GE_RETURN_IF_ERROR(add(in->producer()));
     }
-    for (const Node* p : node.control_predecessors()) GE_RETURN_IF_ERROR(add(p));
   }
   return predecessors;
 }

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -41,8 +42,12 @@ void clock_max(std::vector<int64_t>& into, const std::vector<int64_t>& other);
 /// `into` becomes the earlier (componentwise min) of the two clocks.
 void clock_min(std::vector<int64_t>& into, const std::vector<int64_t>& other);
 
-/// Per node of a top-level order, the order positions of the nodes it depends on (the
-/// producers of its inputs and its control predecessors). Fails for a node with subgraphs
+/// Per node of an order, the positions in it of the nodes it depends on: the producers of
+/// its inputs and its control predecessors that the order holds, at any position (so that
+/// a caller can name a node that runs before its producer).
+std::vector<std::vector<size_t>> order_dependences(std::span<const Node* const> order);
+
+/// order_dependences of a top-level order, checked: fails for a node with subgraphs
 /// (stream-aware planning covers flat graphs) or one that runs before a producer.
 Result<std::vector<std::vector<size_t>>> order_predecessors(const std::vector<const Node*>& order);
 

@@ -1,3 +1,4 @@
+// Tests of walking tensors along an axis (tensor_along_axis.h).
 #include "tensor_along_axis.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// Tests of tensor comparison (ge/tensor_compare.h).
 #include "ge/tensor_compare.h"
 
 #include <gtest/gtest.h>

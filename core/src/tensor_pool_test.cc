@@ -1,3 +1,4 @@
+// Tests of the caching tensor pool (ge/tensor_pool.h).
 #include "ge/tensor_pool.h"
 
 #include <gtest/gtest.h>

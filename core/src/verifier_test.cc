@@ -1,3 +1,4 @@
+// Tests of the graph verifier (ge/verifier.h).
 #include "ge/verifier.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// Tests of weight merging (ge/weight_merging.h).
 #include "ge/weight_merging.h"
 
 #include <gmock/gmock.h>

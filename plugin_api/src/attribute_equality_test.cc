@@ -1,3 +1,4 @@
+// Tests of attribute equality for pattern matching (ge/plugin_api/attribute_equality.h).
 #include "ge/plugin_api/attribute_equality.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// Tests of reading constant values in passes (ge/plugin_api/constant_values.h).
 #include "ge/plugin_api/constant_values.h"
 
 #include <gtest/gtest.h>

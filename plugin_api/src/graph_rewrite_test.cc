@@ -1,3 +1,4 @@
+// Tests of graph rewrites for passes (ge/plugin_api/graph_rewrite.h).
 #include "ge/plugin_api/graph_rewrite.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// Tests of pass options (ge/plugin_api/pass_options.h).
 #include "ge/plugin_api/pass_options.h"
 
 #include <gtest/gtest.h>

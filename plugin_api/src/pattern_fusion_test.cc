@@ -1,3 +1,4 @@
+// Tests of the pattern fusion SDK (ge/plugin_api/pattern_fusion.h).
 #include "ge/plugin_api/pattern_fusion.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// Tests of pattern matching (ge/plugin_api/pattern_match.h).
 #include "ge/plugin_api/pattern_match.h"
 
 #include <gtest/gtest.h>

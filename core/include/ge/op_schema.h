@@ -43,6 +43,9 @@ struct OpSchemaInfo {
   /// it): ONNX Concat's "axis". The planner may then have the inputs' producers write
   /// straight into their slices of the output, and the runtime copies only the others.
   std::string concatenates_along{};
+  /// The op takes no input and its outputs are fixed by its attributes (ONNX Constant):
+  /// the planner places them with the weights, as it places initializers.
+  bool is_constant = false;
 
   /// Whether `in_place` lets output `output_index` take input `input_index`'s bytes.
   bool may_run_in_place(size_t input_index, size_t output_index) const;

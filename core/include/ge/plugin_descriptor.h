@@ -26,8 +26,9 @@ namespace ge {
 // (PreparedKernel::zeroed, MemsetTask in the Task variant); 8: OpSchemaInfo declares
 // in-place pairs and views (new members: its layout changed); 9: PassInfo has a phase and
 // run_after / run_before lists instead of an order, PluginOptions holds string arrays; 10:
-// OpSchemaInfo declares concatenations (concatenates_along: its layout changed).
-inline constexpr uint32_t kPluginAbiVersion = 10;
+// OpSchemaInfo declares concatenations (concatenates_along: its layout changed); 11:
+// OpSchemaInfo declares constants (is_constant).
+inline constexpr uint32_t kPluginAbiVersion = 11;
 
 /// Where a plugin puts its components. Each add_* fails on a duplicate component name or
 /// on a kind the registry entry did not declare.

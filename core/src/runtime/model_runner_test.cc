@@ -1,3 +1,4 @@
+// Tests of the task-sink model runner (ge/runtime/model_runner.h).
 #include "ge/runtime/model_runner.h"
 
 #include <gtest/gtest.h>

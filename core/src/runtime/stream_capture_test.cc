@@ -1,3 +1,4 @@
+// Tests of stream capture and captured models (ge/runtime/stream_capture.h).
 #include "ge/runtime/stream_capture.h"
 
 #include <gmock/gmock.h>

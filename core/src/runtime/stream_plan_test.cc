@@ -1,3 +1,4 @@
+// Tests of stream planning and its validation (ge/runtime/stream_plan.h).
 #include "ge/runtime/stream_plan.h"
 
 #include <gtest/gtest.h>

@@ -46,4 +46,8 @@ std::string concatenation_axis_attribute(const std::string& domain, const std::s
   return is_onnx_domain(domain) && op_type == "Concat" ? "axis" : "";
 }
 
+bool is_constant_op(const std::string& domain, const std::string& op_type) {
+  return is_onnx_domain(domain) && op_type == "Constant";
+}
+
 }  // namespace ge::onnx_ops

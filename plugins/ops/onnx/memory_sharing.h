@@ -1,7 +1,7 @@
 #pragma once
-/// Which ONNX standard ops may share storage: the in-place pairs, views and concatenations
-/// their schemas declare to the memory planner (OpSchemaInfo::in_place,
-/// OpSchemaInfo::is_view, OpSchemaInfo::concatenates_along).
+/// What ONNX standard ops declare to the memory planner: the in-place pairs, views and
+/// concatenations that share storage, and the constants it places with the weights
+/// (OpSchemaInfo::in_place, is_view, concatenates_along, is_constant).
 
 #include <string>
 #include <vector>
@@ -24,5 +24,9 @@ bool is_view_op(const std::string& domain, const std::string& op_type);
 /// The attribute holding the axis along which output 0 of `op_type` in `domain` joins its
 /// inputs: "axis" for Concat of ai.onnx, "" (no concatenation) for every other op.
 std::string concatenation_axis_attribute(const std::string& domain, const std::string& op_type);
+
+/// Whether `op_type` in `domain` outputs a constant fixed by its attributes: Constant of
+/// ai.onnx.
+bool is_constant_op(const std::string& domain, const std::string& op_type);
 
 }  // namespace ge::onnx_ops

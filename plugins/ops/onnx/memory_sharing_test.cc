@@ -26,7 +26,7 @@ const std::set<std::string> kFormerConcatOps = {"Concat"};
 
 TEST(MemorySharingTest, EverySchemaVersionDeclaresWhatThePlannerUsedToKnow) {
   OnnxOpLibrary library;
-  size_t checked = 0, in_place = 0, views = 0, concatenations = 0;
+  size_t checked = 0, in_place = 0, views = 0, concatenations = 0, constants = 0;
   for (const onnx::OpSchema& schema : onnx::OpSchemaRegistry::get_all_schemas_with_history()) {
     if (!schema.domain().empty()) continue;
     const OpSchemaInfo* info = library.find_schema("", schema.Name(), schema.SinceVersion());
@@ -42,6 +42,8 @@ TEST(MemorySharingTest, EverySchemaVersionDeclaresWhatThePlannerUsedToKnow) {
     }
     EXPECT_EQ(info->is_view, kFormerViewOps.count(schema.Name()) != 0);
     EXPECT_EQ(info->concatenates_along, kFormerConcatOps.count(schema.Name()) != 0 ? "axis" : "");
+    EXPECT_EQ(info->is_constant, schema.Name() == "Constant");
+    constants += info->is_constant;
     in_place += expect_in_place;
     views += info->is_view;
     concatenations += !info->concatenates_along.empty();
@@ -51,6 +53,7 @@ TEST(MemorySharingTest, EverySchemaVersionDeclaresWhatThePlannerUsedToKnow) {
   EXPECT_GE(views, kFormerViewOps.size());
   // Every Concat version GE runs (1, 4, 11, 13).
   EXPECT_GE(concatenations, 4u);
+  EXPECT_GE(constants, 5u);  // Constant 1, 9, 11, 12, 13, 19, 21, 23, ...
 }
 
 TEST(MemorySharingTest, OtherDomainsShareNothing) {
@@ -58,6 +61,8 @@ TEST(MemorySharingTest, OtherDomainsShareNothing) {
   EXPECT_TRUE(in_place_pairs_for("com.example", "Add").empty());
   EXPECT_FALSE(in_place_pairs_for("ai.onnx", "Add").empty());
   EXPECT_FALSE(is_view_op("com.example", "Reshape"));
+  EXPECT_FALSE(is_constant_op("com.example", "Constant"));
+  EXPECT_TRUE(is_constant_op("ai.onnx", "Constant"));
   EXPECT_TRUE(is_view_op("ai.onnx", "Reshape"));
   EXPECT_FALSE(is_view_op("", "Transpose"));
   EXPECT_EQ(concatenation_axis_attribute("ai.onnx", "Concat"), "axis");

@@ -137,6 +137,7 @@ const OpSchemaInfo* OnnxOpLibrary::find_schema(const std::string& domain,
     info->in_place = in_place_pairs_for(schema->domain(), schema->Name());
     info->is_view = is_view_op(schema->domain(), schema->Name());
     info->concatenates_along = concatenation_axis_attribute(schema->domain(), schema->Name());
+    info->is_constant = is_constant_op(schema->domain(), schema->Name());
   }
   return info.get();
 }
