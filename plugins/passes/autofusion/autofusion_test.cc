@@ -481,6 +481,13 @@ TEST(Autofusion, LowersLogSoftmaxAndTheCoercedAxisOfOldOpsets) {
             "output %7 3 4 5\n");
 }
 
+/// Runs the pass on a graph that must become one Fused node and nothing else.
+std::vector<const Node*> fuse_into_one_node(Graph& graph) {
+  EXPECT_TRUE(run_autofusion(graph));
+  EXPECT_EQ(graph.node_count(), 1u) << print_graph(graph);
+  return fused_nodes(graph);
+}
+
 // Softmax over axis 1 (segmentation heads, channel attention): the reduced axis is not
 // innermost; the two after it are the program's inner axes.
 TEST(Autofusion, FusesASoftmaxOverAnOuterAxis) {
@@ -491,10 +498,8 @@ TEST(Autofusion, FusesASoftmaxOverAnOuterAxis) {
   %z = Abs(%y) "abs"
   output %z
 })");
-  EXPECT_TRUE(run_autofusion(*g));
-  const std::vector<const Node*> fused = fused_nodes(*g);
+  const std::vector<const Node*> fused = fuse_into_one_node(*g);
   ASSERT_EQ(fused.size(), 1u);
-  EXPECT_EQ(g->node_count(), 1u) << print_graph(*g);
   EXPECT_EQ(program_of(fused[0]),
             "autofuse 1\n"
             "shape 3 4 5\n"
@@ -520,10 +525,8 @@ TEST(Autofusion, FusesALogSoftmaxOverAxisMinusTwo) {
   %z = Add(%y, %b) "add"
   output %z
 })");
-  EXPECT_TRUE(run_autofusion(*g));
-  const std::vector<const Node*> fused = fused_nodes(*g);
+  const std::vector<const Node*> fused = fuse_into_one_node(*g);
   ASSERT_EQ(fused.size(), 1u);
-  EXPECT_EQ(g->node_count(), 1u) << print_graph(*g);
   EXPECT_NE(program_of(fused[0]).find("reduce 1 inner 1\n"), std::string::npos) << program_of(fused[0]);
 }
 
@@ -546,10 +549,8 @@ TEST(Autofusion, FusesAChannelLayerNormSpelledOut) {
   %z = Add(%s, %beta) "shift"
   output %z
 })");
-  EXPECT_TRUE(run_autofusion(*g));
-  const std::vector<const Node*> fused = fused_nodes(*g);
+  const std::vector<const Node*> fused = fuse_into_one_node(*g);
   ASSERT_EQ(fused.size(), 1u);
-  EXPECT_EQ(g->node_count(), 1u) << print_graph(*g);
   const std::string program = program_of(fused[0]);
   EXPECT_NE(program.find("shape 2 8 4 5\nreduce 1 inner 2\n"), std::string::npos) << program;
   EXPECT_NE(program.find("input 8 1 1\n"), std::string::npos) << program;
@@ -840,10 +841,8 @@ TEST(Autofusion, GroupsAReductionOverAnOuterAxis) {
   %y = Neg(%r) "neg"
   output %y
 })");
-  EXPECT_TRUE(run_autofusion(*g));
-  const std::vector<const Node*> fused = fused_nodes(*g);
+  const std::vector<const Node*> fused = fuse_into_one_node(*g);
   ASSERT_EQ(fused.size(), 1u);
-  EXPECT_EQ(g->node_count(), 1u) << print_graph(*g);
   EXPECT_EQ(program_of(fused[0]),
             "autofuse 1\n"
             "shape 4 8\n"
