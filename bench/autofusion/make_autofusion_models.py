@@ -12,6 +12,12 @@ mlp_ln.onnx   a transformer MLP block over x[128, 768]: MatMul 768x3072 + bias, 
               Sqrt, Div, Mul, Add).
 attention.onnx  attention's tail over scores x[8, 12, 256, 256]: scale (Mul), a causal bool
               mask through Where(mask, x, -inf), Softmax over the last axis.
+chain20_f16.onnx  chain20 in float16: input, constants, every op and the output float16.
+seg_softmax.onnx  a segmentation head's tail over logits x[4, 21, 128, 128]: scale and bias
+              per class [21, 1, 1], Softmax over the classes (axis 1).
+chan_norm.onnx  a LayerNorm over the channels of x[8, 64, 64, 64] (axis 1 of NCHW) spelled
+              out (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div), scale and shift
+              per channel [64, 1, 1].
 """
 
 import os
@@ -25,10 +31,11 @@ rng = np.random.default_rng(7)
 
 
 class Graph:
-    def __init__(self):
-        self.nodes, self.inits, self.count = [], [], 0
+    def __init__(self, dtype=np.float32):
+        self.nodes, self.inits, self.count, self.dtype = [], [], 0, dtype
 
-    def const(self, value, dtype=np.float32):
+    def const(self, value, dtype=None):
+        dtype = dtype or self.dtype
         name = f"c{len(self.inits)}"
         self.inits.append(numpy_helper.from_array(np.asarray(value, dtype=dtype), name))
         return name
@@ -40,8 +47,9 @@ class Graph:
         return out
 
     def save(self, path, x_shape, y, y_shape):
-        graph = helper.make_graph(self.nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
-                                  [helper.make_tensor_value_info(y, TensorProto.FLOAT, y_shape)], self.inits)
+        elem = TensorProto.FLOAT16 if self.dtype == np.float16 else TensorProto.FLOAT
+        graph = helper.make_graph(self.nodes, "g", [helper.make_tensor_value_info("x", elem, x_shape)],
+                                  [helper.make_tensor_value_info(y, elem, y_shape)], self.inits)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
         model.ir_version = 8
         onnx.checker.check_model(model)
@@ -53,8 +61,8 @@ def gelu(g, x):
                                                        g.const(1.0)))
 
 
-def chain20(path):
-    g = Graph()
+def chain20(path, dtype=np.float32):
+    g = Graph(dtype)
     x = "x"
     t = g.op("Mul", x, g.const(rng.standard_normal(4096) * 0.5))      # 1 scale
     t = g.op("Add", t, g.const(rng.standard_normal(4096) * 0.1))      # 2 shift
@@ -101,6 +109,30 @@ def mlp_ln(path):
     g.save(path, [128, 768], y, [128, 768])
 
 
+def chain20_f16(path):
+    chain20(path, np.float16)
+
+
+def seg_softmax(path):
+    g = Graph()
+    shape = [4, 21, 128, 128]
+    t = g.op("Mul", "x", g.const(rng.uniform(0.5, 1.5, (21, 1, 1))))
+    t = g.op("Add", t, g.const(rng.standard_normal((21, 1, 1)) * 0.1))
+    g.save(path, shape, g.op("Softmax", t, axis=1), shape)
+
+
+def chan_norm(path):
+    g = Graph()
+    shape = [8, 64, 64, 64]
+    mean = g.op("ReduceMean", "x", axes=[1], keepdims=1)
+    d = g.op("Sub", "x", mean)
+    var = g.op("ReduceMean", g.op("Pow", d, g.const(2.0)), axes=[1], keepdims=1)
+    y = g.op("Div", d, g.op("Sqrt", g.op("Add", var, g.const(1e-5))))
+    y = g.op("Add", g.op("Mul", y, g.const(rng.uniform(0.5, 1.5, (64, 1, 1)))),
+             g.const(rng.standard_normal((64, 1, 1)) * 0.1))
+    g.save(path, shape, y, shape)
+
+
 def attention(path):
     g = Graph()
     shape = [8, 12, 256, 256]
@@ -113,6 +145,7 @@ def attention(path):
 if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out, exist_ok=True)
-    for name, make in [("chain20", chain20), ("rmsnorm", rmsnorm), ("mlp_ln", mlp_ln), ("attention", attention)]:
+    for name, make in [("chain20", chain20), ("rmsnorm", rmsnorm), ("mlp_ln", mlp_ln), ("attention", attention),
+                       ("chain20_f16", chain20_f16), ("seg_softmax", seg_softmax), ("chan_norm", chan_norm)]:
         make(os.path.join(out, name + ".onnx"))
         print(os.path.join(out, name + ".onnx"))

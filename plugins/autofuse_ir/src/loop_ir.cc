@@ -148,17 +148,23 @@ std::vector<int> operands(const Instruction& instruction) {
   return list;
 }
 
+size_t first_reduced_axis(const Program& program) {
+  return program.shape.size() - static_cast<size_t>(program.inner_axes) - static_cast<size_t>(program.reduced_axes);
+}
 int64_t row_count(const Program& program) {
-  return product(program.shape, 0, program.shape.size() - static_cast<size_t>(program.reduced_axes));
+  const size_t first = first_reduced_axis(program), end = first + static_cast<size_t>(program.reduced_axes);
+  return product(program.shape, 0, first) * product(program.shape, end, program.shape.size());
 }
 int64_t row_length(const Program& program) {
-  return product(program.shape, program.shape.size() - static_cast<size_t>(program.reduced_axes), program.shape.size());
+  const size_t first = first_reduced_axis(program);
+  return product(program.shape, first, first + static_cast<size_t>(program.reduced_axes));
 }
 
 std::vector<bool> row_values(const Program& program) {
   std::vector<bool> row(program.code.size(), false);
   const size_t rank = program.shape.size();
   const size_t k = static_cast<size_t>(program.reduced_axes);
+  const size_t first = first_reduced_axis(program);
   for (size_t i = 0; i < program.code.size(); ++i) {
     const Instruction& in = program.code[i];
     if (in.op == Op::kConst) {
@@ -167,7 +173,7 @@ std::vector<bool> row_values(const Program& program) {
       // A row value when the input is 1 (or absent) along every reduced axis.
       const std::vector<int64_t>& dims = program.inputs[static_cast<size_t>(in.input)].dims;
       bool constant_along_reduced = k > 0;
-      for (size_t axis = rank - k; axis < rank && constant_along_reduced; ++axis) {
+      for (size_t axis = first; axis < first + k && constant_along_reduced; ++axis) {
         const size_t from_end = rank - axis;
         if (from_end <= dims.size() && dims[dims.size() - from_end] != 1) constant_along_reduced = false;
       }
@@ -211,6 +217,12 @@ Status validate(const Program& program) {
                             " is outside [0, " + std::to_string(rank) + "]");
   }
   const size_t k = static_cast<size_t>(program.reduced_axes);
+  if (program.inner_axes < 0 || static_cast<size_t>(program.inner_axes) > rank - k ||
+      (program.inner_axes > 0 && k == 0)) {
+    return invalid_argument("autofuse program: inner " + std::to_string(program.inner_axes) +
+                            " needs reduced axes and is outside [0, " + std::to_string(rank - k) + "]");
+  }
+  const size_t first = first_reduced_axis(program), inner_from = first + k;
   for (size_t i = 0; i < program.inputs.size(); ++i) {
     const std::vector<int64_t>& dims = program.inputs[i].dims;
     const std::string name = "autofuse program: input " + std::to_string(i) + " [" + dims_text(dims) + " ]";
@@ -219,20 +231,26 @@ Status validate(const Program& program) {
                               ", expected float32, float16, bool or int64");
     }
     if (dims.size() > rank) return invalid_argument(name + " has more dims than the shape");
-    bool along_reduced_ones = true, along_reduced_full = true;
+    bool along_reduced_ones = true, along_reduced_full = true, along_inner_ones = true, along_inner_full = true;
     for (size_t axis = 0; axis < rank; ++axis) {
       const size_t from_end = rank - axis;  // missing leading dims are 1
       const int64_t dim = from_end <= dims.size() ? dims[dims.size() - from_end] : 1;
       if (dim != 1 && dim != program.shape[axis]) {
         return invalid_argument(name + " does not broadcast to the shape [" + dims_text(program.shape) + " ]");
       }
-      if (axis >= rank - k) {
+      if (axis >= first && axis < inner_from) {
         along_reduced_ones = along_reduced_ones && dim == 1;
         along_reduced_full = along_reduced_full && dim == program.shape[axis];
+      } else if (axis >= inner_from) {
+        along_inner_ones = along_inner_ones && dim == 1;
+        along_inner_full = along_inner_full && dim == program.shape[axis];
       }
     }
     if (k > 0 && !along_reduced_ones && !along_reduced_full) {
       return invalid_argument(name + " is neither constant nor complete along the reduced axes");
+    }
+    if (!along_inner_ones && !along_inner_full) {
+      return invalid_argument(name + " is neither constant nor complete along the inner axes");
     }
   }
   std::vector<bool> row(program.code.size(), false);
@@ -290,7 +308,9 @@ Status validate(const Program& program) {
 
 std::string print(const Program& program) {
   std::ostringstream text;
-  text << "autofuse 1\nshape" << dims_text(program.shape) << "\nreduce " << program.reduced_axes << "\n";
+  text << "autofuse 1\nshape" << dims_text(program.shape) << "\nreduce " << program.reduced_axes;
+  if (program.inner_axes > 0) text << " inner " << program.inner_axes;
+  text << "\n";
   for (const Input& input : program.inputs) text << "input" << dtype_text(input.dtype) << dims_text(input.dims) << "\n";
   for (size_t i = 0; i < program.code.size(); ++i) {
     const Instruction& in = program.code[i];
@@ -326,9 +346,13 @@ Result<Program> parse(std::string_view text) {
     } else if (w[0] == "shape") {
       if (!parse_dims(w, 1, program.shape)) return error("bad dims");
     } else if (w[0] == "reduce") {
-      int64_t k = 0;
-      if (w.size() != 2 || !parse_int(w[1], k) || k < 0 || k > 64) return error("expected 'reduce N'");
+      int64_t k = 0, m = 0;
+      const bool inner = w.size() == 4 && w[2] == "inner" && parse_int(w[3], m) && m > 0 && m <= 64;
+      if ((w.size() != 2 && !inner) || !parse_int(w[1], k) || k < 0 || k > 64) {
+        return error("expected 'reduce N' or 'reduce N inner M'");
+      }
       program.reduced_axes = static_cast<int>(k);
+      program.inner_axes = static_cast<int>(m);
     } else if (w[0] == "input") {
       Input input;
       size_t next = 1;

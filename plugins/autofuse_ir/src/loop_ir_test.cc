@@ -169,5 +169,70 @@ TEST(LoopPlan, CoalescesRowsAndFindsTheInnerExtent) {
   EXPECT_EQ(plan.output_per_row, (std::vector<bool>{false, true}));
 }
 
+// A channel LayerNorm's mean over axis 1 of [N, C, H, W]: "reduce 1 inner 2". Rows are
+// (n, h, w); the plan walks rows of n, the reduced extent C strided by H * W, and H * W
+// lanes; a per-channel [C, 1, 1] operand is whole along C and constant along the lanes.
+constexpr const char* kChannelMean =
+    "autofuse 1\n"
+    "shape 2 8 1 5\n"
+    "reduce 1 inner 2\n"
+    "input 2 8 1 5\n"
+    "input 8 1 1\n"
+    "input 2 1 1 5\n"
+    "%0 = load 0\n"
+    "%1 = load 1\n"
+    "%2 = mul %0 %1\n"
+    "%3 = reduce_mean %2\n"
+    "%4 = load 2\n"
+    "%5 = add %3 %4\n"
+    "output %5 2 1 1 5\n"
+    "output %2 2 8 1 5\n";
+
+TEST(LoopIr, ReducesAxesBeforeInnerOnes) {
+  Result<Program> parsed = parse(kChannelMean);
+  ASSERT_TRUE(parsed.is_ok()) << parsed.status().to_string();
+  const Program& p = parsed.value();
+  EXPECT_EQ(p.reduced_axes, 1);
+  EXPECT_EQ(p.inner_axes, 2);
+  EXPECT_EQ(print(p), kChannelMean);
+  EXPECT_EQ(first_reduced_axis(p), 1u);
+  EXPECT_EQ(row_count(p), 10);
+  EXPECT_EQ(row_length(p), 8);
+  EXPECT_EQ(row_values(p), (std::vector<bool>{false, false, false, true, true, true}));
+  const LoopPlan plan = plan_loops(p);
+  EXPECT_EQ(plan.outer_dims, (std::vector<int64_t>{2}));
+  EXPECT_EQ(plan.inner, 8);
+  EXPECT_EQ(plan.lanes, 5);
+  EXPECT_EQ(plan.inputs[0].outer_strides, (std::vector<int64_t>{40}));
+  EXPECT_EQ(plan.inputs[0].inner_stride, 5);
+  EXPECT_TRUE(plan.inputs[0].contiguous_lanes);
+  EXPECT_EQ(plan.inputs[1].inner_stride, 1);
+  EXPECT_FALSE(plan.inputs[1].contiguous_lanes);
+  EXPECT_EQ(plan.inputs[2].outer_strides, (std::vector<int64_t>{5}));
+  EXPECT_EQ(plan.inputs[2].inner_stride, 0);
+  EXPECT_TRUE(plan.inputs[2].contiguous_lanes);
+  EXPECT_EQ(plan.per_row, (std::vector<bool>{false, false, false, true, true, true}));
+  EXPECT_EQ(plan.output_per_row, (std::vector<bool>{true, false}));
+  // Without inner axes the text and the plan are as before.
+  EXPECT_EQ(plan_loops(parse(kRmsNorm).value()).lanes, 1);
+}
+
+TEST(LoopIr, RejectsBadInnerAxes) {
+  auto error = [](const std::string& text) {
+    Result<Program> parsed = parse(text);
+    return parsed.is_ok() ? std::string() : parsed.status().message();
+  };
+  const std::string tail = "input 3 4 5\n%0 = load 0\noutput %0 3 4 5\n";
+  EXPECT_NE(error("autofuse 1\nshape 3 4 5\nreduce 0 inner 1\n" + tail).find("needs reduced axes"), std::string::npos);
+  EXPECT_NE(error("autofuse 1\nshape 3 4 5\nreduce 2 inner 2\n" + tail).find("outside [0, 1]"), std::string::npos);
+  EXPECT_NE(error("autofuse 1\nshape 3 4 5\nreduce 1 inner\n" + tail).find("expected 'reduce N' or 'reduce N inner M'"),
+            std::string::npos);
+  // Along the inner axes an input is whole or constant, never partly broadcast.
+  EXPECT_NE(error("autofuse 1\nshape 3 4 5\nreduce 1 inner 2\ninput 5\n%0 = load 0\noutput %0 3 4 5\n")
+                .find("neither constant nor complete along the inner axes"),
+            std::string::npos);
+  EXPECT_EQ(error("autofuse 1\nshape 3 4 5\nreduce 1 inner 2\ninput 4 5\n%0 = load 0\noutput %0 4 5\n"), "");
+}
+
 }  // namespace
 }  // namespace ge::autofuse

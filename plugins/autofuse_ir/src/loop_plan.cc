@@ -20,7 +20,8 @@ LoopPlan plan_loops(const Program& program) {
 
   // The inner suffix: the reduced axes, or (no reduction) the longest suffix that every
   // input either has whole or not at all.
-  size_t suffix = static_cast<size_t>(program.reduced_axes);
+  const size_t lane_axes = static_cast<size_t>(program.inner_axes);
+  size_t suffix = static_cast<size_t>(program.reduced_axes) + lane_axes;
   if (suffix == 0) {
     auto walks_alike = [&](size_t length) {
       for (const auto& d : dims) {
@@ -37,7 +38,8 @@ LoopPlan plan_loops(const Program& program) {
     while (suffix < rank && walks_alike(suffix + 1)) ++suffix;
   }
   LoopPlan plan;
-  for (size_t axis = rank - suffix; axis < rank; ++axis) plan.inner *= shape[axis];
+  for (size_t axis = rank - suffix; axis < rank - lane_axes; ++axis) plan.inner *= shape[axis];
+  for (size_t axis = rank - lane_axes; axis < rank; ++axis) plan.lanes *= shape[axis];
 
   // Row-major element strides of each input over the shape's axes (0 where broadcast).
   std::vector<std::vector<int64_t>> strides(dims.size(), std::vector<int64_t>(rank, 0));
@@ -47,9 +49,20 @@ LoopPlan plan_loops(const Program& program) {
       strides[i][axis] = dims[i][axis] == 1 ? 0 : stride;
       stride *= dims[i][axis];
     }
-    bool whole = true;
-    for (size_t axis = rank - suffix; axis < rank; ++axis) whole = whole && dims[i][axis] == shape[axis];
-    plan.inputs.push_back({{}, whole && plan.inner > 1});
+    bool whole = true, whole_lanes = true;
+    for (size_t axis = rank - suffix; axis < rank - lane_axes; ++axis) whole = whole && dims[i][axis] == shape[axis];
+    for (size_t axis = rank - lane_axes; axis < rank; ++axis) whole_lanes = whole_lanes && dims[i][axis] == shape[axis];
+    InputWalk walk;
+    walk.contiguous_inner = whole && plan.inner > 1;
+    // The reduced axes are whole in such an input, so they walk as one with the stride of
+    // the last of them: the input's elements along the lanes.
+    if (lane_axes > 0) {
+      int64_t lane_elements = 1;
+      for (size_t axis = rank - lane_axes; axis < rank; ++axis) lane_elements *= dims[i][axis];
+      walk.inner_stride = walk.contiguous_inner ? lane_elements : 0;
+    }
+    walk.contiguous_lanes = lane_axes > 0 && whole_lanes && plan.lanes > 1;
+    plan.inputs.push_back(std::move(walk));
   }
   // Coalesce the outer axes: drop extent-1 axes, merge neighbours that every input walks
   // contiguously across (stride of the outer = extent * stride of the inner, or both 0).

@@ -36,7 +36,8 @@ enum class Lowering {
 struct Candidate {
   Op op = Op::kConst;
   Lowering lowering = Lowering::kInstruction;
-  int reduced_axes = 0;          ///< reductions and softmaxes: how many innermost axes they reduce
+  int reduced_axes = 0;          ///< reductions and softmaxes: how many (contiguous) axes they reduce
+  int inner_axes = 0;            ///< reductions and softmaxes: how many axes follow the reduced ones
   bool keepdims = true;          ///< reductions
   std::vector<Value*> operands;  ///< the data inputs (a reduction's axes are not one)
 
@@ -88,25 +89,37 @@ bool broadcasts_to(const Dims& dims, const Dims& shape) {
   return true;
 }
 
-/// What autofuse::validate() asks of an input along the `k` innermost axes: 1 (or absent)
-/// along every one of them, or exactly the shape's dims.
-bool fits_reduced_axes(const Dims& dims, const Dims& shape, int k) {
-  if (k == 0) return true;
-  const size_t rank = shape.size(), reduced_from = rank - static_cast<size_t>(k);
-  bool ones = true, full = dims.size() >= static_cast<size_t>(k);
+/// Whether `dims` (broadcasting to `shape`) is 1 (or absent) along every axis of
+/// [begin, end) of `shape`, or exactly the shape's dims there.
+bool constant_or_whole(const Dims& dims, const Dims& shape, size_t begin, size_t end) {
+  const size_t rank = shape.size();
+  bool ones = true, full = dims.size() >= rank - begin;
   for (size_t i = 0; i < dims.size(); ++i) {
     const size_t axis = rank - dims.size() + i;
-    if (axis < reduced_from) continue;
+    if (axis < begin || axis >= end) continue;
     ones = ones && dims[i] == 1;
     full = full && dims[i] == shape[axis];
   }
   return ones || full;
 }
 
-/// The dims of a row value: `shape` with its `k` innermost dims set to 1 or dropped.
-Dims row_dims(const Dims& shape, int k, bool keepdims) {
-  Dims dims(shape.begin(), shape.end() - k);
+/// What autofuse::validate() asks of an input along the `k` reduced axes before the `m`
+/// inner ones, and along those inner ones: 1 (or absent) along every one of them, or
+/// exactly the shape's dims.
+bool fits_reduced_axes(const Dims& dims, const Dims& shape, int k, int m) {
+  if (k == 0) return true;
+  const size_t rank = shape.size(), inner_from = rank - static_cast<size_t>(m);
+  return constant_or_whole(dims, shape, inner_from - static_cast<size_t>(k), inner_from) &&
+         constant_or_whole(dims, shape, inner_from, rank);
+}
+
+/// The dims of a row value: `shape` with the `k` dims before its `m` innermost ones set
+/// to 1 or dropped.
+Dims row_dims(const Dims& shape, int k, int m, bool keepdims) {
+  const auto first = shape.end() - k - m;
+  Dims dims(shape.begin(), first);
   if (keepdims) dims.insert(dims.end(), static_cast<size_t>(k), 1);
+  dims.insert(dims.end(), first + k, shape.end());
   return dims;
 }
 
@@ -182,8 +195,8 @@ int64_t onnx_opset(const Node& node) {
   return version > 0 ? version : 13;
 }
 
-/// A Softmax or LogSoftmax over innermost axes of a float32 tensor (opset 13 and later:
-/// the last axis; before: the flattened axes from `axis` on), or nullopt.
+/// A Softmax or LogSoftmax of a float32 tensor (opset 13 and later: over `axis`, any of
+/// them; before: over the flattened axes from `axis` on), or nullopt.
 std::optional<Candidate> softmax_candidate(const Node& node, Lowering lowering) {
   if (node.input_count() != 1 || node.output_count() != 1) return std::nullopt;
   Value* x = node.input(0);
@@ -195,14 +208,14 @@ std::optional<Candidate> softmax_candidate(const Node& node, Lowering lowering) 
   int64_t axis = node.get_int("axis", coerced ? 1 : -1);
   if (axis < -rank || axis >= rank) return std::nullopt;
   if (axis < 0) axis += rank;
-  if (!coerced && axis != rank - 1) return std::nullopt;
-  const int64_t k = rank - axis;
+  const int64_t k = coerced ? rank - axis : 1;
   // A row of one element is the full value; the loop IR keeps the two apart.
-  if (product(dims, static_cast<size_t>(axis), dims.size()) <= 1) return std::nullopt;
+  if (product(dims, static_cast<size_t>(axis), static_cast<size_t>(axis + k)) <= 1) return std::nullopt;
   Candidate candidate;
   candidate.op = Op::kReduceMax;  // its first instruction; lower() spells out the rest
   candidate.lowering = lowering;
   candidate.reduced_axes = static_cast<int>(k);
+  candidate.inner_axes = static_cast<int>(rank - axis - k);
   candidate.operands = {x};
   return candidate;
 }
@@ -241,7 +254,7 @@ const std::map<std::string, Op>& reduction_ops() {
   return ops;
 }
 
-/// A reduction over the innermost axes of its input, or nullopt.
+/// A reduction over a contiguous range of its input's axes, or nullopt.
 std::optional<Candidate> reduction_candidate(const Node& node, Op op) {
   if (node.input_count() < 1 || node.input_count() > 2 || node.output_count() != 1) return std::nullopt;
   Value* x = node.input(0);
@@ -268,17 +281,21 @@ std::optional<Candidate> reduction_candidate(const Node& node, Op op) {
     if (axis < -rank || axis >= rank) return std::nullopt;
     reduced.insert(axis < 0 ? axis + rank : axis);
   }
-  // Distinct axes below rank: the innermost k exactly when the smallest is rank - k.
+  // Distinct axes below rank: contiguous exactly when the largest is the smallest + k - 1.
   const int64_t k = static_cast<int64_t>(reduced.size());
-  if (k == 0 || *reduced.begin() != rank - k) return std::nullopt;
+  if (k == 0 || *reduced.rbegin() != *reduced.begin() + k - 1) return std::nullopt;
+  const int64_t first = *reduced.begin();
   // Over extents of 1 a row value and a full value coincide, which the loop IR rejects.
-  if (product(x_dims, static_cast<size_t>(rank - k), static_cast<size_t>(rank)) <= 1) return std::nullopt;
+  if (product(x_dims, static_cast<size_t>(first), static_cast<size_t>(first + k)) <= 1) return std::nullopt;
   Candidate candidate;
   candidate.op = op;
   candidate.reduced_axes = static_cast<int>(k);
+  candidate.inner_axes = static_cast<int>(rank - first - k);
   candidate.keepdims = node.get_int("keepdims", 1) != 0;
   candidate.operands = {x};
-  if (dims_of(node.output(0)) != row_dims(x_dims, candidate.reduced_axes, candidate.keepdims)) return std::nullopt;
+  if (dims_of(node.output(0)) != row_dims(x_dims, candidate.reduced_axes, candidate.inner_axes, candidate.keepdims)) {
+    return std::nullopt;
+  }
   return candidate;
 }
 
@@ -308,6 +325,7 @@ enum class Level { kFull, kRowKept, kRowDropped };
 struct Group {
   Dims shape;
   int reduced_axes = 0;
+  int inner_axes = 0;  ///< axes after the reduced ones (see autofuse::Program)
   std::vector<Node*> nodes;                        ///< in topological order
   std::unordered_map<const Value*, Level> levels;  ///< of the values its nodes produce
   std::vector<Value*> inputs;                      ///< external operands the program loads
@@ -320,6 +338,7 @@ struct Group {
 struct Join {
   Level level = Level::kFull;
   int reduced_axes = 0;           ///< the group's, after the node joins
+  int inner_axes = 0;             ///< the group's, after the node joins
   std::vector<Value*> new_inputs;  ///< external operands the group did not load yet
 };
 
@@ -388,7 +407,7 @@ class Grouper {
     const Group& group = groups_[static_cast<size_t>(id)];
     if (group.nodes.size() >= options_.max_ops) return std::nullopt;
     const Dims& shape = group.shape;
-    const int k = group.reduced_axes;
+    const int k = group.reduced_axes, m = group.inner_axes;
     const Dims out = dims_of(node.output(0));
     auto level_of = [&](const Value* value) -> std::optional<Level> {
       auto it = group.levels.find(value);
@@ -396,14 +415,16 @@ class Grouper {
     };
     Join join;
     join.reduced_axes = k;
+    join.inner_axes = m;
     if (candidate.needs_rows()) {
       if (level_of(candidate.operands[0]) != Level::kFull) return std::nullopt;
-      if (k != 0 && k != candidate.reduced_axes) return std::nullopt;
+      if (k != 0 && (k != candidate.reduced_axes || m != candidate.inner_axes)) return std::nullopt;
       join.reduced_axes = candidate.reduced_axes;
+      join.inner_axes = candidate.inner_axes;
       if (k == 0) {
         // The group's first reduction: what it loads must now suit the reduced axes.
         for (const Value* input : group.inputs) {
-          if (!fits_reduced_axes(dims_of(input), shape, join.reduced_axes)) return std::nullopt;
+          if (!fits_reduced_axes(dims_of(input), shape, join.reduced_axes, join.inner_axes)) return std::nullopt;
         }
       }
       join.level = !autofuse::is_reduction(candidate.op) ? Level::kFull
@@ -413,9 +434,9 @@ class Grouper {
     }
     if (out == shape) {
       join.level = Level::kFull;
-    } else if (k > 0 && out == row_dims(shape, k, true)) {
+    } else if (k > 0 && out == row_dims(shape, k, m, true)) {
       join.level = Level::kRowKept;
-    } else if (k > 0 && out == row_dims(shape, k, false)) {
+    } else if (k > 0 && out == row_dims(shape, k, m, false)) {
       join.level = Level::kRowDropped;
     } else {
       return std::nullopt;
@@ -433,7 +454,7 @@ class Grouper {
       // A row operand must be constant along the reduced axes; with those dropped, the
       // program (which aligns inputs to the full shape) could only load it as all ones.
       const bool fits = (join.level == Level::kRowDropped ? all_ones(dims) : broadcasts_to(dims, out)) &&
-                        broadcasts_to(dims, shape) && fits_reduced_axes(dims, shape, k);
+                        broadcasts_to(dims, shape) && fits_reduced_axes(dims, shape, k, m);
       if (!fits) return std::nullopt;
       // Joining must not close a cycle: the operand may not come out of this group.
       if (operand->producer() != nullptr && reaches(origin(operand->producer()), id)) return std::nullopt;
@@ -452,6 +473,7 @@ class Grouper {
     if (candidate.needs_rows()) {
       group.shape = dims_of(candidate.operands[0]);
       join.reduced_axes = candidate.reduced_axes;
+      join.inner_axes = candidate.inner_axes;
       join.level = !autofuse::is_reduction(candidate.op) ? Level::kFull
                    : candidate.keepdims                  ? Level::kRowKept
                                                          : Level::kRowDropped;
@@ -476,6 +498,7 @@ class Grouper {
     Group& group = groups_[static_cast<size_t>(id)];
     group.nodes.push_back(&node);
     group.reduced_axes = join.reduced_axes;
+    group.inner_axes = join.inner_axes;
     group.inputs.insert(group.inputs.end(), join.new_inputs.begin(), join.new_inputs.end());
     for (const Value* operand : candidate.operands) {
       if (group.levels.count(operand) || operand->producer() == nullptr) continue;
@@ -506,6 +529,7 @@ Lowered lower(const Graph& graph, const Group& group, const std::set<std::string
   autofuse::Program& program = lowered.program;
   program.shape = group.shape;
   program.reduced_axes = group.reduced_axes;
+  program.inner_axes = group.inner_axes;
   std::unordered_map<const Value*, int> defined;
   auto operand = [&](Value* value) -> int {
     if (auto it = defined.find(value); it != defined.end()) return it->second;

@@ -1,9 +1,11 @@
 #pragma once
-/// Autofusion: groups elementwise, broadcasting and innermost-axis reduction ONNX ops of
-/// the top-level graph and replaces each group of two or more by one ge_autofuse.Fused
-/// node whose `program` attribute (ge/autofuse/loop_ir.h) computes it. The ops: float32
-/// arithmetic and reductions; Softmax and LogSoftmax over innermost axes (spelled out as
-/// max, subtract, exp, sum and divide or log); comparisons, Not/And/Or/Xor and Where on
+/// Autofusion: groups elementwise, broadcasting and reduction ONNX ops of the top-level
+/// graph and replaces each group of two or more by one ge_autofuse.Fused node whose
+/// `program` attribute (ge/autofuse/loop_ir.h) computes it. The ops: float32 arithmetic
+/// and reductions over one contiguous range of axes (innermost or not: a channel norm
+/// over axis 1 of NCHW); Softmax and LogSoftmax over any axis (spelled out as max,
+/// subtract, exp, sum and divide or log); every reduction of a group reduces the same
+/// axes; comparisons, Not/And/Or/Xor and Where on
 /// float32 and bool values; Cast between float32 and bool, and from float16 to float32.
 ///
 /// Groups grow greedily in topological order: a node joins the group of one of its

@@ -45,7 +45,7 @@ Tensor random_tensor(std::mt19937& rng, const std::vector<int64_t>& dims, float 
 
 /// A graph over x[rows, cols] (and a broadcast operand b[cols], a bool mask keep[cols]): a
 /// random chain with reductions over the last axis, comparisons, logic, Where, Casts and
-/// Softmax (masked with -inf, so some rows are NaN), a MatMul in between, 1-3 outputs.
+/// Softmax over either axis (masked with -inf, so some rows are NaN), a MatMul in between, 1-3 outputs.
 RandomGraph random_graph(std::mt19937& rng) {
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
   const int64_t rows = 1 + pick(6), cols = 1 + pick(40);
@@ -134,7 +134,9 @@ RandomGraph random_graph(std::mt19937& rng) {
         Value* ninf = g.add_initializer(name(), Tensor::from_vector<float>({}, {-INFINITY}));
         a = set(g.add_node("Where", {condition(), a, ninf}, 1, name(), {name()}), {rows, cols});
       }
-      full.push_back(set(g.add_node(pick(3) == 0 ? "LogSoftmax" : "Softmax", {a}, 1, name(), {name()}), {rows, cols}));
+      Node* softmax = g.add_node(pick(3) == 0 ? "LogSoftmax" : "Softmax", {a}, 1, name(), {name()});
+      if (pick(3) == 0) softmax->set_attribute("axis", Attribute(int64_t{0}));  // over the rows: "reduce 1 inner 1"
+      full.push_back(set(softmax, {rows, cols}));
     } else if (!row.empty()) {
       Value* r1 = row[static_cast<size_t>(pick(static_cast<int>(row.size())))];
       row.push_back(set(g.add_node(pick(2) == 0 ? "Sqrt" : "Exp", {set(g.add_node("Abs", {r1}, 1, name(), {name()}), {rows, 1})},

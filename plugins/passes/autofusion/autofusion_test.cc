@@ -481,7 +481,16 @@ TEST(Autofusion, LowersLogSoftmaxAndTheCoercedAxisOfOldOpsets) {
             "output %7 3 4 5\n");
 }
 
-TEST(Autofusion, LeavesASoftmaxOverAnOuterAxisAlone) {
+/// Runs the pass on a graph that must become one Fused node and nothing else.
+std::vector<const Node*> fuse_into_one_node(Graph& graph) {
+  EXPECT_TRUE(run_autofusion(graph));
+  EXPECT_EQ(graph.node_count(), 1u) << print_graph(graph);
+  return fused_nodes(graph);
+}
+
+// Softmax over axis 1 (segmentation heads, channel attention): the reduced axis is not
+// innermost; the two after it are the program's inner axes.
+TEST(Autofusion, FusesASoftmaxOverAnOuterAxis) {
   auto g = inferred(R"(graph main (opset ""=13) {
   input %x : float32[3,4,5]
   %e = Neg(%x) "neg"
@@ -489,8 +498,85 @@ TEST(Autofusion, LeavesASoftmaxOverAnOuterAxisAlone) {
   %z = Abs(%y) "abs"
   output %z
 })");
-  EXPECT_FALSE(run_autofusion(*g));
-  EXPECT_EQ(g->node_count(), 3u);
+  const std::vector<const Node*> fused = fuse_into_one_node(*g);
+  ASSERT_EQ(fused.size(), 1u);
+  EXPECT_EQ(program_of(fused[0]),
+            "autofuse 1\n"
+            "shape 3 4 5\n"
+            "reduce 1 inner 1\n"
+            "input 3 4 5\n"
+            "%0 = load 0\n"
+            "%1 = neg %0\n"
+            "%2 = reduce_max %1\n"
+            "%3 = sub %1 %2\n"
+            "%4 = exp %3\n"
+            "%5 = reduce_sum %4\n"
+            "%6 = div %4 %5\n"
+            "%7 = abs %6\n"
+            "output %7 3 4 5\n");
+}
+
+// LogSoftmax over axis -2 of [B, S, D], then a per-position bias [S, D].
+TEST(Autofusion, FusesALogSoftmaxOverAxisMinusTwo) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : float32[2,6,8]
+  input %b : float32[6,8]
+  %y = LogSoftmax(%x) {axis: int = -2} "log_softmax"
+  %z = Add(%y, %b) "add"
+  output %z
+})");
+  const std::vector<const Node*> fused = fuse_into_one_node(*g);
+  ASSERT_EQ(fused.size(), 1u);
+  EXPECT_NE(program_of(fused[0]).find("reduce 1 inner 1\n"), std::string::npos) << program_of(fused[0]);
+}
+
+// A LayerNorm over the channels of NCHW spelled out in primitives: mean and variance over
+// axis 1, a per-channel scale and shift [C, 1, 1]; one Fused node, its only output z.
+TEST(Autofusion, FusesAChannelLayerNormSpelledOut) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : float32[2,8,4,5]
+  input %gamma : float32[8,1,1]
+  input %beta : float32[8,1,1]
+  init %eps : float32[] = [1e-5]
+  %mean = ReduceMean(%x) {axes: ints = [1]} "mean"
+  %d = Sub(%x, %mean) "sub"
+  %sq = Mul(%d, %d) "square"
+  %var = ReduceMean(%sq) {axes: ints = [1]} "var"
+  %ve = Add(%var, %eps) "add_eps"
+  %sd = Sqrt(%ve) "sqrt"
+  %n = Div(%d, %sd) "div"
+  %s = Mul(%n, %gamma) "scale"
+  %z = Add(%s, %beta) "shift"
+  output %z
+})");
+  const std::vector<const Node*> fused = fuse_into_one_node(*g);
+  ASSERT_EQ(fused.size(), 1u);
+  const std::string program = program_of(fused[0]);
+  EXPECT_NE(program.find("shape 2 8 4 5\nreduce 1 inner 2\n"), std::string::npos) << program;
+  EXPECT_NE(program.find("input 8 1 1\n"), std::string::npos) << program;
+  EXPECT_EQ(fused[0]->output_count(), 1u);
+}
+
+// Reductions over axes that are not contiguous, and an operand partly broadcast along the
+// inner axes (neither whole nor constant there), stay out of the group.
+TEST(Autofusion, LeavesReductionsOverScatteredAxesAndPartlyBroadcastLanesOut) {
+  auto g = inferred(R"(graph main (opset ""=17) {
+  input %x : float32[2,4,3,5]
+  input %w : float32[5]
+  %e = Exp(%x) "exp"
+  %s = ReduceMax(%e) {axes: ints = [1, 3]} "max"
+  %n = Neg(%x) "neg"
+  %y = Softmax(%n) {axis: int = 1} "softmax"
+  %z = Add(%y, %w) "add"
+  output %s
+  output %z
+})");
+  EXPECT_TRUE(run_autofusion(*g));
+  EXPECT_NE(g->find_node("max"), nullptr);
+  EXPECT_NE(g->find_node("add"), nullptr);
+  const std::vector<const Node*> fused = fused_nodes(*g);
+  ASSERT_EQ(fused.size(), 1u) << print_graph(*g);
+  EXPECT_NE(program_of(fused[0]).find("reduce 1 inner 2\n"), std::string::npos) << program_of(fused[0]);
 }
 
 TEST(Autofusion, ASoftmaxAfterAReductionOfOtherAxesStartsAnotherGroup) {
@@ -746,29 +832,28 @@ TEST(Autofusion, LeavesDynamicShapesAlone) {
   EXPECT_EQ(g->node_count(), 2u);
 }
 
-TEST(Autofusion, DoesNotGroupAReductionOverAnOuterAxis) {
+TEST(Autofusion, GroupsAReductionOverAnOuterAxis) {
   auto g = inferred(R"(graph main (opset ""=17) {
   input %x : float32[4,8]
   %e = Exp(%x) "exp"
-  %s = ReduceMax(%e) {axes: ints = [0]} "sum"
+  %s = ReduceMax(%e) {axes: ints = [0]} "max"
   %r = Relu(%s) "relu"
   %y = Neg(%r) "neg"
   output %y
 })");
-  EXPECT_TRUE(run_autofusion(*g));
-  EXPECT_NE(g->find_node("exp"), nullptr);
-  EXPECT_NE(g->find_node("sum"), nullptr);
-  const std::vector<const Node*> fused = fused_nodes(*g);
-  ASSERT_EQ(fused.size(), 1u) << "Relu and Neg only";
+  const std::vector<const Node*> fused = fuse_into_one_node(*g);
+  ASSERT_EQ(fused.size(), 1u);
   EXPECT_EQ(program_of(fused[0]),
             "autofuse 1\n"
-            "shape 1 8\n"
-            "reduce 0\n"
-            "input 1 8\n"
+            "shape 4 8\n"
+            "reduce 1 inner 1\n"
+            "input 4 8\n"
             "%0 = load 0\n"
-            "%1 = relu %0\n"
-            "%2 = neg %1\n"
-            "output %2 1 8\n");
+            "%1 = exp %0\n"
+            "%2 = reduce_max %1\n"
+            "%3 = relu %2\n"
+            "%4 = neg %3\n"
+            "output %4 1 8\n");
 }
 
 TEST(Autofusion, AnInputNotCompleteAlongTheReducedAxesStartsANewGroup) {

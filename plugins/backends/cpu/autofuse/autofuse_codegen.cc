@@ -22,6 +22,9 @@ constexpr int64_t kTileElements = 16384;
 /// Generator::keep_costly_values).
 constexpr int64_t kKeptBytes = 64 * 1024;
 
+/// Lanes per tile of a program with inner axes (the vector lanes of its loops).
+constexpr int64_t kLaneTile = 256;
+
 /// Ops whose result is cheaper to keep in a row buffer than to compute again.
 bool costly(Op op) {
   return op == Op::kExp || op == Op::kLog || op == Op::kTanh || op == Op::kErf || op == Op::kSin || op == Op::kCos ||
@@ -113,7 +116,8 @@ class Generator {
     bool full_outputs = false;
     for (size_t o = 0; o < program_.outputs.size(); ++o) full_outputs = full_outputs || !plan_.output_per_row[o];
     const int final_loop = full_outputs ? loops_ : -1;
-    keep_costly_values(final_loop);
+    lane_tile_ = std::min(plan_.lanes, kLaneTile);
+    keep_costly_values(final_loop, program_.inner_axes > 0 ? plan_.inner * lane_tile_ : plan_.inner);
 
     // libm's functions, declared here: with vector math, as the SIMD variants glibc's
     // libmvec provides (within a few ulp of the scalar ones), so the loops vectorise.
@@ -148,6 +152,10 @@ class Generator {
     for (size_t o = 0; o < program_.outputs.size(); ++o) {
       const std::string type = element_type(program_.outputs[o].dtype);
       out_ << "  " << type << "* __restrict out" << o << " = static_cast<" << type << "*>(outputs[" << o << "]);\n";
+    }
+    if (program_.inner_axes > 0) {
+      emit_lanes_body(final_loop);
+      return out_.str();
     }
     const int64_t inner = plan_.inner;
     const int64_t tile = program_.reduced_axes > 0 ? inner : std::min(inner, kTileElements);
@@ -263,7 +271,7 @@ class Generator {
   /// then the outputs). A costly full value (exp, ...) that a later walk needs again is
   /// kept in a row buffer by the first walk, while the buffers fit kKeptBytes: the same
   /// value, loaded instead of computed.
-  void keep_costly_values(int final_loop) {
+  void keep_costly_values(int final_loop, int64_t row_floats) {
     const size_t values = program_.code.size();
     kept_.assign(values, false);
     first_loop_.assign(values, -1);
@@ -277,7 +285,7 @@ class Generator {
       }
     }
     if (program_.reduced_axes == 0) return;  // one walk; a tile is not a whole row
-    int64_t budget = kKeptBytes / (plan_.inner * static_cast<int64_t>(sizeof(float)));
+    int64_t budget = kKeptBytes / (row_floats * static_cast<int64_t>(sizeof(float)));
     for (size_t i = 0; i < values && budget > 0; ++i) {
       if (loops_needing[i] >= 2 && costly(program_.code[i].op)) {
         kept_[i] = true;
@@ -354,8 +362,186 @@ class Generator {
     }
   }
 
+  /// A program with inner axes: tiles of (row, up to lane_tile_ lanes). Row values are
+  /// per-lane arrays row<v>[l]; each reduction level walks the reduced extent (i) with the
+  /// lanes innermost, so every loop vectorises along the lanes and each lane accumulates
+  /// in order, as the interpreter does.
+  void emit_lanes_body(int final_loop) {
+    const int64_t lanes = plan_.lanes, inner = plan_.inner;
+    const int64_t lane_tiles = (lanes + lane_tile_ - 1) / lane_tile_;
+    const int64_t tiles = plan_.rows * lane_tiles;
+    const int64_t total = plan_.rows * inner * lanes;
+    const int threads = total >= 32768 && tiles > 1 ? static_cast<int>(std::min<int64_t>(threads_, tiles)) : 1;
+    if (threads > 1) out_ << "#pragma omp parallel for num_threads(" << threads << ") schedule(static)\n";
+    out_ << "  for (int64_t tile = 0; tile < " << tiles << "; ++tile) {\n"
+         << "    const int64_t row = tile / " << lane_tiles << ";\n"
+         << "    const int64_t lane0 = (tile % " << lane_tiles << ") * " << lane_tile_ << ";\n"
+         << "    const int64_t n = lane0 + " << lane_tile_ << " < " << lanes << " ? " << lane_tile_ << " : " << lanes
+         << " - lane0;\n"
+         << "    (void)row;\n";
+    emit_offsets();
+    for (size_t i = 0; i < program_.inputs.size(); ++i) {
+      if (plan_.inputs[i].contiguous_lanes) out_ << "    off" << i << " += lane0;\n";
+    }
+    for (size_t i = 0; i < program_.code.size(); ++i) {
+      if (!plan_.per_row[i]) continue;
+      if (program_.code[i].op == Op::kConst) {
+        out_ << "    const float " << v(static_cast<int>(i)) << " = " << expression(program_, static_cast<int>(i), "")
+             << ";\n";
+      } else {
+        out_ << "    alignas(64) float row" << i << "[" << lane_tile_ << "];\n";
+      }
+    }
+    for (size_t i = 0; i < program_.code.size(); ++i) {
+      if (kept_[i]) out_ << "    alignas(64) float keep" << i << "[" << inner * lane_tile_ << "];\n";
+    }
+    emit_lane_values(0);
+    for (int loop = 0; loop < loops_ || loop == final_loop; ++loop) {
+      emit_lanes_loop(loop, loop == final_loop);
+      emit_lane_values(loop + 1);
+    }
+    std::vector<int> stored_rows;
+    for (size_t o = 0; o < program_.outputs.size(); ++o) {
+      if (plan_.output_per_row[o]) stored_rows.push_back(program_.outputs[o].value);
+    }
+    if (!stored_rows.empty()) {
+      out_ << "#pragma omp simd\n    for (int64_t l = 0; l < n; ++l) {\n";
+      emit_row_operands(stored_rows, {}, "      ");
+      for (size_t o = 0; o < program_.outputs.size(); ++o) {
+        if (plan_.output_per_row[o]) out_ << "      out" << o << "[row * " << lanes << " + lane0 + l] = " << stored(o) << ";\n";
+      }
+      out_ << "    }\n";
+    }
+    out_ << "  }\n}\n";
+  }
+
+  bool in_row_array(size_t value) const { return plan_.per_row[value] && program_.code[value].op != Op::kConst; }
+
+  /// Inside a loop over lanes l: names the row values in arrays that `users` read (their
+  /// operands; `values` themselves too) and `defined` does not define.
+  void emit_row_operands(const std::vector<int>& users, const std::vector<int>& defined, const char* indent) {
+    std::vector<bool> named(program_.code.size(), false);
+    for (int d : defined) named[static_cast<size_t>(d)] = true;
+    std::vector<int> wanted;
+    for (int user : users) {
+      wanted.push_back(user);
+      for (int operand : autofuse::operands(program_.code[static_cast<size_t>(user)])) wanted.push_back(operand);
+    }
+    std::sort(wanted.begin(), wanted.end());
+    for (int w : wanted) {
+      const size_t value = static_cast<size_t>(w);
+      if (named[value] || !in_row_array(value)) continue;
+      named[value] = true;
+      out_ << indent << "const float " << v(w) << " = row" << w << "[l];\n";
+    }
+  }
+
+  /// One loop over the tile's lanes computing the row values that become known after
+  /// `level` loops (a reduction: from its accumulators).
+  void emit_lane_values(int level) {
+    std::vector<int> computed;
+    for (size_t i = 0; i < program_.code.size(); ++i) {
+      if (in_row_array(i) && ready_[i] == level) computed.push_back(static_cast<int>(i));
+    }
+    if (computed.empty()) return;
+    out_ << "#pragma omp simd\n    for (int64_t l = 0; l < n; ++l) {\n";
+    std::vector<int> users;
+    for (int i : computed) {
+      if (!autofuse::is_reduction(program_.code[static_cast<size_t>(i)].op)) users.push_back(i);
+    }
+    emit_row_operands(users, computed, "      ");
+    for (int i : computed) {
+      const Instruction& in = program_.code[static_cast<size_t>(i)];
+      out_ << "      const float " << v(i) << " = ";
+      if (in.op == Op::kReduceMax || in.op == Op::kReduceMin) {
+        out_ << "nan" << i << "[l] ? __builtin_nanf(\"\") : acc" << i << "[l];\n";
+      } else if (in.op == Op::kReduceMean) {
+        out_ << "static_cast<float>(acc" << i << "[l] / " << plan_.inner << ".0);\n";
+      } else if (in.op == Op::kReduceSum) {
+        out_ << "static_cast<float>(acc" << i << "[l]);\n";
+      } else {
+        const bool lanes = in.op == Op::kLoad && plan_.inputs[static_cast<size_t>(in.input)].contiguous_lanes;
+        out_ << expression(program_, i, in.op == Op::kLoad ? load(in.input, lanes ? " + l" : "") : "") << ";\n";
+      }
+      out_ << "      row" << i << "[l] = " << v(i) << ";\n";
+    }
+    out_ << "    }\n";
+  }
+
+  /// Loop `loop` over the reduced extent i (outside) and the tile's lanes l (inside):
+  /// the reductions whose operands first exist in it, and (the final loop) every full
+  /// output.
+  void emit_lanes_loop(int loop, bool store_outputs) {
+    std::vector<int> reductions;
+    for (size_t i = 0; i < program_.code.size(); ++i) {
+      if (autofuse::is_reduction(program_.code[i].op) && ready_[i] == loop + 1) reductions.push_back(static_cast<int>(i));
+    }
+    for (int r : reductions) {
+      const Op op = program_.code[static_cast<size_t>(r)].op;
+      if (op == Op::kReduceMax || op == Op::kReduceMin) {
+        out_ << "    float acc" << r << "[" << lane_tile_ << "]; unsigned char nan" << r << "[" << lane_tile_ << "];\n"
+             << "    for (int64_t l = 0; l < n; ++l) { acc" << r << "[l] = "
+             << (op == Op::kReduceMax ? "-__builtin_inff()" : "__builtin_inff()") << "; nan" << r << "[l] = 0; }\n";
+      } else {
+        out_ << "    double acc" << r << "[" << lane_tile_ << "];\n"
+             << "    for (int64_t l = 0; l < n; ++l) acc" << r << "[l] = 0.0;\n";
+      }
+    }
+    const std::vector<bool> needed = needed_in(loop, store_outputs);
+    std::vector<int> users;  // what the loop body computes or stores
+    for (size_t i = 0; i < program_.code.size(); ++i) {
+      if (needed[i] && !plan_.per_row[i] && !reused(i, loop)) users.push_back(static_cast<int>(i));
+    }
+    if (store_outputs) {
+      for (size_t o = 0; o < program_.outputs.size(); ++o) {
+        if (!plan_.output_per_row[o]) users.push_back(program_.outputs[o].value);
+      }
+    }
+    out_ << "    for (int64_t i = 0; i < " << plan_.inner << "; ++i) {\n#pragma omp simd\n"
+         << "      for (int64_t l = 0; l < n; ++l) {\n";
+    emit_row_operands(users, {}, "        ");
+    for (size_t i = 0; i < program_.code.size(); ++i) {
+      if (!needed[i] || plan_.per_row[i]) continue;
+      const Instruction& in = program_.code[i];
+      const std::string name = v(static_cast<int>(i));
+      const std::string kept = "keep" + std::to_string(i) + "[i * " + std::to_string(lane_tile_) + " + l]";
+      if (reused(i, loop)) {
+        out_ << "        const float " << name << " = " << kept << ";\n";
+        continue;
+      }
+      std::string index;
+      if (in.op == Op::kLoad) {
+        const autofuse::InputWalk& walk = plan_.inputs[static_cast<size_t>(in.input)];
+        if (walk.inner_stride != 0) index += " + i * " + std::to_string(walk.inner_stride);
+        if (walk.contiguous_lanes) index += " + l";
+      }
+      out_ << "        const float " << name << " = "
+           << expression(program_, static_cast<int>(i), in.op == Op::kLoad ? load(in.input, index) : "") << ";\n";
+      if (kept_[i]) out_ << "        " << kept << " = " << name << ";\n";
+    }
+    for (int r : reductions) {
+      const Instruction& in = program_.code[static_cast<size_t>(r)];
+      const std::string x = v(in.a), acc = "acc" + std::to_string(r) + "[l]";
+      if (in.op == Op::kReduceMax || in.op == Op::kReduceMin) {
+        out_ << "        " << acc << " = " << x << (in.op == Op::kReduceMax ? " > " : " < ") << acc << " ? " << x
+             << " : " << acc << "; nan" << r << "[l] |= " << x << " != " << x << ";\n";
+      } else {
+        out_ << "        " << acc << " += static_cast<double>(" << x << ");\n";
+      }
+    }
+    if (store_outputs) {
+      for (size_t o = 0; o < program_.outputs.size(); ++o) {
+        if (plan_.output_per_row[o]) continue;
+        out_ << "        out" << o << "[(row * " << plan_.inner << " + i) * " << plan_.lanes << " + lane0 + l] = "
+             << stored(o) << ";\n";
+      }
+    }
+    out_ << "      }\n    }\n";
+  }
+
   const autofuse::Program& program_;
   autofuse::LoopPlan plan_;
+  int64_t lane_tile_ = 1;
   int threads_;
   bool vector_math_;
   std::vector<int> ready_;

@@ -12,7 +12,11 @@
 /// as 0 or 1 and bool outputs store one byte, float16 inputs convert through _Float16
 /// (exact), as the interpreter does. A program with reductions walks each row once per
 /// reduction level (softmax: max, sum, outputs); a costly value (exp, ...) computed in
-/// one walk and needed in a later one is kept in a row buffer, not computed again.
+/// one walk and needed in a later one is kept in a row buffer, not computed again. A
+/// program with inner axes (a reduction over axes that are not innermost) walks tiles of
+/// (row, up to 256 lanes of the inner axes): each walk loops over the reduced extent with
+/// the lanes innermost, so the loops vectorise along the lanes, and each lane accumulates
+/// its reduction in order, as the interpreter does.
 
 #include <string>
 

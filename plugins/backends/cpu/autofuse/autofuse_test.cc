@@ -1,5 +1,5 @@
 // Autofusion's runners against the unfused kernels: random loop-IR programs (elementwise,
-// broadcasting and innermost-axis reductions, comparisons, logic and Where, softmax rows,
+// broadcasting, innermost-axis reductions and reductions over axes before inner ones, comparisons, logic and Where, softmax rows,
 // bool and float16 inputs, bool outputs, several outputs) run instruction by instruction
 // through the reference library's standalone kernels, through the interpreter, and
 // through generated code; softmax programs against the Softmax kernel; then the online
@@ -76,24 +76,33 @@ Tensor random_input(std::mt19937& rng, DataType dtype, const std::vector<int64_t
   return t;
 }
 
-/// A random valid program over a random shape; inputs in [-2, 2] (or bool).
-Case random_case(std::mt19937& rng) {
+/// A random valid program over a random shape; inputs in [-2, 2] (or bool). `across`:
+/// one that reduces axes before inner ones.
+Case random_case(std::mt19937& rng, bool across = false) {
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
   Case c;
   Program& p = c.program;
-  const int rank = 1 + pick(3);
+  const int rank = across ? 2 + pick(2) : 1 + pick(3);
   for (int d = 0; d < rank; ++d) p.shape.push_back(1 + pick(6));
   if (pick(4) == 0) p.shape.back() = 700 + pick(900);  // rows longer than the interpreter's chunk
-  p.reduced_axes = pick(2) == 0 ? 0 : std::min(rank, 1 + pick(2));
+  p.reduced_axes = pick(2) == 0 && !across ? 0 : std::min(rank - (across ? 1 : 0), 1 + pick(2));
+  // Half the reductions are over axes before inner ones (Softmax over axis 1 of NCHW).
+  if (p.reduced_axes > 0 && p.reduced_axes < rank && (across || pick(2) == 0)) {
+    p.inner_axes = 1 + pick(rank - p.reduced_axes);
+  }
   const size_t k = static_cast<size_t>(p.reduced_axes);
+  const size_t first = autofuse::first_reduced_axis(p), inner_from = first + k;
   const int input_count = 1 + pick(3);
   for (int i = 0; i < input_count; ++i) {
     std::vector<int64_t> dims = p.shape;
     DataType dtype = DataType::kFloat32;
     if (i > 0) {
-      const bool constant_along_reduced = pick(2) == 0;
+      const bool constant_along_reduced = pick(2) == 0, constant_along_inner = pick(3) == 0;
       for (size_t axis = 0; axis < dims.size(); ++axis) {
-        if (axis >= dims.size() - k ? constant_along_reduced : pick(3) == 0) dims[axis] = 1;
+        const bool one = axis >= inner_from ? constant_along_inner
+                         : axis >= first    ? constant_along_reduced
+                                            : pick(3) == 0;
+        if (one) dims[axis] = 1;
       }
       const int drop = pick(static_cast<int>(dims.size()));
       size_t dropped = 0;
@@ -126,7 +135,8 @@ Case random_case(std::mt19937& rng) {
     if (b >= 0) shape = broadcast(shape, c.shapes[static_cast<size_t>(b)]);
     if (c3 >= 0) shape = broadcast(shape, c.shapes[static_cast<size_t>(c3)]);
     if (autofuse::is_reduction(op)) {  // missing leading dims are 1 in the shape
-      for (size_t axis = shape.size() - std::min(k, shape.size()); axis < shape.size(); ++axis) shape[axis] = 1;
+      const size_t missing = p.shape.size() - shape.size();
+      for (size_t axis = std::max(first, missing); axis < inner_from; ++axis) shape[axis - missing] = 1;
     }
     p.code.push_back(in);
     c.shapes.push_back(shape);
@@ -181,7 +191,7 @@ Case random_case(std::mt19937& rng) {
   // Outputs: values whose unfused shape is the full shape or the rows' (keepdims) shape;
   // values always 0 or 1 are sometimes bool outputs.
   std::vector<int64_t> rows = p.shape;
-  for (size_t axis = rows.size() - k; axis < rows.size(); ++axis) rows[axis] = 1;
+  for (size_t axis = first; axis < inner_from; ++axis) rows[axis] = 1;
   const std::vector<bool> row = autofuse::row_values(p);
   const std::vector<bool> boolean = autofuse::boolean_values(p);
   auto add_output = [&](int value) {
@@ -292,7 +302,8 @@ std::vector<Tensor> run_unfused(const Case& c) {
     if (autofuse::is_reduction(in.op)) {
       std::vector<int64_t> axes;
       const int operand_rank = static_cast<int>(c.shapes[static_cast<size_t>(in.a)].size());
-      for (int axis = -std::min(p.reduced_axes, operand_rank); axis < 0; ++axis) axes.push_back(axis);
+      const int end = -p.inner_axes;  // axes counted from the end, as the operand may lack leading dims
+      for (int axis = std::max(end - p.reduced_axes, -operand_rank); axis < end; ++axis) axes.push_back(axis);
       if (in.op == Op::kReduceSum) {
         test.initializer(Tensor::from_vector<int64_t>({static_cast<int64_t>(axes.size())}, axes));
       } else {
@@ -436,7 +447,10 @@ std::set<std::string> features(const Program& p) {
     if (op == Op::kWhere) seen.insert("where");
     if (op >= Op::kEqual && op <= Op::kGreaterOrEqual) seen.insert("comparison");
     if (op == Op::kAnd || op == Op::kOr || op == Op::kXor || op == Op::kNot) seen.insert("logic");
-    if (op == Op::kReduceSum && p.code[static_cast<size_t>(p.code[i].a)].op == Op::kExp) seen.insert("softmax row");
+    if (op == Op::kReduceSum && p.code[static_cast<size_t>(p.code[i].a)].op == Op::kExp) {
+      seen.insert(p.inner_axes > 0 ? "softmax across inner axes" : "softmax row");
+    }
+    if (autofuse::is_reduction(op) && p.inner_axes > 0) seen.insert("reduction before inner axes");
   }
   return seen;
 }
@@ -444,7 +458,8 @@ std::set<std::string> features(const Program& p) {
 void expect_all_features(const std::set<std::string>& seen) {
   for (const char* feature : {"input float32", "input float16", "input bool", "input int64", "output float32", "output float16",
                               "output bool", "where",
-                              "comparison", "logic", "softmax row"}) {
+                              "comparison", "logic", "softmax row", "softmax across inner axes",
+                              "reduction before inner axes"}) {
     EXPECT_TRUE(seen.count(feature)) << "no random program had " << feature;
   }
 }
@@ -471,8 +486,8 @@ TEST_F(AutofuseTest, InterpreterMatchesUnfusedKernels) {
 TEST_F(AutofuseTest, GeneratedCodeMatchesInterpreter) {
   std::mt19937 rng(99);
   std::set<std::string> seen;
-  for (int n = 0; n < 40; ++n) {
-    const Case c = random_case(rng);
+  for (int n = 0; n < 60; ++n) {
+    const Case c = random_case(rng, n >= 40);
     seen.merge(features(c.program));
     FusedNode fused(c);
     Result<PreparedKernel> interpreted = cpu_kernels::prepare(*fused.node, "cpu");
@@ -580,6 +595,80 @@ TEST_F(AutofuseTest, SoftmaxRowsMatchTheSoftmaxKernel) {
         }
         std::cout << what << ": worst error " << worst << " of the allowed\n";
       }
+    }
+  }
+}
+
+// Softmax (LogSoftmax) over axis 1 of [N, C, H, W] as the pass lowers it ("reduce 1
+// inner 2"): Where(mask, x, -inf) then the softmax, against the Where and Softmax kernels,
+// interpreted and generated, within the tolerances above. The column (n 1, h 2, w 3) is
+// masked entirely: NaN in both, as the Softmax kernel gives it.
+TEST_F(AutofuseTest, SoftmaxOverAnOuterAxisMatchesTheSoftmaxKernel) {
+  for (bool log : {false, true}) {
+    for (const std::vector<int64_t>& dims : {std::vector<int64_t>{2, 21, 4, 9}, std::vector<int64_t>{3, 5, 17, 40}}) {
+      Case c;
+      Program& p = c.program;
+      p.shape = dims;
+      p.reduced_axes = 1;
+      p.inner_axes = 2;
+      p.inputs = {{dims}, {dims, DataType::kBool}};
+      std::mt19937 rng(static_cast<unsigned>(dims[1]));
+      std::uniform_real_distribution<float> uniform(-10.0f, 10.0f);
+      Tensor x = Tensor::zeros(DataType::kFloat32, dims), mask = Tensor::zeros(DataType::kBool, dims);
+      auto* keep = static_cast<unsigned char*>(mask.raw_data());
+      const int64_t lanes = dims[2] * dims[3];
+      auto masked_column = [&](int64_t e) { return e / (dims[1] * lanes) == 1 && e % lanes == 2 * dims[3] + 3; };
+      for (int64_t e = 0; e < x.element_count(); ++e) {
+        x.data<float>()[e] = uniform(rng);
+        keep[e] = masked_column(e) ? 0 : rng() % 8 != 0;
+      }
+      c.inputs = {x, mask};
+      p.code = {{Op::kLoad, -1, -1, 0, 0}, {Op::kLoad, -1, -1, 1, 0}, {Op::kConst, -1, -1, -1, -INFINITY},
+                {Op::kWhere, 1, 0, -1, 0},  {Op::kReduceMax, 3},         {Op::kSub, 3, 4},
+                {Op::kExp, 5},              {Op::kReduceSum, 6}};
+      p.code[3].c = 2;
+      if (log) {
+        p.code.push_back({Op::kLog, 7});
+        p.code.push_back({Op::kSub, 5, 8});
+      } else {
+        p.code.push_back({Op::kDiv, 6, 7});
+      }
+      p.outputs.push_back({static_cast<int>(p.code.size()) - 1, dims});
+      ASSERT_TRUE(autofuse::validate(p).is_ok()) << autofuse::validate(p).to_string();
+      KernelTest where("Where", 17);
+      where.input(mask).input(x).input(Tensor::from_vector<float>({}, {-INFINITY}));
+      const Tensor masked = run_kernel(where, DataType::kFloat32, dims);
+      KernelTest softmax(log ? "LogSoftmax" : "Softmax", 13);
+      softmax.input(masked).attribute("axis", Attribute(int64_t{1}));
+      const Tensor expected = run_kernel(softmax, DataType::kFloat32, dims);
+      ASSERT_TRUE(expected.defined());
+      FusedNode fused(c);
+      Result<PreparedKernel> interpreted = cpu_kernels::prepare(*fused.node, "cpu");
+      ASSERT_TRUE(interpreted.is_ok()) << interpreted.status().to_string();
+      std::optional<PreparedKernel> generated = prepare(*fused.node, "cpu", 2);
+      ASSERT_TRUE(generated.has_value());
+      const std::string what = std::string(log ? "LogSoftmax" : "Softmax") + " over axis 1 of " +
+                               std::to_string(dims[1]) + " channels";
+      for (const Tensor& actual : {launch(interpreted.value(), c)[0], launch(*generated, c)[0]}) {
+        for (int64_t i = 0; i < expected.element_count(); ++i) {
+          const float a = actual.data<float>()[i], e = expected.data<float>()[i];
+          if (std::isnan(e) || std::isnan(a)) {
+            ASSERT_EQ(std::isnan(a), std::isnan(e)) << what << " element " << i << ": " << a << " vs " << e;
+            ASSERT_TRUE(masked_column(i)) << what << " element " << i << ": only the masked column is NaN";
+            continue;
+          }
+          if (a == e) continue;
+          const double error = std::fabs(static_cast<double>(a) - e);
+          const double allowed = log ? 1e-6 * std::max(1.0, std::fabs(static_cast<double>(e)))
+                                     : std::fabs(e) >= 1e-6 ? 1e-6 * std::fabs(e) : 1e-12;
+          ASSERT_LE(error, allowed) << what << " element " << i << ": " << a << " vs " << e;
+        }
+      }
+      // The generated loops run along the lanes, the reduced axis outside them.
+      const std::string source = generate_source(p, 2);
+      EXPECT_NE(source.find("for (int64_t i = 0; i < " + std::to_string(dims[1]) + "; ++i) {\n#pragma omp simd\n"),
+                std::string::npos)
+          << source;
     }
   }
 }

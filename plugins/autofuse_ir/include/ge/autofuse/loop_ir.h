@@ -1,6 +1,6 @@
 #pragma once
 /// The loop IR of autofusion: one fused group of elementwise, broadcasting and
-/// innermost-axis reduction ops, as a straight-line SSA program over an iteration shape.
+/// reduction ops (over one contiguous range of axes), as a straight-line SSA program over an iteration shape.
 ///
 /// Every value computes in float32. An input may be stored as float32, float16 (loaded
 /// exactly as float32), bool (loaded as 0 or 1) or int64 (rounded to the nearest float32,
@@ -9,18 +9,20 @@
 /// not 0). Comparisons and logic ops yield 0 or 1 and treat
 /// any value other than 0 (NaN included) as true, as a cast to bool does.
 ///
-/// The group iterates over `shape`. Its innermost `reduced_axes` axes are the ones every
-/// reduction of the group reduces; the rest are "rows". A value is either *full* (one
-/// element per point of `shape`) or *row* (one element per row: an input constant along
-/// the reduced axes, a constant, a reduction's result, or arithmetic on row values only).
-/// An input is broadcast to `shape` numpy-style (dims right-aligned, 1 or absent repeats).
+/// The group iterates over `shape`. Its `reduced_axes` axes before the innermost
+/// `inner_axes` ones (0: the innermost axes) are the ones every reduction of the group
+/// reduces; the other axes index "rows". A value is either *full* (one element per point
+/// of `shape`) or *row* (one element per row: an input constant along the reduced axes, a
+/// constant, a reduction's result, or arithmetic on row values only). An input is
+/// broadcast to `shape` numpy-style (dims right-aligned, 1 or absent repeats); with inner
+/// axes, it is whole or constant along them (the runners' vector lane).
 /// The autofusion pass builds programs, the `ge_autofuse.Fused` op schema reads its output
 /// descs from them, and backends run them (interpreted, or through generated code).
 ///
 /// Text form (the `program` attribute of a Fused node, stored in .gem files):
 ///   autofuse 1
 ///   shape 1024 4096
-///   reduce 1
+///   reduce 1                   ("reduce 1 inner 2": a reduction over axis 1 of [N, C, H, W])
 ///   input 1024 4096
 ///   input 4096
 ///   input bool 1024 1          (a dtype word other than float32 precedes the dims)
@@ -83,6 +85,7 @@ struct Output {
 struct Program {
   std::vector<int64_t> shape;
   int reduced_axes = 0;
+  int inner_axes = 0;  ///< axes after the reduced ones, not reduced (only with reduced_axes > 0)
   std::vector<Input> inputs;
   std::vector<Instruction> code;             ///< instruction i defines value i
   std::vector<Output> outputs;
@@ -102,8 +105,8 @@ std::string print(const Program& program);
 Result<Program> parse(std::string_view text);
 
 /// Checks every invariant the runners rely on: dims positive, inputs broadcast to the
-/// shape and along the reduced axes either match them or are 1, operands defined before
-/// use and in range, reductions only with reduced_axes > 0 and over full values, outputs'
+/// shape and along the reduced axes (and along the inner axes) either match them or are
+/// 1, operands defined before use and in range, reductions only with reduced_axes > 0 and over full values, outputs'
 /// element counts matching their level, dtypes the runners support, bool outputs only of
 /// values that are always 0 or 1.
 Status validate(const Program& program);
@@ -111,11 +114,14 @@ Status validate(const Program& program);
 /// Per value: whether it is a row value (see above). For a valid program.
 std::vector<bool> row_values(const Program& program);
 
+/// The first reduced axis (rank - inner_axes - reduced_axes) of a valid program.
+size_t first_reduced_axis(const Program& program);
+
 /// Per value: whether it is always exactly 0 or 1 (a bool load, a constant 0 or 1, a
 /// comparison or logic op, kWhere between such values). For a valid program.
 std::vector<bool> boolean_values(const Program& program);
 
-/// Rows and elements per row of the iteration: product of the outer / reduced dims.
+/// Rows and elements per row of the iteration: product of the other / the reduced dims.
 int64_t row_count(const Program& program);
 int64_t row_length(const Program& program);
 

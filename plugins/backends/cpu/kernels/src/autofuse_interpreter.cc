@@ -1,7 +1,8 @@
 // ge_autofuse::Fused: a group the autofusion pass fused, run by interpreting its loop IR
 // (ge/autofuse/loop_ir.h) along the plan of ge/autofuse/loop_plan.h. Each row is walked
-// in chunks (a program with reductions: the whole row at once); every instruction runs
-// over the chunk before the next one, so the loop per instruction is tight. The formulas
+// in chunks (a program with reductions: the whole row at once; with inner axes: the
+// whole reduced extent times a chunk of lanes); every instruction runs over the chunk
+// before the next one, so the loop per instruction is tight. The formulas
 // are the standalone kernels' (float arithmetic, Pow and reductions through double, NaN
 // propagating through Max/Min), so an interpreted group gives the values of the chain it
 // replaced. Comparisons and logic give 0 or 1 (any value but 0 is true); bool inputs load
@@ -124,6 +125,79 @@ void store_elements(DataType dtype, void* output, int64_t index, int64_t n, cons
   }
 }
 
+/// reduce() over `n` elements `stride` apart.
+float reduce_strided(Op op, const float* x, int64_t n, int64_t stride, float* scratch) {
+  for (int64_t j = 0; j < n; ++j) scratch[j] = x[j * stride];
+  return reduce(op, scratch, n);
+}
+
+/// A program with inner axes: per row of the outer dims and chunk of `p.chunk` lanes, a
+/// full value is inner x chunk elements (element (i, lane) at i * chunk + lane), a row
+/// value one per lane. Reductions run along i for each lane, in order, as the standalone
+/// kernels do.
+int interpret_lanes(const InterpreterParams& p, const KernelArgs& args) {
+  const autofuse::Program& program = p.program;
+  const autofuse::LoopPlan& plan = p.plan;
+  const size_t values = program.code.size();
+  const int64_t block = plan.inner * p.chunk;
+  int64_t* offsets = static_cast<int64_t*>(args.workspace);
+  float* blocks = reinterpret_cast<float*>(offsets + program.inputs.size());
+  float* scratch = blocks + values * static_cast<size_t>(block);
+  auto data = [&](int value) { return blocks + static_cast<size_t>(value) * static_cast<size_t>(block); };
+  for (int64_t row = 0; row < plan.rows; ++row) {
+    for (size_t i = 0; i < program.inputs.size(); ++i) offsets[i] = autofuse::row_offset(plan, i, row);
+    for (int64_t lane0 = 0; lane0 < plan.lanes; lane0 += p.chunk) {
+      const int64_t n = std::min(p.chunk, plan.lanes - lane0);
+      for (size_t v = 0; v < values; ++v) {
+        const autofuse::Instruction& in = program.code[v];
+        float* out = data(static_cast<int>(v));
+        const int64_t extent = plan.per_row[v] ? 1 : plan.inner;
+        // Element (i, j) of `value` as an operand of this value (a row value repeats along i).
+        auto at = [&](int value, int64_t i, int64_t j) {
+          return data(value)[(plan.per_row[static_cast<size_t>(value)] ? 0 : i * p.chunk) + j];
+        };
+        if (autofuse::is_reduction(in.op)) {
+          for (int64_t j = 0; j < n; ++j) out[j] = reduce_strided(in.op, data(in.a) + j, plan.inner, p.chunk, scratch);
+          continue;
+        }
+        for (int64_t i = 0; i < extent; ++i) {
+          float* y = out + i * p.chunk;
+          if (in.op == Op::kConst) {
+            std::fill_n(y, n, in.constant);
+          } else if (in.op == Op::kLoad) {
+            const size_t input = static_cast<size_t>(in.input);
+            const autofuse::InputWalk& walk = plan.inputs[input];
+            const int64_t base = offsets[input] + i * walk.inner_stride;
+            for (int64_t j = 0; j < n; ++j) {
+              y[j] = load_element(program.inputs[input].dtype, args.inputs[input],
+                                  base + (walk.contiguous_lanes ? lane0 + j : 0));
+            }
+          } else if (in.op == Op::kWhere) {
+            for (int64_t j = 0; j < n; ++j) y[j] = at(in.a, i, j) != 0.0f ? at(in.b, i, j) : at(in.c, i, j);
+          } else if (autofuse::arity(in.op) == 1) {
+            for (int64_t j = 0; j < n; ++j) y[j] = unary(in.op, at(in.a, i, j));
+          } else {
+            for (int64_t j = 0; j < n; ++j) y[j] = binary(in.op, at(in.a, i, j), at(in.b, i, j));
+          }
+        }
+      }
+      for (size_t o = 0; o < program.outputs.size(); ++o) {
+        const size_t v = static_cast<size_t>(program.outputs[o].value);
+        const DataType dtype = program.outputs[o].dtype;
+        if (plan.output_per_row[o]) {
+          store_elements(dtype, args.outputs[o], row * plan.lanes + lane0, n, data(static_cast<int>(v)), false);
+          continue;
+        }
+        for (int64_t i = 0; i < plan.inner; ++i) {
+          const float* x = data(static_cast<int>(v)) + (plan.per_row[v] ? 0 : i * p.chunk);
+          store_elements(dtype, args.outputs[o], (row * plan.inner + i) * plan.lanes + lane0, n, x, false);
+        }
+      }
+    }
+  }
+  return kKernelOk;
+}
+
 int interpret(const KernelArgs& args) {
   const auto& p = *static_cast<const InterpreterParams*>(args.params);
   const autofuse::Program& program = p.program;
@@ -136,6 +210,7 @@ int interpret(const KernelArgs& args) {
     if (args.outputs[i] == nullptr) return kKernelMissingAddress;
   }
   if (args.workspace == nullptr) return kKernelMissingAddress;
+  if (program.inner_axes > 0) return interpret_lanes(p, args);
   // Workspace: the inputs' row offsets, one chunk per value, then one row scalar per value.
   int64_t* offsets = static_cast<int64_t*>(args.workspace);
   float* chunks = reinterpret_cast<float*>(offsets + program.inputs.size());
@@ -234,9 +309,18 @@ Result<PreparedKernel> prepare_fused(const KernelContext& context) {
     }
   }
   params.plan = autofuse::plan_loops(program);
-  params.chunk = program.reduced_axes > 0 ? params.plan.inner : std::min(kChunk, params.plan.inner);
-  const size_t workspace = program.inputs.size() * sizeof(int64_t) +
-                           program.code.size() * (static_cast<size_t>(params.chunk) + 1) * sizeof(float);
+  size_t workspace = 0;
+  if (program.inner_axes > 0) {
+    // Lanes per step: about kChunk elements of a full value (at least 16 lanes).
+    params.chunk = std::min(params.plan.lanes, std::max<int64_t>(16, kChunk / params.plan.inner));
+    workspace = program.inputs.size() * sizeof(int64_t) +
+                (program.code.size() * static_cast<size_t>(params.plan.inner * params.chunk) +
+                 static_cast<size_t>(params.plan.inner)) * sizeof(float);
+  } else {
+    params.chunk = program.reduced_axes > 0 ? params.plan.inner : std::min(kChunk, params.plan.inner);
+    workspace = program.inputs.size() * sizeof(int64_t) +
+                program.code.size() * (static_cast<size_t>(params.chunk) + 1) * sizeof(float);
+  }
   PreparedKernel kernel = make_kernel(context, &interpret, std::move(params), workspace);
   kernel.name = std::string(context.backend) + ".ge_autofuse.Fused";
   return kernel;
