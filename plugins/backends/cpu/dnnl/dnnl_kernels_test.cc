@@ -407,7 +407,9 @@ TEST(DnnlMatMul, MatchesReference) {
                         {{1, 128, 768}, {768, 768}, {1, 128, 768}, true},
                         {{12, 128, 64}, {1, 64, 128}, {12, 128, 128}, true},
                         {{2, 3, 5, 7}, {7, 4}, {2, 3, 5, 4}, true},
-                        {{3, 1, 5, 7}, {2, 7, 6}, {3, 2, 5, 6}, true}};
+                        {{3, 1, 5, 7}, {2, 7, 6}, {3, 2, 5, 6}, true},
+                        {{512}, {512, 16}, {16}, true},  // a pooled row: A is a vector
+                        {{7}, {7, 5}, {5}, true}};
   uint32_t seed = 100;
   for (const Case& k : cases) {
     for (bool fused : {false, true}) {

@@ -103,6 +103,40 @@ TEST(ReduceKernel, InnermostFloatSumAndMeanMatchAnInOrderDoubleSum) {
   }
 }
 
+// Float32 Sum/Mean over the outermost axes (pooling over rows) take a path of column
+// sums, a block of columns at a time: the same in-order double sum per column, rounded
+// once, for column counts around the block size, over one and over two leading axes.
+TEST(ReduceKernel, OutermostFloatSumAndMeanMatchAnInOrderDoubleSum) {
+  for (const int64_t columns : {1, 9, 255, 256, 257, 600}) {
+    const int64_t rows = 10;  // [rows/2, 2, columns]
+    std::vector<float> values(static_cast<size_t>(rows * columns));
+    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>((i * 7919) % 1013) * 0.37f - 150.0f;
+    for (const std::string op : {"ReduceSum", "ReduceMean"}) {
+      for (const bool both_axes : {false, true}) {
+        // axes {0}: [2, columns] outputs over rows/2 rows; {0, 1}: [columns] over all rows
+        const std::vector<int64_t> axes = both_axes ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0};
+        const int64_t per_output = both_axes ? rows : rows / 2, outputs = rows * columns / per_output;
+        KernelTest test(op, 13);
+        test.input(f32({rows / 2, 2, columns}, values)).attribute("keepdims", int64_t{1});
+        if (op == "ReduceSum") {
+          test.input(i64({static_cast<int64_t>(axes.size())}, axes));
+        } else {
+          test.attribute("axes", axes);
+        }
+        test.output(F::kFloat32, both_axes ? std::vector<int64_t>{1, 1, columns} : std::vector<int64_t>{1, 2, columns});
+        GE_RUN_KERNEL(out, test);
+        ASSERT_EQ(out[0].element_count(), outputs);
+        for (int64_t c = 0; c < outputs; ++c) {
+          double sum = 0.0;
+          for (int64_t r = 0; r < per_output; ++r) sum += values[static_cast<size_t>(r * outputs + c)];
+          const double expected = op == "ReduceMean" ? sum / static_cast<double>(per_output) : sum;
+          EXPECT_EQ(out[0].data<float>()[c], static_cast<float>(expected)) << op << " columns " << columns << " at " << c;
+        }
+      }
+    }
+  }
+}
+
 // A float32 ReduceMean over an outer axis keeps the general path: same values as numpy.
 TEST(ReduceKernel, OuterAxisFloatMeanUsesTheGeneralPath) {
   KernelTest test("ReduceMean", 13);
