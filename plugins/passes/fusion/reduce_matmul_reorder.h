@@ -1,5 +1,5 @@
 #pragma once
-/// reduce_before_matmul: ReduceSum / ReduceMean over axes other than the last of
+/// reduce_then_matmul: ReduceSum / ReduceMean over axes other than the last of
 /// MatMul(A, B) with B 2-D -> MatMul(Reduce(A), B). The product is linear in each row of
 /// A, so reducing A's rows first gives the same result (up to rounding) with the product
 /// computed for the reduced rows only: pooling after a projection (a linear layer, then a
@@ -13,7 +13,7 @@ namespace ge::fusion {
 
 class ReduceMatMulReorder final : public PatternFusionPass {
  public:
-  std::string name() const override { return "reduce_before_matmul"; }
+  std::string name() const override { return "reduce_then_matmul"; }
   std::vector<Pattern> patterns() const override;
   bool meets_requirements(const Match& match, const PassContext& context, std::string& reason) const override;
   Status replacement(const Match& match, Replacement& replacement) const override;

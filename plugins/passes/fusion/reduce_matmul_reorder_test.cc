@@ -26,7 +26,7 @@ const char* const kPooled = R"(graph main (opset ""=17) {
 })";
 
 TEST(ReduceMatMulReorder, ReducesTheRowsBeforeTheProduct) {
-  EXPECT_EQ(run(kPooled, {"reduce_before_matmul"}), inferred(R"(graph main (opset ""=17) {
+  EXPECT_EQ(run(kPooled, {"reduce_then_matmul"}), inferred(R"(graph main (opset ""=17) {
   input %rows : float32[K,3]
   input %x : float32[2,5,3]
   init %w : float32[3,4] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
@@ -55,7 +55,7 @@ TEST(ReduceMatMulReorder, AgreesWithTheProductFirstOnTheCpuBackend) {
   output %m
 })";
   // A failed check comes back as the error's text instead of the graph.
-  const std::string result = run(ir, {"reduce_before_matmul"}, checked_at(2));
+  const std::string result = run(ir, {"reduce_then_matmul"}, checked_at(2));
   EXPECT_NE(result.find("= ReduceSum(%rows, %ax0)"), std::string::npos) << result;
   EXPECT_NE(result.find("= MatMul(%sum_out_0, %w)"), std::string::npos) << result;
   EXPECT_NE(result.find("= ReduceMean(%x)"), std::string::npos) << result;
@@ -78,7 +78,7 @@ TEST(ReduceMatMulReorder, NotOverTheLastAxisNorASharedProductNorUnitRows) {
   output %shared
   output %unit
 })";
-  EXPECT_EQ(run(ir, {"reduce_before_matmul"}), inferred(ir));
+  EXPECT_EQ(run(ir, {"reduce_then_matmul"}), inferred(ir));
 }
 
 TEST(ReduceMatMulReorder, NotOnIntegers) {
@@ -90,7 +90,7 @@ TEST(ReduceMatMulReorder, NotOnIntegers) {
   %s = ReduceSum(%p, %ax0) "sum"
   output %s
 })";
-  EXPECT_EQ(run(ir, {"reduce_before_matmul"}), inferred(ir));
+  EXPECT_EQ(run(ir, {"reduce_then_matmul"}), inferred(ir));
 }
 
 class ReduceMatMulReorderAtOpset : public ::testing::TestWithParam<int> {};
@@ -103,7 +103,7 @@ TEST_P(ReduceMatMulReorderAtOpset, TheMeanWithAttributeAxesStillInfers) {
   %m = ReduceMean(%q) {axes: ints = [1]} "mean"
   output %m
 })";
-  EXPECT_EQ(run(at_opset(ir, GetParam()), {"reduce_before_matmul"}, checked_at(2)),
+  EXPECT_EQ(run(at_opset(ir, GetParam()), {"reduce_then_matmul"}, checked_at(2)),
             inferred(at_opset(R"(graph main (opset ""=17) {
   input %x : float32[2,5,3]
   init %w : float32[3,4] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
