@@ -292,7 +292,21 @@ struct Executor::Impl {
         continue;
       }
       size_t end = begin;
-      while (end < plan.steps.size() && cluster_kind(plan.steps[end]) == kind) ++end;
+      while (end < plan.steps.size()) {
+        const ClusterKind next = cluster_kind(plan.steps[end]);
+        if (next == kind) {
+          ++end;
+          continue;
+        }
+        // A single static step after a specialised run (a pooled result's product) would
+        // run per op, one boundary more: it is specialised with the run instead.
+        if (kind == ClusterKind::kDynamic && next == ClusterKind::kStatic &&
+            (end + 1 == plan.steps.size() || cluster_kind(plan.steps[end + 1]) != ClusterKind::kStatic)) {
+          ++end;
+          continue;
+        }
+        break;
+      }
       if (end - begin >= 2) GE_RETURN_IF_ERROR(make_cluster(plan, begin, end, kind, implicit));
       begin = end;
     }
