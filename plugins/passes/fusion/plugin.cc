@@ -24,7 +24,7 @@
 #include "layer_norm_fusion.h"
 #include "matmul_add_fusion.h"
 #include "matmul_bias_fusion.h"
-#include "reduce_matmul_reorder.h"
+#include "reduce_then_matmul.h"
 #include "softmax_fusion.h"
 
 namespace {

@@ -1,4 +1,4 @@
-#include "reduce_matmul_reorder.h"
+#include "reduce_then_matmul.h"
 
 #include <algorithm>
 
