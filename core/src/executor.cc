@@ -57,7 +57,9 @@ struct Plan {
   Graph* graph = nullptr;
   std::vector<Step> steps;
   std::vector<Cluster> clusters;
-  std::unordered_map<const Value*, int> use_counts;  // data uses per value, for early release
+  // Per step: the values whose last data use it is (inputs and a host op's captures),
+  // released from the frame once it ran; not graph outputs, inputs or initializers.
+  std::vector<std::vector<const Value*>> release_after;
 };
 
 /// An If/Loop/Scan body: without host ops, sunk whole per signature of its inputs
@@ -217,16 +219,17 @@ struct Executor::Impl {
   Status add_steps(Plan& plan) {
     const Graph& g = *plan.graph;
     GE_ASSIGN_OR_RETURN(std::vector<Node*> order, g.topological_order());
+    std::unordered_map<const Value*, size_t> last_use;
     for (Node* node : order) {
       Step step;
       step.node = node;
       step.host = is_host_op(*node);
       for (const Value* in : node->inputs()) {
-        if (in != nullptr) ++plan.use_counts[in];
+        if (in != nullptr) last_use[in] = plan.steps.size();
       }
       if (step.host) {
         for (const Value* in : g.implicit_inputs(*node)) {
-          ++plan.use_counts[in];
+          last_use[in] = plan.steps.size();
           step.implicit.push_back(in);
         }
       }
@@ -243,6 +246,10 @@ struct Executor::Impl {
         if (!backend->supports(*node, &reason)) return unsupported(unsupported_message(*node, *backend, reason));
       }
       plan.steps.push_back(std::move(step));
+    }
+    plan.release_after.assign(plan.steps.size(), {});
+    for (const auto& [value, step] : last_use) {
+      if (!g.is_output(value) && value->producer() != nullptr) plan.release_after[step].push_back(value);
     }
     return Status::ok();
   }
@@ -285,7 +292,21 @@ struct Executor::Impl {
         continue;
       }
       size_t end = begin;
-      while (end < plan.steps.size() && cluster_kind(plan.steps[end]) == kind) ++end;
+      while (end < plan.steps.size()) {
+        const ClusterKind next = cluster_kind(plan.steps[end]);
+        if (next == kind) {
+          ++end;
+          continue;
+        }
+        // A single static step after a specialised run (a pooled result's product) would
+        // run per op, one boundary more: it is specialised with the run instead.
+        if (kind == ClusterKind::kDynamic && next == ClusterKind::kStatic &&
+            (end + 1 == plan.steps.size() || cluster_kind(plan.steps[end + 1]) != ClusterKind::kStatic)) {
+          ++end;
+          continue;
+        }
+        break;
+      }
       if (end - begin >= 2) GE_RETURN_IF_ERROR(make_cluster(plan, begin, end, kind, implicit));
       begin = end;
     }
@@ -706,6 +727,7 @@ struct Executor::Impl {
     Frame frame;
     frame.graph = &g;
     const std::vector<Value*> inputs = g.runtime_inputs();
+    frame.values.reserve(inputs.size() + plan.steps.size());  // no rehash while the steps run
     for (size_t i = 0; i < inputs.size(); ++i) frame.values[inputs[i]] = std::move(bound[i]);
     frame.constants = &constants_of(g);
     GE_RETURN_IF_ERROR(run_steps(plan, frame));
@@ -722,8 +744,6 @@ struct Executor::Impl {
   /// Runs the plan's steps on `frame`, its clusters in the task sink, releasing each value
   /// after its last use.
   Status run_steps(Plan& plan, Frame& frame) {
-    const Graph& g = *plan.graph;
-    std::unordered_map<const Value*, int> remaining = plan.use_counts;
     size_t sunk_until = 0;  // steps before this ran inside a cluster
     for (size_t s = 0; s < plan.steps.size(); ++s) {
       Step& step = plan.steps[s];
@@ -733,11 +753,7 @@ struct Executor::Impl {
         if (sunk) sunk_until = s + cluster.steps;
       }
       if (s >= sunk_until) GE_RETURN_IF_ERROR(run_node(*step.node, frame, &step));
-      auto release = [&](const Value* in) {
-        if (in != nullptr && --remaining[in] == 0 && !g.is_output(in) && in->producer() != nullptr) frame.values.erase(in);
-      };
-      for (const Value* in : step.node->inputs()) release(in);
-      for (const Value* in : step.implicit) release(in);
+      for (const Value* value : plan.release_after[s]) frame.values.erase(value);
     }
     return Status::ok();
   }

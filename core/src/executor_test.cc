@@ -68,6 +68,36 @@ TEST(Executor, ReusesPooledStorageAfterWarmUp) {
             (std::vector<float>{14, 26, 38}));
 }
 
+// Each value goes back to the pool after its last use, not at the end of the run: a chain
+// of six steps holds about two of its tensors at a time, and a value read again later (a
+// fan-out) stays until that read.
+TEST(Executor, ReleasesEachValueAfterItsLastUse) {
+  Fixture f;
+  constexpr int64_t kCount = 1 << 16;  // 256 KiB per tensor
+  auto g = std::make_unique<Graph>();
+  Value* x = g->add_input("x", TensorDesc(DataType::kFloat32, {Dim::of(kCount)}));
+  Value* first = g->add_node("AddOne", {x}, 1, "first")->output(0);
+  Value* v = first;
+  for (int i = 0; i < 5; ++i) v = g->add_node("Twice", {v}, 1, "twice_" + std::to_string(i))->output(0);
+  Node* sum = g->add_node("Sum2", {v, first}, 1, "sum", {"y"});  // `first` is read again here
+  g->add_output(sum->output(0));
+  ASSERT_TRUE(f.ops.infer_graph(*g).is_ok());
+  auto exec = Executor::create(std::move(g), f.backend, f.ops);
+  ASSERT_TRUE(exec.is_ok()) << exec.status().to_string();
+  const Tensor input = Tensor::from_vector<float>({kCount}, std::vector<float>(kCount, 1.0f));
+  std::vector<Tensor> outputs;
+  ASSERT_TRUE((*exec)->run({{"x", input}}, outputs).is_ok());
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_EQ(outputs[0].data<float>()[0], 2.0f * 32 + 2.0f);  // (1 + 1) * 2^5 + (1 + 1)
+  EXPECT_EQ(outputs[0].data<float>()[kCount - 1], 66.0f);
+  const size_t tensor_bytes = kCount * sizeof(float);
+  // Alive at most: `first`, the step's input and output, and the result.
+  EXPECT_LE((*exec)->pool().statistics().peak_in_use_bytes, 4 * tensor_bytes);
+  EXPECT_GE((*exec)->pool().statistics().peak_in_use_bytes, 3 * tensor_bytes);
+  outputs.clear();
+  EXPECT_EQ((*exec)->pool().statistics().in_use_bytes, 0u) << "nothing stays held after the run";
+}
+
 TEST(Executor, ZeroesWhatAKernelDeclaresZeroedBeforeEachLaunch) {
   // Atomic clean per op: Accumulate's output comes from the pool (run 2 reuses run 1's
   // block of `a`, which holds 2, 3, 4) and must be zero when the kernel starts.

@@ -5,6 +5,7 @@
 
 #include <random>
 #include <set>
+#include <string>
 
 #include "ge/graph_text.h"
 #include "ge/session.h"
@@ -383,6 +384,46 @@ TEST(Partition, NonZeroSplitsAStaticPrefixFromASpecialisedSuffix) {
   EXPECT_NE(described.find("per op: NonZero 'keep' (dynamic shape)"), std::string::npos) << described;
   // The prefix runs sunk every time; the suffix from the second sighting of its signature.
   EXPECT_EQ(p.cluster_runs, 5u + 3u);
+}
+
+// A single static step after the specialised suffix (the product of a pooled value) is
+// specialised with it rather than run per op; a static run of two or more after it stays
+// a static cluster of its own.
+std::string pooled_then(const std::string& tail) {
+  return R"(graph main (opset ""=17) {
+  input %x : float32[6]
+  init %axes : int64[1] = [0]
+  init %half : float32[] = [0.5]
+  %nz = NonZero(%x) "keep"
+  %idx = Squeeze(%nz, %axes) "flatten_index"
+  %kept = Gather(%x, %idx) {axis: int = 0} "gather"
+  %sum = ReduceSum(%kept) {keepdims: int = 0} "total"
+)" + tail + "}";
+}
+
+TEST(Partition, AStaticStepAfterTheSpecialisedSuffixJoinsIt) {
+  const std::vector<std::vector<float>> data = {{1, 0, 2, 0, 0, 1}, {0, 3, 0, 0, 5, 0}, {1, 0, 2, 0, 0, 1},
+                                                {0, 3, 0, 0, 5, 0}, {1, 0, 2, 0, 0, 1}};
+  PartitionCheck one(pooled_then("  %y = Mul(%sum, %half) \"halve\"\n  output %y\n"));
+  ASSERT_TRUE(one.ready());
+  for (const auto& values : data) one.expect_same({{"x", Tensor::from_vector<float>({6}, values)}});
+  std::string described = one.sunk().describe_partition();
+  EXPECT_NE(described.find("(specialised per input shapes at run time): Squeeze 'flatten_index'; Gather 'gather'; "
+                           "ReduceSum 'total'; Mul 'halve';"),
+            std::string::npos)
+      << described;
+  EXPECT_EQ(one.partition().per_op_nodes, 1u) << "only NonZero: " << described;
+
+  PartitionCheck two(pooled_then("  %a = Mul(%sum, %half) \"halve\"\n  %y = Add(%a, %half) \"shift\"\n  output %y\n"));
+  ASSERT_TRUE(two.ready());
+  for (const auto& values : data) two.expect_same({{"x", Tensor::from_vector<float>({6}, values)}});
+  described = two.sunk().describe_partition();
+  EXPECT_NE(described.find("(specialised per input shapes at run time): Squeeze 'flatten_index'; Gather 'gather'; "
+                           "ReduceSum 'total';\n"),
+            std::string::npos)
+      << described;
+  EXPECT_NE(described.find("(static): Mul 'halve'; Add 'shift';"), std::string::npos) << described;
+  EXPECT_EQ(two.partition().per_op_nodes, 1u) << "only NonZero: " << described;
 }
 
 /// An 8 kHz / 16 kHz model: the else branch squeezes an axis of extent 2, which only an

@@ -129,6 +129,20 @@ TEST_F(NewerOpsetsTest, FindSchemaServesTheNewerVersions) {
   EXPECT_EQ(library_->find_schema("", "Attention", 23)->max_outputs, 4);
 }
 
+// Found schemas are memoised per domain, op and version: lookups repeated in any order
+// keep answering per version, a miss stays a miss, and the domain's spellings agree.
+TEST_F(NewerOpsetsTest, RepeatedLookupsKeepTheirVersions) {
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(library_->find_schema("", "ReduceMean", 13)->since_version, 13);
+    EXPECT_EQ(library_->find_schema("", "ReduceMean", 18)->since_version, 18);
+    EXPECT_EQ(library_->find_schema("", "ReduceMean", 17)->since_version, 13);
+    EXPECT_EQ(library_->find_schema("ai.onnx", "ReduceMean", 18), library_->find_schema("", "ReduceMean", 18));
+    EXPECT_EQ(library_->find_schema("", "Gelu", 19), nullptr);
+    EXPECT_EQ(library_->find_schema("", "NoSuchOp", 17), nullptr);
+    EXPECT_EQ(library_->find_schema("com.example", "ReduceMean", 18), nullptr);
+  }
+}
+
 TEST_F(NewerOpsetsTest, AVersionGEDoesNotRunSaysWhy) {
   use_opset(20);
   Node* node = graph_.add_node("ImageDecoder", {graph_.add_input("encoded", TensorDesc::of(DataType::kUInt8, {16}))},

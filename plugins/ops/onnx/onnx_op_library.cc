@@ -2,6 +2,9 @@
 
 #include <climits>
 #include <exception>
+#include <mutex>
+#include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -35,7 +38,7 @@ struct Lookup {
   const NewerVersion* newer = nullptr;
 };
 
-Lookup lookup(const std::string& domain, const std::string& op_type, int64_t opset_version) {
+Lookup lookup_uncached(const std::string& domain, const std::string& op_type, int64_t opset_version) {
   if (opset_version < 1) return {};
   const std::string libonnx_domain = onnx_domain(domain);
   if (libonnx_domain.empty()) {
@@ -43,6 +46,30 @@ Lookup lookup(const std::string& domain, const std::string& op_type, int64_t ops
   }
   int version = opset_version > INT_MAX ? INT_MAX : static_cast<int>(opset_version);
   return {onnx::OpSchemaRegistry::Schema(op_type, version, libonnx_domain), nullptr};
+}
+
+// Found schemas, memoised: libonnx's registry lookup costs about a microsecond (nested
+// string-keyed maps), and the per-op executor infers a data-dependent node on every run.
+// Schemas live as long as the process and are never replaced, so a found one stays
+// right; a miss is looked up again (a schema registered later is then seen).
+Lookup lookup(const std::string& domain, const std::string& op_type, int64_t opset_version) {
+  static std::mutex mutex;
+  static std::unordered_map<std::string, Lookup> found;
+  std::string key = domain;
+  key += '\0';
+  key += op_type;
+  key += '\0';
+  key += std::to_string(opset_version);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = found.find(key); it != found.end()) return it->second;
+  }
+  const Lookup result = lookup_uncached(domain, op_type, opset_version);
+  if (result.schema != nullptr || result.newer != nullptr) {
+    std::lock_guard<std::mutex> lock(mutex);
+    found.emplace(std::move(key), result);
+  }
+  return result;
 }
 
 std::string schema_label(const onnx::OpSchema& schema) {

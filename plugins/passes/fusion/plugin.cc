@@ -24,6 +24,7 @@
 #include "layer_norm_fusion.h"
 #include "matmul_add_fusion.h"
 #include "matmul_bias_fusion.h"
+#include "reduce_then_matmul.h"
 #include "softmax_fusion.h"
 
 namespace {
@@ -49,6 +50,8 @@ ge::Status register_fusions(ge::Registrar& registrar) {
     GE_RETURN_IF_ERROR(add<BiasAddFusion>(registrar, 2));
     GE_RETURN_IF_ERROR(add<ConvBatchNormFusion>(registrar, 2));
     GE_RETURN_IF_ERROR(add<MatMulAddFusion>(registrar, 2));
+    // Before fuse_activation and fuse_matmul_bias take the MatMul into a ge::FusedMatMul.
+    GE_RETURN_IF_ERROR(add<ReduceMatMulReorder>(registrar, 2, {"fuse_activation", "fuse_matmul_bias"}));
     GE_RETURN_IF_ERROR(add<LayerNormFusion>(registrar, 2));
     GE_RETURN_IF_ERROR(add<SoftmaxFusion>(registrar, 2));
     // fuse_activation would take the HardSwish into a Conv / Gemm / MatMul.

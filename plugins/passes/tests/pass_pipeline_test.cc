@@ -35,9 +35,9 @@ TEST(BuiltInPipeline, IsTheOrderTheNumericPositionsGaveAtEveryLevel) {
       {},
       {"noop_elimination", "constant_folding", "cse", "dce"},
       {"noop_elimination", "constant_folding", "cse", "fuse_bias_add", "fuse_conv_bn", "fuse_matmul_add",
-       "fuse_layer_norm", "fuse_softmax", "fuse_hard_swish", "dce", "layout_assignment"},
+       "reduce_then_matmul", "fuse_layer_norm", "fuse_softmax", "fuse_hard_swish", "dce", "layout_assignment"},
       {"noop_elimination", "constant_folding", "cse", "fuse_bias_add", "fuse_conv_bn", "fuse_matmul_add",
-       "fuse_layer_norm", "fuse_softmax", "fuse_hard_swish", "fuse_gelu", "fuse_matmul_bias", "fuse_conv_residual",
+       "reduce_then_matmul", "fuse_layer_norm", "fuse_softmax", "fuse_hard_swish", "fuse_gelu", "fuse_matmul_bias", "fuse_conv_residual",
        "fuse_activation", "autofusion", "dce", "layout_assignment"}};
   for (int level = 0; level <= 3; ++level) {
     Result<std::vector<std::string>> names = pipeline(env.host(), level);
@@ -104,7 +104,7 @@ TEST_F(MovedPasses, PhaseAfterAndBeforeOptionsMoveAPass) {
   Result<std::vector<std::string>> names = pipeline(host, 3);
   ASSERT_TRUE(names.is_ok()) << names.status().to_string();
   EXPECT_EQ(*names, (std::vector<std::string>{"dce", "noop_elimination", "constant_folding", "cse", "fuse_bias_add",
-                                              "fuse_conv_bn", "fuse_matmul_add", "fuse_layer_norm", "fuse_softmax",
+                                              "fuse_conv_bn", "fuse_matmul_add", "reduce_then_matmul", "fuse_layer_norm", "fuse_softmax",
                                               "fuse_hard_swish", "fuse_matmul_bias", "fuse_conv_residual",
                                               "fuse_activation", "autofusion", "layout_assignment", "fuse_gelu"}));
 }

@@ -6,7 +6,9 @@
 // post-op before the activation: y = act(conv(x) + b + z).
 
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "dnnl_fast_paths.h"
 #include "dnnl_program.h"
@@ -27,6 +29,13 @@ Dims tail(const std::array<int64_t, cpu_kernels::kMaxSpatialRank>& values, int r
   Dims out;
   for (int i = cpu_kernels::kMaxSpatialRank - rank; i < cpu_kernels::kMaxSpatialRank; ++i) out.push_back(values[i] - minus);
   return out;
+}
+
+/// oneDNN's optimised direct convolutions ("jit:avx512_core", "jit_1x1:avx2",
+/// "brgconv:avx512_core"), not its gemm-based or reference ones.
+bool is_direct_jit(const char* implementation) {
+  const std::string_view name = implementation != nullptr ? implementation : "";
+  return name.starts_with("jit") || name.starts_with("brg");
 }
 
 }  // namespace
@@ -80,10 +89,20 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
     return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
   };
   try {
-    // oneDNN's choice of activation layout, then the final primitive with it fixed (the
+    // A direct JIT convolution on the stored layouts when oneDNN has one: it needs no
+    // reorder. Else oneDNN's choice of activation layout (with `any` on AVX-512, brgconv
+    // on nhwc: a reorder before and after each launch, which on small activations costs
+    // about as much as the convolution), then the final primitive with it fixed (the
     // residual post-op needs a concrete layout).
+    std::optional<dnnl::convolution_forward::primitive_desc> direct;
+    try {
+      direct = make_pd(*x_stored, *y_stored, false);
+      if (!is_direct_jit(direct->impl_info_str())) direct.reset();
+    } catch (const dnnl::error&) {
+      direct.reset();  // none on these layouts
+    }
     const dnnl::memory::desc src_any(x_dims, dt::f32, Tag::any), dst_any(y_dims, dt::f32, Tag::any);
-    dnnl::convolution_forward::primitive_desc pd = make_pd(src_any, dst_any, false);
+    dnnl::convolution_forward::primitive_desc pd = direct ? *direct : make_pd(src_any, dst_any, false);
     if (z != nullptr) pd = make_pd(pd.src_desc(), pd.dst_desc(), true);
     ProgramBuilder builder;
     ArgSource src{ArgSource::kInput, 0, 0, nullptr};

@@ -206,6 +206,48 @@ TEST(DnnlConv, MatchesReferenceOverShapesAndFormats) {
   }
 }
 
+// Where oneDNN has a direct JIT convolution on the stored layouts (on AVX-512: a plain
+// first-layer input into the blocked output, blocked into blocked), the kernel runs it with
+// no reorder around the launch, and agrees with the reference: strides 1 and 2, 3 and 4
+// input channels, odd extents, a residual-free FusedConv with Relu. Other CPUs (nChw8c)
+// check the results only.
+TEST(DnnlConv, StoredLayoutsRunDirectlyAndMatchReference) {
+  const int64_t block = native_block();
+  const std::string format = "nChw" + std::to_string(block) + "c";
+  struct Case {
+    int64_t c, h, w, m, stride;
+    bool in_blocked;
+  };
+  const Case cases[] = {{3, 64, 64, 32, 2, false}, {3, 23, 17, 16, 1, false}, {4, 31, 29, 48, 2, false},
+                        {32, 32, 32, 64, 2, true}, {16, 15, 13, 32, 1, true}};
+  uint32_t seed = 40;
+  for (const Case& k : cases) {
+    const int64_t out_h = (k.h + 2 - 3) / k.stride + 1, out_w = (k.w + 2 - 3) / k.stride + 1;
+    const Tensor x = random_tensor({1, k.c, k.h, k.w}, seed++);
+    const Tensor w = random_tensor({k.m, k.c, 3, 3}, seed++, 0.3f);
+    const Tensor b = random_tensor({k.m}, seed++);
+    const std::string what = "Conv c" + std::to_string(k.c) + " " + std::to_string(k.h) + "x" + std::to_string(k.w) +
+                             " m" + std::to_string(k.m) + " stride " + std::to_string(k.stride);
+    auto make = [&](bool blocked) {
+      auto c = std::make_unique<NodeCase>("FusedConv", "ge");
+      c->input(x, blocked && k.in_blocked ? format : "").constant(w).constant(b);
+      c->output({1, k.m, out_h, out_w}, blocked ? format : "");
+      c->attribute("strides", Attribute(std::vector<int64_t>{k.stride, k.stride}))
+          .attribute("pads", Attribute(std::vector<int64_t>{1, 1, 1, 1}))
+          .attribute("activation", Attribute(std::string("Relu")));
+      return c;
+    };
+    auto plain = make(false);
+    auto blocked = make(true);
+    std::optional<PreparedKernel> direct = prepare(blocked->node(), "cpu", Options{1});
+    ASSERT_TRUE(direct.has_value()) << what;
+    if (block == 16) {
+      EXPECT_NE(direct->name.find(".dnnl:jit"), std::string::npos) << what << ": " << direct->name;
+    }
+    check(*plain, what, block, blocked.get());
+  }
+}
+
 TEST(DnnlConv, ResidualPostOpMatchesAddThenActivation) {
   const Tensor x = random_tensor({1, 32, 8, 8}, 7), w = random_tensor({32, 32, 3, 3}, 8, 0.2f),
                b = random_tensor({32}, 9), z = random_tensor({1, 32, 8, 8}, 10);
@@ -365,7 +407,9 @@ TEST(DnnlMatMul, MatchesReference) {
                         {{1, 128, 768}, {768, 768}, {1, 128, 768}, true},
                         {{12, 128, 64}, {1, 64, 128}, {12, 128, 128}, true},
                         {{2, 3, 5, 7}, {7, 4}, {2, 3, 5, 4}, true},
-                        {{3, 1, 5, 7}, {2, 7, 6}, {3, 2, 5, 6}, true}};
+                        {{3, 1, 5, 7}, {2, 7, 6}, {3, 2, 5, 6}, true},
+                        {{512}, {512, 16}, {16}, true},  // a pooled row: A is a vector
+                        {{7}, {7, 5}, {5}, true}};
   uint32_t seed = 100;
   for (const Case& k : cases) {
     for (bool fused : {false, true}) {

@@ -143,6 +143,10 @@ std::optional<PreparedKernel> prepare_matmul(const Node& node, std::string_view 
   const Value* b = node.input(1);
   if (!is_float32(a) || !is_float32(b) || !is_float32(node.output(0))) return std::nullopt;
   Dims a_dims = dims_of(*a), b_dims = dims_of(*b);
+  // A vector A [K] (a pooled row) is the matrix [1, K]: its product [N] has the bytes of
+  // [1, N]. Only as the 1x1 convolution below, which sees M, K and N alone.
+  const bool vector_a = a_dims.size() == 1 && b_dims.size() == 2;
+  if (vector_a) a_dims.insert(a_dims.begin(), 1);
   if (a_dims.size() < 2 || b_dims.size() < 2) return std::nullopt;
   const size_t rank = std::max(a_dims.size(), b_dims.size());
   if (rank > 6) return std::nullopt;
@@ -161,6 +165,7 @@ std::optional<PreparedKernel> prepare_matmul(const Node& node, std::string_view 
       return kernel;
     }
   }
+  if (vector_a) return std::nullopt;
   // Products of two activations (attention's batched QK^T and PV): oneDNN's sgemm runs
   // these small batched shapes 4x slower than the reference kernel here (measured on a
   // BERT-base layer: 12.6 against 2.9 ms per run, one thread); leave them to it.

@@ -67,6 +67,24 @@ TEST(ReduceKernel, AttributeAxes) {
   expect_tensor<float>(prod_out[0], {3, 2, 1}, {5, 40, 30, 80, 55, 120});
 }
 
+// Gives a Reduce* node at opset 13 its axes: input 1 of ReduceSum, the attribute of the
+// others (after the data input).
+void set_axes(KernelTest& test, const std::string& op, const std::vector<int64_t>& axes) {
+  if (op == "ReduceSum") {
+    test.input(i64({static_cast<int64_t>(axes.size())}, axes));
+  } else {
+    test.attribute("axes", axes);
+  }
+}
+
+// The in-order double sum of `count` values from `first`, `stride` apart (a mean divides
+// it by `count`), rounded once to float.
+float in_order_sum(const std::vector<float>& values, int64_t first, int64_t stride, int64_t count, bool mean) {
+  double sum = 0.0;
+  for (int64_t i = 0; i < count; ++i) sum += values[static_cast<size_t>(first + i * stride)];
+  return static_cast<float>(mean ? sum / static_cast<double>(count) : sum);
+}
+
 // Float32 Sum/Mean over the innermost axes take a vectorised path (eight partial sums in
 // double); every other reduction walks the input in order. Both must agree with an
 // in-order double sum rounded once, for row lengths around the lane count.
@@ -82,21 +100,43 @@ TEST(ReduceKernel, InnermostFloatSumAndMeanMatchAnInOrderDoubleSum) {
         const std::vector<int64_t> axes = both_axes ? std::vector<int64_t>{1, 2} : std::vector<int64_t>{-1};
         KernelTest test(op, 13);
         test.input(f32({rows / 2, 2, length}, values)).attribute("keepdims", int64_t{0});
-        if (op == "ReduceSum") {
-          test.input(i64({static_cast<int64_t>(axes.size())}, axes));  // ReduceSum-13: axes are input 1
-        } else {
-          test.attribute("axes", axes);
-        }
+        set_axes(test, op, axes);
         const std::vector<int64_t> y_dims = both_axes ? std::vector<int64_t>{rows / 2} : std::vector<int64_t>{rows / 2, 2};
         test.output(F::kFloat32, y_dims);
         GE_RUN_KERNEL(out, test);
         const int64_t outputs = rows * length / per_output;
         ASSERT_EQ(out[0].element_count(), outputs);
         for (int64_t r = 0; r < outputs; ++r) {
-          double sum = 0.0;
-          for (int64_t i = 0; i < per_output; ++i) sum += values[static_cast<size_t>(r * per_output + i)];
-          const double expected = op == "ReduceMean" ? sum / static_cast<double>(per_output) : sum;
-          EXPECT_FLOAT_EQ(out[0].data<float>()[r], static_cast<float>(expected)) << op << " length " << length << " row " << r;
+          EXPECT_FLOAT_EQ(out[0].data<float>()[r], in_order_sum(values, r * per_output, 1, per_output, op == "ReduceMean"))
+              << op << " length " << length << " row " << r;
+        }
+      }
+    }
+  }
+}
+
+// Float32 Sum/Mean over the outermost axes (pooling over rows) take a path of column
+// sums, a block of columns at a time: the same in-order double sum per column, rounded
+// once, for column counts around the block size, over one and over two leading axes.
+TEST(ReduceKernel, OutermostFloatSumAndMeanMatchAnInOrderDoubleSum) {
+  for (const int64_t columns : {1, 9, 255, 256, 257, 600}) {
+    const int64_t rows = 10;  // [rows/2, 2, columns]
+    std::vector<float> values(static_cast<size_t>(rows * columns));
+    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>((i * 7919) % 1013) * 0.37f - 150.0f;
+    for (const std::string op : {"ReduceSum", "ReduceMean"}) {
+      for (const bool both_axes : {false, true}) {
+        // axes {0}: [2, columns] outputs over rows/2 rows; {0, 1}: [columns] over all rows
+        const std::vector<int64_t> axes = both_axes ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0};
+        const int64_t per_output = both_axes ? rows : rows / 2, outputs = rows * columns / per_output;
+        KernelTest test(op, 13);
+        test.input(f32({rows / 2, 2, columns}, values)).attribute("keepdims", int64_t{1});
+        set_axes(test, op, axes);
+        test.output(F::kFloat32, both_axes ? std::vector<int64_t>{1, 1, columns} : std::vector<int64_t>{1, 2, columns});
+        GE_RUN_KERNEL(out, test);
+        ASSERT_EQ(out[0].element_count(), outputs);
+        for (int64_t c = 0; c < outputs; ++c) {
+          EXPECT_EQ(out[0].data<float>()[c], in_order_sum(values, c, outputs, per_output, op == "ReduceMean"))
+              << op << " columns " << columns << " at " << c;
         }
       }
     }
