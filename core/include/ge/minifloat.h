@@ -4,8 +4,9 @@
 // - float16 (IEEE binary16) and bfloat16 (the upper half of a float32), 16 bits each.
 //   Conversions to float are exact; from float or double they round to nearest even (a
 //   double is rounded once, never twice through float); NaN stays NaN (quiet, sign and
-//   high payload bits kept) and a float16 overflow gives infinity. All are inline: the
-//   cpu kernels call them in their inner loops.
+//   high payload bits kept) and a float16 overflow gives infinity. The one-element ones
+//   are inline (the cpu kernels call them in their inner loops); whole spans of float16
+//   convert vectorised.
 // - The 8- and 4-bit formats of ONNX (opsets 19 and 23): float8 E4M3FN, E4M3FNUZ, E5M2,
 //   E5M2FNUZ and float4 E2M1. Each element is held in one byte (float4 in the low four
 //   bits). Conversions follow ONNX's Cast: round to nearest even; with `saturate` (the
@@ -14,56 +15,63 @@
 //   and NaN otherwise. NaN stays NaN (float4 has none: NaN becomes +6, as ONNX's
 //   reference does). The "UZ" formats have no negative zero: -0 becomes 0.
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <span>
 
 #include "ge/data_type.h"
 
 namespace ge {
 
-/// float16 bits -> float (exact: every binary16 value is a float).
+/// float16 bits -> float (exact: every binary16 value is a float). Branch-free, so that
+/// loops over it vectorise.
 inline float float16_to_float(uint16_t bits) {
-  const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
-  const uint32_t exponent = (bits >> 10) & 0x1fu;
-  const uint32_t mantissa = bits & 0x3ffu;
-  if (exponent == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));  // inf, NaN
-  if (exponent != 0) return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
-  // Zero or subnormal: mantissa * 2^-24 is exact in float.
-  const float magnitude = static_cast<float>(mantissa) * 0x1p-24f;
-  return sign != 0 ? -magnitude : magnitude;
+  const uint32_t magnitude = static_cast<uint32_t>(bits & 0x7fffu) << 13;
+  const uint32_t exponent = magnitude & 0x0f800000u;
+  // Rebias 15 -> 127; infinity and NaN (payload kept, not quieted) to float's top exponent.
+  const uint32_t normal = magnitude + (exponent == 0x0f800000u ? 0x70000000u : 0x38000000u);
+  // Zero or subnormal: (2^-14 + mantissa * 2^-24) - 2^-14, exact in float and never a
+  // float denormal (so flush-to-zero modes do not matter).
+  const float subnormal = std::bit_cast<float>(magnitude + 0x38800000u) - 0x1p-14f;
+  const uint32_t result = exponent == 0 ? std::bit_cast<uint32_t>(subnormal) : normal;
+  return std::bit_cast<float>(result | (static_cast<uint32_t>(bits & 0x8000u) << 16));
 }
 
-/// float -> float16 bits, rounding to nearest even; overflow gives infinity, NaN stays NaN.
+/// float -> float16 bits, rounding to nearest even; overflow gives infinity, NaN stays NaN
+/// (quiet, sign and high payload bits kept). Integer arithmetic only (independent of the
+/// floating-point rounding mode) and branch-free, so that loops over it vectorise.
 inline uint16_t float16_from_float(float value) {
   const uint32_t bits = std::bit_cast<uint32_t>(value);
-  const auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  const uint32_t sign = (bits >> 16) & 0x8000u;
   const uint32_t magnitude = bits & 0x7fffffffu;
-  if (magnitude >= 0x7f800000u) {  // inf or NaN; a NaN stays a (quiet) NaN
-    return magnitude == 0x7f800000u ? static_cast<uint16_t>(sign | 0x7c00u)
-                                    : static_cast<uint16_t>(sign | 0x7e00u | ((magnitude >> 13) & 0x3ffu));
-  }
+  // Normal: round the 13 dropped mantissa bits to nearest even, then rebias 127 -> 15.
+  const uint32_t normal = (magnitude + 0xfffu + ((magnitude >> 13) & 1u) - (112u << 23)) >> 13;
+  // Below 2^-14, a binary16 subnormal: value = mantissa * 2^(exponent - 150), in units of
+  // 2^-24 that is mantissa >> (126 - exponent), rounded to nearest even. At most 2^-25
+  // (exponent below 102, float denormals included) rounds to zero: shift 25 does that.
+  const uint32_t exponent = std::clamp(magnitude >> 23, 101u, 112u);
+  const uint32_t shift = 126u - exponent;
+  const uint32_t mantissa = (magnitude & 0x7fffffu) | 0x800000u;
+  const uint32_t subnormal = (mantissa + ((1u << (shift - 1)) - 1u) + ((mantissa >> shift) & 1u)) >> shift;
+  uint32_t result = magnitude < 0x38800000u ? subnormal : normal;
   // 65520 is halfway between the largest binary16 (65504) and 2^16; the tie goes to the
   // even neighbour, which is infinity.
-  if (magnitude >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);
-  if (magnitude < 0x38800000u) {  // below 2^-14: a binary16 subnormal (or zero)
-    if (magnitude <= 0x33000000u) return sign;  // at most 2^-25: rounds to zero
-    const uint32_t exponent = magnitude >> 23;
-    const uint32_t mantissa = (magnitude & 0x7fffffu) | 0x800000u;
-    // value = mantissa * 2^(exponent - 150); in units of 2^-24 that is mantissa >> shift.
-    const uint32_t shift = 126 - exponent;
-    uint32_t result = mantissa >> shift;
-    const uint32_t remainder = mantissa & ((1u << shift) - 1);
-    const uint32_t half = 1u << (shift - 1);
-    if (remainder > half || (remainder == half && (result & 1u) != 0)) ++result;
-    return static_cast<uint16_t>(sign | result);
-  }
-  // Normal: round the 13 dropped mantissa bits to nearest even, then rebias 127 -> 15.
-  const uint32_t rounded = magnitude + 0xfffu + ((magnitude >> 13) & 1u);
-  return static_cast<uint16_t>(sign | ((rounded - (112u << 23)) >> 13));
+  result = magnitude >= 0x477ff000u ? 0x7c00u : result;
+  result = magnitude > 0x7f800000u ? 0x7e00u | ((magnitude >> 13) & 0x3ffu) : result;  // NaN
+  return static_cast<uint16_t>(sign | result);
 }
+
+/// float16 bits -> floats, element by element as float16_to_float; `out` holds at least
+/// in.size() elements. Vectorised (F16C or AVX-512 where the CPU has them).
+void float16_to_float(std::span<const uint16_t> in, std::span<float> out);
+
+/// floats -> float16 bits, element by element as float16_from_float; `out` holds at least
+/// in.size() elements. Vectorised (F16C or AVX-512 where the CPU has them).
+void float16_from_float(std::span<const float> in, std::span<uint16_t> out);
 
 /// bfloat16 bits -> float (exact: bfloat16 is the upper half of a float).
 inline float bfloat16_to_float(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }

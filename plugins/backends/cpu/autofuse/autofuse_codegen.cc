@@ -25,6 +25,75 @@ constexpr int64_t kKeptBytes = 64 * 1024;
 /// Lanes per tile of a program with inner axes (the vector lanes of its loops).
 constexpr int64_t kLaneTile = 256;
 
+/// Stack bytes per tile for float16 inputs converted to float32 before the tile's loops
+/// and float16 outputs rounded after them (see Generator::buffer_float16).
+constexpr int64_t kFloat16BufferBytes = 128 * 1024;
+
+/// The float16 conversions of the generated code, bit for bit the interpreter's
+/// (ge/minifloat.h): one element branch-free, so that the loops around it vectorise, and
+/// a tile at once through F16C or AVX-512 where -march=native has them (vcvtph2ps quiets
+/// a signalling NaN, which the interpreter keeps, so the loads put the quiet bit back).
+constexpr const char* kFloat16Functions = R"(inline float ge_h2f(unsigned short bits) {
+  const unsigned magnitude = (bits & 0x7fffu) << 13, exponent = magnitude & 0x0f800000u;
+  const unsigned normal = magnitude + (exponent == 0x0f800000u ? 0x70000000u : 0x38000000u);
+  const float subnormal = __builtin_bit_cast(float, magnitude + 0x38800000u) - 0x1p-14f;
+  const unsigned result = exponent == 0 ? __builtin_bit_cast(unsigned, subnormal) : normal;
+  return __builtin_bit_cast(float, result | ((bits & 0x8000u) << 16));
+}
+inline unsigned short ge_f2h(float value) {
+  const unsigned bits = __builtin_bit_cast(unsigned, value), magnitude = bits & 0x7fffffffu;
+  const unsigned normal = (magnitude + 0xfffu + ((magnitude >> 13) & 1u) - (112u << 23)) >> 13;
+  const unsigned exponent = magnitude >> 23 < 101u ? 101u : magnitude >> 23 > 112u ? 112u : magnitude >> 23;
+  const unsigned shift = 126u - exponent, mantissa = (magnitude & 0x7fffffu) | 0x800000u;
+  const unsigned subnormal = (mantissa + ((1u << (shift - 1)) - 1u) + ((mantissa >> shift) & 1u)) >> shift;
+  unsigned result = magnitude < 0x38800000u ? subnormal : normal;
+  result = magnitude >= 0x477ff000u ? 0x7c00u : result;
+  result = magnitude > 0x7f800000u ? 0x7e00u | ((magnitude >> 13) & 0x3ffu) : result;
+  return static_cast<unsigned short>(((bits >> 16) & 0x8000u) | result);
+}
+void ge_load_f16(const unsigned short* in, float* out, int64_t n) {
+  int64_t i = 0;
+#if defined(__AVX512F__) && defined(__F16C__)
+  for (; i + 16 <= n; i += 16) {
+    const __m256i half = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
+    const __m512i wide = _mm512_cvtepu16_epi32(half), value = _mm512_castps_si512(_mm512_cvtph_ps(half));
+    const __mmask16 signalling = _mm512_cmpeq_epi32_mask(_mm512_and_si512(wide, _mm512_set1_epi32(0x7e00)),
+                                                         _mm512_set1_epi32(0x7c00)) &
+                                 _mm512_test_epi32_mask(wide, _mm512_set1_epi32(0x1ff));
+    _mm512_storeu_si512(out + i, _mm512_mask_xor_epi32(value, signalling, value, _mm512_set1_epi32(0x400000)));
+  }
+#elif defined(__AVX2__) && defined(__F16C__)
+  for (; i + 8 <= n; i += 8) {
+    const __m128i half = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    const __m256i wide = _mm256_cvtepu16_epi32(half), value = _mm256_castps_si256(_mm256_cvtph_ps(half));
+    const __m256i signalling = _mm256_andnot_si256(
+        _mm256_cmpeq_epi32(_mm256_and_si256(wide, _mm256_set1_epi32(0x1ff)), _mm256_setzero_si256()),
+        _mm256_cmpeq_epi32(_mm256_and_si256(wide, _mm256_set1_epi32(0x7e00)), _mm256_set1_epi32(0x7c00)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
+                        _mm256_xor_si256(value, _mm256_and_si256(signalling, _mm256_set1_epi32(0x400000))));
+  }
+#endif
+#pragma omp simd
+  for (int64_t k = i; k < n; ++k) out[k] = ge_h2f(in[k]);
+}
+void ge_store_f16(const float* in, unsigned short* out, int64_t n) {
+  int64_t i = 0;
+#if defined(__AVX512F__) && defined(__F16C__)
+  for (; i + 16 <= n; i += 16) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
+                        _mm512_cvtps_ph(_mm512_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  }
+#elif defined(__AVX2__) && defined(__F16C__)
+  for (; i + 8 <= n; i += 8) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
+                     _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  }
+#endif
+#pragma omp simd
+  for (int64_t k = i; k < n; ++k) out[k] = ge_f2h(in[k]);
+}
+)";
+
 /// Ops whose result is cheaper to keep in a row buffer than to compute again.
 bool costly(Op op) {
   return op == Op::kExp || op == Op::kLog || op == Op::kTanh || op == Op::kErf || op == Op::kSin || op == Op::kCos ||
@@ -100,6 +169,8 @@ class Generator {
 
   std::string run() {
     const size_t values = program_.code.size();
+    buffered_input_.assign(program_.inputs.size(), false);
+    buffered_output_.assign(program_.outputs.size(), false);
     // ready[v]: loops that must finish before row value v is known; loop[v]: the first
     // loop in which full value v can be computed.
     ready_.assign(values, 0);
@@ -122,7 +193,12 @@ class Generator {
     // libm's functions, declared here: with vector math, as the SIMD variants glibc's
     // libmvec provides (within a few ulp of the scalar ones), so the loops vectorise.
     const char* simd = vector_math_ ? "__attribute__((simd(\"notinbranch\"))) " : "";
-    out_ << "// Generated by GE autofusion. Do not edit.\n#include <cstdint>\n\nextern \"C\" {\n";
+    bool float16 = false;
+    for (const autofuse::Input& input : program_.inputs) float16 = float16 || input.dtype == DataType::kFloat16;
+    for (const autofuse::Output& output : program_.outputs) float16 = float16 || output.dtype == DataType::kFloat16;
+    out_ << "// Generated by GE autofusion. Do not edit.\n#include <cstdint>\n";
+    if (float16) out_ << "#if defined(__F16C__)\n#include <immintrin.h>\n#endif\n";
+    out_ << "\nextern \"C\" {\n";
     for (const char* function : {"expf", "logf", "tanhf", "erff", "sinf", "cosf"}) {
       out_ << simd << "float " << function << "(float);\n";
     }
@@ -140,8 +216,9 @@ class Generator {
             "  const float y = expf(__builtin_bit_cast(float, __builtin_bit_cast(unsigned, x) & (zero ? 0u : ~0u)));\n"
             "  return zero ? 0.0f : y;\n}\n"
             "inline float ge_max(float a, float b) { return __builtin_isnan(a) ? a : __builtin_isnan(b) ? b : (a < b ? b : a); }\n"
-            "inline float ge_min(float a, float b) { return __builtin_isnan(a) ? a : __builtin_isnan(b) ? b : (b < a ? b : a); }\n"
-            "}  // namespace\n\n"
+            "inline float ge_min(float a, float b) { return __builtin_isnan(a) ? a : __builtin_isnan(b) ? b : (b < a ? b : a); }\n";
+    if (float16) out_ << kFloat16Functions;
+    out_ << "}  // namespace\n\n"
             "extern \"C\" int ge_autofuse_abi() { return " << kAbiVersion << "; }\n\n"
             "extern \"C\" void ge_autofuse_run(const void* const* inputs, void* const* outputs) {\n";
     for (size_t i = 0; i < program_.inputs.size(); ++i) {
@@ -174,6 +251,15 @@ class Generator {
     for (size_t i = 0; i < values; ++i) {
       if (kept_[i]) out_ << "    alignas(64) float keep" << i << "[" << inner << "];\n";
     }
+    buffer_float16(tile);
+    for (size_t i = 0; i < program_.inputs.size(); ++i) {
+      if (!buffered_input_[i]) continue;
+      out_ << "    alignas(64) float half_in" << i << "[" << tile << "];\n"
+           << "    ge_load_f16(in" << i << " + off" << i << " + j_begin, half_in" << i << ", j_end - j_begin);\n";
+    }
+    for (size_t o = 0; o < program_.outputs.size(); ++o) {
+      if (buffered_output_[o]) out_ << "    alignas(64) float half_out" << o << "[" << tile << "];\n";
+    }
     emit_row_values(0);
     for (int loop = 0; loop < loops_ || loop == final_loop; ++loop) {
       emit_loop(loop, loop == final_loop);
@@ -187,12 +273,11 @@ class Generator {
   }
 
  private:
-  /// The C++ type of an input or output element (_Float16: GCC and Clang on x86-64 and
-  /// AArch64, exact conversion to float).
+  /// The C++ type of an input or output element.
   static std::string element_type(DataType dtype) {
     switch (dtype) {
       case DataType::kBool: return "unsigned char";
-      case DataType::kFloat16: return "_Float16";
+      case DataType::kFloat16: return "unsigned short";  // the bit pattern
       case DataType::kInt64: return "int64_t";
       default: return "float";
     }
@@ -203,7 +288,7 @@ class Generator {
     const std::string element = "in" + std::to_string(input) + "[off" + std::to_string(input) + index + "]";
     switch (program_.inputs[static_cast<size_t>(input)].dtype) {
       case DataType::kBool: return "(" + element + " != 0 ? 1.0f : 0.0f)";
-      case DataType::kFloat16:
+      case DataType::kFloat16: return "ge_h2f(" + element + ")";
       case DataType::kInt64: return "static_cast<float>(" + element + ")";
       default: return element;
     }
@@ -214,8 +299,32 @@ class Generator {
     const std::string value = v(program_.outputs[o].value);
     switch (program_.outputs[o].dtype) {
       case DataType::kBool: return "static_cast<unsigned char>(" + value + " != 0.0f)";
-      case DataType::kFloat16: return "static_cast<_Float16>(" + value + ")";  // round to nearest even
+      case DataType::kFloat16: return "ge_f2h(" + value + ")";  // round to nearest even
       default: return value;
+    }
+  }
+
+  /// A program without inner axes converts its float16 inputs walked along the tile to
+  /// float32 before the tile's loops, and rounds its float16 outputs stored per element
+  /// after them, a tile at once (ge_load_f16, ge_store_f16), while the buffers fit
+  /// kFloat16BufferBytes: the loops then compute in float32 only. Other float16 elements
+  /// convert one by one (ge_h2f, ge_f2h).
+  void buffer_float16(int64_t tile) {
+    buffered_input_.assign(program_.inputs.size(), false);
+    buffered_output_.assign(program_.outputs.size(), false);
+    int64_t budget = kFloat16BufferBytes / (tile * static_cast<int64_t>(sizeof(float)));
+    for (size_t i = 0; i < program_.code.size() && budget > 0; ++i) {
+      const Instruction& in = program_.code[i];
+      if (in.op != Op::kLoad || plan_.per_row[i]) continue;
+      const size_t input = static_cast<size_t>(in.input);
+      if (program_.inputs[input].dtype != DataType::kFloat16 || buffered_input_[input]) continue;
+      buffered_input_[input] = true;
+      --budget;
+    }
+    for (size_t o = 0; o < program_.outputs.size() && budget > 0; ++o) {
+      if (program_.outputs[o].dtype != DataType::kFloat16 || plan_.output_per_row[o]) continue;
+      buffered_output_[o] = true;
+      --budget;
     }
   }
 
@@ -325,8 +434,12 @@ class Generator {
         out_ << "      const float " << name << " = keep" << i << "[j];\n";
         continue;
       }
-      out_ << "      const float " << name << " = "
-           << expression(program_, static_cast<int>(i), in.op == Op::kLoad ? load(in.input, " + j") : "") << ";\n";
+      std::string loaded;
+      if (in.op == Op::kLoad) {
+        loaded = buffered_input_[static_cast<size_t>(in.input)] ? "half_in" + std::to_string(in.input) + "[j - j_begin]"
+                                                                 : load(in.input, " + j");
+      }
+      out_ << "      const float " << name << " = " << expression(program_, static_cast<int>(i), loaded) << ";\n";
       if (kept_[i]) out_ << "      keep" << i << "[j] = " << name << ";\n";
     }
     for (int r : reductions) {
@@ -345,10 +458,19 @@ class Generator {
     if (store_outputs) {
       for (size_t o = 0; o < program_.outputs.size(); ++o) {
         if (plan_.output_per_row[o]) continue;
-        out_ << "      out" << o << "[row * " << plan_.inner << " + j] = " << stored(o) << ";\n";
+        if (buffered_output_[o]) {
+          out_ << "      half_out" << o << "[j - j_begin] = " << v(program_.outputs[o].value) << ";\n";
+        } else {
+          out_ << "      out" << o << "[row * " << plan_.inner << " + j] = " << stored(o) << ";\n";
+        }
       }
     }
     out_ << "    }\n";
+    for (size_t o = 0; store_outputs && o < program_.outputs.size(); ++o) {
+      if (!buffered_output_[o]) continue;
+      out_ << "    ge_store_f16(half_out" << o << ", out" << o << " + row * " << plan_.inner
+           << " + j_begin, j_end - j_begin);\n";
+    }
     for (int r : reductions) {
       const Op op = program_.code[static_cast<size_t>(r)].op;
       out_ << "    const float " << v(r) << " = ";
@@ -548,6 +670,8 @@ class Generator {
   int loops_ = 0;
   std::vector<bool> kept_;        ///< full values kept in a row buffer (keep_costly_values)
   std::vector<int> first_loop_;   ///< the first loop computing each full value, or -1
+  std::vector<bool> buffered_input_;   ///< float16 inputs converted a tile at once (buffer_float16)
+  std::vector<bool> buffered_output_;  ///< float16 outputs rounded a tile at once
   std::ostringstream out_;
 };
 

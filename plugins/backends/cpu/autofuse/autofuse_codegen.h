@@ -9,8 +9,10 @@
 /// `vector_math` its elementwise results equal the interpreter's bit for bit; with it,
 /// exp, log, tanh, erf, sin and cos (and so Sigmoid) are glibc libmvec's SIMD variants,
 /// within a few ulp of the scalar functions, and those loops vectorise. Bool inputs load
-/// as 0 or 1 and bool outputs store one byte, float16 inputs convert through _Float16
-/// (exact), as the interpreter does. A program with reductions walks each row once per
+/// as 0 or 1 and bool outputs store one byte, float16 inputs widen exactly and float16
+/// outputs round to nearest even, bit for bit as the interpreter does; without inner axes
+/// a tile's float16 elements convert at once (F16C or AVX-512 where the CPU has them), so
+/// that the loops compute in float32 only. A program with reductions walks each row once per
 /// reduction level (softmax: max, sum, outputs); a costly value (exp, ...) computed in
 /// one walk and needed in a later one is kept in a row buffer, not computed again. A
 /// program with inner axes (a reduction over axes that are not innermost) walks tiles of

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -735,6 +736,97 @@ TEST_F(AutofuseTest, VectorMathStaysWithinAFewUlp) {
   ASSERT_TRUE(generated.has_value());
   EXPECT_NE(generate_source(p, 2).find("simd(\"notinbranch\")"), std::string::npos);
   expect_same(launch(*generated, c), launch(interpreted.value(), c), 1e-5, "vector math");
+}
+
+/// Program `load 0 -> outputs` over `values` of `dtype`, flat ({n}) or with inner axes
+/// ({2, n/2}, a ReduceMax over axis 0 beside it): float16 converts a tile at once in the
+/// first, element by element in the second.
+template <typename T>
+Case conversion_case(DataType dtype, const std::vector<T>& values, const std::vector<DataType>& outputs, bool lanes) {
+  Case c;
+  Program& p = c.program;
+  const int64_t n = static_cast<int64_t>(values.size());
+  p.shape = lanes ? std::vector<int64_t>{2, n / 2} : std::vector<int64_t>{n};
+  p.inputs = {autofuse::Input{p.shape, dtype}};
+  Tensor input = Tensor::zeros(dtype, p.shape);
+  std::memcpy(input.raw_data(), values.data(), values.size() * sizeof(T));
+  c.inputs.push_back(input);
+  p.code.push_back({Op::kLoad, -1, -1, 0, 0});
+  if (lanes) {
+    p.reduced_axes = 1;
+    p.inner_axes = 1;
+    p.code.push_back({Op::kReduceMax, 0, -1, -1, 0});
+    p.outputs.push_back({1, {1, n / 2}});
+  }
+  for (DataType out : outputs) p.outputs.push_back({0, p.shape, out});
+  return c;
+}
+
+/// Generated code and interpreter on `c`, each output's bytes equal to `expected`'s.
+void expect_bytes(const Case& c, size_t output, const void* expected, const std::string& what) {
+  ASSERT_TRUE(autofuse::validate(c.program).is_ok()) << autofuse::print(c.program);
+  FusedNode fused(c);
+  Result<PreparedKernel> interpreted = cpu_kernels::prepare(*fused.node, "cpu");
+  ASSERT_TRUE(interpreted.is_ok()) << interpreted.status().to_string();
+  std::optional<PreparedKernel> generated = prepare(*fused.node, "cpu", 1);
+  ASSERT_TRUE(generated.has_value());
+  for (const PreparedKernel* kernel : {&interpreted.value(), &*generated}) {
+    const Tensor out = launch(*kernel, c)[output];
+    const auto* actual = static_cast<const unsigned char*>(out.raw_data());
+    const auto* wanted = static_cast<const unsigned char*>(expected);
+    const size_t element = out.byte_size() / static_cast<size_t>(out.element_count());
+    for (size_t b = 0; b < out.byte_size(); b += element) {
+      ASSERT_EQ(std::memcmp(actual + b, wanted + b, element), 0)
+          << what << (kernel == &*generated ? " generated" : " interpreted") << ", element " << b / element;
+    }
+  }
+}
+
+// Every float16 bit pattern loads exactly (signalling NaNs stay signalling) and stores
+// back (NaNs quiet), through the tile conversions and element by element.
+TEST_F(AutofuseTest, Float16LoadsEveryBitPatternExactly) {
+  std::vector<uint16_t> patterns(0x10000 + 6);  // a tail the vector loops leave
+  for (size_t i = 0; i < patterns.size(); ++i) patterns[i] = static_cast<uint16_t>(i);
+  std::vector<float> widened(patterns.size());
+  std::vector<uint16_t> back(patterns.size());
+  for (size_t i = 0; i < patterns.size(); ++i) {
+    widened[i] = cpu_kernels::float16_to_float(patterns[i]);
+    back[i] = cpu_kernels::float16_from_float(widened[i]);
+  }
+  for (bool lanes : {false, true}) {
+    const Case c = conversion_case(DataType::kFloat16, patterns, {DataType::kFloat32, DataType::kFloat16}, lanes);
+    const size_t first = lanes ? 1 : 0;
+    expect_bytes(c, first, widened.data(), lanes ? "lanes float32" : "flat float32");
+    expect_bytes(c, first + 1, back.data(), lanes ? "lanes float16" : "flat float16");
+    if (HasFatalFailure()) return;
+  }
+}
+
+// float32 values at and beside every midpoint between neighbouring float16s (ties to
+// even), the overflow threshold, infinities, NaNs and float denormals round as
+// float16_from_float does.
+TEST_F(AutofuseTest, Float16StoresRoundToNearestEven) {
+  std::vector<float> values;
+  for (uint32_t low = 0; low < 0x7c00; ++low) {
+    const float a = cpu_kernels::float16_to_float(static_cast<uint16_t>(low));
+    const float middle = (a + (low == 0x7bff ? 65536.0f : cpu_kernels::float16_to_float(static_cast<uint16_t>(low + 1)))) / 2;
+    for (float x : {a, middle, std::nextafter(middle, 0.0f), std::nextafter(middle, INFINITY)}) {
+      values.push_back(x);
+      values.push_back(-x);
+    }
+  }
+  for (uint32_t bits : {0x7f800000u, 0xff800000u, 0x7f800001u, 0xffc00000u, 0x7fbfe000u, 0x00000001u, 0x807fffffu,
+                        0x33000000u, 0x33000001u, 0x7f7fffffu}) {
+    values.push_back(std::bit_cast<float>(bits));
+  }
+  if (values.size() % 2 != 0) values.push_back(1.0f);
+  std::vector<uint16_t> expected(values.size());
+  for (size_t i = 0; i < values.size(); ++i) expected[i] = cpu_kernels::float16_from_float(values[i]);
+  for (bool lanes : {false, true}) {
+    expect_bytes(conversion_case(DataType::kFloat32, values, {DataType::kFloat16}, lanes), lanes ? 1 : 0,
+                 expected.data(), lanes ? "lanes" : "flat");
+    if (HasFatalFailure()) return;
+  }
 }
 
 // With PATH emptied there is no compiler: no generated kernel, the interpreter runs.

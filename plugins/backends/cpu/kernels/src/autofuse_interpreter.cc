@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <span>
 #include <vector>
 
 #include "ge/autofuse/loop_ir.h"
@@ -107,6 +108,11 @@ void load_elements(DataType dtype, const void* input, int64_t offset, int64_t n,
     std::memcpy(out, static_cast<const float*>(input) + offset, static_cast<size_t>(n) * sizeof(float));
     return;
   }
+  if (dtype == DataType::kFloat16) {
+    const uint16_t* first = static_cast<const uint16_t*>(input) + offset;
+    float16_to_float(std::span<const uint16_t>(first, static_cast<size_t>(n)), std::span<float>(out, static_cast<size_t>(n)));
+    return;
+  }
   for (int64_t j = 0; j < n; ++j) out[j] = load_element(dtype, input, offset + j);
 }
 
@@ -115,9 +121,11 @@ void store_elements(DataType dtype, void* output, int64_t index, int64_t n, cons
   if (dtype == DataType::kBool) {
     auto* y = static_cast<unsigned char*>(output) + index;
     for (int64_t j = 0; j < n; ++j) y[j] = values[repeat ? 0 : j] != 0.0f ? 1 : 0;
+  } else if (dtype == DataType::kFloat16 && repeat) {
+    std::fill_n(static_cast<uint16_t*>(output) + index, n, float16_from_float(values[0]));
   } else if (dtype == DataType::kFloat16) {
-    auto* y = static_cast<uint16_t*>(output) + index;
-    for (int64_t j = 0; j < n; ++j) y[j] = float16_from_float(values[repeat ? 0 : j]);
+    float16_from_float(std::span<const float>(values, static_cast<size_t>(n)),
+                       std::span<uint16_t>(static_cast<uint16_t*>(output) + index, static_cast<size_t>(n)));
   } else if (repeat) {
     std::fill_n(static_cast<float*>(output) + index, n, values[0]);
   } else {

@@ -9,6 +9,7 @@
 // the launch on an integer zero divisor.
 
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "math_types.h"
@@ -38,6 +39,12 @@ void run_binary(const StridedLoop& loop, const TA* a, const TB* b, TY* y) {
     TY* out = y + row * inner;
     const TA* a_run = a + a_offset;
     const TB* b_run = b + b_offset;
+    if constexpr (std::is_same_v<TA, Float16> && std::is_same_v<TB, Float16>) {
+      float_compute::map_float16(
+          inner, out, [](float x, float z) { return Op::apply(x, z); },
+          [](auto value) { return convert<TY>(value); }, std::pair{a_run, a_step}, std::pair{b_run, b_step});
+      return;
+    }
     // The common stride patterns get their own loops so that they vectorise.
     if (a_step == 1 && b_step == 1) {
       for (int64_t i = 0; i < inner; ++i) out[i] = apply(a_run[i], b_run[i]);

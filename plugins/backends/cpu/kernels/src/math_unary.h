@@ -7,6 +7,8 @@
 // the output type. An op with attributes also has
 //   static Status read_attributes(const KernelContext& context, UnaryParams& p);
 
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "math_types.h"
@@ -29,6 +31,12 @@ int unary_kernel(const KernelArgs& args) {
   const auto* x = static_cast<const TX*>(args.inputs[0]);
   auto* y = static_cast<TY*>(args.outputs[0]);
   if (x == nullptr || y == nullptr) return kKernelMissingAddress;
+  if constexpr (std::is_same_v<TX, Float16>) {
+    float_compute::map_float16(
+        p.elements, y, [&p](float value) { return Op::apply(p, value); },
+        [](auto value) { return convert<TY>(value); }, std::pair{x, int64_t{1}});
+    return kKernelOk;
+  }
   for (int64_t i = 0; i < p.elements; ++i) y[i] = convert<TY>(Op::apply(p, load(x[i])));
   return kKernelOk;
 }
