@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Autofusion benchmark: each model (make_autofusion_models.py) through ge-run -O3 with
 # autofusion off, interpreted and generated (codegen), and through ONNX Runtime 1.30 in the
-# same run, at each thread count; GE's outputs checked against ORT's (rtol/atol 1e-3; 1e-2
-# for the float16 model).
+# same run, at each thread count; GE's outputs checked against ORT's (rtol/atol 1e-3; 5e-2
+# for the float16 model, whose 20 ops each round to float16 when run unfused).
 #
 #   bash bench/autofusion/run_autofusion.sh [--threads 1,2] [--runs 20] [--build DIR]
 #
@@ -60,9 +60,11 @@ for m in "${models[@]}"; do
       args=("$model" -O3 -v --autofusion "$mode" --threads "$t" --repeat "$runs")
       if [ -f "$case/input_0.pb" ]; then
         for f in "$case"/input_*.pb; do args+=(--input "$f"); done
-        # float16: GE computes a group in float32 and rounds once, ORT rounds after each op.
+        # float16: a fused group computes in float32 and rounds once; unfused, each of the
+        # chain's 20 ops rounds (2^-11 relative each), and ORT computes some in float32:
+        # they differ by up to about 2.3e-2 (measured), more than float32's 1e-3.
         tol=1e-3
-        case "$m" in *_f16) tol=1e-2 ;; esac
+        case "$m" in *_f16) tol=5e-2 ;; esac
         args+=(--expected-dir "$case" --rtol "$tol" --atol "$tol")
       else
         args+=(--input x=random)
