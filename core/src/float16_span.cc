@@ -11,6 +11,7 @@
 #include "ge/minifloat.h"
 
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define GE_FLOAT16_X86 1
 #endif
@@ -85,7 +86,10 @@ __attribute__((target("avx512f"))) void from_float_avx512(const float* in, uint1
 bool supported(Isa isa) {
 #ifdef GE_FLOAT16_X86
   __builtin_cpu_init();
-  const bool f16c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  // F16C from CPUID leaf 1 (clang's __builtin_cpu_supports knows no "f16c").
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  const bool has_f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+  const bool f16c = __builtin_cpu_supports("avx2") && has_f16c;
   if (isa == Isa::kF16c) return f16c;
   if (isa == Isa::kAvx512) return f16c && __builtin_cpu_supports("avx512f");
 #endif
@@ -124,5 +128,7 @@ void float16_to_float(std::span<const uint16_t> in, std::span<float> out) {
 void float16_from_float(std::span<const float> in, std::span<uint16_t> out) {
   float16_span::from_float(float16_span::best(), in.data(), out.data(), in.size());
 }
+
+bool cpu_converts_float16() { return float16_span::supported(float16_span::Isa::kF16c); }
 
 }  // namespace ge

@@ -73,6 +73,10 @@ void float16_to_float(std::span<const uint16_t> in, std::span<float> out);
 /// in.size() elements. Vectorised (F16C or AVX-512 where the CPU has them).
 void float16_from_float(std::span<const float> in, std::span<uint16_t> out);
 
+/// Whether this CPU converts float16 in hardware (x86 F16C with AVX2), as the span
+/// conversions then do; also what code compiled for this CPU may use.
+bool cpu_converts_float16();
+
 /// bfloat16 bits -> float (exact: bfloat16 is the upper half of a float).
 inline float bfloat16_to_float(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
 

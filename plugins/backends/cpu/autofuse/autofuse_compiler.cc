@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "autofuse_codegen.h"
+#include "ge/minifloat.h"
 
 extern char** environ;
 
@@ -42,7 +43,7 @@ std::string cpu_features() {
   if (__builtin_cpu_supports("avx")) features += "avx,";
   if (__builtin_cpu_supports("avx2")) features += "avx2,";
   if (__builtin_cpu_supports("fma")) features += "fma,";
-  if (__builtin_cpu_supports("f16c")) features += "f16c,";
+  if (cpu_converts_float16()) features += "f16c,";  // clang's __builtin_cpu_supports has no "f16c"
   if (__builtin_cpu_supports("avx512f")) features += "avx512f,";
   if (__builtin_cpu_supports("avx512bw")) features += "avx512bw,";
   if (__builtin_cpu_supports("avx512vl")) features += "avx512vl,";
