@@ -4,11 +4,20 @@
 // the program reorders through the workspace, so every stored format gives the right
 // answer and layout assignment only removes reorders. Z (the residual) is a binary-add
 // post-op before the activation: y = act(conv(x) + b + z).
+//
+// 3x3 stride-1 ungrouped 2-D convolutions with at least kWinogradChannels input and output
+// channels run oneDNN's Winograd kernels (F(2x2,3x3) or F(4x4,3x3), its pick) on the
+// stored layouts where it has one: 1.3-2.6x faster than its direct kernels on ResNet-
+// style layers here (32-512 channels). Its only residual form is the `sum` post-op, which
+// accumulates into the destination: Z is copied into Y first (nothing to copy when the
+// plan put Y on Z's bytes). GE_CPU_WINOGRAD=off turns it off, as for the AVX2 Winograd.
 
 #include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include <cstring>
 
 #include "dnnl_fast_paths.h"
 #include "dnnl_program.h"
@@ -16,6 +25,7 @@
 #include "ge/logging.h"
 #include "kernel_util.h"
 #include "spatial_geometry.h"
+#include "winograd_conv.h"
 
 namespace ge::cpu_dnnl {
 namespace {
@@ -37,6 +47,26 @@ bool is_direct_jit(const char* implementation) {
   const std::string_view name = implementation != nullptr ? implementation : "";
   return name.starts_with("jit") || name.starts_with("brg");
 }
+
+// Below this many input or output channels the Winograd transforms cost more than they
+// save (measured: 16 channels at 64x64 run 0.75x of direct, 32 channels 1.35x).
+constexpr int64_t kWinogradChannels = 32;
+
+bool winograd_shape(const Dims& w_dims, int64_t group, const Dims& strides, const Dims& dilations) {
+  if (w_dims.size() != 4 || group != 1 || w_dims[2] != 3 || w_dims[3] != 3) return false;
+  if (w_dims[0] < kWinogradChannels || w_dims[1] < kWinogradChannels) return false;
+  return std::all_of(strides.begin(), strides.end(), [](int64_t s) { return s == 1; }) &&
+         std::all_of(dilations.begin(), dilations.end(), [](int64_t d) { return d == 0; });
+}
+
+/// Host step: output 0 = input 3 (the residual the `sum` post-op accumulates onto).
+int copy_residual_to_output(const KernelArgs& args, const void* params) {
+  const size_t bytes = *static_cast<const size_t*>(params);
+  if (args.outputs[0] != args.inputs[3]) std::memcpy(args.outputs[0], args.inputs[3], bytes);
+  return 0;
+}
+
+enum class Residual { kNone, kBinary, kSum };
 
 }  // namespace
 
@@ -79,11 +109,13 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
                                                   : dnnl::memory::desc();
   const Dims strides = tail(g.strides, spatial), dilations = tail(g.dilations, spatial, 1);
   const Dims pads_l = tail(g.pads_begin, spatial), pads_r = tail(g.pads_end, spatial);
-  auto make_pd = [&](const dnnl::memory::desc& src, const dnnl::memory::desc& dst, bool with_residual) {
-    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                         src, weight_any, bias_md, dst, strides, dilations, pads_l, pads_r);
+  auto make_pd = [&](const dnnl::memory::desc& src, const dnnl::memory::desc& dst, Residual residual,
+                     dnnl::algorithm algorithm = dnnl::algorithm::convolution_direct) {
+    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, algorithm, src, weight_any, bias_md, dst,
+                                         strides, dilations, pads_l, pads_r);
     dnnl::post_ops ops;
-    if (with_residual) ops.append_binary(dnnl::algorithm::binary_add, dst);
+    if (residual == Residual::kBinary) ops.append_binary(dnnl::algorithm::binary_add, dst);
+    if (residual == Residual::kSum) ops.append_sum(1.0f);
     if (fused && !append_activation(node, ops)) throw dnnl::error(dnnl_unimplemented, "activation");
     const dnnl::primitive_attr attr = kernel_attributes(ops);
     return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
@@ -94,21 +126,42 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
     // on nhwc: a reorder before and after each launch, which on small activations costs
     // about as much as the convolution), then the final primitive with it fixed (the
     // residual post-op needs a concrete layout).
+    // Winograd first (see the top of the file), on the stored layouts only; with a
+    // residual only when Z is stored as Y is, so that one copy puts it in place.
+    std::optional<dnnl::convolution_forward::primitive_desc> winograd;
+    if (spatial == 2 && winograd_shape(w_dims, group, strides, dilations) && cpu_winograd::enabled() &&
+        (z == nullptr || *z_stored == *y_stored)) {
+      try {
+        winograd = make_pd(*x_stored, *y_stored, z != nullptr ? Residual::kSum : Residual::kNone,
+                           dnnl::algorithm::convolution_winograd);
+        if (!is_direct_jit(winograd->impl_info_str())) winograd.reset();
+      } catch (const dnnl::error&) {
+        winograd.reset();  // none for this shape or these layouts
+      }
+    }
     std::optional<dnnl::convolution_forward::primitive_desc> direct;
-    try {
-      direct = make_pd(*x_stored, *y_stored, false);
-      if (!is_direct_jit(direct->impl_info_str())) direct.reset();
-    } catch (const dnnl::error&) {
-      direct.reset();  // none on these layouts
+    if (!winograd) {
+      try {
+        direct = make_pd(*x_stored, *y_stored, Residual::kNone);
+        if (!is_direct_jit(direct->impl_info_str())) direct.reset();
+      } catch (const dnnl::error&) {
+        direct.reset();  // none on these layouts
+      }
     }
     const dnnl::memory::desc src_any(x_dims, dt::f32, Tag::any), dst_any(y_dims, dt::f32, Tag::any);
-    dnnl::convolution_forward::primitive_desc pd = direct ? *direct : make_pd(src_any, dst_any, false);
-    if (z != nullptr) pd = make_pd(pd.src_desc(), pd.dst_desc(), true);
+    dnnl::convolution_forward::primitive_desc pd =
+        winograd ? *winograd : direct ? *direct : make_pd(src_any, dst_any, Residual::kNone);
+    if (z != nullptr && !winograd) pd = make_pd(pd.src_desc(), pd.dst_desc(), Residual::kBinary);
     ProgramBuilder builder;
     ArgSource src{ArgSource::kInput, 0, 0, nullptr};
     if (pd.src_desc() != *x_stored) src = builder.reorder_to_workspace(*x_stored, src, pd.src_desc());
     ArgSource residual{ArgSource::kInput, 3, 0, nullptr};
-    if (z != nullptr && pd.dst_desc() != *z_stored) residual = builder.reorder_to_workspace(*z_stored, residual, pd.dst_desc());
+    if (z != nullptr && !winograd && pd.dst_desc() != *z_stored) {
+      residual = builder.reorder_to_workspace(*z_stored, residual, pd.dst_desc());
+    }
+    if (z != nullptr && winograd) {
+      builder.add_host(copy_residual_to_output, std::make_shared<const size_t>(y_stored->get_size()));
+    }
     const ArgSource dst = builder.output_or_workspace(pd.dst_desc(), *y_stored);
     void* weights = prepack(builder, *w->constant(), weight_user, pd.weights_desc());
     std::vector<ProgramArg> args{{DNNL_ARG_SRC, pd.src_desc(), src},
@@ -118,7 +171,7 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
       void* bias = prepack(builder, *b->constant(), bias_md, bias_md);
       args.push_back({DNNL_ARG_BIAS, bias_md, {ArgSource::kOwned, 0, 0, bias}});
     }
-    if (z != nullptr) {
+    if (z != nullptr && !winograd) {
       args.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, pd.dst_desc(), residual});
     }
     builder.add(dnnl::convolution_forward(pd), std::move(args), pd.scratchpad_desc());

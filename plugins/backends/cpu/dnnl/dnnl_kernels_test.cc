@@ -398,6 +398,82 @@ TEST(WinogradConv, LeavesOtherConvolutionsToOneDnn) {
   }
 }
 
+// On AVX-512 (nChw16c) 3x3 stride-1 convolutions with at least 32 input and output
+// channels run oneDNN's Winograd kernels: with a bias, Relu, a residual (its `sum`
+// post-op over a copy of Z in Y, or over Z itself when the plan puts Y on Z's bytes),
+// against the reference Conv (+ residual, Relu computed here). GE_CPU_WINOGRAD=off and
+// 16 channels keep the direct kernel.
+TEST(DnnlWinogradConv, MatchesReferenceWithResidualInPlaceAndOut) {
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "oneDNN's Winograd kernels need AVX-512";
+  struct Case {
+    int64_t n, c, h, w, m;
+    int threads;
+  };
+  const Case cases[] = {{1, 32, 16, 16, 32, 1}, {2, 64, 13, 11, 32, 2}, {1, 128, 7, 7, 256, 1}, {1, 64, 28, 28, 64, 2}};
+  uint32_t seed = 500;
+  for (const Case& k : cases) {
+    const Tensor x = random_tensor({k.n, k.c, k.h, k.w}, seed++);
+    const Tensor w = random_tensor({k.m, k.c, 3, 3}, seed++, 0.1f);
+    const Tensor b = random_tensor({k.m}, seed++);
+    const Tensor z = random_tensor({k.n, k.m, k.h, k.w}, seed++);
+    const std::vector<int64_t> pads{1, 1, 1, 1};
+    NodeCase conv("Conv");
+    conv.input(x).constant(w).constant(b).output({k.n, k.m, k.h, k.w}).attribute("pads", Attribute(pads));
+    Result<PreparedKernel> reference = cpu_kernels::prepare(conv.node(), "cpu");
+    ASSERT_TRUE(reference.is_ok()) << reference.status().to_string();
+    const Tensor convolved = conv.run(*reference, conv.data());
+    for (const bool residual : {false, true}) {
+      const std::string what = "oneDNN Winograd c" + std::to_string(k.c) + " m" + std::to_string(k.m) + " " +
+                               std::to_string(k.h) + "x" + std::to_string(k.w) + (residual ? " residual" : "");
+      NodeCase c("FusedConv", "ge");
+      c.input(x, "nChw16c").constant(w).constant(b);
+      if (residual) c.input(z, "nChw16c");
+      c.output({k.n, k.m, k.h, k.w}, "nChw16c").attribute("pads", Attribute(pads)).attribute("activation",
+                                                                                           Attribute("Relu"));
+      std::optional<PreparedKernel> fast = prepare(c.node(), "cpu", Options{k.threads});
+      ASSERT_TRUE(fast.has_value()) << what;
+      EXPECT_NE(fast->name.find("wino"), std::string::npos) << what << ": " << fast->name;
+      Tensor expected = Tensor::zeros(DataType::kFloat32, convolved.shape());
+      for (int64_t i = 0; i < expected.element_count(); ++i) {
+        expected.data<float>()[i] = std::max(0.0f, convolved.data<float>()[i] + (residual ? z.data<float>()[i] : 0.0f));
+      }
+      std::vector<Tensor> inputs = c.data();
+      inputs[0] = to_format(inputs[0], 16, true);
+      if (residual) inputs[3] = to_format(inputs[3], 16, true);
+      expect_close(to_format(c.run(*fast, inputs), 16, false), expected, what);
+      if (!residual) continue;
+      // In place: Y's bytes are Z's (the copy before the convolution is skipped).
+      Tensor shared = inputs[3].clone();
+      std::vector<const void*> in;
+      for (const Tensor& t : inputs) in.push_back(t.raw_data());
+      in[3] = shared.raw_data();
+      void* outputs[] = {shared.raw_data()};
+      std::unique_ptr<unsigned char[]> workspace(new unsigned char[fast->workspace_bytes + 1]);
+      KernelArgs args;
+      args.inputs = in.data();
+      args.outputs = outputs;
+      args.workspace = workspace.get();
+      args.params = fast->params.get();
+      ASSERT_EQ(fast->function(args), 0) << what;
+      expect_close(to_format(shared, 16, false), expected, what + " in place");
+    }
+  }
+  NodeCase narrow("Conv");
+  narrow.input(random_tensor({1, 16, 16, 16}, 7), "nChw16c").constant(random_tensor({16, 16, 3, 3}, 8));
+  narrow.output({1, 16, 16, 16}, "nChw16c").attribute("pads", Attribute(std::vector<int64_t>{1, 1, 1, 1}));
+  std::optional<PreparedKernel> direct = prepare(narrow.node(), "cpu", Options{1});
+  ASSERT_TRUE(direct.has_value());
+  EXPECT_EQ(direct->name.find("wino"), std::string::npos) << direct->name;
+  NodeCase wide("Conv");
+  wide.input(random_tensor({1, 32, 16, 16}, 9), "nChw16c").constant(random_tensor({32, 32, 3, 3}, 10));
+  wide.output({1, 32, 16, 16}, "nChw16c").attribute("pads", Attribute(std::vector<int64_t>{1, 1, 1, 1}));
+  ASSERT_EQ(setenv("GE_CPU_WINOGRAD", "off", 1), 0);
+  std::optional<PreparedKernel> off = prepare(wide.node(), "cpu", Options{1});
+  unsetenv("GE_CPU_WINOGRAD");
+  ASSERT_TRUE(off.has_value());
+  EXPECT_EQ(off->name.find("wino"), std::string::npos) << off->name;
+}
+
 TEST(DnnlMatMul, MatchesReference) {
   struct Case {
     std::vector<int64_t> a, b, y;

@@ -26,6 +26,10 @@ namespace ge::cpu_winograd {
 /// `threads`: the launch's OpenMP team (>= 1).
 std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view backend, int threads);
 
+/// False when GE_CPU_WINOGRAD=off (or 0) in the environment: no Winograd convolution,
+/// neither this one nor oneDNN's (dnnl_conv.cc).
+bool enabled();
+
 /// How many filters have a transform alive. Kernels of the same filter tensor (shape
 /// specialisations, a session's runner pool) share one transform; it goes with the last.
 size_t transformed_filters();
