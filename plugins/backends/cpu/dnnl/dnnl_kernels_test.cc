@@ -398,18 +398,28 @@ TEST(WinogradConv, LeavesOtherConvolutionsToOneDnn) {
   }
 }
 
-// On AVX-512 (nChw16c) 3x3 stride-1 convolutions with at least 32 input and output
-// channels run oneDNN's Winograd kernels: with a bias, Relu, a residual (its `sum`
-// post-op over a copy of Z in Y, or over Z itself when the plan puts Y on Z's bytes),
-// against the reference Conv (+ residual, Relu computed here). GE_CPU_WINOGRAD=off and
-// 16 channels keep the direct kernel.
+// On AVX-512 3x3 stride-1 convolutions with enough channels run oneDNN's Winograd kernels:
+// with a bias, Relu, a residual (its `sum` post-op over a copy of Z in Y, over Z itself
+// when the plan puts Y on Z's bytes, or over Z reordered into the workspace when Y is not
+// stored nChw16c), 24 output channels (padded in the blocks), against the reference Conv
+// (+ residual, Relu computed here). GE_CPU_WINOGRAD=off and 16 -> 16 channels keep the
+// direct kernel.
 TEST(DnnlWinogradConv, MatchesReferenceWithResidualInPlaceAndOut) {
   if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "oneDNN's Winograd kernels need AVX-512";
   struct Case {
     int64_t n, c, h, w, m;
     int threads;
+    std::string x_format = "nChw16c", y_format = "nChw16c";  // Y's is Z's too
   };
-  const Case cases[] = {{1, 32, 16, 16, 32, 1}, {2, 64, 13, 11, 32, 2}, {1, 128, 7, 7, 256, 1}, {1, 64, 28, 28, 64, 2}};
+  const Case cases[] = {{1, 32, 16, 16, 32, 1},           {2, 64, 13, 11, 32, 2},
+                        {1, 128, 7, 7, 256, 1},           {1, 64, 28, 28, 64, 2},
+                        {1, 96, 20, 20, 24, 1, "nChw16c", ""}, {1, 24, 12, 12, 48, 1, "", ""}};
+  auto stored = [](const Tensor& plain, const std::string& format) {
+    return format.empty() ? plain : to_format(plain, 16, true);
+  };
+  auto unstored = [](const Tensor& t, const std::string& format) {
+    return format.empty() ? t : to_format(t, 16, false);
+  };
   uint32_t seed = 500;
   for (const Case& k : cases) {
     const Tensor x = random_tensor({k.n, k.c, k.h, k.w}, seed++);
@@ -426,10 +436,10 @@ TEST(DnnlWinogradConv, MatchesReferenceWithResidualInPlaceAndOut) {
       const std::string what = "oneDNN Winograd c" + std::to_string(k.c) + " m" + std::to_string(k.m) + " " +
                                std::to_string(k.h) + "x" + std::to_string(k.w) + (residual ? " residual" : "");
       NodeCase c("FusedConv", "ge");
-      c.input(x, "nChw16c").constant(w).constant(b);
-      if (residual) c.input(z, "nChw16c");
-      c.output({k.n, k.m, k.h, k.w}, "nChw16c").attribute("pads", Attribute(pads)).attribute("activation",
-                                                                                           Attribute("Relu"));
+      c.input(x, k.x_format).constant(w).constant(b);
+      if (residual) c.input(z, k.y_format);
+      c.output({k.n, k.m, k.h, k.w}, k.y_format).attribute("pads", Attribute(pads)).attribute("activation",
+                                                                                          Attribute("Relu"));
       std::optional<PreparedKernel> fast = prepare(c.node(), "cpu", Options{k.threads});
       ASSERT_TRUE(fast.has_value()) << what;
       EXPECT_NE(fast->name.find("wino"), std::string::npos) << what << ": " << fast->name;
@@ -438,9 +448,9 @@ TEST(DnnlWinogradConv, MatchesReferenceWithResidualInPlaceAndOut) {
         expected.data<float>()[i] = std::max(0.0f, convolved.data<float>()[i] + (residual ? z.data<float>()[i] : 0.0f));
       }
       std::vector<Tensor> inputs = c.data();
-      inputs[0] = to_format(inputs[0], 16, true);
-      if (residual) inputs[3] = to_format(inputs[3], 16, true);
-      expect_close(to_format(c.run(*fast, inputs), 16, false), expected, what);
+      inputs[0] = stored(inputs[0], k.x_format);
+      if (residual) inputs[3] = stored(inputs[3], k.y_format);
+      expect_close(unstored(c.run(*fast, inputs), k.y_format), expected, what);
       if (!residual) continue;
       // In place: Y's bytes are Z's (the copy before the convolution is skipped).
       Tensor shared = inputs[3].clone();
@@ -455,7 +465,7 @@ TEST(DnnlWinogradConv, MatchesReferenceWithResidualInPlaceAndOut) {
       args.workspace = workspace.get();
       args.params = fast->params.get();
       ASSERT_EQ(fast->function(args), 0) << what;
-      expect_close(to_format(shared, 16, false), expected, what + " in place");
+      expect_close(unstored(shared, k.y_format), expected, what + " in place");
     }
   }
   NodeCase narrow("Conv");
