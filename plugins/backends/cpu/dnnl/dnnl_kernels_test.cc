@@ -248,6 +248,33 @@ TEST(DnnlConv, StoredLayoutsRunDirectlyAndMatchReference) {
   }
 }
 
+// Plain values whose channels fill no whole block (24, 72: layout assignment leaves them
+// plain) run a direct JIT kernel on the native blocks, padded, with reorders around it:
+// not oneDNN's own pick (nhwc), whose reorder from nchw is a slow transposition.
+TEST(DnnlConv, PlainValuesRunOnNativeBlocks) {
+  struct Case {
+    int64_t c, m, k, stride, group;
+    const char* kernel;  // on AVX-512
+  };
+  const Case cases[] = {{72, 72, 3, 1, 72, "jit_dw"}, {72, 72, 5, 2, 72, "jit_dw"}, {24, 72, 1, 1, 1, "jit_1x1"}};
+  uint32_t seed = 300;
+  for (const Case& k : cases) {
+    const int64_t h = 19, pad = k.k / 2, out = (h + 2 * pad - k.k) / k.stride + 1;
+    NodeCase c("Conv");
+    c.input(random_tensor({1, k.c, h, h}, seed++)).constant(random_tensor({k.m, k.c / k.group, k.k, k.k}, seed++, 0.3f));
+    c.constant(random_tensor({k.m}, seed++)).output({1, k.m, out, out});
+    c.attribute("strides", Attribute(std::vector<int64_t>{k.stride, k.stride}))
+        .attribute("pads", Attribute(std::vector<int64_t>{pad, pad, pad, pad}))
+        .attribute("group", Attribute(k.group));
+    const std::string what = "Conv c" + std::to_string(k.c) + " m" + std::to_string(k.m) + " k" + std::to_string(k.k);
+    check(c, what);
+    if (native_block() != 16) continue;
+    std::optional<PreparedKernel> fast = prepare(c.node(), "cpu", Options{1});
+    ASSERT_TRUE(fast.has_value()) << what;
+    EXPECT_NE(fast->name.find(std::string(".dnnl:") + k.kernel + ":"), std::string::npos) << what << ": " << fast->name;
+  }
+}
+
 TEST(DnnlConv, ResidualPostOpMatchesAddThenActivation) {
   const Tensor x = random_tensor({1, 32, 8, 8}, 7), w = random_tensor({32, 32, 3, 3}, 8, 0.2f),
                b = random_tensor({32}, 9), z = random_tensor({1, 32, 8, 8}, 10);
