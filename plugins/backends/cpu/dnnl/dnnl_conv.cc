@@ -13,11 +13,12 @@
 // plan put Y on Z's bytes. GE_CPU_WINOGRAD=off turns it off, as for the AVX2 Winograd.
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <cstring>
+#include <utility>
+#include <vector>
 
 #include "dnnl_fast_paths.h"
 #include "dnnl_kernels.h"
@@ -137,20 +138,22 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
         winograd.reset();
       }
     }
-    // A direct JIT convolution on the stored layouts when oneDNN has one: it needs no
-    // reorder. Else oneDNN's choice of activation layout (with `any` on AVX-512, brgconv
-    // on nhwc: a reorder before and after each launch, which on small activations costs
-    // about as much as the convolution), then the final primitive with it fixed (the
-    // residual post-op needs a concrete layout).
-    // Next, a direct JIT convolution on the native channel blocks (padded where the channels
-    // do not fill them) with reorders to and from the stored layouts: oneDNN's own pick
-    // for a plain value on AVX-512 is nhwc, and its reorder from nchw to nhwc is a slow
-    // transposition (4.0 ms for [1,72,160,160] here, 0.55 ms to nChw16c).
+    // Else a direct JIT convolution on the stored layouts when oneDNN has one: it needs no
+    // reorder. Else (2-D) one on the native channel blocks, padded where the channels do
+    // not fill them, with reorders to and from the stored layouts: oneDNN's own pick for a
+    // plain value on AVX-512 is nhwc, and its reorder from nchw to nhwc is a slow
+    // transposition (4.0 ms for [1,72,160,160] here, 0.55 ms to nChw16c). Else oneDNN's
+    // choice of activation layout (`any`), with reorders. Then the final primitive with the
+    // layouts fixed (the residual post-op needs a concrete layout).
     std::optional<dnnl::convolution_forward::primitive_desc> direct;
-    const Tag native = native_block() == 16 ? Tag::nChw16c : Tag::nChw8c;
-    const dnnl::memory::desc src_blocked(x_dims, dt::f32, native), dst_blocked(y_dims, dt::f32, native);
-    for (const auto& [src, dst] : {std::pair{*x_stored, *y_stored}, std::pair{src_blocked, dst_blocked}}) {
-      if (winograd || direct || (spatial != 2 && src == src_blocked)) break;
+    std::vector<std::pair<dnnl::memory::desc, dnnl::memory::desc>> direct_layouts{{*x_stored, *y_stored}};
+    if (spatial == 2) {
+      const Tag native = native_block() == 16 ? Tag::nChw16c : Tag::nChw8c;
+      direct_layouts.emplace_back(dnnl::memory::desc(x_dims, dt::f32, native),
+                                  dnnl::memory::desc(y_dims, dt::f32, native));
+    }
+    for (const auto& [src, dst] : direct_layouts) {
+      if (winograd || direct) break;
       try {
         direct = make_pd(src, dst, Residual::kNone);
         if (!is_direct_jit(direct->impl_info_str())) direct.reset();

@@ -275,6 +275,24 @@ TEST(DnnlConv, PlainValuesRunOnNativeBlocks) {
   }
 }
 
+// 1-D and 3-D convolutions keep their oneDNN path too (only 2-D ones try the blocks).
+TEST(DnnlConv, OneAndThreeDimensionalConvolutionsRunOnOneDnn) {
+  uint32_t seed = 320;
+  for (const std::vector<int64_t>& spatial : {std::vector<int64_t>{21}, std::vector<int64_t>{7, 6, 9}}) {
+    std::vector<int64_t> x_dims{1, 24}, w_dims{32, 24}, y_dims{1, 32}, pads;
+    for (int64_t extent : spatial) {
+      x_dims.push_back(extent);
+      w_dims.push_back(3);
+      y_dims.push_back(extent);
+    }
+    pads.assign(2 * spatial.size(), 1);
+    NodeCase c("Conv");
+    c.input(random_tensor(x_dims, seed++)).constant(random_tensor(w_dims, seed++, 0.3f));
+    c.constant(random_tensor({32}, seed++)).output(y_dims).attribute("pads", Attribute(pads));
+    check(c, "Conv " + std::to_string(spatial.size()) + "-D");
+  }
+}
+
 TEST(DnnlConv, ResidualPostOpMatchesAddThenActivation) {
   const Tensor x = random_tensor({1, 32, 8, 8}, 7), w = random_tensor({32, 32, 3, 3}, 8, 0.2f),
                b = random_tensor({32}, 9), z = random_tensor({1, 32, 8, 8}, 10);
