@@ -280,7 +280,7 @@ class PythonSession {
                                : task.name == "event_record" || task.name == "event_wait" ? "event"
                                                                                            : "kernel";
         trace.add_event(streams.at(task.stream), task.name, offset_us + task.start_ns / 1000.0,
-                        std::max(0.0, task.end_ns - task.start_ns) / 1000.0, category);
+                        std::max(0.0, task.end_ns - task.start_ns) / 1000.0, category, task.node);
       }
     }
     return trace.write(file);

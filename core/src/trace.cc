@@ -24,8 +24,8 @@ TraceTrack ChromeTrace::add_track(int process, std::string name) {
 }
 
 void ChromeTrace::add_event(TraceTrack track, std::string name, double start_us, double duration_us,
-                            std::string category) {
-  events_.push_back(Event{track, std::move(name), std::move(category), start_us, duration_us});
+                            std::string category, std::string node) {
+  events_.push_back(Event{track, std::move(name), std::move(category), start_us, duration_us, std::move(node)});
 }
 
 void ChromeTrace::add_metadata(std::string key, std::variant<std::string, int64_t> value) {
@@ -53,6 +53,7 @@ std::string ChromeTrace::to_json() const {
                            {"ts", event.start_us},
                            {"dur", event.duration_us}};
     if (!event.category.empty()) json["cat"] = event.category;
+    if (!event.node.empty()) json["args"] = {{"node", event.node}};
     events.push_back(std::move(json));
   }
   nlohmann::json other = nlohmann::json::object();

@@ -443,6 +443,7 @@ int run(int argc, char** argv) {
     if (options.verbosity > 0) {
       // Per-run figures over the runs traced (all of them unless the loop ran long).
       std::cout << format_op_time_table(profile.tasks, traced_runs, profile.device, profile.simulated_time);
+      std::cout << format_node_time_table(profile.tasks, traced_runs, 10);
     }
   }
   if (options.profile) {

@@ -57,6 +57,53 @@ std::vector<OpTime> summarize_op_times(const std::vector<TaskTraceRecord>& tasks
   return rows;
 }
 
+std::vector<OpTime> summarize_node_times(const std::vector<TaskTraceRecord>& tasks) {
+  std::map<std::string, std::map<std::string, OpTime>> by_node;  // node -> kernel -> time
+  for (const TaskTraceRecord& task : tasks) {
+    if (task.node.empty() || is_event_task(task.name)) continue;
+    OpTime& kernel = by_node[task.node][task.name];
+    kernel.name = task.name;
+    kernel.total_ns += std::max(0.0, task.end_ns - task.start_ns);
+    ++kernel.tasks;
+  }
+  std::vector<OpTime> rows;
+  for (auto& [node, kernels] : by_node) {
+    OpTime row;
+    row.name = node;
+    for (auto& [name, kernel] : kernels) {
+      row.total_ns += kernel.total_ns;
+      row.tasks += kernel.tasks;
+      row.kernels.push_back(std::move(kernel));
+    }
+    sort_largest_first(row.kernels);
+    rows.push_back(std::move(row));
+  }
+  sort_largest_first(rows);
+  return rows;
+}
+
+std::string format_node_time_table(const std::vector<TaskTraceRecord>& tasks, size_t runs, size_t limit) {
+  runs = std::max<size_t>(runs, 1);
+  std::vector<OpTime> rows = summarize_node_times(tasks);
+  if (rows.empty()) return {};
+  double all_ns = 0;
+  for (const TaskTraceRecord& task : tasks) {
+    if (!is_event_task(task.name)) all_ns += std::max(0.0, task.end_ns - task.start_ns);
+  }
+  const size_t shown = std::min(limit, rows.size());
+  size_t width = 4;  // "node"
+  for (size_t i = 0; i < shown; ++i) width = std::max(width, rows[i].name.size());
+  auto name_column = [&](const std::string& name) { return "  " + name + std::string(width - name.size() + 1, ' '); };
+  std::string out = "the " + std::to_string(shown) + " slowest of " + std::to_string(rows.size()) + " nodes:\n" +
+                    name_column("node") + "    total ms     ms/run   share   tasks  kernel\n";
+  for (size_t i = 0; i < shown; ++i) {
+    const OpTime& row = rows[i];
+    out += name_column(row.name) + figures(row.total_ns, row.tasks, runs, all_ns) + "  " + row.kernels.front().name +
+           (row.kernels.size() > 1 ? " (+" + std::to_string(row.kernels.size() - 1) + " more)" : "") + "\n";
+  }
+  return out;
+}
+
 std::string format_op_time_table(const std::vector<TaskTraceRecord>& tasks, size_t runs, const std::string& device,
                                  bool simulated_time) {
   runs = std::max<size_t>(runs, 1);

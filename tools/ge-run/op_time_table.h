@@ -32,4 +32,14 @@ std::vector<OpTime> summarize_op_times(const std::vector<TaskTraceRecord>& tasks
 std::string format_op_time_table(const std::vector<TaskTraceRecord>& tasks, size_t runs, const std::string& device,
                                  bool simulated_time);
 
+/// Kernel tasks grouped by the node they ran (TaskTraceRecord::node; tasks without one are
+/// left out), largest total first (ties by node); each OpTime::kernels holds the node's
+/// kernel(s).
+std::vector<OpTime> summarize_node_times(const std::vector<TaskTraceRecord>& tasks);
+
+/// The table -v prints after the op types: the `limit` nodes that took the most time, with
+/// their time per run, share of all counted task time and kernel. Empty when the trace
+/// names no node.
+std::string format_node_time_table(const std::vector<TaskTraceRecord>& tasks, size_t runs, size_t limit);
+
 }  // namespace ge::tools

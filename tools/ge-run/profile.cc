@@ -78,7 +78,7 @@ ChromeTrace make_profile_trace(const RunProfile& profile) {
   for (auto& [id, track] : streams) track = trace.add_track(device, "stream " + std::to_string(id));
   for (const TaskTraceRecord& task : profile.tasks) {
     trace.add_event(streams.at(task.stream), task.name, offset_us + task.start_ns / 1000.0,
-                    std::max(0.0, task.end_ns - task.start_ns) / 1000.0, task_category(task.name));
+                    std::max(0.0, task.end_ns - task.start_ns) / 1000.0, task_category(task.name), task.node);
   }
   return trace;
 }

@@ -19,6 +19,7 @@ struct TaskTraceRecord {
   int stream = 0;    ///< the device's id of the stream (stable for the stream's life)
   std::string name;  ///< the kernel name, "memcpy", "memset", "event_record" or "event_wait"
   double start_ns = 0, end_ns = 0;
+  std::string node;  ///< a kernel task's node ("Conv 'conv_29'", KernelTask::node); else empty
 };
 
 /// A device's memory, streams and events.

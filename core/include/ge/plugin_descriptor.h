@@ -27,8 +27,9 @@ namespace ge {
 // in-place pairs and views (new members: its layout changed); 9: PassInfo has a phase and
 // run_after / run_before lists instead of an order, PluginOptions holds string arrays; 10:
 // OpSchemaInfo declares concatenations (concatenates_along: its layout changed); 11:
-// OpSchemaInfo declares constants (is_constant).
-inline constexpr uint32_t kPluginAbiVersion = 11;
+// OpSchemaInfo declares constants (is_constant); 12: TaskTraceRecord names the node a
+// kernel task runs (a new member: its layout changed).
+inline constexpr uint32_t kPluginAbiVersion = 12;
 
 /// Where a plugin puts its components. Each add_* fails on a duplicate component name or
 /// on a kind the registry entry did not declare.

@@ -28,9 +28,10 @@ class ChromeTrace {
   int add_process(std::string name);
   /// Adds a track named `name` to `process` (an id from add_process()).
   TraceTrack add_track(int process, std::string name);
-  /// A complete event on `track` from `start_us` for `duration_us` microseconds.
+  /// A complete event on `track` from `start_us` for `duration_us` microseconds; a
+  /// non-empty `node` shows as the event's "node" argument (the graph node it ran).
   void add_event(TraceTrack track, std::string name, double start_us, double duration_us,
-                 std::string category = {});
+                 std::string category = {}, std::string node = {});
 
   /// A key of the trace's "otherData" object (what was traced, counts for checks).
   void add_metadata(std::string key, std::variant<std::string, int64_t> value);
@@ -51,6 +52,7 @@ class ChromeTrace {
     TraceTrack track;
     std::string name, category;
     double start_us = 0, duration_us = 0;
+    std::string node;
   };
   std::vector<Named> processes_;  // track.thread unused
   std::vector<Named> tracks_;

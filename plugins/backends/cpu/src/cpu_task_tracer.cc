@@ -60,6 +60,7 @@ TaskTraceRecord make_task_trace_record(int stream, const Task& task, double star
   record.end_ns = end_ns;
   if (const auto* kernel = std::get_if<KernelTask>(&task)) {
     record.name = kernel->name != nullptr && kernel->name[0] != '\0' ? kernel->name : "<unnamed>";
+    if (kernel->node != nullptr) record.node = kernel->node;
   } else if (std::holds_alternative<MemcpyTask>(task)) {
     record.name = "memcpy";
   } else if (std::holds_alternative<MemsetTask>(task)) {

@@ -204,7 +204,7 @@ std::vector<TaskTraceRecord> NpuSimDevice::take_task_trace() {
   const size_t end = tracing_ ? timeline_.size() : traced_until_;
   for (size_t i = traced_from_; i < end; ++i) {
     const NpuSimTimelineEntry& entry = timeline_[i];
-    records.push_back(TaskTraceRecord{entry.stream, entry.name, entry.start_ns, entry.end_ns});
+    records.push_back(TaskTraceRecord{entry.stream, entry.name, entry.start_ns, entry.end_ns, entry.node});
   }
   traced_from_ = timeline_.size();
   return records;
@@ -285,6 +285,7 @@ Status NpuSimDevice::run_one(NpuSimStream& stream) {
   Status status = Status::ok();
   if (const auto* kernel = std::get_if<KernelTask>(&queued.task)) {
     entry.name = kernel->name != nullptr ? kernel->name : "kernel";
+    if (kernel->node != nullptr) entry.node = kernel->node;
     const std::string task = where + " (kernel '" + entry.name + "'" +
                              (kernel->node != nullptr ? std::string(" of ") + kernel->node : std::string()) + ")";
     double compute_ns = 0;

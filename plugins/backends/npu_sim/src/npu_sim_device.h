@@ -42,6 +42,7 @@ struct NpuSimTimelineEntry {
   int stream = 0;
   std::string name;  ///< kernel name, "memcpy", "memset", "event_record" or "event_wait"
   double start_ns = 0, end_ns = 0;
+  std::string node;  ///< a kernel's node (KernelTask::node), else empty
 };
 
 class NpuSimStream;
