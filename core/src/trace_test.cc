@@ -34,7 +34,7 @@ TEST(ChromeTrace, WritesNamedTracksOfCompleteEvents) {
   const TraceTrack stream0 = trace.add_track(device, "stream 0");
   const TraceTrack stream1 = trace.add_track(device, "stream 1");
   trace.add_event(compile, "parse", 0, 1500.5, "compile");
-  trace.add_event(stream0, "Relu", 10, 2.25);
+  trace.add_event(stream0, "Relu", 10, 2.25, "kernel", "Relu 'r1'");
   trace.add_event(stream1, "memcpy", 11, 0.5);
   trace.add_metadata("backend", std::string("npu_sim"));
   trace.add_metadata("runs", int64_t{3});
@@ -65,7 +65,10 @@ TEST(ChromeTrace, WritesNamedTracksOfCompleteEvents) {
   EXPECT_DOUBLE_EQ(complete["Relu"]["ts"].get<double>(), 10);
   EXPECT_DOUBLE_EQ(complete["Relu"]["dur"].get<double>(), 2.25);
   EXPECT_EQ(complete["Relu"]["tid"], stream0.thread);
-  EXPECT_FALSE(complete["Relu"].contains("cat"));
+  EXPECT_EQ(complete["Relu"]["cat"], "kernel");
+  EXPECT_EQ(complete["Relu"]["args"]["node"], "Relu 'r1'");
+  EXPECT_FALSE(complete["memcpy"].contains("cat"));
+  EXPECT_FALSE(complete["memcpy"].contains("args"));
   EXPECT_EQ(complete["memcpy"]["tid"], stream1.thread);
   EXPECT_EQ(complete["memcpy"]["pid"], device);
 

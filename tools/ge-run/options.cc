@@ -358,10 +358,12 @@ Running:
                           them all); subgraph bodies are not dumped
   --profile FILE          write a Chrome trace (JSON; open in ui.perfetto.dev or
                           chrome://tracing): the compile stages, then every task of
-                          every stream of the runs (wall time; simulated on npu_sim)
+                          every stream of the runs (wall time; simulated on npu_sim);
+                          a kernel's event names its node (args.node)
   -v, -vv                 more logging; -v also prints per-pass timings and, after the
                           runs, the device time per op type (kernel, total, per run,
-                          share, tasks); -vv adds the pattern-fusion rejections
+                          share, tasks) and the ten slowest nodes; -vv adds the
+                          pattern-fusion rejections
   -h, --help              print this help
 
 Exit status: 0 success, 1 user error or output mismatch, 2 internal error.

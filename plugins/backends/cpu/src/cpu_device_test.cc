@@ -144,6 +144,7 @@ void check_two_stream_trace(CpuDeviceOptions options) {
   kernel.args.inputs = inputs;
   kernel.args.outputs = outputs;
   kernel.name = "test.add_one";
+  kernel.node = "Add 'one'";
 
   // Before tracing: nothing is recorded.
   std::vector<Task> untraced{kernel};
@@ -173,6 +174,8 @@ void check_two_stream_trace(CpuDeviceOptions options) {
   EXPECT_EQ(tasks, (std::vector<std::pair<int, std::string>>{
                        {0, "test.add_one"}, {0, "event_record"}, {1, "event_wait"}, {1, "memcpy"}}));
   EXPECT_LE(trace[0].end_ns, trace[3].start_ns) << "the copy waited for the kernel";
+  EXPECT_EQ(trace[0].node, "Add 'one'") << "a kernel's record names its node";
+  EXPECT_EQ(trace[3].node, "") << "a copy runs no node";
   EXPECT_TRUE(device.take_task_trace().empty()) << "take forgets what it returned";
 
   // Off again: later tasks are not recorded.
