@@ -90,10 +90,10 @@ int scatter_products(const KernelArgs& args, const void* params) {
             if (d[6] == 2) {
               const float* __restrict left = from;
               const float* __restrict right = from + s.from[6];
-              float* __restrict row = to;
+              float* __restrict out = to;
               for (int64_t w = 0; w < d[5]; ++w) {
-                row[2 * w] = left[w];
-                row[2 * w + 1] = right[w];
+                out[2 * w] = left[w];
+                out[2 * w + 1] = right[w];
               }
             } else {
               for (int64_t j = 0; j < d[6]; ++j) {
