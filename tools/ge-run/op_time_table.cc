@@ -15,6 +15,36 @@ void sort_largest_first(std::vector<OpTime>& times) {
   });
 }
 
+/// Kernel and memcpy tasks grouped by `key(task)` (a task whose key is empty is left
+/// out), then by kernel name; groups and their kernels largest total first.
+template <typename Key>
+std::vector<OpTime> group_kernels(const std::vector<TaskTraceRecord>& tasks, Key key) {
+  std::map<std::string, std::map<std::string, OpTime>> groups;  // key -> kernel -> time
+  for (const TaskTraceRecord& task : tasks) {
+    if (is_event_task(task.name)) continue;
+    const std::string group = key(task);
+    if (group.empty()) continue;
+    OpTime& kernel = groups[group][task.name];
+    kernel.name = task.name;
+    kernel.total_ns += std::max(0.0, task.end_ns - task.start_ns);
+    ++kernel.tasks;
+  }
+  std::vector<OpTime> rows;
+  for (auto& [name, kernels] : groups) {
+    OpTime row;
+    row.name = name;
+    for (auto& [kernel_name, kernel] : kernels) {
+      row.total_ns += kernel.total_ns;
+      row.tasks += kernel.tasks;
+      row.kernels.push_back(std::move(kernel));
+    }
+    sort_largest_first(row.kernels);
+    rows.push_back(std::move(row));
+  }
+  sort_largest_first(rows);
+  return rows;
+}
+
 /// One line of figures: total ms, ms per run, share, tasks.
 std::string figures(double total_ns, size_t tasks, size_t runs, double all_ns) {
   char line[96];
@@ -33,53 +63,11 @@ std::string op_type_of_kernel(std::string_view kernel_name) {
 }
 
 std::vector<OpTime> summarize_op_times(const std::vector<TaskTraceRecord>& tasks) {
-  std::map<std::string, std::map<std::string, OpTime>> by_type;  // op type -> kernel -> time
-  for (const TaskTraceRecord& task : tasks) {
-    if (is_event_task(task.name)) continue;
-    OpTime& kernel = by_type[op_type_of_kernel(task.name)][task.name];
-    kernel.name = task.name;
-    kernel.total_ns += std::max(0.0, task.end_ns - task.start_ns);
-    ++kernel.tasks;
-  }
-  std::vector<OpTime> rows;
-  for (auto& [type, kernels] : by_type) {
-    OpTime row;
-    row.name = type;
-    for (auto& [name, kernel] : kernels) {
-      row.total_ns += kernel.total_ns;
-      row.tasks += kernel.tasks;
-      row.kernels.push_back(std::move(kernel));
-    }
-    sort_largest_first(row.kernels);
-    rows.push_back(std::move(row));
-  }
-  sort_largest_first(rows);
-  return rows;
+  return group_kernels(tasks, [](const TaskTraceRecord& task) { return op_type_of_kernel(task.name); });
 }
 
 std::vector<OpTime> summarize_node_times(const std::vector<TaskTraceRecord>& tasks) {
-  std::map<std::string, std::map<std::string, OpTime>> by_node;  // node -> kernel -> time
-  for (const TaskTraceRecord& task : tasks) {
-    if (task.node.empty() || is_event_task(task.name)) continue;
-    OpTime& kernel = by_node[task.node][task.name];
-    kernel.name = task.name;
-    kernel.total_ns += std::max(0.0, task.end_ns - task.start_ns);
-    ++kernel.tasks;
-  }
-  std::vector<OpTime> rows;
-  for (auto& [node, kernels] : by_node) {
-    OpTime row;
-    row.name = node;
-    for (auto& [name, kernel] : kernels) {
-      row.total_ns += kernel.total_ns;
-      row.tasks += kernel.tasks;
-      row.kernels.push_back(std::move(kernel));
-    }
-    sort_largest_first(row.kernels);
-    rows.push_back(std::move(row));
-  }
-  sort_largest_first(rows);
-  return rows;
+  return group_kernels(tasks, [](const TaskTraceRecord& task) { return task.node; });
 }
 
 std::string format_node_time_table(const std::vector<TaskTraceRecord>& tasks, size_t runs, size_t limit) {
