@@ -102,6 +102,7 @@ class NodeCase {
     std::memset(out.raw_data(), 0xFF, out.byte_size());
     void* outputs[] = {out.raw_data()};
     std::unique_ptr<unsigned char[]> workspace(new unsigned char[kernel.workspace_bytes + 1]);
+    std::memset(workspace.get(), 0xFF, kernel.workspace_bytes + 1);  // NaNs: padding a kernel reads must be written
     KernelArgs args;
     args.inputs = in.data();
     args.outputs = outputs;

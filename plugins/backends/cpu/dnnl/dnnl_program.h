@@ -22,7 +22,7 @@ namespace ge::cpu_dnnl {
 struct ArgSource {
   enum Kind { kInput, kOutput, kWorkspace, kOwned } kind = kInput;
   int index = 0;         ///< input/output index
-  size_t offset = 0;     ///< byte offset into the workspace
+  size_t offset = 0;     ///< byte offset from the base (the workspace, the input, ...)
   void* owned = nullptr; ///< kOwned: the kernel's own buffer
 };
 
@@ -58,6 +58,8 @@ class ProgramBuilder {
   void add(dnnl::primitive primitive, std::vector<ProgramArg> args, const dnnl::memory::desc& scratchpad);
   /// Adds a host step.
   void add_host(HostStep step, std::shared_ptr<const void> params);
+  /// Adds a reorder of `from` (read at `source`) into `to` (written at `target`).
+  void add_reorder(const dnnl::memory::desc& from, ArgSource source, const dnnl::memory::desc& to, ArgSource target);
   /// Adds a reorder of `from` (read at `source`) into a fresh workspace slice laid out as
   /// `to`; returns the slice.
   ArgSource reorder_to_workspace(const dnnl::memory::desc& from, ArgSource source, const dnnl::memory::desc& to);
