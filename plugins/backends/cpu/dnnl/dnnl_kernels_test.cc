@@ -173,6 +173,7 @@ TEST(DnnlConv, MatchesReferenceOverShapesAndFormats) {
       {1, 16, 11, 11, 16, 3, 1, 2, 1, 2},   // dilated
       {1, 8, 7, 7, 12, 3, 1, 1, 4, 1},      // grouped, odd channels
       {1, 24, 6, 6, 40, 5, 1, 2, 1, 1},     // channels not a multiple of 16
+      {2, 24, 7, 7, 40, 3, 1, 1, 1, 1},     // the same, batch 2 (the padded reorders whole)
   };
   uint32_t seed = 1;
   for (const ConvCase& k : cases) {
