@@ -4,6 +4,7 @@
 /// baked in. The source exports
 ///   extern "C" int ge_autofuse_abi();                       // kAbiVersion
 ///   extern "C" void ge_autofuse_run(const void* const* inputs, void* const* outputs);
+/// (the online compiler appends `extern "C" const char ge_autofuse_key[]`, its cache key)
 /// and computes with the formulas of the interpreter (float arithmetic, Pow and
 /// reductions through double), compiled without floating-point contraction. Without
 /// `vector_math` its elementwise results equal the interpreter's bit for bit; with it,

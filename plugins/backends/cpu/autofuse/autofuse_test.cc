@@ -2,8 +2,8 @@
 // broadcasting, innermost-axis reductions and reductions over axes before inner ones, comparisons, logic and Where, softmax rows,
 // bool and float16 inputs, bool outputs, several outputs) run instruction by instruction
 // through the reference library's standalone kernels, through the interpreter, and
-// through generated code; softmax programs against the Softmax kernel; then the online
-// compiler's cache.
+// through generated code; softmax programs against the Softmax kernel. The online
+// compiler's own tests are in autofuse_compiler_test.cc.
 
 #include <gtest/gtest.h>
 
@@ -850,97 +850,6 @@ TEST_F(AutofuseTest, InterpretModeHasNoGeneratedKernel) {
   const Case c = random_case(rng);
   FusedNode fused(c, "interpret");
   EXPECT_FALSE(prepare(*fused.node, "cpu", 1).has_value());
-}
-
-const char* kSource = "extern \"C\" int ge_autofuse_abi() { return 1; }\n"
-                      "extern \"C\" void ge_autofuse_run(const void* const* in, void* const* out) {\n"
-                      "  *static_cast<float*>(out[0]) = *static_cast<const float*>(in[0]) * 3.0f;\n}\n";
-
-float run_source_kernel(const CompiledKernel& kernel) {
-  const float x = 2.0f;
-  float y = 0.0f;
-  const void* in[] = {&x};
-  void* out[] = {&y};
-  kernel.run(in, out);
-  return y;
-}
-
-TEST_F(AutofuseTest, CacheHitsAfterTheFirstCompile) {
-  CompilerSettings settings = settings_from_environment();
-  EXPECT_EQ(settings.cache_dir, cache_);
-  Result<CompiledKernel> first = compile(kSource, settings);
-  ASSERT_TRUE(first.is_ok()) << first.status().to_string();
-  EXPECT_FALSE(first.value().cache_hit);
-  EXPECT_GT(first.value().compile_milliseconds, 0);
-  EXPECT_EQ(run_source_kernel(first.value()), 6.0f);
-  EXPECT_TRUE(std::filesystem::exists(cache_ / (first.value().key + ".so")));
-  Result<CompiledKernel> second = compile(kSource, settings);
-  ASSERT_TRUE(second.is_ok());
-  EXPECT_TRUE(second.value().cache_hit);
-  EXPECT_EQ(second.value().key, first.value().key);
-  // Another compiler or source is another key.
-  settings.compiler = "g++";
-  EXPECT_NE(cache_key(kSource, settings), first.value().key);
-  EXPECT_NE(cache_key(std::string(kSource) + " ", settings_from_environment()), first.value().key);
-}
-
-TEST_F(AutofuseTest, CorruptCacheFileIsRebuilt) {
-  const CompilerSettings settings = settings_from_environment();
-  const std::string key = cache_key(kSource, settings);
-  std::filesystem::create_directories(cache_);
-  std::ofstream(cache_ / (key + ".so")) << "not an ELF file";
-  Result<CompiledKernel> kernel = compile(kSource, settings);
-  ASSERT_TRUE(kernel.is_ok()) << kernel.status().to_string();
-  EXPECT_FALSE(kernel.value().cache_hit);
-  EXPECT_EQ(run_source_kernel(kernel.value()), 6.0f);
-}
-
-TEST_F(AutofuseTest, MissingCompilerIsAClearError) {
-  CompilerSettings settings = settings_from_environment();
-  settings.compiler = "ge-no-such-compiler";
-  Result<CompiledKernel> kernel = compile(kSource, settings);
-  ASSERT_FALSE(kernel.is_ok());
-  EXPECT_NE(kernel.status().message().find("no C++ compiler"), std::string::npos) << kernel.status().message();
-}
-
-TEST_F(AutofuseTest, CompilerErrorsAndTimeoutsAreReported) {
-  CompilerSettings settings = settings_from_environment();
-  Result<CompiledKernel> broken = compile("this is not C++", settings);
-  ASSERT_FALSE(broken.is_ok());
-  EXPECT_NE(broken.status().message().find("the compiler failed"), std::string::npos) << broken.status().message();
-  std::filesystem::create_directories(cache_);
-  const std::filesystem::path slow = cache_ / "slow-compiler.sh";
-  std::ofstream(slow) << "#!/bin/sh\nsleep 5\n";
-  std::filesystem::permissions(slow, std::filesystem::perms::owner_all);
-  settings.compiler = slow.string();
-  settings.timeout = std::chrono::milliseconds(200);
-  Result<CompiledKernel> timed_out = compile(kSource, settings);
-  ASSERT_FALSE(timed_out.is_ok());
-  EXPECT_NE(timed_out.status().message().find("timed out"), std::string::npos) << timed_out.status().message();
-}
-
-// Two processes compiling the same kernel into an empty cache at once both get a
-// working kernel, and the cache holds one complete object.
-TEST_F(AutofuseTest, ProcessesRacingToCompileAreSafe) {
-  const CompilerSettings settings = settings_from_environment();
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    Result<CompiledKernel> kernel = compile(kSource, settings);
-    std::_Exit(kernel.is_ok() && run_source_kernel(kernel.value()) == 6.0f ? 0 : 1);
-  }
-  Result<CompiledKernel> kernel = compile(kSource, settings);
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  ASSERT_TRUE(kernel.is_ok()) << kernel.status().to_string();
-  EXPECT_EQ(run_source_kernel(kernel.value()), 6.0f);
-  Result<CompiledKernel> again = compile(kSource, settings);
-  ASSERT_TRUE(again.is_ok());
-  EXPECT_TRUE(again.value().cache_hit);
-  for (const auto& entry : std::filesystem::directory_iterator(cache_)) {
-    EXPECT_EQ(entry.path().string().find(".tmp"), std::string::npos) << entry.path();
-  }
 }
 
 }  // namespace
