@@ -189,24 +189,19 @@ Result<std::unique_ptr<Event>> NpuSimDevice::create_event() { return std::unique
 void NpuSimDevice::forget(NpuSimStream* stream) { std::erase(streams_, stream); }
 
 Status NpuSimDevice::set_task_tracing(bool enabled) {
-  if (enabled) {
-    traced_from_ = timeline_.size();
-  } else if (tracing_) {
-    traced_until_ = timeline_.size();
-  }
+  if (enabled) timeline_.clear();
   tracing_ = enabled;
   return Status::ok();
 }
 
 std::vector<TaskTraceRecord> NpuSimDevice::take_task_trace() {
   std::vector<TaskTraceRecord> records;
-  // Entries run while tracing was off are not part of the trace.
-  const size_t end = tracing_ ? timeline_.size() : traced_until_;
-  for (size_t i = traced_from_; i < end; ++i) {
-    const NpuSimTimelineEntry& entry = timeline_[i];
-    records.push_back(TaskTraceRecord{entry.stream, entry.name, entry.start_ns, entry.end_ns, entry.node});
+  records.reserve(timeline_.size());
+  for (NpuSimTimelineEntry& entry : timeline_) {
+    records.push_back(
+        TaskTraceRecord{entry.stream, std::move(entry.name), entry.start_ns, entry.end_ns, std::move(entry.node)});
   }
-  traced_from_ = timeline_.size();
+  timeline_.clear();
   return records;
 }
 
@@ -321,7 +316,7 @@ Status NpuSimDevice::run_one(NpuSimStream& stream) {
   }
   entry.end_ns = entry.start_ns + cost;
   stream.clock_ns_ = entry.end_ns;
-  timeline_.push_back(std::move(entry));
+  if (tracing_) timeline_.push_back(std::move(entry));
   if (!status.is_ok()) {
     // Later tasks of a failed stream do not run; the error surfaces at synchronize().
     stream.queue_.clear();

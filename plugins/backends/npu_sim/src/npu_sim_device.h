@@ -66,16 +66,14 @@ class NpuSimDevice final : public Device {
 
   const NpuSimConfig& config() const { return config_; }
   size_t bytes_in_use() const { return in_use_; }
-  /// Every task run so far, in run order.
+  /// The tasks run while tracing was on and not yet taken, in run order. Empty while
+  /// tracing is off: a device that runs for days keeps no record per task.
   const std::vector<NpuSimTimelineEntry>& timeline() const { return timeline_; }
-  void clear_timeline() {
-    timeline_.clear();
-    traced_from_ = traced_until_ = 0;
-  }
 
-  /// Tracing reads the timeline: records are its entries from when tracing started (or
-  /// the last take), in simulated nanoseconds since the device started.
+  /// Tracing fills the timeline: starting drops what it held, stopping keeps it for
+  /// take_task_trace(); times are simulated nanoseconds since the device started.
   Status set_task_tracing(bool enabled) override;
+  /// The timeline as trace records; empties it.
   std::vector<TaskTraceRecord> take_task_trace() override;
   bool simulated_time() const override { return true; }
   /// The `queue_depth` option: what a stream holds before submit must wait for the device.
@@ -108,10 +106,8 @@ class NpuSimDevice final : public Device {
   size_t in_use_ = 0;
   std::vector<NpuSimStream*> streams_;
   int next_stream_id_ = 0;
-  std::vector<NpuSimTimelineEntry> timeline_;
+  std::vector<NpuSimTimelineEntry> timeline_;  // only while tracing_, until taken
   bool tracing_ = false;
-  size_t traced_from_ = 0;   // the first timeline entry take_task_trace() has not returned
-  size_t traced_until_ = 0;  // while tracing is off: the end of what was traced
 };
 
 }  // namespace ge

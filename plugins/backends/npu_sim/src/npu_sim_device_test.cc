@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <memory>
 #include <vector>
 
@@ -95,6 +96,7 @@ TEST(NpuSimBackend, RunsAReferenceKernelOnDeviceMemory) {
   ASSERT_TRUE(kernel.is_ok()) << kernel.status().to_string();
   Device& device = backend.device();
   EXPECT_FALSE(device.host_accessible());
+  ASSERT_TRUE(device.set_task_tracing(true).is_ok());
   void* in = *device.allocate(16);
   void* out = *device.allocate(16);
   const float x[4] = {-1, 2, -3, 4};
@@ -151,6 +153,7 @@ TEST(NpuSimBackend, RejectsKernelsItDidNotPrepare) {
 
 TEST(NpuSimDevice, FullQueueDrainsInOrder) {
   NpuSimDevice device(small_config());  // queue depth 2
+  ASSERT_TRUE(device.set_task_tracing(true).is_ok());
   auto stream = device.create_stream();
   int32_t* cells = static_cast<int32_t*>(*device.allocate(6 * sizeof(int32_t)));
   const int32_t start = 5;
@@ -179,6 +182,7 @@ TEST(NpuSimDevice, EventsOrderStreamsInSimulatedTime) {
   void* c = *device.allocate(16);
   const float x[4] = {-1, 1, -2, 2};
   ASSERT_TRUE(device.copy_to_device(a, x, 16).is_ok());
+  ASSERT_TRUE(device.set_task_tracing(true).is_ok());
   // The waiting stream is created first, so the scheduler looks at it first: its wait
   // must hold it back until the other stream's record has run.
   auto s1 = device.create_stream();
@@ -256,6 +260,47 @@ TEST(NpuSimDevice, TracesTheSimulatedTimeline) {
   ASSERT_TRUE(streams[1]->synchronize().is_ok());
   ASSERT_EQ(device.take_task_trace().size(), 1u);
   EXPECT_TRUE(device.take_task_trace().empty());
+}
+
+// Issue 36 item 9: every task added a timeline entry whether tracing was on or not, so a
+// long-running session grew by about 1 KiB per run, forever.
+TEST(NpuSimDevice, KeepsNoRecordPerTaskWhileTracingIsOff) {
+  NpuSimBackend backend(small_config());
+  ReluGraph g;
+  auto kernel = backend.prepare(*g.node);
+  ASSERT_TRUE(kernel.is_ok());
+  NpuSimDevice& device = backend.sim_device();
+  auto stream = device.create_stream();
+  auto event = device.create_event();
+  Launch launch{{*device.allocate(16)}, {*device.allocate(16)}};
+  void* copy = *device.allocate(16);
+  // One run: a kernel, a copy, a memset and an event round trip, as an executor submits.
+  const Task run[] = {launch.task(*kernel), MemcpyTask{copy, launch.outputs[0], 16}, MemsetTask{copy, 16, 0},
+                      EventRecordTask{event->get()}, EventWaitTask{event->get()}};
+  constexpr int kRuns = 20000;
+  for (int r = 0; r < kRuns; ++r) {
+    ASSERT_TRUE((*stream)->submit(run).is_ok());
+    ASSERT_TRUE((*stream)->synchronize().is_ok());
+  }
+  EXPECT_EQ(device.timeline().size(), 0u) << kRuns << " untraced runs";
+  EXPECT_TRUE(device.take_task_trace().empty());
+  EXPECT_DOUBLE_EQ(device.now_ns(), kRuns * (132.0 + 132.0 + 116.0)) << "the clock still advances";
+
+  // Traced runs whose trace is taken after each run keep one run's records at most.
+  ASSERT_TRUE(device.set_task_tracing(true).is_ok());
+  for (int r = 0; r < 1000; ++r) {
+    ASSERT_TRUE((*stream)->submit(run).is_ok());
+    ASSERT_TRUE((*stream)->synchronize().is_ok());
+    ASSERT_EQ(device.timeline().size(), std::size(run));
+    ASSERT_EQ(device.take_task_trace().size(), std::size(run));
+    ASSERT_EQ(device.timeline().size(), 0u);
+  }
+  ASSERT_TRUE(device.set_task_tracing(false).is_ok());
+  for (int r = 0; r < 1000; ++r) {
+    ASSERT_TRUE((*stream)->submit(run).is_ok());
+    ASSERT_TRUE((*stream)->synchronize().is_ok());
+  }
+  EXPECT_EQ(device.timeline().size(), 0u);
 }
 
 TEST(NpuSimConfig, ReadsAndValidatesOptions) {
