@@ -152,7 +152,8 @@ Result<TrustedDirectory> open_trusted_directory(const fs::path& path) {
   directory.fd = FileDescriptor(::open(directory.path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!directory.fd.valid()) return unsupported("cannot open " + directory.path.string() + ": " + errno_text(errno));
   struct stat st {};
-  if (::fstat(directory.fd.get(), &st) != 0) return unsupported("cannot inspect " + directory.path.string() + ": " + errno_text(errno));
+  if (::fstat(directory.fd.get(), &st) != 0)
+    return unsupported("cannot inspect " + directory.path.string() + ": " + errno_text(errno));
   if (std::optional<std::string> why = untrusted_because(st, directory.path)) return unsupported(*why);
   return directory;
 }
@@ -164,7 +165,11 @@ Status create_private_directories(const fs::path& path) {
     prefix /= part;
     if (part == prefix.root_path() || part.empty()) continue;
     if (::mkdir(prefix.c_str(), 0700) == 0) {
-      ::chmod(prefix.c_str(), 0700);  // a umask such as 0777 would have left the owner out too
+      // A umask such as 0777 would leave the owner out too. Through a descriptor opened
+      // without following links: chmod on the path would follow a link put there since.
+      FileDescriptor made(::open(prefix.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      struct stat st {};
+      if (made.valid() && ::fstat(made.get(), &st) == 0 && st.st_uid == ::geteuid()) ::fchmod(made.get(), 0700);
     } else if (errno != EEXIST) {
       return unsupported("cannot create " + prefix.string() + ": " + errno_text(errno));
     }
@@ -262,23 +267,20 @@ Status run_compiler(const std::vector<std::string>& arguments, const fs::path& l
   posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   if (spawned != 0) return unsupported("no C++ compiler: cannot run '" + arguments[0] + "': " + errno_text(spawned));
-  const auto kill_group = [&](int* status) {
-    ::kill(-pid, SIGKILL);  // before reaping, while the leader's pid still names the group
-    while (::waitpid(pid, status, 0) < 0 && errno == EINTR) {
-    }
-  };
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   int status = 0;
   for (;;) {
     const pid_t done = ::waitpid(pid, &status, WNOHANG);
     if (done == pid) break;
     if (done < 0 && errno != EINTR) {
-      const int error = errno;
-      kill_group(&status);
-      return unsupported("waiting for the compiler failed: " + errno_text(error));
+      // ECHILD (SIGCHLD ignored by the host): the compiler was reaped already, and its
+      // pid may name someone else's group by now, so nothing is killed.
+      return unsupported("waiting for the compiler failed: " + errno_text(errno));
     }
     if (std::chrono::steady_clock::now() > deadline) {
-      kill_group(&status);
+      ::kill(-pid, SIGKILL);  // before reaping, while the leader's pid still names the group
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
       return unsupported("the compiler timed out after " + std::to_string(timeout.count()) +
                          " ms (GE_AUTOFUSE_COMPILE_TIMEOUT)");
     }
@@ -306,8 +308,8 @@ enum class LoadError { kNone, kBroken, kOtherKey };
 Result<CompiledKernel> load(const fs::path& object, const std::string& key, LoadError* why) {
   *why = LoadError::kBroken;
   try {
-    auto library = std::make_shared<boost::dll::shared_library>(object, boost::dll::load_mode::rtld_now |
-                                                                           boost::dll::load_mode::rtld_local);
+    auto library = std::make_shared<boost::dll::shared_library>(
+        object, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
     if (!library->has("ge_autofuse_key") || !library->has("ge_autofuse_abi") || !library->has("ge_autofuse_run")) {
       *why = LoadError::kOtherKey;
       return unsupported(object.string() + " is not an autofusion kernel of this version");
@@ -335,8 +337,7 @@ Result<CompiledKernel> load(const fs::path& object, const std::string& key, Load
 /// The kernel of `key` in `cache`, when it holds a trusted file of it that loads. A file
 /// of another kernel, or one that does not load, is removed (the caller rebuilds it); a
 /// file that someone else could have written is left alone, and `refusal` says why.
-std::optional<CompiledKernel> find_cached(const TrustedDirectory& cache, const std::string& key,
-                                          std::string* refusal) {
+std::optional<CompiledKernel> find_cached(const TrustedDirectory& cache, const std::string& key, std::string* refusal) {
   const std::string name = key + ".so";
   const fs::path object = cache.path / name;
   FileDescriptor fd(::openat(cache.fd.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
@@ -379,8 +380,8 @@ std::optional<CompiledKernel> find_cached(const TrustedDirectory& cache, const s
 /// Compiles `keyed_source` in `directory` under temporary names and loads the result;
 /// with `into_cache` the object is then renamed to `<key>.so` and the source kept as
 /// `<key>.cc` for inspection. Every other file made here is removed on every path.
-Result<CompiledKernel> build(const TrustedDirectory& directory, const std::string& key,
-                             const std::string& keyed_source, const CompilerSettings& settings, bool into_cache) {
+Result<CompiledKernel> build(const TrustedDirectory& directory, const std::string& key, const std::string& keyed_source,
+                             const CompilerSettings& settings, bool into_cache) {
   const std::string stem = key + "." + unique_suffix();
   const std::string source_name = stem + ".cc", object_name = stem + ".so.tmp", log_name = stem + ".log";
   Temporaries temporaries(directory.fd.get());
@@ -389,8 +390,8 @@ Result<CompiledKernel> build(const TrustedDirectory& directory, const std::strin
   temporaries.add(log_name);
   {
     const fs::path path = directory.path / source_name;
-    FileDescriptor out(::openat(directory.fd.get(), source_name.c_str(),
-                                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    FileDescriptor out(
+        ::openat(directory.fd.get(), source_name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
     if (!out.valid()) return unsupported("cannot write " + path.string() + ": " + errno_text(errno));
     for (size_t written = 0; written < keyed_source.size();) {
       const ssize_t n = ::write(out.get(), keyed_source.data() + written, keyed_source.size() - written);
@@ -414,7 +415,8 @@ Result<CompiledKernel> build(const TrustedDirectory& directory, const std::strin
   {
     FileDescriptor fd(::openat(directory.fd.get(), object_name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
     if (!fd.valid() && errno == ENOENT) {
-      return unsupported("the compiler '" + settings.compiler + "' exited 0 but wrote no kernel (" + object.string() + ")");
+      return unsupported("the compiler '" + settings.compiler + "' exited 0 but wrote no kernel (" + object.string() +
+                         ")");
     }
     struct stat st {};
     if (!fd.valid() || ::fstat(fd.get(), &st) != 0) {
@@ -433,8 +435,9 @@ Result<CompiledKernel> build(const TrustedDirectory& directory, const std::strin
   if (!into_cache) return kernel;
   const std::string final_name = key + ".so";
   if (::renameat(directory.fd.get(), object_name.c_str(), directory.fd.get(), final_name.c_str()) != 0) {
-    GE_LOG_WARN("autofusion: cannot move the kernel into the cache ({} -> {}): {}; it is used uncached", object.string(),
-                (directory.path / final_name).string(), errno_text(errno));
+    const std::string reason = errno_text(errno);
+    GE_LOG_WARN("autofusion: cannot move the kernel into the cache ({} -> {}): {}; it is used uncached",
+                object.string(), (directory.path / final_name).string(), reason);
     return kernel;
   }
   temporaries.release(object_name);
@@ -464,7 +467,8 @@ fs::path passwd_home() {
 }  // namespace
 
 const std::string& compile_flags() {
-  static const std::string flags = "-std=c++17 -O3 -march=native -fPIC -shared -fopenmp -ffp-contract=off -fno-math-errno -fno-trapping-math -w";
+  static const std::string flags =
+      "-std=c++17 -O3 -march=native -fPIC -shared -fopenmp -ffp-contract=off -fno-math-errno -fno-trapping-math -w";
   return flags;
 }
 
@@ -533,8 +537,9 @@ Result<CompiledKernel> compile(const std::string& source, const CompilerSettings
   } else {
     static std::once_flag said;
     std::call_once(said, [] {
-      GE_LOG_INFO("autofusion: no per-user cache directory (no GE_AUTOFUSE_CACHE_DIR, XDG_CACHE_HOME, HOME or "
-                  "passwd home): kernels compile in private temporary directories");
+      GE_LOG_INFO(
+          "autofusion: no per-user cache directory (no GE_AUTOFUSE_CACHE_DIR, XDG_CACHE_HOME, HOME or "
+          "passwd home): kernels compile in private temporary directories");
     });
   }
   GE_ASSIGN_OR_RETURN(std::unique_ptr<PrivateDirectory> scratch, PrivateDirectory::make());

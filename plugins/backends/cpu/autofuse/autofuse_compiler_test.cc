@@ -29,13 +29,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kSource = "extern \"C\" int ge_autofuse_abi() { return 1; }\n"
-                      "extern \"C\" void ge_autofuse_run(const void* const* in, void* const* out) {\n"
-                      "  *static_cast<float*>(out[0]) = *static_cast<const float*>(in[0]) * 3.0f;\n}\n";
+const char* kSource =
+    "extern \"C\" int ge_autofuse_abi() { return 1; }\n"
+    "extern \"C\" void ge_autofuse_run(const void* const* in, void* const* out) {\n"
+    "  *static_cast<float*>(out[0]) = *static_cast<const float*>(in[0]) * 3.0f;\n}\n";
 
-const char* kOtherSource = "extern \"C\" int ge_autofuse_abi() { return 1; }\n"
-                           "extern \"C\" void ge_autofuse_run(const void* const* in, void* const* out) {\n"
-                           "  *static_cast<float*>(out[0]) = *static_cast<const float*>(in[0]) * 5.0f;\n}\n";
+const char* kOtherSource =
+    "extern \"C\" int ge_autofuse_abi() { return 1; }\n"
+    "extern \"C\" void ge_autofuse_run(const void* const* in, void* const* out) {\n"
+    "  *static_cast<float*>(out[0]) = *static_cast<const float*>(in[0]) * 5.0f;\n}\n";
 
 /// y for x = 2: 6 from kSource's kernel.
 float run_kernel(const CompiledKernel& kernel) {
@@ -119,7 +121,8 @@ class AutofuseCompilerTest : public ::testing::Test {
                           << "extern \"C\" void ge_autofuse_run(const void* const* in, void* const* out) {\n"
                           << "  *static_cast<float*>(out[0]) = *static_cast<const float*>(in[0]) * 100.0f;\n}\n"
                           << "__attribute__((constructor)) static void mark() {\n"
-                          << "  if (FILE* f = std::fopen(\"" << (root_ / "ran").string() << "\", \"w\")) std::fclose(f);\n}\n";
+                          << "  if (FILE* f = std::fopen(\"" << (root_ / "ran").string()
+                          << "\", \"w\")) std::fclose(f);\n}\n";
     const std::string command = "c++ -shared -fPIC -o '" + path.string() + "' '" + source.string() + "'";
     ASSERT_EQ(std::system(command.c_str()), 0) << command;
   }
@@ -376,7 +379,8 @@ bool process_is_gone(pid_t pid) {
 TEST_F(AutofuseCompilerTest, TimeoutKillsTheCompilersChildren) {
   const fs::path pid_file = root_ / "child.pid";
   CompilerSettings settings = settings_from_environment();
-  settings.compiler = script("forking-compiler.sh", "sleep 30 &\necho $! > '" + pid_file.string() + "'\nwait\n").string();
+  settings.compiler =
+      script("forking-compiler.sh", "sleep 30 &\necho $! > '" + pid_file.string() + "'\nwait\n").string();
   settings.timeout = std::chrono::milliseconds(500);
   Result<CompiledKernel> timed_out = compile(kSource, settings);
   ASSERT_FALSE(timed_out.is_ok());

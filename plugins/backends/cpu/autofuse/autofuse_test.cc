@@ -51,12 +51,6 @@ struct Case {
   std::vector<Tensor> inputs;
 };
 
-int64_t element_count(const std::vector<int64_t>& dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return n;
-}
-
 /// A random input tensor: float32 in [-2, 2], float16 of such values, bool, or int64 in
 /// [-3, 3] with some values beyond float32's integers (2^40 + odd: they round).
 Tensor random_input(std::mt19937& rng, DataType dtype, const std::vector<int64_t>& dims) {
