@@ -23,6 +23,19 @@ bool is_deconv(const Node& node) {
          (node.domain() == "ge" && node.op_type() == "FusedConvTranspose");
 }
 
+// True when some input or output of `node` has no elements. oneDNN divides by dims when
+// it creates primitives (a K = 0 matmul is SIGFPE in dnnl_primitive_desc_iterator_create)
+// and its kernels want non-null addresses, while an empty tensor is legal and has none:
+// the reference kernels run these nodes, for every fast path (and Winograd) at once.
+bool has_empty_value(const Node& node) {
+  auto empty = [](const Value* value) {
+    if (value == nullptr || value->desc().kind != ValueKind::kTensor || !value->desc().is_static()) return false;
+    return value->desc().element_count() == 0;
+  };
+  return std::any_of(node.inputs().begin(), node.inputs().end(), empty) ||
+         std::any_of(node.outputs().begin(), node.outputs().end(), empty);
+}
+
 bool is_pool(const Node& node) {
   const std::string& op = node.op_type();
   return is_onnx_domain(node) &&
@@ -48,6 +61,7 @@ namespace {
 // and more than one spatial position.
 std::vector<std::string> blocked_formats(const Value* value) {
   if (!is_float32(value) || !value->desc().is_static() || value->desc().rank() != 4) return {};
+  if (value->desc().element_count() == 0) return {};  // no fast path takes an empty tensor
   const std::vector<int64_t> dims = value->desc().static_dims();
   const int64_t channels = dims[1];
   if (dims[2] * dims[3] == 1) return {};  // [N, C, 1, 1] is stored alike in both
@@ -100,6 +114,7 @@ double estimated_work(const Node& node) {
 constexpr double kParallelWork = 2e6;
 
 std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend_name, const Options& requested) {
+  if (has_empty_value(node)) return std::nullopt;
   Options options = requested;
   if (estimated_work(node) < kParallelWork) options.threads = 1;
   const ScopedOpenMpThreads threads(std::max(1, options.threads));
@@ -136,6 +151,7 @@ std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend
 
 FormatCapability format_capability(const Node& node) {
   FormatCapability capability;
+  if (has_empty_value(node)) return capability;
   if (is_conv(node)) {
     if (node.input_count() < 2 || node.input(1) == nullptr || node.input(1)->constant() == nullptr) return capability;
     capability.inputs.resize(node.input_count());

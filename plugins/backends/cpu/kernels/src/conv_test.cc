@@ -312,5 +312,29 @@ TEST(ConvKernel, Int32IsUnsupported) {
   EXPECT_NE(message.find("int32"), std::string::npos) << message;
 }
 
+// A batch of 0 is legal (ONNX Runtime gives [0, 3, 3, 3]); empty tensors reach the kernel
+// without an address, as at run time.
+TEST(ConvKernel, EmptyBatchGivesAnEmptyOutput) {
+  KernelTest test("Conv");
+  test.input(f32({0, 2, 5, 5}, {}))
+      .initializer(f32_iota({3, 2, 3, 3}))
+      .initializer(f32({3}, {1, 2, 3}))
+      .output(F::kFloat32, {0, 3, 3, 3})
+      .empty_tensors_without_address();
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {0, 3, 3, 3}, {});
+}
+
+TEST(ConvKernel, NoInputChannelsLeavesTheBias) {
+  KernelTest test("Conv");
+  test.input(f32({1, 0, 2, 2}, {}))
+      .initializer(f32({2, 0, 1, 1}, {}))
+      .initializer(f32({2}, {1, 2}))
+      .output(F::kFloat32, {1, 2, 2, 2})
+      .empty_tensors_without_address();
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {1, 2, 2, 2}, {1, 1, 1, 1, 2, 2, 2, 2});
+}
+
 }  // namespace
 }  // namespace ge::cpu_kernels::testing

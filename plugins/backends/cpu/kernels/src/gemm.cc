@@ -26,8 +26,13 @@ int gemm_kernel(const KernelArgs& args) {
   const auto* b = static_cast<const T*>(args.inputs[1]);
   const T* c = p.use_c ? static_cast<const T*>(args.inputs[2]) : nullptr;
   auto* y = static_cast<T*>(args.outputs[0]);
-  if (a == nullptr || b == nullptr || y == nullptr || (p.use_c && c == nullptr)) return kKernelMissingAddress;
-  if (p.trans_b) {
+  // Empty operands are legal and have no address: M or N = 0 leaves nothing to write,
+  // K = 0 makes Y = beta * C.
+  if (p.m * p.n == 0) return kKernelOk;
+  if (y == nullptr || (p.k > 0 && (a == nullptr || b == nullptr)) || (p.use_c && c == nullptr)) {
+    return kKernelMissingAddress;
+  }
+  if (p.trans_b && p.k > 0) {
     // B is [N, K]: lay it out as [K, N] in the workspace so the tiled loop streams its
     // rows (a transposed B would otherwise take the dot-product loop).
     auto* packed = static_cast<T*>(args.workspace);

@@ -127,5 +127,30 @@ TEST(GemmKernel, CThatDoesNotBroadcastIsInvalid) {
   EXPECT_NE(kernel.status().message().find("input C"), std::string::npos) << kernel.status().message();
 }
 
+// K = 0: A' * B' is zeros, so Y = beta * C (numpy: zeros((2,0)) @ zeros((0,4)) + 2 * c).
+// Empty tensors reach the kernel without an address, as at run time.
+TEST(GemmKernel, EmptyInnerDimensionGivesBetaTimesC) {
+  for (int64_t trans_b : {0, 1}) {
+    KernelTest test("Gemm");
+    test.input(f32({2, 0}, {}))
+        .input(trans_b != 0 ? f32({4, 0}, {}) : f32({0, 4}, {}))
+        .input(f32({4}, {1, 2, 3, 4}))
+        .attribute("beta", 2.0f)
+        .attribute("transB", trans_b)
+        .output(F::kFloat32, {2, 4})
+        .empty_tensors_without_address();
+    GE_RUN_KERNEL(out, test);
+    expect_tensor<float>(out[0], {2, 4}, {2, 4, 6, 8, 2, 4, 6, 8});
+  }
+}
+
+TEST(GemmKernel, EmptyRowsGiveAnEmptyProduct) {
+  KernelTest test("Gemm");
+  test.input(f32({0, 3}, {})).input(matrix_b()).input(f32({4}, {1, 2, 3, 4})).output(F::kFloat32, {0, 4});
+  test.empty_tensors_without_address();
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {0, 4}, {});
+}
+
 }  // namespace
 }  // namespace ge::cpu_kernels::testing

@@ -33,6 +33,9 @@ class KernelTest {
   KernelTest& attribute(const std::string& name, Attribute value);
   /// The next output, with the desc shape inference would have set.
   KernelTest& output(DataType dtype, std::vector<int64_t> dims);
+  /// Launches with a null address for every input and output without elements, as the
+  /// runtime does (an empty tensor has no storage).
+  KernelTest& empty_tensors_without_address();
 
   /// Builds the graph on first use; later calls return the same node.
   Node& node();
@@ -55,6 +58,7 @@ class KernelTest {
   std::vector<InputSpec> inputs_;
   std::vector<std::pair<std::string, Attribute>> attributes_;
   std::vector<TensorDesc> outputs_;
+  bool empty_without_address_ = false;
 };
 
 /// Expects `test` to fail in prepare with `code` and a message containing `text`.

@@ -24,7 +24,14 @@ int matmul_kernel(const KernelArgs& args) {
   const auto* a = static_cast<const T*>(args.inputs[0]);
   const auto* b = static_cast<const T*>(args.inputs[1]);
   auto* y = static_cast<T*>(args.outputs[0]);
-  if (a == nullptr || b == nullptr || y == nullptr) return kKernelMissingAddress;
+  // Empty operands are legal and have no address: M or N = 0 leaves nothing to write,
+  // K = 0 a product of zeros.
+  if (p.a_matrix.empty() || p.m * p.n == 0) return kKernelOk;
+  if (y == nullptr || (p.k > 0 && (a == nullptr || b == nullptr))) return kKernelMissingAddress;
+  if (p.k == 0) {
+    std::fill(y, y + static_cast<int64_t>(p.a_matrix.size()) * p.m * p.n, T(0));
+    return kKernelOk;
+  }
   // With N = 1 the B column is contiguous: a column stride of 0 selects the dot-product
   // loop, which suits a matrix-vector product better than streaming length-1 rows.
   const int64_t b_col_stride = p.n == 1 ? 0 : 1;

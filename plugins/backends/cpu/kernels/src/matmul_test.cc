@@ -91,5 +91,25 @@ TEST(MatMulKernel, BoolIsUnsupported) {
   EXPECT_NE(kernel.status().message().find("bool"), std::string::npos) << kernel.status().message();
 }
 
+// Empty dims are legal (numpy: zeros((2,0)) @ zeros((0,4)) == zeros((2,4))) and empty
+// tensors reach the kernel without an address, as at run time.
+TEST(MatMulKernel, EmptyInnerDimensionGivesZeros) {
+  KernelTest test("MatMul");
+  test.input(f32({2, 0}, {})).input(f32({0, 4}, {})).output(F::kFloat32, {2, 4}).empty_tensors_without_address();
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {2, 4}, std::vector<float>(8, 0.0f));
+}
+
+TEST(MatMulKernel, EmptyOutputDimensionGivesAnEmptyProduct) {
+  KernelTest n0("MatMul");
+  n0.input(f32_iota({2, 3})).input(f32({3, 0}, {})).output(F::kFloat32, {2, 0}).empty_tensors_without_address();
+  GE_RUN_KERNEL(n0_out, n0);
+  expect_tensor<float>(n0_out[0], {2, 0}, {});
+  KernelTest batch0("MatMul");
+  batch0.input(f32({0, 2, 3}, {})).input(f32_iota({3, 4})).output(F::kFloat32, {0, 2, 4}).empty_tensors_without_address();
+  GE_RUN_KERNEL(batch0_out, batch0);
+  expect_tensor<float>(batch0_out[0], {0, 2, 4}, {});
+}
+
 }  // namespace
 }  // namespace ge::cpu_kernels::testing
