@@ -367,6 +367,19 @@ struct Executor::Impl {
       }
     }
     GE_ASSIGN_OR_RETURN(GraphCluster cut, extract_cluster(nodes, outputs));
+    // A cluster's inputs and outputs are plain tensors: a compiled cluster (or its
+    // specialisation, keyed by plain shapes) would read a blocked value as plain. The
+    // session hands over graphs from before the layout phase; a graph that still has one
+    // (a model file compiled by an older GE) runs those steps per op, which is right.
+    for (const auto* boundary : {&cut.inputs, &cut.outputs}) {
+      for (const Value* value : *boundary) {
+        if (!value->desc().is_plain()) {
+          GE_LOG_INFO("cluster from {} runs per op: '{}' crosses its boundary in format {}", nodes.front()->describe(),
+                      value->name(), value->desc().format);
+          return Status::ok();
+        }
+      }
+    }
     Cluster cluster;
     cluster.steps = end - begin;
     if (kind == ClusterKind::kDynamic) {

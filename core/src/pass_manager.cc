@@ -210,7 +210,8 @@ Status PassManager::dump(const Graph& graph, int step, const std::string& pass, 
   return Status::ok();
 }
 
-Status PassManager::run(Graph& graph, Backend* target_backend, Backend* reference_backend) {
+Status PassManager::run(Graph& graph, Backend* target_backend, Backend* reference_backend,
+                        const BeforeLayout& before_layout) {
   timings_.clear();
   GE_ASSIGN_OR_RETURN(std::vector<std::string> names, pipeline());
 #ifndef NDEBUG
@@ -237,10 +238,15 @@ Status PassManager::run(Graph& graph, Backend* target_backend, Backend* referenc
   }
   PassContext context{&ops_, options_.opt_level, target_backend, reference_backend};
   int step = 0;
+  bool before_layout_called = false;
   for (const std::string& name : names) {
     const PassInfo& info = *std::find_if(available_.begin(), available_.end(), [&](const PassInfo& p) { return p.name == name; });
     std::unique_ptr<Pass> pass = info.create ? info.create() : nullptr;
     if (!pass) return internal_error("pass '" + name + "': its factory returned no pass");
+    if (before_layout && !before_layout_called && info.phase == PassPhase::kLayout) {
+      before_layout(graph);
+      before_layout_called = true;
+    }
     ++step;
     GE_RETURN_IF_ERROR(dump(graph, step, name, "before"));
     bool changed = false;

@@ -68,7 +68,12 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
   PassManager passes(host.passes(), session->ops_, options.passes);
   Result<Backend*> reference = host.backend("cpu");
   const auto passes_start = clock.mark();
-  GE_RETURN_IF_ERROR(passes.run(*graph, backend, reference.is_ok() ? *reference : nullptr));
+  // The per-op executor gets the graph as it was before the layout phase: a blocked
+  // format must not cross the boundary of a cluster, and each cluster it sinks gets its
+  // own layout (plain at its inputs and outputs) when it is compiled.
+  std::unique_ptr<Graph> before_layout;
+  GE_RETURN_IF_ERROR(passes.run(*graph, backend, reference.is_ok() ? *reference : nullptr,
+                                [&](const Graph& g) { before_layout = g.clone(); }));
   session->pass_timings_ = passes.timings();
   clock.end("passes");
   add_pass_stages(session->stage_timings_, passes_start, session->pass_timings_);
@@ -94,6 +99,7 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
     GE_LOG_INFO("graph '{}' {}: {}", graph->name(),
                 specialisation_source ? "is specialised per input shape" : "runs per op", sink_refusal.message());
   }
+  if (before_layout) graph = std::move(before_layout);
   Status per_op =
       session->load_per_op(host, std::move(graph), std::move(specialisation_source), true, options, *backend);
   if (!per_op.is_ok() && !sink_refusal.is_ok()) {

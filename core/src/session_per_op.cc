@@ -23,8 +23,10 @@ Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph
   // gets the passes when the session's graph had them, and loads into the task sink.
   // --dump-graph: a specialisation's passes dump into a folder of their own; those of
   // clusters and bodies (fragments) do not dump.
-  auto optimise = [this, &host, &backend, options, run_passes](Graph& graph,
-                                                               std::optional<std::filesystem::path> dump) -> Status {
+  // `before_layout`, when given, receives the graph as it was before the layout phase
+  // (unchanged when no layout pass ran), for the per-op executor (see Session::create).
+  auto optimise = [this, &host, &backend, options, run_passes](Graph& graph, std::optional<std::filesystem::path> dump,
+                                                               std::unique_ptr<Graph>* before_layout) -> Status {
     for (const auto& node : graph.nodes()) {
       for (Value* out : node->outputs()) out->mutable_desc().shape.reset();
     }
@@ -34,7 +36,9 @@ Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph
       pass_options.dump_dir = std::move(dump);
       PassManager passes(host.passes(), ops_, pass_options);
       Result<Backend*> reference = host.backend("cpu");
-      GE_RETURN_IF_ERROR(passes.run(graph, &backend, reference.is_ok() ? *reference : nullptr));
+      PassManager::BeforeLayout keep;
+      if (before_layout != nullptr) keep = [before_layout](const Graph& g) { *before_layout = g.clone(); };
+      GE_RETURN_IF_ERROR(passes.run(graph, &backend, reference.is_ok() ? *reference : nullptr, keep));
     }
     return Status::ok();
   };
@@ -44,7 +48,7 @@ Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph
                                   options.stream_memory_ratio, pool_, false, options.super_kernel_max_bytes);
   };
   SinkCompiler compile = [optimise, load](std::unique_ptr<Graph> graph) -> Result<std::unique_ptr<ModelRunner>> {
-    GE_RETURN_IF_ERROR(optimise(*graph, std::nullopt));
+    GE_RETURN_IF_ERROR(optimise(*graph, std::nullopt, nullptr));
     return load(*graph);
   };
   ExecutorOptions executor_options;
@@ -72,10 +76,12 @@ Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph
       for (size_t i = 0; i < inputs.size() && i < descs.size(); ++i) inputs[i]->set_desc(descs[i]);
       std::optional<std::filesystem::path> dump;
       if (dump_dir) dump = *dump_dir / ("specialisation_" + std::to_string(++specialisations_compiled_));
-      GE_RETURN_IF_ERROR(optimise(*graph, std::move(dump)));
+      std::unique_ptr<Graph> before_layout;
+      GE_RETURN_IF_ERROR(optimise(*graph, std::move(dump), &before_layout));
       Result<std::unique_ptr<ModelRunner>> runner = load(*graph);
       if (runner.is_ok()) return Specialisation{std::move(runner).value(), nullptr};
       if (runner.status().code() != StatusCode::kUnsupported) return runner.status();
+      if (before_layout) graph = std::move(before_layout);
       GE_LOG_INFO("specialised graph '{}' runs per op, partitioned: {}", graph->name(), runner.status().message());
       GE_ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
                           Executor::create(std::move(graph), backend, ops_, executor_options));

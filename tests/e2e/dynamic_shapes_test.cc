@@ -386,6 +386,81 @@ TEST(Partition, NonZeroSplitsAStaticPrefixFromASpecialisedSuffix) {
   EXPECT_EQ(p.cluster_runs, 5u + 3u);
 }
 
+/// Weights as text IR: `count` values of a fixed pseudo-random sequence in [-0.25, 0.25].
+std::string weights(size_t count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> value(-0.25f, 0.25f);
+  std::string text = "[";
+  for (size_t i = 0; i < count; ++i) text += (i ? ", " : "") + std::to_string(value(rng));
+  return text + "]";
+}
+
+/// Convolutions of 16 channels (blocked at -O2 on cpu) on both sides of a Reshape to
+/// dims computed from data, which runs per op: c2 is blocked (three convolutions use it)
+/// and read, through a reorder to plain, after the Reshape by a cluster specialised at
+/// run time, whose inputs are keyed by plain shapes. (A PaddleOCR recogniser gave wrong
+/// Softmax outputs at -O2 where such a reorder landed in a later cluster than c2.)
+std::string blocked_across_a_partition() {
+  const std::string w = weights(16 * 16 * 9, 1), v = weights(16 * 16 * 9, 2), u = weights(16 * 16 * 9, 3),
+                    t = weights(16 * 16 * 9, 4);
+  return R"(graph main (opset ""=17) {
+  input %x : float32[1,16,8,8]
+  init %w1 : float32[16,16,3,3] = )" + w + R"(
+  init %w2 : float32[16,16,3,3] = )" + v + R"(
+  init %w3 : float32[16,16,3,3] = )" + u + R"(
+  init %w4 : float32[16,16,3,3] = )" + t + R"(
+  init %big : float32[] = [1e9]
+  init %one : int64[] = [1]
+  init %ax0 : int64[1] = [0]
+  init %head : int64[2] = [1, 16]
+  init %ax3 : int64[1] = [3]
+  init %back_shape : int64[4] = [1, 16, 8, -1]
+  %c1 = Conv(%x, %w1) {pads: ints = [1, 1, 1, 1]} "conv1"
+  %r1 = Relu(%c1) "relu1"
+  %c2 = Conv(%r1, %w2) {pads: ints = [1, 1, 1, 1]} "conv2"
+  %gt = Greater(%x, %big) "never"
+  %gi = Cast(%gt) {to: int = 7} "count_cast"
+  %n = ReduceSum(%gi) {keepdims: int = 0} "count"
+  %m = Sub(%n, %one) "minus_one"
+  %mu = Unsqueeze(%m, %ax0) "as_dim"
+  %shape = Concat(%head, %mu) {axis: int = 0} "shape"
+  %flat = Reshape(%c2, %shape) "data_dependent"
+  %sm = Softmax(%flat) {axis: int = -1} "softmax"
+  %mean = ReduceMean(%sm) {axes: ints = [2], keepdims: int = 1} "mean"
+  %scale = Unsqueeze(%mean, %ax3) "scale"
+  %back = Reshape(%sm, %back_shape) "back"
+  %z = Mul(%c2, %back) "weighted"
+  %c3 = Conv(%c2, %w3) {pads: ints = [1, 1, 1, 1]} "conv3"
+  %r3 = Relu(%c3) "relu3"
+  %y = Mul(%r3, %scale) "scaled"
+  %c4 = Conv(%c2, %w4) {pads: ints = [1, 1, 1, 1]} "conv4"
+  output %y
+  output %c4
+  output %sm
+  output %z
+})";
+}
+
+TEST(Partition, ABlockedFormatNeverCrossesAClusterBoundary) {
+  ASSERT_TRUE(PluginEnvironment::get().require({"layout_assignment"}).is_ok());
+  PartitionCheck check(blocked_across_a_partition());
+  ASSERT_TRUE(check.ready());
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  for (int run = 0; run < 3; ++run) {  // the specialised cluster compiles on its second sighting
+    std::vector<float> x(16 * 8 * 8);
+    for (float& e : x) e = value(rng);
+    check.expect_same({{"x", Tensor::from_vector<float>({1, 16, 8, 8}, x)}});
+  }
+  EXPECT_GE(check.partition().clusters, 2u) << check.sunk().describe_partition();
+  // The per-op executor's graph is the one from before the layout phase; its clusters
+  // get blocked formats inside them only.
+  for (const auto& node : check.sunk().graph().nodes()) {
+    EXPECT_NE(node->op_type(), "TransData") << node->describe();
+    for (const Value* out : node->outputs()) EXPECT_TRUE(out->desc().is_plain()) << out->name();
+  }
+}
+
 // A single static step after the specialised suffix (the product of a pooled value) is
 // specialised with it rather than run per op; a static run of two or more after it stays
 // a static cluster of its own.

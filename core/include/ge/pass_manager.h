@@ -3,6 +3,7 @@
 /// mode) a numeric check of each pass on the reference backend.
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -63,9 +64,15 @@ class PassManager {
   /// Unknown names and constraint cycles are errors.
   Result<std::vector<std::string>> pipeline() const;
 
+  /// Called once with the graph as it is before the first pass of the layout phase runs
+  /// (not at all when none runs): the session keeps that graph for the per-op executor,
+  /// whose clusters are cut at plain-format boundaries and get their layout on their own.
+  using BeforeLayout = std::function<void(const Graph&)>;
+
   /// Runs the pipeline on `graph`; the backends are handed to passes in PassContext.
   /// Check mode runs the model on `reference_backend` (an error when it is null).
-  Status run(Graph& graph, Backend* target_backend = nullptr, Backend* reference_backend = nullptr);
+  Status run(Graph& graph, Backend* target_backend = nullptr, Backend* reference_backend = nullptr,
+             const BeforeLayout& before_layout = {});
 
   const std::vector<PassTiming>& timings() const { return timings_; }
 
