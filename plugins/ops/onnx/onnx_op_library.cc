@@ -11,6 +11,7 @@
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include "attribute_rules.h"
 #include "desc_merge.h"
 #include "fusion_kind.h"
 #include "memory_sharing.h"
@@ -184,6 +185,7 @@ Status OnnxOpLibrary::infer(Node& node, int64_t opset_version, const InputDataPr
   }
   GE_RETURN_IF_ERROR(check_inference_preconditions(node, *schema, where));
   GE_RETURN_IF_ERROR(check_attributes(node, *schema, where));
+  GE_RETURN_IF_ERROR(check_attribute_rules(node, where));
   // Ops defined by a function body (LessOrEqual, MeanVarianceNormalization, ...) have no
   // inference function of their own: libonnx infers them through the body.
   const bool has_function = schema->has_type_and_shape_inference_function();
