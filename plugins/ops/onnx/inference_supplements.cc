@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "status_error.h"
@@ -107,6 +108,28 @@ bool is_integer(DataType type) {
   }
 }
 
+// The exact element count of an integer Range, max(0, ceil((limit - start) / delta)):
+// libonnx 1.12 subtracts in int64, so Range(-2^63, 2^63-1, 2^62) overflows to 0 elements
+// (4 is right). nullopt unless all three are known integer scalars.
+std::optional<__int128> integer_range_count(const Node& node, const InputDataProvider& data) {
+  const Tensor* inputs[] = {input_data(node, data, 0), input_data(node, data, 1), input_data(node, data, 2)};
+  int64_t values[3];
+  for (size_t i = 0; i < 3; ++i) {
+    const Tensor* t = inputs[i];
+    if (t == nullptr || t->element_count() != 1) return std::nullopt;
+    switch (t->dtype()) {
+      case DataType::kInt64: values[i] = t->data<int64_t>()[0]; break;
+      case DataType::kInt32: values[i] = t->data<int32_t>()[0]; break;
+      case DataType::kInt16: values[i] = t->data<int16_t>()[0]; break;
+      default: return std::nullopt;
+    }
+  }
+  const int64_t start = values[0], limit = values[1], delta = values[2];
+  const __int128 span = static_cast<__int128>(limit) - start;
+  if (delta == 0 || span == 0 || (span > 0) != (delta > 0)) return 0;
+  return (span + delta + (delta > 0 ? -1 : 1)) / delta;
+}
+
 void check_range_data(const Node& node, const InputDataProvider& data) {
   const Tensor* start = input_data(node, data, 0);
   const Tensor* limit = input_data(node, data, 1);
@@ -124,6 +147,15 @@ void check_range_data(const Node& node, const InputDataProvider& data) {
   }
   if (delta->scalar_as_double() == 0.0) {
     throw StatusError(invalid_argument("input 2 (delta) is 0; Range needs a non-zero step"));
+  }
+  if (std::optional<__int128> count = integer_range_count(node, data); count && *count > (__int128{1} << 62)) {
+    auto exact = [](const Tensor& t) {
+      return std::to_string(t.dtype() == DataType::kInt64 ? t.data<int64_t>()[0]
+                                                          : static_cast<int64_t>(t.scalar_as_double()));
+    };
+    throw StatusError(invalid_argument("Range from " + exact(*start) + " to " + exact(*limit) + " by " +
+                                       exact(*delta) + " has " + std::to_string(static_cast<double>(*count)) +
+                                       " elements, more than 2^62"));
   }
   if (!is_integer(delta->dtype())) {
     const double count = std::ceil((limit->scalar_as_double() - start->scalar_as_double()) / delta->scalar_as_double());
@@ -148,6 +180,11 @@ void supplement_inference(const Node& node, const InputDataProvider& data, std::
   if (node.op_type() == "Reshape") supplement_reshape_rank(node, outputs);
   if (node.op_type() == "NonZero") supplement_non_zero(node, data, outputs);
   if (node.op_type() == "Compress") supplement_compress(node, data, outputs);
+  if (node.op_type() == "Range") {
+    if (std::optional<__int128> count = integer_range_count(node, data)) {
+      set_output_dims(outputs, {static_cast<int64_t>(*count)});
+    }
+  }
   const std::string& op = node.op_type();
   if (op == "MaxPool" || op == "AveragePool" || op == "LpPool") supplement_ceil_mode_pool(node, outputs);
 }

@@ -517,6 +517,41 @@ TEST_F(OnnxOpLibraryTest, RangeWithAZeroDeltaOrANonFiniteBoundIsAnError) {
   }
 }
 
+TEST_F(OnnxOpLibraryTest, RangeOfInt64ExtremesCountsWithoutOverflow) {
+  // numpy.arange(-2**63, 2**63 - 1, 2**62) has 4 elements; libonnx 1.12 subtracts the
+  // bounds in int64 and says 0. Range(-2^63, 2^63 - 1, 1) has 2^64 - 1: too many.
+  struct Case {
+    int64_t start, limit, delta;
+    int64_t count;  // -1: an error
+  };
+  const std::vector<Case> cases = {{INT64_MIN, INT64_MAX, int64_t{1} << 62, 4},
+                                   {INT64_MAX, INT64_MIN, -(int64_t{1} << 62), 4},
+                                   {INT64_MIN, INT64_MAX, INT64_MAX, 3},
+                                   {0, 10, 3, 4},
+                                   {5, 0, 1, 0},
+                                   {INT64_MIN, INT64_MAX, 1, -1}};
+  for (const Case& c : cases) {
+    Graph graph;
+    graph.set_opset_import("", kOpset);
+    std::vector<Value*> inputs;
+    for (const char* name : {"start", "limit", "delta"}) inputs.push_back(graph.add_input(name, TensorDesc::of(DataType::kInt64, {})));
+    Node* node = graph.add_node("Range", inputs, 1, "r");
+    const std::vector<Tensor> values = {Tensor::from_vector<int64_t>({}, {c.start}), Tensor::from_vector<int64_t>({}, {c.limit}),
+                                        Tensor::from_vector<int64_t>({}, {c.delta})};
+    InputDataProvider data = [&](const Node&, size_t index) -> const Tensor* { return &values[index]; };
+    Status status = library_->infer(*node, kOpset, data, registry_);
+    if (c.count < 0) {
+      ASSERT_FALSE(status.is_ok());
+      EXPECT_TRUE(contains(status.message(), "Range from -9223372036854775808 to 9223372036854775807 by 1 has"))
+          << status.message();
+      EXPECT_TRUE(contains(status.message(), "more than 2^62")) << status.message();
+      continue;
+    }
+    ASSERT_TRUE(status.is_ok()) << status.to_string();
+    EXPECT_EQ(node->output(0)->desc(), TensorDesc::of(DataType::kInt64, {c.count})) << c.start << " " << c.limit;
+  }
+}
+
 TEST_F(OnnxOpLibraryTest, UnknownOpIsUnsupported) {
   Node* node = graph_.add_node("NoSuchOp", {f32("x", {1})}, 1, "mystery");
   Status direct = infer(node);

@@ -238,5 +238,27 @@ TEST(GatherKernel, Float8Codes) {
   expect_codes(out[0], F::kFloat8E4M3FN, {2}, {0x7E, 0x38});
 }
 
+TEST(SliceKernel, StepsNearInt64LimitsTakeOneElement) {
+  // numpy: x[:, 2**63-1:-2**63:-2**63] and x[:, 0:4:2**63-1] of arange(12).reshape(3, 4)
+  // are columns 3 and 0; the count must not overflow computing ceil(span / |step|).
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min(), kMax = std::numeric_limits<int64_t>::max();
+  struct Case {
+    int64_t start, end, step;
+    std::vector<float> expected;
+  };
+  for (const Case& c : {Case{kMax, kMin, kMin, {3, 7, 11}}, Case{0, 4, kMax, {0, 4, 8}},
+                        Case{kMax, kMin, kMin / 2, {3, 7, 11}}, Case{-1, kMin, kMin + 1, {3, 7, 11}}}) {
+    KernelTest test("Slice", 13);
+    test.input(f32_iota({3, 4}))
+        .input(i64({1}, {c.start}))
+        .input(i64({1}, {c.end}))
+        .input(i64({1}, {1}))
+        .input(i64({1}, {c.step}))
+        .output(F::kFloat32, {3, 1});
+    GE_RUN_KERNEL(out, test);
+    expect_tensor<float>(out[0], {3, 1}, c.expected);
+  }
+}
+
 }  // namespace
 }  // namespace ge::cpu_kernels::testing

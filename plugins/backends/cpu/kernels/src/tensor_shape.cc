@@ -136,6 +136,15 @@ struct RangeParams {
   int64_t count = 0;
 };
 
+// max(0, ceil((limit - start) / delta)), exact: in 128 bits the span of two int64 values
+// cannot overflow (Range(-2^63, 2^63-1, 2^62) has 4 elements).
+__int128 range_count(int64_t start, int64_t limit, int64_t delta) {
+  const __int128 span = static_cast<__int128>(limit) - start;
+  if (span == 0 || (span > 0) != (delta > 0)) return 0;
+  const __int128 step = delta;
+  return (span + step + (delta > 0 ? -1 : 1)) / step;
+}
+
 template <typename T>
 int range_kernel(const KernelArgs& args) {
   const auto& p = *static_cast<const RangeParams*>(args.params);
@@ -147,10 +156,7 @@ int range_kernel(const KernelArgs& args) {
   if constexpr (std::is_integral_v<T>) {
     // Integer counts are exact: check them against the output desc.
     if (*delta == 0) return kKernelInvalidRuntimeArgument;
-    const int64_t span = static_cast<int64_t>(*limit) - static_cast<int64_t>(*start);
-    const int64_t step = *delta;
-    const int64_t count = std::max<int64_t>(0, span / step + ((span % step != 0 && (span > 0) == (step > 0)) ? 1 : 0));
-    if (count != p.count) return kKernelRuntimeShapeMismatch;
+    if (range_count(*start, *limit, *delta) != static_cast<__int128>(p.count)) return kKernelRuntimeShapeMismatch;
   }
   if (p.count > 0 && y == nullptr) return kKernelMissingAddress;
   for (int64_t i = 0; i < p.count; ++i) {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "kernel_test_util.h"
 #include "narrow_test_util.h"
 #include "tensor_common.h"
@@ -225,6 +227,20 @@ TEST(ShapeKernel, ShapeAndSizeOfAFloat8Tensor) {
   size.input(codes(F::kUInt4, {2, 3}, {0, 0, 0, 0, 0, 0})).output(F::kInt64, {});
   GE_RUN_KERNEL(b, size);
   expect_tensor<int64_t>(b[0], {}, {6});
+}
+
+TEST(RangeKernel, Int64CountDoesNotOverflow) {
+  // numpy.arange(-2**63, 2**63 - 1, 2**62): limit - start is 2^64 - 1, past int64.
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min(), kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kStep = int64_t{1} << 62;
+  KernelTest up("Range", 11);
+  up.input(i64({}, {kMin})).input(i64({}, {kMax})).input(i64({}, {kStep})).output(F::kInt64, {4});
+  GE_RUN_KERNEL(up_out, up);
+  expect_tensor<int64_t>(up_out[0], {4}, {kMin, -kStep, 0, kStep});
+  KernelTest down("Range", 11);
+  down.input(i64({}, {kMax})).input(i64({}, {kMin})).input(i64({}, {-kStep})).output(F::kInt64, {4});
+  GE_RUN_KERNEL(down_out, down);
+  expect_tensor<int64_t>(down_out[0], {4}, {kMax, kStep - 1, -1, -kStep - 1});
 }
 
 }  // namespace

@@ -56,21 +56,25 @@ int slice_view(const SliceParams& p, const KernelArgs& args, StridedView& view) 
     int64_t last = ends[k];
     if (first < 0) first += dim;
     if (last < 0) last += dim;
-    int64_t count = 0;
+    // ceil(span / |step|) as 1 + (span - 1) / |step| in unsigned arithmetic: |step| may
+    // be 2^63 and span + |step| would overflow.
+    const uint64_t magnitude = s > 0 ? static_cast<uint64_t>(s) : uint64_t{0} - static_cast<uint64_t>(s);
+    int64_t span = 0;
     if (s > 0) {
       first = std::clamp<int64_t>(first, 0, dim);
       last = std::clamp<int64_t>(last, 0, dim);
-      if (last > first) count = (last - first + s - 1) / s;
+      span = last - first;
     } else if (dim > 0) {
       first = std::clamp<int64_t>(first, 0, dim - 1);
       last = std::clamp<int64_t>(last, -1, dim - 1);
-      if (first > last) count = (first - last - s - 1) / -s;
+      span = first - last;
     } else {
       first = 0;
     }
+    const int64_t count = span > 0 ? 1 + static_cast<int64_t>(static_cast<uint64_t>(span - 1) / magnitude) : 0;
     if (count != p.y_dims[axis]) return kKernelRuntimeShapeMismatch;
     start[axis] = first;
-    step[axis] = s;
+    step[axis] = count > 1 ? s : 1;  // one element: the step is never taken (and |s| * stride could overflow)
   }
   for (int d = 0; d < p.rank; ++d) {
     if (!seen[d] && p.y_dims[d] != p.x_dims[d]) return kKernelRuntimeShapeMismatch;
