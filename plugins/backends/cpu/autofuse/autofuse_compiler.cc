@@ -22,6 +22,8 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <string>
+#include <string_view>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -295,6 +297,51 @@ Status run_compiler(const std::vector<std::string>& arguments, const fs::path& l
   return Status::ok();
 }
 
+/// Appended to every object the compiler writes (the loader ignores bytes past what the
+/// ELF headers locate): the SHA-256 of the bytes before it. A cached file is read and
+/// checked before it is mapped, so a damaged one (truncated, bit flips, half-written at a
+/// power loss) is rebuilt instead of crashing the process inside dlopen or the kernel.
+constexpr std::string_view kChecksumTag = "\nge-autofuse-sha256:";
+constexpr size_t kChecksumTrailerBytes = kChecksumTag.size() + 64 + 1;
+
+/// Larger files are not kernels of ours (a generated kernel is kilobytes to a few MB).
+constexpr off_t kMaxObjectBytes = off_t{256} << 20;
+
+std::string checksum_trailer(std::string_view content) {
+  return std::string(kChecksumTag) + sha256_hex(content) + "\n";
+}
+
+bool has_valid_checksum(std::string_view file) {
+  if (file.size() < kChecksumTrailerBytes) return false;
+  const std::string_view body = file.substr(0, file.size() - kChecksumTrailerBytes);
+  return file.substr(body.size()) == checksum_trailer(body);
+}
+
+/// The `size` bytes of `fd` from its start.
+std::optional<std::string> read_file(int fd, off_t size) {
+  std::string content(static_cast<size_t>(size), '\0');
+  for (size_t done = 0; done < content.size();) {
+    const ssize_t n = ::pread(fd, content.data() + done, content.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return std::nullopt;
+    done += static_cast<size_t>(n);
+  }
+  return content;
+}
+
+bool write_all(int fd, std::string_view data, off_t offset) {
+  for (size_t done = 0; done < data.size();) {
+    const ssize_t n = ::pwrite(fd, data.data() + done, data.size() - done, offset + static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
 /// The definition appended to every kernel's source: the loader compares it with the key
 /// it asked for, so that an object is never trusted by its file name.
 std::string key_definition(const std::string& key) {
@@ -358,6 +405,13 @@ std::optional<CompiledKernel> find_cached(const TrustedDirectory& cache, const s
     *refusal = *why;
     return std::nullopt;
   }
+  std::optional<std::string> content;
+  if (st.st_size <= kMaxObjectBytes) content = read_file(fd.get(), st.st_size);
+  if (!content || !has_valid_checksum(*content)) {
+    GE_LOG_WARN("autofusion: cache entry {} is damaged (its checksum does not match): recompiling", object.string());
+    ::unlinkat(cache.fd.get(), name.c_str(), 0);
+    return std::nullopt;
+  }
   // Loaded by its name, not /proc/self/fd: glibc matches a name against the objects already
   // loaded, and a reused descriptor number would hand back another kernel. The name is safe
   // here because nobody else can write the directory.
@@ -411,9 +465,10 @@ Result<CompiledKernel> build(const TrustedDirectory& directory, const std::strin
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 
   // What the compiler wrote: a regular file of ours, made writable by nobody else whatever
-  // the umask, so that the cache check accepts it later.
+  // the umask and given its checksum, so that the cache check accepts it later; on disk
+  // before it is renamed into place.
   {
-    FileDescriptor fd(::openat(directory.fd.get(), object_name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    FileDescriptor fd(::openat(directory.fd.get(), object_name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC));
     if (!fd.valid() && errno == ENOENT) {
       return unsupported("the compiler '" + settings.compiler + "' exited 0 but wrote no kernel (" + object.string() +
                          ")");
@@ -425,6 +480,15 @@ Result<CompiledKernel> build(const TrustedDirectory& directory, const std::strin
     if (!S_ISREG(st.st_mode)) return unsupported("the compiled kernel " + object.string() + " is not a regular file");
     if (::fchmod(fd.get(), st.st_mode & 0755) != 0) {
       return unsupported("cannot restrict the permissions of " + object.string() + ": " + errno_text(errno));
+    }
+    if (st.st_size > kMaxObjectBytes - static_cast<off_t>(kChecksumTrailerBytes)) {
+      return unsupported("the compiled kernel " + object.string() + " is larger than " +
+                         std::to_string(kMaxObjectBytes >> 20) + " MiB");
+    }
+    std::optional<std::string> content = read_file(fd.get(), st.st_size);
+    if (!content) return unsupported("cannot read the compiled kernel " + object.string() + ": " + errno_text(errno));
+    if (!write_all(fd.get(), checksum_trailer(*content), st.st_size) || (into_cache && ::fsync(fd.get()) != 0)) {
+      return unsupported("cannot write the compiled kernel " + object.string() + ": " + errno_text(errno));
     }
   }
   // Loaded under its unique temporary name: a stale object under the final name may still

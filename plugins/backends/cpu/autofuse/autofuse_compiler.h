@@ -9,11 +9,12 @@
 /// nobody else, and each directory above it is owned by that user or root and writable by
 /// nobody else (or sticky, like /tmp). Directories made here are 0700. A cache or entry
 /// that fails these checks is not used (one log line says why): the kernel is compiled in
-/// a private temporary directory (mkdtemp) that is removed once it is loaded. Every kernel
-/// exports its key (`ge_autofuse_key`, appended to the source here) and is used only when
-/// that is the key asked for: a cached object of another kernel (copied over the file, or
-/// stale) is removed and rebuilt, as is one that does not load (corrupt, truncated,
-/// another ABI).
+/// a private temporary directory (mkdtemp) that is removed once it is loaded. Each object
+/// ends with the SHA-256 of its bytes, checked before it is mapped: a damaged file
+/// (truncated, bit flips) is rebuilt, never loaded. Every kernel exports its key
+/// (`ge_autofuse_key`, appended to the source here) and is used only when that is the key
+/// asked for: a cached object of another kernel (copied over the file, or stale) is removed
+/// and rebuilt, as is one that does not load (another ABI).
 ///
 /// Environment: GE_AUTOFUSE_CXX (the compiler, default `c++` on PATH),
 /// GE_AUTOFUSE_CACHE_DIR (default $XDG_CACHE_HOME/ge/autofuse, else $HOME/.cache/ge/autofuse,

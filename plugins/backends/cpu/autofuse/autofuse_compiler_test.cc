@@ -16,12 +16,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "autofuse_codegen.h"
+#include "autofuse_sha256.h"
 #include "ge/logging.h"
 
 namespace ge::cpu_autofuse {
@@ -111,8 +113,9 @@ class AutofuseCompilerTest : public ::testing::Test {
   }
 
   /// A valid kernel library at `path` that claims kSource's key but computes x * 100, and
-  /// whose constructor creates root_/ran: what an attacker would plant.
-  void plant(const fs::path& path) {
+  /// whose constructor creates root_/ran: what an attacker would plant. With `checksum` it
+  /// ends with the SHA-256 trailer the cache expects, as an attacker can compute too.
+  void plant(const fs::path& path, bool checksum = true) {
     const fs::path source = root_ / "planted.cc";
     std::ofstream(source) << "#include <cstdio>\n"
                           << "extern \"C\" const char ge_autofuse_key[] = \""
@@ -125,6 +128,14 @@ class AutofuseCompilerTest : public ::testing::Test {
                           << "\", \"w\")) std::fclose(f);\n}\n";
     const std::string command = "c++ -shared -fPIC -o '" + path.string() + "' '" + source.string() + "'";
     ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    if (checksum) append_checksum(path);
+  }
+
+  /// Appends the cache's checksum trailer to `path`.
+  static void append_checksum(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ofstream(path, std::ios::binary | std::ios::app) << "\nge-autofuse-sha256:" << sha256_hex(content) << "\n";
   }
 
   /// Where kSource's kernel is cached.
@@ -201,6 +212,55 @@ TEST_F(AutofuseCompilerTest, KernelOfAnotherKeyIsRecompiled) {
   EXPECT_EQ(run_kernel(again.value()), 6.0f);
 }
 
+// A kernel file of this user with the right key but without its checksum (damaged, or
+// from an older GE) is never mapped.
+TEST_F(AutofuseCompilerTest, EntryWithoutItsChecksumIsRebuiltUnloaded) {
+  fs::create_directories(cache_);
+  plant(cached_object(), /*checksum=*/false);
+  LogCapture log;
+  Result<CompiledKernel> kernel = compile(kSource, settings_from_environment());
+  ASSERT_TRUE(kernel.is_ok()) << kernel.status().to_string();
+  EXPECT_FALSE(kernel.value().cache_hit);
+  EXPECT_EQ(run_kernel(kernel.value()), 6.0f);
+  EXPECT_FALSE(fs::exists(root_ / "ran")) << "the damaged library was loaded";
+  EXPECT_NE(log.text().find("cache entry " + cached_object().string() +
+                            " is damaged (its checksum does not match): recompiling"),
+            std::string::npos)
+      << log.text();
+}
+
+// Bit flips in a cached kernel (here its constant 3 made 100) or a truncation are caught
+// by the checksum before the object is mapped.
+TEST_F(AutofuseCompilerTest, DamagedEntriesAreRebuilt) {
+  const CompilerSettings settings = settings_from_environment();
+  ASSERT_TRUE(compile(kSource, settings).is_ok());
+  std::string content;
+  {
+    std::ifstream in(cached_object(), std::ios::binary);
+    content.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const std::string three("\x00\x00\x40\x40", 4), hundred("\x00\x00\xc8\x42", 4);  // 3.0f, 100.0f
+  const size_t at = content.find(three);
+  ASSERT_NE(at, std::string::npos);
+  content.replace(at, 4, hundred);
+  std::ofstream(root_ / "damaged.so", std::ios::binary) << content;
+  fs::rename(root_ / "damaged.so", cached_object());  // not in place: this process has it mapped
+  Result<CompiledKernel> flipped = compile(kSource, settings);
+  ASSERT_TRUE(flipped.is_ok()) << flipped.status().to_string();
+  EXPECT_FALSE(flipped.value().cache_hit);
+  EXPECT_EQ(run_kernel(flipped.value()), 6.0f);
+
+  std::ofstream(root_ / "truncated.so", std::ios::binary) << content.substr(0, content.size() / 2);
+  fs::rename(root_ / "truncated.so", cached_object());
+  Result<CompiledKernel> truncated = compile(kSource, settings);
+  ASSERT_TRUE(truncated.is_ok()) << truncated.status().to_string();
+  EXPECT_FALSE(truncated.value().cache_hit);
+  EXPECT_EQ(run_kernel(truncated.value()), 6.0f);
+  Result<CompiledKernel> again = compile(kSource, settings);
+  ASSERT_TRUE(again.is_ok());
+  EXPECT_TRUE(again.value().cache_hit);
+}
+
 // A library without a key (an older GE's kernel, or the probe's evil.c) is not used either.
 TEST_F(AutofuseCompilerTest, KernelWithoutAKeyIsRecompiled) {
   fs::create_directories(cache_);
@@ -209,10 +269,13 @@ TEST_F(AutofuseCompilerTest, KernelWithoutAKeyIsRecompiled) {
                            "extern \"C\" void ge_autofuse_run(const void* const* in, void* const* out) {}\n";
   const std::string command = "c++ -shared -fPIC -o '" + cached_object().string() + "' '" + source.string() + "'";
   ASSERT_EQ(std::system(command.c_str()), 0);
+  append_checksum(cached_object());
+  LogCapture log;
   Result<CompiledKernel> kernel = compile(kSource, settings_from_environment());
   ASSERT_TRUE(kernel.is_ok()) << kernel.status().to_string();
   EXPECT_FALSE(kernel.value().cache_hit);
   EXPECT_EQ(run_kernel(kernel.value()), 6.0f);
+  EXPECT_NE(log.text().find("does not match its key: recompiling"), std::string::npos) << log.text();
 }
 
 TEST_F(AutofuseCompilerTest, CacheWritableByOthersIsRefused) {
