@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <bit>
+#include <charconv>
 #include <cstddef>
 #include <cstring>
 #include <fstream>
@@ -50,12 +51,17 @@ size_t endian_unit(DataType type) {
 
 Result<int64_t> parse_non_negative(const std::string& text, const std::string& key,
                                    const std::string& label) {
-  if (text.empty() || text.size() > 19 ||
-      text.find_first_not_of("0123456789") != std::string::npos) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
     return parse_error(label + ": external data key '" + key + "' is not a non-negative integer: '" +
                        text + "'");
   }
-  return static_cast<int64_t>(std::stoll(text));
+  int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) {
+    return parse_error(label + ": external data key '" + key + "' = " + text +
+                       " is out of range (at most 9223372036854775807)");
+  }
+  return value;
 }
 
 // True when `path` (canonical) lies inside `base` (canonical), component by component.

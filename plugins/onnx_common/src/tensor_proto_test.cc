@@ -541,6 +541,35 @@ TEST(ExternalData, BadOffsetText) {
   EXPECT_EQ(tensor.status().code(), StatusCode::kParseError);
 }
 
+// Issue 36 item 16: 19 digits above INT64_MAX passed the digit check and std::stoll threw,
+// an "internal error ... stoll" naming neither the tensor nor the key.
+TEST(ExternalData, OffsetOrLengthAboveInt64MaxNamesTheTensorAndTheKey) {
+  TempDir dir;
+  dir.write("weights.bin", kWeightsFile);
+  for (const char* key : {"offset", "length"}) {
+    for (const std::string text : {"9999999999999999999", "9223372036854775808", "123456789012345678901234"}) {
+      auto proto = make_proto("w", onnx::TensorProto::FLOAT, {3});
+      if (std::string(key) == "offset") {
+        add_external(proto, "weights.bin", text);
+      } else {
+        add_external(proto, "weights.bin", "8", text);
+      }
+      auto tensor = tensor_from_proto(proto, dir.path());
+      ASSERT_FALSE(tensor.is_ok()) << key << " = " << text;
+      EXPECT_EQ(tensor.status().code(), StatusCode::kParseError);
+      EXPECT_EQ(tensor.status().message(), std::string("tensor 'w': external data key '") + key + "' = " + text +
+                                               " is out of range (at most 9223372036854775807)");
+    }
+  }
+  // INT64_MAX itself parses, and is then past the end of the file.
+  auto proto = make_proto("w", onnx::TensorProto::FLOAT, {3});
+  add_external(proto, "weights.bin", "9223372036854775807");
+  auto tensor = tensor_from_proto(proto, dir.path());
+  ASSERT_FALSE(tensor.is_ok());
+  EXPECT_NE(tensor.status().message().find("offset 9223372036854775807 is past the end"), std::string::npos)
+      << tensor.status().message();
+}
+
 // ---- tensor_to_proto ----
 
 TEST(TensorToProto, WritesLittleEndianRawData) {
