@@ -57,4 +57,8 @@ Result<PassInfo> apply_pass_options(PassInfo pass, const PluginOptions& options,
   return pass;
 }
 
+std::vector<std::string> pass_option_keys(const std::string& prefix) {
+  return {prefix + "min_opt_level", prefix + "phase", prefix + "after", prefix + "before"};
+}
+
 }  // namespace ge

@@ -76,5 +76,25 @@ TEST(PassOptions, BadValuesAreErrorsNamingTheOption) {
             "layout) and, inside a phase, 'after' / 'before' (arrays of pass names)");
 }
 
+// Issue 36 item 17: a misspelt key in a built-in pass's [plugin.options] was ignored.
+TEST(PassOptions, AnUnknownKeyIsAnErrorNamingItAndThePass) {
+  PluginOptions options;
+  options.set("min_opt_level", int64_t{2});
+  EXPECT_TRUE(options.check_known_keys("pass 'dce'", pass_option_keys()).is_ok());
+  options.set("mni_opt_level", int64_t{3});
+  Status status = options.check_known_keys("pass 'dce'", pass_option_keys());
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(),
+            "pass 'dce': unknown option 'mni_opt_level' in [plugin.options]; did you mean 'min_opt_level'? (known "
+            "options: min_opt_level, phase, after, before)");
+  PluginOptions far;
+  far.set("colour", std::string("red"));
+  EXPECT_EQ(far.check_known_keys("pass 'cse'", pass_option_keys("cse.")).message(),
+            "pass 'cse': unknown option 'colour' in [plugin.options] (known options: cse.min_opt_level, cse.phase, "
+            "cse.after, cse.before)");
+  EXPECT_EQ(far.check_known_keys("plugin 'x'", {}).message(),
+            "plugin 'x': unknown option 'colour' in [plugin.options] (known options: none)");
+}
+
 }  // namespace
 }  // namespace ge

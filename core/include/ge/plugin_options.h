@@ -8,6 +8,8 @@
 #include <variant>
 #include <vector>
 
+#include "ge/status.h"
+
 namespace ge {
 
 class PluginOptions {
@@ -25,6 +27,11 @@ class PluginOptions {
   double get_double(const std::string& key, double fallback) const;
   std::string get_string(const std::string& key, const std::string& fallback) const;
   std::vector<std::string> get_strings(const std::string& key, const std::vector<std::string>& fallback) const;
+
+  /// Ok when every key is one of `known`; else kInvalidArgument naming `owner` (e.g.
+  /// "pass 'dce'"), the first unknown key, the closest known one and all of them, so a
+  /// misspelt option is an error rather than silently ignored.
+  Status check_known_keys(const std::string& owner, const std::vector<std::string>& known) const;
 
  private:
   std::map<std::string, Value> values_;

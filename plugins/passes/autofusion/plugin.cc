@@ -29,6 +29,9 @@ ge::Status register_autofusion(ge::Registrar& registrar) {
   info.phase = ge::PassPhase::kFuse;
   info.create = [pass_options] { return std::make_unique<ge::passes::Autofusion>(pass_options); };
   GE_ASSIGN_OR_RETURN(info, ge::apply_pass_options(std::move(info), options));
+  std::vector<std::string> known = ge::pass_option_keys();
+  known.insert(known.end(), {"max_ops", "max_inputs"});
+  GE_RETURN_IF_ERROR(options.check_known_keys("pass 'autofusion'", known));
   return registrar.add_pass(std::move(info));
 }
 

@@ -16,6 +16,9 @@ ge::Status register_constant_folding(ge::Registrar& registrar) {
   info.phase = ge::PassPhase::kFold;
   info.create = [cap] { return std::make_unique<ge::passes::ConstantFolding>(cap); };
   GE_ASSIGN_OR_RETURN(info, ge::apply_pass_options(std::move(info), registrar.options()));
+  std::vector<std::string> known = ge::pass_option_keys();
+  known.push_back("max_folded_bytes");
+  GE_RETURN_IF_ERROR(registrar.options().check_known_keys("pass 'constant_folding'", known));
   return registrar.add_pass(std::move(info));
 }
 

@@ -15,6 +15,7 @@ ge::Status register_cse(ge::Registrar& registrar) {
   info.run_after = {"constant_folding"};
   info.create = [] { return std::make_unique<ge::passes::CommonSubexpressionElimination>(); };
   GE_ASSIGN_OR_RETURN(info, ge::apply_pass_options(std::move(info), registrar.options()));
+  GE_RETURN_IF_ERROR(registrar.options().check_known_keys("pass 'cse'", ge::pass_option_keys()));
   return registrar.add_pass(std::move(info));
 }
 

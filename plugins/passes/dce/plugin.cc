@@ -13,6 +13,7 @@ ge::Status register_dce(ge::Registrar& registrar) {
   info.phase = ge::PassPhase::kCleanup;
   info.create = [] { return std::make_unique<ge::passes::DeadCodeElimination>(); };
   GE_ASSIGN_OR_RETURN(info, ge::apply_pass_options(std::move(info), registrar.options()));
+  GE_RETURN_IF_ERROR(registrar.options().check_known_keys("pass 'dce'", ge::pass_option_keys()));
   return registrar.add_pass(std::move(info));
 }
 

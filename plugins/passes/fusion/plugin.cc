@@ -31,7 +31,8 @@ namespace {
 
 /// Registers PassType in phase fuse, before autofusion and the passes in `before`.
 template <typename PassType>
-ge::Status add(ge::Registrar& registrar, int min_opt_level, std::vector<std::string> before = {}) {
+ge::Status add(ge::Registrar& registrar, std::vector<std::string>& known, int min_opt_level,
+               std::vector<std::string> before = {}) {
   ge::PassInfo info;
   info.name = PassType().name();
   info.min_opt_level = min_opt_level;
@@ -40,6 +41,7 @@ ge::Status add(ge::Registrar& registrar, int min_opt_level, std::vector<std::str
   info.run_before.push_back("autofusion");
   info.create = [] { return std::make_unique<PassType>(); };
   const std::string prefix = info.name + ".";
+  for (std::string& key : ge::pass_option_keys(prefix)) known.push_back(std::move(key));
   GE_ASSIGN_OR_RETURN(info, ge::apply_pass_options(std::move(info), registrar.options(), prefix));
   return registrar.add_pass(std::move(info));
 }
@@ -47,20 +49,21 @@ ge::Status add(ge::Registrar& registrar, int min_opt_level, std::vector<std::str
 ge::Status register_fusions(ge::Registrar& registrar) {
   try {
     using namespace ge::fusion;
-    GE_RETURN_IF_ERROR(add<BiasAddFusion>(registrar, 2));
-    GE_RETURN_IF_ERROR(add<ConvBatchNormFusion>(registrar, 2));
-    GE_RETURN_IF_ERROR(add<MatMulAddFusion>(registrar, 2));
+    std::vector<std::string> known;  // every pass's "<pass>.<option>" keys
+    GE_RETURN_IF_ERROR(add<BiasAddFusion>(registrar, known, 2));
+    GE_RETURN_IF_ERROR(add<ConvBatchNormFusion>(registrar, known, 2));
+    GE_RETURN_IF_ERROR(add<MatMulAddFusion>(registrar, known, 2));
     // Before fuse_activation and fuse_matmul_bias take the MatMul into a ge::FusedMatMul.
-    GE_RETURN_IF_ERROR(add<ReduceMatMulReorder>(registrar, 2, {"fuse_activation", "fuse_matmul_bias"}));
-    GE_RETURN_IF_ERROR(add<LayerNormFusion>(registrar, 2));
-    GE_RETURN_IF_ERROR(add<SoftmaxFusion>(registrar, 2));
+    GE_RETURN_IF_ERROR(add<ReduceMatMulReorder>(registrar, known, 2, {"fuse_activation", "fuse_matmul_bias"}));
+    GE_RETURN_IF_ERROR(add<LayerNormFusion>(registrar, known, 2));
+    GE_RETURN_IF_ERROR(add<SoftmaxFusion>(registrar, known, 2));
     // fuse_activation would take the HardSwish into a Conv / Gemm / MatMul.
-    GE_RETURN_IF_ERROR(add<HardSwishFusion>(registrar, 2, {"fuse_activation"}));
-    GE_RETURN_IF_ERROR(add<GeluFusion>(registrar, 3));
-    GE_RETURN_IF_ERROR(add<MatMulBiasFusion>(registrar, 3));
-    GE_RETURN_IF_ERROR(add<ConvResidualFusion>(registrar, 3));
-    GE_RETURN_IF_ERROR(add<ActivationFusion>(registrar, 3));
-    return ge::Status::ok();
+    GE_RETURN_IF_ERROR(add<HardSwishFusion>(registrar, known, 2, {"fuse_activation"}));
+    GE_RETURN_IF_ERROR(add<GeluFusion>(registrar, known, 3));
+    GE_RETURN_IF_ERROR(add<MatMulBiasFusion>(registrar, known, 3));
+    GE_RETURN_IF_ERROR(add<ConvResidualFusion>(registrar, known, 3));
+    GE_RETURN_IF_ERROR(add<ActivationFusion>(registrar, known, 3));
+    return registrar.options().check_known_keys("plugin 'fusion'", known);
   } catch (const std::exception& error) {
     return ge::plugin_error(std::string("fusion passes: registration failed: ") + error.what());
   }

@@ -14,6 +14,7 @@ ge::Status register_layout_assignment(ge::Registrar& registrar) {
   info.phase = ge::PassPhase::kLayout;
   info.create = [] { return std::make_unique<ge::passes::LayoutAssignment>(); };
   GE_ASSIGN_OR_RETURN(info, ge::apply_pass_options(std::move(info), registrar.options()));
+  GE_RETURN_IF_ERROR(registrar.options().check_known_keys("pass 'layout_assignment'", ge::pass_option_keys()));
   return registrar.add_pass(std::move(info));
 }
 

@@ -2,6 +2,7 @@
 /// The registry options that move a pass in the pipeline, read alike by every pass plugin.
 
 #include <string>
+#include <vector>
 
 #include "ge/pass.h"
 #include "ge/plugin_options.h"
@@ -17,5 +18,9 @@ namespace ge {
 /// Errors name the option and what it must be. The retired numeric `order` option is an
 /// error that says what replaced it.
 Result<PassInfo> apply_pass_options(PassInfo pass, const PluginOptions& options, const std::string& prefix = "");
+
+/// The keys apply_pass_options reads (with `prefix`), for a pass plugin to list among its
+/// known options (PluginOptions::check_known_keys).
+std::vector<std::string> pass_option_keys(const std::string& prefix = "");
 
 }  // namespace ge

@@ -86,6 +86,8 @@ Result<PreparedKernel> NpuSimBackend::prepare(const Node& node) const {
 
 Result<NpuSimConfig> NpuSimConfig::from_options(const PluginOptions& options) {
   NpuSimConfig config;
+  GE_RETURN_IF_ERROR(options.check_known_keys(
+      "npu_sim", {"capacity_mib", "queue_depth", "launch_ns", "bandwidth_gbps", "vector_gelems", "matrix_gelems"}));
   const int64_t capacity_mib = options.get_int("capacity_mib", static_cast<int64_t>(config.capacity_bytes >> 20));
   const int64_t depth = options.get_int("queue_depth", static_cast<int64_t>(config.queue_depth));
   if (capacity_mib <= 0 || capacity_mib > (int64_t{1} << 20)) {
