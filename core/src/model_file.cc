@@ -15,6 +15,7 @@
 
 #include "gem.pb.h"
 #include "ge/alignment.h"
+#include "ge/atomic_file.h"
 #include "ge/data_type.h"
 #include "ge/graph_text.h"
 #include "ge/weight_merging.h"
@@ -393,12 +394,7 @@ Status write_model_file(const std::filesystem::path& path, const Graph& graph, c
                         const CompiledPlans* plans, const MemoryStatistics* statistics,
                         const std::vector<std::string>& gears) {
   GE_ASSIGN_OR_RETURN(std::string bytes, serialize_model_file(graph, info, plans, statistics, gears));
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return invalid_argument("cannot open '" + path.string() + "' for writing");
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) return invalid_argument("cannot write '" + path.string() + "'");
-  return Status::ok();
+  return write_file_atomically(path, bytes);
 }
 
 namespace {

@@ -1,11 +1,10 @@
 // A profile in the Chrome Trace Event Format (ge/trace.h).
 #include "ge/trace.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <utility>
+
+#include "ge/atomic_file.h"
 
 namespace ge {
 
@@ -67,13 +66,7 @@ std::string ChromeTrace::to_json() const {
 }
 
 Status ChromeTrace::write(const std::filesystem::path& file) const {
-  const std::string text = to_json();
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  if (!out) return invalid_argument("cannot write trace file '" + file.string() + "': " + std::strerror(errno));
-  out << text << '\n';
-  out.close();
-  if (!out) return invalid_argument("cannot write trace file '" + file.string() + "': " + std::strerror(errno));
-  return Status::ok();
+  return write_file_atomically(file, to_json() + '\n');
 }
 
 }  // namespace ge

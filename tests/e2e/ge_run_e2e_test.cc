@@ -614,3 +614,158 @@ TEST_F(GeRunE2ETest, ACompiledModelTakesItsBackendAndRefusesCompileOptions) {
   }
   EXPECT_FALSE(fs::exists(tmp_ / "dump"));
 }
+
+// ---- issue 36: outputs written atomically, registry options checked ----
+
+namespace {
+
+std::string contents_of(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// The hidden temporaries an atomic write leaves when it is killed (or fails to remove).
+std::vector<std::string> temporaries_in(const fs::path& folder) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find(".tmp-") != std::string::npos) names.push_back(name);
+  }
+  return names;
+}
+
+/// `tool args...` under a file size limit of one 512-byte block, SIGXFSZ ignored: a longer
+/// write fails with EFBIG part way, as one on a full disk fails with ENOSPC.
+Outcome run_with_tiny_file_size_limit(const std::string& tool, const std::vector<std::string>& args) {
+  std::vector<std::string> wrapped = {"-c", "trap '' XFSZ; ulimit -f 1; exec \"$0\" \"$@\"", tool};
+  wrapped.insert(wrapped.end(), args.begin(), args.end());
+  return run_tool("/bin/sh", wrapped);
+}
+
+}  // namespace
+
+// Item 10: a failed write (a full disk) truncated the previous file under its own name.
+TEST_F(GeRunE2ETest, AProfileThatCannotBeWrittenKeepsThePreviousOneAndSaysWhy) {
+  const fs::path trace = tmp_ / "trace.json";
+  std::ofstream(trace) << "the previous trace";
+  Outcome r = run_with_tiny_file_size_limit(GE_RUN_PATH, {kModel, "--input", "random", "--profile", trace.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "cannot write '" + trace.string() + "': File too large (the previous file is kept)")
+      << "\n"
+      << r.output;
+  EXPECT_EQ(contents_of(trace), "the previous trace");
+  EXPECT_TRUE(temporaries_in(tmp_).empty());
+}
+
+TEST_F(GeRunE2ETest, AGemThatCannotBeWrittenKeepsThePreviousOneAndSaysWhy) {
+  const fs::path gem = tmp_ / "m.gem";
+  std::ofstream(gem) << "the previous model";
+  Outcome r = run_with_tiny_file_size_limit(GE_COMPILE_PATH, {"--model", kModel.string(), "--output", gem.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "cannot write '" + gem.string() + "': File too large (the previous file is kept)")
+      << "\n"
+      << r.output;
+  EXPECT_EQ(contents_of(gem), "the previous model");
+  const fs::path onnx = tmp_ / "m.onnx";
+  r = run_with_tiny_file_size_limit(GE_COMPILE_PATH, {"--model", kModel.string(), "--export-onnx", onnx.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "--export-onnx: cannot write '" + onnx.string() + "': File too large") << "\n" << r.output;
+  EXPECT_FALSE(fs::exists(onnx));
+  EXPECT_TRUE(temporaries_in(tmp_).empty());
+}
+
+TEST_F(GeRunE2ETest, CompilingOverTheSourceModelIsRefused) {
+  const fs::path model = tmp_ / "self.onnx";
+  fs::copy_file(kModel, model);
+  const std::string before = contents_of(model);
+  fs::create_hard_link(model, tmp_ / "alias.onnx");
+  for (const std::string& output :
+       {model.string(), (tmp_ / "." / "self.onnx").string(), (tmp_ / "alias.onnx").string()}) {
+    for (const std::string flag : {"--output", "--export-onnx"}) {
+      Outcome r = run_tool(GE_COMPILE_PATH, {"--model", model.string(), flag, output});
+      EXPECT_EQ(r.exit_code, 1) << r.output;
+      EXPECT_CONTAINS(r.output, flag + " '" + output + "' is the model '" + model.string() +
+                                    "' itself; writing it would destroy the source model: give another file");
+    }
+  }
+  EXPECT_EQ(contents_of(model), before);
+  Outcome r = run_tool(GE_COMPILE_PATH, {"--model", model.string(), "--output", (tmp_ / "m.x").string(),
+                                         "--export-onnx", (tmp_ / "m.x").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "--output and --export-onnx name the same file") << "\n" << r.output;
+}
+
+// Item 17: an unknown key in a built-in pass's [plugin.options] was ignored.
+TEST_F(GeRunE2ETest, AMisspeltPassOptionIsAnErrorNamingTheKeyAndThePass) {
+  const fs::path lib = fs::path(GE_RUN_PATH).parent_path().parent_path() / "lib";
+  struct Case {
+    std::string plugin, key, message;
+  };
+  for (const Case& c :
+       std::vector<Case>{{"dce", "mni_opt_level",
+                          "pass 'dce': unknown option 'mni_opt_level' in [plugin.options]; did you mean "
+                          "'min_opt_level'? (known options: min_opt_level, phase, after, before)"},
+                         {"constant_folding", "max_folded_byte",
+                          "pass 'constant_folding': unknown option 'max_folded_byte' in "
+                          "[plugin.options]; did you mean 'max_folded_bytes'?"},
+                         {"fusion", "fuse_gelu.phas",
+                          "plugin 'fusion': unknown option 'fuse_gelu.phas' in [plugin.options]; did "
+                          "you mean 'fuse_gelu.phase'?"}}) {
+    const fs::path registry = tmp_ / (c.plugin + ".toml");
+    std::ofstream(registry) << "[[plugin]]\nname = \"" << c.plugin << "\"\nkind = \"pass\"\nlibrary = \""
+                            << (lib / ("libge_pass_" + c.plugin + ".so")).string() << "\"\n[plugin.options]\n\""
+                            << c.key << "\" = 3\n";
+    Outcome r = ge_run({"--plugins", registry.string(), kModel, "--input", "random"});
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_CONTAINS(r.output, c.message) << "\n" << r.output;
+  }
+}
+
+// Item 17: `--input-shape ''` was blamed on control flow ("does not compile to static
+// plans"); so was a gear that leaves an input's dims open.
+TEST_F(GeRunE2ETest, GeCompileNamesWhatAnInputShapeLeavesOpen) {
+  onnx::ModelProto model;  // y = x + z, x: float32[N,3], z: float32[M,3]
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(17);
+  onnx::GraphProto* graph = model.mutable_graph();
+  graph->set_name("g");
+  onnx::NodeProto* node = graph->add_node();
+  node->set_op_type("Add");
+  node->add_input("x");
+  node->add_input("z");
+  node->add_output("y");
+  for (const char* name : {"x", "z"}) {
+    onnx::ValueInfoProto* input = graph->add_input();
+    input->set_name(name);
+    input->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    onnx::TensorShapeProto* shape = input->mutable_type()->mutable_tensor_type()->mutable_shape();
+    shape->add_dim()->set_dim_param(std::string(name) == "x" ? "N" : "M");
+    shape->add_dim()->set_dim_value(3);
+  }
+  graph->add_output()->set_name("y");
+  graph->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  const fs::path path = tmp_ / "add.onnx";
+  std::ofstream(path, std::ios::binary) << model.SerializeAsString();
+  const std::string gem = (tmp_ / "add.gem").string();
+
+  for (const std::string empty : {"", " ", ";"}) {
+    Outcome r = run_tool(GE_COMPILE_PATH, {"--model", path.string(), "--output", gem, "--input-shape", empty,
+                                           "--input-shape", "x=2,3;z=2,3"});
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_CONTAINS(
+        r.output, "--input-shape expects NAME=D0,D1,... (several separated by ';'), got an empty value '" + empty + "'")
+        << "\n"
+        << r.output;
+  }
+  Outcome r = run_tool(GE_COMPILE_PATH, {"--model", path.string(), "--output", gem, "--input-shape", "x=2,3",
+                                         "--input-shape", "x=4,3;z=4,3"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output,
+                  "--input-shape 'x=2,3': input 'z' float32[M,3] still has dynamic dims; each "
+                  "--input-shape of a gear gives the dims of every input with dynamic dims")
+      << "\n"
+      << r.output;
+  r = run_tool(GE_COMPILE_PATH, {"--model", path.string(), "--output", gem, "--input-shape", "x=2,3;z=2,3",
+                                 "--input-shape", "x=4,3;z=4,3"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "ge/logging.h"
@@ -74,6 +75,32 @@ const char* usage() {
          "the .gem is written as well. The model may also be given as the one positional argument.\n";
 }
 
+/// True when `a` and `b` name one existing file (through links, "./", hard links).
+bool same_file(const fs::path& a, const fs::path& b) {
+  std::error_code error;
+  return fs::equivalent(a, b, error) && !error;
+}
+
+/// An output that is the model would replace the source model with the compiled one; two
+/// outputs that are one file would overwrite each other.
+Status check_outputs_spare_the_model(const CompileOptions& options) {
+  for (const auto& [flag, output] :
+       {std::pair{"--output", options.output}, std::pair{"--export-onnx", options.export_onnx}}) {
+    if (output && same_file(*output, *options.model)) {
+      return invalid_argument(std::string(flag) + " '" + output->string() + "' is the model '" +
+                              options.model->string() +
+                              "' itself; writing it would destroy the source model: give another file");
+    }
+  }
+  if (options.output && options.export_onnx &&
+      (same_file(*options.output, *options.export_onnx) ||
+       options.output->lexically_normal() == options.export_onnx->lexically_normal())) {
+    return invalid_argument("--output and --export-onnx name the same file '" + options.output->string() +
+                            "': give two files");
+  }
+  return Status::ok();
+}
+
 Result<CompileOptions> parse_arguments(const std::vector<std::string>& args) {
   CompileOptions options;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -106,6 +133,10 @@ Result<CompileOptions> parse_arguments(const std::vector<std::string>& args) {
       GE_ASSIGN_OR_RETURN(options.backend, value(arg));
     } else if (arg == "--input-shape") {
       GE_ASSIGN_OR_RETURN(std::string v, value(arg));
+      if (v.find_first_not_of("; ") == std::string::npos) {
+        return invalid_argument(
+            "--input-shape expects NAME=D0,D1,... (several separated by ';'), got an empty value '" + v + "'");
+      }
       options.input_shapes.push_back(v);
     } else if (arg == "--memory-assigner") {
       GE_ASSIGN_OR_RETURN(std::string v, value(arg));
@@ -165,6 +196,7 @@ Result<CompileOptions> parse_arguments(const std::vector<std::string>& args) {
   }
   if (!options.model) return invalid_argument("--model is required");
   if (!options.output && !options.export_onnx) return invalid_argument("--output (or --export-onnx) is required");
+  GE_RETURN_IF_ERROR(check_outputs_spare_the_model(options));
   return options;
 }
 
@@ -291,9 +323,19 @@ int run(int argc, char** argv) {
     std::unique_ptr<Graph> gear_graph = original->clone();
     const std::string where = "--input-shape '" + spec + "'";
     if (Status status = apply_input_shapes(*gear_graph, spec); !status.is_ok()) return fail(status.with_context(where));
+    std::string still_dynamic;  // an input this gear left with dynamic dims, for the message
+    for (const Value* input : gear_graph->runtime_inputs()) {
+      if (still_dynamic.empty() && input->desc().kind == ValueKind::kTensor && !input->desc().is_static())
+        still_dynamic = "'" + input->name() + "' " + input->desc().to_string();
+    }
     Result<std::unique_ptr<Session>> gear = Session::create(host, std::move(gear_graph), session_options);
     if (!gear.is_ok()) return fail(gear.status().with_context(where));
     const ModelRunner* runner = (*gear)->runner();
+    if (runner == nullptr && !still_dynamic.empty()) {
+      return fail(invalid_argument(where + ": input " + still_dynamic +
+                                   " still has dynamic dims; each --input-shape of a gear gives the dims of every "
+                                   "input with dynamic dims"));
+    }
     if (runner == nullptr) {
       return fail(invalid_argument(where + ": the model does not compile to static plans for these shapes (control "
                                            "flow or data-dependent shapes); it is specialised at run time instead"));

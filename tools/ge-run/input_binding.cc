@@ -4,11 +4,13 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
 #include <string_view>
 
+#include "ge/memory_limit.h"
 #include "ge/minifloat.h"
 #include "npz.h"
 #include "tensor_file.h"
@@ -122,27 +124,37 @@ Result<Tensor> random_tensor(const TensorDesc& desc, uint64_t seed) {
   return tensor;
 }
 
-Status check_input_matches(const std::string& input_name, const std::string& source, const TensorDesc& desc,
-                           const Tensor& tensor) {
+namespace {
+
+/// check_input_matches() on a dtype and shape, whether or not a tensor holds them yet.
+Status check_dtype_and_shape(const std::string& input_name, const std::string& source, const TensorDesc& desc,
+                             DataType dtype, const std::vector<int64_t>& shape) {
   const std::string what = "input '" + input_name + "' from '" + source + "'";
   if (desc.kind != ValueKind::kTensor) {
     return unsupported(what + ": the model expects " + desc.to_string() + ", ge-run binds tensors only");
   }
-  if (desc.dtype != DataType::kUndefined && tensor.dtype() != desc.dtype) {
-    return invalid_argument(what + " has dtype " + std::string(data_type_name(tensor.dtype())) +
-                            " but the model expects " + desc.to_string());
+  if (desc.dtype != DataType::kUndefined && dtype != desc.dtype) {
+    return invalid_argument(what + " has dtype " + std::string(data_type_name(dtype)) + " but the model expects " +
+                            desc.to_string());
   }
   if (!desc.has_rank()) return Status::ok();
-  bool fits = tensor.rank() == desc.rank();
+  bool fits = static_cast<int64_t>(shape.size()) == desc.rank();
   for (int64_t i = 0; fits && i < desc.rank(); ++i) {
     const Dim& dim = (*desc.shape)[static_cast<size_t>(i)];
-    fits = !dim.is_static() || dim.value == tensor.shape()[static_cast<size_t>(i)];
+    fits = !dim.is_static() || dim.value == shape[static_cast<size_t>(i)];
   }
   if (!fits) {
-    return invalid_argument(what + " has shape " + shape_to_string(tensor.shape()) + " but the model expects " +
+    return invalid_argument(what + " has shape " + shape_to_string(shape) + " but the model expects " +
                             desc.to_string());
   }
   return Status::ok();
+}
+
+}  // namespace
+
+Status check_input_matches(const std::string& input_name, const std::string& source, const TensorDesc& desc,
+                           const Tensor& tensor) {
+  return check_dtype_and_shape(input_name, source, desc, tensor.dtype(), tensor.shape());
 }
 
 Status check_value_matches(const std::string& input_name, const std::string& source, const TensorDesc& desc,
@@ -174,17 +186,35 @@ bool is_npz(const std::string& source) {
   return true;
 }
 
-/// One input's binding: a spec naming a file (or random), or an array of a .npz archive.
+/// One input's binding: a spec naming a file (or random), or an array of a .npz archive
+/// (read from the archive only once its declared dtype and shape fit the input).
 struct Binding {
   const InputSpec* spec = nullptr;
-  std::optional<Tensor> array;  ///< set for an archive's array
-  std::string described;        ///< "--input x.npy", "--input all.npz (array 'x')"
+  std::shared_ptr<const NpzArchive> archive;  ///< set for an archive's array
+  size_t array = 0;                           ///< its index in the archive
+  std::string described;                      ///< "--input x.npy", "--input all.npz (array 'x')"
 };
 
-std::string array_names(const NamedArrays& arrays) {
+std::string array_names(const NpzArchive& archive) {
   std::string text;
-  for (const auto& [name, tensor] : arrays) text += (text.empty() ? "'" : ", '") + name + "'";
+  for (const NpzArchive::Array& array : archive.arrays()) text += (text.empty() ? "'" : ", '") + array.name + "'";
   return text.empty() ? "(none)" : text;
+}
+
+/// check_input_matches() on what an archive's .npy header declares, before its payload is
+/// inflated; a uint16 array may stand for a bfloat16 input (value_from_tensor relabels it).
+Status check_array_matches(const std::string& input_name, const std::string& source, const TensorDesc& desc,
+                           const NpyLayout& layout) {
+  if (desc.kind != ValueKind::kTensor) return Status::ok();  // value_from_tensor says what is wrong
+  const DataType dtype =
+      desc.dtype == DataType::kBFloat16 && layout.dtype == DataType::kUInt16 ? DataType::kBFloat16 : layout.dtype;
+  return check_dtype_and_shape(input_name, source, desc, dtype, layout.shape);
+}
+
+Result<std::shared_ptr<const NpzArchive>> open_archive(const InputSpec& spec, size_t memory_limit) {
+  Result<NpzArchive> archive = NpzArchive::open(spec.source, memory_limit);
+  if (!archive.is_ok()) return archive.status().with_context(describe_spec(spec));
+  return std::make_shared<const NpzArchive>(std::move(archive).value());
 }
 
 /// The runtime input numpy.savez's positional name `arr_K` stands for, if any.
@@ -200,7 +230,8 @@ std::optional<size_t> positional_array_index(const std::string& name, size_t inp
 
 }  // namespace
 
-Result<NamedValues> bind_inputs(const Graph& graph, const std::vector<InputSpec>& specs) {
+Result<NamedValues> bind_inputs(const Graph& graph, const std::vector<InputSpec>& specs, size_t memory_limit) {
+  const size_t limit = memory_limit > 0 ? memory_limit : physical_memory_bytes();
   const std::vector<Value*> runtime = graph.runtime_inputs();
   std::map<std::string, size_t> index_of;
   for (size_t i = 0; i < runtime.size(); ++i) index_of[runtime[i]->name()] = i;
@@ -219,10 +250,10 @@ Result<NamedValues> bind_inputs(const Graph& graph, const std::vector<InputSpec>
   size_t positional = 0;
   for (const InputSpec& spec : specs) {
     if (!spec.name && is_npz(spec.source)) {
-      Result<NamedArrays> arrays = read_npz(spec.source);
-      if (!arrays.is_ok()) return arrays.status().with_context(describe_spec(spec));
-      if (arrays->empty()) return invalid_argument(describe_spec(spec) + ": the archive holds no arrays");
-      for (auto& [array_name, tensor] : *arrays) {
+      GE_ASSIGN_OR_RETURN(std::shared_ptr<const NpzArchive> archive, open_archive(spec, limit));
+      if (archive->arrays().empty()) return invalid_argument(describe_spec(spec) + ": the archive holds no arrays");
+      for (size_t index = 0; index < archive->arrays().size(); ++index) {
+        const std::string& array_name = archive->arrays()[index].name;
         std::optional<size_t> target;
         if (auto found = index_of.find(array_name); found != index_of.end()) {
           target = found->second;
@@ -233,8 +264,8 @@ Result<NamedValues> bind_inputs(const Graph& graph, const std::vector<InputSpec>
           return invalid_argument(describe_spec(spec) + ": the archive's array '" + array_name +
                                   "' names no input of the model; the model's inputs are: " + describe_inputs(runtime));
         }
-        GE_RETURN_IF_ERROR(bind(*target, Binding{&spec, std::move(tensor),
-                                                 describe_spec(spec) + " (array '" + array_name + "')"}));
+        GE_RETURN_IF_ERROR(
+            bind(*target, Binding{&spec, archive, index, describe_spec(spec) + " (array '" + array_name + "')"}));
       }
       continue;
     }
@@ -256,19 +287,19 @@ Result<NamedValues> bind_inputs(const Graph& graph, const std::vector<InputSpec>
                                 std::to_string(runtime.size()) + "): " + describe_inputs(runtime));
       }
     }
-    Binding binding{&spec, std::nullopt, describe_spec(spec)};
+    Binding binding{&spec, nullptr, 0, describe_spec(spec)};
     if (is_npz(spec.source)) {  // NAME=FILE.npz: the array NAME, or the only one
-      Result<NamedArrays> arrays = read_npz(spec.source);
-      if (!arrays.is_ok()) return arrays.status().with_context(describe_spec(spec));
-      auto named = std::find_if(arrays->begin(), arrays->end(),
-                                [&](const auto& entry) { return entry.first == *spec.name; });
-      if (named == arrays->end() && arrays->size() == 1) named = arrays->begin();
-      if (named == arrays->end()) {
+      GE_ASSIGN_OR_RETURN(binding.archive, open_archive(spec, limit));
+      const std::vector<NpzArchive::Array>& arrays = binding.archive->arrays();
+      auto named =
+          std::find_if(arrays.begin(), arrays.end(), [&](const auto& array) { return array.name == *spec.name; });
+      if (named == arrays.end() && arrays.size() == 1) named = arrays.begin();
+      if (named == arrays.end()) {
         return invalid_argument(describe_spec(spec) + ": the archive has no array '" + *spec.name +
-                                "' and more than one to choose from: " + array_names(*arrays));
+                                "' and more than one to choose from: " + array_names(*binding.archive));
       }
-      binding.array = std::move(named->second);
-      binding.described += " (array '" + named->first + "')";
+      binding.array = static_cast<size_t>(named - arrays.begin());
+      binding.described += " (array '" + named->name + "')";
     }
     GE_RETURN_IF_ERROR(bind(target, std::move(binding)));
   }
@@ -280,6 +311,20 @@ Result<NamedValues> bind_inputs(const Graph& graph, const std::vector<InputSpec>
                             "=random");
   }
 
+  // Every archive array fits its input and, all together, the memory limit before any
+  // is inflated.
+  size_t archive_bytes = 0;
+  for (size_t i = 0; i < runtime.size(); ++i) {
+    const Binding& binding = *bound[i];
+    if (!binding.archive) continue;
+    const NpyLayout& layout = binding.archive->arrays()[binding.array].layout;
+    GE_RETURN_IF_ERROR(check_array_matches(runtime[i]->name(), binding.described, runtime[i]->desc(), layout));
+    GE_RETURN_IF_ERROR(check_memory_limit("input '" + runtime[i]->name() + "' from " + binding.described + " (" +
+                                              layout.descr + " " + shape_to_string(layout.shape) + ")",
+                                          layout.payload_bytes, limit, archive_bytes));
+    archive_bytes += layout.payload_bytes;
+  }
+
   NamedValues values;
   for (size_t i = 0; i < runtime.size(); ++i) {
     const Binding& binding = *bound[i];
@@ -287,8 +332,10 @@ Result<NamedValues> bind_inputs(const Graph& graph, const std::vector<InputSpec>
     const std::string& name = runtime[i]->name();
     const TensorDesc& desc = runtime[i]->desc();
     RuntimeValue value;
-    if (binding.array) {
-      Result<RuntimeValue> converted = value_from_tensor(*binding.array, desc, binding.described);
+    if (binding.archive) {
+      Result<Tensor> array = binding.archive->load(binding.array);
+      if (!array.is_ok()) return array.status().with_context(binding.described);
+      Result<RuntimeValue> converted = value_from_tensor(std::move(array).value(), desc, binding.described);
       if (!converted.is_ok()) return converted.status().with_context("input '" + name + "'");
       value = std::move(converted).value();
       GE_RETURN_IF_ERROR(check_value_matches(name, binding.described, desc, value));

@@ -3,6 +3,7 @@
 /// positions, loads each source (.npy, .pb, .npz, random) and checks it against the
 /// declared type.
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -38,8 +39,9 @@ Status check_value_matches(const std::string& input_name, const std::string& sou
 /// names arr_K to the K-th input, unless an input has that name); `NAME=FILE.npz` binds
 /// the array NAME, or the archive's only array. Unknown names, too many positional
 /// inputs, an input bound twice and an unbound input are kInvalidArgument. The result is
-/// in runtime-input order.
-Result<NamedValues> bind_inputs(const Graph& graph, const std::vector<InputSpec>& specs);
+/// in runtime-input order. A .npz array is checked against its input and `memory_limit`
+/// (0: the machine's physical memory) from its header, before it is inflated.
+Result<NamedValues> bind_inputs(const Graph& graph, const std::vector<InputSpec>& specs, size_t memory_limit = 0);
 
 /// The tensors of `values`, for APIs that take tensors only (`purpose` says which, for
 /// the message); kUnsupported naming the first value that is a sequence or optional.

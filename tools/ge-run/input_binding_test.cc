@@ -199,6 +199,52 @@ TEST_F(BindArchiveTest, Errors) {
             std::string::npos);
 }
 
+// Issue 36 item 6: a 3 MB .npz was inflated to 6.3 GB before its shape was checked
+// against the model. Now each array's .npy header is read alone and checked first; the
+// payload of this archive cannot be read (its CRC is broken), so only checks made before
+// reading it can pass or give their own message.
+TEST_F(BindArchiveTest, ChecksDeclaredShapesAndSizesBeforeInflating) {
+  // x: float32[4194304], 16 MiB of zeros deflated to a few KiB.
+  Result<std::string> bytes = serialize_npz({{"x", Tensor::zeros(DataType::kFloat32, {4194304})}}, true);
+  ASSERT_TRUE(bytes.is_ok()) << bytes.status().to_string();
+  const size_t central = bytes->find(std::string("PK\x01\x02", 4));
+  ASSERT_NE(central, std::string::npos);
+  (*bytes)[central + 16] ^= 0x55;  // the directory's CRC-32 of the member
+  const std::string file = (dir_ / "big.npz").string();
+  std::ofstream(file, std::ios::binary) << *bytes;
+
+  EXPECT_EQ(error_of({{std::nullopt, file}, {"y", y_file_}}),
+            "input 'x' from '--input " + file + " (array 'x')' has shape [4194304] but the model expects float32[2]");
+
+  Graph any_length;
+  any_length.add_input("x", TensorDesc(DataType::kFloat32, {Dim::named("N")}));
+  Result<NamedValues> bound = bind_inputs(any_length, {{std::nullopt, file}}, size_t{1} << 20);
+  ASSERT_FALSE(bound.is_ok());
+  EXPECT_EQ(bound.status().message(), "--input " + file + ": " + file +
+                                          ":x.npy (<f4 [4194304]) needs 16 MiB; limit 1.0 MiB (raise it with "
+                                          "--memory-limit or SessionOptions::memory_limit)");
+  // Two arrays that fit one at a time but not together.
+  const std::string pair = archive(
+      "pair.npz",
+      {{"a", Tensor::zeros(DataType::kFloat32, {196608})}, {"b", Tensor::zeros(DataType::kFloat32, {196608})}}, true);
+  Graph two;
+  two.add_input("a", TensorDesc(DataType::kFloat32, {Dim::named("N")}));
+  two.add_input("b", TensorDesc(DataType::kFloat32, {Dim::named("N")}));
+  bound = bind_inputs(two, {{std::nullopt, pair}}, size_t{1} << 20);
+  ASSERT_FALSE(bound.is_ok());
+  EXPECT_NE(
+      bound.status().message().find("input 'b' from --input " + pair +
+                                    " (array 'b') (<f4 [196608]) needs 768 KiB; limit 1.0 MiB, 768 KiB already in use"),
+      std::string::npos)
+      << bound.status().message();
+
+  // Within the limit, the payload is read, and only now its CRC fails.
+  bound = bind_inputs(any_length, {{std::nullopt, file}}, size_t{64} << 20);
+  ASSERT_FALSE(bound.is_ok());
+  EXPECT_NE(bound.status().message().find("member 'x.npy' fails its CRC-32 check"), std::string::npos)
+      << bound.status().message();
+}
+
 TEST(BindValuesTest, SequenceInputs) {
   Graph graph;
   TensorDesc sequence(DataType::kFloat32, {Dim::unknown()});

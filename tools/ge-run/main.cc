@@ -246,7 +246,7 @@ Result<std::unique_ptr<Session>> compile_model(const PluginHost& host, const fs:
   GE_ASSIGN_OR_RETURN(Parser * parser, host.parser_for(model));
   Result<std::unique_ptr<Graph>> graph = parser->parse_file(model);
   if (!graph.is_ok()) return graph.status().with_context(model.string());
-  GE_ASSIGN_OR_RETURN(NamedValues check_inputs, bind_inputs(**graph, options.inputs));
+  GE_ASSIGN_OR_RETURN(NamedValues check_inputs, bind_inputs(**graph, options.inputs, options.memory_limit));
   GE_ASSIGN_OR_RETURN(session_options.passes.check_inputs, plain_tensors(check_inputs, "--check-passes"));
   Result<std::unique_ptr<Session>> session = Session::create(host, std::move(graph).value(), session_options);
   if (!session.is_ok()) return session.status().with_context(model.string());
@@ -350,7 +350,7 @@ int run(int argc, char** argv) {
     }
   }
 
-  Result<NamedValues> inputs = bind_inputs(session.graph(), options.inputs);
+  Result<NamedValues> inputs = bind_inputs(session.graph(), options.inputs, options.memory_limit);
   if (!inputs.is_ok()) return fail(inputs.status());
   // Before the runs: a model that fails or goes wrong in them is what a dump is for.
   if (options.dump_tensors) {

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <vector>
 
+#include "ge/atomic_file.h"
 #include "ge/tensor_desc.h"
 
 namespace ge::tools {
@@ -221,7 +222,7 @@ std::string shape_literal(const std::vector<int64_t>& shape) {
 
 }  // namespace
 
-Result<Tensor> parse_npy(std::string_view bytes, const std::string& source) {
+Result<NpyLayout> parse_npy_header(std::string_view bytes, const std::string& source) {
   if (bytes.size() < kMagic.size() + 2 || bytes.substr(0, kMagic.size()) != kMagic) {
     return parse_error(source + ": not a .npy file (missing the \\x93NUMPY magic)");
   }
@@ -235,6 +236,10 @@ Result<Tensor> parse_npy(std::string_view bytes, const std::string& source) {
   const size_t header_start = 8 + length_width;
   if (bytes.size() < header_start) return parse_error(source + ": truncated .npy header");
   const size_t header_length = read_le(bytes, 8, length_width);
+  if (header_start + header_length > kMaxNpyHeaderBytes) {
+    return parse_error(source + ": .npy header declares " + std::to_string(header_length) + " bytes, more than the " +
+                       std::to_string(kMaxNpyHeaderBytes) + " any array needs");
+  }
   if (bytes.size() - header_start < header_length) {
     return parse_error(source + ": truncated .npy header (declares " + std::to_string(header_length) +
                        " bytes, file has " + std::to_string(bytes.size() - header_start) + ")");
@@ -261,12 +266,28 @@ Result<Tensor> parse_npy(std::string_view bytes, const std::string& source) {
     }
     count *= static_cast<uint64_t>(dim);
   }
-  const std::string_view payload = bytes.substr(header_start + header_length);
-  const uint64_t expected_bytes = count * item_size;
-  if (payload.size() != expected_bytes) {
-    return parse_error(source + ": .npy payload is " + std::to_string(payload.size()) + " bytes but " + *header.descr +
-                       " " + shape_to_string(shape) + " needs " + std::to_string(expected_bytes));
-  }
+  return NpyLayout{type, *header.descr, shape, header_start + header_length, count * item_size};
+}
+
+uint64_t npy_header_bytes(std::string_view prefix) {
+  if (prefix.size() < 10 || prefix.substr(0, kMagic.size()) != kMagic) return 0;
+  const size_t length_width = prefix[6] == 1 ? 2 : 4;
+  if (prefix.size() < 8 + length_width) return 0;
+  return 8 + length_width + read_le(prefix, 8, length_width);
+}
+
+Status check_npy_payload_size(const NpyLayout& layout, uint64_t payload_bytes, const std::string& source) {
+  if (payload_bytes == layout.payload_bytes) return Status::ok();
+  return parse_error(source + ": .npy payload is " + std::to_string(payload_bytes) + " bytes but " + layout.descr +
+                     " " + shape_to_string(layout.shape) + " needs " + std::to_string(layout.payload_bytes));
+}
+
+Result<Tensor> parse_npy(std::string_view bytes, const std::string& source) {
+  GE_ASSIGN_OR_RETURN(NpyLayout layout, parse_npy_header(bytes, source));
+  const DataType type = layout.dtype;
+  const std::vector<int64_t>& shape = layout.shape;
+  const std::string_view payload = bytes.substr(layout.header_bytes);
+  GE_RETURN_IF_ERROR(check_npy_payload_size(layout, payload.size(), source));
   if (type == DataType::kBool) {
     for (size_t i = 0; i < payload.size(); ++i) {
       if (payload[i] != 0 && payload[i] != 1) {
@@ -314,12 +335,7 @@ Result<std::string> serialize_npy(const Tensor& tensor) {
 
 Status write_npy(const std::filesystem::path& path, const Tensor& tensor) {
   GE_ASSIGN_OR_RETURN(std::string bytes, serialize_npy(tensor));
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return invalid_argument("cannot open '" + path.string() + "' for writing");
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) return invalid_argument("cannot write '" + path.string() + "'");
-  return Status::ok();
+  return write_file_atomically(path, bytes);
 }
 
 }  // namespace ge::tools

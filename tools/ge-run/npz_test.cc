@@ -120,6 +120,42 @@ TEST(NpzTest, RefusesWhatIsNotAnArchiveOfNpyFiles) {
   EXPECT_EQ(arrays.status().message(), "'f.npz' holds array 'x' twice");
 }
 
+// The .npy header of each member is read (inflated) alone, and its size is checked against
+// the zip entry's declared size and the memory limit before any payload is inflated.
+TEST(NpzArchiveTest, KnowsEachArrayFromItsHeaderAlone) {
+  Result<std::string> bytes = serialize_npz({{"a", Tensor::from_vector<float>({2, 3}, {1, 2, 3, 4, 5, 6})},
+                                             {"b", Tensor::zeros(DataType::kInt64, {1 << 20})}},
+                                            true);
+  ASSERT_TRUE(bytes.is_ok());
+  Result<NpzArchive> archive = NpzArchive::parse(*bytes, "g.npz");
+  ASSERT_TRUE(archive.is_ok()) << archive.status().to_string();
+  ASSERT_EQ(archive->arrays().size(), 2u);
+  EXPECT_EQ(archive->arrays()[1].name, "b");
+  EXPECT_EQ(archive->arrays()[1].layout.dtype, DataType::kInt64);
+  EXPECT_EQ(archive->arrays()[1].layout.shape, (std::vector<int64_t>{1 << 20}));
+  EXPECT_EQ(archive->arrays()[1].layout.payload_bytes, uint64_t{8} << 20);
+  Result<Tensor> a = archive->load(0);
+  ASSERT_TRUE(a.is_ok()) << a.status().to_string();
+  EXPECT_EQ(a->data<float>()[5], 6.0f);
+
+  Result<NpzArchive> limited = NpzArchive::parse(*bytes, "g.npz", size_t{4} << 20);
+  ASSERT_FALSE(limited.is_ok());
+  EXPECT_EQ(limited.status().message(),
+            "g.npz:b.npy (<i8 [1048576]) needs 8.0 MiB; limit 4.0 MiB (raise it with --memory-limit or "
+            "SessionOptions::memory_limit)");
+}
+
+TEST(NpzArchiveTest, AHeaderDisagreeingWithItsZipEntryIsRefusedBeforeInflating) {
+  // The header says float32[1000] (4000 bytes); the entry holds the header and 8 bytes.
+  std::string npy = *serialize_npy(Tensor::zeros(DataType::kFloat32, {1000}));
+  npy.resize(npy.size() - 4000 + 8);
+  Result<std::string> bytes = serialize_zip({{"x.npy", npy}}, true);
+  ASSERT_TRUE(bytes.is_ok());
+  Result<NpzArchive> archive = NpzArchive::parse(*bytes, "h.npz");
+  ASSERT_FALSE(archive.is_ok());
+  EXPECT_EQ(archive.status().message(), "h.npz:x.npy: .npy payload is 8 bytes but <f4 [1000] needs 4000");
+}
+
 TEST(NpzTest, ReadNpzNamesAMissingFile) {
   Result<NamedArrays> arrays = read_npz("/nonexistent/in.npz");
   ASSERT_FALSE(arrays.is_ok());

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "ge/atomic_file.h"
 #include "ge/onnx_common/tensor_proto.h"
 #include "ge/onnx_common/value_proto.h"
 #include "npy.h"
@@ -52,12 +53,10 @@ Result<Tensor> read_tensor_proto_file(const std::filesystem::path& path) {
 
 Status write_tensor_proto_file(const std::filesystem::path& path, const Tensor& tensor, const std::string& name) {
   const onnx::TensorProto proto = onnx_common::tensor_to_proto(tensor, name);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return invalid_argument("cannot open '" + path.string() + "' for writing");
-  if (!proto.SerializeToOstream(&out)) return invalid_argument("cannot write '" + path.string() + "'");
-  out.close();
-  if (!out) return invalid_argument("cannot write '" + path.string() + "'");
-  return Status::ok();
+  std::string bytes;
+  if (!proto.SerializeToString(&bytes))
+    return invalid_argument("cannot serialise the tensor for '" + path.string() + "'");
+  return write_file_atomically(path, bytes);
 }
 
 Result<RuntimeValue> value_from_tensor(Tensor tensor, const TensorDesc& declared, const std::string& source) {

@@ -161,7 +161,10 @@ Result<std::vector<CentralEntry>> read_directory(const Reader& in, const Directo
   return entries;
 }
 
-Result<std::string> inflate_member(std::string_view compressed, uint64_t uncompressed_size, const std::string& what) {
+/// Inflates `compressed` into exactly `uncompressed_size` bytes; with `whole` false, only
+/// the first `uncompressed_size` bytes of a longer member (the rest is left unread).
+Result<std::string> inflate_member(std::string_view compressed, uint64_t uncompressed_size, const std::string& what,
+                                   bool whole = true) {
   std::string out(static_cast<size_t>(uncompressed_size), '\0');
   z_stream stream{};
   if (inflateInit2(&stream, -MAX_WBITS) != Z_OK) return internal_error("zlib: inflateInit2 failed");
@@ -182,11 +185,13 @@ Result<std::string> inflate_member(std::string_view compressed, uint64_t uncompr
       stream.avail_out = static_cast<uInt>(std::min(out_left, kChunk));
       out_left -= stream.avail_out;
     }
+    if (!whole && stream.total_out == uncompressed_size) break;
     result = inflate(&stream, Z_NO_FLUSH);  // Z_BUF_ERROR: no progress possible, input or output used up
   }
   const uint64_t produced = stream.total_out;
   const std::string message = stream.msg != nullptr ? stream.msg : "";
   inflateEnd(&stream);
+  if (!whole && result == Z_OK && produced == uncompressed_size) return out;
   if (result != Z_STREAM_END) {
     if (result == Z_BUF_ERROR && produced == uncompressed_size) {
       return parse_error(what + " inflates to more than its declared " + std::to_string(uncompressed_size) + " bytes");
@@ -245,13 +250,13 @@ Result<std::string> deflate_data(std::string_view data) {
 
 }  // namespace
 
-Result<std::vector<ZipMember>> parse_zip(std::string_view bytes, const std::string& source) {
+Result<ZipArchive> ZipArchive::open(std::string_view bytes, std::string source) {
   const Reader in(bytes, source);
   GE_ASSIGN_OR_RETURN(Directory directory, find_directory(in));
-  GE_ASSIGN_OR_RETURN(std::vector<CentralEntry> entries, read_directory(in, directory));
-  std::vector<ZipMember> members;
-  members.reserve(entries.size());
-  for (const CentralEntry& entry : entries) {
+  GE_ASSIGN_OR_RETURN(std::vector<CentralEntry> central, read_directory(in, directory));
+  std::vector<ZipEntry> entries;
+  entries.reserve(central.size());
+  for (CentralEntry& entry : central) {
     const std::string what = "member '" + entry.name + "' of '" + source + "'";
     if ((entry.flags & 0x1) != 0) return unsupported(what + " is encrypted, which is not supported");
     if (!in.fits(entry.local_offset, kLocalHeaderSize) ||
@@ -266,25 +271,58 @@ Result<std::vector<ZipMember>> parse_zip(std::string_view bytes, const std::stri
       return in.error("member '" + entry.name + "' has " + std::to_string(entry.compressed_size) +
                       " bytes of data running past the end of the file");
     }
-    const std::string_view stored = in.slice(data_offset, entry.compressed_size);
-    ZipMember member{entry.name, {}};
     if (entry.method == kMethodStored) {
       if (entry.compressed_size != entry.uncompressed_size) {
         return in.error("stored member '" + entry.name + "' has different compressed and uncompressed sizes");
       }
-      member.data = std::string(stored);
     } else if (entry.method == kMethodDeflate) {
       if (entry.uncompressed_size / kMaxDeflateRatio > entry.compressed_size + 1) {
         return in.error("member '" + entry.name + "' claims " + std::to_string(entry.uncompressed_size) +
                         " bytes from " + std::to_string(entry.compressed_size) + ", more than deflate can give");
       }
-      GE_ASSIGN_OR_RETURN(member.data, inflate_member(stored, entry.uncompressed_size, what));
     } else {
       return unsupported(what + " uses compression method " + std::to_string(entry.method) +
                          "; only stored (0) and deflate (8) are supported");
     }
-    if (crc32_of(member.data) != entry.crc) return in.error("member '" + entry.name + "' fails its CRC-32 check");
-    members.push_back(std::move(member));
+    entries.push_back(ZipEntry{std::move(entry.name), entry.uncompressed_size, entry.compressed_size, entry.method,
+                               entry.crc, data_offset});
+  }
+  return ZipArchive(bytes, std::move(source), std::move(entries));
+}
+
+Result<std::string> ZipArchive::read_prefix(size_t index, uint64_t bytes) const {
+  const ZipEntry& entry = entries_.at(index);
+  const std::string_view stored = bytes_.substr(entry.data_offset, entry.compressed_size);
+  const uint64_t wanted = std::min(bytes, entry.uncompressed_size);
+  if (entry.method == kMethodStored) return std::string(stored.substr(0, wanted));
+  return inflate_member(stored, wanted, "member '" + entry.name + "' of '" + source_ + "'",
+                        wanted == entry.uncompressed_size);
+}
+
+Result<std::string> ZipArchive::read(size_t index) const {
+  const ZipEntry& entry = entries_.at(index);
+  const std::string_view stored = bytes_.substr(entry.data_offset, entry.compressed_size);
+  std::string data;
+  if (entry.method == kMethodStored) {
+    data = std::string(stored);
+  } else {
+    GE_ASSIGN_OR_RETURN(
+        data, inflate_member(stored, entry.uncompressed_size, "member '" + entry.name + "' of '" + source_ + "'"));
+  }
+  if (crc32_of(data) != entry.crc) {
+    return parse_error("'" + source_ + "' is not a valid zip archive: member '" + entry.name +
+                       "' fails its CRC-32 check");
+  }
+  return data;
+}
+
+Result<std::vector<ZipMember>> parse_zip(std::string_view bytes, const std::string& source) {
+  GE_ASSIGN_OR_RETURN(ZipArchive archive, ZipArchive::open(bytes, source));
+  std::vector<ZipMember> members;
+  members.reserve(archive.entries().size());
+  for (size_t i = 0; i < archive.entries().size(); ++i) {
+    GE_ASSIGN_OR_RETURN(std::string data, archive.read(i));
+    members.push_back(ZipMember{archive.entries()[i].name, std::move(data)});
   }
   return members;
 }

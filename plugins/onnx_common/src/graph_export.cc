@@ -1,12 +1,12 @@
 #include "ge/onnx_common/graph_export.h"
 
-#include <fstream>
 #include <memory>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
+#include "ge/atomic_file.h"
 #include "ge/onnx_common/attribute_proto.h"
 #include "ge/onnx_common/tensor_proto.h"
 
@@ -162,12 +162,12 @@ Result<onnx::ModelProto> graph_to_model_proto(const Graph& graph, const GraphExp
 Status write_onnx_model(const Graph& graph, const std::filesystem::path& path, const GraphExportOptions& options) {
   Result<onnx::ModelProto> model = graph_to_model_proto(graph, options);
   if (!model.is_ok()) return model.status().with_context("exporting to '" + path.string() + "'");
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return invalid_argument("cannot open '" + path.string() + "' for writing");
-  if (!model->SerializeToOstream(&out) || !out.flush()) {
-    return invalid_argument("cannot write the ONNX model to '" + path.string() + "'");
+  std::string bytes;
+  if (!model->SerializeToString(&bytes)) {
+    return invalid_argument("cannot serialise the ONNX model for '" + path.string() +
+                            "' (over protobuf's 2 GiB limit?)");
   }
-  return Status::ok();
+  return write_file_atomically(path, bytes);
 }
 
 }  // namespace ge::onnx_common

@@ -5,6 +5,7 @@
 #include <iterator>
 #include <system_error>
 
+#include "ge/atomic_file.h"
 #include "ge/onnx_common/tensor_proto.h"
 
 namespace ge::onnx_common {
@@ -93,10 +94,9 @@ Result<std::string> read_bytes(const fs::path& path) {
 }
 
 Status write_message(const google::protobuf::MessageLite& message, const fs::path& path) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return invalid_argument("cannot open " + quoted(path) + " for writing");
-  if (!message.SerializeToOstream(&out) || !out.flush()) return invalid_argument("error while writing " + quoted(path));
-  return Status::ok();
+  std::string bytes;
+  if (!message.SerializeToString(&bytes)) return invalid_argument("cannot serialise the value for " + quoted(path));
+  return write_file_atomically(path, bytes);
 }
 
 }  // namespace
