@@ -78,6 +78,10 @@ Status ModelRunner::Impl::upload_weights(const std::string& where) {
     }
     const size_t bytes = end - first.offset;
     if (bytes >= kDirectCopyBytes) {
+      // The staged image goes first: a small weight after this piece would stretch the
+      // image over it, and flushing that zero-filled span would erase it (a 64 KiB
+      // weight, exactly the threshold, left a gap the flush rule let through).
+      GE_RETURN_IF_ERROR(flush());
       GE_RETURN_IF_ERROR(
           device->copy_to_device(base + first.offset, first.data, bytes).with_context(where + ": copying weights"));
     } else {
