@@ -19,6 +19,7 @@
 #include <variant>
 #include <vector>
 
+#include "ge/atomic_file.h"
 #include "ge/logging.h"
 #include "ge/model_file.h"
 #include "ge/parser.h"
@@ -471,9 +472,8 @@ int run(int argc, char** argv) {
   }
   if (const std::string partition = session.describe_partition(); options.passes.dump_dir && !partition.empty()) {
     const fs::path path = *options.passes.dump_dir / "partition.txt";
-    std::ofstream out(path);
-    out << partition;
-    if (!out) return fail(invalid_argument("--dump-graph: cannot write '" + path.string() + "'"));
+    if (Status status = write_file_atomically(path, partition); !status.is_ok())
+      return fail(status.with_context("--dump-graph"));
   }
 
   if (options.output_dir) {

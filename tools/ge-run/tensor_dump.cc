@@ -6,8 +6,10 @@
 #include <cctype>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <system_error>
 
+#include "ge/atomic_file.h"
 #include "ge/graph_queries.h"
 #include "ge/onnx_common/tensor_proto.h"
 
@@ -122,7 +124,7 @@ Status dump_tensors(const PluginHost& host, const Session& session, const Sessio
   }
 
   const fs::path index_path = dir / "index.tsv";
-  std::ofstream index(index_path);
+  std::ostringstream index;
   index << "value\tfile\tdtype\tshape\tformat\tnode\top\n";
   for (size_t i = 0; i < values.size(); ++i) {
     const DumpedValue& entry = dumped[i];
@@ -133,8 +135,8 @@ Status dump_tensors(const PluginHost& host, const Session& session, const Sessio
           << shape_to_string(tensor.shape()) << '\t' << tsv_field(entry.format) << '\t' << tsv_field(entry.node)
           << '\t' << tsv_field(entry.op) << '\n';
   }
-  index.flush();
-  if (!index) return invalid_argument("--dump-tensors: cannot write '" + index_path.string() + "'");
+  if (Status status = write_file_atomically(index_path, index.str()); !status.is_ok())
+    return status.with_context("--dump-tensors");
   std::cout << "dumped " << values.size() << " intermediate value(s) of the compiled graph to " << dir.string()
             << " (index " << index_path.string() << ")\n";
   return Status::ok();
