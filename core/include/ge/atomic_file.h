@@ -16,7 +16,9 @@ namespace ge {
 /// its target replaced. On any error the temporary is removed, `path` is untouched, and
 /// the kInvalidArgument message names `path` and the reason ("No space left on device").
 /// An existing `path` that is not a regular file (a device such as /dev/null, a FIFO) is
-/// written in place, since it cannot be replaced. Thread-safe for different paths.
+/// written in place, since it cannot be replaced. Other hard links to a replaced file keep
+/// its old contents. A process killed mid-write leaves its hidden temporary
+/// (".NAME.tmp-PID-N") beside `path`, never a truncated `path`. Thread-safe.
 Status write_file_atomically(const std::filesystem::path& path, std::string_view bytes);
 
 }  // namespace ge
