@@ -9,7 +9,8 @@ packages=(
   libprotobuf-dev protobuf-compiler libxxhash-dev libonnx-dev zlib1g-dev
   libdnnl-dev libre2-dev
 )
-# What the test suite, the benchmarks, the fuzz targets and the Python module add.
+# What the test suite, the benchmarks, the fuzz targets and the Python module add
+# (torch and torchvision: the real-model zoo, tests/zoo, exports its models with them).
 if [[ "${1:-}" != "--tools" ]]; then
   packages+=(
     git python3 python3-onnx python3-numpy
@@ -17,6 +18,7 @@ if [[ "${1:-}" != "--tools" ]]; then
     libonnx-testdata locales
     clang libclang-rt-14-dev
     pybind11-dev python3-dev
+    python3-torch python3-torchvision
   )
 fi
 missing=()

@@ -1,0 +1,205 @@
+#!/usr/bin/python3
+"""The zoo's differential runner: every model of zoo_models.py through ge-run at -O0,
+-O2 and -O3 on cpu and npu_sim, against torch's own outputs and, where ONNX Runtime is
+installed, against ONNX Runtime 1.30 (../shared/tools/ort: node + onnxruntime-node).
+
+    /usr/bin/python3 tests/zoo/run_zoo.py --ge-run build/release/bin/ge-run [--cache DIR]
+        [--levels 0,2,3] [--backends cpu,npu_sim] [--ort DIR] [--quick] [--table] [NAME ...]
+
+Models not in the cache are exported first (export_zoo.py). A configuration
+- matches when every output is within max |ge - ref| <= 1e-3 * max |ref| (float; integer
+  outputs exactly) of every reference;
+- fails cleanly when ge-run exits non-zero with a message (allowed on npu_sim, whose
+  device has 256 MiB and runs reference kernels: it must say which limit it hit);
+- is wrong when ge-run exits 0 with outputs outside the tolerance, or crashes (a signal),
+  or times out. Any wrong configuration, and any clean failure on cpu, fails the run.
+
+Detector outputs (comparison "detection": boxes, labels, scores, ... of one image) may
+list detections in another order where scores tie: both sides are put in the same order
+first (by score, descending, rounded to the tolerance, then by box), and the number of
+detections must be the same.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+RTOL = 1e-3
+
+
+def read_pb(path):
+    import onnx
+    from onnx import numpy_helper
+    t = onnx.TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return numpy_helper.to_array(t)
+
+
+def max_error(got, ref):
+    """(error relative to the reference's scale, absolute error); inf on shape mismatch."""
+    if got.shape != ref.shape:
+        return float("inf"), f"shape {list(got.shape)} != {list(ref.shape)}"
+    if ref.size == 0:
+        return 0.0, "empty"
+    if not np.issubdtype(ref.dtype, np.floating):
+        bad = int(np.count_nonzero(got != ref))
+        return (0.0 if bad == 0 else float("inf")), f"{bad} of {ref.size} differ"
+    g, r = got.astype(np.float64), ref.astype(np.float64)
+    if np.isnan(g).any() != np.isnan(r).any():
+        return float("inf"), "NaN where the reference has none"
+    scale = max(float(np.nanmax(np.abs(r))), 1e-6)
+    diff = float(np.nanmax(np.abs(g - r)))
+    return diff / scale, f"max |diff| {diff:.3g} (scale {scale:.3g})"
+
+
+def detection_order(outputs, names):
+    """A permutation of the detections: by score (descending, rounded), then by box."""
+    score = outputs[names.index("scores")] if "scores" in names else None
+    boxes = outputs[names.index("boxes")] if "boxes" in names else None
+    if score is None or boxes is None or score.ndim != 1:
+        return None
+    scale = max(float(np.abs(score).max()) if score.size else 1.0, 1e-6)
+    key = np.round(-score / (scale * 10 * RTOL)).astype(np.int64)
+    return np.lexsort(tuple(boxes[:, i] for i in reversed(range(boxes.shape[1]))) + (key,))
+
+
+def compare(outputs, references, meta):
+    """The worst relative error over the outputs, and its description."""
+    if len(outputs) != len(references):
+        return float("inf"), f"{len(outputs)} outputs, the reference has {len(references)}"
+    if meta.get("comparison") == "detection":
+        names = meta.get("output_keys") or []
+        got_order = detection_order(outputs, names)
+        ref_order = detection_order(references, names)
+        if got_order is not None and ref_order is not None:
+            if len(got_order) != len(ref_order):
+                return float("inf"), f"{len(got_order)} detections, the reference has {len(ref_order)}"
+            n = len(ref_order)
+            outputs = [o[got_order] if o.ndim and o.shape[0] == n else o for o in outputs]
+            references = [r[ref_order] if r.ndim and r.shape[0] == n else r for r in references]
+    worst, what = 0.0, "no outputs"
+    for i, (got, ref) in enumerate(zip(outputs, references)):
+        error, text = max_error(got, ref)
+        if error >= worst:
+            worst, what = error, f"output {i}: {text}"
+    return worst, what
+
+
+def load_references(folder, meta, ort_dir, ort_timeout):
+    refs = {"torch": [np.load(os.path.join(folder, f"torch_{i}.npy")) for i in range(len(meta["outputs"]))]}
+    if ort_dir:
+        out = os.path.join(folder, "ort")
+        if not os.path.exists(os.path.join(out, "done")):
+            shutil.rmtree(out, ignore_errors=True)
+            os.makedirs(out)
+            cmd = ["node", os.path.join(ort_dir, "run.js"), os.path.join(folder, "model.onnx"), out] + [
+                os.path.join(folder, f"input_{i}.pb") for i in range(len(meta["inputs"]))]
+            env = dict(os.environ, NODE_PATH=os.environ.get("ORT_HOME", "/tmp/ort-peer") + "/node_modules")
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=ort_timeout, env=env)
+            if r.returncode != 0:
+                refs["ort_error"] = (r.stderr or r.stdout).strip().splitlines()[-1:] or ["exit %d" % r.returncode]
+                return refs
+            open(os.path.join(out, "done"), "w").close()
+        refs["ort"] = [read_pb(os.path.join(out, f"output_{i}.pb")) for i in range(len(meta["outputs"]))]
+    return refs
+
+
+def run_ge(ge_run, folder, meta, backend, level, out, timeout):
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    cmd = [ge_run, os.path.join(folder, "model.onnx"), f"-O{level}", "--backend", backend, "--output-dir", out]
+    for i, name in enumerate(meta["inputs"]):
+        cmd += ["--input", f"{name}={os.path.join(folder, f'input_{i}.npy')}"]
+    start = time.time()
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "wrong", f"timed out after {timeout} s", None, time.time() - start
+    seconds = time.time() - start
+    if r.returncode < 0:
+        return "wrong", f"killed by signal {-r.returncode}", None, seconds
+    if r.returncode != 0:
+        message = (r.stderr.strip().splitlines() or ["(no message)"])[-1]
+        return ("failed" if message != "(no message)" else "wrong"), message[:400], None, seconds
+    outputs = [read_pb(os.path.join(out, f"output_{i}.pb")) for i in range(len(meta["outputs"]))]
+    return "ran", "", outputs, seconds
+
+
+def main():
+    import export_zoo
+    import zoo_models
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ge-run", required=True)
+    parser.add_argument("--cache", default=export_zoo.default_cache())
+    parser.add_argument("--levels", default="0,2,3")
+    parser.add_argument("--backends", default="cpu,npu_sim")
+    parser.add_argument("--ort", default=os.environ.get("GE_ZOO_ORT", ""),
+                        help="the folder of ONNX Runtime's run.js (../shared/tools/ort); none: torch only")
+    parser.add_argument("--timeout", type=int, default=900)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--work", default=None, help="scratch folder (default: CACHE/../zoo-runs)")
+    parser.add_argument("--json", default=None, help="write the results as JSON here")
+    parser.add_argument("names", nargs="*")
+    args = parser.parse_args()
+    names = args.names or [n for n, entry in zoo_models.ZOO.items() if entry[3] or not args.quick]
+    cmd = [sys.executable, os.path.join(HERE, "export_zoo.py"), "--cache", args.cache] + names
+    if subprocess.run(cmd).returncode != 0:
+        return 1
+    work = args.work or os.path.join(os.path.dirname(args.cache.rstrip("/")), "zoo-runs")
+    levels = [int(x) for x in args.levels.split(",")]
+    backends = args.backends.split(",")
+    if args.ort and not os.path.exists(os.path.join(args.ort, "run.js")):
+        print(f"run_zoo: no run.js in --ort {args.ort}", file=sys.stderr)
+        return 2
+    results, bad = [], 0
+    start = time.time()
+    for name in names:
+        folder = os.path.join(args.cache, name)
+        with open(os.path.join(folder, "meta.json")) as f:
+            meta = json.load(f)
+        if "export_error" in meta:
+            print(f"{name}: torch could not export it: {meta['export_error'][:200]}")
+            results.append({"model": name, "export_error": meta["export_error"]})
+            continue
+        meta["output_keys"] = zoo_models.output_keys(name)
+        refs = load_references(folder, meta, args.ort, args.timeout)
+        if "ort_error" in refs:
+            print(f"{name}: ONNX Runtime failed: {refs['ort_error'][0][:200]}")
+        for backend in backends:
+            for level in levels:
+                out = os.path.join(work, name, f"{backend}-O{level}")
+                status, message, outputs, seconds = run_ge(args.ge_run, folder, meta, backend, level, out, args.timeout)
+                row = {"model": name, "backend": backend, "level": level, "seconds": round(seconds, 1)}
+                if status == "ran":
+                    verdicts = []
+                    for ref_name in ("torch", "ort"):
+                        if ref_name in refs:
+                            error, what = compare(outputs, refs[ref_name], meta)
+                            row[ref_name] = error
+                            verdicts.append((ref_name, error, what))
+                    worst = max(verdicts, key=lambda v: v[1])
+                    status = "match" if worst[1] <= RTOL else "wrong"
+                    message = "; ".join(f"{r}: {e:.2e} ({w})" for r, e, w in verdicts)
+                row["status"], row["message"] = status, message
+                # npu_sim may refuse with a message (capacity, a kernel it lacks); cpu may not.
+                fails = status == "wrong" or (status == "failed" and backend == "cpu")
+                bad += fails
+                print(f"{name:34s} {backend:8s} -O{level}  {status:7s} {seconds:6.1f} s  {message}", flush=True)
+                results.append(row)
+    print(f"zoo: {len(names)} models in {time.time() - start:.0f} s; {bad} configuration(s) wrong (or failed on cpu)")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
