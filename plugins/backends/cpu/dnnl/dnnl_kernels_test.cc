@@ -652,6 +652,53 @@ TEST(DnnlPool, MatchesReferenceOverShapesAndFormats) {
   }
 }
 
+// oneDNN's max pooling drops NaN ([nan, 1, 2] gives 2); the fast path puts it back: a
+// window holding a NaN is NaN, as in the reference kernel, numpy and PyTorch. NaNs in
+// the first and the second channel block, at a corner, inside and at the far edge.
+TEST(DnnlPool, MaxPoolsPropagateNaNInEveryFormat) {
+  Tensor x = random_tensor({1, 32, 9, 9}, 350);
+  for (int64_t at : std::vector<int64_t>{0, (5 * 9 + 4) * 9 + 4, (17 * 9 + 8) * 9 + 8, (31 * 9 + 2) * 9 + 7}) {
+    x.data<float>()[at] = std::nanf("");
+  }
+  auto compare = [](const Tensor& fast, const Tensor& reference, const std::string& what) {
+    ASSERT_EQ(fast.shape(), reference.shape()) << what;
+    int nans = 0;
+    for (int64_t i = 0; i < reference.element_count(); ++i) {
+      const float r = reference.data<float>()[i], f = fast.data<float>()[i];
+      nans += std::isnan(r) ? 1 : 0;
+      if (std::isnan(r) != std::isnan(f) || (!std::isnan(r) && f != r)) {
+        ADD_FAILURE() << what << ": element " << i << " fast " << f << " reference " << r;
+        return;
+      }
+    }
+    EXPECT_GT(nans, 0) << what;
+  };
+  for (const std::string op : {"MaxPool", "GlobalMaxPool"}) {
+    const bool global = op == "GlobalMaxPool";
+    const int64_t out = global ? 1 : 5;
+    for (const std::string format : {"", "nChw16c", "nChw8c"}) {
+      NodeCase c(op);
+      c.input(format.empty() ? x : to_format(x, format == "nChw8c" ? 8 : 16, true), format)
+          .output({1, 32, out, out}, global ? "" : format);
+      if (!global) {
+        c.attribute("kernel_shape", Attribute(std::vector<int64_t>{3, 3}))
+            .attribute("strides", Attribute(std::vector<int64_t>{2, 2}))
+            .attribute("pads", Attribute(std::vector<int64_t>{1, 1, 1, 1}));
+      }
+      std::optional<PreparedKernel> fast = prepare(c.node(), "cpu", Options{1});
+      ASSERT_TRUE(fast.has_value()) << op << " " << format;
+      ASSERT_NE(fast->name.find(".dnnl:"), std::string::npos) << fast->name;
+      NodeCase plain(op);
+      plain.input(x).output({1, 32, out, out});
+      for (const auto& [name, value] : c.node().attributes()) plain.attribute(name, value);
+      const Tensor expected = plain.run(cpu_kernels::prepare(plain.node(), "cpu").value(), {x});
+      Tensor stored = c.run(*fast, {c.data()[0]});
+      if (!global && !format.empty()) stored = to_format(stored, format == "nChw8c" ? 8 : 16, false);
+      compare(stored, expected, op + " " + (format.empty() ? "plain" : format) + " (" + fast->name + ")");
+    }
+  }
+}
+
 TEST(DnnlConvTranspose, MatchesReference) {
   struct Case {
     int64_t c, m, k, stride, pad, output_padding, group;
@@ -899,6 +946,34 @@ TEST(DnnlFallback, DeclinesWhatItCannotRun) {
   gemm_alpha.input(random_tensor({2, 3}, 1)).constant(random_tensor({3, 4}, 2)).output({2, 4});
   gemm_alpha.attribute("alpha", Attribute(0.5f));
   EXPECT_FALSE(prepare(gemm_alpha.node(), "cpu", Options{1}).has_value());
+}
+
+// Empty dims are legal, but creating a oneDNN primitive for them divides by zero (SIGFPE
+// for a K = 0 MatMul) and its kernels want addresses empty tensors lack: every fast path
+// declines them, and offers no blocked format for them.
+TEST(DnnlFallback, DeclinesEmptyTensors) {
+  NodeCase matmul_k0("MatMul");
+  matmul_k0.input(Tensor::zeros(DataType::kFloat32, {2, 0})).constant(Tensor::zeros(DataType::kFloat32, {0, 4}));
+  matmul_k0.output({2, 4});
+  EXPECT_FALSE(prepare(matmul_k0.node(), "cpu", Options{1}).has_value());
+  NodeCase matmul_n0("MatMul");
+  matmul_n0.input(random_tensor({2, 3}, 1)).constant(Tensor::zeros(DataType::kFloat32, {3, 0})).output({2, 0});
+  EXPECT_FALSE(prepare(matmul_n0.node(), "cpu", Options{1}).has_value());
+  NodeCase gemm_k0("Gemm");
+  gemm_k0.input(Tensor::zeros(DataType::kFloat32, {2, 0})).constant(Tensor::zeros(DataType::kFloat32, {0, 4}));
+  gemm_k0.constant(random_tensor({4}, 2)).output({2, 4});
+  EXPECT_FALSE(prepare(gemm_k0.node(), "cpu", Options{1}).has_value());
+  NodeCase conv_n0("Conv");
+  conv_n0.input(Tensor::zeros(DataType::kFloat32, {0, 16, 5, 5})).constant(random_tensor({16, 16, 3, 3}, 3));
+  conv_n0.output({0, 16, 3, 3});
+  EXPECT_FALSE(prepare(conv_n0.node(), "cpu", Options{1}).has_value());
+  const FormatCapability capability = format_capability(conv_n0.node());
+  for (const auto& formats : capability.inputs) EXPECT_TRUE(formats.empty());
+  for (const auto& formats : capability.outputs) EXPECT_TRUE(formats.empty());
+  NodeCase pool_n0("MaxPool");
+  pool_n0.input(Tensor::zeros(DataType::kFloat32, {0, 16, 4, 4})).output({0, 16, 3, 3});
+  pool_n0.attribute("kernel_shape", Attribute(std::vector<int64_t>{2, 2}));
+  EXPECT_FALSE(prepare(pool_n0.node(), "cpu", Options{1}).has_value());
 }
 
 }  // namespace

@@ -1,12 +1,14 @@
 // MaxPool (opsets 1-12): kernel_shape, strides, pads or auto_pad, dilations, ceil_mode,
 // and the optional Indices output (opset >= 8) in row-major or, with storage_order = 1,
 // column-major flat positions of the whole input (as ONNX Runtime computes them).
+// A NaN in a window is its maximum (the first NaN's index), as in numpy and PyTorch.
 // Padding never wins: taps outside the input are skipped. A window with no tap inside
 // the input (possible with ceil_mode) yields the lowest value and index -1.
 // float16/bfloat16 compute in float32.
 
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "nn_float_bridge.h"
 #include "op_kernels.h"
@@ -25,11 +27,18 @@ struct MaxPoolParams {
 };
 
 template <typename T>
+bool is_nan(T value) {
+  if constexpr (std::is_floating_point_v<T>) return value != value;
+  return false;
+}
+
+template <typename T>
 int max_pool_kernel(const KernelArgs& args) {
   const auto& p = *static_cast<const MaxPoolParams*>(args.params);
   const auto* x = static_cast<const T*>(args.inputs[0]);
   auto* y = static_cast<T*>(args.outputs[0]);
   auto* indices = p.has_indices_slot ? static_cast<int64_t*>(args.outputs[1]) : nullptr;
+  if (p.planes * p.geometry.output_size() == 0) return kKernelOk;  // empty tensors have no address
   if (x == nullptr || y == nullptr) return kKernelMissingAddress;
   const SpatialGeometry& g = p.geometry;
   const int64_t in_d = g.input[0], in_h = g.input[1], in_w = g.input[2];
@@ -55,7 +64,8 @@ int max_pool_kernel(const KernelArgs& args) {
                 const int64_t iw = w0 + kw * g.dilations[2];
                 if (iw < 0 || iw >= in_w) continue;
                 const T value = x_plane[(id * in_h + ih) * in_w + iw];
-                if (best_index < 0 || value > best) {
+                // NaN wins and stays (numpy, PyTorch, ReduceMax): the first NaN's index.
+                if (best_index < 0 || value > best || (is_nan(value) && !is_nan(best))) {
                   best = value;
                   best_index =
                       p.column_major_indices ? id + ih * in_d + iw * in_d * in_h : (id * in_h + ih) * in_w + iw;

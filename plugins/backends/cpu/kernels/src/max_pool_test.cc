@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "kernel_test_util.h"
 #include "nn_test_util.h"
 
@@ -186,6 +188,30 @@ TEST(MaxPoolKernel, Float16WithIndices) {
   GE_RUN_KERNEL(out, test);
   EXPECT_EQ(bits_of(out[0]), (std::vector<uint16_t>{0x4200, 0x4200}));
   expect_tensor<int64_t>(out[1], {1, 1, 2}, {1, 1});
+}
+
+TEST(MaxPoolKernel, NanInAWindowWins) {
+  // numpy / PyTorch: the max of [nan, inf, -inf] and of [1, nan, 2] is nan; the index is
+  // the NaN's (flat 0 and 4).
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  KernelTest test("MaxPool");
+  test.input(f32({1, 1, 2, 3}, {nan, inf, -inf, 1, nan, 2}))
+      .attribute("kernel_shape", std::vector<int64_t>{1, 3})
+      .output(F::kFloat32, {1, 1, 2, 1})
+      .output(F::kInt64, {1, 1, 2, 1});
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {1, 1, 2, 1}, {nan, nan});
+  expect_tensor<int64_t>(out[1], {1, 1, 2, 1}, {0, 4});
+}
+
+TEST(MaxPoolKernel, EmptyBatchGivesAnEmptyOutput) {
+  KernelTest test("MaxPool");
+  test.input(f32({0, 1, 4, 4}, {}))
+      .attribute("kernel_shape", std::vector<int64_t>{2, 2})
+      .output(F::kFloat32, {0, 1, 3, 3})
+      .empty_tensors_without_address();
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {0, 1, 3, 3}, {});
 }
 
 }  // namespace

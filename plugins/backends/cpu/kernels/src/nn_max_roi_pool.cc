@@ -57,7 +57,11 @@ int max_roi_pool_kernel(const KernelArgs& args) {
           if (h_end > h_begin && w_end > w_begin) {
             best = -INFINITY;
             for (int64_t h = h_begin; h < h_end; ++h) {
-              for (int64_t w = w_begin; w < w_end; ++w) best = std::max(best, load(x_plane[h * p.width + w]));
+              for (int64_t w = w_begin; w < w_end; ++w) {
+                const double v = load(x_plane[h * p.width + w]);
+                if (v > best || std::isnan(v)) best = v;  // NaN wins, as in MaxPool and numpy's max
+                if (std::isnan(best)) break;
+              }
             }
           }
           out[ph * p.pooled_width + pw] = store<T>(best);

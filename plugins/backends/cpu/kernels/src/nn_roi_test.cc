@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "kernel_test_util.h"
 #include "nn_kernels.h"
 
@@ -67,6 +69,21 @@ TEST(NnMaxRoiPoolKernel, Bins) {
   GE_RUN_KERNEL(out, test);
   // Second region (0,0)-(1,1): 2x2 in bins of 1 -> the four pixels.
   expect_tensor<float>(out[0], {2, 1, 2, 2}, {4, 5, 7, 8, 0, 1, 3, 4});
+}
+
+TEST(NnMaxRoiPoolKernel, NanInABinWins) {
+  // X = 0..8 in 3x3 with x[1][1] = nan: the four 1.5-pixel bins of region (0,0)-(2,2) all
+  // hold pixel (1, 1), so all are nan (numpy's max); the region (2,2)-(2,2) is pixel 8.
+  Tensor x = f32_iota({1, 1, 3, 3});
+  x.data<float>()[4] = std::nanf("");
+  KernelTest test("MaxRoiPool", 1);
+  test.input(x)
+      .input(f32({2, 5}, {0, 0, 0, 2, 2, 0, 2, 2, 2, 2}))
+      .attribute("pooled_shape", std::vector<int64_t>{2, 2})
+      .output(F::kFloat32, {2, 1, 2, 2});
+  GE_RUN_KERNEL(out, test);
+  const float nan = std::nanf("");
+  expect_tensor<float>(out[0], {2, 1, 2, 2}, {nan, nan, nan, nan, 8, 8, 8, 8});
 }
 
 void grid_sample(KernelTest& test, std::vector<float> grid, int64_t points, const char* mode, const char* padding,
