@@ -595,8 +595,7 @@ Result<CompiledKernel> compile(const std::string& source, const CompilerSettings
       warn_once("autofusion: not loading a cached kernel: " + refusal + "; compiling in a private temporary directory");
     } else {
       warn_once("autofusion: not using the kernel cache " + settings.cache_dir.string() + ": " +
-                cache.status().message() + "; compiling in private temporary directories (a cache and the " +
-                "directories above it must be writable by you alone)");
+                cache.status().message() + "; compiling in private temporary directories");
     }
   } else {
     static std::once_flag said;
