@@ -528,6 +528,30 @@ fs::path passwd_home() {
   return home;
 }
 
+/// The file `compiler` runs (looked up on PATH like posix_spawnp, links followed) as
+/// "path size mtime": an upgraded compiler gives new keys, not the old build's objects.
+std::string compiler_file_identity(const std::string& compiler) {
+  std::vector<fs::path> candidates;
+  if (compiler.find('/') != std::string::npos) {
+    candidates.emplace_back(compiler);
+  } else {
+    std::istringstream path(environment("PATH"));
+    for (std::string directory; std::getline(path, directory, ':');) {
+      candidates.push_back(fs::path(directory.empty() ? "." : directory) / compiler);
+    }
+  }
+  for (const fs::path& candidate : candidates) {
+    struct stat st {};
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0) {
+      std::error_code error;
+      const fs::path resolved = fs::canonical(candidate, error);
+      return (error ? candidate : resolved).string() + ' ' + std::to_string(st.st_size) + ' ' +
+             std::to_string(st.st_mtim.tv_sec) + '.' + std::to_string(st.st_mtim.tv_nsec);
+    }
+  }
+  return "not found";
+}
+
 }  // namespace
 
 const std::string& compile_flags() {
@@ -578,8 +602,8 @@ CompilerSettings settings_from_environment() {
 }
 
 std::string cache_key(const std::string& source, const CompilerSettings& settings) {
-  const std::string identity = source + '\0' + settings.compiler + '\0' + compile_flags() + '\0' + cpu_features() +
-                               '\0' + std::to_string(kAbiVersion);
+  const std::string identity = source + '\0' + settings.compiler + '\0' + compiler_file_identity(settings.compiler) +
+                               '\0' + compile_flags() + '\0' + cpu_features() + '\0' + std::to_string(kAbiVersion);
   return sha256_hex(identity);
 }
 

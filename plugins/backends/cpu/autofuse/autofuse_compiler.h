@@ -1,8 +1,9 @@
 #pragma once
 /// Online compilation of generated kernels: the system C++ compiler builds a shared object
-/// into a per-user disk cache keyed by the SHA-256 of (source, compiler, flags, CPU
-/// features, ABI version), written under a temporary name and renamed into place, so
-/// processes compiling the same kernel at once never see a partial file; Boost.DLL loads it.
+/// into a per-user disk cache keyed by the SHA-256 of (source, compiler and the file it
+/// runs, flags, CPU features, ABI version), written under a temporary name and renamed
+/// into place, so processes compiling the same kernel at once never see a partial file;
+/// Boost.DLL loads it.
 ///
 /// The cache holds code this process runs, so, as ssh treats ~/.ssh, it is used only when
 /// the directory and each cached file are owned by the effective user and writable by

@@ -176,6 +176,12 @@ TEST_F(AutofuseCompilerTest, CacheHitsAfterTheFirstCompile) {
   settings.compiler = "g++";
   EXPECT_NE(cache_key(kSource, settings), key);
   EXPECT_NE(cache_key(std::string(kSource) + " ", settings_from_environment()), key);
+  // So is the same compiler once upgraded (here: its file rewritten).
+  settings.compiler = script("cxx", "exec c++ \"$@\"\n").string();
+  const std::string before = cache_key(kSource, settings);
+  EXPECT_EQ(cache_key(kSource, settings), before);
+  fs::last_write_time(settings.compiler, fs::last_write_time(settings.compiler) + std::chrono::hours(1));
+  EXPECT_NE(cache_key(kSource, settings), before);
 }
 
 TEST_F(AutofuseCompilerTest, CorruptCacheFileIsRebuilt) {
