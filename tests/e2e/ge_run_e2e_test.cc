@@ -769,3 +769,114 @@ TEST_F(GeRunE2ETest, GeCompileNamesWhatAnInputShapeLeavesOpen) {
                                  "--input-shape", "x=4,3;z=4,3"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
 }
+
+namespace {
+
+/// `op` on float input x of `x_dims` (a negative dim is symbolic "N") to y of unknown
+/// shape, with `ints` attributes and float initializers (inputs after x, in order).
+void write_attribute_model(const fs::path& path, const std::string& op, const std::vector<int64_t>& x_dims,
+                           const std::vector<std::pair<std::string, std::vector<int64_t>>>& ints,
+                           const std::vector<std::pair<std::string, std::vector<int64_t>>>& initializers) {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(13);
+  onnx::GraphProto* graph = model.mutable_graph();
+  graph->set_name("g");
+  onnx::NodeProto* node = graph->add_node();
+  node->set_op_type(op);
+  node->set_name("n");
+  node->add_input("x");
+  node->add_output("y");
+  onnx::ValueInfoProto* x = graph->add_input();
+  x->set_name("x");
+  x->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : x_dims) {
+    onnx::TensorShapeProto::Dimension* dim = x->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim();
+    if (d < 0) {
+      dim->set_dim_param("N");
+    } else {
+      dim->set_dim_value(d);
+    }
+  }
+  for (const auto& [name, values] : ints) {
+    onnx::AttributeProto* attribute = node->add_attribute();
+    attribute->set_name(name);
+    attribute->set_type(onnx::AttributeProto::INTS);
+    for (int64_t v : values) attribute->add_ints(v);
+  }
+  for (const auto& [name, dims] : initializers) {
+    onnx::TensorProto* tensor = graph->add_initializer();
+    tensor->set_name(name);
+    tensor->set_data_type(onnx::TensorProto::FLOAT);
+    int64_t count = 1;
+    for (int64_t d : dims) {
+      tensor->add_dims(d);
+      count *= d;
+    }
+    for (int64_t i = 0; i < count; ++i) tensor->add_float_data(1.0f);
+    node->add_input(name);
+  }
+  onnx::ValueInfoProto* y = graph->add_output();
+  y->set_name("y");
+  y->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  std::ofstream(path, std::ios::binary) << model.SerializeAsString();
+}
+
+}  // namespace
+
+TEST_F(GeRunE2ETest, AZeroStrideExitsOneNamingTheRule) {
+  // It was SIGFPE (exit 136) inside libonnx's convPoolShapeInference, in ge-run and ge-compile.
+  const std::vector<int64_t> image{1, 4, 8, 8};
+  const std::vector<std::pair<std::string, std::vector<int64_t>>> weights{{"w", {4, 4, 3, 3}}};
+  for (const std::string op : {"Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool"}) {
+    const bool conv = op == "Conv" || op == "ConvTranspose";
+    std::vector<std::pair<std::string, std::vector<int64_t>>> ints{{"strides", {0, 0}}};
+    if (!conv) ints.push_back({"kernel_shape", {2, 2}});
+    const fs::path model = tmp_ / (op + ".onnx");
+    write_attribute_model(model, op, image, ints, conv ? weights : decltype(weights){});
+    for (const std::string tool : {GE_RUN_PATH, GE_COMPILE_PATH}) {
+      std::vector<std::string> args{model.string()};
+      if (tool == GE_RUN_PATH) args.insert(args.end(), {"--input", "x=random"});
+      if (tool == GE_COMPILE_PATH) args.insert(args.end(), {"--output", (tmp_ / (op + ".gem")).string()});
+      Outcome r = run_tool(tool, args);
+      EXPECT_EQ(r.exit_code, 1) << tool << " " << op << ": " << r.output;
+      EXPECT_CONTAINS(r.output, op + " 'n' (ai.onnx opset 13): attribute 'strides' is [0, 0]; strides must be >= 1");
+    }
+  }
+  write_attribute_model(tmp_ / "pads.onnx", "MaxPool", image, {{"kernel_shape", {2, 2}}, {"pads", {0, -1, 0, 0}}}, {});
+  Outcome r = ge_run({(tmp_ / "pads.onnx").string(), "--input", "x=random"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "attribute 'pads' is [0, -1, 0, 0]; pads must be >= 0");
+}
+
+TEST_F(GeRunE2ETest, EmptyInnerOrOuterDimsRunWithoutOneDnn) {
+  // MatMul / Gemm with K = 0 or N = 0 were SIGFPE inside oneDNN, statically (any -O) and
+  // with K known only at run time; numpy: zeros((2,0)) @ zeros((0,4)) == zeros((2,4)).
+  write_attribute_model(tmp_ / "mm_k0.onnx", "MatMul", {2, 0}, {}, {{"w", {0, 4}}});
+  write_attribute_model(tmp_ / "gemm_k0.onnx", "Gemm", {2, 0}, {}, {{"w", {0, 4}}});
+  write_attribute_model(tmp_ / "mm_n0.onnx", "MatMul", {2, 3}, {}, {{"w", {3, 0}}});
+  for (const char* name : {"mm_k0", "gemm_k0", "mm_n0"}) {
+    for (const char* level : {"-O0", "-O2"}) {
+      const fs::path out = tmp_ / (std::string(name) + level);
+      Outcome r = ge_run({(tmp_ / (std::string(name) + ".onnx")).string(), "--input", "x=random", level,
+                          "--output-dir", out.string()});
+      EXPECT_EQ(r.exit_code, 0) << name << " " << level << ": " << r.output;
+      EXPECT_CONTAINS(r.output, std::string(name) == "mm_n0" ? "float32[2,0] {}" : "float32[2,4]");
+      if (std::string(name) == "mm_n0") continue;
+      onnx::TensorProto y;
+      std::ifstream file(out / "output_0.pb", std::ios::binary);
+      ASSERT_TRUE(y.ParseFromIstream(&file)) << name;
+      const std::string raw = y.raw_data();
+      ASSERT_EQ(raw.size(), 8 * sizeof(float)) << name;
+      EXPECT_EQ(raw, std::string(raw.size(), '\0')) << name << ": not all zeros";
+    }
+  }
+  Outcome r = run_tool(GE_COMPILE_PATH, {(tmp_ / "mm_k0.onnx").string(), "--output", (tmp_ / "mm_k0.gem").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  // A batch of 0 known at run time: Conv gave "a required input or output address is null".
+  write_attribute_model(tmp_ / "conv_n0.onnx", "Conv", {-1, 2, 5, 5}, {}, {{"w", {3, 2, 3, 3}}});
+  write_npy(tmp_ / "x0.npy", "<f4", "(0, 2, 5, 5)", 0);
+  r = ge_run({(tmp_ / "conv_n0.onnx").string(), "--input", "x=" + (tmp_ / "x0.npy").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_CONTAINS(r.output, "float32[0,3,3,3] {}");
+}

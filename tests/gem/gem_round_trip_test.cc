@@ -805,5 +805,34 @@ TEST(GemGears, AGearWithOtherInputsIsRefusedAtLoad) {
   EXPECT_NE(loaded.status().to_string().find("'z'"), std::string::npos) << loaded.status().to_string();
 }
 
+// A forged .gem (a valid file whose graph no compiler produced) with a stride of 0: the
+// loader re-infers the graph through the same attribute rules as a parsed model, so it
+// is refused naming the rule; it was SIGFPE in libonnx's shape inference.
+TEST(GemLoad, ABrokenAttributeInALoadedGraphIsRefusedNamingTheRule) {
+  for (const char* node : {R"(%y : float32[1,4,4,4] = Conv(%x, %w) {strides: ints = [0, 0]} "conv")",
+                           R"(%y : float32[1,4,4,4] = MaxPool(%x) {kernel_shape: ints = [2, 2], strides: ints = [0, 0]} "pool")",
+                           R"(%y : float32[1,4,4,4] = AveragePool(%x) {kernel_shape: ints = [0, 2]} "pool")"}) {
+    const std::string text = std::string(R"(graph forged (opset ""=17) {
+  input %x : float32[1,4,8,8]
+  init %w : float32[4,4,1,1] = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
+  )") + node + R"(
+  output %y
+})";
+    Result<std::unique_ptr<Graph>> graph = parse_graph(text);
+    ASSERT_TRUE(graph.is_ok()) << graph.status().to_string();
+    ModelFileInfo info;
+    info.plugins = required_plugins(host(), info.backend);
+    const fs::path gem = temp_file("forged_attribute.gem");
+    ASSERT_TRUE(write_model_file(gem, **graph, info).is_ok());
+    Result<std::unique_ptr<Session>> loaded = create_session_from_model_file(host(), gem, SessionOptions{});
+    ASSERT_FALSE(loaded.is_ok()) << node;
+    EXPECT_EQ(loaded.status().code(), StatusCode::kInvalidArgument);
+    const std::string message = loaded.status().to_string();
+    EXPECT_TRUE(message.find("strides must be >= 1") != std::string::npos ||
+                message.find("kernel_shape must be >= 1") != std::string::npos)
+        << message;
+  }
+}
+
 }  // namespace
 }  // namespace ge
