@@ -450,7 +450,7 @@ TEST_F(AutofuseCompilerTest, TimeoutKillsTheCompilersChildren) {
   CompilerSettings settings = settings_from_environment();
   settings.compiler =
       script("forking-compiler.sh", "sleep 30 &\necho $! > '" + pid_file.string() + "'\nwait\n").string();
-  settings.timeout = std::chrono::milliseconds(500);
+  settings.timeout = std::chrono::milliseconds(1000);  // time for the script to write its child's pid
   Result<CompiledKernel> timed_out = compile(kSource, settings);
   ASSERT_FALSE(timed_out.is_ok());
   EXPECT_NE(timed_out.status().message().find("timed out"), std::string::npos) << timed_out.status().message();
