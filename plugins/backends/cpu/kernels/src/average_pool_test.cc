@@ -130,5 +130,16 @@ TEST(AveragePoolKernel, Int32IsUnsupported) {
   EXPECT_EQ(kernel.status().code(), StatusCode::kUnsupported);
 }
 
+// Empty tensors reach the kernel without an address, as at run time.
+TEST(AveragePoolKernel, EmptyBatchGivesAnEmptyOutput) {
+  KernelTest test("AveragePool");
+  test.input(f32({0, 2, 4, 4}, {}))
+      .attribute("kernel_shape", std::vector<int64_t>{2, 2})
+      .output(F::kFloat32, {0, 2, 3, 3})
+      .empty_tensors_without_address();
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {0, 2, 3, 3}, {});
+}
+
 }  // namespace
 }  // namespace ge::cpu_kernels::testing

@@ -71,5 +71,14 @@ TEST(NnConvTransposeKernel, WrongOutputDescIsInvalid) {
   EXPECT_EQ(kernel.status().code(), StatusCode::kInvalidArgument);
 }
 
+// Empty tensors reach the kernel without an address, as at run time.
+TEST(NnConvTransposeKernel, EmptyBatchGivesAnEmptyOutput) {
+  KernelTest test("ConvTranspose", 11);
+  test.input(f32({0, 1, 2, 3}, {})).initializer(f32({1, 2, 2, 2}, {1, 2, 3, 4, 0, -1, 0.5f, 1}));
+  test.output(F::kFloat32, {0, 2, 3, 4}).empty_tensors_without_address();
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {0, 2, 3, 4}, {});
+}
+
 }  // namespace
 }  // namespace ge::cpu_kernels::testing

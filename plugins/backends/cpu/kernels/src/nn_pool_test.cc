@@ -106,5 +106,25 @@ TEST(NnMaxUnpoolKernel, IndexOutOfRangeIsReportedAtLaunch) {
   EXPECT_EQ(code, nn::kKernelIndexOutOfRange);
 }
 
+// Empty tensors reach the kernel without an address, as at run time.
+TEST(NnGlobalPoolKernel, EmptyBatchGivesAnEmptyOutput) {
+  for (const char* op : {"GlobalMaxPool", "GlobalLpPool", "GlobalAveragePool"}) {
+    KernelTest test(op, 2);
+    test.input(f32({0, 2, 3, 3}, {})).output(F::kFloat32, {0, 2, 1, 1}).empty_tensors_without_address();
+    GE_RUN_KERNEL(out, test);
+    expect_tensor<float>(out[0], {0, 2, 1, 1}, {});
+  }
+}
+
+TEST(NnLpPoolKernel, EmptyBatchGivesAnEmptyOutput) {
+  KernelTest test("LpPool", 11);
+  test.input(f32({0, 1, 4, 4}, {}))
+      .attribute("kernel_shape", std::vector<int64_t>{2, 2})
+      .output(F::kFloat32, {0, 1, 3, 3})
+      .empty_tensors_without_address();
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {0, 1, 3, 3}, {});
+}
+
 }  // namespace
 }  // namespace ge::cpu_kernels::testing
