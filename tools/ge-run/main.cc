@@ -472,6 +472,10 @@ int run(int argc, char** argv) {
   }
   if (const std::string partition = session.describe_partition(); options.passes.dump_dir && !partition.empty()) {
     const fs::path path = *options.passes.dump_dir / "partition.txt";
+    // At -O0 no pass ran, so nothing has made the folder yet.
+    std::error_code made;
+    fs::create_directories(*options.passes.dump_dir, made);
+    if (made) return fail(invalid_argument("--dump-graph: cannot create '" + options.passes.dump_dir->string() + "': " + made.message()));
     if (Status status = write_file_atomically(path, partition); !status.is_ok())
       return fail(status.with_context("--dump-graph"));
   }

@@ -196,7 +196,8 @@ bool suppresses(const Corners& a, const Corners& b, float threshold) {
 std::optional<int64_t> scalar_int(const Tensor* t) {
   if (t == nullptr || t->element_count() != 1) return std::nullopt;
   if (t->dtype() != DataType::kInt64 && t->dtype() != DataType::kInt32) return std::nullopt;
-  return static_cast<int64_t>(t->scalar_as_double());
+  // Exactly: torchvision writes INT64_MAX, which a double rounds out of range.
+  return t->dtype() == DataType::kInt64 ? t->data<int64_t>()[0] : int64_t{t->data<int32_t>()[0]};
 }
 
 std::optional<std::vector<int64_t>> non_max_suppression_dims(const Node& node, const InputDataProvider& data) {

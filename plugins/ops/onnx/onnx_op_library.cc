@@ -16,6 +16,7 @@
 #include "fusion_kind.h"
 #include "memory_sharing.h"
 #include "inference_preconditions.h"
+#include "data_dependent_shapes.h"
 #include "inference_supplements.h"
 #include "ge/onnx_common/tensor_proto.h"
 #include "newer_opsets.h"
@@ -205,6 +206,7 @@ Status OnnxOpLibrary::infer(Node& node, int64_t opset_version, const InputDataPr
     }
     inferred = context.output_types();
     supplement_inference(node, data, inferred);
+    supplement_data_dependent_shapes(node, data, inferred);
   } catch (const StatusError& failure) {
     return failure.status().with_context(where);
   } catch (const onnx::InferenceError& error) {
