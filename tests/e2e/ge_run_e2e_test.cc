@@ -858,8 +858,8 @@ TEST_F(GeRunE2ETest, EmptyInnerOrOuterDimsRunWithoutOneDnn) {
   for (const char* name : {"mm_k0", "gemm_k0", "mm_n0"}) {
     for (const char* level : {"-O0", "-O2"}) {
       const fs::path out = tmp_ / (std::string(name) + level);
-      Outcome r = ge_run({(tmp_ / (std::string(name) + ".onnx")).string(), "--input", "x=random", level,
-                          "--output-dir", out.string()});
+      Outcome r = ge_run({(tmp_ / (std::string(name) + ".onnx")).string(), "--input", "x=random", level, "--output-dir",
+                          out.string()});
       EXPECT_EQ(r.exit_code, 0) << name << " " << level << ": " << r.output;
       EXPECT_CONTAINS(r.output, std::string(name) == "mm_n0" ? "float32[2,0] {}" : "float32[2,4]");
       if (std::string(name) == "mm_n0") continue;

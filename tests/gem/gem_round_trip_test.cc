@@ -809,9 +809,10 @@ TEST(GemGears, AGearWithOtherInputsIsRefusedAtLoad) {
 // loader re-infers the graph through the same attribute rules as a parsed model, so it
 // is refused naming the rule; it was SIGFPE in libonnx's shape inference.
 TEST(GemLoad, ABrokenAttributeInALoadedGraphIsRefusedNamingTheRule) {
-  for (const char* node : {R"(%y : float32[1,4,4,4] = Conv(%x, %w) {strides: ints = [0, 0]} "conv")",
-                           R"(%y : float32[1,4,4,4] = MaxPool(%x) {kernel_shape: ints = [2, 2], strides: ints = [0, 0]} "pool")",
-                           R"(%y : float32[1,4,4,4] = AveragePool(%x) {kernel_shape: ints = [0, 2]} "pool")"}) {
+  for (const char* node :
+       {R"(%y : float32[1,4,4,4] = Conv(%x, %w) {strides: ints = [0, 0]} "conv")",
+        R"(%y : float32[1,4,4,4] = MaxPool(%x) {kernel_shape: ints = [2, 2], strides: ints = [0, 0]} "pool")",
+        R"(%y : float32[1,4,4,4] = AveragePool(%x) {kernel_shape: ints = [0, 2]} "pool")"}) {
     const std::string text = std::string(R"(graph forged (opset ""=17) {
   input %x : float32[1,4,8,8]
   init %w : float32[4,4,1,1] = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]

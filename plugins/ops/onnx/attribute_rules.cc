@@ -63,8 +63,7 @@ const std::vector<OpRules>& rule_table() {
         {"pads", Bound::kNonNegative, Length::kTwiceSpatial}}},
       {"MaxRoiPool", {{"pooled_shape", Bound::kAtLeastOne}}},
       // Col2Im's spatial rank is the length of its image_shape input, not of input 0.
-      {"Col2Im",
-       {{"strides", Bound::kAtLeastOne}, {"dilations", Bound::kAtLeastOne}, {"pads", Bound::kNonNegative}}},
+      {"Col2Im", {{"strides", Bound::kAtLeastOne}, {"dilations", Bound::kAtLeastOne}, {"pads", Bound::kNonNegative}}},
       {"SpaceToDepth", {{"blocksize", Bound::kAtLeastOne}}},
       {"DepthToSpace", {{"blocksize", Bound::kAtLeastOne}}},
   };
@@ -73,18 +72,24 @@ const std::vector<OpRules>& rule_table() {
 
 bool within(Bound bound, int64_t value) {
   switch (bound) {
-    case Bound::kAtLeastOne: return value >= 1;
-    case Bound::kNonNegative: return value >= 0;
-    case Bound::kZeroOrOne: return value == 0 || value == 1;
+    case Bound::kAtLeastOne:
+      return value >= 1;
+    case Bound::kNonNegative:
+      return value >= 0;
+    case Bound::kZeroOrOne:
+      return value == 0 || value == 1;
   }
   return false;
 }
 
 std::string_view describe(Bound bound) {
   switch (bound) {
-    case Bound::kAtLeastOne: return ">= 1";
-    case Bound::kNonNegative: return ">= 0";
-    case Bound::kZeroOrOne: return "0 or 1";
+    case Bound::kAtLeastOne:
+      return ">= 1";
+    case Bound::kNonNegative:
+      return ">= 0";
+    case Bound::kZeroOrOne:
+      return "0 or 1";
   }
   return "";
 }
@@ -119,8 +124,8 @@ Status check_rule(const Node& node, const AttributeRule& rule, int64_t spatial_r
   const int64_t expected = rule.length == Length::kSpatial ? spatial_rank : 2 * spatial_rank;
   if (static_cast<int64_t>(values.size()) != expected) {
     return invalid_argument(where + ": attribute '" + name + "' is " + shown + " (" + std::to_string(values.size()) +
-                            " values) but input 0 has " + std::to_string(spatial_rank) + " spatial dims, so " +
-                            name + " needs " + std::to_string(expected));
+                            " values) but input 0 has " + std::to_string(spatial_rank) + " spatial dims, so " + name +
+                            " needs " + std::to_string(expected));
   }
   return Status::ok();
 }
@@ -130,8 +135,8 @@ Status check_rule(const Node& node, const AttributeRule& rule, int64_t spatial_r
 Status check_attribute_rules(const Node& node, const std::string& where) {
   if (!is_onnx_domain(node)) return Status::ok();
   const auto& table = rule_table();
-  const auto found = std::find_if(table.begin(), table.end(),
-                                  [&](const OpRules& entry) { return entry.op_type == node.op_type(); });
+  const auto found =
+      std::find_if(table.begin(), table.end(), [&](const OpRules& entry) { return entry.op_type == node.op_type(); });
   if (found == table.end()) return Status::ok();
   // The spatial rank where input 0 has [N, C, spatial...] of a known rank.
   int64_t spatial_rank = -1;

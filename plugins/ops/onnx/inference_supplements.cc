@@ -118,10 +118,17 @@ std::optional<__int128> integer_range_count(const Node& node, const InputDataPro
     const Tensor* t = inputs[i];
     if (t == nullptr || t->element_count() != 1) return std::nullopt;
     switch (t->dtype()) {
-      case DataType::kInt64: values[i] = t->data<int64_t>()[0]; break;
-      case DataType::kInt32: values[i] = t->data<int32_t>()[0]; break;
-      case DataType::kInt16: values[i] = t->data<int16_t>()[0]; break;
-      default: return std::nullopt;
+      case DataType::kInt64:
+        values[i] = t->data<int64_t>()[0];
+        break;
+      case DataType::kInt32:
+        values[i] = t->data<int32_t>()[0];
+        break;
+      case DataType::kInt16:
+        values[i] = t->data<int16_t>()[0];
+        break;
+      default:
+        return std::nullopt;
     }
   }
   const int64_t start = values[0], limit = values[1], delta = values[2];
@@ -153,8 +160,8 @@ void check_range_data(const Node& node, const InputDataProvider& data) {
       return std::to_string(t.dtype() == DataType::kInt64 ? t.data<int64_t>()[0]
                                                           : static_cast<int64_t>(t.scalar_as_double()));
     };
-    throw StatusError(invalid_argument("Range from " + exact(*start) + " to " + exact(*limit) + " by " +
-                                       exact(*delta) + " has " + std::to_string(static_cast<double>(*count)) +
+    throw StatusError(invalid_argument("Range from " + exact(*start) + " to " + exact(*limit) + " by " + exact(*delta) +
+                                       " has " + std::to_string(static_cast<double>(*count)) +
                                        " elements, more than 2^62"));
   }
   if (!is_integer(delta->dtype())) {

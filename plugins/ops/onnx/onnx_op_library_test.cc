@@ -534,9 +534,11 @@ TEST_F(OnnxOpLibraryTest, RangeOfInt64ExtremesCountsWithoutOverflow) {
     Graph graph;
     graph.set_opset_import("", kOpset);
     std::vector<Value*> inputs;
-    for (const char* name : {"start", "limit", "delta"}) inputs.push_back(graph.add_input(name, TensorDesc::of(DataType::kInt64, {})));
+    for (const char* name : {"start", "limit", "delta"})
+      inputs.push_back(graph.add_input(name, TensorDesc::of(DataType::kInt64, {})));
     Node* node = graph.add_node("Range", inputs, 1, "r");
-    const std::vector<Tensor> values = {Tensor::from_vector<int64_t>({}, {c.start}), Tensor::from_vector<int64_t>({}, {c.limit}),
+    const std::vector<Tensor> values = {Tensor::from_vector<int64_t>({}, {c.start}),
+                                        Tensor::from_vector<int64_t>({}, {c.limit}),
                                         Tensor::from_vector<int64_t>({}, {c.delta})};
     InputDataProvider data = [&](const Node&, size_t index) -> const Tensor* { return &values[index]; };
     Status status = library_->infer(*node, kOpset, data, registry_);

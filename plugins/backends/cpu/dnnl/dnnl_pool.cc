@@ -175,8 +175,15 @@ std::optional<PreparedKernel> prepare_pool(const Node& node, std::string_view ba
       std::optional<BlockedLayout> x_layout = BlockedLayout::of(*x_stored), y_layout = BlockedLayout::of(*y_stored);
       if (!x_layout || !y_layout) return std::nullopt;
       auto nan = std::make_shared<NanPropagation>();
-      *nan = {*x_layout, *y_layout, y_dims, x_dims, strides, kernel, dilations, pads_l,
-              static_cast<int64_t>(x_stored->get_size() / sizeof(float))};
+      nan->x = *x_layout;
+      nan->y = *y_layout;
+      nan->x_dims = x_dims;
+      nan->y_dims = y_dims;
+      nan->strides = strides;
+      nan->kernel = kernel;
+      nan->dilations = dilations;
+      nan->pads_begin = pads_l;
+      nan->x_floats = static_cast<int64_t>(x_stored->get_size() / sizeof(float));
       builder.add_host(&propagate_nan, std::move(nan));
     }
     return std::move(builder).build(fast_kernel_name(backend, node, pd.impl_info_str()), options.threads);

@@ -106,7 +106,10 @@ TEST(MatMulKernel, EmptyOutputDimensionGivesAnEmptyProduct) {
   GE_RUN_KERNEL(n0_out, n0);
   expect_tensor<float>(n0_out[0], {2, 0}, {});
   KernelTest batch0("MatMul");
-  batch0.input(f32({0, 2, 3}, {})).input(f32_iota({3, 4})).output(F::kFloat32, {0, 2, 4}).empty_tensors_without_address();
+  batch0.input(f32({0, 2, 3}, {}))
+      .input(f32_iota({3, 4}))
+      .output(F::kFloat32, {0, 2, 4})
+      .empty_tensors_without_address();
   GE_RUN_KERNEL(batch0_out, batch0);
   expect_tensor<float>(batch0_out[0], {0, 2, 4}, {});
 }
