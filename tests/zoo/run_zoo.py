@@ -11,14 +11,21 @@ Models not in the cache are exported first (export_zoo.py). A configuration
   outputs exactly) of every reference;
 - fails cleanly when ge-run exits non-zero with a message (allowed on npu_sim, whose
   device has 256 MiB and runs reference kernels: it must say which limit it hit);
+- is unchecked for a detector without ONNX Runtime (see below);
 - is wrong when ge-run exits 0 with outputs outside the tolerance, or crashes (a signal),
   or times out. Any wrong configuration, and any clean failure on cpu, fails the run.
 
-Detector outputs (comparison "detection": boxes, labels, scores, ... of one image): with
+Detector outputs (comparison "detection": boxes, labels, scores, ... of one image) are
+judged against ONNX Runtime only: torch's eager code and its own ONNX export differ where
+scores tie (ONNX Runtime and torch disagree by as much as GE does). With
 random weights many scores tie exactly, and engines pick different members of a tied
 group (TopK and NMS break ties each their own way), so the number of detections and the
 sorted scores must agree, and each detection whose score no other shares (within the
-tolerance) must be found with the same box, label, mask, keypoints at that score.
+tolerance) must be found with the same box, label, mask, keypoints at that score. Where
+scores are so nearly tied that rounding reorders them (SSDlite's 91-class softmax with
+random weights: TopK values agree to 1e-7, their indices do not), whole detections
+differ: such a configuration is "ties", not wrong, when GE is no further from ONNX
+Runtime than torch is (both numbers are printed).
 """
 import argparse
 import json
@@ -203,20 +210,40 @@ def main():
                             error, what = compare(outputs, refs[ref_name], meta)
                             row[ref_name] = error
                             verdicts.append((ref_name, error, what))
-                    worst = max(verdicts, key=lambda v: v[1])
-                    status = "match" if worst[1] <= RTOL else "wrong"
+                    # A detector's ONNX graph and torch's eager code differ where scores
+                    # tie (ONNX Runtime and torch disagree with each other there): its
+                    # reference is ONNX Runtime, which runs the same graph; without it
+                    # the detector is reported unchecked.
+                    judged = [v for v in verdicts if meta.get("comparison") != "detection" or v[0] == "ort"]
                     message = "; ".join(f"{r}: {e:.2e} ({w})" for r, e, w in verdicts)
+                    if not judged:
+                        status = "unchecked"
+                        message = "a detector needs ONNX Runtime (--ort) as its reference; " + message
+                    else:
+                        status = "match" if max(v[1] for v in judged) <= RTOL else "wrong"
+                        if status == "wrong" and meta.get("comparison") == "detection" and "torch" in refs:
+                            # Near-tied scores that rounding reorders (TopK, then NMS) make
+                            # the detections ill-conditioned: torch and ONNX Runtime differ
+                            # too. GE is held to be no further from ONNX Runtime than torch.
+                            spread, _ = compare(refs["torch"], refs["ort"], meta)
+                            if judged[0][1] <= spread:
+                                status = "ties"
+                                message += f"; torch vs ort: {spread:.2e} (ill-conditioned ties)"
                 row["status"], row["message"] = status, message
                 # npu_sim may refuse with a message (capacity, a kernel it lacks); cpu may not.
                 fails = status == "wrong" or (status == "failed" and backend == "cpu")
                 bad += fails
                 print(f"{name:34s} {backend:8s} -O{level}  {status:7s} {seconds:6.1f} s  {message}", flush=True)
                 results.append(row)
-    print(f"zoo: {len(names)} models in {time.time() - start:.0f} s; {bad} configuration(s) wrong (or failed on cpu)")
+    unchecked = sum(1 for r in results if r.get("status") == "unchecked")
+    print(f"zoo: {len(names)} models in {time.time() - start:.0f} s; {bad} configuration(s) wrong (or failed on cpu)"
+          + (f"; {unchecked} unchecked (detectors without ONNX Runtime)" if unchecked else ""))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
-    return 1 if bad else 0
+    if bad:
+        return 1
+    return 77 if unchecked else 0  # ctest reports 77 as skipped, not passed
 
 
 if __name__ == "__main__":

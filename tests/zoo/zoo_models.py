@@ -15,7 +15,7 @@ import torchvision
 DENSE, DETECTION = "dense", "detection"
 # Bump when an export would come out differently (builders, weights, inputs): cached
 # exports of another version are made again.
-EXPORT_VERSION = 2
+EXPORT_VERSION = 3
 
 
 def randomise(module, seed):
@@ -62,7 +62,7 @@ def segmentation(builder, size=224):
     return make
 
 
-def detection(builder, size=320, **kwargs):
+def detection(builder, size=320, cls_scale=4.0, **kwargs):
     class Flat(torch.nn.Module):  # one image in, the first result dict's tensors out
         def __init__(self, model):
             super().__init__()
@@ -80,13 +80,14 @@ def detection(builder, size=320, **kwargs):
                 setattr(model, attr, 0.0)
         if hasattr(model, "roi_heads"):
             model.roi_heads.score_thresh = 0.0
-        # Random classifier heads give near-uniform scores, most of them exactly tied,
-        # and which member of a tied group TopK and NMS keep differs between engines:
-        # larger logits spread the scores apart.
+        # Random classifier heads give near-uniform scores (or, behind VGG's unnormalised
+        # activations, saturated ones), most of them exactly tied, and which member of a
+        # tied group TopK and NMS keep differs between engines: scaled logits spread the
+        # scores apart.
         with torch.no_grad():
             for name, m in model.named_modules():
                 if ("cls" in name or "classification" in name) and isinstance(m, (torch.nn.Conv2d, torch.nn.Linear)):
-                    m.weight.mul_(20.0)
+                    m.weight.mul_(cls_scale)
                     if m.bias is not None:
                         m.bias.normal_(0.0, 1.0)
         return Flat(model), image(h=size, w=size)
@@ -204,11 +205,12 @@ ZOO = {
     "fcn_resnet50": (segmentation(M.segmentation.fcn_resnet50), DENSE, None, False),
     "deeplabv3_mobilenet_v3_large": (segmentation(M.segmentation.deeplabv3_mobilenet_v3_large), DENSE, None, False),
     "lraspp_mobilenet_v3_large": (segmentation(M.segmentation.lraspp_mobilenet_v3_large), DENSE, None, True),
-    "ssd300_vgg16": (detection(M.detection.ssd300_vgg16, size=300), DETECTION, None, False),
+    "ssd300_vgg16": (detection(M.detection.ssd300_vgg16, size=300, cls_scale=0.002), DETECTION, None, False),
     "ssdlite320_mobilenet_v3_large": (detection(M.detection.ssdlite320_mobilenet_v3_large), DETECTION, None, False),
     "fasterrcnn_mobilenet_v3_large_fpn": (
         detection(M.detection.fasterrcnn_mobilenet_v3_large_fpn, min_size=320, max_size=320), DETECTION, None, False),
-    "retinanet_resnet50_fpn": (detection(M.detection.retinanet_resnet50_fpn, min_size=320, max_size=320), DETECTION, None, False),
+    "retinanet_resnet50_fpn": (
+        detection(M.detection.retinanet_resnet50_fpn, cls_scale=0.02, min_size=320, max_size=320), DETECTION, None, False),
     "fcos_resnet50_fpn": (detection(M.detection.fcos_resnet50_fpn, min_size=320, max_size=320), DETECTION, None, False),
     "maskrcnn_resnet50_fpn": (detection(M.detection.maskrcnn_resnet50_fpn, min_size=320, max_size=320), DETECTION, None, False),
     "keypointrcnn_resnet50_fpn": (
