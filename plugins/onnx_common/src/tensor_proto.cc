@@ -1,11 +1,12 @@
 #include "ge/onnx_common/tensor_proto.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <charconv>
 #include <cstddef>
 #include <cstring>
@@ -167,41 +168,77 @@ Result<std::string> read_external_data(const ExternalRange& range, const std::st
   return bytes;
 }
 
-// A whole external-data file mapped copy-on-write (a write, should a pass make one, stays
-// private). Tensors share the mapping, which is unmapped with the last of them.
-class MappedFile {
+// The bytes of one external-data range, read into memory of the process. Not a mapping of
+// the file, even a private one: a Session's weights must not follow the file after it is
+// loaded, or rewriting it in place (cp, rsync --inplace) changes live results and
+// truncating it raises SIGBUS, which kills a server; Linux discards even the
+// copied-on-write pages of a private mapping past a truncation. Reading costs the weights'
+// bytes in memory, which the memory limit counts anyway, and a read of the file at load.
+class LoadedRange {
  public:
-  static Result<std::shared_ptr<MappedFile>> open(const fs::path& file, const std::string& label) {
-    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return not_found(label + ": cannot open external data file '" + file.string() + "'");
-    struct stat info {};
-    if (::fstat(fd, &info) != 0 || info.st_size <= 0) {
-      ::close(fd);
-      return not_found(label + ": cannot read the size of external data file '" + file.string() + "'");
-    }
-    const auto size = static_cast<size_t>(info.st_size);
-    void* base = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-    ::close(fd);
-    if (base == MAP_FAILED) return std::shared_ptr<MappedFile>();  // the caller reads the bytes instead
-    return std::shared_ptr<MappedFile>(new MappedFile(base, size, info));
-  }
-  ~MappedFile() { ::munmap(base_, size_); }
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
+  struct Identity {  // of the file when read: a change gives a new key, so new bytes
+    fs::path file;
+    dev_t device = 0;
+    ino_t inode = 0;
+    off_t size = 0;
+    int64_t mtime_ns = 0;
+    uint64_t offset = 0, length = 0;
+    auto operator<=>(const Identity&) const = default;
+  };
 
-  char* data() const { return static_cast<char*>(base_); }
-  size_t size() const { return size_; }
-  // Whether the file on disk is still the one mapped.
-  bool same_file(const struct stat& info) const {
-    return info.st_dev == info_.st_dev && info.st_ino == info_.st_ino && info.st_size == info_.st_size &&
-           info.st_mtim.tv_sec == info_.st_mtim.tv_sec && info.st_mtim.tv_nsec == info_.st_mtim.tv_nsec;
+  static Result<std::shared_ptr<LoadedRange>> read(const ExternalRange& range, const std::string& label) {
+    const int fd = ::open(range.file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return not_found(label + ": cannot open external data file '" + range.file.string() + "'");
+    std::shared_ptr<LoadedRange> loaded(new LoadedRange());
+    Status status = loaded->fill(fd, range, label);
+    ::close(fd);
+    if (!status.is_ok()) return status;
+    return loaded;
   }
+  ~LoadedRange() { std::free(data_); }
+  LoadedRange(const LoadedRange&) = delete;
+  LoadedRange& operator=(const LoadedRange&) = delete;
+
+  char* data() const { return static_cast<char*>(data_); }
+  const Identity& identity() const { return identity_; }
 
  private:
-  MappedFile(void* base, size_t size, const struct stat& info) : base_(base), size_(size), info_(info) {}
-  void* base_;
-  size_t size_;
-  struct stat info_;
+  LoadedRange() = default;
+
+  Status fill(int fd, const ExternalRange& range, const std::string& label) {
+    struct stat info {};
+    if (::fstat(fd, &info) != 0) {
+      return not_found(label + ": cannot read the size of external data file '" + range.file.string() + "'");
+    }
+    identity_ = {range.file, info.st_dev, info.st_ino, info.st_size,
+                 int64_t{info.st_mtim.tv_sec} * 1'000'000'000 + info.st_mtim.tv_nsec, range.offset, range.length};
+    constexpr size_t kAlignment = 64;
+    const size_t bytes = (static_cast<size_t>(range.length) + kAlignment - 1) / kAlignment * kAlignment;
+    data_ = std::aligned_alloc(kAlignment, bytes);
+    if (data_ == nullptr) {
+      return invalid_argument(label + ": not enough memory for the " + std::to_string(range.length) +
+                              " bytes of external data from '" + range.file.string() + "'");
+    }
+    uint64_t done = 0;
+    while (done < range.length) {
+      const size_t chunk = static_cast<size_t>(std::min<uint64_t>(range.length - done, uint64_t{1} << 30));
+      const ssize_t got = ::pread(fd, data() + done, chunk, static_cast<off_t>(range.offset + done));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        // The size was checked when the model was opened: the file changed since.
+        return parse_error(label + ": external data file '" + range.file.string() + "' changed while the model " +
+                           "was loading: reading " + std::to_string(range.length) + " bytes at offset " +
+                           std::to_string(range.offset) + " got " + std::to_string(done) +
+                           (got < 0 ? std::string(" (") + std::strerror(errno) + ")" : std::string(" (truncated?)")) +
+                           "; replace weight files by renaming a new file over the old one");
+      }
+      done += static_cast<uint64_t>(got);
+    }
+    return Status::ok();
+  }
+
+  void* data_ = nullptr;
+  Identity identity_;
 };
 
 // int4, uint4 and float4e2m1 travel two to a byte (the first in the low nibble); GE holds
@@ -225,41 +262,46 @@ void unpack_4bit(Tensor& tensor, int64_t count, PackedByte packed) {
   for (int64_t i = 0; i < count; ++i) out[i] = unpack_nibble(packed(i / 2), i, tensor.dtype());
 }
 
-// One mapping per file while any tensor holds it: the initializers of a model that share a
-// weights file share its pages, and two sessions of one model map it once.
-Result<std::shared_ptr<MappedFile>> mapped_file(const fs::path& file, const std::string& label) {
+// One copy of each range while any tensor holds it: two sessions of one model in a
+// process share their external weights (and so the cpu backend's prepacked copies of
+// them, which are keyed by the weights' address), unless the file changed in between.
+Result<std::shared_ptr<LoadedRange>> loaded_range(const ExternalRange& range, const std::string& label) {
   static std::mutex mutex;
-  static std::map<fs::path, std::weak_ptr<MappedFile>> mappings;
+  static std::map<LoadedRange::Identity, std::weak_ptr<LoadedRange>> loaded;
   std::lock_guard<std::mutex> lock(mutex);
   struct stat info {};
-  if (::stat(file.c_str(), &info) != 0) {
-    return not_found(label + ": cannot read the size of external data file '" + file.string() + "'");
+  if (::stat(range.file.c_str(), &info) != 0) {
+    return not_found(label + ": cannot read the size of external data file '" + range.file.string() + "'");
   }
-  auto it = mappings.find(file);
-  if (it != mappings.end()) {
-    if (std::shared_ptr<MappedFile> existing = it->second.lock(); existing && existing->same_file(info)) {
-      return existing;
-    }
+  const LoadedRange::Identity identity{range.file,   info.st_dev,
+                                       info.st_ino,  info.st_size,
+                                       int64_t{info.st_mtim.tv_sec} * 1'000'000'000 + info.st_mtim.tv_nsec,
+                                       range.offset, range.length};
+  if (auto it = loaded.find(identity); it != loaded.end()) {
+    if (std::shared_ptr<LoadedRange> existing = it->second.lock()) return existing;
   }
-  GE_ASSIGN_OR_RETURN(std::shared_ptr<MappedFile> mapping, MappedFile::open(file, label));
-  if (mapping) mappings[file] = mapping;
-  return mapping;
+  static size_t swept_size = 0;
+  if (loaded.size() >= 2 * swept_size + 64) {  // forget the ranges no tensor holds, amortised
+    std::erase_if(loaded, [](const auto& entry) { return entry.second.expired(); });
+    swept_size = loaded.size();
+  }
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<LoadedRange> range_bytes, LoadedRange::read(range, label));
+  loaded[identity] = range_bytes;
+  return range_bytes;
 }
 
-// External data of fixed-width elements at a naturally aligned offset is used where it
-// lies in the mapped file (a little-endian host needs no conversion); null otherwise.
-Result<std::optional<Tensor>> map_external_data(const ExternalRange& range, DataType dtype,
-                                                const std::vector<int64_t>& dims, int64_t count,
-                                                const std::string& label) {
+// External data of fixed-width elements is used as read (a little-endian host needs no
+// conversion); null for the types decode_raw converts.
+Result<std::optional<Tensor>> load_external_data(const ExternalRange& range, DataType dtype,
+                                                 const std::vector<int64_t>& dims, int64_t count,
+                                                 const std::string& label) {
   const size_t width = element_size(dtype);
   if (std::endian::native != std::endian::little || dtype == DataType::kString || dtype == DataType::kBool ||
-      is_packed_4bit(dtype) || width == 0 || count == 0 || range.length != static_cast<uint64_t>(count) * width ||
-      range.offset % std::min<size_t>(width, alignof(std::max_align_t)) != 0) {
+      is_packed_4bit(dtype) || width == 0 || count == 0 || range.length != static_cast<uint64_t>(count) * width) {
     return std::optional<Tensor>();
   }
-  GE_ASSIGN_OR_RETURN(std::shared_ptr<MappedFile> mapping, mapped_file(range.file, label));
-  if (!mapping || range.offset + range.length > mapping->size()) return std::optional<Tensor>();
-  return std::optional<Tensor>(Tensor::share(dtype, dims, mapping->data() + range.offset, mapping));
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<LoadedRange> bytes, loaded_range(range, label));
+  return std::optional<Tensor>(Tensor::share(dtype, dims, bytes->data(), bytes));
 }
 
 // The typed field that carries `dtype`'s values, and how many entries one element takes.
@@ -419,8 +461,8 @@ Result<Tensor> tensor_from_proto(const onnx::TensorProto& proto, const fs::path&
 
   if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
     GE_ASSIGN_OR_RETURN(ExternalRange range, resolve_external_data(proto, base_dir));
-    GE_ASSIGN_OR_RETURN(std::optional<Tensor> mapped, map_external_data(range, dtype, dims, count, label));
-    if (mapped) return std::move(*mapped);
+    GE_ASSIGN_OR_RETURN(std::optional<Tensor> loaded, load_external_data(range, dtype, dims, count, label));
+    if (loaded) return std::move(*loaded);
     GE_ASSIGN_OR_RETURN(std::string bytes, read_external_data(range, label));
     return decode_raw(bytes, dtype, std::move(dims), count, label, "external data");
   }
