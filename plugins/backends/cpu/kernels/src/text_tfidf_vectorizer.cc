@@ -86,12 +86,17 @@ int tfidf_kernel(const KernelArgs& args) {
   if (ordinals > 0 && args.workspace == nullptr) return kKernelMissingAddress;
   auto* counts = static_cast<int64_t*>(args.workspace);
   const size_t token_size = element_size(p.input_dtype);
+  // The pool has no n-grams longer than its levels, and no gap of a row's length or more
+  // fits two tokens: a max_gram_length or max_skip_count near 2^63 loops no further (an
+  // empty level per length up to max_gram_length was allocated: std::bad_alloc after 30 s).
+  const int64_t max_gram = std::min<int64_t>(p.max_gram, static_cast<int64_t>(p.by_length.size()));
+  const int64_t max_gap = std::min<int64_t>(p.max_skip, p.columns) + 1;
   for (int64_t r = 0; r < p.rows; ++r) {
     const void* row = x + static_cast<size_t>(r * p.columns) * token_size;
     std::fill(counts, counts + ordinals, int64_t{0});
     for (int64_t start = 0; start < p.columns; ++start) {
-      for (int64_t gap = 1; gap <= p.max_skip + 1; ++gap) {
-        for (int64_t n = 1; n <= p.max_gram; ++n) {
+      for (int64_t gap = 1; gap <= max_gap; ++gap) {
+        for (int64_t n = 1; n <= max_gram; ++n) {
           if (start + (n - 1) * gap >= p.columns) break;
           if (n < p.min_gram || (n == 1 && gap > 1)) continue;
           const int64_t ordinal = find_ngram(p, row, n, start, gap);
@@ -183,7 +188,6 @@ Result<PreparedKernel> prepare_tfidf(const KernelContext& context) {
     std::stable_sort(entries.begin(), entries.end(), less);
     p.by_length.push_back(std::move(entries));
   }
-  while (static_cast<int64_t>(p.by_length.size()) < p.max_gram) p.by_length.emplace_back();
   if (static_cast<int64_t>(p.ngram_indexes.size()) != ordinal) {
     return invalid_attribute(context, "ngram_indexes",
                              "has " + std::to_string(p.ngram_indexes.size()) + " entries but the pool holds " +

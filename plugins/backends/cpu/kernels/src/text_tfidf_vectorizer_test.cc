@@ -76,5 +76,16 @@ TEST(TfIdfVectorizerKernel, PoolNotSplittingIntoWholeNgramsIsInvalid) {
   EXPECT_NE(kernel.status().message().find("ngram_counts"), std::string::npos) << kernel.status().message();
 }
 
+// Lengths and skips near 2^63 are no longer than the pool's levels and the row: the
+// counts of the case above (prepare allocated a pool level per length: std::bad_alloc
+// after 30 s).
+TEST(TfIdfVectorizerKernel, HugeGramLengthAndSkipCountStopAtThePoolAndTheRow) {
+  KernelTest test("TfIdfVectorizer", 9);
+  add_string_case(test, "TF");
+  test.attribute("max_gram_length", int64_t{1} << 62).attribute("max_skip_count", int64_t{1} << 62);
+  GE_RUN_KERNEL(out, test);
+  expect_tensor<float>(out[0], {3}, {1, 1, 2});
+}
+
 }  // namespace
 }  // namespace ge::cpu_kernels::testing
