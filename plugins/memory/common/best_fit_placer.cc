@@ -23,7 +23,8 @@ std::vector<int64_t> step_points(const std::vector<MemoryRequest>& requests) {
 
 }  // namespace
 
-BestFitPlacer::BestFitPlacer(const std::vector<MemoryRequest>& requests) : requests_(requests), index_(0) {
+BestFitPlacer::BestFitPlacer(const std::vector<MemoryRequest>& requests)
+    : requests_(requests), index_(0), occupancy_(0) {
   const std::vector<int64_t> points = step_points(requests);
   auto position = [&](int64_t step) {
     return static_cast<size_t>(std::lower_bound(points.begin(), points.end(), step) - points.begin());
@@ -36,28 +37,39 @@ BestFitPlacer::BestFitPlacer(const std::vector<MemoryRequest>& requests) : reque
     last_.push_back(position(last));
     streams_ = streams_ || !r.streams.empty();
   }
-  index_ = IntervalIndex(points.size());
+  if (streams_) {
+    index_ = IntervalIndex(points.size());
+  } else {
+    occupancy_ = OccupancyIndex(points.size());
+  }
 }
 
 MemoryPlan BestFitPlacer::place(const std::vector<uint32_t>& order, size_t alignment) {
   index_.clear();
+  occupancy_.clear();
   MemoryPlan plan;
   plan.offsets.assign(requests_.size(), 0);
-  std::vector<std::pair<size_t, size_t>> taken;  // conflicting [offset, end)
   for (uint32_t id : order) {
     const size_t bytes = requests_[id].bytes;
     if (bytes == 0 || first_[id] > last_[id]) continue;
-    conflicts_.clear();
-    index_.query(first_[id], last_[id], conflicts_);
-    taken.clear();
-    for (uint32_t c : conflicts_) {
-      // With several streams, windows that meet may still be ordered by events.
-      if (streams_ && !requests_conflict(requests_[id], requests_[c])) continue;
-      taken.emplace_back(plan.offsets[c], plan.offsets[c] + requests_[c].bytes);
+    // The bytes the conflicting placed requests take, sorted by begin. On one stream as
+    // their union (gaps between touching or overlapping ranges are none either way).
+    taken_.clear();
+    if (streams_) {
+      conflicts_.clear();
+      index_.query(first_[id], last_[id], conflicts_);
+      conflicts_read_ += conflicts_.size();
+      for (uint32_t c : conflicts_) {
+        // With several streams, windows that meet may still be ordered by events.
+        if (!requests_conflict(requests_[id], requests_[c])) continue;
+        taken_.emplace_back(plan.offsets[c], plan.offsets[c] + requests_[c].bytes);
+      }
+      std::sort(taken_.begin(), taken_.end());
+    } else {
+      occupancy_.query(first_[id], last_[id], taken_);
     }
-    std::sort(taken.begin(), taken.end());
     size_t best = SIZE_MAX, best_gap = SIZE_MAX, cursor = 0;
-    for (const auto& [begin, end] : taken) {
+    for (const auto& [begin, end] : taken_) {
       const size_t start = align_up(cursor, alignment);
       if (begin > start) {
         const size_t gap = begin - start;
@@ -71,7 +83,11 @@ MemoryPlan BestFitPlacer::place(const std::vector<uint32_t>& order, size_t align
     if (best == SIZE_MAX) best = align_up(cursor, alignment);
     plan.offsets[id] = best;
     plan.total_bytes = std::max(plan.total_bytes, best + bytes);
-    index_.insert(id, first_[id], last_[id]);
+    if (streams_) {
+      index_.insert(id, first_[id], last_[id]);
+    } else {
+      occupancy_.insert(first_[id], last_[id], best, best + bytes);
+    }
   }
   return plan;
 }
