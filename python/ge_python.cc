@@ -3,12 +3,14 @@
 /// as ValueError (bad input, missing file, malformed model) or RuntimeError (the rest).
 
 #include <dlfcn.h>
+#include <signal.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -20,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "ge/cancellation.h"
 #include "ge/model_file.h"
 #include "ge/plugin_host.h"
 #include "ge/session.h"
@@ -42,6 +45,8 @@ using RegistryFiles = std::optional<std::vector<fs::path>>;  // plugins=: a list
 fs::path default_registry;
 /// Set at import: ge.TensorInfo, a namedtuple (a reference kept for the process's life).
 py::handle tensor_info_type;
+/// Set at import: threading.main_thread().ident, the one thread Python runs signal handlers on.
+unsigned long main_thread_ident = 0;
 
 [[noreturn]] void raise(const Status& status) {
   switch (status.code()) {
@@ -70,6 +75,74 @@ auto without_gil(Work&& work) {
   py::gil_scoped_release release;
   return work();
 }
+
+/// The token of the run in flight on the main thread while our SIGINT handler is
+/// installed, and the handler ours replaced (Python's) and chains to.
+std::atomic<CancellationToken*> interrupted_run{nullptr};
+struct sigaction replaced_sigint {};
+
+void on_sigint(int signal, siginfo_t* info, void* context) {
+  if (CancellationToken* token = interrupted_run.load()) token->cancel();
+  if ((replaced_sigint.sa_flags & SA_SIGINFO) != 0) {
+    if (replaced_sigint.sa_sigaction != nullptr) replaced_sigint.sa_sigaction(signal, info, context);
+  } else if (replaced_sigint.sa_handler != SIG_DFL && replaced_sigint.sa_handler != SIG_IGN) {
+    replaced_sigint.sa_handler(signal);
+  }
+}
+
+/// Ctrl-C during a run: the GIL is released, so Python's own SIGINT handler only notes
+/// the signal, and the interpreter would act on it once the run ends, which for a long
+/// Loop is never. For a run on the main thread (where Python raises KeyboardInterrupt)
+/// with a Python handler for SIGINT, ours replaces it for the run: it trips the run's
+/// token (the run stops at its next node or iteration) and chains to Python's. Costs two
+/// sigaction calls per run; other threads' runs are left alone.
+class InterruptibleRun {
+ public:
+  /// With the GIL held.
+  InterruptibleRun() {
+    if (PyThread_get_thread_ident() != main_thread_ident) return;
+    struct sigaction current {};
+    if (sigaction(SIGINT, nullptr, &current) != 0) return;
+    const bool python_handler = (current.sa_flags & SA_SIGINFO) != 0
+                                    ? current.sa_sigaction != nullptr && current.sa_sigaction != on_sigint
+                                    : current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN;
+    if (!python_handler) return;  // ignored, default (the process dies) or already ours
+    replaced_sigint = current;
+    struct sigaction ours = current;
+    ours.sa_sigaction = on_sigint;
+    ours.sa_flags = current.sa_flags | SA_SIGINFO;
+    interrupted_run.store(&token_);
+    installed_ = sigaction(SIGINT, &ours, nullptr) == 0;
+    if (!installed_) interrupted_run.store(nullptr);
+  }
+  ~InterruptibleRun() { restore(); }
+  InterruptibleRun(const InterruptibleRun&) = delete;
+  InterruptibleRun& operator=(const InterruptibleRun&) = delete;
+
+  RunOptions options() const { return RunOptions{&token_}; }
+
+  /// With the GIL held, once the run returned: Python's handler for a SIGINT that came
+  /// during it runs now and its exception (KeyboardInterrupt by default) is raised; a
+  /// handler that raises nothing still gets KeyboardInterrupt, as the run was stopped.
+  void finish() {
+    restore();
+    if (!token_.cancelled()) return;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    PyErr_SetNone(PyExc_KeyboardInterrupt);
+    throw py::error_already_set();
+  }
+
+ private:
+  void restore() {
+    if (!installed_) return;
+    installed_ = false;
+    (void)sigaction(SIGINT, &replaced_sigint, nullptr);
+    interrupted_run.store(nullptr);
+  }
+
+  CancellationToken token_;
+  bool installed_ = false;
+};
 
 /// Element types numpy has, under the same names as GE's (data_type_name()).
 bool numpy_has(DataType type) {
@@ -200,7 +273,13 @@ class PythonSession {
       inputs.emplace_back(name, to_tensor(value, name));
     }
     std::vector<Tensor> outputs;
-    check(without_gil([&] { return profile ? run_profiled(inputs, outputs, *profile) : run_shared(inputs, outputs); }));
+    InterruptibleRun interruptible;
+    const RunOptions options = interruptible.options();
+    const Status status = without_gil([&] {
+      return profile ? run_profiled(inputs, outputs, *profile, options) : run_shared(inputs, outputs, options);
+    });
+    interruptible.finish();
+    check(status);
 
     // Views where the output owns its bytes; copies of constants (the model's weights, maybe
     // a read-only mapping), of bytes inside an input and of a buffer already returned.
@@ -225,22 +304,23 @@ class PythonSession {
   std::string repr() const { return "ge.Session('" + model_ + "', backend='" + backend() + "')"; }
 
  private:
-  Status run_shared(const NamedTensors& inputs, std::vector<Tensor>& outputs) {
+  Status run_shared(const NamedTensors& inputs, std::vector<Tensor>& outputs, const RunOptions& options) {
     std::shared_lock lock(runs_);
-    return session_->run(inputs, outputs);
+    return session_->run(inputs, outputs, options);
   }
 
   /// One run alone on the device, its tasks traced, written as a Chrome trace laid out as
   /// ge-run --profile lays out its own (tools/ge-run/profile.cc): the session's compile
   /// stages and the run in wall time from creation, the device's tasks per stream.
-  Status run_profiled(const NamedTensors& inputs, std::vector<Tensor>& outputs, const fs::path& file) {
+  Status run_profiled(const NamedTensors& inputs, std::vector<Tensor>& outputs, const fs::path& file,
+                      const RunOptions& options) {
     std::unique_lock lock(runs_);  // tracing is per device: no other run of this session in flight
     GE_ASSIGN_OR_RETURN(Backend * backend, host_->backend(session_->backend_name()));
     Device& device = backend->device();
     const Clock::time_point epoch = Clock::now();
     const bool traced = device.set_task_tracing(true).is_ok();
     const Clock::time_point start = Clock::now();
-    const Status status = session_->run(inputs, outputs);
+    const Status status = session_->run(inputs, outputs, options);
     const Clock::time_point end = Clock::now();
     std::vector<TaskTraceRecord> tasks;
     if (traced) {
@@ -349,20 +429,23 @@ PYBIND11_MODULE(ge, m) {
   py::object tensor_info = py::module_::import("collections").attr("namedtuple")("TensorInfo", "name dtype shape");
   m.attr("TensorInfo") = tensor_info;
   tensor_info_type = tensor_info.release();
+  main_thread_ident = py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
 
   py::class_<PythonSession>(m, "Session",
                             "A compiled model. run() may be called from several threads at once: the GIL is "
                             "released while the engine runs.")
       .def(py::init<const fs::path&, const std::optional<std::string>&, const RegistryFiles&, int, int>(),
-           py::arg("model"), py::arg("backend") = py::none(), py::arg("plugins") = py::none(),
-           py::arg("threads") = 0, py::arg("opt_level") = 2,
+           py::arg("model"), py::arg("backend") = py::none(), py::arg("plugins") = py::none(), py::arg("threads") = 0,
+           py::arg("opt_level") = 2,
            "Compiles an .onnx model for `backend` (default cpu) at `opt_level` (0-3), or loads a .gem file "
            "(on the backend it was compiled for unless `backend` is given; opt_level does not apply). "
            "`plugins`: extra registry files, read before GE_PLUGINS and the built-in registry. "
            "`threads`: threads per heavy kernel, 0 for the backend's default.")
       .def("run", &PythonSession::run, py::arg("inputs"), py::kw_only(), py::arg("profile") = py::none(),
            "Runs once on {name: numpy array}; returns {output name: numpy array}. `profile`: also write a "
-           "Chrome trace of this run (compile stages, the run, the device's tasks) to that file.")
+           "Chrome trace of this run (compile stages, the run, the device's tasks) to that file. Ctrl-C "
+           "(SIGINT) during a run on the main thread stops it at its next node or loop iteration and raises "
+           "KeyboardInterrupt (or what the Python SIGINT handler raises); the session stays usable.")
       .def_property_readonly("inputs", &PythonSession::inputs, "The inputs to bind, as TensorInfo(name, dtype, shape).")
       .def_property_readonly("outputs", &PythonSession::outputs, "The outputs, as TensorInfo(name, dtype, shape).")
       .def_property_readonly("backend", &PythonSession::backend)

@@ -183,6 +183,16 @@ struct Executor::Impl {
   // and the order of each subgraph.
   std::unordered_map<const Node*, std::pair<std::vector<TensorDesc>, PreparedKernel>> kernel_cache;
   std::unordered_map<const Graph*, std::vector<Node*>> subgraph_orders;
+  // The token the current run watches (RunOptions::cancellation), else null.
+  const CancellationToken* cancellation = nullptr;
+
+  /// kCancelled naming where the run stopped once its token is tripped; one atomic load
+  /// otherwise.
+  template <typename Where>
+  Status check_cancelled(Where&& where) const {
+    if (cancellation == nullptr || !cancellation->cancelled()) return Status::ok();
+    return cancelled("the run was cancelled (its CancellationToken was tripped) before " + where());
+  }
 
   Result<std::unique_ptr<Plan>> build_plan(const std::vector<TensorDesc>& descs) {
     auto plan = std::make_unique<Plan>();
@@ -549,6 +559,7 @@ struct Executor::Impl {
 
   Status run_subgraph(Graph& body, const Frame& parent, const std::vector<RuntimeValue>& inputs,
                       std::vector<RuntimeValue>& outputs) {
+    GE_RETURN_IF_ERROR(check_cancelled([&] { return "a run of subgraph '" + body.name() + "'"; }));
     Frame frame;
     frame.graph = &body;
     frame.parent = &parent;
@@ -588,7 +599,10 @@ struct Executor::Impl {
       GE_ASSIGN_OR_RETURN(std::vector<Node*> order, body.topological_order());
       cached = subgraph_orders.emplace(&body, std::move(order)).first;
     }
-    for (Node* node : cached->second) GE_RETURN_IF_ERROR(run_node(*node, frame, nullptr));
+    for (Node* node : cached->second) {
+      GE_RETURN_IF_ERROR(check_cancelled([&] { return node->describe(); }));
+      GE_RETURN_IF_ERROR(run_node(*node, frame, nullptr));
+    }
     return collect_outputs(body, frame, outputs);
   }
 
@@ -618,7 +632,9 @@ struct Executor::Impl {
       auto runner = [this, &frame](Graph& body, const std::vector<RuntimeValue>& in, std::vector<RuntimeValue>& out) {
         return run_subgraph(body, frame, in, out);
       };
-      GE_RETURN_IF_ERROR(detail::run_host_op(node, inputs, results, runner));
+      if (Status status = detail::run_host_op(node, inputs, results, runner); !status.is_ok()) {
+        return status.code() == StatusCode::kCancelled ? status.with_context(node.describe()) : status;
+      }
       if (results.size() < node.output_count()) return internal_error(node.describe() + ": host op produced too few outputs");
       for (size_t i = 0; i < node.output_count(); ++i) {
         Value* out = node.output(i);
@@ -760,6 +776,7 @@ struct Executor::Impl {
     size_t sunk_until = 0;  // steps before this ran inside a cluster
     for (size_t s = 0; s < plan.steps.size(); ++s) {
       Step& step = plan.steps[s];
+      GE_RETURN_IF_ERROR(check_cancelled([&] { return step.node->describe(); }));
       if (step.cluster_head) {
         Cluster& cluster = plan.clusters[static_cast<size_t>(step.cluster)];
         GE_ASSIGN_OR_RETURN(bool sunk, run_cluster(cluster, frame));
@@ -815,12 +832,12 @@ Result<std::unique_ptr<Executor>> Executor::create(std::unique_ptr<Graph> graph,
   return std::unique_ptr<Executor>(new Executor(std::move(impl)));
 }
 
-Status Executor::run(const NamedTensors& inputs, std::vector<Tensor>& outputs) {
+Status Executor::run(const NamedTensors& inputs, std::vector<Tensor>& outputs, const RunOptions& options) {
   NamedValues values;
   values.reserve(inputs.size());
   for (const auto& [name, tensor] : inputs) values.emplace_back(name, RuntimeValue::of(tensor));
   std::vector<RuntimeValue> results;
-  GE_RETURN_IF_ERROR(run_values(values, results));
+  GE_RETURN_IF_ERROR(run_values(values, results, options));
   outputs.clear();
   for (size_t i = 0; i < results.size(); ++i) {
     if (!results[i].is_tensor()) {
@@ -832,7 +849,12 @@ Status Executor::run(const NamedTensors& inputs, std::vector<Tensor>& outputs) {
   return Status::ok();
 }
 
-Status Executor::run_values(const NamedValues& inputs, std::vector<RuntimeValue>& outputs) {
+Status Executor::run_values(const NamedValues& inputs, std::vector<RuntimeValue>& outputs, const RunOptions& options) {
+  struct Watch {  // the token is this run's only
+    Impl& impl;
+    ~Watch() { impl.cancellation = nullptr; }
+  } watch{*impl_};
+  impl_->cancellation = options.cancellation;
   const std::vector<Value*> expected = impl_->graph->runtime_inputs();
   GE_ASSIGN_OR_RETURN(std::vector<const RuntimeValue*> bound, bind_runtime_inputs(expected, inputs));
   std::vector<TensorDesc> descs;

@@ -191,6 +191,32 @@ TEST(Executor, UnsupportedOpIsNamedBeforeAnyRun) {
   EXPECT_EQ(exec.status().message(), "backend 'fake' cannot run Mystery 'm' with inputs (float32[2]): no kernel for Mystery");
 }
 
+TEST(Executor, ATrippedCancellationTokenStopsTheRunBeforeItsNextNode) {
+  Fixture f;
+  auto graph = chain_graph({Dim::of(3)});
+  ASSERT_TRUE(f.ops.infer_graph(*graph).is_ok());
+  auto exec = Executor::create(std::move(graph), f.backend, f.ops);
+  ASSERT_TRUE(exec.is_ok()) << exec.status().to_string();
+  const Tensor x = Tensor::from_vector<float>({3}, {1, 2, 3});
+  std::vector<Tensor> outputs;
+  CancellationToken token;
+  ASSERT_TRUE((*exec)->run({{"x", x}}, outputs, RunOptions{&token}).is_ok()) << "an untripped token changes nothing";
+  EXPECT_EQ(outputs[0].data<float>()[0], 14.0f);
+
+  token.cancel();
+  const int prepared = f.backend.prepared;
+  Status s = (*exec)->run({{"x", x}}, outputs, RunOptions{&token});
+  EXPECT_EQ(s.code(), StatusCode::kCancelled) << s.to_string();
+  EXPECT_EQ(s.message(), "the run was cancelled (its CancellationToken was tripped) before AddOne 'a'");
+  EXPECT_EQ(f.backend.prepared, prepared);
+
+  // The executor stays usable: without the token, or once it is reset.
+  ASSERT_TRUE((*exec)->run({{"x", x}}, outputs).is_ok());
+  token.reset();
+  ASSERT_TRUE((*exec)->run({{"x", x}}, outputs, RunOptions{&token}).is_ok());
+  EXPECT_EQ(outputs[0].data<float>()[0], 14.0f);
+}
+
 TEST(EvaluateNode, RunsOneNodeOnConstantInputs) {
   Fixture f;
   Graph g;

@@ -43,8 +43,16 @@ class RunnerLease {
   std::function<void(ModelRunner*)> release_;
 };
 
+/// kCancelled when the run's token is tripped before a task-sink execute of `graph`.
+Status check_cancelled(const RunOptions& options, const Graph& graph) {
+  if (options.cancellation == nullptr || !options.cancellation->cancelled()) return Status::ok();
+  return cancelled("the run was cancelled (its CancellationToken was tripped) before graph '" + graph.name() + "' ran");
+}
+
 /// Runs plain-tensor `inputs` (already checked against its runtime inputs) on `runner`.
-Status execute_values(ModelRunner& runner, const NamedValues& inputs, std::vector<RuntimeValue>& outputs) {
+Status execute_values(ModelRunner& runner, const NamedValues& inputs, std::vector<RuntimeValue>& outputs,
+                      const RunOptions& options) {
+  GE_RETURN_IF_ERROR(check_cancelled(options, runner.graph()));
   NamedTensors tensors;
   tensors.reserve(inputs.size());
   for (const auto& [name, value] : inputs) tensors.emplace_back(name, value.tensor);  // all plain tensors
@@ -57,48 +65,53 @@ Status execute_values(ModelRunner& runner, const NamedValues& inputs, std::vecto
 
 }  // namespace
 
-Status Session::run(const NamedTensors& inputs, std::vector<Tensor>& outputs) {
-  return guard_allocations(*pool_, [&] { return run_unguarded(inputs, outputs); });
+Status Session::run(const NamedTensors& inputs, std::vector<Tensor>& outputs, const RunOptions& options) {
+  return guard_allocations(*pool_, [&] { return run_unguarded(inputs, outputs, options); });
 }
 
-Status Session::run_values(const NamedValues& inputs, std::vector<RuntimeValue>& outputs) {
-  return guard_allocations(*pool_, [&] { return run_values_unguarded(inputs, outputs); });
+Status Session::run_values(const NamedValues& inputs, std::vector<RuntimeValue>& outputs, const RunOptions& options) {
+  return guard_allocations(*pool_, [&] { return run_values_unguarded(inputs, outputs, options); });
 }
 
-Status Session::run_unguarded(const NamedTensors& inputs, std::vector<Tensor>& outputs) {
+Status Session::run_unguarded(const NamedTensors& inputs, std::vector<Tensor>& outputs, const RunOptions& options) {
   NamedValues values;
   values.reserve(inputs.size());
   for (const auto& [name, tensor] : inputs) values.emplace_back(name, RuntimeValue::of(tensor));
   if (!runner_) {
     std::lock_guard<std::mutex> serial(serial_mutex_);
     GE_ASSIGN_OR_RETURN(Specialisation * found, specialised(values));
-    if (found != nullptr && found->runner) return found->runner->execute(inputs, outputs);
-    if (found != nullptr && found->executor) return found->executor->run(inputs, outputs);
+    if (found != nullptr && found->runner) {
+      GE_RETURN_IF_ERROR(check_cancelled(options, found->runner->graph()));
+      return found->runner->execute(inputs, outputs);
+    }
+    if (found != nullptr && found->executor) return found->executor->run(inputs, outputs, options);
     if (!executor_) return per_op_unavailable_;
-    return executor_->run(inputs, outputs);
+    return executor_->run(inputs, outputs, options);
   }
   // The executor's checks and messages; the runner then binds by name again.
   GE_RETURN_IF_ERROR(bind_runtime_inputs(runner_->graph().runtime_inputs(), values).status());
   GE_ASSIGN_OR_RETURN(ModelRunner * runner, acquire_runner());
   const RunnerLease lease(runner, [this](ModelRunner* r) { release_runner(r); });
+  GE_RETURN_IF_ERROR(check_cancelled(options, runner->graph()));
   return (*lease).execute(inputs, outputs);
 }
 
-Status Session::run_values_unguarded(const NamedValues& inputs, std::vector<RuntimeValue>& outputs) {
+Status Session::run_values_unguarded(const NamedValues& inputs, std::vector<RuntimeValue>& outputs,
+                                     const RunOptions& options) {
   if (runner_) {
     GE_RETURN_IF_ERROR(bind_runtime_inputs(runner_->graph().runtime_inputs(), inputs).status());
     GE_ASSIGN_OR_RETURN(ModelRunner * runner, acquire_runner());
     const RunnerLease lease(runner, [this](ModelRunner* r) { release_runner(r); });
-    return execute_values(*lease, inputs, outputs);
+    return execute_values(*lease, inputs, outputs, options);
   }
   std::lock_guard<std::mutex> serial(serial_mutex_);
   GE_ASSIGN_OR_RETURN(Specialisation * found, specialised(inputs));
-  if (found != nullptr && found->executor) return found->executor->run_values(inputs, outputs);
+  if (found != nullptr && found->executor) return found->executor->run_values(inputs, outputs, options);
   if (found == nullptr || !found->runner) {
-    return executor_ ? executor_->run_values(inputs, outputs) : per_op_unavailable_;
+    return executor_ ? executor_->run_values(inputs, outputs, options) : per_op_unavailable_;
   }
   GE_RETURN_IF_ERROR(bind_runtime_inputs(found->runner->graph().runtime_inputs(), inputs).status());
-  return execute_values(*found->runner, inputs, outputs);
+  return execute_values(*found->runner, inputs, outputs, options);
 }
 
 }  // namespace ge

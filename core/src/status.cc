@@ -12,6 +12,7 @@ const char* status_code_name(StatusCode code) {
     case StatusCode::kUnsupported: return "unsupported";
     case StatusCode::kPluginError: return "plugin error";
     case StatusCode::kInternal: return "internal error";
+    case StatusCode::kCancelled: return "cancelled";
   }
   return "unknown";
 }
@@ -32,5 +33,6 @@ Status parse_error(std::string message) { return {StatusCode::kParseError, std::
 Status unsupported(std::string message) { return {StatusCode::kUnsupported, std::move(message)}; }
 Status plugin_error(std::string message) { return {StatusCode::kPluginError, std::move(message)}; }
 Status internal_error(std::string message) { return {StatusCode::kInternal, std::move(message)}; }
+Status cancelled(std::string message) { return {StatusCode::kCancelled, std::move(message)}; }
 
 }  // namespace ge

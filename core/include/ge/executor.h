@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ge/backend.h"
+#include "ge/cancellation.h"
 #include "ge/graph.h"
 #include "ge/op_registry.h"
 #include "ge/runtime_value.h"
@@ -26,6 +27,14 @@ class ModelRunner;
 /// A named input binding.
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 using NamedValues = std::vector<std::pair<std::string, RuntimeValue>>;
+
+/// What a caller controls per run.
+struct RunOptions {
+  /// Watched by the run: checked before each node, each subgraph run (every If branch, Loop
+  /// and Scan iteration) and each task-sink execute; once tripped, the run stops there with
+  /// kCancelled (a task-sink execute already launched runs to its end). Must outlive the run.
+  const CancellationToken* cancellation = nullptr;
+};
 
 /// Compiles a standalone graph whose runtime inputs have static descs (shapes are
 /// inferred by the compiler) into the task sink; kUnsupported when it cannot be sunk.
@@ -76,9 +85,9 @@ class Executor {
   /// Runs once. `inputs` bind the graph's runtime inputs by name; each must match the
   /// declared dtype and every static dim (named dims bind consistently). Outputs come
   /// back in graph output order. Not thread-safe: one run at a time per executor.
-  Status run(const NamedTensors& inputs, std::vector<Tensor>& outputs);
+  Status run(const NamedTensors& inputs, std::vector<Tensor>& outputs, const RunOptions& options = {});
   /// Same with sequence and optional values allowed on both sides.
-  Status run_values(const NamedValues& inputs, std::vector<RuntimeValue>& outputs);
+  Status run_values(const NamedValues& inputs, std::vector<RuntimeValue>& outputs, const RunOptions& options = {});
 
  private:
   struct Impl;

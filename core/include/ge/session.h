@@ -110,10 +110,12 @@ class Session {
   /// arena and streams; the weights, prepacked weights and the compiled plan shared), the
   /// pool growing by one runner when every runner is busy; runs on other devices (npu_sim),
   /// through the per-op executor or a shape specialisation take turns. Running out of
-  /// memory is an error (kInvalidArgument), never an exception.
-  Status run(const NamedTensors& inputs, std::vector<Tensor>& outputs);
+  /// memory is an error (kInvalidArgument), never an exception. `options.cancellation`
+  /// stops the run with kCancelled at its next node, subgraph run or task-sink execute
+  /// (see RunOptions).
+  Status run(const NamedTensors& inputs, std::vector<Tensor>& outputs, const RunOptions& options = {});
   /// Same with sequence and optional values allowed.
-  Status run_values(const NamedValues& inputs, std::vector<RuntimeValue>& outputs);
+  Status run_values(const NamedValues& inputs, std::vector<RuntimeValue>& outputs, const RunOptions& options = {});
 
   /// The backend the session runs on.
   const std::string& backend_name() const { return backend_name_; }
@@ -155,8 +157,8 @@ class Session {
                                                                           const std::filesystem::path& path,
                                                                           const SessionOptions& options);
   Session() = default;
-  Status run_unguarded(const NamedTensors& inputs, std::vector<Tensor>& outputs);
-  Status run_values_unguarded(const NamedValues& inputs, std::vector<RuntimeValue>& outputs);
+  Status run_unguarded(const NamedTensors& inputs, std::vector<Tensor>& outputs, const RunOptions& options);
+  Status run_values_unguarded(const NamedValues& inputs, std::vector<RuntimeValue>& outputs, const RunOptions& options);
   /// Applies options.memory_limit to the pool and checks every static value of `graph`
   /// against it (a graph input or output of 8 TiB fails here, not in the first run).
   Status apply_memory_limit(const Graph& graph, const SessionOptions& options);

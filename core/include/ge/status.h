@@ -18,6 +18,7 @@ enum class StatusCode {
   kUnsupported,      ///< a valid request this build cannot serve (unknown op, dtype)
   kPluginError,      ///< a plugin failed to load or register
   kInternal,         ///< a bug in GE or a plugin
+  kCancelled,        ///< the caller stopped the operation (ge/cancellation.h)
 };
 
 const char* status_code_name(StatusCode code);
@@ -52,6 +53,7 @@ Status parse_error(std::string message);
 Status unsupported(std::string message);
 Status plugin_error(std::string message);
 Status internal_error(std::string message);
+Status cancelled(std::string message);
 
 /// A value or the Status explaining why there is none.
 template <typename T>
