@@ -5,6 +5,7 @@ ge_add_test(ge_core_memory_plan_test
             SOURCES ${CMAKE_CURRENT_LIST_DIR}/src/memory_plan_test.cc
                     ${CMAKE_CURRENT_LIST_DIR}/src/memory_plan_validation_test.cc
                     ${CMAKE_CURRENT_LIST_DIR}/src/memory_priority_order_test.cc
+                    ${CMAKE_CURRENT_LIST_DIR}/src/first_fit_assigner_test.cc
             LIBRARIES ge_core ge_testing)
 # Weight merging (core/src/weight_merging.cc): the plan's weights region, the .gem file,
 # the task sink's one-copy upload and shrink, on cpu and npu_sim through the built registry.
