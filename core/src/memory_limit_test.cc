@@ -62,5 +62,24 @@ TEST(MemoryLimitTest, ThePoolChecksItsLimitAndNeverAllocatesPastIt) {
   EXPECT_THROW(pool->allocate(DataType::kFloat32, {int64_t{1} << 31, int64_t{1} << 33}), std::bad_alloc);
 }
 
+// Issue 36 item 6: what GE holds outside the pool (weights, arenas) counts against the
+// limit with what the pool has in use.
+TEST(MemoryLimitTest, ReservationsCountAgainstTheLimitUntilReleased) {
+  std::shared_ptr<TensorPool> pool = TensorPool::create();
+  pool->set_memory_limit(size_t{1} << 20);
+  Result<std::shared_ptr<void>> weights = pool->reserve("the model's weights", 600000);
+  ASSERT_TRUE(weights.is_ok()) << weights.status().to_string();
+  EXPECT_EQ(pool->statistics().reserved_bytes, 600000u);
+  Result<std::shared_ptr<void>> arena = pool->reserve("the arena", 600000);
+  ASSERT_FALSE(arena.is_ok());
+  EXPECT_EQ(arena.status().message().rfind("the arena needs 586 KiB; limit 1.0 MiB, 586 KiB already in use", 0), 0u)
+      << arena.status().message();
+  EXPECT_EQ(pool->statistics().reserved_bytes, 600000u);  // a refused reservation counts nothing
+  EXPECT_FALSE(pool->fits("Relu 'r'", 600000).is_ok());   // nor do values past the weights
+  weights->reset();
+  EXPECT_EQ(pool->statistics().reserved_bytes, 0u);
+  EXPECT_TRUE(pool->fits("Relu 'r'", 600000).is_ok());
+}
+
 }  // namespace
 }  // namespace ge

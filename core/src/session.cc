@@ -4,6 +4,7 @@
 #include "ge/session.h"
 
 #include <chrono>
+#include <unordered_set>
 
 #include "ge/logging.h"
 #include "ge/memory_limit.h"
@@ -127,6 +128,19 @@ Status Session::apply_memory_limit(const Graph& graph, const SessionOptions& opt
   for (const auto& node : graph.nodes()) {
     for (const Value* output : node->outputs()) GE_RETURN_IF_ERROR(check(output, "output of " + node->describe()));
   }
+  // The weights are held for the session's life (read from the model, or its external
+  // data), whatever the backend does with them: count each storage once.
+  std::unordered_set<const void*> counted;
+  size_t weights_bytes = 0;
+  for (const Value* init : graph.initializers()) {
+    const Tensor* weight = init->constant();
+    if (weight == nullptr || !weight->defined() || !counted.insert(weight->raw_data()).second) continue;
+    GE_RETURN_IF_ERROR(check_memory_limit("weight '" + init->name() + "' " + init->desc().to_string(),
+                                          weight->byte_size(), limit, weights_bytes)
+                           .with_context("the model's weights"));
+    weights_bytes += weight->byte_size();
+  }
+  GE_ASSIGN_OR_RETURN(weights_reservation_, pool_->reserve("the model's weights", weights_bytes));
   return Status::ok();
 }
 

@@ -113,7 +113,18 @@ Status TensorPool::fits(const std::string& what, size_t bytes) const {
   if (memory_limit_ == 0) return Status::ok();
   // A block is its size class: check what the system would be asked for.
   const size_t block = bytes > (size_t{1} << 62) ? bytes : block_bytes(bytes);
-  return check_memory_limit(what, block, memory_limit_, statistics_.in_use_bytes);
+  return check_memory_limit(what, block, memory_limit_, statistics_.in_use_bytes + statistics_.reserved_bytes);
+}
+
+Result<std::shared_ptr<void>> TensorPool::reserve(const std::string& what, size_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  GE_RETURN_IF_ERROR(check_memory_limit(what, bytes, memory_limit_, statistics_.in_use_bytes + statistics_.reserved_bytes));
+  statistics_.reserved_bytes += bytes;
+  std::shared_ptr<TensorPool> self = shared_from_this();
+  return std::shared_ptr<void>(nullptr, [self, bytes](void*) {
+    std::lock_guard<std::mutex> released(self->mutex_);
+    self->statistics_.reserved_bytes -= bytes;
+  });
 }
 
 TensorPoolStatistics TensorPool::statistics() const {

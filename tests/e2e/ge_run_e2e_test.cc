@@ -540,6 +540,45 @@ TEST_F(GeRunE2ETest, AnAllocationPastTheMemoryLimitExitsOneNamingTheNode) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
+TEST_F(GeRunE2ETest, WeightsPastTheMemoryLimitAreRefusedNamingTheWeight) {
+  // Issue 36 item 6: the cpu backend did not count weights (128 MiB ran under a 100 MiB
+  // limit); npu_sim did. A MatMul with 8 MiB of float32 weights, a limit of 4 MiB.
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(13);
+  onnx::GraphProto* graph = model.mutable_graph();
+  graph->set_name("g");
+  onnx::NodeProto* node = graph->add_node();
+  node->set_op_type("MatMul");
+  node->set_name("matmul");
+  node->add_input("x");
+  node->add_input("w");
+  node->add_output("y");
+  onnx::TensorProto* w = graph->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(2048);
+  w->add_dims(1024);
+  w->set_raw_data(std::string(size_t{8} << 20, '\0'));
+  for (const auto& [name, columns] : {std::pair{"x", 2048}, std::pair{"y", 1024}}) {  // [1,2048] x w -> [1,1024]
+    onnx::ValueInfoProto* info = std::string(name) == "x" ? graph->add_input() : graph->add_output();
+    info->set_name(name);
+    auto* type = info->mutable_type()->mutable_tensor_type();
+    type->set_elem_type(onnx::TensorProto::FLOAT);
+    type->mutable_shape()->add_dim()->set_dim_value(1);
+    type->mutable_shape()->add_dim()->set_dim_value(columns);
+  }
+  std::ofstream(tmp_ / "weights.onnx", std::ios::binary) << model.SerializeAsString();
+  for (const char* backend : {"cpu", "npu_sim"}) {
+    Outcome r = ge_run({(tmp_ / "weights.onnx").string(), "--input", "random", "--memory-limit", "4M", "--backend",
+                        backend});
+    EXPECT_EQ(r.exit_code, 1) << backend << ": " << r.output;
+    EXPECT_CONTAINS(r.output, "weight 'w' float32[2048,1024] needs 8.0 MiB; limit 4.0 MiB");
+    r = ge_run({(tmp_ / "weights.onnx").string(), "--input", "random", "--memory-limit", "64M", "--backend", backend});
+    EXPECT_EQ(r.exit_code, 0) << backend << ": " << r.output;
+  }
+}
+
 TEST_F(GeRunE2ETest, AGraphInputBeyondTheMemoryLimitIsRefusedBeforeAllocating) {
   // It ended in "internal error: unexpected exception: std::bad_alloc" (exit 2).
   write_one_node_model(tmp_ / "relu.onnx", "Relu", {{"x", {int64_t{1} << 40}}}, 0);

@@ -56,8 +56,9 @@ struct SessionOptions {
   /// signature (ge/specialisation_cache.h): up to this many specialisations are kept,
   /// least recently used evicted. 0: such graphs always run per op.
   size_t specialisation_cache_size = 8;
-  /// Bytes the session may hold at once: a graph input or output, a value, a run's live
-  /// tensors, the task sink's arena and weights. What would go past it is a
+  /// Bytes the session may hold at once: the weights (read from the model, on every
+  /// backend), a graph input or output, a value, a run's live tensors, the task sink's
+  /// arena. What would go past it is a
   /// kInvalidArgument naming what needed how much, before anything is allocated (create()
   /// for static sizes, run() for sizes known at run time). 0: the machine's physical
   /// memory (ge/memory_limit.h).
@@ -159,8 +160,10 @@ class Session {
   Session() = default;
   Status run_unguarded(const NamedTensors& inputs, std::vector<Tensor>& outputs, const RunOptions& options);
   Status run_values_unguarded(const NamedValues& inputs, std::vector<RuntimeValue>& outputs, const RunOptions& options);
-  /// Applies options.memory_limit to the pool and checks every static value of `graph`
-  /// against it (a graph input or output of 8 TiB fails here, not in the first run).
+  /// Applies options.memory_limit to the pool, checks every static value of `graph`
+  /// against it (a graph input or output of 8 TiB fails here, not in the first run) and
+  /// counts the graph's weights against it while the session lives, naming the weight
+  /// that goes past it.
   Status apply_memory_limit(const Graph& graph, const SessionOptions& options);
   /// Loads a dynamic gear of a model file (ge/model_file.h) after the model itself.
   Status load_gear(const PluginHost& host, LoadedModelFile& gear, const SessionOptions& options);
@@ -184,6 +187,7 @@ class Session {
   OpRegistry ops_;
   std::string backend_name_;
   std::shared_ptr<TensorPool> pool_ = TensorPool::create();
+  std::shared_ptr<void> weights_reservation_;  // the weights' bytes, counted in pool_
   std::unique_ptr<Graph> specialisation_source_;
   std::unique_ptr<SpecialisationCache> specialisations_;
   std::unordered_map<std::string, Specialisation> gears_;  // by SpecialisationCache::key_of

@@ -30,6 +30,7 @@ struct TensorPoolStatistics {
   size_t in_use_bytes = 0;  ///< bytes of blocks held by live tensors
   size_t peak_in_use_bytes = 0;
   size_t held_bytes = 0;    ///< bytes on the free lists
+  size_t reserved_bytes = 0;  ///< bytes counted by live reserve() handles
 };
 
 class TensorPool : public std::enable_shared_from_this<TensorPool> {
@@ -50,9 +51,13 @@ class TensorPool : public std::enable_shared_from_this<TensorPool> {
   /// Bounds the bytes of the blocks live tensors hold (0: no limit, the default).
   void set_memory_limit(size_t bytes);
   size_t memory_limit() const;
-  /// Ok when `bytes` more fit under the memory limit with what is in use; else
-  /// kInvalidArgument "<what> needs 8.0 TiB; limit 23 GiB" (see check_memory_limit).
+  /// Ok when `bytes` more fit under the memory limit with what is in use and reserved;
+  /// else kInvalidArgument "<what> needs 8.0 TiB; limit 23 GiB" (see check_memory_limit).
   Status fits(const std::string& what, size_t bytes) const;
+  /// Counts `bytes` GE holds outside the pool (a model's weights, the task sink's arena)
+  /// against the memory limit while the returned handle lives. When they do not fit with
+  /// what is in use and reserved: the fits() error, and nothing is counted.
+  Result<std::shared_ptr<void>> reserve(const std::string& what, size_t bytes);
 
   TensorPoolStatistics statistics() const;
   /// Frees every block on the free lists.

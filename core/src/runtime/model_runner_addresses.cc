@@ -35,7 +35,12 @@ void* ModelRunner::Impl::own_address(const Location& location) const {
 Status ModelRunner::Impl::allocate_arena(size_t alignment) {
   arena_alignment = alignment;
   if (caller_feature_map) return Status::ok();
-  GE_RETURN_IF_ERROR(check_region("feature-map arena", arena_bytes));
+  // Counted with what the session holds already (its weights, other runners' arenas).
+  if (output_pool) {
+    GE_ASSIGN_OR_RETURN(arena_reservation, output_pool->reserve("the task sink's feature-map arena of graph '" +
+                                                                    graph->name() + "'",
+                                                                arena_bytes));
+  }
   GE_ASSIGN_OR_RETURN(arena, device->allocate(std::max<size_t>(arena_bytes, 1), alignment));
   return Status::ok();
 }

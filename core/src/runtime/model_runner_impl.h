@@ -131,6 +131,7 @@ struct ModelRunner::Impl {
   std::vector<size_t> input_bytes, output_bytes;
   void* arena = nullptr;  // the feature map's base: the runner's own, or the caller's
   size_t arena_bytes = 0;
+  std::shared_ptr<void> arena_reservation;  // arena_bytes counted in the output pool's limit
   size_t arena_alignment = runner::kArenaAlignment;
   bool caller_feature_map = false;  // ModelRunnerOptions::caller_feature_map: no arena of our own
   /// With a caller feature map: every feature-map address the task lists hold, as an
