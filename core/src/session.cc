@@ -3,11 +3,15 @@
 // sink and the per-op executor (ge/session.h).
 #include "ge/session.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <unordered_set>
 
+#include "ge/executor.h"
 #include "ge/logging.h"
 #include "ge/memory_limit.h"
+#include "ge/pass_manager.h"
 #include "ge/shape_arithmetic.h"
 #include "ge/verifier.h"
 #include "ge/weight_merging.h"
@@ -27,6 +31,65 @@ void add_pass_stages(std::vector<StageTiming>& stages, std::chrono::steady_clock
     stages.push_back(StageTiming{pass.name, start, duration});
     start += duration;
   }
+}
+
+/// --check-passes, end to end: each pass was checked node by node on the reference
+/// backend; this runs the loaded session itself (task sink, memory plan, streams,
+/// partition, specialisations, on its own backend) on the check inputs and holds it to
+/// the unoptimised model's outputs, so a fault after the passes is named too.
+Status check_loaded_session(Session& session, const Graph& unoptimised, const PluginHost& host,
+                            const OpRegistry& ops, const SessionOptions& options) {
+  Result<Backend*> reference = host.backend("cpu");
+  if (!reference.is_ok()) return invalid_argument("--check-passes needs the reference backend 'cpu', which is not loaded");
+  GE_ASSIGN_OR_RETURN(NamedTensors inputs, make_check_inputs(unoptimised, options.passes.check_inputs));
+  GE_ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor, Executor::create(unoptimised.clone(), **reference, ops));
+  std::vector<Tensor> want, got;
+  if (Status status = executor->run(inputs, want); !status.is_ok()) {
+    // The generated inputs (unknown dims as 1) need not suit the model; the passes were
+    // checked on the same inputs already.
+    GE_LOG_INFO("--check-passes: the loaded model is not checked end to end: the unoptimised model does not run on "
+                "the check inputs: {}", status.message());
+    return Status::ok();
+  }
+  const std::string how = session.runner() != nullptr ? "in the task sink on backend '" + session.backend_name() + "'"
+                          : session.specialises()    ? "specialised per input shape on backend '" + session.backend_name() + "'"
+                                                     : "partitioned by the per-op executor on backend '" + session.backend_name() + "'";
+  Status ran = session.run(inputs, got);
+  if (!ran.is_ok()) {
+    return internal_error("--check-passes: every pass kept the outputs, but the loaded model, run " + how +
+                          ", fails on the check inputs: " + ran.message());
+  }
+  if (got.size() != want.size()) {
+    return internal_error("--check-passes: the loaded model, run " + how + ", has " + std::to_string(got.size()) +
+                          " outputs; the model has " + std::to_string(want.size()));
+  }
+  // Other kernels (the backend's own, not the reference's) sum in another order: each
+  // output is held to its own scale, |difference| <= atol + 1e-3 * max |output|, as the
+  // real-model zoo is (tests/zoo).
+  Result<double> difference = 0.0;
+  for (size_t o = 0; o < want.size() && difference.is_ok(); ++o) {
+    double scale = 0;
+    const DataType dtype = want[o].dtype();
+    if (dtype == DataType::kFloat32 || dtype == DataType::kFloat64 || dtype == DataType::kFloat16 ||
+        dtype == DataType::kBFloat16) {
+      for (int64_t i = 0; i < want[o].element_count(); ++i) scale = std::max(scale, std::fabs(want[o].scalar_as_double(i)));
+    }
+    const Value* out = unoptimised.outputs()[o];
+    Result<double> one = compare_check_outputs({want[o]}, {got[o]}, {out != nullptr ? out->name() : std::string()},
+                                               options.passes.check_rtol, options.passes.check_atol + 1e-3 * scale);
+    if (!one.is_ok()) {
+      difference = one.status();  // it names the output
+    } else {
+      difference = std::max(*difference, *one);
+    }
+  }
+  if (!difference.is_ok()) {
+    return internal_error("--check-passes: every pass kept the outputs, but the loaded model, run " + how +
+                          ", does not: " + difference.status().message() +
+                          (session.describe_partition().empty() ? "" : "; its partition:\n" + session.describe_partition()));
+  }
+  GE_LOG_INFO("--check-passes: the loaded model, run {}, checked: max |difference| {:.3g}", how, *difference);
+  return Status::ok();
 }
 
 }  // namespace
@@ -64,6 +127,7 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
   // Specialisations start from the graph before the passes: with static shapes they fold
   // and fuse what they could not on the dynamic graph.
   std::unique_ptr<Graph> specialisation_source = wants_specialisation(options, *graph) ? graph->clone() : nullptr;
+  std::unique_ptr<Graph> unoptimised = options.passes.check_passes ? graph->clone() : nullptr;
   GE_ASSIGN_OR_RETURN(Backend * backend, host.backend(options.backend));
   if (options.threads > 0) GE_RETURN_IF_ERROR(backend->set_intra_op_threads(options.threads));
   PassManager passes(host.passes(), session->ops_, options.passes);
@@ -89,6 +153,7 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
     if (runner.is_ok()) {
       session->set_runner(std::move(runner).value(), *backend);
       clock.end("load (task sink)");
+      if (unoptimised) GE_RETURN_IF_ERROR(check_loaded_session(*session, *unoptimised, host, session->ops_, options));
       return session;
     }
     clock.end("try task sink");
@@ -110,6 +175,7 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
   }
   GE_RETURN_IF_ERROR(per_op);
   clock.end("load (per-op executor)");
+  if (unoptimised) GE_RETURN_IF_ERROR(check_loaded_session(*session, *unoptimised, host, session->ops_, options));
   return session;
 }
 

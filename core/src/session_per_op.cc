@@ -77,7 +77,11 @@ Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph
       std::optional<std::filesystem::path> dump;
       if (dump_dir) dump = *dump_dir / ("specialisation_" + std::to_string(++specialisations_compiled_));
       std::unique_ptr<Graph> before_layout;
-      GE_RETURN_IF_ERROR(optimise(*graph, std::move(dump), &before_layout));
+      std::string shapes;
+      for (const TensorDesc& desc : descs) shapes += (shapes.empty() ? "" : ", ") + desc.to_string();
+      // --check-passes names the pass, and this names the signature it broke for.
+      GE_RETURN_IF_ERROR(optimise(*graph, std::move(dump), &before_layout)
+                             .with_context("the specialisation for inputs " + shapes));
       Result<std::unique_ptr<ModelRunner>> runner = load(*graph);
       if (runner.is_ok()) return Specialisation{std::move(runner).value(), nullptr};
       if (runner.status().code() != StatusCode::kUnsupported) return runner.status();
