@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ge/graph_queries.h"
@@ -10,7 +12,7 @@
 namespace ge::onnx_ops {
 namespace {
 
-enum class Bound { kAtLeastOne, kNonNegative, kZeroOrOne };
+enum class Bound { kAny, kAtLeastOne, kNonNegative, kZeroOrOne };
 
 /// How many values an INTS attribute has, relative to the spatial rank S of input 0
 /// (its rank - 2): any, S, or 2 * S (begin and end pads).
@@ -20,6 +22,8 @@ struct AttributeRule {
   std::string_view name;
   Bound bound;
   Length length = Length::kAny;
+  /// Axes of input 0: no axis named twice, negative ones counted from the end.
+  bool distinct_axes = false;
 };
 
 struct OpRules {
@@ -44,6 +48,7 @@ const std::vector<OpRules>& rule_table() {
       {"count_include_pad", Bound::kZeroOrOne},
       {"storage_order", Bound::kZeroOrOne},
   };
+  static const std::vector<AttributeRule> reduce = {{"axes", Bound::kAny, Length::kAny, /*distinct_axes=*/true}};
   auto with = [](std::vector<AttributeRule> rules, std::vector<AttributeRule> more) {
     rules.insert(rules.end(), more.begin(), more.end());
     return rules;
@@ -66,12 +71,31 @@ const std::vector<OpRules>& rule_table() {
       {"Col2Im", {{"strides", Bound::kAtLeastOne}, {"dilations", Bound::kAtLeastOne}, {"pads", Bound::kNonNegative}}},
       {"SpaceToDepth", {{"blocksize", Bound::kAtLeastOne}}},
       {"DepthToSpace", {{"blocksize", Bound::kAtLeastOne}}},
+      // num_scan_inputs = -1 reached libonnx's inference as a vector of size -1.
+      {"Scan",
+       {{"num_scan_inputs", Bound::kAtLeastOne},
+        {"scan_input_directions", Bound::kZeroOrOne},
+        {"scan_output_directions", Bound::kZeroOrOne},
+        {"directions", Bound::kZeroOrOne}}},
+      // axes is an attribute up to opset 17 (ReduceSum: 12); an input after.
+      {"ReduceL1", reduce},
+      {"ReduceL2", reduce},
+      {"ReduceLogSum", reduce},
+      {"ReduceLogSumExp", reduce},
+      {"ReduceMax", reduce},
+      {"ReduceMean", reduce},
+      {"ReduceMin", reduce},
+      {"ReduceProd", reduce},
+      {"ReduceSum", reduce},
+      {"ReduceSumSquare", reduce},
   };
   return table;
 }
 
 bool within(Bound bound, int64_t value) {
   switch (bound) {
+    case Bound::kAny:
+      return true;
     case Bound::kAtLeastOne:
       return value >= 1;
     case Bound::kNonNegative:
@@ -84,6 +108,8 @@ bool within(Bound bound, int64_t value) {
 
 std::string_view describe(Bound bound) {
   switch (bound) {
+    case Bound::kAny:
+      return "any value";
     case Bound::kAtLeastOne:
       return ">= 1";
     case Bound::kNonNegative:
@@ -98,6 +124,18 @@ std::string list(const std::vector<int64_t>& values) {
   std::string text = "[";
   for (size_t i = 0; i < values.size(); ++i) text += (i == 0 ? "" : ", ") + std::to_string(values[i]);
   return text + "]";
+}
+
+/// Two entries of `axes` that name the same axis of a tensor of `rank` (-1: unknown, then
+/// only equal entries), as their indices; none when every axis is named once.
+std::optional<std::pair<size_t, size_t>> repeated_axis(const std::vector<int64_t>& axes, int64_t rank) {
+  auto normalised = [rank](int64_t axis) { return axis < 0 && rank >= 0 ? axis + rank : axis; };
+  for (size_t i = 0; i < axes.size(); ++i) {
+    for (size_t j = i + 1; j < axes.size(); ++j) {
+      if (normalised(axes[i]) == normalised(axes[j])) return std::pair{i, j};
+    }
+  }
+  return std::nullopt;
 }
 
 Status check_rule(const Node& node, const AttributeRule& rule, int64_t spatial_rank, const std::string& where) {
@@ -118,6 +156,16 @@ Status check_rule(const Node& node, const AttributeRule& rule, int64_t spatial_r
     if (!within(rule.bound, value)) {
       return invalid_argument(where + ": attribute '" + name + "' is " + shown + "; " + name + " must be " +
                               std::string(describe(rule.bound)));
+    }
+  }
+  if (rule.distinct_axes) {
+    const int64_t rank = node.input_count() > 0 && node.input(0) != nullptr ? node.input(0)->desc().rank() : -1;
+    if (const auto pair = repeated_axis(values, rank)) {
+      const int64_t axis = values[pair->first] < 0 && rank >= 0 ? values[pair->first] + rank : values[pair->first];
+      return invalid_argument(where + ": attribute '" + name + "' is " + shown + "; " + name +
+                              " must name each axis once, but entries " + std::to_string(pair->first) + " and " +
+                              std::to_string(pair->second) + " both name axis " + std::to_string(axis) +
+                              (rank >= 0 ? " of input 0 (rank " + std::to_string(rank) + ")" : std::string()));
     }
   }
   if (!repeated || rule.length == Length::kAny || spatial_rank < 0) return Status::ok();

@@ -110,5 +110,52 @@ TEST(AttributeRules, ValidAttributesAndOtherOpsPass) {
   EXPECT_FALSE(check_attribute_rules(*conv, "conv").is_ok());
 }
 
+TEST(AttributeRules, ScanCountsAndDirections) {
+  Graph graph;
+  graph.set_opset_import("", kOpset);
+  Value* state = graph.add_input("s", TensorDesc::of(DataType::kFloat32, {3}));
+  Value* x = graph.add_input("x", TensorDesc::of(DataType::kFloat32, {2, 3}));
+  Node* scan = graph.add_node("Scan", {state, x}, 2, "scan");
+  scan->set_attribute("num_scan_inputs", int64_t{1});
+  scan->set_attribute("scan_input_directions", Ints{1});
+  EXPECT_TRUE(check_attribute_rules(*scan, "scan").is_ok());
+  // -1 was "vector::_M_fill_insert" from inside libonnx's Scan inference.
+  scan->set_attribute("num_scan_inputs", int64_t{-1});
+  EXPECT_EQ(check_attribute_rules(*scan, "scan").message(),
+            "scan: attribute 'num_scan_inputs' is -1; num_scan_inputs must be >= 1");
+  scan->set_attribute("num_scan_inputs", int64_t{1});
+  scan->set_attribute("scan_input_directions", Ints{5});
+  EXPECT_EQ(check_attribute_rules(*scan, "scan").message(),
+            "scan: attribute 'scan_input_directions' is [5]; scan_input_directions must be 0 or 1");
+  scan->set_attribute("scan_input_directions", Ints{0});
+  scan->set_attribute("scan_output_directions", Ints{-1});
+  EXPECT_EQ(check_attribute_rules(*scan, "scan").message(),
+            "scan: attribute 'scan_output_directions' is [-1]; scan_output_directions must be 0 or 1");
+}
+
+TEST(AttributeRules, ReduceAxesNameEachAxisOnce) {
+  Graph graph;
+  graph.set_opset_import("", 13);
+  Value* x = graph.add_input("x", TensorDesc::of(DataType::kFloat32, {2, 3, 4}));
+  Node* reduce = graph.add_node("ReduceMax", {x}, 1, "max");
+  reduce->set_attribute("axes", Ints{0, -1});
+  EXPECT_TRUE(check_attribute_rules(*reduce, "max").is_ok());
+  reduce->set_attribute("axes", Ints{1, 1});
+  EXPECT_EQ(check_attribute_rules(*reduce, "max").message(),
+            "max: attribute 'axes' is [1, 1]; axes must name each axis once, but entries 0 and 1 both name axis 1 of "
+            "input 0 (rank 3)");
+  reduce->set_attribute("axes", Ints{0, 2, -1});
+  EXPECT_EQ(check_attribute_rules(*reduce, "max").message(),
+            "max: attribute 'axes' is [0, 2, -1]; axes must name each axis once, but entries 1 and 2 both name axis 2 "
+            "of input 0 (rank 3)");
+  // Of an unknown rank only equal entries are known to repeat.
+  Node* mean = graph.add_node("ReduceMean", {graph.add_input("u", TensorDesc())}, 1, "mean");
+  mean->set_attribute("axes", Ints{0, -3});
+  EXPECT_TRUE(check_attribute_rules(*mean, "mean").is_ok());
+  mean->set_attribute("axes", Ints{-3, -3});
+  EXPECT_EQ(check_attribute_rules(*mean, "mean").message(),
+            "mean: attribute 'axes' is [-3, -3]; axes must name each axis once, but entries 0 and 1 both name axis -3");
+}
+
 }  // namespace
 }  // namespace ge::onnx_ops

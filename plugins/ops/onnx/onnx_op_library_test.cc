@@ -388,6 +388,56 @@ TEST_F(OnnxOpLibraryTest, LoopBindsBodyInputsAndStacksScanOutputs) {
             TensorDesc(DataType::kFloat32, {Dim::unknown(), Dim::of(2), Dim::of(3)}));
 }
 
+TEST_F(OnnxOpLibraryTest, IfAndLoopRefuseAConditionOrTripCountOfAnotherType) {
+  auto identity_body = [&](const std::string& name, bool loop) {
+    auto body = std::make_shared<Graph>(name);
+    body->set_parent(&graph_);
+    body->set_opset_import("", kOpset);
+    std::vector<Value*> outputs;
+    if (loop) {
+      body->add_input("i", TensorDesc());
+      outputs.push_back(body->add_node("Identity", {body->add_input("c", TensorDesc())}, 1, name + "_c")->output(0));
+    }
+    Value* v = loop ? body->add_input("v", TensorDesc()) : body->add_capture("x", TensorDesc());
+    outputs.push_back(body->add_node("Identity", {v}, 1, name + "_v")->output(0));
+    body->set_outputs(outputs);
+    return body;
+  };
+  Value* x = f32("x", {2});
+  Node* if_node = graph_.add_node("If", {f32("float_cond", {})}, 1, "if_float");
+  if_node->set_attribute("then_branch", Attribute::GraphPtr(identity_body("then", false)));
+  if_node->set_attribute("else_branch", Attribute::GraphPtr(identity_body("else", false)));
+  Status status = registry_.infer_node(*if_node);
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << status.to_string();
+  EXPECT_EQ(status.message(),
+            "If 'if_float' (ai.onnx opset " + std::to_string(kOpset) +
+                "): input 0 'cond' ('float_cond') is float32[], but If's cond must be bool (type constraint B: "
+                "tensor(bool))");
+
+  Value* bool_cond = input("cond", TensorDesc::of(DataType::kBool, {}));
+  Node* float_trips = graph_.add_node("Loop", {f32("float_trips", {}), bool_cond, x}, 1, "loop_m");
+  float_trips->set_attribute("body", Attribute::GraphPtr(identity_body("body_m", true)));
+  status = registry_.infer_node(*float_trips);
+  EXPECT_EQ(status.message(),
+            "Loop 'loop_m' (ai.onnx opset " + std::to_string(kOpset) +
+                "): input 0 'M' ('float_trips') is float32[], but Loop's M must be int64 (type constraint I: "
+                "tensor(int64))");
+  Node* float_cond = graph_.add_node(
+      "Loop", {input("M", TensorDesc::of(DataType::kInt64, {})), graph_.find_value("float_cond"), x}, 1, "loop_c");
+  float_cond->set_attribute("body", Attribute::GraphPtr(identity_body("body_c", true)));
+  status = registry_.infer_node(*float_cond);
+  EXPECT_EQ(status.message(),
+            "Loop 'loop_c' (ai.onnx opset " + std::to_string(kOpset) +
+                "): input 1 'cond' ('float_cond') is float32[], but Loop's cond must be bool (type constraint B: "
+                "tensor(bool))");
+
+  Node* valid = graph_.add_node("If", {bool_cond}, 1, "if_bool");
+  valid->set_attribute("then_branch", Attribute::GraphPtr(identity_body("then2", false)));
+  valid->set_attribute("else_branch", Attribute::GraphPtr(identity_body("else2", false)));
+  status = registry_.infer_node(*valid);
+  EXPECT_TRUE(status.is_ok()) << status.to_string();
+}
+
 // ---- errors ----
 
 TEST_F(OnnxOpLibraryTest, ConvWithRankTwoInputIsAnErrorNamingTheNode) {

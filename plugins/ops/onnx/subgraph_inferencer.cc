@@ -7,6 +7,40 @@
 #include "ge/onnx_common/tensor_proto.h"
 
 namespace ge::onnx_ops {
+namespace {
+
+/// The inputs that steer If and Loop. libonnx's inference of them never checks these
+/// against the schemas' type constraints (B: tensor(bool), I: tensor(int64)), so a float
+/// condition or trip count would reach the run and be read as whatever its bits say.
+Status check_steering_inputs(const Node& owner) {
+  struct Steering {
+    const char* op_type;
+    size_t index;
+    const char* name;
+    DataType dtype;
+    const char* constraint;
+  };
+  static constexpr Steering kSteering[] = {
+      {"If", 0, "cond", DataType::kBool, "B: tensor(bool)"},
+      {"Loop", 0, "M", DataType::kInt64, "I: tensor(int64)"},
+      {"Loop", 1, "cond", DataType::kBool, "B: tensor(bool)"},
+  };
+  if (!owner.domain().empty()) return Status::ok();
+  for (const Steering& steering : kSteering) {
+    if (owner.op_type() != steering.op_type || steering.index >= owner.input_count()) continue;
+    const Value* input = owner.input(steering.index);
+    if (input == nullptr) continue;
+    const DataType dtype = input->desc().dtype;
+    if (dtype == DataType::kUndefined || dtype == steering.dtype) continue;
+    return invalid_argument("input " + std::to_string(steering.index) + " '" + steering.name + "' ('" + input->name() +
+                            "') is " + input->desc().to_string() + ", but " + steering.op_type + "'s " + steering.name +
+                            " must be " + std::string(data_type_name(steering.dtype)) + " (type constraint " +
+                            steering.constraint + ")");
+  }
+  return Status::ok();
+}
+
+}  // namespace
 
 SubgraphInferencer::SubgraphInferencer(const Node& owner, std::string attribute_name,
                                        Graph& subgraph, const OpRegistry& registry)
@@ -20,6 +54,7 @@ std::vector<const onnx::TypeProto*> SubgraphInferencer::doInferencing(
     const std::vector<const onnx::TensorProto*>& /*input_data*/) {
   // Input data is not forwarded: infer_graph already offers the subgraph's initializers,
   // and the values ONNX passes here (Loop/Scan state) are never constant.
+  if (Status steering = check_steering_inputs(owner_); !steering.is_ok()) throw StatusError(steering);
   std::string where = "subgraph '" + attribute_name_ + "' ('" + subgraph_.name() + "')";
   std::vector<Value*> inputs = subgraph_.runtime_inputs();
   if (input_types.size() != inputs.size()) {

@@ -24,6 +24,33 @@ std::string node_label(const std::string& name, const std::string& op_type) {
   return "node '" + name + "' (" + op_type + ")";
 }
 
+/// The newest IR version read: 11, that of ONNX 1.18, whose opset 23 is the newest this
+/// build imports (and the IR version its ONNX export writes for opset 23).
+constexpr int64_t kMaxIrVersion = 11;
+
+/// ONNX's rules on ModelProto.ir_version (those of onnx::checker::check_model).
+Status check_ir_version(const onnx::ModelProto& model) {
+  const int64_t version = model.ir_version();
+  const std::string supported = "this build reads IR versions 1 to " + std::to_string(kMaxIrVersion);
+  if (version < 1) {
+    return parse_error(std::string("the model's ir_version is ") +
+                       (version == 0 ? "not set" : std::to_string(version)) +
+                       ": every ONNX model declares the IR version it was written with (" + supported + ")");
+  }
+  if (version > kMaxIrVersion) {
+    return unsupported("the model's IR version is " + std::to_string(version) + "; " + supported +
+                       " (ONNX 1.18, opset 23): re-export it with an older ONNX or convert it");
+  }
+  if (version < 3 && model.opset_import_size() > 0) {
+    return parse_error("the model's IR version is " + std::to_string(version) +
+                       ", which predates opset_import (IR version 3), yet it imports " +
+                       std::to_string(model.opset_import_size()) +
+                       " opset(s): a model of IR version 1 or 2 is opset 1 and lists none; set ir_version to "
+                       "the one its exporter wrote (3 or later)");
+  }
+  return Status::ok();
+}
+
 // The names one graph defines (or has captured), chained to the enclosing graph's scope.
 struct Scope {
   Graph* graph = nullptr;
@@ -93,6 +120,7 @@ Result<std::unique_ptr<Graph>> GraphImporter::run() {
   if (!model_.has_graph()) {
     return parse_error("the model has no graph (is this an ONNX model file?)");
   }
+  GE_RETURN_IF_ERROR(check_ir_version(model_));
   for (const auto& function : model_.functions()) {
     local_functions_.insert(function.domain() + ":" + function.name());
   }

@@ -773,6 +773,55 @@ TEST(OnnxParser, OldModelWithoutOpsetImportIsOpset1) {
   EXPECT_EQ((*graph)->opset_version(""), 1);
 }
 
+/// x -> Relu -> y in a model of `ir_version` importing `opset` (none when 0).
+onnx::ModelProto relu_of_ir_version(int64_t ir_version, int64_t opset) {
+  auto model = make_model(opset == 0 ? 1 : opset, ir_version);
+  if (opset == 0) model.clear_opset_import();
+  auto* g = model.mutable_graph();
+  add_value(g->mutable_input(), "x");
+  add_node(g, "Relu", {"x"}, {"y"});
+  add_value(g->mutable_output(), "y");
+  return model;
+}
+
+TEST(OnnxParser, IrVersionsOutsideOnesRulesAreRefusedNamingTheRule) {
+  struct Case {
+    int64_t ir_version, opset;
+    StatusCode code;
+    const char* message;
+  };
+  const Case cases[] = {
+      {0, 13, StatusCode::kParseError,
+       "the model's ir_version is not set: every ONNX model declares the IR version it was written with (this "
+       "build reads IR versions 1 to 11)"},
+      {-3, 13, StatusCode::kParseError,
+       "the model's ir_version is -3: every ONNX model declares the IR version it was written with (this build "
+       "reads IR versions 1 to 11)"},
+      {12, 13, StatusCode::kUnsupported,
+       "the model's IR version is 12; this build reads IR versions 1 to 11 (ONNX 1.18, opset 23): re-export it "
+       "with an older ONNX or convert it"},
+      {2, 13, StatusCode::kParseError,
+       "the model's IR version is 2, which predates opset_import (IR version 3), yet it imports 1 opset(s): a "
+       "model of IR version 1 or 2 is opset 1 and lists none; set ir_version to the one its exporter wrote (3 or "
+       "later)"},
+  };
+  for (const Case& c : cases) {
+    auto graph = parse(relu_of_ir_version(c.ir_version, c.opset));
+    ASSERT_FALSE(graph.is_ok()) << "IR version " << c.ir_version;
+    EXPECT_EQ(graph.status().code(), c.code) << graph.status().to_string();
+    EXPECT_EQ(graph.status().message(), std::string("ONNX model bytes: ") + c.message);
+  }
+  for (int64_t version : {1, 2}) {
+    auto graph = parse(relu_of_ir_version(version, 0));
+    ASSERT_PARSED(graph);
+    EXPECT_EQ((*graph)->opset_version(""), 1);
+  }
+  for (int64_t version = 3; version <= 11; ++version) {
+    auto graph = parse(relu_of_ir_version(version, 13));
+    ASSERT_PARSED(graph) << "IR version " << version;
+  }
+}
+
 TEST(OnnxParser, MissingDefaultOpsetImportIsAnError) {
   auto model = make_model(13, 8);
   model.clear_opset_import();
