@@ -385,12 +385,17 @@ void Planner::merge_concat(const StepNode& step) {
   }
   if (total != out.bytes) return;
 
+  // Inputs read more than once (counted once per Concat, not per input: a Concat of
+  // 10^5 inputs stays linear).
+  std::unordered_map<const Value*, int> reads;
+  reads.reserve(node.input_count());
+  for (const Value* in : node.inputs()) ++reads[in];
   size_t slot = 0;
   for (size_t k = 0; k < node.input_count(); ++k) {
     const Value* in = node.input(k);
     const int i = index_of(in);
     const size_t bytes = values_[i].bytes;
-    const bool repeated = std::count(node.inputs().begin(), node.inputs().end(), in) > 1;
+    const bool repeated = reads[in] > 1;
     ValuePlacement& p = values_[i];
     // A block to be zeroed stays in the clean group.
     const bool eligible = !repeated && bytes > 0 && produced_[i] && p.region == MemoryRegion::kFeatureMap &&

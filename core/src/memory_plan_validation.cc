@@ -104,6 +104,76 @@ std::optional<std::pair<size_t, size_t>> find_conflict_by_offset(const std::vect
   return std::nullopt;
 }
 
+// Live members of one component indexed by their bytes, for the check inside a component
+// when it is large (a Concat of 10^5 slices, all live at the Concat): reports the live
+// members whose bytes overlap a range in O(log m + reported) amortised, where scanning
+// every live member was O(m) per member. A segment tree over the members' byte
+// coordinates; members that died leave a node's list when a query passes it.
+class LiveByteIndex {
+ public:
+  explicit LiveByteIndex(std::vector<size_t> points) : points_(std::move(points)) {
+    while (leaves_ + 1 < points_.size()) leaves_ <<= 1;
+    own_.resize(2 * leaves_);
+    below_.resize(2 * leaves_);
+    node_stamp_.assign(2 * leaves_, 0);
+  }
+
+  /// Adds member `id` (a dense index) over bytes [begin, end), both among the points.
+  void insert(size_t id, size_t begin, size_t end) {
+    if (id >= id_stamp_.size()) id_stamp_.resize(id + 1, 0);
+    ++stamp_;
+    for_each_canonical(begin, end, [&](size_t node) {
+      own_[node].push_back(id);
+      for (size_t p = node >> 1; p >= 1 && node_stamp_[p] != stamp_; p >>= 1) {
+        node_stamp_[p] = stamp_;
+        below_[p].push_back(id);
+      }
+    });
+  }
+
+  /// Appends to `out`, once each, the members still `alive` whose bytes overlap [begin, end).
+  template <typename Alive>
+  void overlapping(size_t begin, size_t end, Alive alive, std::vector<size_t>& out) {
+    ++stamp_;
+    const uint32_t stamp = stamp_;
+    auto emit = [&](std::vector<size_t>& ids) {
+      std::erase_if(ids, [&](size_t id) { return !alive(id); });
+      for (size_t id : ids) {
+        if (id_stamp_[id] != stamp) {
+          id_stamp_[id] = stamp;
+          out.push_back(id);
+        }
+      }
+    };
+    for_each_canonical(begin, end, [&](size_t q) {
+      emit(own_[q]);
+      emit(below_[q]);
+      for (size_t p = q >> 1; p >= 1 && node_stamp_[p] != stamp; p >>= 1) {
+        node_stamp_[p] = stamp;
+        emit(own_[p]);
+      }
+    });
+  }
+
+ private:
+  // Segment j is bytes [points_[j], points_[j + 1]); [begin, end) covers whole segments.
+  template <typename Visit>
+  void for_each_canonical(size_t begin, size_t end, Visit visit) {
+    const auto first = static_cast<size_t>(std::lower_bound(points_.begin(), points_.end(), begin) - points_.begin());
+    const auto stop = static_cast<size_t>(std::lower_bound(points_.begin(), points_.end(), end) - points_.begin());
+    for (size_t l = first + leaves_, r = stop + leaves_; l < r; l >>= 1, r >>= 1) {
+      if (l & 1) visit(l++);
+      if (r & 1) visit(--r);
+    }
+  }
+
+  std::vector<size_t> points_;
+  size_t leaves_ = 1;
+  std::vector<std::vector<size_t>> own_, below_;
+  std::vector<uint32_t> node_stamp_, id_stamp_;
+  uint32_t stamp_ = 0;
+};
+
 // Several streams: each placement's stream lifetime, derived from the graph and the
 // plan's stream plan (not from the placements' steps).
 Result<std::vector<StreamLifetime>> placement_stream_lifetimes(const GraphMemoryPlan& plan) {
@@ -442,26 +512,53 @@ Status validate_memory_plan(const GraphMemoryPlan& plan) {
     }
   }
 
-  // Inside a component: only same-data pairs and in-place handovers may overlap.
-  std::vector<size_t> live;
+  // Inside a component: only same-data pairs and in-place handovers may overlap. Members
+  // by first use; each against the live ones before it (in that order, so that the pair
+  // named is the first).
+  constexpr size_t kIndexedComponent = 64;  // from this many members, find overlaps by bytes
+  std::vector<size_t> live, overlapping;
   for (size_t r = 0; r < ranges.size(); ++r) {
     if (ranges[r].second - ranges[r].first < 2) continue;
     std::vector<size_t> list = members(r);
     std::sort(list.begin(), list.end(),
               [&](size_t a, size_t b) { return std::tie(values[a].first_use, a) < std::tie(values[b].first_use, b); });
-    live.clear();
-    for (size_t i : list) {
+    auto check = [&](size_t j, size_t i) -> Status {
       const ValuePlacement& p = values[i];
-      live.erase(std::remove_if(live.begin(), live.end(), [&](size_t j) { return values[j].last_use < p.first_use; }),
-                 live.end());
-      for (size_t j : live) {
-        const ValuePlacement& q = values[j];
-        if (bytes_overlap(p.offset, p.bytes, q.offset, q.bytes) && !legal_overlap(j, i)) {
-          return fail(describe_placement(q) + " and " + describe_placement(p) +
-                      " overlap in bytes while both live and hold different data");
-        }
+      const ValuePlacement& q = values[j];
+      if (bytes_overlap(p.offset, p.bytes, q.offset, q.bytes) && !legal_overlap(j, i)) {
+        return fail(describe_placement(q) + " and " + describe_placement(p) +
+                    " overlap in bytes while both live and hold different data");
       }
-      live.push_back(i);
+      return Status::ok();
+    };
+    if (list.size() < kIndexedComponent) {
+      live.clear();
+      for (size_t i : list) {
+        const ValuePlacement& p = values[i];
+        live.erase(std::remove_if(live.begin(), live.end(), [&](size_t j) { return values[j].last_use < p.first_use; }),
+                   live.end());
+        for (size_t j : live) GE_RETURN_IF_ERROR(check(j, i));
+        live.push_back(i);
+      }
+      continue;
+    }
+    std::vector<size_t> points;
+    for (size_t i : list) {
+      points.push_back(values[i].offset);
+      points.push_back(values[i].offset + values[i].bytes);
+    }
+    std::sort(points.begin(), points.end());
+    points.erase(std::unique(points.begin(), points.end()), points.end());
+    LiveByteIndex index(std::move(points));
+    for (size_t k = 0; k < list.size(); ++k) {
+      const ValuePlacement& p = values[list[k]];
+      if (p.bytes == 0) continue;  // overlaps nothing
+      overlapping.clear();
+      index.overlapping(p.offset, p.offset + p.bytes, [&](size_t at) { return values[list[at]].last_use >= p.first_use; },
+                        overlapping);
+      std::sort(overlapping.begin(), overlapping.end());  // positions in `list`: by first use
+      for (size_t at : overlapping) GE_RETURN_IF_ERROR(check(list[at], list[k]));
+      index.insert(k, p.offset, p.offset + p.bytes);
     }
   }
   if (plan.streams.stream_count <= 1) return Status::ok();

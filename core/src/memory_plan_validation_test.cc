@@ -95,6 +95,40 @@ TEST_F(BrokenPlanTest, OverlappingSlicesOfOneConcat) {
   EXPECT_THAT(error(), HasSubstr("hold different data"));
 }
 
+// Components of 64 members or more are checked through a byte index (a Concat of 10^5
+// slices was quadratic): the same verdicts and the same pair named.
+TEST_F(PlanToBreak, LargeConcatOverlappingSlices) {
+  std::string text = "in x[128]; ";
+  std::string inputs;
+  for (int k = 0; k < 100; ++k) {
+    text += "p" + std::to_string(k) + "=Conv(x)[128]; ";
+    inputs += (k ? "," : "") + std::string("p") + std::to_string(k);
+  }
+  text += "c=Concat(" + inputs + "){axis=0}; d=Conv(c)[128]; out d";
+  plan(text.c_str(), toy_plan_options());
+  ASSERT_EQ(value("p57").alias, MemoryAlias::kSlice);
+  value("p57").offset = value("p56").offset;
+  EXPECT_THAT(error(), HasSubstr("'p56' (feature_map bytes"));
+  EXPECT_THAT(error(), HasSubstr("and 'p57' (feature_map bytes"));
+  EXPECT_THAT(error(), HasSubstr("hold different data"));
+}
+
+TEST_F(PlanToBreak, LongInPlaceChainIsOneValidComponent) {
+  // a, then 100 Relus each over the one before: one component at one offset, each member
+  // dead when the next is made.
+  std::string text = "in x[128]; a=Conv(x)[128]; ";
+  std::string last = "a";
+  for (int k = 0; k < 100; ++k) {
+    text += "b" + std::to_string(k) + "=Relu(" + last + "); ";
+    last = "b" + std::to_string(k);
+  }
+  text += "d=Conv(" + last + ")[128]; out d";
+  plan(text.c_str(), toy_plan_options());
+  ASSERT_EQ(value("b99").in_place_of, index_of(plan_, *graph_, "b98"));
+  value("b50").last_use += 1;  // still read when b51 overwrites it
+  EXPECT_THAT(error(), HasSubstr("the source is still read after step"));
+}
+
 TEST_F(BrokenPlanTest, InPlaceOverAValueStillRead) {
   value("a").last_use = 3;
   EXPECT_THAT(error(), HasSubstr("the source is still read after step 2"));
