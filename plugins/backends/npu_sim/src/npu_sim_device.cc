@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <new>
 #include <type_traits>
 #include <variant>
 
 #include "ge/cpu_kernels/kernel_library.h"
+#include "ge/memory_limit.h"
 
 namespace ge {
 
@@ -103,11 +105,24 @@ class NpuSimStream final : public Stream {
   Status error_;
 };
 
-NpuSimDevice::NpuSimDevice(NpuSimConfig config) : config_(config) {
-  // Untouched pages of the block cost nothing; 4 KiB alignment like a real device heap.
-  memory_.reset(new std::byte[config_.capacity_bytes + 4096]);
+NpuSimDevice::NpuSimDevice(NpuSimConfig config) : config_(config) {}
+
+Status NpuSimDevice::reserve_memory() {
+  if (base_ != nullptr) return Status::ok();
+  // Untouched pages of the block cost no memory, but its address space counts against
+  // `ulimit -v` from the start: hence on first use, not when the plugin registers (every
+  // ge.Session loads every plugin, most never run on npu_sim). 4 KiB alignment like a
+  // real device heap.
+  try {
+    memory_.reset(new std::byte[config_.capacity_bytes + 4096]);
+  } catch (const std::bad_alloc&) {
+    return invalid_argument("npu_sim: out of host memory: cannot reserve the simulated device memory of " +
+                            format_bytes(config_.capacity_bytes) + " (" + std::to_string(config_.capacity_bytes) +
+                            " bytes; the capacity_mib option sets it)");
+  }
   const auto raw = reinterpret_cast<uintptr_t>(memory_.get());
   base_ = memory_.get() + ((4096 - raw % 4096) % 4096);
+  return Status::ok();
 }
 
 NpuSimDevice::~NpuSimDevice() = default;
@@ -122,6 +137,7 @@ Result<void*> NpuSimDevice::allocate(size_t bytes, size_t alignment) {
   if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment > 4096) {
     return invalid_argument("npu_sim: alignment " + std::to_string(alignment) + " is not a power of two up to 4096");
   }
+  GE_RETURN_IF_ERROR(reserve_memory());
   const size_t size = std::max<size_t>(bytes, 1);
   size_t offset = 0;
   for (const auto& [start, length] : allocations_) {
@@ -138,7 +154,7 @@ Result<void*> NpuSimDevice::allocate(size_t bytes, size_t alignment) {
 }
 
 void NpuSimDevice::deallocate(void* pointer) {
-  if (pointer == nullptr) return;
+  if (pointer == nullptr || base_ == nullptr) return;
   auto it = allocations_.find(static_cast<size_t>(static_cast<std::byte*>(pointer) - base_));
   if (static_cast<std::byte*>(pointer) < base_ || it == allocations_.end()) return;  // not ours: ignore
   in_use_ -= it->second;
@@ -148,7 +164,7 @@ void NpuSimDevice::deallocate(void* pointer) {
 Status NpuSimDevice::check_range(const void* address, size_t bytes, const std::string& what) const {
   const auto* p = static_cast<const std::byte*>(address);
   if (p == nullptr) return invalid_argument(what + ": null device address");
-  if (p < base_ || p >= base_ + config_.capacity_bytes) {
+  if (base_ == nullptr || p < base_ || p >= base_ + config_.capacity_bytes) {
     return invalid_argument(what + ": address is outside device memory");
   }
   const auto offset = static_cast<size_t>(p - base_);

@@ -1,9 +1,10 @@
 #pragma once
-/// The simulated NPU: device memory of bounded capacity inside one host block (device
-/// addresses are not host-accessible to callers: every copy goes through
-/// copy_to_device/copy_to_host and is bounds-checked), streams with a fixed queue depth,
-/// events, and a device-side scheduler that runs queued tasks in stream order, honouring
-/// event waits, and gives every task a simulated start and end from the cost model.
+/// The simulated NPU: device memory of bounded capacity inside one host block, reserved on
+/// the first allocation (device addresses are not host-accessible to callers: every copy
+/// goes through copy_to_device/copy_to_host and is bounds-checked), streams with a fixed
+/// queue depth, events, and a device-side scheduler that runs queued tasks in stream
+/// order, honouring event waits, and gives every task a simulated start and end from the
+/// cost model.
 /// Compute runs the reference CPU kernels (ge_cpu_kernels) on the simulated memory.
 ///
 /// Streams of one device are not thread-safe against each other: one host thread drives
@@ -56,7 +57,8 @@ class NpuSimDevice final : public Device {
   std::string name() const override { return "npu_sim"; }
   bool host_accessible() const override { return false; }
   /// First-fit in the bounded memory; kInvalidArgument when it does not fit, naming the
-  /// request, the capacity and the bytes in use.
+  /// request, the capacity and the bytes in use. The first call reserves the memory, and
+  /// fails naming its size when the host cannot.
   Result<void*> allocate(size_t bytes, size_t alignment = 64) override;
   void deallocate(void* pointer) override;
   Status copy_to_device(void* device_destination, const void* host_source, size_t bytes) override;
@@ -98,10 +100,12 @@ class NpuSimDevice final : public Device {
   /// compute time (not the launch cost) to `compute_ns`.
   Status run_kernel(const KernelTask& kernel, const std::string& task, double& compute_ns) const;
   void forget(NpuSimStream* stream);
+  /// Reserves the device memory (config_.capacity_bytes) unless done before.
+  Status reserve_memory();
 
   NpuSimConfig config_;
   std::unique_ptr<std::byte[]> memory_;
-  std::byte* base_ = nullptr;
+  std::byte* base_ = nullptr;             // null until the first allocate()
   std::map<size_t, size_t> allocations_;  // offset -> bytes
   size_t in_use_ = 0;
   std::vector<NpuSimStream*> streams_;

@@ -1,6 +1,12 @@
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <fstream>
 #include <iterator>
+#include <string>
 #include <memory>
 #include <vector>
 
@@ -65,6 +71,59 @@ TEST(NpuSimDevice, MemoryIsBoundedAndReused) {
   EXPECT_EQ(*c, *a) << "first fit reuses the freed bytes";
   EXPECT_FALSE(device.allocate(16, 3).is_ok());
 }
+
+/// This process's address space (VmSize), in bytes.
+size_t address_space_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmSize:", 0) == 0) return std::stoull(line.substr(7)) * 1024;
+  }
+  return 0;
+}
+
+TEST(NpuSimDevice, ReservesItsMemoryOnTheFirstAllocationNotAtConstruction) {
+  // Every ge.Session registers npu_sim; its 256 MiB block at construction made the 22nd
+  // live cpu Session fail under `ulimit -v 6G` ("registration failed: std::bad_alloc").
+  NpuSimConfig config = small_config();
+  config.capacity_bytes = size_t{1} << 30;
+  const size_t before = address_space_bytes();
+  auto device = std::make_unique<NpuSimDevice>(config);
+  const size_t constructed = address_space_bytes();
+  EXPECT_LT(constructed, before + (size_t{256} << 20)) << "the device reserved its memory at construction";
+  EXPECT_FALSE(device->check_range(&config, 1, "copy").is_ok());
+  auto p = device->allocate(64);
+  ASSERT_TRUE(p.is_ok()) << p.status().to_string();
+  EXPECT_GE(address_space_bytes(), constructed + (size_t{1} << 30));
+  EXPECT_TRUE(device->check_range(*p, 64, "copy").is_ok());
+  device->deallocate(*p);
+}
+
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+TEST(NpuSimDevice, MemoryTheHostCannotReserveIsAnErrorNamingItsSize) {
+  // In a child under an address-space limit: the first allocation cannot reserve 2 GiB.
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const rlim_t limit = address_space_bytes() + (size_t{512} << 20);
+    const rlimit rl{limit, limit};
+    if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(3);
+    NpuSimConfig config = small_config();
+    config.capacity_bytes = size_t{2} << 30;
+    NpuSimDevice device(config);
+    auto p = device.allocate(64);
+    const bool expected = !p.is_ok() && p.status().message() ==
+                                            "npu_sim: out of host memory: cannot reserve the simulated device memory "
+                                            "of 2.0 GiB (2147483648 bytes; the capacity_mib option sets it)";
+    if (!expected) std::fprintf(stderr, "got: %s\n", p.status().to_string().c_str());
+    _exit(expected ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+#endif
 
 TEST(NpuSimDevice, CopiesAreBoundsChecked) {
   NpuSimDevice device(small_config());
