@@ -97,7 +97,8 @@ class MemoryAssigner {
 
 /// The core's own assigner, for a model runner given no assigner plugin: requests in order
 /// of first use, each at the lowest aligned offset clear of the conflicting requests still
-/// live. Simple and fast (O(n * live)); the plugins (greedy_by_size, hill_climb) plan
+/// live. Simple and fast (on one stream O(n log n) plus the too-small gaps a request
+/// passes over; on several O(n * live)); the plugins (greedy_by_size, hill_climb) plan
 /// tighter arenas.
 std::shared_ptr<MemoryAssigner> first_fit_assigner();
 
