@@ -12,7 +12,9 @@
 namespace ge::onnx_ops {
 namespace {
 
-enum class Bound { kAny, kAtLeastOne, kNonNegative, kZeroOrOne };
+/// kBlockSize: 1 to 2^31 - 1, so that its square (libonnx divides the channels by it) does
+/// not overflow to 0.
+enum class Bound { kAny, kAtLeastOne, kNonNegative, kZeroOrOne, kBlockSize };
 
 /// How many values an INTS attribute has, relative to the spatial rank S of input 0
 /// (its rank - 2): any, S, or 2 * S (begin and end pads).
@@ -69,8 +71,8 @@ const std::vector<OpRules>& rule_table() {
       {"MaxRoiPool", {{"pooled_shape", Bound::kAtLeastOne}}},
       // Col2Im's spatial rank is the length of its image_shape input, not of input 0.
       {"Col2Im", {{"strides", Bound::kAtLeastOne}, {"dilations", Bound::kAtLeastOne}, {"pads", Bound::kNonNegative}}},
-      {"SpaceToDepth", {{"blocksize", Bound::kAtLeastOne}}},
-      {"DepthToSpace", {{"blocksize", Bound::kAtLeastOne}}},
+      {"SpaceToDepth", {{"blocksize", Bound::kBlockSize}}},
+      {"DepthToSpace", {{"blocksize", Bound::kBlockSize}}},
       // num_scan_inputs = -1 reached libonnx's inference as a vector of size -1.
       {"Scan",
        {{"num_scan_inputs", Bound::kAtLeastOne},
@@ -102,6 +104,8 @@ bool within(Bound bound, int64_t value) {
       return value >= 0;
     case Bound::kZeroOrOne:
       return value == 0 || value == 1;
+    case Bound::kBlockSize:
+      return value >= 1 && value <= INT32_MAX;
   }
   return false;
 }
@@ -116,6 +120,8 @@ std::string_view describe(Bound bound) {
       return ">= 0";
     case Bound::kZeroOrOne:
       return "0 or 1";
+    case Bound::kBlockSize:
+      return "between 1 and 2147483647";
   }
   return "";
 }

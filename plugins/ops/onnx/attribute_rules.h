@@ -12,7 +12,8 @@ namespace ge::onnx_ops {
 
 /// Checks the attributes of an ai.onnx `node` that the table lists for its op type:
 /// bounds (strides, dilations, kernel_shape, group >= 1; pads, output_padding >= 0;
-/// flags 0 or 1) and lengths against the spatial rank of input 0 where it is known.
+/// flags 0 or 1; blocksize 1 to 2^31 - 1) and lengths against the spatial rank of input
+/// 0 where it is known.
 /// Errors are kInvalidArgument, start with `where` and name the attribute, its value and
 /// the rule.
 Status check_attribute_rules(const Node& node, const std::string& where);

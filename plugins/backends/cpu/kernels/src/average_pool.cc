@@ -4,6 +4,7 @@
 // ceil_mode pushes past the end pads is cut there), as ONNX Runtime does.
 // float16/bfloat16 compute in float32.
 
+#include <algorithm>
 #include <string>
 
 #include "nn_float_bridge.h"
@@ -31,12 +32,10 @@ int average_pool_kernel(const KernelArgs& args) {
   const int64_t in_size = g.input_size();
   // Taps of one axis inside the input, and inside input plus end pad.
   auto count_taps = [&](int axis, int64_t start, int64_t& inside, int64_t& inside_padded) {
-    inside = inside_padded = 0;
-    for (int64_t k = 0; k < g.kernel[axis]; ++k) {
-      const int64_t position = start + k * g.dilations[axis];
-      if (position >= 0 && position < g.input[axis]) ++inside;
-      if (position < g.input[axis] + g.pads_end[axis]) ++inside_padded;
-    }
+    inside = taps_within(start, g.kernel[axis], g.dilations[axis], 0, g.input[axis]).count();
+    inside_padded = taps_within(start, g.kernel[axis], g.dilations[axis], start,
+                                g.input[axis] + g.pads_end[axis])
+                        .count();
   };
   int64_t out_index = 0;
   for (int64_t plane = 0; plane < p.planes; ++plane) {
@@ -54,15 +53,15 @@ int average_pool_kernel(const KernelArgs& args) {
           int64_t w_inside, w_padded;
           count_taps(2, w0, w_inside, w_padded);
           double sum = 0.0;  // double keeps the float32 reference accurate
-          for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+          const TapRange td = taps_within(d0, g.kernel[0], g.dilations[0], 0, in_d);
+          const TapRange th = taps_within(h0, g.kernel[1], g.dilations[1], 0, in_h);
+          const TapRange tw = taps_within(w0, g.kernel[2], g.dilations[2], 0, in_w);
+          for (int64_t kd = td.begin; kd < td.end; ++kd) {
             const int64_t id = d0 + kd * g.dilations[0];
-            if (id < 0 || id >= in_d) continue;
-            for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+            for (int64_t kh = th.begin; kh < th.end; ++kh) {
               const int64_t ih = h0 + kh * g.dilations[1];
-              if (ih < 0 || ih >= in_h) continue;
-              for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+              for (int64_t kw = tw.begin; kw < tw.end; ++kw) {
                 const int64_t iw = w0 + kw * g.dilations[2];
-                if (iw < 0 || iw >= in_w) continue;
                 sum += static_cast<double>(x_plane[(id * in_h + ih) * in_w + iw]);
               }
             }

@@ -54,15 +54,15 @@ int max_pool_kernel(const KernelArgs& args) {
           const int64_t w0 = ow * g.strides[2] - g.pads_begin[2];
           T best = std::numeric_limits<T>::lowest();
           int64_t best_index = -1;
-          for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+          const TapRange td = taps_within(d0, g.kernel[0], g.dilations[0], 0, in_d);
+          const TapRange th = taps_within(h0, g.kernel[1], g.dilations[1], 0, in_h);
+          const TapRange tw = taps_within(w0, g.kernel[2], g.dilations[2], 0, in_w);
+          for (int64_t kd = td.begin; kd < td.end; ++kd) {
             const int64_t id = d0 + kd * g.dilations[0];
-            if (id < 0 || id >= in_d) continue;
-            for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+            for (int64_t kh = th.begin; kh < th.end; ++kh) {
               const int64_t ih = h0 + kh * g.dilations[1];
-              if (ih < 0 || ih >= in_h) continue;
-              for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+              for (int64_t kw = tw.begin; kw < tw.end; ++kw) {
                 const int64_t iw = w0 + kw * g.dilations[2];
-                if (iw < 0 || iw >= in_w) continue;
                 const T value = x_plane[(id * in_h + ih) * in_w + iw];
                 // NaN wins and stays (numpy, PyTorch, ReduceMax): the first NaN's index.
                 if (best_index < 0 || value > best || (is_nan(value) && !is_nan(best))) {

@@ -214,5 +214,38 @@ TEST(MaxPoolKernel, EmptyBatchGivesAnEmptyOutput) {
   expect_tensor<float>(out[0], {0, 1, 3, 3}, {});
 }
 
+// kernel_shape 2^62 with auto_pad SAME is legal: every window covers the input. The
+// pools looped over all 2^62 taps per output (a hang); they compute the taps inside.
+TEST(MaxPoolKernel, HugeSameWindowsCoverTheInput) {
+  const std::vector<int64_t> huge{int64_t{1} << 62, int64_t{1} << 62};
+  for (const char* op : {"MaxPool", "AveragePool", "LpPool"}) {
+    KernelTest test(op, 11);
+    test.input(scrambled())
+        .attribute("kernel_shape", huge)
+        .attribute("auto_pad", std::string("SAME_UPPER"))
+        .output(F::kFloat32, {1, 1, 4, 4});
+    GE_RUN_KERNEL(out, test);
+    // max 15; mean 7.5; L2 norm sqrt(0^2 + ... + 15^2) = sqrt(1240).
+    const float expected = std::string(op) == "MaxPool" ? 15.0f : std::string(op) == "AveragePool" ? 7.5f : 35.21363f;
+    expect_tensor<float>(out[0], {1, 1, 4, 4}, std::vector<float>(16, expected));
+  }
+}
+
+TEST(MaxPoolKernel, WindowsBeyondInt64AreInvalid) {
+  // (3 - 1) * 2^62 + 1 passes 2^63: it wrapped negative, undefined behaviour.
+  KernelTest dilated("MaxPool");
+  dilated.input(scrambled())
+      .attribute("kernel_shape", std::vector<int64_t>{3, 3})
+      .attribute("dilations", std::vector<int64_t>{int64_t{1} << 62, 1})
+      .output(F::kFloat32, {1, 1, 1, 2});
+  expect_invalid(dilated, "beyond 2^63 - 1");
+  KernelTest padded("MaxPool");
+  padded.input(scrambled())
+      .attribute("kernel_shape", std::vector<int64_t>{2, 2})
+      .attribute("pads", std::vector<int64_t>{0, 0, std::numeric_limits<int64_t>::max(), 0})
+      .output(F::kFloat32, {1, 1, 1, 3});
+  expect_invalid(padded, "beyond 2^63 - 1");
+}
+
 }  // namespace
 }  // namespace ge::cpu_kernels::testing

@@ -56,39 +56,48 @@ Result<SpatialGeometry> compute_spatial_geometry(const KernelContext& context,
     const int64_t axis = offset + i;
     const int64_t in = input_spatial[i];
     const int64_t stride = strides[i];
-    const int64_t effective_kernel = (kernel[i] - 1) * dilations[i] + 1;
-    int64_t pad_begin = pads[i];
-    int64_t pad_end = pads[i + rank];
+    // In 128 bits: kernel_shape, dilations, strides and pads come from attributes, and
+    // their products and sums may pass 2^63; extents that do not fit int64 are refused.
+    using Wide = __int128;
+    constexpr Wide kLimit = INT64_MAX;
+    const Wide effective_kernel = (Wide(kernel[i]) - 1) * dilations[i] + 1;
+    Wide pad_begin = pads[i];
+    Wide pad_end = pads[i + rank];
     if (auto_pad == "VALID") {
       pad_begin = pad_end = 0;
     } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
       // The pads that make the output ceil(in / stride) long; the odd one goes at the
       // end for SAME_UPPER and at the beginning for SAME_LOWER.
-      const int64_t target = (in + stride - 1) / stride;
-      int64_t total = (target - 1) * stride + effective_kernel - in;
+      const Wide target = (Wide(in) + stride - 1) / stride;
+      Wide total = (target - 1) * stride + effective_kernel - in;
       if (total < 0) total = 0;
       pad_begin = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
       pad_end = total - pad_begin;
     }
-    const int64_t padded = in + pad_begin + pad_end;
+    const Wide padded = Wide(in) + pad_begin + pad_end;
+    if (effective_kernel > kLimit || padded > kLimit) {
+      return invalid_attribute(context, "kernel_shape",
+                               "with the dilations, strides and pads gives a window or padded extent beyond "
+                               "2^63 - 1 on spatial axis " + std::to_string(i));
+    }
     if (padded < effective_kernel) {
       return invalid_attribute(context, "kernel_shape",
-                               "gives a window of " + std::to_string(effective_kernel) + " on spatial axis " +
-                                   std::to_string(i) + ", larger than the padded input extent " +
-                                   std::to_string(padded));
+                               "gives a window of " + std::to_string(static_cast<int64_t>(effective_kernel)) +
+                                   " on spatial axis " + std::to_string(i) + ", larger than the padded input extent " +
+                                   std::to_string(static_cast<int64_t>(padded)));
     }
-    const int64_t span = padded - effective_kernel;
-    int64_t positions = ceil_mode ? (span + stride - 1) / stride : span / stride;
+    const Wide span = padded - effective_kernel;
+    Wide positions = ceil_mode ? (span + stride - 1) / stride : span / stride;
     // ceil_mode keeps a last window only if it starts inside the input or its begin
     // padding (ONNX >= 1.13, ONNX Runtime).
     if (ceil_mode && positions > 0 && positions * stride >= in + pad_begin) --positions;
     geometry.input[axis] = in;
-    geometry.output[axis] = positions + 1;
+    geometry.output[axis] = static_cast<int64_t>(positions) + 1;
     geometry.kernel[axis] = kernel[i];
     geometry.strides[axis] = stride;
     geometry.dilations[axis] = dilations[i];
-    geometry.pads_begin[axis] = pad_begin;
-    geometry.pads_end[axis] = pad_end;
+    geometry.pads_begin[axis] = static_cast<int64_t>(pad_begin);
+    geometry.pads_end[axis] = static_cast<int64_t>(pad_end);
   }
   return geometry;
 }

@@ -32,6 +32,22 @@ struct SpatialGeometry {
   std::vector<int64_t> output_dims() const;
 };
 
+/// The taps k in [begin, end) of a window starting at `start` (tap k at start + k *
+/// dilation, k < kernel) whose positions lie in [low, high). Computed, not searched: a
+/// kernel_shape of 2^62 with auto_pad SAME is legal and looped 2^62 taps per output.
+struct TapRange {
+  int64_t begin = 0, end = 0;
+  int64_t count() const { return end - begin; }
+};
+inline TapRange taps_within(int64_t start, int64_t kernel, int64_t dilation, int64_t low, int64_t high) {
+  using Wide = __int128;  // start, kernel and dilation come from attributes: no overflow
+  const Wide first = start >= low ? Wide(0) : (Wide(low) - start + dilation - 1) / dilation;
+  const Wide last = start >= high ? Wide(0) : (Wide(high) - 1 - start) / dilation + 1;
+  const Wide begin = first < kernel ? first : Wide(kernel);
+  const Wide end = last < kernel ? last : Wide(kernel);
+  return {static_cast<int64_t>(begin), static_cast<int64_t>(end < begin ? begin : end)};
+}
+
 /// Reads strides, dilations, pads and auto_pad from the node (defaults: ones, ones,
 /// zeros, NOTSET) for `input_spatial` extents and `kernel` extents, and computes the
 /// output extents as ONNX shape inference does (`ceil_mode` rounds up). Spatial rank
