@@ -526,6 +526,21 @@ TEST_F(GeRunE2ETest, ARunTimeShapeThatOverflowsExitsOneNamingNodeAndDims) {
   EXPECT_CONTAINS(r.output, "dim 1 is negative (-3)");
 }
 
+// At -O0 no pass runs, so nothing made the dump folder before partition.txt was written
+// (it exited 1 after a successful run).
+TEST_F(GeRunE2ETest, DumpGraphAtO0WritesThePartitionOfAPerOpModel) {
+  write_one_node_model(tmp_ / "expand.onnx", "Expand", {{"x", {1}}}, 2);
+  write_int64_npy(tmp_ / "dims.npy", {2, 3});
+  const fs::path dump = tmp_ / "dump_o0";
+  Outcome r = ge_run({(tmp_ / "expand.onnx").string(), "-O0", "--input", "x=random", "--input",
+                      "shape=" + (tmp_ / "dims.npy").string(), "--dump-graph", dump.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream partition(dump / "partition.txt");
+  ASSERT_TRUE(partition.good()) << r.output;
+  const std::string text((std::istreambuf_iterator<char>(partition)), std::istreambuf_iterator<char>());
+  EXPECT_CONTAINS(text, "per op: Expand 'n'");
+}
+
 TEST_F(GeRunE2ETest, AnAllocationPastTheMemoryLimitExitsOneNamingTheNode) {
   write_one_node_model(tmp_ / "expand.onnx", "Expand", {{"x", {1}}}, 2);
   write_int64_npy(tmp_ / "shape.npy", {1024, 16384});  // 64 MiB of float32
@@ -577,6 +592,12 @@ TEST_F(GeRunE2ETest, WeightsPastTheMemoryLimitAreRefusedNamingTheWeight) {
     r = ge_run({(tmp_ / "weights.onnx").string(), "--input", "random", "--memory-limit", "64M", "--backend", backend});
     EXPECT_EQ(r.exit_code, 0) << backend << ": " << r.output;
   }
+  // oneDNN's prepacked copy of the weights counts too: 8 MiB of weights fit in 12 MiB,
+  // their copy in oneDNN's layout does not.
+  Outcome r = ge_run({(tmp_ / "weights.onnx").string(), "--input", "random", "--memory-limit", "12M"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "the prepacked weights of MatMul 'matmul' needs ");  // 8 MiB or more: blocks are padded
+  EXPECT_CONTAINS(r.output, "; limit 12 MiB, 8.0 MiB already in use");
 }
 
 TEST_F(GeRunE2ETest, AGraphInputBeyondTheMemoryLimitIsRefusedBeforeAllocating) {
