@@ -15,7 +15,7 @@ import torchvision
 DENSE, DETECTION = "dense", "detection"
 # Bump when an export would come out differently (builders, weights, inputs): cached
 # exports of another version are made again.
-EXPORT_VERSION = 3
+EXPORT_VERSION = 5
 
 
 def randomise(module, seed):
@@ -212,9 +212,9 @@ ZOO = {
     "retinanet_resnet50_fpn": (
         detection(M.detection.retinanet_resnet50_fpn, cls_scale=0.02, min_size=320, max_size=320), DETECTION, None, False),
     "fcos_resnet50_fpn": (detection(M.detection.fcos_resnet50_fpn, min_size=320, max_size=320), DETECTION, None, False),
-    "maskrcnn_resnet50_fpn": (detection(M.detection.maskrcnn_resnet50_fpn, min_size=320, max_size=320), DETECTION, None, False),
+    "maskrcnn_resnet50_fpn": (detection(M.detection.maskrcnn_resnet50_fpn, cls_scale=1.0, min_size=320, max_size=320), DETECTION, None, False),
     "keypointrcnn_resnet50_fpn": (
-        detection(M.detection.keypointrcnn_resnet50_fpn, min_size=320, max_size=320), DETECTION, None, False),
+        detection(M.detection.keypointrcnn_resnet50_fpn, cls_scale=1.0, min_size=320, max_size=320), DETECTION, None, False),
     "r3d_18": (video(M.video.r3d_18), DENSE, None, False),
     "mc3_18": (video(M.video.mc3_18), DENSE, None, False),
     "r2plus1d_18": (video(M.video.r2plus1d_18), DENSE, None, False),
