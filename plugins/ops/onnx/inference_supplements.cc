@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <string>
 
@@ -175,11 +176,31 @@ void check_range_data(const Node& node, const InputDataProvider& data) {
   }
 }
 
+// ONNX requires every scale of Resize (and Upsample) to be greater than 0; libonnx
+// multiplies the input's dims by them unchecked, so 0 gave an empty output and inf or NaN
+// a dim of -2^63.
+void check_resize_scales(const Node& node, const InputDataProvider& data) {
+  // Upsample and Resize-10 take (X, scales); Resize-11 and later (X, roi, scales, sizes).
+  const bool with_roi = node.op_type() == "Resize" && node.graph() != nullptr && node.graph()->opset_version("") >= 11;
+  const size_t index = with_roi ? 2 : 1;
+  const Tensor* scales = input_data(node, data, index);
+  if (scales == nullptr || is_integer(scales->dtype())) return;  // unknown; or of a type libonnx names
+  for (int64_t i = 0; i < scales->element_count(); ++i) {
+    const double scale = scales->scalar_as_double(i);
+    if (std::isfinite(scale) && scale > 0) continue;
+    char shown[32];
+    std::snprintf(shown, sizeof(shown), "%g", scale);
+    throw StatusError(invalid_argument("input " + std::to_string(index) + " (scales) has " + shown + " at index " +
+                                       std::to_string(i) + "; every scale must be finite and greater than 0"));
+  }
+}
+
 }  // namespace
 
 void check_inference_data(const Node& node, const InputDataProvider& data) {
   if (!is_onnx_domain(node)) return;
   if (node.op_type() == "Range") check_range_data(node, data);
+  if (node.op_type() == "Resize" || node.op_type() == "Upsample") check_resize_scales(node, data);
 }
 
 void supplement_inference(const Node& node, const InputDataProvider& data, std::vector<onnx::TypeProto>& outputs) {

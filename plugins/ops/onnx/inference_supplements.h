@@ -19,7 +19,8 @@ namespace ge::onnx_ops {
 /// - data-dependent extents libonnx never computes, when `data` has the input contents
 ///   (run-time inference): NonZero's count, Compress's selected length.
 /// Rejects input data the op's libonnx inference would turn into a wrong shape (Range
-/// with a zero delta or a non-finite bound is an empty tensor there): throws StatusError.
+/// with a zero delta or a non-finite bound is an empty tensor there; a Resize or Upsample
+/// scale of 0, inf or NaN an empty or negative dim): throws StatusError.
 void check_inference_data(const Node& node, const InputDataProvider& data);
 
 void supplement_inference(const Node& node, const InputDataProvider& data, std::vector<onnx::TypeProto>& outputs);

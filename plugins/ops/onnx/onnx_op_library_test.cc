@@ -6,6 +6,7 @@
 
 #include <climits>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -436,6 +437,29 @@ TEST_F(OnnxOpLibraryTest, IfAndLoopRefuseAConditionOrTripCountOfAnotherType) {
   valid->set_attribute("else_branch", Attribute::GraphPtr(identity_body("else2", false)));
   status = registry_.infer_node(*valid);
   EXPECT_TRUE(status.is_ok()) << status.to_string();
+}
+
+TEST_F(OnnxOpLibraryTest, ResizeScalesMustBeFiniteAndPositive) {
+  // libonnx multiplied the dims by them: 0 gave an empty output, inf a dim of -2^63.
+  Value* x = f32("x", {1, 1, 2, 2});
+  Value* scales = f32("scales", {4});
+  Node* resize = graph_.add_node("Resize", {x, nullptr, scales}, 1, "resize");
+  auto infer_with = [&](std::vector<float> values) {
+    const Tensor data = Tensor::from_vector<float>({4}, values);
+    return registry_.infer_node(*resize, [&](const Node&, size_t index) { return index == 2 ? &data : nullptr; });
+  };
+  const std::string where = "Resize 'resize' (ai.onnx opset " + std::to_string(kOpset) + "): ";
+  EXPECT_EQ(infer_with({1, 1, 0, 1}).message(),
+            where + "input 2 (scales) has 0 at index 2; every scale must be finite and greater than 0");
+  EXPECT_EQ(infer_with({1, 1, 1, std::numeric_limits<float>::infinity()}).message(),
+            where + "input 2 (scales) has inf at index 3; every scale must be finite and greater than 0");
+  EXPECT_EQ(infer_with({1, -2, 1, 1}).message(),
+            where + "input 2 (scales) has -2 at index 1; every scale must be finite and greater than 0");
+  EXPECT_EQ(infer_with({1, 1, std::numeric_limits<float>::quiet_NaN(), 1}).message(),
+            where + "input 2 (scales) has nan at index 2; every scale must be finite and greater than 0");
+  const Status status = infer_with({1, 1, 2, 1.5f});
+  ASSERT_TRUE(status.is_ok()) << status.to_string();
+  EXPECT_EQ(resize->output(0)->desc(), TensorDesc::of(DataType::kFloat32, {1, 1, 4, 3}));
 }
 
 // ---- errors ----
