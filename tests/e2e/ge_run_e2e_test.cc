@@ -940,3 +940,46 @@ TEST_F(GeRunE2ETest, EmptyInnerOrOuterDimsRunWithoutOneDnn) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_CONTAINS(r.output, "float32[0,3,3,3] {}");
 }
+
+namespace {
+
+/// Adds `attribute` to the one node of the model at `path`.
+void add_attribute(const fs::path& path, const onnx::AttributeProto& attribute) {
+  onnx::ModelProto model;
+  {
+    std::ifstream in(path, std::ios::binary);
+    ASSERT_TRUE(model.ParseFromIstream(&in)) << path;
+  }
+  *model.mutable_graph()->mutable_node(0)->add_attribute() = attribute;
+  std::ofstream(path, std::ios::binary) << model.SerializeAsString();
+}
+
+}  // namespace
+
+TEST_F(GeRunE2ETest, HugeAttributesEndCleanlyAndSoon) {
+  // DepthToSpace blocksize 2^62: its square is 0 in int64, SIGFPE in libonnx's inference.
+  onnx::AttributeProto blocksize;
+  blocksize.set_name("blocksize");
+  blocksize.set_type(onnx::AttributeProto::INT);
+  blocksize.set_i(int64_t{1} << 62);
+  write_attribute_model(tmp_ / "d2s.onnx", "DepthToSpace", {1, 4, 2, 2}, {}, {});
+  add_attribute(tmp_ / "d2s.onnx", blocksize);
+  Outcome r = ge_run({(tmp_ / "d2s.onnx").string(), "--input", "x=random"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "attribute 'blocksize' is 4611686018427387904; blocksize must be between 1 and 2147483647");
+  // kernel_shape 2^62 with auto_pad SAME is legal; the pools looped over every tap (a hang).
+  onnx::AttributeProto same;
+  same.set_name("auto_pad");
+  same.set_type(onnx::AttributeProto::STRING);
+  same.set_s("SAME_UPPER");
+  for (const std::string op : {"MaxPool", "AveragePool", "LpPool"}) {
+    const fs::path model = tmp_ / (op + "_huge.onnx");
+    write_attribute_model(model, op, {1, 2, 5, 5}, {{"kernel_shape", {int64_t{1} << 62, int64_t{1} << 62}}}, {});
+    add_attribute(model, same);
+    for (const char* level : {"-O0", "-O2"}) {
+      r = run_tool("timeout", {"20", GE_RUN_PATH, model.string(), "--input", "x=random", level});
+      EXPECT_EQ(r.exit_code, 0) << op << " " << level << ": " << r.output;
+      EXPECT_CONTAINS(r.output, "float32[1,2,5,5]");
+    }
+  }
+}
