@@ -144,7 +144,9 @@ Result<void*> NpuSimDevice::allocate(size_t bytes, size_t alignment) {
     if (start >= offset + size) break;
     offset = (start + length + alignment - 1) / alignment * alignment;
   }
-  if (offset + size > config_.capacity_bytes) {
+  // Compared without `offset + size`, which wraps for a request near SIZE_MAX and would
+  // hand out an address in a block too small for it.
+  if (size > config_.capacity_bytes || offset > config_.capacity_bytes - size) {
     return invalid_argument("npu_sim: out of device memory: cannot allocate " + std::to_string(bytes) + " bytes (capacity " +
                             std::to_string(config_.capacity_bytes) + ", in use " + std::to_string(in_use_) + ")");
   }
@@ -171,7 +173,8 @@ Status NpuSimDevice::check_range(const void* address, size_t bytes, const std::s
   auto it = allocations_.upper_bound(offset);
   if (it == allocations_.begin()) return invalid_argument(what + ": address is not in a live allocation");
   --it;
-  if (offset + bytes > it->first + it->second) {
+  const size_t room = it->first + it->second - offset;  // offset >= it->first: upper_bound's predecessor
+  if (offset >= it->first + it->second || bytes > room) {
     return invalid_argument(what + ": " + std::to_string(bytes) + " bytes at offset " + std::to_string(offset - it->first) +
                             " overrun the allocation of " + std::to_string(it->second) + " bytes");
   }

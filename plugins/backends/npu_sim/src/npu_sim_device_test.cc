@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <string>
 #include <memory>
 #include <vector>
@@ -70,6 +71,17 @@ TEST(NpuSimDevice, MemoryIsBoundedAndReused) {
   ASSERT_TRUE(c.is_ok()) << c.status().to_string();
   EXPECT_EQ(*c, *a) << "first fit reuses the freed bytes";
   EXPECT_FALSE(device.allocate(16, 3).is_ok());
+}
+
+TEST(NpuSimDevice, ARequestNearSizeMaxIsOutOfMemoryNotAWrappedAddress) {
+  NpuSimDevice device(small_config());
+  ASSERT_TRUE(device.allocate(64).is_ok());
+  // offset 64 + (SIZE_MAX - 31) wraps to 32, below the capacity: it was handed out.
+  auto huge = device.allocate(std::numeric_limits<size_t>::max() - 31);
+  ASSERT_FALSE(huge.is_ok());
+  EXPECT_NE(huge.status().message().find("out of device memory: cannot allocate 18446744073709551584 bytes (capacity 1048576"),
+            std::string::npos)
+      << huge.status().message();
 }
 
 /// This process's address space (VmSize), in bytes.
@@ -138,6 +150,9 @@ TEST(NpuSimDevice, CopiesAreBoundsChecked) {
   Status overrun = device.copy_to_device(*p, host, 16);
   EXPECT_EQ(overrun.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(overrun.message().find("16 bytes at offset 0 overrun the allocation of 8 bytes"), std::string::npos) << overrun.message();
+  // 4 + (SIZE_MAX - 3) wraps to 0, inside the allocation: the check let it through to memcpy.
+  Status wrapped = device.copy_to_host(back, static_cast<std::byte*>(*p) + 4, std::numeric_limits<size_t>::max() - 3);
+  EXPECT_NE(wrapped.message().find("overrun the allocation of 8 bytes"), std::string::npos) << wrapped.message();
   float outside[4];
   Status host_address = device.copy_to_host(back, outside, 4);
   EXPECT_NE(host_address.message().find("outside device memory"), std::string::npos) << host_address.message();
