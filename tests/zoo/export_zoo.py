@@ -7,7 +7,7 @@ tree (the files are 5-500 MB; never commit them):
 
 DIR defaults to $GE_ZOO_CACHE, else $XDG_CACHE_HOME/ge/zoo, else ~/.cache/ge/zoo. Each
 model gets DIR/NAME/: model.onnx, input_K.npy and input_K.pb, torch_K.npy (the reference)
-and meta.json. A model already exported at this EXPORT_VERSION (zoo_models.py) is kept;
+and meta.json; a dynamic model also gets setN/ with inputs of other shapes. A model already exported at this EXPORT_VERSION (zoo_models.py) is kept;
 one that torch cannot export gets meta.json with its error (run_zoo.py reports it).
 """
 import argparse
@@ -119,16 +119,25 @@ def export_one(name, folder, version):
         torch.onnx.export(module, inputs, path, opset_version=17, input_names=input_names, output_names=output_names,
                           dynamic_axes=dynamic, do_constant_folding=True)
     onnx.checker.check_model(path)
-    for i, x in enumerate(inputs):
-        array = x.numpy()
-        np.save(os.path.join(folder, f"input_{i}.npy"), array)
-        with open(os.path.join(folder, f"input_{i}.pb"), "wb") as f:
-            f.write(numpy_helper.from_array(array, input_names[i]).SerializeToString())
-    for i, y in enumerate(reference):
-        np.save(os.path.join(folder, f"torch_{i}.npy"), y.detach().numpy())
+    # A dynamic model also runs on inputs of other shapes: set K > 0 lives in setK/.
+    sets = [(folder, inputs, reference)]
+    for k, make in enumerate(zoo_models.OTHER_SHAPES.get(name, []), start=1):
+        torch.manual_seed(seed + k)
+        other = make()
+        with torch.no_grad():
+            sets.append((os.path.join(folder, f"set{k}"), other, flatten(module(*other))))
+    for where, xs, ys in sets:
+        os.makedirs(where, exist_ok=True)
+        for i, x in enumerate(xs):
+            array = x.numpy()
+            np.save(os.path.join(where, f"input_{i}.npy"), array)
+            with open(os.path.join(where, f"input_{i}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(array, input_names[i]).SerializeToString())
+        for i, y in enumerate(ys):
+            np.save(os.path.join(where, f"torch_{i}.npy"), y.detach().numpy())
     return {"name": name, "version": version, "comparison": comparison, "inputs": input_names,
             "outputs": output_names, "dynamic": dynamic, "export_seconds": round(time.time() - start, 1),
-            "bytes": os.path.getsize(path)}
+            "bytes": os.path.getsize(path), "sets": len(sets)}
 
 
 def main():

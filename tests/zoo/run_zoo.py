@@ -128,7 +128,7 @@ def load_references(folder, meta, ort_dir, ort_timeout):
         if not os.path.exists(os.path.join(out, "done")):
             shutil.rmtree(out, ignore_errors=True)
             os.makedirs(out)
-            cmd = ["node", os.path.join(ort_dir, "run.js"), os.path.join(folder, "model.onnx"), out] + [
+            cmd = ["node", os.path.join(ort_dir, "run.js"), meta["model_path"], out] + [
                 os.path.join(folder, f"input_{i}.pb") for i in range(len(meta["inputs"]))]
             env = dict(os.environ, NODE_PATH=os.environ.get("ORT_HOME", "/tmp/ort-peer") + "/node_modules")
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=ort_timeout, env=env)
@@ -143,7 +143,7 @@ def load_references(folder, meta, ort_dir, ort_timeout):
 def run_ge(ge_run, folder, meta, backend, level, out, timeout):
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
-    cmd = [ge_run, os.path.join(folder, "model.onnx"), f"-O{level}", "--backend", backend, "--output-dir", out]
+    cmd = [ge_run, meta["model_path"], f"-O{level}", "--backend", backend, "--output-dir", out]
     for i, name in enumerate(meta["inputs"]):
         cmd += ["--input", f"{name}={os.path.join(folder, f'input_{i}.npy')}"]
     start = time.time()
@@ -159,6 +159,65 @@ def run_ge(ge_run, folder, meta, backend, level, out, timeout):
         return ("failed" if message != "(no message)" else "wrong"), message[:400], None, seconds
     outputs = [read_pb(os.path.join(out, f"output_{i}.pb")) for i in range(len(meta["outputs"]))]
     return "ran", "", outputs, seconds
+
+
+def run_set(args, name, folder, meta, backends, levels, work, results):
+    """Every configuration on one set of inputs (the export's, or setK's); the number
+    that fail (wrong, or a clean failure on cpu)."""
+    bad = 0
+    refs = load_references(folder, meta, args.ort, args.timeout)
+    if "ort_error" in refs:
+        print(f"{name}: ONNX Runtime failed: {refs['ort_error'][0][:200]}")
+    baseline = None
+    if not refs.get("torch") and not refs.get("ort"):
+        # A packaged model without ONNX Runtime: every other configuration is held to
+        # GE's own cpu -O0 run (optimisations and npu_sim against the plainest path).
+        out = os.path.join(work, "cpu-O0-baseline")
+        status, message, outputs, seconds = run_ge(args.ge_run, folder, meta, "cpu", 0, out, args.timeout)
+        if status == "ran":
+            refs["ge-cpu-O0"] = outputs
+            baseline = ("cpu", 0)
+    for backend in backends:
+        for level in levels:
+            out = os.path.join(work, f"{backend}-O{level}")
+            status, message, outputs, seconds = run_ge(args.ge_run, folder, meta, backend, level, out, args.timeout)
+            row = {"model": name, "backend": backend, "level": level, "seconds": round(seconds, 1)}
+            if status == "ran" and baseline == (backend, level):
+                status, message = "baseline", "the reference of the other configurations (no ONNX Runtime)"
+            if status == "ran":
+                verdicts = []
+                for ref_name in ("torch", "ort", "ge-cpu-O0"):
+                    if ref_name in refs:
+                        error, what = compare(outputs, refs[ref_name], meta)
+                        row[ref_name] = error
+                        verdicts.append((ref_name, error, what))
+                # A detector's ONNX graph and torch's eager code differ where scores
+                # tie (ONNX Runtime and torch disagree with each other there): its
+                # reference is ONNX Runtime, which runs the same graph; without it
+                # the detector is reported unchecked.
+                judged = [v for v in verdicts if meta.get("comparison") != "detection" or v[0] == "ort"]
+                message = "; ".join(f"{r}: {e:.2e} ({w})" for r, e, w in verdicts)
+                if not judged:
+                    status = "unchecked"
+                    message = ("a detector" if meta.get("comparison") == "detection" else "a packaged model") + \
+                        " needs ONNX Runtime (--ort) as its reference; " + message
+                else:
+                    status = "match" if max(v[1] for v in judged) <= RTOL else "wrong"
+                    if status == "wrong" and meta.get("comparison") == "detection" and "torch" in refs:
+                        # Near-tied scores that rounding reorders (TopK, then NMS) make
+                        # the detections ill-conditioned: torch and ONNX Runtime differ
+                        # too. GE is held to be no further from ONNX Runtime than torch.
+                        spread, _ = compare(refs["torch"], refs["ort"], meta)
+                        if judged[0][1] <= spread:
+                            status = "ties"
+                            message += f"; torch vs ort: {spread:.2e} (ill-conditioned ties)"
+            row["status"], row["message"] = status, message
+            # npu_sim may refuse with a message (capacity, a kernel it lacks); cpu may not.
+            fails = status == "wrong" or (status == "failed" and backend == "cpu")
+            bad += fails
+            print(f"{name:34s} {backend:8s} -O{level}  {status:7s} {seconds:6.1f} s  {message}", flush=True)
+            results.append(row)
+    return bad
 
 
 def main():
@@ -202,58 +261,11 @@ def main():
             results.append({"model": name, "export_error": meta["export_error"]})
             continue
         meta["output_keys"] = zoo_models.output_keys(name)
-        refs = load_references(folder, meta, args.ort, args.timeout)
-        if "ort_error" in refs:
-            print(f"{name}: ONNX Runtime failed: {refs['ort_error'][0][:200]}")
-        baseline = None
-        if not refs.get("torch") and not refs.get("ort"):
-            # A packaged model without ONNX Runtime: every other configuration is held to
-            # GE's own cpu -O0 run (optimisations and npu_sim against the plainest path).
-            out = os.path.join(work, name, "cpu-O0-baseline")
-            status, message, outputs, seconds = run_ge(args.ge_run, folder, meta, "cpu", 0, out, args.timeout)
-            if status == "ran":
-                refs["ge-cpu-O0"] = outputs
-                baseline = ("cpu", 0)
-        for backend in backends:
-            for level in levels:
-                out = os.path.join(work, name, f"{backend}-O{level}")
-                status, message, outputs, seconds = run_ge(args.ge_run, folder, meta, backend, level, out, args.timeout)
-                row = {"model": name, "backend": backend, "level": level, "seconds": round(seconds, 1)}
-                if status == "ran" and baseline == (backend, level):
-                    status, message = "baseline", "the reference of the other configurations (no ONNX Runtime)"
-                if status == "ran":
-                    verdicts = []
-                    for ref_name in ("torch", "ort", "ge-cpu-O0"):
-                        if ref_name in refs:
-                            error, what = compare(outputs, refs[ref_name], meta)
-                            row[ref_name] = error
-                            verdicts.append((ref_name, error, what))
-                    # A detector's ONNX graph and torch's eager code differ where scores
-                    # tie (ONNX Runtime and torch disagree with each other there): its
-                    # reference is ONNX Runtime, which runs the same graph; without it
-                    # the detector is reported unchecked.
-                    judged = [v for v in verdicts if meta.get("comparison") != "detection" or v[0] == "ort"]
-                    message = "; ".join(f"{r}: {e:.2e} ({w})" for r, e, w in verdicts)
-                    if not judged:
-                        status = "unchecked"
-                        message = ("a detector" if meta.get("comparison") == "detection" else "a packaged model") + \
-                            " needs ONNX Runtime (--ort) as its reference; " + message
-                    else:
-                        status = "match" if max(v[1] for v in judged) <= RTOL else "wrong"
-                        if status == "wrong" and meta.get("comparison") == "detection" and "torch" in refs:
-                            # Near-tied scores that rounding reorders (TopK, then NMS) make
-                            # the detections ill-conditioned: torch and ONNX Runtime differ
-                            # too. GE is held to be no further from ONNX Runtime than torch.
-                            spread, _ = compare(refs["torch"], refs["ort"], meta)
-                            if judged[0][1] <= spread:
-                                status = "ties"
-                                message += f"; torch vs ort: {spread:.2e} (ill-conditioned ties)"
-                row["status"], row["message"] = status, message
-                # npu_sim may refuse with a message (capacity, a kernel it lacks); cpu may not.
-                fails = status == "wrong" or (status == "failed" and backend == "cpu")
-                bad += fails
-                print(f"{name:34s} {backend:8s} -O{level}  {status:7s} {seconds:6.1f} s  {message}", flush=True)
-                results.append(row)
+        meta["model_path"] = os.path.join(folder, "model.onnx")
+        for k in range(meta.get("sets", 1)):
+            where = folder if k == 0 else os.path.join(folder, f"set{k}")
+            bad += run_set(args, name if k == 0 else f"{name}[set{k}]", where, meta, backends, levels,
+                           os.path.join(work, name if k == 0 else f"{name}-set{k}"), results)
     unchecked = sum(1 for r in results if r.get("status") == "unchecked")
     baselines = sum(1 for r in results if r.get("status") == "baseline")
     print(f"zoo: {len(names)} models in {time.time() - start:.0f} s; {bad} configuration(s) wrong (or failed on cpu)"

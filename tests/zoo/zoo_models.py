@@ -15,7 +15,7 @@ import torchvision
 DENSE, DETECTION = "dense", "detection"
 # Bump when an export would come out differently (builders, weights, inputs): cached
 # exports of another version are made again.
-EXPORT_VERSION = 5
+EXPORT_VERSION = 6
 
 
 def randomise(module, seed):
@@ -237,6 +237,15 @@ def output_keys(name):
     return sorted(keys)
 
 
+
+
+# Inputs of other shapes for the dynamic models (each a new signature to specialise).
+OTHER_SHAPES = {
+    "resnet18_dynamic_batch": [lambda: image(n=3)],
+    "transformer_encoder": [lambda: (torch.randint(0, 8192, (1, 37)),)],
+    "gpt_decoder_step": [lambda: (torch.randint(0, 4096, (1, 3)), torch.randn(2, 2, 1, 4, 7, 64)),
+                         lambda: (torch.randint(0, 4096, (1, 1)), torch.randn(2, 2, 1, 4, 31, 64))],
+}
 
 
 # Models real projects ship in npm packages (no torch behind them: ONNX Runtime is their
