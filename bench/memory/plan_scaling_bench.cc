@@ -91,9 +91,9 @@ std::unique_ptr<ge::Graph> graph_of(const std::string& shape, int64_t n) {
 
 void plan(benchmark::State& state, const std::string& shape) {
   const std::unique_ptr<ge::Graph> graph = graph_of(shape, state.range(0));
-  const std::vector<std::shared_ptr<ge::MemoryAssigner>> assigners{
-      std::make_shared<ge::memory::NaiveAssigner>(), std::make_shared<ge::memory::GreedyBySizeAssigner>(),
-      std::make_shared<ge::memory::HillClimbAssigner>()};
+  const std::vector<std::shared_ptr<ge::MemoryAssigner>> assigners{std::make_shared<ge::memory::NaiveAssigner>(),
+                                                                   std::make_shared<ge::memory::GreedyBySizeAssigner>(),
+                                                                   std::make_shared<ge::memory::HillClimbAssigner>()};
   for (auto _ : state) {
     ge::Result<ge::GraphMemoryPlan> planned = ge::plan_memory(*graph, assigners);
     if (!planned.is_ok()) {

@@ -554,8 +554,8 @@ Status validate_memory_plan(const GraphMemoryPlan& plan) {
       const ValuePlacement& p = values[list[k]];
       if (p.bytes == 0) continue;  // overlaps nothing
       overlapping.clear();
-      index.overlapping(p.offset, p.offset + p.bytes, [&](size_t at) { return values[list[at]].last_use >= p.first_use; },
-                        overlapping);
+      auto alive = [&](size_t at) { return values[list[at]].last_use >= p.first_use; };
+      index.overlapping(p.offset, p.offset + p.bytes, alive, overlapping);
       std::sort(overlapping.begin(), overlapping.end());  // positions in `list`: by first use
       for (size_t at : overlapping) GE_RETURN_IF_ERROR(check(list[at], list[k]));
       index.insert(k, p.offset, p.offset + p.bytes);

@@ -36,8 +36,8 @@ class BestFitPlacer {
   const std::vector<MemoryRequest>& requests_;
   std::vector<size_t> first_, last_;  // conflict windows on compressed step points
   bool streams_ = false;              // some request has stream lifetimes
-  IntervalIndex index_;          // several streams: placed requests by conflict window
-  OccupancyIndex occupancy_;     // one stream: bytes taken, by step
+  IntervalIndex index_;               // several streams: placed requests by conflict window
+  OccupancyIndex occupancy_;          // one stream: bytes taken, by step
   std::vector<uint32_t> conflicts_;
   std::vector<OccupancyIndex::Range> taken_;
   uint64_t conflicts_read_ = 0;

@@ -22,8 +22,8 @@ void OccupancyIndex::merge(std::vector<uint32_t>& slots, size_t node, size_t beg
   }
   Runs& runs = pool_[slots[node] - 1];
   // The runs that overlap or touch [begin, end) become one.
-  auto from = std::lower_bound(runs.begin(), runs.end(), begin,
-                               [](const Range& run, size_t at) { return run.second < at; });
+  auto from =
+      std::lower_bound(runs.begin(), runs.end(), begin, [](const Range& run, size_t at) { return run.second < at; });
   auto to = std::upper_bound(from, runs.end(), end, [](size_t at, const Range& run) { return at < run.first; });
   work_ += 1 + static_cast<uint64_t>(to - from);
   if (from == to) {
