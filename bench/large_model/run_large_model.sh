@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Large models (issue 15 item 4): a model whose external weights exceed 2 GB loads and runs,
-# and its weights are resident once (memory-mapped, not copied).
+# and its weights are resident once per process (read at load into private memory, not
+# mapped: issue 36 item 3; a weight oneDNN prepacks is resident twice, source and copy).
 #
 #   bash bench/large_model/run_large_model.sh [--gib 2.2] [--dir /tmp/ge-large] [--ge build/release/bin/ge-run]
 #

@@ -16,6 +16,7 @@
 #include "ge/shape_arithmetic.h"
 #include "ge/specialisation_cache.h"
 #include "graph_cluster.h"
+#include "held_bytes.h"
 #include "host_ops.h"
 #include "plugin_call.h"
 #include "runtime_input_binding.h"
@@ -217,6 +218,7 @@ struct Executor::Impl {
       GE_ASSIGN_OR_RETURN(step.kernel, detail::guard_plugin_call(
                                            "backend '" + backend->name() + "' (preparing " + step.node->describe() + ")",
                                            [&] { return backend->prepare(*step.node); }));
+      GE_RETURN_IF_ERROR(detail::count_held_bytes(step.kernel, pool.get(), step.node->describe()));
       step.prepared = true;
       for (const Value* in : step.node->inputs()) {
         step.prepared_shapes.push_back(in != nullptr ? in->desc().static_dims() : std::vector<int64_t>{});
@@ -686,9 +688,11 @@ struct Executor::Impl {
       if (cached_kernel.function == nullptr || cached_descs != descs) {
         std::string reason;
         if (!backend->supports(node, &reason)) return unsupported(unsupported_message(node, *backend, reason));
-        GE_ASSIGN_OR_RETURN(cached_kernel,
+        GE_ASSIGN_OR_RETURN(PreparedKernel prepared,
                             detail::guard_plugin_call("backend '" + backend->name() + "' (preparing " + node.describe() + ")",
                                                       [&] { return backend->prepare(node); }));
+        GE_RETURN_IF_ERROR(detail::count_held_bytes(prepared, pool.get(), node.describe()));
+        cached_kernel = std::move(prepared);
         cached_descs = descs;
       }
       kernel = &cached_kernel;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "ge/tensor_pool.h"
+#include "held_bytes.h"
 
 namespace ge {
 namespace {
@@ -79,6 +80,28 @@ TEST(MemoryLimitTest, ReservationsCountAgainstTheLimitUntilReleased) {
   weights->reset();
   EXPECT_EQ(pool->statistics().reserved_bytes, 0u);
   EXPECT_TRUE(pool->fits("Relu 'r'", 600000).is_ok());
+}
+
+TEST(MemoryLimitTest, AKernelsHeldBytesCountWhileItsParamsLive) {
+  std::shared_ptr<TensorPool> pool = TensorPool::create();
+  pool->set_memory_limit(size_t{1} << 20);
+  PreparedKernel kernel;
+  kernel.params = std::make_shared<int>(7);
+  kernel.held_bytes = 600000;  // e.g. a prepacked copy of a weight
+  ASSERT_TRUE(detail::count_held_bytes(kernel, pool.get(), "MatMul 'm'").is_ok());
+  EXPECT_EQ(*static_cast<const int*>(kernel.params.get()), 7);
+  EXPECT_EQ(pool->statistics().reserved_bytes, 600000u);
+  PreparedKernel second = kernel;  // a copy shares the params: counted once
+  PreparedKernel other;
+  other.held_bytes = 600000;
+  Status refused = detail::count_held_bytes(other, pool.get(), "MatMul 'n'");
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_EQ(refused.message().rfind("the prepacked weights of MatMul 'n' needs 586 KiB; limit 1.0 MiB", 0), 0u)
+      << refused.message();
+  kernel = PreparedKernel();
+  EXPECT_EQ(pool->statistics().reserved_bytes, 600000u);
+  second = PreparedKernel();
+  EXPECT_EQ(pool->statistics().reserved_bytes, 0u);
 }
 
 }  // namespace

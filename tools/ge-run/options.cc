@@ -340,7 +340,8 @@ Memory (static-shape graphs run from one planned arena):
                           signature; keep up to N of them (default 8; 0: run it per op)
   --memory-limit BYTES    most memory the session may hold (suffixes K, M, G, T:
                           e.g. 4G, 512M; default: the machine's physical memory); a
-                          value, run or plan that needs more fails naming it
+                          weight, prepacked copy, value, run or plan that needs
+                          more fails naming it
   --shrink                once the weights are on a device the host cannot address
                           (npu_sim), drop their host copies (GE's Shrink); no effect
                           on cpu, whose kernels read the weights in place

@@ -44,6 +44,10 @@ struct PreparedKernel {
   /// the backend plugin: release it before the plugin is unloaded.
   std::shared_ptr<const void> params;
   size_t workspace_bytes = 0;
+  /// Bytes the kernel holds for its life besides its inputs, such as weights prepacked
+  /// into another layout. The runtime counts them against the session's memory limit
+  /// once the kernel is prepared (the kernel is released when they do not fit).
+  size_t held_bytes = 0;
   std::string name;  ///< e.g. "cpu.Conv.direct" for logs and traces
   /// What the runtime zeroes before each launch. A wrapper kernel that launches this one
   /// on the same addresses passes it on.

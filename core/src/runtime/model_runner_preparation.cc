@@ -3,6 +3,7 @@
 #include "model_runner_impl.h"
 
 #include "ge/graph_queries.h"
+#include "../held_bytes.h"
 #include "../plugin_call.h"
 
 namespace ge {
@@ -50,6 +51,7 @@ Result<ModelRunner::Impl::PreparedKernels> ModelRunner::Impl::prepare_kernels(co
                                                                          [&] { return backend->prepare(*node); }));
     if (kernel.function == nullptr)
       return internal_error(where + ": kernel for " + node->describe() + " has no function");
+    GE_RETURN_IF_ERROR(detail::count_held_bytes(kernel, output_pool.get(), node->describe()).with_context(where));
     prepared[node] = std::move(kernel);
   }
   return prepared;

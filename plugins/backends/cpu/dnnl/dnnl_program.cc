@@ -243,6 +243,7 @@ PreparedKernel ProgramBuilder::build(std::string name, int threads) && {
   kernel.function = &launch;
   kernel.params = std::move(program);
   kernel.workspace_bytes = workspace_;
+  kernel.held_bytes = held_bytes_;
   kernel.name = std::move(name);
   return kernel;
 }
@@ -363,6 +364,9 @@ void* prepack(ProgramBuilder& builder, const Tensor& data, const dnnl::memory::d
     return builder.own(std::shared_ptr<void>(holder, holder->raw_data()), const_cast<void*>(data.raw_data()));
   }
   std::shared_ptr<void> packed = prepack_cache().get_or_pack(data, from, to);
+  // Counted per kernel even when the cache shares the copy: a session's limit holds
+  // whichever of its kernels outlives the others.
+  builder.count_held(to.get_size());
   void* address = packed.get();
   return builder.own(std::move(packed), address);
 }

@@ -53,6 +53,8 @@ class ProgramBuilder {
   size_t reserve_workspace(size_t bytes);
   /// Keeps `buffer` alive as long as the kernel; returns its address.
   void* own(std::shared_ptr<void> buffer, void* address);
+  /// Notes `bytes` the kernel holds (a prepacked copy): PreparedKernel::held_bytes.
+  void count_held(size_t bytes) { held_bytes_ += bytes; }
   /// Adds a step. Primitives whose attributes use a user scratchpad get it from the
   /// workspace here.
   void add(dnnl::primitive primitive, std::vector<ProgramArg> args, const dnnl::memory::desc& scratchpad);
@@ -77,6 +79,7 @@ class ProgramBuilder {
   std::vector<ProgramStep> steps_;
   std::vector<std::shared_ptr<void>> owned_;
   size_t workspace_ = 0;
+  size_t held_bytes_ = 0;
 };
 
 /// Reorders constant `data` laid out as `from` into a kernel-owned buffer laid out as
