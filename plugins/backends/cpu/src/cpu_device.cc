@@ -1,13 +1,17 @@
 #include "cpu_device.h"
 
+#include <pthread.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <string>
+#include <system_error>
 
 #include "cpu_event.h"
 #include "cpu_stream.h"
+#include "ge/memory_limit.h"
 
 namespace ge {
 namespace {
@@ -70,6 +74,20 @@ Status CpuDevice::copy_to_host(void* host_destination, const void* device_source
   return copy(host_destination, device_source, bytes, "device-to-host");
 }
 
+namespace {
+
+/// The stack a new thread gets (RLIMIT_STACK, 8 MiB by default), reserved when it starts.
+size_t default_thread_stack_bytes() {
+  pthread_attr_t attributes;
+  size_t bytes = 0;
+  if (pthread_attr_init(&attributes) != 0) return 0;
+  if (pthread_attr_getstacksize(&attributes, &bytes) != 0) bytes = 0;
+  pthread_attr_destroy(&attributes);
+  return bytes;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Stream>> CpuDevice::create_stream() {
   std::lock_guard<std::mutex> lock(mutex_);
   streams_created_ = true;
@@ -82,8 +100,14 @@ Result<std::unique_ptr<Stream>> CpuDevice::create_stream() {
     pool_ = nullptr;
   }
   if (pool_ == nullptr) {
-    pool_ = std::make_shared<CpuWorkerPool>(options_.threads != 0 ? options_.threads
-                                                                  : CpuWorkerPool::default_thread_count());
+    const size_t workers = options_.threads != 0 ? options_.threads : CpuWorkerPool::default_thread_count();
+    try {
+      pool_ = std::make_shared<CpuWorkerPool>(workers);
+    } catch (const std::system_error& error) {
+      return invalid_argument("cpu: out of memory or threads: cannot start the device's " + std::to_string(workers) +
+                              " worker threads, each with a stack of " + format_bytes(default_thread_stack_bytes()) +
+                              " of address space (" + error.what() + ")");
+    }
   }
   return std::unique_ptr<Stream>(std::make_unique<CpuStream>(pool_, tracer_, tracer_->add_stream()));
 }

@@ -3,9 +3,14 @@
 #include "cpu_device.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -51,6 +56,39 @@ TEST(CpuDevice, AlignmentMustBeAPowerOfTwo) {
   EXPECT_EQ(pointer.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(pointer.status().message().find("48"), std::string::npos) << pointer.status().message();
 }
+
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+TEST(CpuDevice, WorkerThreadsThatCannotStartAreAnErrorNotACrash) {
+  // Under `ulimit -v` a thread's stack cannot be mapped: the first worker of two started
+  // and the second threw, whose handle then terminated the process ("Resource temporarily
+  // unavailable" when it did not).
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    size_t used = 0;
+    while (std::getline(status, line)) {
+      if (line.rfind("VmSize:", 0) == 0) used = std::stoull(line.substr(7)) * 1024;
+    }
+    CpuDeviceOptions options;
+    options.threads = 2;
+    CpuDevice device(options);
+    const rlim_t limit = used + (size_t{12} << 20);  // room for one 8 MiB stack, not two
+    const rlimit rl{limit, limit};
+    if (used == 0 || setrlimit(RLIMIT_AS, &rl) != 0) _exit(3);
+    auto stream = device.create_stream();
+    const std::string expected = "cpu: out of memory or threads: cannot start the device's 2 worker threads";
+    const bool ok = !stream.is_ok() && stream.status().message().rfind(expected, 0) == 0;
+    if (!ok) std::fprintf(stderr, "got: %s\n", stream.status().to_string().c_str());
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+#endif
 
 TEST(CpuDevice, CopiesBothWays) {
   CpuDevice device;

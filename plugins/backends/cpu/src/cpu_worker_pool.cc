@@ -10,7 +10,14 @@ namespace ge {
 CpuWorkerPool::CpuWorkerPool(size_t threads) : owner_pid_(static_cast<int>(::getpid())) {
   threads = std::max<size_t>(threads, 1);
   threads_.reserve(threads);
-  for (size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { work(); });
+  try {
+    for (size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { work(); });
+  } catch (...) {
+    // Out of memory or threads part way: the workers started must be joined, or their
+    // handles would terminate the process as the members are destroyed.
+    stop();
+    throw;
+  }
 }
 
 CpuWorkerPool::~CpuWorkerPool() {
@@ -19,6 +26,10 @@ CpuWorkerPool::~CpuWorkerPool() {
     static_cast<void>(new std::vector<std::thread>(std::move(threads_)));
     return;
   }
+  stop();
+}
+
+void CpuWorkerPool::stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;

@@ -28,7 +28,8 @@ class CpuRunnable {
 /// leaves the parent's threads alone; CpuDevice starts a fresh pool for new streams.
 class CpuWorkerPool {
  public:
-  /// Starts `threads` workers (at least one).
+  /// Starts `threads` workers (at least one). Throws std::system_error when the system
+  /// cannot start one (out of memory for its stack, or of threads), none left running.
   explicit CpuWorkerPool(size_t threads);
   /// Lets the workers finish every scheduled runnable, then joins them. Must not run on a
   /// worker thread.
@@ -47,6 +48,8 @@ class CpuWorkerPool {
 
  private:
   void work();
+  /// Lets the workers finish every scheduled runnable, then joins them.
+  void stop();
 
   const int owner_pid_;
   std::mutex mutex_;
