@@ -185,6 +185,10 @@ class LoadedRange {
     uint64_t offset = 0, length = 0;
     auto operator<=>(const Identity&) const = default;
   };
+  static Identity identity_of(const ExternalRange& range, const struct stat& info) {
+    const int64_t mtime_ns = int64_t{info.st_mtim.tv_sec} * 1'000'000'000 + info.st_mtim.tv_nsec;
+    return {range.file, info.st_dev, info.st_ino, info.st_size, mtime_ns, range.offset, range.length};
+  }
 
   static Result<std::shared_ptr<LoadedRange>> read(const ExternalRange& range, const std::string& label) {
     const int fd = ::open(range.file.c_str(), O_RDONLY | O_CLOEXEC);
@@ -210,8 +214,7 @@ class LoadedRange {
     if (::fstat(fd, &info) != 0) {
       return not_found(label + ": cannot read the size of external data file '" + range.file.string() + "'");
     }
-    identity_ = {range.file, info.st_dev, info.st_ino, info.st_size,
-                 int64_t{info.st_mtim.tv_sec} * 1'000'000'000 + info.st_mtim.tv_nsec, range.offset, range.length};
+    identity_ = identity_of(range, info);
     constexpr size_t kAlignment = 64;
     const size_t bytes = (static_cast<size_t>(range.length) + kAlignment - 1) / kAlignment * kAlignment;
     data_ = std::aligned_alloc(kAlignment, bytes);
@@ -273,10 +276,7 @@ Result<std::shared_ptr<LoadedRange>> loaded_range(const ExternalRange& range, co
   if (::stat(range.file.c_str(), &info) != 0) {
     return not_found(label + ": cannot read the size of external data file '" + range.file.string() + "'");
   }
-  const LoadedRange::Identity identity{range.file,   info.st_dev,
-                                       info.st_ino,  info.st_size,
-                                       int64_t{info.st_mtim.tv_sec} * 1'000'000'000 + info.st_mtim.tv_nsec,
-                                       range.offset, range.length};
+  const LoadedRange::Identity identity = LoadedRange::identity_of(range, info);
   if (auto it = loaded.find(identity); it != loaded.end()) {
     if (std::shared_ptr<LoadedRange> existing = it->second.lock()) return existing;
   }
