@@ -13,8 +13,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // `source` names the model in messages: the file path, or "ONNX model bytes".
-Result<std::unique_ptr<Graph>> parse_model(const std::string& bytes, const fs::path& base_dir,
-                                           const std::string& source) {
+Result<onnx::ModelProto> parse_proto(const std::string& bytes, const std::string& source) {
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
     return unsupported(source + " is larger than 2 GiB, which protobuf cannot parse; save the "
                        "weights as ONNX external data");
@@ -23,6 +22,11 @@ Result<std::unique_ptr<Graph>> parse_model(const std::string& bytes, const fs::p
   if (!model.ParseFromString(bytes)) {
     return parse_error(source + " is not a valid ONNX model (protobuf parse failed)");
   }
+  return model;
+}
+
+Result<std::unique_ptr<Graph>> import(const onnx::ModelProto& model, const fs::path& base_dir,
+                                      const std::string& source) {
   auto graph = import_model(model, base_dir);
   if (!graph.is_ok()) return graph.status().with_context(source);
   return graph;
@@ -75,14 +79,21 @@ Result<std::unique_ptr<Graph>> OnnxParser::parse_file(const fs::path& path) cons
     }
     // External data lives beside the model file.
     const fs::path base_dir = fs::absolute(path, error).parent_path();
-    return parse_model(bytes, error ? path.parent_path() : base_dir, source);
+    GE_ASSIGN_OR_RETURN(onnx::ModelProto model, parse_proto(bytes, source));
+    // The file's bytes go before the weights are decoded: inline weights are held twice
+    // at most while parsing (protobuf, tensors), not three times.
+    std::string().swap(bytes);
+    return import(model, error ? path.parent_path() : base_dir, source);
   });
 }
 
 Result<std::unique_ptr<Graph>> OnnxParser::parse_bytes(const std::string& bytes,
                                                        const fs::path& base_dir) const {
   const std::string source = "ONNX model bytes";
-  return guarded(source, [&]() { return parse_model(bytes, base_dir, source); });
+  return guarded(source, [&]() -> Result<std::unique_ptr<Graph>> {
+    GE_ASSIGN_OR_RETURN(onnx::ModelProto model, parse_proto(bytes, source));
+    return import(model, base_dir, source);
+  });
 }
 
 }  // namespace ge::onnx_parser
