@@ -310,6 +310,9 @@ std::optional<Candidate> candidate_of(const Node& node) {
   if (node.op_type() == "Cast") return cast_candidate(node);
   auto it = elementwise_ops().find(node.op_type());
   if (it == elementwise_ops().end() || node.output_count() != 1) return std::nullopt;
+  // Before opset 7 an `axis` lines B up with A from that axis; a program aligns its
+  // operands from the right.
+  if (onnx_opset(node) < 7 && node.has_attribute("axis") && node.get_int("broadcast", 0) != 0) return std::nullopt;
   const size_t expected_inputs = static_cast<size_t>(autofuse::arity(it->second.op));
   if (node.input_count() != expected_inputs || !fits_signature(node, it->second.signature)) return std::nullopt;
   Candidate candidate;

@@ -211,6 +211,24 @@ TEST(Autofusion, LeavesInt64ArithmeticAlone) {
   EXPECT_TRUE(fused_nodes(*g).empty());
 }
 
+// Before opset 7, Mul(broadcast = 1, axis = 1) scales row i of each [4,4] matrix by b[i];
+// the program aligns b from the right and would scale column i.
+TEST(Autofusion, LeavesLegacyBroadcastsFromAnAxisAlone) {
+  auto g = inferred(R"(graph main (opset ""=6) {
+  input %x : float32[2,4,4]
+  input %b : float32[4]
+  %m = Mul(%x, %b) {axis: int = 1, broadcast: int = 1} "mul"
+  %n = Neg(%m) "neg"
+  %e = Exp(%n) "exp"
+  output %e
+})");
+  run_autofusion(*g);
+  for (const Node* fused : fused_nodes(*g)) {
+    EXPECT_EQ(program_of(fused).find("mul"), std::string::npos) << program_of(fused);
+  }
+  EXPECT_NE(g->find_node("mul"), nullptr);
+}
+
 // An op mixing float16 and float32 operands (no ONNX op does) stays out of groups.
 TEST(Autofusion, LeavesOpsMixingFloat16AndFloat32Alone) {
   auto g = inferred(R"(graph main (opset ""=17) {

@@ -36,6 +36,7 @@ std::vector<Pattern> BiasAddFusion::patterns() const {
 }
 
 bool BiasAddFusion::meets_requirements(const Match& match, const PassContext&, std::string& reason) const {
+  if (!broadcasts_like_numpy(match, reason)) return false;
   if (match.pattern().name() == "conv_add") {
     const Tensor& w = *match.constant("w");
     const Tensor& c = *match.constant("c");

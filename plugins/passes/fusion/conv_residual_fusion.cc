@@ -25,6 +25,7 @@ std::vector<Pattern> ConvResidualFusion::patterns() const {
 }
 
 bool ConvResidualFusion::meets_requirements(const Match& match, const PassContext&, std::string& reason) const {
+  if (!broadcasts_like_numpy(match, reason)) return false;
   const TensorDesc& y = match.node("conv")->output(0)->desc();
   const TensorDesc& z = match.value("z")->desc();
   if (!y.is_static() || z.shape != y.shape || z.dtype != y.dtype || y.dtype != DataType::kFloat32) {

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "ge/plugin_api/graph_rewrite.h"
+#include "ge/plugin_api/pattern_match.h"
 
 namespace ge::fusion {
 
@@ -116,6 +117,25 @@ std::optional<std::vector<float>> fused_activation_params(const Node& act) {
     return std::vector<float>{bounds->first, bounds->second};
   }
   return std::vector<float>{};
+}
+
+bool broadcasts_like_numpy(const Match& match, std::string& reason) {
+  for (const Node* node : match.nodes()) {
+    // Only the legacy binary ops have both attributes.
+    if (onnx_opset(*node) >= 7 || !node->has_attribute("axis") || node->get_int("broadcast", 0) == 0) continue;
+    const Value* a = node->input_count() == 2 ? node->input(0) : nullptr;
+    const Value* b = node->input_count() == 2 ? node->input(1) : nullptr;
+    if (a != nullptr && b != nullptr && a->desc().has_rank() && b->desc().has_rank()) {
+      const int64_t a_rank = a->desc().rank();
+      int64_t axis = node->get_int("axis", 0);
+      if (axis < 0) axis += a_rank;
+      if (axis == a_rank - b->desc().rank()) continue;  // B a suffix of A: numpy's alignment
+    }
+    reason = node->describe() + " broadcasts B from axis " + std::to_string(node->get_int("axis", 0)) +
+             " (opset " + std::to_string(onnx_opset(*node)) + "), not right-aligned as the fused form would";
+    return false;
+  }
+  return true;
 }
 
 std::optional<std::string> standard_op_domain(const Node& anchor, const std::string& op_type, int64_t since_opset,

@@ -11,6 +11,10 @@
 #include "ge/graph.h"
 #include "ge/tensor.h"
 
+namespace ge {
+class Match;
+}  // namespace ge
+
 namespace ge::fusion {
 
 bool is_float_type(DataType type);
@@ -39,6 +43,11 @@ std::optional<std::pair<float, float>> clip_bounds(const Node& clip);
 /// (LeakyRelu alpha; HardSigmoid alpha, beta; Clip bounds; Gelu [0] erf or [1] tanh; none
 /// for the others), or nullopt when they are not constant (or the Gelu form is unknown).
 std::optional<std::vector<float>> fused_activation_params(const Node& act);
+
+/// Whether every binary op of `match` broadcasts as numpy does. Before opset 7 an `axis`
+/// attribute (with broadcast = 1) lines B up with A from that axis, which no fusion's
+/// checks nor fused op model: false, with `reason` naming the node, where it moves B.
+bool broadcasts_like_numpy(const Match& match, std::string& reason);
 
 /// The lowest -O level at which a fusion may build a "ge" op in place of a standard op
 /// that the model's opset lacks: -O2 graphs keep to ai.onnx ops.

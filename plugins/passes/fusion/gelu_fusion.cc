@@ -71,6 +71,7 @@ std::vector<Pattern> GeluFusion::patterns() const {
 }
 
 bool GeluFusion::meets_requirements(const Match& match, const PassContext&, std::string& reason) const {
+  if (!broadcasts_like_numpy(match, reason)) return false;
   if (!is_float_type(match.value("x")->desc().dtype)) {
     reason = "x is " + match.value("x")->desc().to_string() + ", not float32/float64";
     return false;

@@ -47,6 +47,7 @@ std::vector<Pattern> HardSwishFusion::patterns() const {
 }
 
 bool HardSwishFusion::meets_requirements(const Match& match, const PassContext& context, std::string& reason) const {
+  if (!broadcasts_like_numpy(match, reason)) return false;
   const Value* x = match.value("x");
   if (!is_float_type(x->desc().dtype)) {
     reason = "x is " + x->desc().to_string() + ", not float32/float64";

@@ -65,6 +65,7 @@ std::vector<Pattern> LayerNormFusion::patterns() const {
 }
 
 bool LayerNormFusion::meets_requirements(const Match& match, const PassContext& context, std::string& reason) const {
+  if (!broadcasts_like_numpy(match, reason)) return false;
   const Value* x = match.value("x");
   const TensorDesc& desc = x->desc();
   if (!desc.has_rank() || !is_float_type(desc.dtype)) {

@@ -13,6 +13,7 @@ std::vector<Pattern> MatMulAddFusion::patterns() const {
 }
 
 bool MatMulAddFusion::meets_requirements(const Match& match, const PassContext&, std::string& reason) const {
+  if (!broadcasts_like_numpy(match, reason)) return false;
   const TensorDesc& a = match.value("a")->desc();
   const TensorDesc& b = match.value("b")->desc();
   if (a.rank() != 2 || b.rank() != 2) {

@@ -13,6 +13,7 @@ std::vector<Pattern> MatMulBiasFusion::patterns() const {
 }
 
 bool MatMulBiasFusion::meets_requirements(const Match& match, const PassContext&, std::string& reason) const {
+  if (!broadcasts_like_numpy(match, reason)) return false;
   if (!broadcasts_into(match.value("bias")->desc(), match.node("matmul")->output(0)->desc())) {
     reason = "the bias " + match.value("bias")->desc().to_string() + " does not broadcast into the product " +
              match.node("matmul")->output(0)->desc().to_string();

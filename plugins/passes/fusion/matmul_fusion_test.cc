@@ -77,6 +77,21 @@ TEST(MatMulFusion, NotWhereTheAddWouldBroadcastTheProduct) {
   EXPECT_EQ(run(ir, {"fuse_matmul_add", "fuse_matmul_bias"}), inferred(ir));
 }
 
+TEST(MatMulFusion, NotWhereALegacyAddLinesTheBiasUpWithTheRows) {
+  // Before opset 7, Add(broadcast = 1, axis = 0) adds bias[i] to row i of the product;
+  // Gemm's C (and FusedMatMul's bias) would add it to column i.
+  const std::string ir = R"(graph main (opset ""=6) {
+  input %a : float32[2,3]
+  init %w : float32[3,2] = [1, 2, 3, 4, 5, 6]
+  init %bias : float32[2] = [1, 2]
+  %m = MatMul(%a, %w) "mm"
+  %y = Add(%m, %bias) {axis: int = 0, broadcast: int = 1} "add"
+  output %y
+})";
+  EXPECT_EQ(run(ir, {"fuse_matmul_add"}), inferred(ir));
+  EXPECT_EQ(run(ir, {"fuse_matmul_bias"}, checked_at(3)), inferred(ir));
+}
+
 class MatMulFusionAtOpset : public ::testing::TestWithParam<int> {};
 
 TEST_P(MatMulFusionAtOpset, GemmAndFusedMatMulStillInfer) {

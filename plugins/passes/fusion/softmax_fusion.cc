@@ -30,6 +30,7 @@ std::vector<Pattern> SoftmaxFusion::patterns() const {
 }
 
 bool SoftmaxFusion::meets_requirements(const Match& match, const PassContext&, std::string& reason) const {
+  if (!broadcasts_like_numpy(match, reason)) return false;
   const TensorDesc& x = match.value("x")->desc();
   if (!x.has_rank() || x.rank() == 0 || !is_float_type(x.dtype)) {
     reason = "x " + x.to_string() + " is not a float tensor of known rank >= 1";
