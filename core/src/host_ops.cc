@@ -313,8 +313,17 @@ Status run_sequence_op(const Node& node, const std::vector<const RuntimeValue*>&
       for (int64_t b = 0; b < dim; b += chunk) sizes.push_back(std::min(chunk, dim - b));
     } else {
       GE_ASSIGN_OR_RETURN(sizes, input(1)->tensor.to_int64_vector());
+      // Each size checked on its own: [-1, 5] (or sizes whose sum wraps) sums to the
+      // extent too, and would slice before the tensor's start.
       int64_t total = 0;
-      for (int64_t s : sizes) total += s;
+      for (int64_t s : sizes) {
+        if (s < 0 || s > dim - total) {
+          return invalid_argument(node.describe() + ": split sizes " + shape_to_string(sizes) + " do not divide axis " +
+                                  std::to_string(axis) + " of extent " + std::to_string(dim) +
+                                  " into non-negative parts");
+        }
+        total += s;
+      }
       if (total != dim) return invalid_argument(node.describe() + ": split sizes sum to " + std::to_string(total) + ", not " + std::to_string(dim));
     }
     std::vector<Tensor> items;
