@@ -943,14 +943,15 @@ TEST_F(GeRunE2ETest, EmptyInnerOrOuterDimsRunWithoutOneDnn) {
 
 namespace {
 
-/// Adds `attribute` to the one node of the model at `path`.
-void add_attribute(const fs::path& path, const onnx::AttributeProto& attribute) {
+/// Adds `attribute` to the one node of the model at `path`; `opset` > 0 replaces its opset.
+void add_attribute(const fs::path& path, const onnx::AttributeProto& attribute, int64_t opset = 0) {
   onnx::ModelProto model;
   {
     std::ifstream in(path, std::ios::binary);
     ASSERT_TRUE(model.ParseFromIstream(&in)) << path;
   }
   *model.mutable_graph()->mutable_node(0)->add_attribute() = attribute;
+  if (opset > 0) model.mutable_opset_import(0)->set_version(opset);
   std::ofstream(path, std::ios::binary) << model.SerializeAsString();
 }
 
@@ -967,19 +968,32 @@ TEST_F(GeRunE2ETest, HugeAttributesEndCleanlyAndSoon) {
   Outcome r = ge_run({(tmp_ / "d2s.onnx").string(), "--input", "x=random"});
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_CONTAINS(r.output, "attribute 'blocksize' is 4611686018427387904; blocksize must be between 1 and 2147483647");
-  // kernel_shape 2^62 with auto_pad SAME is legal; the pools looped over every tap (a hang).
-  onnx::AttributeProto same;
-  same.set_name("auto_pad");
-  same.set_type(onnx::AttributeProto::STRING);
-  same.set_s("SAME_UPPER");
-  for (const std::string op : {"MaxPool", "AveragePool", "LpPool"}) {
-    const fs::path model = tmp_ / (op + "_huge.onnx");
-    write_attribute_model(model, op, {1, 2, 5, 5}, {{"kernel_shape", {int64_t{1} << 62, int64_t{1} << 62}}}, {});
-    add_attribute(model, same);
-    for (const char* level : {"-O0", "-O2"}) {
-      r = run_tool("timeout", {"20", GE_RUN_PATH, model.string(), "--input", "x=random", level});
-      EXPECT_EQ(r.exit_code, 0) << op << " " << level << ": " << r.output;
-      EXPECT_CONTAINS(r.output, "float32[1,2,5,5]");
+  // LayerNormalization axis 2^63 - 1: libonnx indexed the shape with it (SIGSEGV).
+  onnx::AttributeProto axis;
+  axis.set_name("axis");
+  axis.set_type(onnx::AttributeProto::INT);
+  axis.set_i(INT64_MAX);
+  write_attribute_model(tmp_ / "ln.onnx", "LayerNormalization", {2, 3}, {}, {{"scale", {3}}});
+  add_attribute(tmp_ / "ln.onnx", axis, 17);
+  r = ge_run({(tmp_ / "ln.onnx").string(), "--input", "x=random"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "attribute 'axis' is 9223372036854775807; axis must be in [-2, 2) for input 0 of rank 2");
+  // kernel_shape 2^62 with auto_pad SAME is legal; the pools looped over every tap (a
+  // hang), on the reference kernels and on oneDNN.
+  for (const char* pad : {"SAME_UPPER", "SAME_LOWER"}) {
+    onnx::AttributeProto same;
+    same.set_name("auto_pad");
+    same.set_type(onnx::AttributeProto::STRING);
+    same.set_s(pad);
+    for (const std::string op : {"MaxPool", "AveragePool", "LpPool"}) {
+      const fs::path model = tmp_ / (op + pad + ".onnx");
+      write_attribute_model(model, op, {1, 2, 5, 5}, {{"kernel_shape", {int64_t{1} << 62, int64_t{1} << 62}}}, {});
+      add_attribute(model, same);
+      for (const char* level : {"-O0", "-O2"}) {
+        r = run_tool("timeout", {"20", GE_RUN_PATH, model.string(), "--input", "x=random", level});
+        EXPECT_EQ(r.exit_code, 0) << op << " " << pad << " " << level << ": " << r.output;
+        EXPECT_CONTAINS(r.output, "float32[1,2,5,5]");
+      }
     }
   }
 }

@@ -14,7 +14,8 @@ namespace {
 
 /// kBlockSize: 1 to 2^31 - 1, so that its square (libonnx divides the channels by it) does
 /// not overflow to 0.
-enum class Bound { kAny, kAtLeastOne, kNonNegative, kZeroOrOne, kBlockSize };
+/// kAxisOfInput0: in [-r, r) for input 0 of rank r (unchecked while r is unknown).
+enum class Bound { kAny, kAtLeastOne, kNonNegative, kZeroOrOne, kBlockSize, kAxisOfInput0 };
 
 /// How many values an INTS attribute has, relative to the spatial rank S of input 0
 /// (its rank - 2): any, S, or 2 * S (begin and end pads).
@@ -73,6 +74,9 @@ const std::vector<OpRules>& rule_table() {
       {"Col2Im", {{"strides", Bound::kAtLeastOne}, {"dilations", Bound::kAtLeastOne}, {"pads", Bound::kNonNegative}}},
       {"SpaceToDepth", {{"blocksize", Bound::kBlockSize}}},
       {"DepthToSpace", {{"blocksize", Bound::kBlockSize}}},
+      // libonnx's LayerNormalization-17 inference indexes the shape with it unchecked
+      // (axis 2^63 - 1: SIGSEGV).
+      {"LayerNormalization", {{"axis", Bound::kAxisOfInput0}}},
       // num_scan_inputs = -1 reached libonnx's inference as a vector of size -1.
       {"Scan",
        {{"num_scan_inputs", Bound::kAtLeastOne},
@@ -106,6 +110,8 @@ bool within(Bound bound, int64_t value) {
       return value == 0 || value == 1;
     case Bound::kBlockSize:
       return value >= 1 && value <= INT32_MAX;
+    case Bound::kAxisOfInput0:
+      return true;  // against the rank, in check_rule
   }
   return false;
 }
@@ -122,6 +128,8 @@ std::string_view describe(Bound bound) {
       return "0 or 1";
     case Bound::kBlockSize:
       return "between 1 and 2147483647";
+    case Bound::kAxisOfInput0:
+      return "an axis of input 0";
   }
   return "";
 }
@@ -164,8 +172,17 @@ Status check_rule(const Node& node, const AttributeRule& rule, int64_t spatial_r
                               std::string(describe(rule.bound)));
     }
   }
+  const int64_t rank = node.input_count() > 0 && node.input(0) != nullptr ? node.input(0)->desc().rank() : -1;
+  if (rule.bound == Bound::kAxisOfInput0 && rank >= 0) {
+    for (int64_t value : values) {
+      if (value < -rank || value >= rank) {
+        return invalid_argument(where + ": attribute '" + name + "' is " + shown + "; " + name + " must be in [" +
+                                std::to_string(-rank) + ", " + std::to_string(rank) + ") for input 0 of rank " +
+                                std::to_string(rank));
+      }
+    }
+  }
   if (rule.distinct_axes) {
-    const int64_t rank = node.input_count() > 0 && node.input(0) != nullptr ? node.input(0)->desc().rank() : -1;
     if (const auto pair = repeated_axis(values, rank)) {
       const int64_t axis = values[pair->first] < 0 && rank >= 0 ? values[pair->first] + rank : values[pair->first];
       return invalid_argument(where + ": attribute '" + name + "' is " + shown + "; " + name +

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -90,7 +91,10 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"LpPool", kImage, {}, "pads", Ints{0, 0, -2, 0}, "pads must be >= 0"},
         // 2^62 squared is 0 in int64: libonnx divided the channels by it (SIGFPE).
         Case{"DepthToSpace", kImage, {}, "blocksize", int64_t{1} << 62, "blocksize must be between 1 and 2147483647"},
-        Case{"SpaceToDepth", kImage, {}, "blocksize", int64_t{0}, "blocksize must be between 1 and 2147483647"}));
+        Case{"SpaceToDepth", kImage, {}, "blocksize", int64_t{0}, "blocksize must be between 1 and 2147483647"},
+        // libonnx indexed the shape with it: SIGSEGV.
+        Case{"LayerNormalization", kImage, {8}, "axis", int64_t{INT64_MAX}, "axis must be in [-4, 4) for input 0"},
+        Case{"LayerNormalization", kImage, {8}, "axis", int64_t{-5}, "axis must be in [-4, 4)"}));
 
 TEST(AttributeRules, ValidAttributesAndOtherOpsPass) {
   Graph graph;

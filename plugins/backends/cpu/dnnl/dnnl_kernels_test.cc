@@ -976,6 +976,17 @@ TEST(DnnlFallback, DeclinesEmptyTensors) {
   EXPECT_FALSE(prepare(pool_n0.node(), "cpu", Options{1}).has_value());
 }
 
+// kernel_shape 2^62 under auto_pad SAME is legal; oneDNN would walk all its taps (a hang).
+TEST(DnnlFallback, DeclinesWindowsWiderThanTheInput) {
+  for (const char* pad : {"SAME_UPPER", "SAME_LOWER"}) {
+    NodeCase pool("MaxPool");
+    pool.input(random_tensor({1, 16, 5, 5}, 4)).output({1, 16, 5, 5});
+    pool.attribute("kernel_shape", Attribute(std::vector<int64_t>{int64_t{1} << 62, int64_t{1} << 62}));
+    pool.attribute("auto_pad", Attribute(std::string(pad)));
+    EXPECT_FALSE(prepare(pool.node(), "cpu", Options{1}).has_value()) << pad;
+  }
+}
+
 }  // namespace
 }  // namespace ge::cpu_dnnl
 

@@ -146,6 +146,9 @@ std::optional<PreparedKernel> prepare_pool(const Node& node, std::string_view ba
     for (int i = 0; i < spatial; ++i) {
       const int a = kMaxSpatialRank - spatial + i;
       if (g.output[a] != y_dims[2 + i]) return std::nullopt;
+      // A window wider than the input (kernel_shape 2^62 under auto_pad SAME is legal):
+      // oneDNN walks every tap of it, the reference kernel only those inside.
+      if (g.kernel[a] > g.input[a]) return std::nullopt;
       strides[i] = g.strides[a];
       kernel[i] = g.kernel[a];
       dilations[i] = g.dilations[a] - 1;
