@@ -57,7 +57,7 @@ Status execute_values(ModelRunner& runner, const NamedValues& inputs, std::vecto
   tensors.reserve(inputs.size());
   for (const auto& [name, value] : inputs) tensors.emplace_back(name, value.tensor);  // all plain tensors
   std::vector<Tensor> results;
-  GE_RETURN_IF_ERROR(runner.execute(tensors, results));
+  GE_RETURN_IF_ERROR(runner.execute(tensors, results, options));
   outputs.clear();
   for (Tensor& tensor : results) outputs.push_back(RuntimeValue::of(std::move(tensor)));
   return Status::ok();
@@ -82,7 +82,7 @@ Status Session::run_unguarded(const NamedTensors& inputs, std::vector<Tensor>& o
     GE_ASSIGN_OR_RETURN(Specialisation * found, specialised(values));
     if (found != nullptr && found->runner) {
       GE_RETURN_IF_ERROR(check_cancelled(options, found->runner->graph()));
-      return found->runner->execute(inputs, outputs);
+      return found->runner->execute(inputs, outputs, options);
     }
     if (found != nullptr && found->executor) return found->executor->run(inputs, outputs, options);
     if (!executor_) return per_op_unavailable_;
@@ -93,7 +93,7 @@ Status Session::run_unguarded(const NamedTensors& inputs, std::vector<Tensor>& o
   GE_ASSIGN_OR_RETURN(ModelRunner * runner, acquire_runner());
   const RunnerLease lease(runner, [this](ModelRunner* r) { release_runner(r); });
   GE_RETURN_IF_ERROR(check_cancelled(options, runner->graph()));
-  return (*lease).execute(inputs, outputs);
+  return (*lease).execute(inputs, outputs, options);
 }
 
 Status Session::run_values_unguarded(const NamedValues& inputs, std::vector<RuntimeValue>& outputs,

@@ -202,13 +202,19 @@ Status ModelRunner::execute_aligned(std::span<const void* const> inputs, std::sp
   GE_RETURN_IF_ERROR(m.bind_io(inputs, outputs));
   GE_RETURN_IF_ERROR(m.run_copies(m.copies_in, inputs, outputs, "copying graph inputs into the feature map"));
   if (m.captured != nullptr) {
-    GE_RETURN_IF_ERROR(m.captured->run(m.stream_pointers).with_context("graph '" + m.graph->name() + "'"));
+    GE_RETURN_IF_ERROR(
+        m.captured->run(m.stream_pointers, m.cancellation).with_context("graph '" + m.graph->name() + "'"));
   }
   return m.run_copies(m.copies_out, inputs, outputs, "copying pass-through graph outputs");
 }
 
-Status ModelRunner::execute(const NamedTensors& inputs, std::vector<Tensor>& outputs) {
+Status ModelRunner::execute(const NamedTensors& inputs, std::vector<Tensor>& outputs, const RunOptions& options) {
   Impl& m = *impl_;
+  struct Watch {  // the token is this execute's only
+    Impl& impl;
+    ~Watch() { impl.cancellation = nullptr; }
+  } watch{m};
+  m.cancellation = options.cancellation;
   const Graph& g = *m.graph;
   std::vector<const Tensor*> bound(m.runtime_inputs.size(), nullptr);
   for (const auto& [name, tensor] : inputs) {

@@ -100,6 +100,8 @@ struct ModelRunner::Impl {
   /// flight the argument tables are its, so the next execute waits for `done` first.
   std::unique_ptr<Event> ready, done;
   bool in_flight = false;
+  // The token of the execute() in progress (RunOptions::cancellation), else null.
+  const CancellationToken* cancellation = nullptr;
   std::vector<std::vector<Task>> tasks;
   /// Per stream and task: the step of a kernel launch, SIZE_MAX for other tasks.
   std::vector<std::vector<size_t>> task_step;

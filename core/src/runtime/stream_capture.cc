@@ -795,10 +795,18 @@ Status CapturedModel::execute(std::span<Stream* const> streams) {
   return Status::ok();
 }
 
-Status CapturedModel::run(std::span<Stream* const> streams) {
+Status CapturedModel::run(std::span<Stream* const> streams, const CancellationToken* cancellation) {
   std::shared_lock lock(impl_->mutex);
   GE_RETURN_IF_ERROR(impl_->check_executable("CapturedModel::execute"));
   GE_RETURN_IF_ERROR(impl_->check_streams("CapturedModel::execute", streams));
+  size_t total = 0, done = 0;
+  for (const detail::Run& run : impl_->order) total += run.end - run.begin;
+  auto stopped = [&] {
+    return cancelled("the run was cancelled (its CancellationToken was tripped) after " + std::to_string(done) +
+                     " of its " + std::to_string(total) + " tasks");
+  };
+  if (cancellation != nullptr && cancellation->cancelled()) return stopped();
+  const bool sliced = cancellation != nullptr && streams.size() == 1;
   Status first = Status::ok();
   const size_t runs = impl_->order.size();
   for (size_t r = 0; r < runs && first.is_ok(); ++r) {
@@ -809,7 +817,17 @@ Status CapturedModel::run(std::span<Stream* const> streams) {
     // One stream: every run in order on the calling thread when the stream is idle (a
     // submit would wake a worker only for the last run() to wait for it). Several: all
     // but the last go to their streams' workers, so the streams overlap.
-    Status status = r + 1 == runs || streams.size() == 1 ? stream.run(tasks) : stream.submit(tasks);
+    Status status = Status::ok();
+    if (sliced) {
+      for (size_t begin = 0; begin < tasks.size() && status.is_ok(); begin += kCancellationSlice) {
+        if (done > 0 && cancellation->cancelled()) return stopped();  // the one stream is idle: nothing to wait for
+        const std::span<const Task> slice = tasks.subspan(begin, std::min(kCancellationSlice, tasks.size() - begin));
+        status = stream.run(slice);
+        done += slice.size();
+      }
+    } else {
+      status = r + 1 == runs || streams.size() == 1 ? stream.run(tasks) : stream.submit(tasks);
+    }
     if (!status.is_ok()) {
       first = status.with_context("CapturedModel::run (capture " + std::to_string(impl_->capture_id) + ", stream " +
                                   std::to_string(run.stream) + ")");

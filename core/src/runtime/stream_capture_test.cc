@@ -227,6 +227,46 @@ TEST_F(StreamCaptureTest, CaptureRunsNothingAndReplayMatchesEagerManyTimes) {
   EXPECT_EQ(d.data[3], 22.0f);
 }
 
+/// Counts its runs and trips `trip_token` at the tenth.
+std::atomic<int> counted_runs = 0;
+CancellationToken* trip_token = nullptr;
+int counting_kernel(const KernelArgs&) {
+  if (++counted_runs == 10 && trip_token != nullptr) trip_token->cancel();
+  return 0;
+}
+
+TEST_F(StreamCaptureTest, RunStopsBetweenSlicesOnceItsTokenIsTripped) {
+  auto stream = make_stream();
+  Buffer a, b;
+  Launch count(counting_kernel, "count", {a.ptr()}, {b.ptr()});
+  ASSERT_TRUE(begin_capture(*stream, CaptureMode::kGlobal));
+  for (int i = 0; i < 300; ++i) ASSERT_TRUE(stream->launch(count.task, 1, 1));
+  auto model = end_capture(*stream);
+  ASSERT_TRUE(model.is_ok()) << model.status().to_string();
+  Stream* streams[] = {stream.get()};
+
+  CancellationToken token;
+  trip_token = &token;
+  counted_runs = 0;
+  const Status status = (*model)->run(streams, &token);
+  EXPECT_EQ(status.code(), StatusCode::kCancelled) << status.to_string();
+  EXPECT_EQ(status.message(), "the run was cancelled (its CancellationToken was tripped) after 64 of its 300 tasks");
+  EXPECT_EQ(counted_runs, static_cast<int>(CapturedModel::kCancellationSlice)) << "the slice the token tripped in ends";
+
+  token.reset();
+  trip_token = nullptr;
+  counted_runs = 0;
+  ASSERT_TRUE((*model)->run(streams, &token));
+  EXPECT_EQ(counted_runs, 300);
+  token.cancel();
+  counted_runs = 0;
+  EXPECT_EQ((*model)->run(streams, &token).message(),
+            "the run was cancelled (its CancellationToken was tripped) after 0 of its 300 tasks");
+  EXPECT_EQ(counted_runs, 0);
+  ASSERT_TRUE((*model)->run(streams));
+  EXPECT_EQ(counted_runs, 300) << "no token: the whole model";
+}
+
 TEST_F(StreamCaptureTest, ReplayRunsOnAnyStream) {
   auto stream = make_stream();
   Buffer a, b;

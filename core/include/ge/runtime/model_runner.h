@@ -160,7 +160,8 @@ class ModelRunner {
   /// and shape. On a host-accessible device the caller's input buffers and the returned
   /// output tensors are bound zero-copy; otherwise they are copied through device
   /// staging buffers. Not thread-safe: one execute at a time per runner.
-  Status execute(const NamedTensors& inputs, std::vector<Tensor>& outputs);
+  /// `options.cancellation` stops it between slices of its tasks (CapturedModel::run).
+  Status execute(const NamedTensors& inputs, std::vector<Tensor>& outputs, const RunOptions& options = {});
 
   /// Runs once on caller-owned device buffers: one address per runtime input and per
   /// graph output, in graph order, each holding the declared byte size. Only the I/O

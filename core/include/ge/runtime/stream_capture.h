@@ -98,6 +98,7 @@
 #include <thread>
 
 #include "ge/backend.h"
+#include "ge/cancellation.h"
 #include "ge/status.h"
 
 namespace ge {
@@ -280,8 +281,13 @@ class CapturedModel {
   /// Same, then waits for every stream: the last submission (on one stream, every one)
   /// goes through Stream::run, which a backend may run on the calling thread (no worker
   /// hand-off for a model on one stream). Returns the first error of the submits and waits.
-  /// Updates wait until it returned.
-  Status run(std::span<Stream* const> streams);
+  /// Updates wait until it returned. With `cancellation` (ge/cancellation.h) a model on one
+  /// stream runs kCancellationSlice tasks at a time and stops between them with kCancelled
+  /// once it is tripped; on several streams it is checked before the first submit only (a
+  /// stream left waiting for an event of a slice never submitted would never finish).
+  Status run(std::span<Stream* const> streams, const CancellationToken* cancellation = nullptr);
+  /// Tasks run() runs between two checks of its cancellation token.
+  static constexpr size_t kCancellationSlice = 64;
 
   /// Replaces the arguments of the group's tasks with those of `tasks`, which must match
   /// the group in count and, task by task, in kind; a KernelTask must name the same kernel
