@@ -147,10 +147,16 @@ Status scan_once(const Node& node, Graph& body, std::vector<RuntimeValue> states
   }
   std::vector<int64_t> out_axes = node.get_ints("scan_output_axes", std::vector<int64_t>(k, 0));
   std::vector<int64_t> out_dirs = node.get_ints("scan_output_directions", std::vector<int64_t>(k, 0));
+  // A list shorter than the scan outputs left the rest stacked along axis 0, forwards.
+  if (out_axes.size() != k || out_dirs.size() != k) {
+    return invalid_argument(node.describe() + ": scan_output_axes and scan_output_directions have " +
+                            std::to_string(out_axes.size()) + " and " + std::to_string(out_dirs.size()) +
+                            " entries, expected one per scan output (" + std::to_string(k) + ")");
+  }
   out = std::move(states);
   for (size_t j = 0; j < k; ++j) {
-    if (j < out_dirs.size() && out_dirs[j]) std::reverse(scans[j].begin(), scans[j].end());
-    int64_t axis = j < out_axes.size() ? out_axes[j] : 0;
+    if (out_dirs[j]) std::reverse(scans[j].begin(), scans[j].end());
+    int64_t axis = out_axes[j];
     if (scans[j].empty()) {
       GE_ASSIGN_OR_RETURN(Tensor empty, stack_or_empty(scans[j], body.outputs()[n + j]));
       out.push_back(RuntimeValue::of(std::move(empty)));

@@ -40,5 +40,36 @@ TEST(HostOps, SplitToSequenceRefusesANegativeSizeThatStillSumsToTheExtent) {
   EXPECT_EQ(wrapped.code(), StatusCode::kInvalidArgument) << wrapped.to_string();
 }
 
+TEST(HostOps, ScanRefusesFewerOutputAxesThanScanOutputs) {
+  // Two scan outputs, one axis given: the second was stacked along axis 0 unasked.
+  auto body = std::make_shared<Graph>("body");
+  Value* row = body->add_input("row", TensorDesc::of(DataType::kFloat32, {2}));
+  body->add_output(row);
+  body->add_output(row);
+  Graph g;
+  Value* x = g.add_input("x", TensorDesc::of(DataType::kFloat32, {3, 2}));
+  Node* scan = g.add_node("Scan", {x}, 2, "scan");
+  scan->set_attribute("body", Attribute::GraphPtr(body));
+  scan->set_attribute("num_scan_inputs", int64_t{1});
+  scan->set_attribute("scan_output_axes", std::vector<int64_t>{1});
+  g.set_opset_import("", 17);
+  const RuntimeValue x_value = RuntimeValue::of(Tensor::from_vector<float>({3, 2}, {0, 1, 2, 3, 4, 5}));
+  const SubgraphRunner run = [](Graph&, const std::vector<RuntimeValue>& in, std::vector<RuntimeValue>& out) {
+    out = {in[0], in[0]};
+    return Status::ok();
+  };
+  std::vector<RuntimeValue> out;
+  Status status = run_host_op(*scan, {&x_value}, out, run);
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(),
+            "Scan 'scan': scan_output_axes and scan_output_directions have 1 and 2 entries, expected one per scan "
+            "output (2)");
+  scan->set_attribute("scan_output_axes", std::vector<int64_t>{1, 0});
+  ASSERT_TRUE(run_host_op(*scan, {&x_value}, out, run).is_ok());
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].tensor.shape(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(out[1].tensor.shape(), (std::vector<int64_t>{3, 2}));
+}
+
 }  // namespace
 }  // namespace ge::detail
