@@ -31,8 +31,9 @@ using NamedValues = std::vector<std::pair<std::string, RuntimeValue>>;
 /// What a caller controls per run.
 struct RunOptions {
   /// Watched by the run: checked before each node, each subgraph run (every If branch, Loop
-  /// and Scan iteration) and each task-sink execute; once tripped, the run stops there with
-  /// kCancelled (a task-sink execute already launched runs to its end). Must outlive the run.
+  /// and Scan iteration) and each task-sink execute, and inside a one-stream execute of
+  /// ModelRunner::execute every CapturedModel::kCancellationSlice tasks; once tripped, the
+  /// run stops there with kCancelled. Must outlive the run.
   const CancellationToken* cancellation = nullptr;
 };
 
