@@ -73,6 +73,12 @@ Status Session::run_values(const NamedValues& inputs, std::vector<RuntimeValue>&
   return guard_allocations(*pool_, [&] { return run_values_unguarded(inputs, outputs, options); });
 }
 
+Status Session::per_op_unavailable(const Specialisation* found) const {
+  if (found == nullptr || found->refusal.is_ok()) return per_op_unavailable_;
+  return Status(per_op_unavailable_.code(),
+                per_op_unavailable_.message() + "; these input shapes do not: " + found->refusal.message());
+}
+
 Status Session::run_unguarded(const NamedTensors& inputs, std::vector<Tensor>& outputs, const RunOptions& options) {
   NamedValues values;
   values.reserve(inputs.size());
@@ -85,7 +91,7 @@ Status Session::run_unguarded(const NamedTensors& inputs, std::vector<Tensor>& o
       return found->runner->execute(inputs, outputs, options);
     }
     if (found != nullptr && found->executor) return found->executor->run(inputs, outputs, options);
-    if (!executor_) return per_op_unavailable_;
+    if (!executor_) return per_op_unavailable(found);
     return executor_->run(inputs, outputs, options);
   }
   // The executor's checks and messages; the runner then binds by name again.
@@ -108,7 +114,7 @@ Status Session::run_values_unguarded(const NamedValues& inputs, std::vector<Runt
   GE_ASSIGN_OR_RETURN(Specialisation * found, specialised(inputs));
   if (found != nullptr && found->executor) return found->executor->run_values(inputs, outputs, options);
   if (found == nullptr || !found->runner) {
-    return executor_ ? executor_->run_values(inputs, outputs, options) : per_op_unavailable_;
+    return executor_ ? executor_->run_values(inputs, outputs, options) : per_op_unavailable(found);
   }
   GE_RETURN_IF_ERROR(bind_runtime_inputs(found->runner->graph().runtime_inputs(), inputs).status());
   return execute_values(*found->runner, inputs, outputs, options);

@@ -92,6 +92,7 @@ Result<Specialisation*> SpecialisationCache::find_keyed(std::string key,
                 specialisation.runner ? "task sink" : "a partitioned per-op executor");
   } else if (compiled.status().code() == StatusCode::kUnsupported) {
     ++statistics_.per_op;
+    specialisation.refusal = compiled.status();
     GE_LOG_INFO("specialised to ({}): runs per op: {}", summary, compiled.status().message());
   } else {
     return compiled.status().with_context("specialising to input shapes (" + summary + ")");

@@ -162,6 +162,25 @@ TEST(ShapeSpecialisation, ADeviceThePerOpExecutorCannotUseGetsTheTaskSinksReason
   EXPECT_NE(refused.status().message().find("'nz'"), std::string::npos) << refused.status().to_string();
 }
 
+// A symbolic-dim graph on npu_sim whose specialisation still has a data-dependent shape:
+// the run's error says why those input shapes did not compile to the task sink.
+TEST(ShapeSpecialisation, ASignatureTheSimulatedNpuCannotSinkSaysWhy) {
+  ASSERT_TRUE(PluginEnvironment::get().require({"npu_sim"}).is_ok());
+  SessionOptions npu;
+  npu.backend = "npu_sim";
+  auto session = session_for(R"(graph main (opset ""=17) {
+  input %x : float32[N]
+  %nz = NonZero(%x) "nz"
+  output %nz
+})", npu);
+  ASSERT_TRUE(session.is_ok()) << session.status().to_string();
+  std::vector<Tensor> outputs;
+  Status status = (*session)->run({{"x", Tensor::from_vector<float>({3}, {1, 0, 2})}}, outputs);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_EQ(status.code(), StatusCode::kUnsupported);
+  EXPECT_NE(status.message().find("these input shapes do not: "), std::string::npos) << status.to_string();
+}
+
 TEST(ShapeSpecialisation, ASignatureThatStaysDynamicRunsPerOpAndIsRemembered) {
   auto session = session_for(R"(graph main (opset ""=17) {
   input %x : float32[N]

@@ -178,6 +178,8 @@ class Session {
   static bool wants_specialisation(const SessionOptions& options, const Graph& graph);
   /// The specialisation for these inputs' shapes when the session specialises, else null.
   Result<Specialisation*> specialised(const NamedValues& inputs);
+  /// per_op_unavailable_, with why `found`'s signature did not compile to the task sink.
+  Status per_op_unavailable(const Specialisation* found) const;
   /// An idle task-sink runner (runner_ or a sibling), loading a sibling when all are busy.
   Result<ModelRunner*> acquire_runner();
   void release_runner(ModelRunner* runner);

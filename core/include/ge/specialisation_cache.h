@@ -44,6 +44,9 @@ struct SpecialisationStatistics {
 struct Specialisation {
   std::unique_ptr<ModelRunner> runner;
   std::unique_ptr<Executor> executor;
+  /// Neither is set: why the compile refused the signature (its kUnsupported status),
+  /// for the message when the caller has no per-op path either.
+  Status refusal;
 };
 
 class SpecialisationCache {
