@@ -171,6 +171,23 @@ TEST_F(NewerOpsetsTest, AnUndeclaredAttributeIsRefused) {
   EXPECT_TRUE(contains(status.message(), "not an attribute of ReduceMean-18")) << status.message();
 }
 
+TEST_F(NewerOpsetsTest, AnAttributeOfAnotherTypeIsRefused) {
+  // keepdims = 0.0: get_int("keepdims", 1) read it as 1, and so did every fusion of the node.
+  use_opset(13);
+  Node* reduce = graph_.add_node("ReduceMax", {f32("x", {2, 3})}, 1, "reduce");
+  reduce->set_attribute("keepdims", 0.0f);
+  Status status = infer(reduce);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_TRUE(contains(status.message(), "attribute 'keepdims' is float, but ReduceMax-13 declares it int")) << status.message();
+  // An int where a float is declared reads as that float; an untyped empty list fits a list.
+  Node* leaky = graph_.add_node("LeakyRelu", {f32("y", {2})}, 1, "leaky");
+  leaky->set_attribute("alpha", int64_t{1});
+  EXPECT_TRUE(infer(leaky).is_ok()) << infer(leaky).message();
+  Node* transpose = graph_.add_node("Transpose", {f32("z", {2})}, 1, "transpose");
+  transpose->set_attribute("perm", std::vector<int64_t>{});
+  EXPECT_FALSE(contains(infer(transpose).message(), "declares it")) << infer(transpose).message();
+}
+
 TEST_F(NewerOpsetsTest, QuantizeLinear23TakesPrecision) {
   use_opset(23);
   Node* q = graph_.add_node("QuantizeLinear", {f32("x", {4}), f32("scale", {})}, 1, "q");

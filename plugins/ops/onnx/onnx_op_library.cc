@@ -1,5 +1,6 @@
 #include "onnx_op_library.h"
 
+#include <cctype>
 #include <climits>
 #include <exception>
 #include <mutex>
@@ -78,16 +79,49 @@ std::string schema_label(const onnx::OpSchema& schema) {
   return schema.Name() + "-" + std::to_string(schema.SinceVersion());
 }
 
-// ONNX's checker refuses attributes a schema does not declare; so does GE, rather than
-// run the node as if they were absent.
+/// Whether `value` has the type a schema declares (an int where a float is declared is
+/// read as that float; a list imported empty and untyped fits every list type).
+bool fits_declared_type(const Attribute& value, onnx::AttributeProto::AttributeType declared) {
+  using Proto = onnx::AttributeProto;
+  if (value.holds<std::vector<int64_t>>() && value.get<std::vector<int64_t>>().empty()) {
+    return declared == Proto::INTS || declared == Proto::FLOATS || declared == Proto::STRINGS ||
+           declared == Proto::TENSORS || declared == Proto::GRAPHS || declared == Proto::TYPE_PROTOS;
+  }
+  switch (value.type()) {
+    case AttributeType::kInt: return declared == Proto::INT || declared == Proto::FLOAT;
+    case AttributeType::kFloat: return declared == Proto::FLOAT;
+    case AttributeType::kString: return declared == Proto::STRING;
+    case AttributeType::kTensor: return declared == Proto::TENSOR;
+    case AttributeType::kGraph: return declared == Proto::GRAPH;
+    case AttributeType::kInts: return declared == Proto::INTS;
+    case AttributeType::kFloats: return declared == Proto::FLOATS;
+    case AttributeType::kStrings: return declared == Proto::STRINGS;
+    case AttributeType::kTensors: return declared == Proto::TENSORS;
+    case AttributeType::kGraphs: return declared == Proto::GRAPHS;
+    case AttributeType::kType: return declared == Proto::TYPE_PROTO;
+    case AttributeType::kTypes: return declared == Proto::TYPE_PROTOS;
+  }
+  return false;
+}
+
+// ONNX's checker refuses attributes a schema does not declare, or of another type; so
+// does GE, rather than run the node as if they were absent: Node::get_int("keepdims", 1)
+// reads a float keepdims as the default, and so do passes that fuse the node away.
 Status check_attributes(const Node& node, const onnx::OpSchema& schema, const std::string& where) {
   const auto& declared = schema.attributes();
   for (const auto& [name, value] : node.attributes()) {
-    if (declared.count(name) == 0) {
+    auto found = declared.find(name);
+    if (found == declared.end()) {
       std::string known;
       for (const auto& [declared_name, attribute] : declared) known += (known.empty() ? "" : ", ") + declared_name;
       return invalid_argument(where + ": attribute '" + name + "' is not an attribute of " + schema_label(schema) +
                               " (it has " + (known.empty() ? std::string("none") : known) + ")");
+    }
+    if (!fits_declared_type(value, found->second.type)) {
+      std::string declared_type = onnx::AttributeProto::AttributeType_Name(found->second.type);
+      for (char& c : declared_type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      return invalid_argument(where + ": attribute '" + name + "' is " + attribute_type_name(value.type()) + ", but " +
+                              schema_label(schema) + " declares it " + declared_type);
     }
   }
   return Status::ok();
