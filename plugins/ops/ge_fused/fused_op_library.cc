@@ -12,6 +12,31 @@ bool is_float(DataType type) {
          type == DataType::kBFloat16;
 }
 
+/// The ge ops' own attributes have their types: Node::get_string and get_floats read one
+/// of another type as the default (no activation, the erf form of Gelu).
+Status check_own_attribute_types(const Node& node) {
+  struct Own {
+    const char* name;
+    AttributeType type;
+  };
+  static const Own own[] = {{"activation", AttributeType::kString},
+                            {"activation_params", AttributeType::kFloats},
+                            {"approximate", AttributeType::kString},
+                            {"program", AttributeType::kString}};
+  for (const Own& expected : own) {
+    const Attribute* a = node.attribute(expected.name);
+    if (a == nullptr || a->type() == expected.type) continue;
+    // An empty list imported without a type.
+    if (a->holds<std::vector<int64_t>>() && a->get<std::vector<int64_t>>().empty() &&
+        expected.type == AttributeType::kFloats) {
+      continue;
+    }
+    return invalid_argument(node.describe() + ": attribute '" + expected.name + "' is " +
+                            attribute_type_name(a->type()) + ", expected " + attribute_type_name(expected.type));
+  }
+  return Status::ok();
+}
+
 Status check_activation(const Node& node) {
   const std::string activation = node.get_string("activation", "");
   if (activation.empty()) return Status::ok();
@@ -176,6 +201,7 @@ const OpSchemaInfo* FusedOpLibrary::find_schema(const std::string& domain, const
 Status FusedOpLibrary::infer(Node& node, int64_t, const InputDataProvider& data, const OpRegistry& registry) const {
   const OpSchemaInfo* schema = find_schema(node.domain(), node.op_type(), 1);
   if (schema == nullptr) return unsupported("op library 'ge_fused' does not know " + node.describe());
+  GE_RETURN_IF_ERROR(check_own_attribute_types(node));
   if (schema == &autofused_) return infer_autofused(node);
   if (static_cast<int>(node.input_count()) < schema->min_inputs ||
       static_cast<int>(node.input_count()) > schema->max_inputs || node.output_count() != 1) {

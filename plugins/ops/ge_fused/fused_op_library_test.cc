@@ -106,6 +106,20 @@ TEST(FusedOpLibrary, RejectsBadActivationsAndBiases) {
 })"),
             "shape inference in graph 'g': ge::Gelu 'gelu': attribute 'approximate' is 'fast', expected 'none' or "
             "'tanh'");
+  // Of another type, get_string read it as the default: the erf form, no activation.
+  EXPECT_EQ(infer(R"(graph g (opset ""=17, "ge"=1) {
+  input %x : float32[2]
+  %y = ge::Gelu(%x) {approximate: int = 1} "gelu"
+  output %y
+})"),
+            "shape inference in graph 'g': ge::Gelu 'gelu': attribute 'approximate' is int, expected string");
+  EXPECT_EQ(infer(R"(graph g (opset ""=17, "ge"=1) {
+  input %a : float32[2,3]
+  input %b : float32[3,4]
+  %y = ge::FusedMatMul(%a, %b) {activation: ints = [1]} "mm"
+  output %y
+})"),
+            "shape inference in graph 'g': ge::FusedMatMul 'mm': attribute 'activation' is ints, expected string");
 }
 
 TEST(FusedOpLibrary, ConvErrorsNameTheFusedNode) {
