@@ -19,7 +19,7 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address" \
   -DCMAKE_MODULE_LINKER_FLAGS="-fsanitize=address" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address" \
   -DGE_WARNINGS_AS_ERRORS=OFF -DGE_FUZZ_SECONDS="$seconds"
-cmake --build "$build" --target ge_fuzz_model_file ge_fuzz_onnx_parser ge_fuzz_tensor_file ge_fuzz_text_ir ge_fuzz_autofuse_cache \
+cmake --build "$build" --target ge_fuzz_model_file ge_fuzz_onnx_parser ge_fuzz_tensor_file ge_fuzz_text_ir ge_fuzz_autofuse_cache ge_fuzz_registry \
   ge_parser_onnx -j "$jobs"
 # Plugins use ASan's runtime from the executable; leaks in one-off plugin globals are not bugs.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"

@@ -2,10 +2,10 @@
 #include "ge/plugin_host.h"
 
 #include <boost/dll/shared_library.hpp>
-#include <toml++/toml.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -15,6 +15,7 @@
 #include "ge/pass_order.h"
 #include "ge/plugin_descriptor.h"
 #include "ge/version.h"
+#include "plugin_registry.h"
 
 namespace ge {
 
@@ -55,17 +56,7 @@ Status check_build_compatibility(const GePluginDescriptor& descriptor) {
   return Status::ok();
 }
 
-std::optional<PluginKind> parse_kind(std::string_view name) {
-  for (PluginKind kind : {PluginKind::kParser, PluginKind::kPass, PluginKind::kMemoryAssigner, PluginKind::kBackend,
-                          PluginKind::kOpLibrary}) {
-    if (name == plugin_kind_name(kind)) return kind;
-  }
-  return std::nullopt;
-}
-
-std::string where(const std::filesystem::path& file, int line) {
-  return "registry '" + file.string() + "' line " + std::to_string(line);
-}
+std::string where(const std::filesystem::path& file, int line) { return detail::registry_where(file, line); }
 
 }  // namespace
 
@@ -171,30 +162,6 @@ class PendingRegistrar final : public Registrar {
   const PluginOptions& options_;
 };
 
-Result<PluginOptions> read_options(const toml::table& table, const std::filesystem::path& file) {
-  PluginOptions options;
-  for (const auto& [key, node] : table) {
-    const std::string k(key.str());
-    if (auto v = node.value_exact<bool>()) {
-      options.set(k, *v);
-    } else if (auto i = node.value_exact<int64_t>()) {
-      options.set(k, *i);
-    } else if (auto d = node.value_exact<double>()) {
-      options.set(k, *d);
-    } else if (auto s = node.value_exact<std::string>()) {
-      options.set(k, *s);
-    } else if (const toml::array* array = node.as_array();
-               array != nullptr && (array->empty() || array->is_homogeneous<std::string>())) {
-      std::vector<std::string> strings;
-      for (const toml::node& item : *array) strings.push_back(*item.value_exact<std::string>());
-      options.set(k, std::move(strings));
-    } else {
-      return parse_error(where(file, static_cast<int>(node.source().begin.line)) + ": option '" + k +
-                         "' must be a bool, integer, float, string or array of strings");
-    }
-  }
-  return options;
-}
 
 }  // namespace
 
@@ -238,110 +205,42 @@ Status PluginHost::load_registry(const std::filesystem::path& registry_file) {
   if (!impl_->loaded_registries.insert(canonical).second) return Status::ok();  // listed twice
   registry_files_.push_back(registry_file);
 
-  toml::table root;
-  try {
-    root = toml::parse_file(registry_file.string());
-  } catch (const toml::parse_error& error) {
-    Status s = parse_error(where(registry_file, static_cast<int>(error.source().begin.line)) + ", column " +
-                           std::to_string(error.source().begin.column) + ": malformed TOML: " +
-                           std::string(error.description()));
-    failures_.push_back(s);
-    return s;
+  std::string text;
+  {
+    std::ifstream in(registry_file, std::ios::binary);
+    std::ostringstream contents;
+    contents << in.rdbuf();
+    if (!in && !in.eof()) {
+      Status s = not_found("plugin registry '" + registry_file.string() + "' cannot be read");
+      failures_.push_back(s);
+      return s;
+    }
+    text = contents.str();
   }
+  detail::RegistryText parsed = detail::parse_registry(text, registry_file);
 
   Status first_error;
   auto fail = [&](Status s) {
     failures_.push_back(s);
     if (first_error.is_ok()) first_error = s;
   };
-  for (const auto& [key, node] : root) {
-    if (key.str() != "plugin") {
-      fail(parse_error(where(registry_file, static_cast<int>(node.source().begin.line)) + ": unknown top-level key '" +
-                       std::string(key.str()) + "' (expected [[plugin]] tables)"));
-    }
-  }
-  const toml::array* entries = root["plugin"].as_array();
-  if (root.contains("plugin") && entries == nullptr) {
-    fail(parse_error(where(registry_file, static_cast<int>(root["plugin"].node()->source().begin.line)) +
-                     ": 'plugin' must be an array of tables ([[plugin]])"));
-    return first_error;
-  }
-  if (entries == nullptr) return first_error;
-
-  const std::filesystem::path base = registry_file.parent_path();
-  for (const toml::node& entry_node : *entries) {
-    const int line = static_cast<int>(entry_node.source().begin.line);
-    const toml::table* entry = entry_node.as_table();
-    if (entry == nullptr) {
-      fail(parse_error(where(registry_file, line) + ": each 'plugin' entry must be a table"));
-      continue;
-    }
-    PluginRecord record;
-    record.registry_file = registry_file;
-    record.registry_line = line;
+  for (Status& failure : parsed.failures) fail(std::move(failure));
+  for (detail::RegistryEntry& entry : parsed.entries) {
+    PluginRecord record = std::move(entry.record);
     auto record_failure = [&](Status s) {
       record.status = s;
       records_.push_back(record);
       fail(s);
     };
-
-    bool bad = false;
-    for (const auto& [key, value] : *entry) {
-      const std::string k(key.str());
-      if (k != "name" && k != "kind" && k != "library" && k != "enabled" && k != "options") {
-        record_failure(parse_error(where(registry_file, static_cast<int>(value.source().begin.line)) + ": unknown key '" +
-                                   k + "' in [[plugin]] (expected name, kind, library, enabled, options)"));
-        bad = true;
-        break;
-      }
-    }
-    if (bad) continue;
-    auto name = (*entry)["name"].value<std::string>();
-    auto kind_name = (*entry)["kind"].value<std::string>();
-    auto library = (*entry)["library"].value<std::string>();
-    if (!name || name->empty()) {
-      record_failure(parse_error(where(registry_file, line) + ": [[plugin]] needs a non-empty string 'name'"));
+    if (!entry.failure.is_ok()) {
+      record_failure(entry.failure);
       continue;
     }
-    record.name = *name;
+    const std::string* name = &record.name;
+    const PluginKind* kind = &record.kind;
+    const int line = record.registry_line;
     const std::string who = where(registry_file, line) + ": plugin '" + *name + "'";
-    if (!kind_name) {
-      record_failure(parse_error(who + " needs a string 'kind'"));
-      continue;
-    }
-    std::optional<PluginKind> kind = parse_kind(*kind_name);
-    if (!kind) {
-      record_failure(parse_error(who + " has unknown kind '" + *kind_name +
-                                 "' (expected parser, pass, memory_assigner, backend or op_library)"));
-      continue;
-    }
-    record.kind = *kind;
-    if (!library || library->empty()) {
-      record_failure(parse_error(who + " needs a string 'library'"));
-      continue;
-    }
-    if ((*entry).contains("enabled") && !(*entry)["enabled"].is_boolean()) {
-      record_failure(parse_error(who + ": 'enabled' must be true or false"));
-      continue;
-    }
-    record.enabled = (*entry)["enabled"].value_or(true);
-    PluginOptions options;
-    if ((*entry).contains("options")) {
-      const toml::table* table = (*entry)["options"].as_table();
-      if (table == nullptr) {
-        record_failure(parse_error(who + ": 'options' must be a table"));
-        continue;
-      }
-      Result<PluginOptions> parsed = read_options(*table, registry_file);
-      if (!parsed) {
-        record_failure(parsed.status());
-        continue;
-      }
-      options = std::move(parsed).value();
-    }
-    std::filesystem::path path(*library);
-    if (path.is_relative()) path = base / path;
-    record.library = path.lexically_normal();
+    const PluginOptions& options = entry.options;
     if (auto [it, inserted] = impl_->plugin_names.emplace(*name, Impl::NameOwner{registry_file, where(registry_file, line), *kind});
         !inserted) {
       const Impl::NameOwner& owner = it->second;
