@@ -195,12 +195,36 @@ void check_resize_scales(const Node& node, const InputDataProvider& data) {
   }
 }
 
+// libonnx multiplies each dim by its repeat count unchecked: 2 x 2^62 wrapped to a
+// negative dim.
+void check_tile_data(const Node& node, const InputDataProvider& data) {
+  const Tensor* repeats = input_data(node, data, 1);
+  if (repeats == nullptr || node.input(0) == nullptr || !node.input(0)->desc().is_static()) return;
+  if (repeats->dtype() != DataType::kInt64 || repeats->rank() != 1) return;  // libonnx names these
+  const std::vector<int64_t> dims = node.input(0)->desc().static_dims();
+  if (static_cast<size_t>(repeats->element_count()) != dims.size()) return;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const int64_t r = repeats->data<int64_t>()[i];
+    if (r < 0) {
+      throw StatusError(invalid_argument("input 1 (repeats) is " + std::to_string(r) + " at index " +
+                                         std::to_string(i) + "; Tile repeats must not be negative"));
+    }
+    int64_t product = 0;
+    if (__builtin_mul_overflow(dims[i], r, &product)) {
+      throw StatusError(invalid_argument("input 1 (repeats) is " + std::to_string(r) + " at index " + std::to_string(i) +
+                                         ": dim " + std::to_string(i) + " (" + std::to_string(dims[i]) +
+                                         ") times it exceeds 2^63 - 1"));
+    }
+  }
+}
+
 }  // namespace
 
 void check_inference_data(const Node& node, const InputDataProvider& data) {
   if (!is_onnx_domain(node)) return;
   if (node.op_type() == "Range") check_range_data(node, data);
   if (node.op_type() == "Resize" || node.op_type() == "Upsample") check_resize_scales(node, data);
+  if (node.op_type() == "Tile") check_tile_data(node, data);
 }
 
 void supplement_inference(const Node& node, const InputDataProvider& data, std::vector<onnx::TypeProto>& outputs) {

@@ -462,6 +462,22 @@ TEST_F(OnnxOpLibraryTest, ResizeScalesMustBeFiniteAndPositive) {
   EXPECT_EQ(resize->output(0)->desc(), TensorDesc::of(DataType::kFloat32, {1, 1, 4, 3}));
 }
 
+TEST_F(OnnxOpLibraryTest, TileRepeatsThatOverflowADimAreAnError) {
+  // libonnx multiplied unchecked: 2 x 2^62 gave "dim 0 is negative (-9223372036854775808)".
+  Node* tile = graph_.add_node("Tile", {f32("x", {2, 3}), input("r", TensorDesc::of(DataType::kInt64, {2}))}, 1, "tile");
+  auto infer_with = [&](std::vector<int64_t> values) {
+    const Tensor data = Tensor::from_vector<int64_t>({2}, values);
+    return registry_.infer_node(*tile, [&](const Node&, size_t index) { return index == 1 ? &data : nullptr; });
+  };
+  const std::string where = "Tile 'tile' (ai.onnx opset " + std::to_string(kOpset) + "): ";
+  EXPECT_EQ(infer_with({int64_t{1} << 62, 2}).message(),
+            where + "input 1 (repeats) is 4611686018427387904 at index 0: dim 0 (2) times it exceeds 2^63 - 1");
+  EXPECT_EQ(infer_with({1, -1}).message(), where + "input 1 (repeats) is -1 at index 1; Tile repeats must not be negative");
+  const Status status = infer_with({int64_t{1} << 40, 2});
+  ASSERT_TRUE(status.is_ok()) << status.to_string();
+  EXPECT_EQ(tile->output(0)->desc(), TensorDesc::of(DataType::kFloat32, {int64_t{1} << 41, 6}));
+}
+
 // ---- errors ----
 
 TEST_F(OnnxOpLibraryTest, ConvWithRankTwoInputIsAnErrorNamingTheNode) {
