@@ -112,6 +112,13 @@ class GradientExpander {
         return error("cannot differentiate " + node->describe() +
                      ": the expansion supports Add, Sub, Mul, Div, Neg, Identity and Relu");
       }
+      // Before opset 7 an `axis` lines B up with A from that axis; the expansion
+      // broadcasts (and sums gradients back) as numpy does, from the right.
+      if (node->has_attribute("axis") && node->get_int("broadcast", 0) != 0) {
+        return error("cannot differentiate " + node->describe() + ": it broadcasts B from axis " +
+                     std::to_string(node->get_int("axis", 0)) + " (opset " +
+                     std::to_string(graph_.opset_version("")) + "), and the expansion broadcasts as numpy does");
+      }
       for (const Value* out : node->outputs()) depends_on_x.insert(out);
       active.push_back(node);
     }

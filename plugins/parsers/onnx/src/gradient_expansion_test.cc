@@ -116,6 +116,21 @@ TEST(GradientExpansion, UnsupportedOpsAndBadNamesAreClearErrors) {
   EXPECT_EQ(s.code(), StatusCode::kUnsupported);
   EXPECT_NE(s.message().find("cannot differentiate Exp 'exp'"), std::string::npos) << s.message();
 
+  // Opset 6: b is added to a's rows (axis 0), not to its columns as numpy would.
+  auto legacy = parse_graph(R"(graph main (opset ""=6, "ai.onnx.preview.training"=1) {
+  input %a : float32[2,2]
+  input %b : float32[2]
+  %y = Add(%a, %b) {axis: int = 0, broadcast: int = 1} "add"
+  %gb = ai.onnx.preview.training::Gradient(%b) {xs: strings = ["b"], y: string = "y"} "grad"
+  output %gb
+})");
+  ASSERT_TRUE(legacy.is_ok());
+  s = expand_gradients(**legacy);
+  EXPECT_EQ(s.code(), StatusCode::kUnsupported) << s.to_string();
+  EXPECT_NE(s.message().find("cannot differentiate Add 'add': it broadcasts B from axis 0 (opset 6)"),
+            std::string::npos)
+      << s.message();
+
   auto missing = parse_graph(R"(graph main (opset ""=17, "ai.onnx.preview.training"=1) {
   input %a : float32[2]
   %ga = ai.onnx.preview.training::Gradient(%a) {xs: strings = ["a"], y: string = "nowhere"} "grad"
