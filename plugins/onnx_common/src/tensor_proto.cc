@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -17,6 +18,8 @@
 #include <mutex>
 #include <optional>
 #include <system_error>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace ge::onnx_common {
@@ -330,6 +333,48 @@ void copy_field(const Field& field, Out* out) {
   for (int i = 0; i < field.size(); ++i) out[i] = static_cast<Out>(field.Get(i));
 }
 
+/// The range a value of int32_data (uint64_data for uint32) must lie in to be one element
+/// of `dtype`, or nullopt where the field holds the type itself (int32, bool: any value).
+std::optional<std::pair<int64_t, int64_t>> narrowed_range(DataType dtype) {
+  switch (dtype) {
+    case DataType::kInt8: return std::pair<int64_t, int64_t>{INT8_MIN, INT8_MAX};
+    case DataType::kInt16: return std::pair<int64_t, int64_t>{INT16_MIN, INT16_MAX};
+    case DataType::kUInt8:
+    case DataType::kFloat8E4M3FN:
+    case DataType::kFloat8E4M3FNUZ:
+    case DataType::kFloat8E5M2:
+    case DataType::kFloat8E5M2FNUZ:
+    case DataType::kInt4:  // packed pairs, one byte per int32
+    case DataType::kUInt4:
+    case DataType::kFloat4E2M1: return std::pair<int64_t, int64_t>{0, UINT8_MAX};
+    case DataType::kUInt16:
+    case DataType::kFloat16:
+    case DataType::kBFloat16: return std::pair<int64_t, int64_t>{0, UINT16_MAX};
+    case DataType::kUInt32: return std::pair<int64_t, int64_t>{0, UINT32_MAX};
+    default: return std::nullopt;
+  }
+}
+
+/// A value out of that range is not the value the exporter meant: the cast would keep its
+/// low bits only (ONNX Runtime refuses such float16 values as a data overflow).
+template <typename Field>
+Status check_narrowed(const Field& field, DataType dtype, const char* field_name, const std::string& label) {
+  const std::optional<std::pair<int64_t, int64_t>> range = narrowed_range(dtype);
+  if (!range) return Status::ok();
+  for (int i = 0; i < field.size(); ++i) {
+    const auto value = field.Get(i);
+    const bool fits = std::is_signed_v<decltype(value)>
+                          ? static_cast<int64_t>(value) >= range->first && static_cast<int64_t>(value) <= range->second
+                          : static_cast<uint64_t>(value) <= static_cast<uint64_t>(range->second);
+    if (!fits) {
+      return parse_error(label + ": " + field_name + "[" + std::to_string(i) + "] is " + std::to_string(value) +
+                         ", outside " + std::string(data_type_name(dtype)) + "'s " + std::to_string(range->first) +
+                         ".." + std::to_string(range->second));
+    }
+  }
+  return Status::ok();
+}
+
 Result<Tensor> decode_raw(const std::string& raw, DataType dtype, std::vector<int64_t> dims,
                           int64_t count, const std::string& label, const char* source) {
   if (dtype == DataType::kString) {
@@ -371,6 +416,11 @@ Result<Tensor> decode_typed(const onnx::TensorProto& proto, DataType dtype,
     return parse_error(label + ": " + field.name + " holds " + std::to_string(field.size) +
                        " values but " + std::string(data_type_name(dtype)) + " shape " +
                        shape_to_string(dims) + " needs " + std::to_string(needed));
+  }
+  if (dtype == DataType::kUInt32) {
+    GE_RETURN_IF_ERROR(check_narrowed(proto.uint64_data(), dtype, field.name, label));
+  } else {
+    GE_RETURN_IF_ERROR(check_narrowed(proto.int32_data(), dtype, field.name, label));
   }
   Tensor tensor = Tensor::zeros(dtype, std::move(dims));
   switch (dtype) {

@@ -220,6 +220,26 @@ TEST(TensorFromProto, Int32DataCarriesSmallIntegerTypes) {
   EXPECT_TRUE(tb->data<bool>()[2]);
 }
 
+TEST(TensorFromProto, Int32DataOutsideTheNarrowTypeIsAnError) {
+  // 300 as an int8 kept its low byte: 44.
+  auto i8 = make_proto("i8", onnx::TensorProto::INT8, {2});
+  for (int v : {5, 300}) i8.add_int32_data(v);
+  auto t8 = tensor_from_proto(i8);
+  ASSERT_FALSE(t8.is_ok());
+  EXPECT_NE(t8.status().message().find("int32_data[1] is 300, outside int8's -128..127"), std::string::npos)
+      << t8.status().message();
+  auto half = make_proto("h", onnx::TensorProto::FLOAT16, {1});
+  half.add_int32_data(0x13C00);
+  EXPECT_FALSE(tensor_from_proto(half).is_ok());
+  auto u32 = make_proto("u32", onnx::TensorProto::UINT32, {1});
+  u32.add_uint64_data(uint64_t{1} << 32);
+  auto t32 = tensor_from_proto(u32);
+  ASSERT_FALSE(t32.is_ok());
+  EXPECT_NE(t32.status().message().find("uint64_data[0] is 4294967296, outside uint32's 0..4294967295"),
+            std::string::npos)
+      << t32.status().message();
+}
+
 TEST(TensorFromProto, SixteenBitFloatsKeepTheirBits) {
   // 0x3C00 is 1.0 in IEEE half, 0xC000 is -2.0; 0x3F80 is 1.0 in bfloat16, 0x4049 ~ 3.14.
   auto half = make_proto("h", onnx::TensorProto::FLOAT16, {2});
