@@ -31,9 +31,10 @@ TEST(HostOps, SplitToSequenceRefusesANegativeSizeThatStillSumsToTheExtent) {
   std::vector<RuntimeValue> out;
   Status negative = split_to_sequence(Tensor::from_vector<int64_t>({2}, {-1, 5}), out);
   EXPECT_EQ(negative.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(negative.message(),
-            "SplitToSequence 'split_to_sequence': split sizes [-1,5] do not divide axis 0 of extent 4 into non-negative "
-            "parts");
+  EXPECT_EQ(
+      negative.message(),
+      "SplitToSequence 'split_to_sequence': split sizes [-1,5] do not divide axis 0 of extent 4 into non-negative "
+      "parts");
   // Sizes whose sum wraps to the extent.
   const int64_t max = std::numeric_limits<int64_t>::max();
   Status wrapped = split_to_sequence(Tensor::from_vector<int64_t>({3}, {max, max, 6}), out);

@@ -337,21 +337,28 @@ void copy_field(const Field& field, Out* out) {
 /// of `dtype`, or nullopt where the field holds the type itself (int32, bool: any value).
 std::optional<std::pair<int64_t, int64_t>> narrowed_range(DataType dtype) {
   switch (dtype) {
-    case DataType::kInt8: return std::pair<int64_t, int64_t>{INT8_MIN, INT8_MAX};
-    case DataType::kInt16: return std::pair<int64_t, int64_t>{INT16_MIN, INT16_MAX};
+    case DataType::kInt8:
+      return std::pair<int64_t, int64_t>{INT8_MIN, INT8_MAX};
+    case DataType::kInt16:
+      return std::pair<int64_t, int64_t>{INT16_MIN, INT16_MAX};
     case DataType::kUInt8:
     case DataType::kFloat8E4M3FN:
     case DataType::kFloat8E4M3FNUZ:
     case DataType::kFloat8E5M2:
-    case DataType::kFloat8E5M2FNUZ: return std::pair<int64_t, int64_t>{0, UINT8_MAX};
+    case DataType::kFloat8E5M2FNUZ:
+      return std::pair<int64_t, int64_t>{0, UINT8_MAX};
     case DataType::kInt4:  // packed pairs, one byte per int32, written signed or not
     case DataType::kUInt4:
-    case DataType::kFloat4E2M1: return std::pair<int64_t, int64_t>{INT8_MIN, UINT8_MAX};
+    case DataType::kFloat4E2M1:
+      return std::pair<int64_t, int64_t>{INT8_MIN, UINT8_MAX};
     case DataType::kUInt16:
     case DataType::kFloat16:
-    case DataType::kBFloat16: return std::pair<int64_t, int64_t>{0, UINT16_MAX};
-    case DataType::kUInt32: return std::pair<int64_t, int64_t>{0, UINT32_MAX};
-    default: return std::nullopt;
+    case DataType::kBFloat16:
+      return std::pair<int64_t, int64_t>{0, UINT16_MAX};
+    case DataType::kUInt32:
+      return std::pair<int64_t, int64_t>{0, UINT32_MAX};
+    default:
+      return std::nullopt;
   }
 }
 

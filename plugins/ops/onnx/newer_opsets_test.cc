@@ -178,7 +178,8 @@ TEST_F(NewerOpsetsTest, AnAttributeOfAnotherTypeIsRefused) {
   reduce->set_attribute("keepdims", 0.0f);
   Status status = infer(reduce);
   ASSERT_FALSE(status.is_ok());
-  EXPECT_TRUE(contains(status.message(), "attribute 'keepdims' is float, but ReduceMax-13 declares it int")) << status.message();
+  EXPECT_TRUE(contains(status.message(), "attribute 'keepdims' is float, but ReduceMax-13 declares it int"))
+      << status.message();
   // An int where a float is declared reads as that float; an untyped empty list fits a list.
   Node* leaky = graph_.add_node("LeakyRelu", {f32("y", {2})}, 1, "leaky");
   leaky->set_attribute("alpha", int64_t{1});

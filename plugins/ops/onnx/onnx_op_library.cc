@@ -88,18 +88,30 @@ bool fits_declared_type(const Attribute& value, onnx::AttributeProto::AttributeT
            declared == Proto::TENSORS || declared == Proto::GRAPHS || declared == Proto::TYPE_PROTOS;
   }
   switch (value.type()) {
-    case AttributeType::kInt: return declared == Proto::INT || declared == Proto::FLOAT;
-    case AttributeType::kFloat: return declared == Proto::FLOAT;
-    case AttributeType::kString: return declared == Proto::STRING;
-    case AttributeType::kTensor: return declared == Proto::TENSOR;
-    case AttributeType::kGraph: return declared == Proto::GRAPH;
-    case AttributeType::kInts: return declared == Proto::INTS;
-    case AttributeType::kFloats: return declared == Proto::FLOATS;
-    case AttributeType::kStrings: return declared == Proto::STRINGS;
-    case AttributeType::kTensors: return declared == Proto::TENSORS;
-    case AttributeType::kGraphs: return declared == Proto::GRAPHS;
-    case AttributeType::kType: return declared == Proto::TYPE_PROTO;
-    case AttributeType::kTypes: return declared == Proto::TYPE_PROTOS;
+    case AttributeType::kInt:
+      return declared == Proto::INT || declared == Proto::FLOAT;
+    case AttributeType::kFloat:
+      return declared == Proto::FLOAT;
+    case AttributeType::kString:
+      return declared == Proto::STRING;
+    case AttributeType::kTensor:
+      return declared == Proto::TENSOR;
+    case AttributeType::kGraph:
+      return declared == Proto::GRAPH;
+    case AttributeType::kInts:
+      return declared == Proto::INTS;
+    case AttributeType::kFloats:
+      return declared == Proto::FLOATS;
+    case AttributeType::kStrings:
+      return declared == Proto::STRINGS;
+    case AttributeType::kTensors:
+      return declared == Proto::TENSORS;
+    case AttributeType::kGraphs:
+      return declared == Proto::GRAPHS;
+    case AttributeType::kType:
+      return declared == Proto::TYPE_PROTO;
+    case AttributeType::kTypes:
+      return declared == Proto::TYPE_PROTOS;
   }
   return false;
 }

@@ -131,8 +131,8 @@ bool broadcasts_like_numpy(const Match& match, std::string& reason) {
       if (axis < 0) axis += a_rank;
       if (axis == a_rank - b->desc().rank()) continue;  // B a suffix of A: numpy's alignment
     }
-    reason = node->describe() + " broadcasts B from axis " + std::to_string(node->get_int("axis", 0)) +
-             " (opset " + std::to_string(onnx_opset(*node)) + "), not right-aligned as the fused form would";
+    reason = node->describe() + " broadcasts B from axis " + std::to_string(node->get_int("axis", 0)) + " (opset " +
+             std::to_string(onnx_opset(*node)) + "), not right-aligned as the fused form would";
     return false;
   }
   return true;

@@ -79,7 +79,8 @@ TEST(NpuSimDevice, ARequestNearSizeMaxIsOutOfMemoryNotAWrappedAddress) {
   // offset 64 + (SIZE_MAX - 31) wraps to 32, below the capacity: it was handed out.
   auto huge = device.allocate(std::numeric_limits<size_t>::max() - 31);
   ASSERT_FALSE(huge.is_ok());
-  EXPECT_NE(huge.status().message().find("out of device memory: cannot allocate 18446744073709551584 bytes (capacity 1048576"),
+  EXPECT_NE(huge.status().message().find(
+                "out of device memory: cannot allocate 18446744073709551584 bytes (capacity 1048576"),
             std::string::npos)
       << huge.status().message();
 }

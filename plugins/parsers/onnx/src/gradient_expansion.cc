@@ -116,8 +116,8 @@ class GradientExpander {
       // broadcasts (and sums gradients back) as numpy does, from the right.
       if (node->has_attribute("axis") && node->get_int("broadcast", 0) != 0) {
         return error("cannot differentiate " + node->describe() + ": it broadcasts B from axis " +
-                     std::to_string(node->get_int("axis", 0)) + " (opset " +
-                     std::to_string(graph_.opset_version("")) + "), and the expansion broadcasts as numpy does");
+                     std::to_string(node->get_int("axis", 0)) + " (opset " + std::to_string(graph_.opset_version("")) +
+                     "), and the expansion broadcasts as numpy does");
       }
       for (const Value* out : node->outputs()) depends_on_x.insert(out);
       active.push_back(node);
