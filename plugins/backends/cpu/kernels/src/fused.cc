@@ -70,7 +70,7 @@ void apply_activation(T* y, int64_t count, const ActivationParams& p) {
     case Activation::kNone:
       return;
     case Activation::kRelu:
-      for (int64_t i = 0; i < count; ++i) y[i] = y[i] > T(0) ? y[i] : T(0);
+      for (int64_t i = 0; i < count; ++i) y[i] = y[i] < T(0) ? T(0) : y[i];  // NaN stays NaN, as in ReluOp
       return;
     case Activation::kSigmoid:
       for (int64_t i = 0; i < count; ++i) y[i] = T(1) / (T(1) + std::exp(-y[i]));
@@ -85,7 +85,10 @@ void apply_activation(T* y, int64_t count, const ActivationParams& p) {
       for (int64_t i = 0; i < count; ++i) y[i] = y[i] < T(0) ? a * y[i] : y[i];
       return;
     case Activation::kHardSigmoid:
-      for (int64_t i = 0; i < count; ++i) y[i] = std::max(T(0), std::min(T(1), a * y[i] + b));
+      for (int64_t i = 0; i < count; ++i) {
+        const T v = a * y[i] + b;  // comparisons, not std::min/max: NaN stays NaN
+        y[i] = v < T(0) ? T(0) : (v > T(1) ? T(1) : v);
+      }
       return;
     case Activation::kClip:
       for (int64_t i = 0; i < count; ++i) y[i] = y[i] < a ? a : (y[i] > b ? b : y[i]);

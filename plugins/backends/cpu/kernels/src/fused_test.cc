@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <memory>
 
 #include "ge/cpu_kernels/kernel_library.h"
@@ -71,6 +73,27 @@ TEST(FusedKernels, FusedGemmClipAndHardSigmoid) {
   auto hard = gemm("HardSigmoid", {0.2f, 0.5f});
   GE_RUN_KERNEL(hard_out, in_ge_domain(*hard));
   expect_tensor<float>(hard_out[0], {1, 2}, {0.9f, 0.3f});
+}
+
+// A fused activation keeps NaN as the standalone op does (Relu's `y > 0 ? y : 0` and
+// HardSigmoid's std::min/max turned it into 0 and 1: -O3 differed from -O0).
+TEST(FusedKernels, FusedActivationsKeepNaN) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (const std::string activation : {"Relu", "HardSigmoid", "LeakyRelu", "Clip"}) {
+    KernelTest test("FusedGemm");
+    // Row 0 is all NaN; row 1: [1, 2] x [[1, 0], [0, -1]] + [1, 1] = [2, -1].
+    test.input(f32({2, 2}, {nan, nan, 1, 2}))
+        .initializer(f32({2, 2}, {1, 0, 0, -1}))
+        .initializer(f32({2}, {1, 1}))
+        .attribute("activation", activation)
+        .output(DataType::kFloat32, {2, 2});
+    if (activation == "HardSigmoid") test.attribute("activation_params", std::vector<float>{0.2f, 0.5f});
+    if (activation == "LeakyRelu") test.attribute("activation_params", std::vector<float>{0.1f});
+    if (activation == "Clip") test.attribute("activation_params", std::vector<float>{0.f, 1.5f});
+    GE_RUN_KERNEL(out, in_ge_domain(test));
+    for (int i = 0; i < 2; ++i) EXPECT_TRUE(std::isnan(out[0].data<float>()[i])) << activation << " " << i;
+    for (int i = 2; i < 4; ++i) EXPECT_FALSE(std::isnan(out[0].data<float>()[i])) << activation << " " << i;
+  }
 }
 
 TEST(FusedKernels, FusedMatMulAddsABroadcastBias) {
