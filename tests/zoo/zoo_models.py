@@ -94,6 +94,31 @@ def detection(builder, size=320, cls_scale=4.0, **kwargs):
     return make
 
 
+def detection_heads(builder, size=320, **kwargs):
+    """A detector up to its heads' dense outputs, before the score-sorted postprocessing
+    whose ties random weights make ill-conditioned: backbone (+ FPN) and the single-stage
+    head, or the RPN head of a two-stage one."""
+    class Heads(torch.nn.Module):
+        def __init__(self, model):
+            super().__init__()
+            self.model = model
+
+        def forward(self, x):
+            features = self.model.backbone(x)
+            if isinstance(features, torch.Tensor):
+                features = {"0": features}
+            maps = list(features.values())
+            if hasattr(self.model, "rpn"):
+                objectness, deltas = self.model.rpn.head(maps)
+                return tuple(objectness) + tuple(deltas)
+            out = self.model.head(maps)
+            return tuple(out[k] for k in sorted(out.keys()))
+
+    def make():
+        return Heads(builder(weights=None, weights_backbone=None, **kwargs)), image(h=size, w=size)
+    return make
+
+
 def video(builder, frames=8, size=112):
     def make():
         return builder(weights=None), (torch.rand(1, 3, frames, size, size) * 2 - 1,)
@@ -215,6 +240,10 @@ ZOO = {
     "maskrcnn_resnet50_fpn": (detection(M.detection.maskrcnn_resnet50_fpn, cls_scale=1.0, min_size=320, max_size=320), DETECTION, None, False),
     "keypointrcnn_resnet50_fpn": (
         detection(M.detection.keypointrcnn_resnet50_fpn, cls_scale=1.0, min_size=320, max_size=320), DETECTION, None, False),
+    "ssdlite320_heads": (detection_heads(M.detection.ssdlite320_mobilenet_v3_large), DENSE, None, False),
+    "retinanet_resnet50_fpn_heads": (detection_heads(M.detection.retinanet_resnet50_fpn), DENSE, None, False),
+    "fcos_resnet50_fpn_heads": (detection_heads(M.detection.fcos_resnet50_fpn), DENSE, None, False),
+    "maskrcnn_resnet50_fpn_rpn": (detection_heads(M.detection.maskrcnn_resnet50_fpn), DENSE, None, False),
     "r3d_18": (video(M.video.r3d_18), DENSE, None, False),
     "mc3_18": (video(M.video.mc3_18), DENSE, None, False),
     "r2plus1d_18": (video(M.video.r2plus1d_18), DENSE, None, False),
