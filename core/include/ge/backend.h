@@ -11,6 +11,7 @@
 #include "ge/event.h"
 #include "ge/graph.h"
 #include "ge/kernel.h"
+#include "ge/precision.h"
 #include "ge/status.h"
 #include "ge/stream.h"
 #include "ge/task.h"
@@ -53,6 +54,13 @@ class Backend {
   virtual Status set_intra_op_threads(int threads) {
     (void)threads;
     return Status::ok();
+  }
+  /// Sets the precision the heavy ops of float32 graphs compute in (ge/precision.h).
+  /// Kernels prepared afterwards use it. Default: kFp32 only; any other is kUnsupported,
+  /// which the session reports once and runs float32.
+  virtual Status set_precision(Precision precision) {
+    if (precision == Precision::kFp32) return Status::ok();
+    return unsupported("backend '" + name() + "' has no " + std::string(precision_name(precision)) + " arithmetic");
   }
   /// SuperKernel (seed 001): one kernel that runs `tasks` — consecutive launches of one
   /// stream, each of a kernel this backend prepared — in order, at the cost of one launch.

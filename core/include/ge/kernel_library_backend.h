@@ -25,6 +25,7 @@ class KernelLibraryBackend final : public Backend {
   Device& device() override { return backend_->device(); }
   FormatCapability format_capability(const Node& node) const override;
   Status set_intra_op_threads(int threads) override { return backend_->set_intra_op_threads(threads); }
+  Status set_precision(Precision precision) override { return backend_->set_precision(precision); }
 
   const Backend& wrapped() const { return *backend_; }
 

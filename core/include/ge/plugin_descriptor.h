@@ -29,8 +29,9 @@ namespace ge {
 // OpSchemaInfo declares concatenations (concatenates_along: its layout changed); 11:
 // OpSchemaInfo declares constants (is_constant); 12: TaskTraceRecord names the node a
 // kernel task runs (a new member: its layout changed); 13: PreparedKernel::held_bytes (the
-// bytes a kernel holds, e.g. prepacked weights, for the memory limit: its layout changed).
-inline constexpr uint32_t kPluginAbiVersion = 13;
+// bytes a kernel holds, e.g. prepacked weights, for the memory limit: its layout changed); 14:
+// Backend::set_precision (a new virtual: the vtable changed).
+inline constexpr uint32_t kPluginAbiVersion = 14;
 
 /// Where a plugin puts its components. Each add_* fails on a duplicate component name or
 /// on a kind the registry entry did not declare.

@@ -21,6 +21,7 @@
 #include "ge/op_registry.h"
 #include "ge/pass_manager.h"
 #include "ge/plugin_host.h"
+#include "ge/precision.h"
 #include "ge/runtime/model_runner.h"
 #include "ge/specialisation_cache.h"
 #include "ge/status.h"
@@ -73,6 +74,10 @@ struct SessionOptions {
   /// kernel launches whose nodes write at most this many bytes each go to the backend as
   /// one launch. 0: off.
   size_t super_kernel_max_bytes = 0;
+  /// The precision the heavy ops of float32 graphs compute in (ge/precision.h), set on
+  /// the backend (Backend::set_precision) before its kernels are prepared. A backend
+  /// without it runs float32 and the session says so once.
+  Precision precision = Precision::kFp32;
 };
 
 /// One step of Session::create (parse, infer shapes, the passes and each pass, load), in

@@ -12,6 +12,7 @@
 #include "ge/backend.h"
 #include "ge/graph.h"
 #include "ge/kernel.h"
+#include "ge/precision.h"
 #include "ge/status.h"
 
 namespace ge::cpu_dnnl {
@@ -22,6 +23,9 @@ namespace ge::cpu_dnnl {
 /// threads stay within it. Reference kernels (the small ops) run on the calling thread.
 struct Options {
   int threads = 1;  ///< intra-op threads of every kernel prepared (>= 1)
+  /// What the heavy float32 ops compute in (Backend::set_precision); kBf16 and kMixed
+  /// only where the CPU has bfloat16 arithmetic (the backend checks).
+  Precision precision = Precision::kFp32;
 };
 
 /// The fast kernel for `node` (static descs, already accepted by the reference kernel's
