@@ -1,6 +1,7 @@
 #include "noop_elimination.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <set>
 #include <unordered_set>
 
@@ -33,6 +34,44 @@ bool is_identity(const std::vector<int64_t>& perm) {
     if (perm[i] != static_cast<int64_t>(i)) return false;
   }
   return true;
+}
+
+// Whether every value of `from` converts to `to` exactly and back (to `from`) unchanged,
+// so that Cast(Cast(x, to), from) is x: widening float16/bfloat16/float32 to a wider
+// float, integers to a wider integer or to a float whose significand holds them, bool to
+// any number (0 and 1, and any non-zero casts back to true). Not float32 -> float16 or
+// float -> int (rounding), nor int32 -> float32 (24-bit significand).
+bool round_trips_exactly(DataType from, DataType to) {
+  using D = DataType;
+  if (from == to) return true;
+  auto any_of = [to](std::initializer_list<D> types) {
+    return std::find(types.begin(), types.end(), to) != types.end();
+  };
+  switch (from) {
+    case D::kBool:
+      return any_of({D::kInt8, D::kUInt8, D::kInt16, D::kUInt16, D::kInt32, D::kUInt32, D::kInt64, D::kUInt64,
+                     D::kFloat16, D::kBFloat16, D::kFloat32, D::kFloat64});
+    case D::kFloat16:
+    case D::kBFloat16:
+      return any_of({D::kFloat32, D::kFloat64});
+    case D::kFloat32:
+      return to == D::kFloat64;
+    case D::kInt8:
+      return any_of({D::kInt16, D::kInt32, D::kInt64, D::kFloat16, D::kBFloat16, D::kFloat32, D::kFloat64});
+    case D::kUInt8:
+      return any_of({D::kInt16, D::kUInt16, D::kInt32, D::kUInt32, D::kInt64, D::kUInt64, D::kFloat16, D::kBFloat16,
+                     D::kFloat32, D::kFloat64});
+    case D::kInt16:
+      return any_of({D::kInt32, D::kInt64, D::kFloat32, D::kFloat64});
+    case D::kUInt16:
+      return any_of({D::kInt32, D::kUInt32, D::kInt64, D::kUInt64, D::kFloat32, D::kFloat64});
+    case D::kInt32:
+      return any_of({D::kInt64, D::kFloat64});
+    case D::kUInt32:
+      return any_of({D::kInt64, D::kUInt64, D::kFloat64});
+    default:
+      return false;
+  }
 }
 
 std::set<int64_t> axes_set(const Node& node, int64_t rank) {
@@ -83,7 +122,10 @@ class Eliminator {
   /// producers in turn.
   Status remove_if_dead(Node& node) {
     if (removed_.count(&node) || node.graph() != &graph_) return Status::ok();
-    if (!is_reshape_like(node) && !(is_onnx_domain(node) && node.op_type() == "Transpose")) return Status::ok();
+    if (!is_reshape_like(node) &&
+        !(is_onnx_domain(node) && (node.op_type() == "Transpose" || node.op_type() == "Cast"))) {
+      return Status::ok();
+    }
     for (const Value* out : node.outputs()) {
       if (out->has_uses() || graph_.is_output(out) || captured_.count(out->name())) return Status::ok();
     }
@@ -103,7 +145,8 @@ class Eliminator {
     Value* x = node.input(0);
     if (op == "Identity") return bypass(node, x);
     if (op == "Dropout") {
-      const bool mask_used = node.output_count() > 1 && (node.output(1)->has_uses() || graph_.is_output(node.output(1)));
+      const bool mask_used =
+          node.output_count() > 1 && (node.output(1)->has_uses() || graph_.is_output(node.output(1)));
       const Value* training = node.input(2);
       // training_mode (opset >= 12) absent or false; before opset 7 an is_test=0 attribute.
       const bool inference = (training == nullptr || constant_scalar(training) == std::optional<double>(0.0)) &&
@@ -111,14 +154,31 @@ class Eliminator {
       if (mask_used || !inference) return false;
       return bypass(node, x);
     }
-    if (op == "Cast") {
-      const int64_t to = node.get_int("to", -1);
-      if (x->desc().dtype == DataType::kUndefined || static_cast<int64_t>(x->desc().dtype) != to) return false;
-      return bypass(node, x);
-    }
+    if (op == "Cast") return visit_cast(node);
     if (op == "Transpose") return visit_transpose(node);
     if (is_reshape_like(node)) return visit_reshape_like(node);
     return false;
+  }
+
+  Result<bool> visit_cast(Node& node) {
+    Value* x = node.input(0);
+    const int64_t to = node.get_int("to", -1);
+    if (x->desc().dtype == DataType::kUndefined) return false;
+    if (static_cast<int64_t>(x->desc().dtype) == to) return bypass(node, x);
+    // Cast(Cast(w, to = B), to = A) with w of type A and B holding every value of A (the
+    // float32 islands a float16 model wraps around its layers): w itself.
+    Node* first = x->producer();
+    if (first == nullptr || first->graph() != &graph_ || !is_onnx_domain(*first) || first->op_type() != "Cast" ||
+        first->input(0) == nullptr) {
+      return false;
+    }
+    Value* w = first->input(0);
+    const DataType original = w->desc().dtype;
+    if (original == DataType::kUndefined || static_cast<int64_t>(original) != to ||
+        !round_trips_exactly(original, x->desc().dtype)) {
+      return false;
+    }
+    return bypass(node, w);
   }
 
   Result<bool> visit_transpose(Node& node) {

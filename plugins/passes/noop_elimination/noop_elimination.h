@@ -2,7 +2,9 @@
 /// No-op elimination: removes nodes that pass their input through unchanged, in the graph
 /// and its subgraphs:
 /// - Identity; Dropout in inference mode (no training_mode, or a constant false one) whose
-///   mask is unused; Cast to the input's own dtype;
+///   mask is unused; Cast to the input's own dtype; a Cast back from a Cast that widened
+///   exactly (float16 -> float32 -> float16, int8 -> int32 -> int8, ...; not
+///   float32 -> float16 -> float32, which rounds);
 /// - Reshape, Squeeze, Unsqueeze and Flatten chains that end at the static shape they
 ///   started from, and Unsqueeze/Squeeze (or Squeeze/Unsqueeze) pairs on the same axes;
 /// - Transpose with the identity permutation, Transpose pairs that cancel (a pair that

@@ -77,6 +77,81 @@ TEST(NoOpElimination, RemovesCastsToTheSameType) {
 )");
 }
 
+TEST(NoOpElimination, FoldsCastsBackFromAnExactWidening) {
+  // float16 -> float32 -> float16, bfloat16 -> float32 -> bfloat16, int8 -> int32 -> int8,
+  // bool -> float16 -> bool: the value itself. A widening Cast still used elsewhere stays.
+  EXPECT_EQ(eliminate(R"(graph main (opset ""=17) {
+  input %x : float16[4]
+  input %b : bfloat16[4]
+  input %q : int8[4]
+  input %m : bool[4]
+  %x32 = Cast(%x) {to: int = 1} "widen_half"
+  %x16 = Cast(%x32) {to: int = 10} "narrow_half"
+  %b32 = Cast(%b) {to: int = 1} "widen_bf16"
+  %b16 = Cast(%b32) {to: int = 16} "narrow_bf16"
+  %q32 = Cast(%q) {to: int = 6} "widen_int8"
+  %q8 = Cast(%q32) {to: int = 3} "narrow_int8"
+  %mh = Cast(%m) {to: int = 10} "bool_to_half"
+  %mb = Cast(%mh) {to: int = 9} "half_to_bool"
+  %y = Neg(%x16) "neg_half"
+  %s = Sigmoid(%x32) "uses_the_widened"
+  %c = Neg(%b16) "neg_bf16"
+  %z = Neg(%q8) "neg_int8"
+  %n = Not(%mb) "not"
+  output %y
+  output %s
+  output %c
+  output %z
+  output %n
+})"),
+            R"(graph main (opset ""=17) {
+  input %x : float16[4]
+  input %b : bfloat16[4]
+  input %q : int8[4]
+  input %m : bool[4]
+  %x32 : float32[4] = Cast(%x) {to: int = 1} "widen_half"
+  %y : float16[4] = Neg(%x) "neg_half"
+  %s : float32[4] = Sigmoid(%x32) "uses_the_widened"
+  %c : bfloat16[4] = Neg(%b) "neg_bf16"
+  %z : int8[4] = Neg(%q) "neg_int8"
+  %n : bool[4] = Not(%m) "not"
+  output %y
+  output %s
+  output %c
+  output %z
+  output %n
+}
+)");
+}
+
+TEST(NoOpElimination, KeepsCastPairsThatRound) {
+  // float32 -> float16 -> float32 rounds to float16; int32 -> float32 -> int32 loses
+  // integers above 2^24; float32 -> int32 -> float32 truncates; float16 -> float32 ->
+  // bfloat16 is no round trip; uint8 -> int8 -> uint8 wraps.
+  const std::string ir = R"(graph main (opset ""=17) {
+  input %x : float32[4]
+  input %i : int32[4]
+  input %h : float16[4]
+  input %u : uint8[4]
+  %a = Cast(%x) {to: int = 10} "to_half"
+  %b = Cast(%a) {to: int = 1} "back_to_float"
+  %c = Cast(%i) {to: int = 1} "int_to_float"
+  %d = Cast(%c) {to: int = 6} "back_to_int"
+  %e = Cast(%x) {to: int = 6} "float_to_int"
+  %f = Cast(%e) {to: int = 1} "back_to_float_again"
+  %g = Cast(%h) {to: int = 1} "half_to_float"
+  %k = Cast(%g) {to: int = 16} "float_to_bf16"
+  %l = Cast(%u) {to: int = 3} "uint8_to_int8"
+  %m = Cast(%l) {to: int = 2} "back_to_uint8"
+  output %b
+  output %d
+  output %f
+  output %k
+  output %m
+})";
+  EXPECT_EQ(eliminate(ir), inferred(ir));
+}
+
 TEST(NoOpElimination, RemovesReshapeChainsBackToTheSameShape) {
   EXPECT_EQ(eliminate(R"(graph main (opset ""=17) {
   input %x : float32[2,3]
