@@ -44,4 +44,10 @@ std::optional<PreparedKernel> prepare_concat(const Node& node, std::string_view 
 /// Unary activations (Sigmoid, Tanh, Exp, HardSwish, Softplus, Elu, LeakyRelu, ge::Gelu).
 std::optional<PreparedKernel> prepare_eltwise(const Node& node, std::string_view backend, const Options& options);
 
+/// ConvInteger, QLinearConv, MatMulInteger, QLinearMatMul with constant 8-bit weights
+/// (dnnl_int8.cc): the reference kernels' integer results exactly.
+std::optional<PreparedKernel> prepare_int8(const Node& node, std::string_view backend, const Options& options);
+/// Multiply-adds (times 2) of one launch of those ops; nullopt for any other op.
+std::optional<double> int8_work(const Node& node);
+
 }  // namespace ge::cpu_dnnl

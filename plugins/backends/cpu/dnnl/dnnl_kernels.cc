@@ -89,6 +89,7 @@ class ScopedOpenMpThreads {
 // Floating-point operations of one launch, roughly: multiply-adds of convolutions and
 // GEMMs, output elements otherwise.
 double estimated_work(const Node& node) {
+  if (std::optional<double> work = int8_work(node)) return *work;
   const Value* y = node.output(0);
   if (y == nullptr || !y->desc().is_static()) return 0;
   const double outputs = static_cast<double>(y->desc().element_count());
@@ -126,6 +127,7 @@ std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend
       return prepare_conv(node, backend_name, options);
     }
     if (is_pool(node)) return prepare_pool(node, backend_name, options);
+    if (std::optional<PreparedKernel> kernel = prepare_int8(node, backend_name, options)) return kernel;
     if ((is_onnx_domain(node) && node.op_type() == "MatMul") ||
         (node.domain() == "ge" && node.op_type() == "FusedMatMul")) {
       return prepare_matmul(node, backend_name, options);

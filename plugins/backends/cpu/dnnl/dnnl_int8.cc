@@ -1,0 +1,720 @@
+// ConvInteger, QLinearConv, MatMulInteger and QLinearMatMul on oneDNN's int8 kernels
+// (u8/s8 activations x s8 weights, VNNI or AMX), constant weights prepacked once. The
+// answer is the reference kernels' (nn_quantized_conv.cc, nn_quantized_matmul.cc) exactly:
+//
+// - Weights. oneDNN takes s8 weights and no weight zero point. A constant W with zero
+//   point wz is stored as s8 exactly (W itself for int8, W - 128 for uint8), and
+//   sum (x - xz)(w - wz) = sum (x - xz) * w_s8 + c * sum (x - xz), c = 128 - wz (uint8)
+//   or -wz (int8), per output channel. Where some c != 0 the second term (a window sum of
+//   x - xz, padding contributing 0, times c) is added by a host step on the int32 sums.
+// - Exactness. oneDNN converts its int32 sums to float before it writes them (even to an
+//   s32 destination), exact while |sum| <= 2^24. The bound 255 * max over channels of
+//   sum |w_s8| proves that from the weights; a node over it stays on the reference kernel,
+//   except a QLinearConv/QLinearMatMul without compensation, which converts its sum (plus
+//   bias) to float like the reference: exact without bias, and with a bias the float sum
+//   of two roundings may differ from the reference's one in the last place, which moves
+//   the requantised result by 1 only when that product lies within an ulp of .5.
+// - Requantisation (QLinearConv, QLinearMatMul with constant scales and no compensation):
+//   output scales x_scale * w_scale[m] / y_scale computed in float as the reference does,
+//   an eltwise_round post-op (half to even) and then the destination zero point, so the
+//   zero point is added to an integer (oneDNN adds it in float: without the rounding
+//   first, 1 in 5e4 outputs differed), then oneDNN's saturating conversion. Otherwise
+//   (runtime scales, compensation) oneDNN writes int32 sums and a host step requantises
+//   exactly as the reference.
+// - Only on CPUs with VNNI: oneDNN's AVX-512/AVX2 int8 kernels without it saturate pairs
+//   of products in int16 (measured: every output of a 64-channel 3x3 layer wrong).
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "dnnl_fast_paths.h"
+#include "dnnl_kernels.h"
+#include "dnnl_program.h"
+#include "dnnl_util.h"
+#include "ge/cpu_kernels/kernel_library.h"
+#include "ge/graph_queries.h"
+#include "ge/logging.h"
+#include "kernel_util.h"
+#include "spatial_geometry.h"
+
+namespace ge::cpu_dnnl {
+namespace int8_detail {
+
+using dt = dnnl::memory::data_type;
+using cpu_kernels::SpatialGeometry;
+
+// Sums oneDNN converts to float exactly.
+constexpr int64_t kExactSum = int64_t{1} << 24;
+
+bool has_vnni() {
+  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  constexpr auto kAvx512Vnni = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_vnni);
+  constexpr auto kAvx2Vnni = static_cast<unsigned>(dnnl::cpu_isa::avx2_vnni);
+  return (isa & kAvx512Vnni) == kAvx512Vnni || (isa & kAvx2Vnni) == kAvx2Vnni;
+}
+
+bool is_8bit(const Value* value) {
+  return value != nullptr && (value->desc().dtype == DataType::kUInt8 || value->desc().dtype == DataType::kInt8);
+}
+
+dt dnnl_type(DataType dtype) { return dtype == DataType::kInt8 ? dt::s8 : dt::u8; }
+
+// Element i of an 8-bit tensor as int32.
+int32_t element(const Tensor& t, int64_t i) {
+  return t.dtype() == DataType::kInt8 ? static_cast<int32_t>(t.data<int8_t>()[i])
+                                      : static_cast<int32_t>(t.data<uint8_t>()[i]);
+}
+
+const Value* optional_input(const Node& node, size_t index) {
+  return index < node.input_count() ? node.input(index) : nullptr;
+}
+
+// Float32 constant values of input `index` (1 or `extent` of them), or nullopt.
+std::optional<std::vector<float>> constant_floats(const Node& node, size_t index, int64_t extent) {
+  const Value* v = optional_input(node, index);
+  if (v == nullptr || v->constant() == nullptr || v->desc().dtype != DataType::kFloat32) return std::nullopt;
+  const Tensor& t = *v->constant();
+  if (t.element_count() != 1 && t.element_count() != extent) return std::nullopt;
+  return std::vector<float>(t.data<float>(), t.data<float>() + t.element_count());
+}
+
+// The weights as s8 and their compensation (see the top of the file). `rows` output
+// channels (or columns) of `depth` taps each, element (row, tap) at row * row_step + tap
+// * tap_step of `w`.
+struct ShiftedWeights {
+  std::vector<int8_t> values;         // w's layout
+  std::vector<int32_t> compensation;  // per row
+  bool compensated = false;
+  int64_t bound = 0;  // 255 * max_row sum |w_s8|: the largest |sum| oneDNN converts
+};
+
+std::optional<ShiftedWeights> shift_weights(const Tensor& w, const Value* zero_point, int64_t rows, int64_t depth,
+                                            int64_t row_step, int64_t tap_step) {
+  const Tensor* zero = nullptr;
+  if (zero_point != nullptr) {
+    zero = zero_point->constant();
+    if (zero == nullptr || zero->dtype() != w.dtype()) return std::nullopt;
+    if (zero->element_count() != 1 && zero->element_count() != rows) return std::nullopt;
+  }
+  const int32_t shift = w.dtype() == DataType::kUInt8 ? 128 : 0;
+  ShiftedWeights out;
+  out.values.resize(static_cast<size_t>(w.element_count()));
+  for (int64_t i = 0; i < w.element_count(); ++i) out.values[i] = static_cast<int8_t>(element(w, i) - shift);
+  out.compensation.resize(static_cast<size_t>(rows));
+  for (int64_t r = 0; r < rows; ++r) {
+    const int32_t wz = zero == nullptr ? 0 : element(*zero, zero->element_count() == 1 ? 0 : r);
+    out.compensation[r] = shift - wz;
+    out.compensated = out.compensated || out.compensation[r] != 0;
+    int64_t sum = 0;
+    for (int64_t k = 0; k < depth; ++k) sum += std::abs(static_cast<int32_t>(out.values[r * row_step + k * tap_step]));
+    out.bound = std::max(out.bound, 255 * sum);
+  }
+  return out;
+}
+
+// What a host step reads and writes, resolved from the launch's arguments.
+const void* input_at(const KernelArgs& args, int index) { return index >= 0 ? args.inputs[index] : nullptr; }
+char* workspace_at(const KernelArgs& args, size_t offset) { return static_cast<char*>(args.workspace) + offset; }
+
+int32_t load_8bit(const void* data, bool is_signed) {
+  return is_signed ? static_cast<int32_t>(*static_cast<const int8_t*>(data))
+                   : static_cast<int32_t>(*static_cast<const uint8_t*>(data));
+}
+
+// Host step: the zero-point inputs (8-bit scalars) as the s32 values oneDNN reads.
+struct ZeroPointLoads {
+  struct Load {
+    int input = 0;
+    bool is_signed = false;
+    size_t offset = 0;  // workspace bytes
+  };
+  std::vector<Load> loads;
+};
+
+int load_zero_points(const KernelArgs& args, const void* params) {
+  for (const ZeroPointLoads::Load& load : static_cast<const ZeroPointLoads*>(params)->loads) {
+    const void* data = args.inputs[load.input];
+    if (data == nullptr || args.workspace == nullptr) return cpu_kernels::kKernelMissingAddress;
+    const int32_t value = load_8bit(data, load.is_signed);
+    std::memcpy(workspace_at(args, load.offset), &value, sizeof value);
+  }
+  return cpu_kernels::kKernelOk;
+}
+
+// The requantisation of the reference kernels: y = saturate(round_half_even(float(sum) *
+// multiplier) + y_zero_point), multiplier = x_scale * w_scale[channel] / y_scale in float.
+struct Requantize {
+  int x_scale = -1, w_scale = -1, y_scale = -1, y_zero = -1, bias = -1;  // inputs
+  bool w_scale_per_channel = false, y_signed = false;
+};
+
+template <typename Y>
+void requantize_rows(const int32_t* sums, int64_t rows, int64_t size, const float* multipliers, bool per_row,
+                     float y_offset, Y* y) {
+  constexpr float kLowest = static_cast<float>(std::numeric_limits<Y>::lowest());
+  constexpr float kHighest = static_cast<float>(std::numeric_limits<Y>::max());
+  for (int64_t r = 0; r < rows; ++r) {
+    const float multiplier = multipliers[per_row ? r : 0];
+    for (int64_t i = 0; i < size; ++i) {
+      float value = std::nearbyint(static_cast<float>(sums[r * size + i]) * multiplier) + y_offset;
+      value = value < kLowest ? kLowest : (value > kHighest ? kHighest : value);
+      y[r * size + i] = static_cast<Y>(value);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Convolutions.
+
+// Host step of a convolution whose oneDNN sums (plain [N, M, spatial]) need the weight
+// compensation and/or the requantisation.
+struct ConvFinish {
+  SpatialGeometry geometry;
+  int64_t batch = 0, in_channels = 0, out_channels = 0, group = 1;
+  bool x_signed = false;
+  int x_zero = -1;                    // input
+  std::vector<int32_t> compensation;  // per output channel; empty: none
+  bool qlinear = false;
+  Requantize requantize;
+  size_t sums_offset = 0;  // workspace bytes: the int32 sums (qlinear); else the output holds them
+  size_t plane_offset = 0, window_offset = 0, multiplier_offset = 0;  // workspace bytes
+};
+
+// window[o] = sum over the taps of output position o of plane[input position], taps
+// outside the input skipped (they read x_zero_point: 0 after the shift).
+void window_sums(const SpatialGeometry& g, const int32_t* plane, int32_t* window) {
+  using cpu_kernels::taps_within;
+  for (int64_t o0 = 0; o0 < g.output[0]; ++o0) {
+    const int64_t s0 = o0 * g.strides[0] - g.pads_begin[0];
+    const auto r0 = taps_within(s0, g.kernel[0], g.dilations[0], 0, g.input[0]);
+    for (int64_t o1 = 0; o1 < g.output[1]; ++o1) {
+      const int64_t s1 = o1 * g.strides[1] - g.pads_begin[1];
+      const auto r1 = taps_within(s1, g.kernel[1], g.dilations[1], 0, g.input[1]);
+      int32_t* out = window + (o0 * g.output[1] + o1) * g.output[2];
+      for (int64_t o2 = 0; o2 < g.output[2]; ++o2) out[o2] = 0;
+      for (int64_t k0 = r0.begin; k0 < r0.end; ++k0) {
+        for (int64_t k1 = r1.begin; k1 < r1.end; ++k1) {
+          const int32_t* row =
+              plane + ((s0 + k0 * g.dilations[0]) * g.input[1] + s1 + k1 * g.dilations[1]) * g.input[2];
+          for (int64_t o2 = 0; o2 < g.output[2]; ++o2) {
+            const int64_t s2 = o2 * g.strides[2] - g.pads_begin[2];
+            const auto r2 = taps_within(s2, g.kernel[2], g.dilations[2], 0, g.input[2]);
+            int32_t sum = 0;
+            for (int64_t k2 = r2.begin; k2 < r2.end; ++k2) sum += row[s2 + k2 * g.dilations[2]];
+            out[o2] += sum;
+          }
+        }
+      }
+    }
+  }
+}
+
+template <typename X>
+void channel_sum(const X* x, int64_t channels, int64_t size, int32_t zero, int32_t* plane) {
+  std::fill(plane, plane + size, -zero * static_cast<int32_t>(channels));
+  for (int64_t c = 0; c < channels; ++c) {
+    const X* row = x + c * size;
+    for (int64_t i = 0; i < size; ++i) plane[i] += static_cast<int32_t>(row[i]);
+  }
+}
+
+int finish_conv(const KernelArgs& args, const void* params) {
+  const auto& p = *static_cast<const ConvFinish*>(params);
+  const SpatialGeometry& g = p.geometry;
+  const int64_t in_size = g.input_size(), out_size = g.output_size();
+  const int64_t group_in = p.in_channels / p.group, group_out = p.out_channels / p.group;
+  const Requantize& q = p.requantize;
+  if (args.inputs[0] == nullptr || args.outputs[0] == nullptr || args.workspace == nullptr ||
+      (p.x_zero >= 0 && args.inputs[p.x_zero] == nullptr)) {
+    return cpu_kernels::kKernelMissingAddress;
+  }
+  const int32_t x_zero = p.x_zero >= 0 ? load_8bit(args.inputs[p.x_zero], p.x_signed) : 0;
+  auto* sums = reinterpret_cast<int32_t*>(p.qlinear ? workspace_at(args, p.sums_offset) : args.outputs[0]);
+  auto* plane = reinterpret_cast<int32_t*>(workspace_at(args, p.plane_offset));
+  auto* window = reinterpret_cast<int32_t*>(workspace_at(args, p.window_offset));
+  auto* multipliers = reinterpret_cast<float*>(workspace_at(args, p.multiplier_offset));
+  const int32_t* bias = nullptr;
+  float y_offset = 0;
+  if (p.qlinear) {
+    const auto* x_scale = static_cast<const float*>(input_at(args, q.x_scale));
+    const auto* w_scale = static_cast<const float*>(input_at(args, q.w_scale));
+    const auto* y_scale = static_cast<const float*>(input_at(args, q.y_scale));
+    if (x_scale == nullptr || w_scale == nullptr || y_scale == nullptr ||
+        (q.y_zero >= 0 && !input_at(args, q.y_zero)) || (q.bias >= 0 && !input_at(args, q.bias))) {
+      return cpu_kernels::kKernelMissingAddress;
+    }
+    for (int64_t m = 0; m < p.out_channels; ++m) {
+      multipliers[m] = x_scale[0] * w_scale[q.w_scale_per_channel ? m : 0] / y_scale[0];
+    }
+    bias = static_cast<const int32_t*>(input_at(args, q.bias));
+    if (q.y_zero >= 0) y_offset = static_cast<float>(load_8bit(args.inputs[q.y_zero], q.y_signed));
+  }
+  for (int64_t n = 0; n < p.batch; ++n) {
+    for (int64_t gi = 0; gi < p.group; ++gi) {
+      const int64_t first = gi * group_out;
+      int32_t* group_sums = sums + (n * p.out_channels + first) * out_size;
+      if (!p.compensation.empty()) {
+        const int64_t x_offset = (n * p.in_channels + gi * group_in) * in_size;
+        if (p.x_signed) {
+          channel_sum(static_cast<const int8_t*>(args.inputs[0]) + x_offset, group_in, in_size, x_zero, plane);
+        } else {
+          channel_sum(static_cast<const uint8_t*>(args.inputs[0]) + x_offset, group_in, in_size, x_zero, plane);
+        }
+        window_sums(g, plane, window);
+        for (int64_t m = 0; m < group_out; ++m) {
+          // Wrapping int32 arithmetic: the reference's sum modulo 2^32 where it overflows.
+          const auto c = static_cast<uint32_t>(p.compensation[first + m]);
+          auto* row = reinterpret_cast<uint32_t*>(group_sums + m * out_size);
+          for (int64_t i = 0; i < out_size; ++i) row[i] += c * static_cast<uint32_t>(window[i]);
+        }
+      }
+      if (!p.qlinear) continue;
+      if (bias != nullptr) {
+        for (int64_t m = 0; m < group_out; ++m) {
+          auto* row = reinterpret_cast<uint32_t*>(group_sums + m * out_size);
+          for (int64_t i = 0; i < out_size; ++i) row[i] += static_cast<uint32_t>(bias[first + m]);
+        }
+      }
+      const float* channel_multipliers = multipliers + first;
+      if (p.requantize.y_signed) {
+        requantize_rows(group_sums, group_out, out_size, channel_multipliers, true, y_offset,
+                        static_cast<int8_t*>(args.outputs[0]) + (n * p.out_channels + first) * out_size);
+      } else {
+        requantize_rows(group_sums, group_out, out_size, channel_multipliers, true, y_offset,
+                        static_cast<uint8_t*>(args.outputs[0]) + (n * p.out_channels + first) * out_size);
+      }
+    }
+  }
+  return cpu_kernels::kKernelOk;
+}
+
+bool is_jit(const char* implementation) {
+  const std::string_view name = implementation != nullptr ? implementation : "";
+  return name.starts_with("jit") || name.starts_with("brg");
+}
+
+Dims spatial_tail(const std::array<int64_t, cpu_kernels::kMaxSpatialRank>& values, int rank, int64_t minus = 0) {
+  Dims out;
+  for (int i = cpu_kernels::kMaxSpatialRank - rank; i < cpu_kernels::kMaxSpatialRank; ++i)
+    out.push_back(values[i] - minus);
+  return out;
+}
+
+// Zero points oneDNN reads at launch, loaded by one host step.
+class ZeroPoints {
+ public:
+  /// Registers the zero point of argument `arg` from 8-bit scalar input `input`.
+  void add(dnnl::primitive_attr& attr, ProgramBuilder& builder, int arg, int input, bool is_signed) {
+    attr.set_zero_points(arg, 0, {DNNL_RUNTIME_S32_VAL});
+    const size_t offset = builder.reserve_workspace(sizeof(int32_t));
+    loads_->loads.push_back({input, is_signed, offset});
+    args_.push_back({DNNL_ARG_ATTR_ZERO_POINTS | arg,
+                     dnnl::memory::desc({1}, dt::s32, Tag::a),
+                     {ArgSource::kWorkspace, 0, offset, nullptr}});
+  }
+  /// Adds the host step (before the primitive that reads them) and returns their args.
+  std::vector<ProgramArg> emit(ProgramBuilder& builder) {
+    if (!loads_->loads.empty()) builder.add_host(&load_zero_points, loads_);
+    return args_;
+  }
+
+ private:
+  std::shared_ptr<ZeroPointLoads> loads_ = std::make_shared<ZeroPointLoads>();
+  std::vector<ProgramArg> args_;
+};
+
+// ---------------------------------------------------------------------------------------
+// Matrix products.
+
+// Host step of a product whose oneDNN sums (plain [rows, columns]) need the weight
+// compensation (c[column] * the row sum of A - a_zero_point) and/or the requantisation.
+struct MatMulFinish {
+  int64_t rows = 0, columns = 0, depth = 0;
+  bool a_signed = false;
+  int a_zero = -1;                    // input
+  std::vector<int32_t> compensation;  // per column; empty: none
+  bool qlinear = false;
+  Requantize requantize;
+  size_t sums_offset = 0, multiplier_offset = 0;  // workspace bytes
+};
+
+template <typename A>
+int32_t row_sum(const A* a, int64_t count, int32_t zero) {
+  int32_t sum = 0;
+  for (int64_t k = 0; k < count; ++k) sum += static_cast<int32_t>(a[k]);
+  return static_cast<int32_t>(static_cast<uint32_t>(sum) - static_cast<uint32_t>(zero) * static_cast<uint32_t>(count));
+}
+
+template <typename Y>
+void requantize_columns(const int32_t* sums, int64_t rows, int64_t columns, const float* multipliers, float y_offset,
+                        Y* y) {
+  constexpr float kLowest = static_cast<float>(std::numeric_limits<Y>::lowest());
+  constexpr float kHighest = static_cast<float>(std::numeric_limits<Y>::max());
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t j = 0; j < columns; ++j) {
+      float value = std::nearbyint(static_cast<float>(sums[r * columns + j]) * multipliers[j]) + y_offset;
+      value = value < kLowest ? kLowest : (value > kHighest ? kHighest : value);
+      y[r * columns + j] = static_cast<Y>(value);
+    }
+  }
+}
+
+int finish_matmul(const KernelArgs& args, const void* params) {
+  const auto& p = *static_cast<const MatMulFinish*>(params);
+  const Requantize& q = p.requantize;
+  if (args.inputs[0] == nullptr || args.outputs[0] == nullptr || args.workspace == nullptr ||
+      (p.a_zero >= 0 && args.inputs[p.a_zero] == nullptr)) {
+    return cpu_kernels::kKernelMissingAddress;
+  }
+  auto* sums = reinterpret_cast<int32_t*>(p.qlinear ? workspace_at(args, p.sums_offset) : args.outputs[0]);
+  if (!p.compensation.empty()) {
+    const int32_t a_zero = p.a_zero >= 0 ? load_8bit(args.inputs[p.a_zero], p.a_signed) : 0;
+    for (int64_t r = 0; r < p.rows; ++r) {
+      const int32_t sum = p.a_signed
+                              ? row_sum(static_cast<const int8_t*>(args.inputs[0]) + r * p.depth, p.depth, a_zero)
+                              : row_sum(static_cast<const uint8_t*>(args.inputs[0]) + r * p.depth, p.depth, a_zero);
+      auto* row = reinterpret_cast<uint32_t*>(sums + r * p.columns);
+      for (int64_t j = 0; j < p.columns; ++j) {
+        row[j] += static_cast<uint32_t>(p.compensation[j]) * static_cast<uint32_t>(sum);
+      }
+    }
+  }
+  if (!p.qlinear) return cpu_kernels::kKernelOk;
+  const auto* a_scale = static_cast<const float*>(input_at(args, q.x_scale));
+  const auto* b_scale = static_cast<const float*>(input_at(args, q.w_scale));
+  const auto* y_scale = static_cast<const float*>(input_at(args, q.y_scale));
+  if (a_scale == nullptr || b_scale == nullptr || y_scale == nullptr || (q.y_zero >= 0 && !input_at(args, q.y_zero))) {
+    return cpu_kernels::kKernelMissingAddress;
+  }
+  auto* multipliers = reinterpret_cast<float*>(workspace_at(args, p.multiplier_offset));
+  for (int64_t j = 0; j < p.columns; ++j) {
+    multipliers[j] = a_scale[0] * b_scale[q.w_scale_per_channel ? j : 0] / y_scale[0];
+  }
+  const float y_offset = q.y_zero >= 0 ? static_cast<float>(load_8bit(args.inputs[q.y_zero], q.y_signed)) : 0.f;
+  if (q.y_signed) {
+    requantize_columns(sums, p.rows, p.columns, multipliers, y_offset, static_cast<int8_t*>(args.outputs[0]));
+  } else {
+    requantize_columns(sums, p.rows, p.columns, multipliers, y_offset, static_cast<uint8_t*>(args.outputs[0]));
+  }
+  return cpu_kernels::kKernelOk;
+}
+
+}  // namespace int8_detail
+
+using namespace int8_detail;
+
+std::optional<PreparedKernel> prepare_int8_conv(const Node& node, std::string_view backend, const Options& options) {
+  const bool qlinear = node.op_type() == "QLinearConv";
+  const size_t w_index = qlinear ? 3 : 1, x_zero_index = 2, w_zero_index = qlinear ? 5 : 3;
+  const Value* x = node.input(0);
+  const Value* w = optional_input(node, w_index);
+  const Value* y = node.output(0);
+  if (!has_vnni() || !is_8bit(x) || !is_8bit(w) || w->constant() == nullptr) return std::nullopt;
+  if (!x->desc().is_plain() || !y->desc().is_plain()) return std::nullopt;
+  const DataType y_dtype = y->desc().dtype;
+  if (qlinear ? !is_8bit(y) : y_dtype != DataType::kInt32) return std::nullopt;
+  const Dims x_dims = dims_of(*x), w_dims = dims_of(*w), y_dims = dims_of(*y);
+  const size_t rank = x_dims.size();
+  if (rank < 3 || rank > 5 || w_dims.size() != rank) return std::nullopt;
+  const int64_t group = node.get_int("group", 1);
+  const int64_t out_channels = w_dims[0], group_out = out_channels / group;
+  const cpu_kernels::KernelContext context{node, backend, 17};
+  Result<SpatialGeometry> geometry = cpu_kernels::compute_spatial_geometry(
+      context, Dims(x_dims.begin() + 2, x_dims.end()), Dims(w_dims.begin() + 2, w_dims.end()), false);
+  if (!geometry.is_ok()) return std::nullopt;
+  const SpatialGeometry& g = geometry.value();
+  const int spatial = static_cast<int>(rank - 2);
+  const int64_t depth = w_dims[1] * g.kernel_size();
+  const Value* x_zero = optional_input(node, x_zero_index);
+  if (x_zero != nullptr && (x_zero->desc().dtype != x->desc().dtype || x_zero->desc().element_count() != 1)) {
+    return std::nullopt;
+  }
+  std::optional<ShiftedWeights> weights =
+      shift_weights(*w->constant(), optional_input(node, w_zero_index), out_channels, depth, depth, 1);
+  if (!weights) return std::nullopt;
+
+  // Requantisation by oneDNN: constant scales, no compensation.
+  Requantize requantize;
+  std::vector<float> output_scales;
+  const Value* bias = qlinear ? optional_input(node, 8) : nullptr;
+  if (qlinear) {
+    requantize = {1,
+                  4,
+                  6,
+                  optional_input(node, 7) != nullptr ? 7 : -1,
+                  bias != nullptr ? 8 : -1,
+                  optional_input(node, 4)->desc().element_count() > 1,
+                  y_dtype == DataType::kInt8};
+    const auto x_scale = constant_floats(node, 1, 1), w_scale = constant_floats(node, 4, out_channels),
+               y_scale = constant_floats(node, 6, 1);
+    if (x_scale && w_scale && y_scale && !weights->compensated) {
+      for (int64_t m = 0; m < out_channels; ++m) {
+        output_scales.push_back((*x_scale)[0] * (*w_scale)[w_scale->size() == 1 ? 0 : m] / (*y_scale)[0]);
+      }
+    }
+  }
+  const bool onednn_requantizes = !output_scales.empty();
+  // The int32 sums oneDNN writes are exact under the bound; a requantised sum is converted
+  // to float like the reference's (see the top of the file).
+  if (!onednn_requantizes && weights->bound > kExactSum) {
+    GE_LOG_DEBUG("{}: int8 sums may exceed 2^24 (bound {}): reference kernel", node.describe(), weights->bound);
+    return std::nullopt;
+  }
+
+  Dims weight_dims = w_dims;
+  Tag weight_tag = plain_tag(rank);
+  if (group > 1) {
+    weight_dims = {group, group_out};
+    weight_dims.insert(weight_dims.end(), w_dims.begin() + 1, w_dims.end());
+    weight_tag = plain_tag(rank + 1);
+  }
+  const dnnl::memory::desc weight_user(weight_dims, dt::s8, weight_tag);
+  const dnnl::memory::desc weight_any(weight_dims, dt::s8, Tag::any);
+  const dnnl::memory::desc x_plain(x_dims, dnnl_type(x->desc().dtype), plain_tag(rank));
+  const dt sum_type = onednn_requantizes ? dnnl_type(y_dtype) : dt::s32;
+  const dnnl::memory::desc y_plain(y_dims, sum_type, plain_tag(rank));
+  const dnnl::memory::desc bias_md = onednn_requantizes && bias != nullptr
+                                         ? dnnl::memory::desc({out_channels}, dt::s32, Tag::a)
+                                         : dnnl::memory::desc();
+  const Dims strides = spatial_tail(g.strides, spatial), dilations = spatial_tail(g.dilations, spatial, 1);
+  const Dims pads_l = spatial_tail(g.pads_begin, spatial), pads_r = spatial_tail(g.pads_end, spatial);
+  try {
+    ProgramBuilder builder;
+    ZeroPoints zero_points;
+    dnnl::post_ops ops;
+    dnnl::primitive_attr attr;
+    if (onednn_requantizes) {
+      attr.set_output_scales(output_scales.size() > 1 ? 1 << 1 : 0, output_scales);
+      ops.append_eltwise(1.f, dnnl::algorithm::eltwise_round, 0.f, 0.f);
+    }
+    attr.set_post_ops(ops);
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    if (x_zero != nullptr) zero_points.add(attr, builder, DNNL_ARG_SRC, 2, x->desc().dtype == DataType::kInt8);
+    if (onednn_requantizes && requantize.y_zero >= 0) {
+      zero_points.add(attr, builder, DNNL_ARG_DST, requantize.y_zero, requantize.y_signed);
+    }
+    // The stored (plain) layouts when oneDNN has a JIT kernel for them, else its pick.
+    auto make_pd = [&](const dnnl::memory::desc& src, const dnnl::memory::desc& dst) {
+      dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
+                                           weight_any, bias_md, dst, strides, dilations, pads_l, pads_r);
+      return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
+    };
+    std::optional<dnnl::convolution_forward::primitive_desc> pd;
+    try {
+      pd = make_pd(x_plain, y_plain);
+      if (!is_jit(pd->impl_info_str())) pd.reset();
+    } catch (const dnnl::error&) {
+      pd.reset();
+    }
+    if (!pd) {
+      pd = make_pd(dnnl::memory::desc(x_dims, x_plain.data_type(), Tag::any),
+                   dnnl::memory::desc(y_dims, sum_type, Tag::any));
+    }
+    if (!is_jit(pd->impl_info_str())) return std::nullopt;  // a reference int8 kernel is no faster than ours
+
+    std::vector<ProgramArg> args = zero_points.emit(builder);
+    ArgSource src{ArgSource::kInput, 0, 0, nullptr};
+    if (pd->src_desc() != x_plain) src = builder.reorder_to_workspace(x_plain, src, pd->src_desc());
+    // The plain result: the output, or (QLinearConv requantised by the host) int32 sums
+    // in the workspace; oneDNN's layout reordered into it where they differ.
+    const bool host_finish = !onednn_requantizes && (weights->compensated || qlinear);
+    ArgSource result{ArgSource::kOutput, 0, 0, nullptr};
+    if (qlinear && !onednn_requantizes) {
+      result = {ArgSource::kWorkspace, 0, builder.reserve_workspace(y_plain.get_size()), nullptr};
+    }
+    ArgSource dst = result;
+    if (pd->dst_desc() != y_plain)
+      dst = {ArgSource::kWorkspace, 0, builder.reserve_workspace(pd->dst_desc().get_size()), nullptr};
+    const Tensor shifted = Tensor::from_vector<int8_t>(w_dims, weights->values);
+    void* packed = prepack(builder, shifted, weight_user, pd->weights_desc());
+    args.push_back({DNNL_ARG_SRC, pd->src_desc(), src});
+    args.push_back({DNNL_ARG_WEIGHTS, pd->weights_desc(), {ArgSource::kOwned, 0, 0, packed}});
+    args.push_back({DNNL_ARG_DST, pd->dst_desc(), dst});
+    if (bias_md.get_size() > 0) {
+      ArgSource bias_source{ArgSource::kInput, 8, 0, nullptr};
+      if (bias->constant() != nullptr) {
+        bias_source = {ArgSource::kOwned, 0, 0, prepack(builder, *bias->constant(), bias_md, bias_md)};
+      }
+      args.push_back({DNNL_ARG_BIAS, bias_md, bias_source});
+    }
+    builder.add(dnnl::convolution_forward(*pd), std::move(args), pd->scratchpad_desc());
+    if (dst.kind != result.kind || dst.offset != result.offset)
+      builder.add_reorder(pd->dst_desc(), dst, y_plain, result);
+    std::string name = fast_kernel_name(backend, node, pd->impl_info_str());
+    if (host_finish) {
+      auto finish = std::make_shared<ConvFinish>();
+      finish->geometry = g;
+      finish->batch = x_dims[0];
+      finish->in_channels = x_dims[1];
+      finish->out_channels = out_channels;
+      finish->group = group;
+      finish->x_signed = x->desc().dtype == DataType::kInt8;
+      finish->x_zero = x_zero != nullptr ? 2 : -1;
+      if (weights->compensated) finish->compensation = weights->compensation;
+      finish->qlinear = qlinear;
+      finish->requantize = requantize;
+      finish->sums_offset = result.offset;
+      finish->plane_offset = builder.reserve_workspace(static_cast<size_t>(g.input_size()) * sizeof(int32_t));
+      finish->window_offset = builder.reserve_workspace(static_cast<size_t>(g.output_size()) * sizeof(int32_t));
+      finish->multiplier_offset = builder.reserve_workspace(static_cast<size_t>(out_channels) * sizeof(float));
+      builder.add_host(&finish_conv, std::move(finish));
+      name += weights->compensated ? ".compensated" : ".requantized";
+    }
+    return std::move(builder).build(std::move(name), options.threads);
+  } catch (const dnnl::error& error) {
+    GE_LOG_DEBUG("{}: no oneDNN int8 fast path: {}", node.describe(), error.what());
+    return std::nullopt;
+  }
+}
+
+std::optional<PreparedKernel> prepare_int8_matmul(const Node& node, std::string_view backend, const Options& options) {
+  const bool qlinear = node.op_type() == "QLinearMatMul";
+  const size_t b_index = qlinear ? 3 : 1, a_zero_index = 2, b_zero_index = qlinear ? 5 : 3;
+  const Value* a = node.input(0);
+  const Value* b = optional_input(node, b_index);
+  const Value* y = node.output(0);
+  if (!has_vnni() || !is_8bit(a) || !is_8bit(b) || b->constant() == nullptr) return std::nullopt;
+  if (!a->desc().is_plain() || !y->desc().is_plain()) return std::nullopt;
+  const DataType y_dtype = y->desc().dtype;
+  if (qlinear ? !is_8bit(y) : y_dtype != DataType::kInt32) return std::nullopt;
+  Dims a_dims = dims_of(*a);
+  const Dims b_dims = dims_of(*b);
+  if (a_dims.empty() || b_dims.size() < 2) return std::nullopt;
+  for (size_t i = 0; i + 2 < b_dims.size(); ++i) {
+    if (b_dims[i] != 1) return std::nullopt;  // a batch of B matrices
+  }
+  if (a_dims.size() == 1) a_dims.insert(a_dims.begin(), 1);
+  if (b_dims.size() > a_dims.size()) return std::nullopt;  // Y has B's unit batch dims: fine, but rare
+  const int64_t k = a_dims.back(), n = b_dims.back();
+  if (b_dims[b_dims.size() - 2] != k) return std::nullopt;
+  int64_t rows = 1;
+  for (size_t i = 0; i + 1 < a_dims.size(); ++i) rows *= a_dims[i];
+  const Value* a_zero = optional_input(node, a_zero_index);
+  if (a_zero != nullptr && (a_zero->desc().dtype != a->desc().dtype || a_zero->desc().element_count() != 1)) {
+    return std::nullopt;  // per-row zero points stay on the reference kernel
+  }
+  std::optional<ShiftedWeights> weights = shift_weights(*b->constant(), optional_input(node, b_zero_index), n, k, 1, n);
+  if (!weights) return std::nullopt;
+
+  Requantize requantize;
+  std::vector<float> output_scales;
+  if (qlinear) {
+    for (size_t index : {size_t{1}, size_t{4}, size_t{6}}) {
+      if (optional_input(node, index) == nullptr || node.input(index)->desc().dtype != DataType::kFloat32) {
+        return std::nullopt;  // float16/bfloat16 scales (opset 21)
+      }
+    }
+    requantize = {1,
+                  4,
+                  6,
+                  optional_input(node, 7) != nullptr ? 7 : -1,
+                  -1,
+                  node.input(4)->desc().element_count() > 1,
+                  y_dtype == DataType::kInt8};
+    const auto a_scale = constant_floats(node, 1, 1), b_scale = constant_floats(node, 4, n),
+               y_scale = constant_floats(node, 6, 1);
+    if (a_scale && b_scale && y_scale && !weights->compensated) {
+      for (int64_t j = 0; j < n; ++j) {
+        output_scales.push_back((*a_scale)[0] * (*b_scale)[b_scale->size() == 1 ? 0 : j] / (*y_scale)[0]);
+      }
+      if (b_scale->size() == 1) output_scales.resize(1);
+    }
+  }
+  const bool onednn_requantizes = !output_scales.empty();
+  if (!onednn_requantizes && weights->bound > kExactSum) {
+    GE_LOG_DEBUG("{}: int8 sums may exceed 2^24 (bound {}): reference kernel", node.describe(), weights->bound);
+    return std::nullopt;
+  }
+  const dt sum_type = onednn_requantizes ? dnnl_type(y_dtype) : dt::s32;
+  const dnnl::memory::desc a_md({rows, k}, dnnl_type(a->desc().dtype), Tag::ab);
+  const dnnl::memory::desc b_user({k, n}, dt::s8, Tag::ab), b_any({k, n}, dt::s8, Tag::any);
+  const dnnl::memory::desc y_md({rows, n}, sum_type, Tag::ab);
+  try {
+    ProgramBuilder builder;
+    ZeroPoints zero_points;
+    dnnl::post_ops ops;
+    dnnl::primitive_attr attr;
+    if (onednn_requantizes) {
+      attr.set_output_scales(output_scales.size() > 1 ? 1 << 1 : 0, output_scales);
+      ops.append_eltwise(1.f, dnnl::algorithm::eltwise_round, 0.f, 0.f);
+    }
+    attr.set_post_ops(ops);
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    if (a_zero != nullptr) zero_points.add(attr, builder, DNNL_ARG_SRC, 2, a->desc().dtype == DataType::kInt8);
+    if (onednn_requantizes && requantize.y_zero >= 0) {
+      zero_points.add(attr, builder, DNNL_ARG_DST, requantize.y_zero, requantize.y_signed);
+    }
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_any, y_md), attr, cpu_engine());
+    if (!is_jit(pd.impl_info_str()) && std::string_view(pd.impl_info_str()).find("gemm") == std::string_view::npos) {
+      return std::nullopt;
+    }
+    std::vector<ProgramArg> args = zero_points.emit(builder);
+    const bool host_finish = !onednn_requantizes && (weights->compensated || qlinear);
+    ArgSource result{ArgSource::kOutput, 0, 0, nullptr};
+    if (qlinear && !onednn_requantizes) {
+      result = {ArgSource::kWorkspace, 0, builder.reserve_workspace(y_md.get_size()), nullptr};
+    }
+    const Tensor shifted = Tensor::from_vector<int8_t>({k, n}, weights->values);
+    void* packed = prepack(builder, shifted, b_user, pd.weights_desc());
+    args.push_back({DNNL_ARG_SRC, a_md, {ArgSource::kInput, 0, 0, nullptr}});
+    args.push_back({DNNL_ARG_WEIGHTS, pd.weights_desc(), {ArgSource::kOwned, 0, 0, packed}});
+    args.push_back({DNNL_ARG_DST, y_md, result});
+    builder.add(dnnl::matmul(pd), std::move(args), pd.scratchpad_desc());
+    std::string name = fast_kernel_name(backend, node, pd.impl_info_str());
+    if (host_finish) {
+      auto finish = std::make_shared<MatMulFinish>();
+      finish->rows = rows;
+      finish->columns = n;
+      finish->depth = k;
+      finish->a_signed = a->desc().dtype == DataType::kInt8;
+      finish->a_zero = a_zero != nullptr ? 2 : -1;
+      if (weights->compensated) finish->compensation = weights->compensation;
+      finish->qlinear = qlinear;
+      finish->requantize = requantize;
+      finish->sums_offset = result.offset;
+      finish->multiplier_offset = builder.reserve_workspace(static_cast<size_t>(n) * sizeof(float));
+      builder.add_host(&finish_matmul, std::move(finish));
+      name += weights->compensated ? ".compensated" : ".requantized";
+    }
+    return std::move(builder).build(std::move(name), options.threads);
+  } catch (const dnnl::error& error) {
+    GE_LOG_DEBUG("{}: no oneDNN int8 fast path: {}", node.describe(), error.what());
+    return std::nullopt;
+  }
+}
+
+std::optional<PreparedKernel> prepare_int8(const Node& node, std::string_view backend, const Options& options) {
+  if (!is_onnx_domain(node)) return std::nullopt;
+  const std::string& op = node.op_type();
+  if (op == "ConvInteger" || op == "QLinearConv") return prepare_int8_conv(node, backend, options);
+  if (op == "MatMulInteger" || op == "QLinearMatMul") return prepare_int8_matmul(node, backend, options);
+  return std::nullopt;
+}
+
+std::optional<double> int8_work(const Node& node) {
+  const std::string& op = node.op_type();
+  const bool conv = op == "ConvInteger" || op == "QLinearConv", matmul = op == "MatMulInteger" || op == "QLinearMatMul";
+  if (!is_onnx_domain(node) || (!conv && !matmul)) return std::nullopt;
+  const Value* y = node.output(0);
+  const Value* w = optional_input(node, op[0] == 'Q' ? 3 : 1);
+  if (y == nullptr || w == nullptr || !y->desc().is_static() || !w->desc().is_static()) return 0.0;
+  const std::vector<int64_t> dims = w->desc().static_dims();
+  double per_output = 1;  // W [M, C/g, k...]: its taps; B [.., K, N]: K
+  if (conv) {
+    for (size_t i = 1; i < dims.size(); ++i) per_output *= static_cast<double>(dims[i]);
+  } else if (dims.size() >= 2) {
+    per_output = static_cast<double>(dims[dims.size() - 2]);
+  }
+  return 2 * static_cast<double>(y->desc().element_count()) * per_output;
+}
+
+}  // namespace ge::cpu_dnnl
