@@ -23,10 +23,12 @@
 //   exactly as the reference.
 // - Only on CPUs with VNNI: oneDNN's AVX-512/AVX2 int8 kernels without it saturate pairs
 //   of products in int16 (measured: every output of a 64-channel 3x3 layer wrong).
+// GE_CPU_INT8=off turns these fast paths off.
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -693,7 +695,12 @@ std::optional<PreparedKernel> prepare_int8_matmul(const Node& node, std::string_
 }
 
 std::optional<PreparedKernel> prepare_int8(const Node& node, std::string_view backend, const Options& options) {
-  if (!is_onnx_domain(node)) return std::nullopt;
+  // GE_CPU_INT8=off leaves these ops to the reference kernels (to compare, or to bisect).
+  static const bool enabled = [] {
+    const char* value = std::getenv("GE_CPU_INT8");
+    return value == nullptr || std::string_view(value) != "off";
+  }();
+  if (!enabled || !is_onnx_domain(node)) return std::nullopt;
   const std::string& op = node.op_type();
   if (op == "ConvInteger" || op == "QLinearConv") return prepare_int8_conv(node, backend, options);
   if (op == "MatMulInteger" || op == "QLinearMatMul") return prepare_int8_matmul(node, backend, options);

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 
 #include "kernel_test_util.h"
 #include "math_test_util.h"
@@ -66,7 +67,9 @@ TEST(NnQuantizeKernel, PerAxisNeedsOpset13) {
 
 TEST(NnQuantizeKernel, DequantizePerAxisInt8) {
   KernelTest test("DequantizeLinear", 13);
-  test.input(tensor<int8_t>({2, 2}, {-128, 0, 5, 127})).input(f32({2}, {0.5f, 2})).input(tensor<int8_t>({2}, {-128, 1}));
+  test.input(tensor<int8_t>({2, 2}, {-128, 0, 5, 127}))
+      .input(f32({2}, {0.5f, 2}))
+      .input(tensor<int8_t>({2}, {-128, 1}));
   test.attribute("axis", int64_t{0}).output(F::kFloat32, {2, 2});
   GE_RUN_KERNEL(out, test);
   expect_tensor<float>(out[0], {2, 2}, {0, 64, 8, 252});
@@ -387,6 +390,115 @@ TEST(NnQuantizeKernel, DynamicQuantizeAllZeros) {
   expect_tensor<uint8_t>(out[0], {2}, {0, 0});
   expect_tensor<float>(out[1], {}, {1});
   expect_tensor<uint8_t>(out[2], {}, {0});
+}
+
+// The vectorised loops (16 elements a step, a scalar tail) against the formula written out
+// here: lengths that are not multiples of 16, halves, NaN, infinities, saturation.
+std::vector<float> awkward_values(int64_t count, float scale, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-300.0f, 300.0f);
+  std::vector<float> x(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    switch (i % 7) {
+      case 0:
+        x[i] = (std::floor(dist(rng)) + 0.5f) * scale;
+        break;  // exact halves after the division
+      case 1:
+        x[i] = dist(rng) * scale * 4;
+        break;  // often saturates
+      default:
+        x[i] = dist(rng) * scale;
+    }
+  }
+  x[3] = std::numeric_limits<float>::quiet_NaN();
+  x[20] = std::numeric_limits<float>::infinity();
+  x[37] = -std::numeric_limits<float>::infinity();
+  x[38] = -0.0f;
+  return x;
+}
+
+template <typename Y>
+Y expected_quantized(float x, float scale, float zero_point) {
+  const float rounded = std::nearbyint(x / scale) + zero_point;
+  if (std::isnan(rounded)) return Y(0);
+  const float low = std::numeric_limits<Y>::lowest(), high = std::numeric_limits<Y>::max();
+  return static_cast<Y>(rounded < low ? low : (rounded > high ? high : rounded));
+}
+
+TEST(NnQuantizeKernel, QuantizeVectorLoopsMatchTheFormula) {
+  for (const int64_t count : {int64_t{1}, int64_t{15}, int64_t{16}, int64_t{77}, int64_t{1000}}) {
+    const int64_t n = std::max<int64_t>(count, 40);
+    const std::vector<float> x = awkward_values(n, 0.37f, static_cast<uint32_t>(count));
+    KernelTest u8("QuantizeLinear", 13);
+    u8.input(f32({n}, x)).input(f32({}, {0.37f})).input(tensor<uint8_t>({}, {113})).output(F::kUInt8, {n});
+    GE_RUN_KERNEL(out, u8);
+    std::vector<uint8_t> want;
+    for (float v : x) want.push_back(expected_quantized<uint8_t>(v, 0.37f, 113));
+    expect_tensor<uint8_t>(out[0], {n}, want);
+    // int8, per axis over [2, n / 2]... as [2, 1, n]: axis 0 with two scales and zero points.
+    KernelTest s8("QuantizeLinear", 13);
+    std::vector<float> doubled = x;
+    doubled.insert(doubled.end(), x.begin(), x.end());
+    s8.input(f32({2, 1, n}, doubled)).input(f32({2}, {0.37f, 1.1f})).input(tensor<int8_t>({2}, {-7, 5}));
+    s8.attribute("axis", Attribute(int64_t{0})).output(F::kInt8, {2, 1, n});
+    GE_RUN_KERNEL(out8, s8);
+    std::vector<int8_t> want8;
+    for (float v : x) want8.push_back(expected_quantized<int8_t>(v, 0.37f, -7));
+    for (float v : x) want8.push_back(expected_quantized<int8_t>(v, 1.1f, 5));
+    expect_tensor<int8_t>(out8[0], {2, 1, n}, want8);
+  }
+}
+
+TEST(NnQuantizeKernel, DequantizeVectorLoopsMatchTheFormula) {
+  const int64_t n = 83;
+  std::vector<uint8_t> u(n);
+  std::vector<int8_t> s(n);
+  for (int64_t i = 0; i < n; ++i) {
+    u[i] = static_cast<uint8_t>((i * 37) % 256);
+    s[i] = static_cast<int8_t>((i * 53) % 256 - 128);
+  }
+  KernelTest du("DequantizeLinear", 13);
+  du.input(tensor<uint8_t>({n}, u)).input(f32({}, {0.013f})).input(tensor<uint8_t>({}, {200})).output(F::kFloat32, {n});
+  GE_RUN_KERNEL(out, du);
+  std::vector<float> want;
+  for (uint8_t v : u) want.push_back(static_cast<float>(static_cast<int32_t>(v) - 200) * 0.013f);
+  expect_tensor<float>(out[0], {n}, want, 0);
+  KernelTest ds("DequantizeLinear", 13);
+  std::vector<int8_t> doubled = s;
+  doubled.insert(doubled.end(), s.begin(), s.end());
+  ds.input(tensor<int8_t>({2, n}, doubled)).input(f32({2}, {0.5f, 3.25f})).input(tensor<int8_t>({2}, {-3, 9}));
+  ds.attribute("axis", Attribute(int64_t{0})).output(F::kFloat32, {2, n});
+  GE_RUN_KERNEL(out8, ds);
+  std::vector<float> want8;
+  for (int8_t v : s) want8.push_back(static_cast<float>(static_cast<int32_t>(v) + 3) * 0.5f);
+  for (int8_t v : s) want8.push_back(static_cast<float>(static_cast<int32_t>(v) - 9) * 3.25f);
+  expect_tensor<float>(out8[0], {2, n}, want8, 0);
+}
+
+TEST(NnQuantizeKernel, DynamicQuantizeVectorLoopsMatchTheSpec) {
+  // The range of x (NaN ignored) with 0, scale = range / 255, zero point = round(-min /
+  // scale) saturated, then x quantised with them.
+  for (const int64_t n : {int64_t{40}, int64_t{1001}}) {
+    std::vector<float> x = awkward_values(n, 0.05f, 9);
+    x[20] = 4.0f;  // finite: an infinite range gives a NaN scale
+    x[37] = -6.5f;
+    x[3] = 1.25f;
+    float low = 0, high = 0;
+    for (float v : x) {
+      low = std::min(low, v);
+      high = std::max(high, v);
+    }
+    const float scale = (high - low) / 255.0f;
+    const auto zero = static_cast<uint8_t>(std::nearbyint(std::clamp(0.0f - low / scale, 0.0f, 255.0f)));
+    KernelTest test("DynamicQuantizeLinear", 11);
+    test.input(f32({n}, x)).output(F::kUInt8, {n}).output(F::kFloat32, {}).output(F::kUInt8, {});
+    GE_RUN_KERNEL(out, test);
+    std::vector<uint8_t> want;
+    for (float v : x) want.push_back(expected_quantized<uint8_t>(v, scale, zero));
+    expect_tensor<uint8_t>(out[0], {n}, want);
+    expect_tensor<float>(out[1], {}, {scale}, 0);
+    expect_tensor<uint8_t>(out[2], {}, {zero});
+  }
 }
 
 }  // namespace
