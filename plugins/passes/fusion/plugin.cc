@@ -1,8 +1,9 @@
 // The fusion pass plugin: the built-in fusions, each an ordinary PatternFusionPass, all in
-// phase fuse. -O2 runs those that produce standard ONNX ops, -O3 adds those that produce
-// "ge" domain ops (which need the ge_fused op library and a backend that runs them). The
-// -O2 fusions that build an op the model's opset lacks (LayerNormalization before 17,
-// HardSwish before 14) build its ge-domain copy instead, from -O3 only (fusion_util.h).
+// phase fuse but fuse_qdq (phase fold, before constant_folding: qdq_fusion.h). -O2 runs
+// those that produce standard ONNX ops, -O3 adds those that produce "ge" domain ops (which
+// need the ge_fused op library and a backend that runs them). The -O2 fusions that build
+// an op the model's opset lacks (LayerNormalization before 17, HardSwish before 14) build
+// its ge-domain copy instead, from -O3 only (fusion_util.h).
 // They run in the order they are registered below (a phase's ties run in registration
 // order), all before autofusion, which would otherwise take the elementwise chains they
 // look for. Options "<pass>.min_opt_level", "<pass>.phase", "<pass>.after" and
@@ -24,19 +25,21 @@
 #include "layer_norm_fusion.h"
 #include "matmul_add_fusion.h"
 #include "matmul_bias_fusion.h"
+#include "qdq_fusion.h"
 #include "reduce_then_matmul.h"
 #include "softmax_fusion.h"
 
 namespace {
 
-/// Registers PassType in phase fuse, before autofusion and the passes in `before`.
+/// Registers PassType in `phase` (fuse unless given), before autofusion and the passes in
+/// `before`.
 template <typename PassType>
 ge::Status add(ge::Registrar& registrar, std::vector<std::string>& known, int min_opt_level,
-               std::vector<std::string> before = {}) {
+               std::vector<std::string> before = {}, ge::PassPhase phase = ge::PassPhase::kFuse) {
   ge::PassInfo info;
   info.name = PassType().name();
   info.min_opt_level = min_opt_level;
-  info.phase = ge::PassPhase::kFuse;
+  info.phase = phase;
   info.run_before = std::move(before);
   info.run_before.push_back("autofusion");
   info.create = [] { return std::make_unique<PassType>(); };
@@ -50,6 +53,8 @@ ge::Status register_fusions(ge::Registrar& registrar) {
   try {
     using namespace ge::fusion;
     std::vector<std::string> known;  // every pass's "<pass>.<option>" keys
+    // In phase fold, before constant_folding folds DequantizeLinear(weights) into floats.
+    GE_RETURN_IF_ERROR(add<QdqFusion>(registrar, known, 2, {"constant_folding"}, ge::PassPhase::kFold));
     GE_RETURN_IF_ERROR(add<BiasAddFusion>(registrar, known, 2));
     GE_RETURN_IF_ERROR(add<ConvBatchNormFusion>(registrar, known, 2));
     GE_RETURN_IF_ERROR(add<MatMulAddFusion>(registrar, known, 2));

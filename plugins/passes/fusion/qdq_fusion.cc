@@ -1,0 +1,458 @@
+#include "qdq_fusion.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fusion_util.h"
+#include "ge/graph_queries.h"
+#include "ge/plugin_api/constant_values.h"
+
+namespace ge::fusion {
+namespace {
+
+constexpr double kInt32Max = static_cast<double>(std::numeric_limits<int32_t>::max());
+
+bool is_8bit(DataType type) { return type == DataType::kInt8 || type == DataType::kUInt8; }
+int64_t lowest(DataType type) { return type == DataType::kInt8 ? -128 : 0; }
+int64_t highest(DataType type) { return type == DataType::kInt8 ? 127 : 255; }
+std::string type_name(DataType type) { return std::string(data_type_name(type)); }
+
+/// The quantisation of one operand, read from its DequantizeLinear (or the root's
+/// QuantizeLinear): the graph values that stay and their numbers.
+struct Quantization {
+  const Node* node = nullptr;
+  Value* data = nullptr;  ///< DequantizeLinear's integer input (null for QuantizeLinear)
+  Value* scale = nullptr;
+  Value* zero = nullptr;                  ///< null when omitted
+  DataType dtype = DataType::kUndefined;  ///< the integer type
+  std::vector<double> scales;             ///< one per tensor, or one per channel along `axis`
+  std::vector<int64_t> zeros;             ///< as many as `scales`
+  int64_t axis = 0;
+
+  bool per_channel() const { return scales.size() > 1; }
+  double scale_at(int64_t channel) const { return scales[per_channel() ? static_cast<size_t>(channel) : 0]; }
+  int64_t zero_at(int64_t channel) const { return zeros[per_channel() ? static_cast<size_t>(channel) : 0]; }
+};
+
+/// Reads the scale and zero point of a QuantizeLinear / DequantizeLinear `node` whose
+/// integer side has type `dtype` and rank `rank` (-1: unknown). nullopt with `reason`
+/// where they are not constants that QLinearConv / QLinearMatMul can take.
+std::optional<Quantization> read_quantization(const Node& node, DataType dtype, int64_t rank, std::string& reason) {
+  Quantization q;
+  q.node = &node;
+  q.dtype = dtype;
+  if (node.get_int("block_size", 0) != 0) {
+    reason = node.describe() +
+             " uses blocked quantisation (block_size = " + std::to_string(node.get_int("block_size", 0)) +
+             "), which QLinearConv / QLinearMatMul do not take";
+    return std::nullopt;
+  }
+  q.scale = node.input(1);
+  q.zero = node.input(2);
+  if (!is_constant_value(q.scale)) {
+    reason = "the scale of " + node.describe() + " is not a constant";
+    return std::nullopt;
+  }
+  const Tensor& scale = *q.scale->constant();
+  if (scale.dtype() != DataType::kFloat32) {
+    reason = "the scale of " + node.describe() + " is " + type_name(scale.dtype()) +
+             "; QLinearConv / QLinearMatMul take float32 scales";
+    return std::nullopt;
+  }
+  if (scale.rank() > 1 || scale.element_count() < 1) {
+    reason = "the scale of " + node.describe() + " has shape " + shape_to_string(scale.shape()) +
+             ", expected a scalar or a 1-D tensor";
+    return std::nullopt;
+  }
+  q.scales = to_doubles(scale);
+  for (double s : q.scales) {
+    if (!(s > 0) || !std::isfinite(s)) {
+      reason = "the scale of " + node.describe() + " holds " + std::to_string(s) + ", not a finite positive number";
+      return std::nullopt;
+    }
+  }
+  if (q.zero != nullptr) {
+    if (!is_constant_value(q.zero)) {
+      reason = "the zero point of " + node.describe() + " is not a constant";
+      return std::nullopt;
+    }
+    const Tensor& zero = *q.zero->constant();
+    if (zero.dtype() != dtype) {
+      reason = "the zero point of " + node.describe() + " is " + type_name(zero.dtype()) +
+               ", the quantised tensor is " + type_name(dtype);
+      return std::nullopt;
+    }
+    if (zero.element_count() != scale.element_count() || zero.rank() > 1) {
+      reason = "the zero point of " + node.describe() + " has shape " + shape_to_string(zero.shape()) + ", its scale " +
+               shape_to_string(scale.shape());
+      return std::nullopt;
+    }
+    for (int64_t i = 0; i < zero.element_count(); ++i) q.zeros.push_back(zero.scalar_as_int64(i));
+  } else {
+    q.zeros.assign(q.scales.size(), 0);
+  }
+  q.axis = node.get_int("axis", 1);
+  if (q.per_channel()) {
+    if (rank < 0) {
+      reason = node.describe() + " quantises per axis a tensor of unknown rank";
+      return std::nullopt;
+    }
+    if (q.axis < -rank || q.axis >= rank) {
+      reason =
+          node.describe() + " has axis " + std::to_string(q.axis) + " out of range for rank " + std::to_string(rank);
+      return std::nullopt;
+    }
+    if (q.axis < 0) q.axis += rank;
+  }
+  return q;
+}
+
+/// The DequantizeLinear producing `value` and its quantisation, where its input is one of
+/// `types`; nullopt with `reason` otherwise. `what` names the operand in messages.
+std::optional<Quantization> read_dequantize(const Value* value, const Node& consumer, const std::string& what,
+                                            const std::vector<DataType>& types, std::string& reason) {
+  const Node* dq = value != nullptr ? value->producer() : nullptr;
+  if (dq == nullptr || dq->op_type() != "DequantizeLinear" || !is_onnx_domain(*dq)) {
+    reason = what + " of " + consumer.describe() + " is not the output of a DequantizeLinear";
+    return std::nullopt;
+  }
+  Value* data = dq->input(0);
+  const DataType dtype = data != nullptr ? data->desc().dtype : DataType::kUndefined;
+  if (std::find(types.begin(), types.end(), dtype) == types.end()) {
+    reason = dq->describe() + " (" + what + " of " + consumer.describe() + ") dequantises " + type_name(dtype);
+    return std::nullopt;
+  }
+  const int64_t rank = data->desc().has_rank() ? data->desc().rank() : -1;
+  std::optional<Quantization> q = read_quantization(*dq, dtype, rank, reason);
+  if (q) q->data = data;
+  return q;
+}
+
+/// float32 QuantizeLinear of `x` as the reference kernel computes it (round half to even).
+int64_t quantize(double x, const Quantization& y) {
+  const float quotient = static_cast<float>(x) / static_cast<float>(y.scales[0]);
+  const float shifted = std::nearbyint(quotient) + static_cast<float>(y.zeros[0]);
+  return static_cast<int64_t>(
+      std::clamp(shifted, static_cast<float>(lowest(y.dtype)), static_cast<float>(highest(y.dtype))));
+}
+
+/// What a match rewrites into.
+struct Plan {
+  const Node* producer = nullptr;
+  bool conv = false;
+  Quantization x, w, y;
+  Tensor weights;                                    ///< defined: replaces w.data (Gemm's transB transposed)
+  Value* bias_as_is = nullptr;                       ///< an int32 bias of scale xs * ws, used as it is
+  Tensor bias;                                       ///< defined: the quantised float bias
+  std::optional<std::pair<int64_t, int64_t>> clamp;  ///< the Clip of the quantised output
+};
+
+/// The Conv bias (input 2) as int32 of scale xs * ws[m], into `plan`; false with `reason`.
+bool plan_conv_bias(Plan& plan, int64_t channels, std::string& reason) {
+  const Node& conv = *plan.producer;
+  Value* b = conv.input(2);
+  if (b == nullptr) return true;
+  std::vector<double> bias_scales(static_cast<size_t>(channels));  // float32 products, as ONNX Runtime's tools
+  for (int64_t m = 0; m < channels; ++m) {
+    bias_scales[static_cast<size_t>(m)] = static_cast<float>(plan.x.scales[0]) * static_cast<float>(plan.w.scale_at(m));
+  }
+  std::vector<double> values;
+  if (is_constant_value(b) && b->constant()->dtype() == DataType::kFloat32) {
+    values = to_doubles(*b->constant());
+  } else {
+    std::string why;
+    std::optional<Quantization> q = read_dequantize(b, conv, "the bias", {DataType::kInt32}, why);
+    if (!q || !is_constant_value(q->data)) {
+      reason = "the bias of " + conv.describe() +
+               " is neither a float32 constant nor a DequantizeLinear of an int32 constant" +
+               (q ? std::string() : " (" + why + ")");
+      return false;
+    }
+    if (std::any_of(q->zeros.begin(), q->zeros.end(), [](int64_t z) { return z != 0; })) {
+      reason = "the int32 bias of " + conv.describe() + " has a zero point other than 0";
+      return false;
+    }
+    const Tensor& data = *q->data->constant();
+    bool same_scale = data.shape() == std::vector<int64_t>{channels};
+    for (int64_t m = 0; m < channels && same_scale; ++m) {
+      same_scale = near(q->scale_at(m), bias_scales[static_cast<size_t>(m)], 1e-6);
+    }
+    if (same_scale) {
+      plan.bias_as_is = q->data;
+      return true;
+    }
+    // Another scale: what the float graph adds, (b - 0) * scale in float32, requantised.
+    if (data.element_count() != channels) {
+      reason = "the bias of " + conv.describe() + " has " + std::to_string(data.element_count()) + " elements, W has " +
+               std::to_string(channels) + " output channels";
+      return false;
+    }
+    for (int64_t m = 0; m < channels; ++m) {
+      values.push_back(
+          static_cast<float>(static_cast<float>(data.scalar_as_int64(m)) * static_cast<float>(q->scale_at(m))));
+    }
+  }
+  if (static_cast<int64_t>(values.size()) != channels || b->desc().rank() != 1) {
+    reason = "the bias of " + conv.describe() + " is " + b->desc().to_string() + ", expected [" +
+             std::to_string(channels) + "]";
+    return false;
+  }
+  std::vector<int32_t> quantised(static_cast<size_t>(channels));
+  for (int64_t m = 0; m < channels; ++m) {
+    const double scale = bias_scales[static_cast<size_t>(m)];
+    const double q = std::nearbyint(values[static_cast<size_t>(m)] / scale);
+    if (!(scale > 0) || !(std::fabs(q) <= kInt32Max)) {
+      reason = "the bias of " + conv.describe() + " channel " + std::to_string(m) + " (" +
+               std::to_string(values[static_cast<size_t>(m)]) +
+               ") does not fit int32 at scale xs * ws = " + std::to_string(scale);
+      return false;
+    }
+    quantised[static_cast<size_t>(m)] = static_cast<int32_t>(q);
+  }
+  plan.bias = Tensor::from_vector<int32_t>({channels}, quantised);
+  return true;
+}
+
+/// Whether sum_k |x - xz| |w - wz| + |bias| fits int32 for every output channel: the
+/// fused op accumulates in int32. `channel_of(i)` is weight element i's output channel.
+template <typename ChannelOf>
+bool accumulation_fits(const Plan& plan, int64_t channels, ChannelOf channel_of, std::string& reason) {
+  const Tensor& w = plan.weights.defined() ? plan.weights : *plan.w.data->constant();
+  const int64_t x_zero = plan.x.zeros[0];
+  const double x_reach = static_cast<double>(std::max(x_zero - lowest(plan.x.dtype), highest(plan.x.dtype) - x_zero));
+  std::vector<double> reach(static_cast<size_t>(channels), 0.0);
+  if (plan.bias.defined()) {
+    for (int64_t m = 0; m < channels; ++m) reach[static_cast<size_t>(m)] = std::fabs(plan.bias.scalar_as_double(m));
+  } else if (plan.bias_as_is != nullptr) {
+    for (int64_t m = 0; m < channels; ++m) {
+      reach[static_cast<size_t>(m)] = std::fabs(plan.bias_as_is->constant()->scalar_as_double(m));
+    }
+  }
+  for (int64_t i = 0; i < w.element_count(); ++i) {
+    const int64_t m = channel_of(i);
+    reach[static_cast<size_t>(m)] +=
+        x_reach * static_cast<double>(std::llabs(w.scalar_as_int64(i) - plan.w.zero_at(m)));
+  }
+  for (int64_t m = 0; m < channels; ++m) {
+    if (reach[static_cast<size_t>(m)] > kInt32Max) {
+      reason = "the int32 accumulator of " + plan.producer->describe() + " could overflow in output channel " +
+               std::to_string(m) + " (|sum| up to " + std::to_string(reach[static_cast<size_t>(m)]) + ")";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool plan_conv(Plan& plan, std::string& reason) {
+  const Tensor& w = *plan.w.data->constant();
+  if (w.rank() < 3) {
+    reason = "the weights of " + plan.producer->describe() + " have shape " + shape_to_string(w.shape());
+    return false;
+  }
+  const int64_t channels = w.shape()[0];
+  if (plan.w.per_channel() && (plan.w.axis != 0 || static_cast<int64_t>(plan.w.scales.size()) != channels)) {
+    reason = "the weights of " + plan.producer->describe() + " are quantised along axis " +
+             std::to_string(plan.w.axis) + " with " + std::to_string(plan.w.scales.size()) +
+             " scales; QLinearConv takes them per output channel (axis 0, " + std::to_string(channels) + " scales)";
+    return false;
+  }
+  if (!plan_conv_bias(plan, channels, reason)) return false;
+  const int64_t per_channel = w.element_count() / channels;
+  return accumulation_fits(
+      plan, channels, [per_channel](int64_t i) { return i / per_channel; }, reason);
+}
+
+bool plan_matmul(Plan& plan, std::string& reason) {
+  const Node& op = *plan.producer;
+  const Tensor& b = *plan.w.data->constant();
+  bool transposed = false;
+  if (op.op_type() == "Gemm") {
+    if (op.input(2) != nullptr) {
+      reason = op.describe() +
+               " has a bias C: no standard quantised op adds one (QLinearMatMul has no bias), so it stays float";
+      return false;
+    }
+    if (op.get_int("transA", 0) != 0 || op.get_float("alpha", 1.0f) != 1.0f) {
+      reason = op.describe() + " has transA = " + std::to_string(op.get_int("transA", 0)) +
+               " and alpha = " + std::to_string(op.get_float("alpha", 1.0f)) +
+               "; QLinearMatMul computes A * B (transA 0, alpha 1)";
+      return false;
+    }
+    transposed = op.get_int("transB", 0) != 0;
+    if (b.rank() != 2) {
+      reason = "B of " + op.describe() + " has shape " + shape_to_string(b.shape());
+      return false;
+    }
+  }
+  if (b.rank() < 1) {
+    reason = "B of " + op.describe() + " is a scalar";
+    return false;
+  }
+  const int64_t rank = b.rank();
+  const int64_t column_axis = transposed ? 0 : rank - 1;
+  const int64_t columns = rank == 1 ? 1 : b.shape()[static_cast<size_t>(column_axis)];
+  if (plan.w.per_channel() &&
+      (rank != 2 || plan.w.axis != column_axis || static_cast<int64_t>(plan.w.scales.size()) != columns)) {
+    reason = "B of " + op.describe() + " is quantised along axis " + std::to_string(plan.w.axis) + " with " +
+             std::to_string(plan.w.scales.size()) + " scales; QLinearMatMul takes a 2-D B per tensor or per column";
+    return false;
+  }
+  if (transposed) {
+    const int64_t n = b.shape()[0], k = b.shape()[1];
+    plan.weights = Tensor::zeros(b.dtype(), {k, n});
+    const auto* source = static_cast<const uint8_t*>(b.raw_data());
+    auto* target = static_cast<uint8_t*>(plan.weights.raw_data());
+    for (int64_t row = 0; row < n; ++row) {
+      for (int64_t col = 0; col < k; ++col) target[col * n + row] = source[row * k + col];
+    }
+  }
+  return accumulation_fits(
+      plan, columns, [columns](int64_t i) { return i % columns; }, reason);
+}
+
+/// The Clip of the quantised output standing for the activation, into `plan`.
+bool plan_activation(Plan& plan, const Node* act, const Node& q, std::string& reason) {
+  if (act == nullptr) return true;
+  double low = 0, high = std::numeric_limits<double>::infinity();
+  if (act->op_type() == "Clip") {
+    std::optional<std::pair<float, float>> bounds = clip_bounds(*act);
+    if (!bounds) {
+      reason = "the bounds of " + act->describe() + " are not constant scalars";
+      return false;
+    }
+    low = bounds->first;
+    high = bounds->second;
+    if (std::isnan(low) || std::isnan(high) || low > high) {
+      reason = act->describe() + " has bounds [" + std::to_string(low) + ", " + std::to_string(high) + "]";
+      return false;
+    }
+  }
+  const int64_t q_low = quantize(low, plan.y), q_high = quantize(high, plan.y);
+  if (q_low <= lowest(plan.y.dtype) && q_high >= highest(plan.y.dtype)) return true;  // clips nothing
+  if (onnx_opset(q) < 12) {
+    reason = act->describe() + " becomes a Clip of the " + type_name(plan.y.dtype) +
+             " output, which needs opset 12 (the graph has " + std::to_string(onnx_opset(q)) + ")";
+    return false;
+  }
+  plan.clamp = std::pair{q_low, q_high};
+  return true;
+}
+
+std::optional<Plan> make_plan(const Match& match, std::string& reason) {
+  Plan plan;
+  plan.producer = match.node("producer");
+  plan.conv = plan.producer->op_type() == "Conv";
+  const Node& q = *match.root();
+  const Node& op = *plan.producer;
+  const DataType y_dtype = q.output(0)->desc().dtype;
+  if (!is_8bit(y_dtype)) {
+    reason = q.describe() + " quantises to " + type_name(y_dtype) + "; the fused ops give int8 or uint8";
+    return std::nullopt;
+  }
+  const int64_t y_rank = q.output(0)->desc().has_rank() ? q.output(0)->desc().rank() : -1;
+  std::optional<Quantization> y = read_quantization(q, y_dtype, y_rank, reason);
+  if (!y) return std::nullopt;
+  plan.y = *y;
+  const std::vector<DataType> bytes = {DataType::kInt8, DataType::kUInt8};
+  std::optional<Quantization> x = read_dequantize(op.input(0), op, "input 0", bytes, reason);
+  if (!x) return std::nullopt;
+  plan.x = *x;
+  std::optional<Quantization> w = read_dequantize(op.input(1), op, "input 1", bytes, reason);
+  if (!w) return std::nullopt;
+  plan.w = *w;
+  for (const Quantization* per_tensor : {&plan.x, &plan.y}) {
+    if (per_tensor->per_channel()) {
+      reason = per_tensor->node->describe() + " quantises per axis (" + std::to_string(per_tensor->scales.size()) +
+               " scales); the fused op takes " + (per_tensor == &plan.x ? "its input" : "its output") + " per tensor";
+      return std::nullopt;
+    }
+  }
+  if (!is_constant_value(plan.w.data)) {
+    reason = "the weights of " + op.describe() + " (input of " + plan.w.node->describe() + ") are not a constant";
+    return std::nullopt;
+  }
+  if (!(plan.conv ? plan_conv(plan, reason) : plan_matmul(plan, reason))) return std::nullopt;
+  if (!plan_activation(plan, match.node("activation"), q, reason)) return std::nullopt;
+  return plan;
+}
+
+/// Zeros shaped like `scale`: the zero point an omitted input stands for.
+Tensor zeros_like(const Value* scale, DataType dtype) { return Tensor::zeros(dtype, scale->constant()->shape()); }
+
+Tensor scalar_of(DataType dtype, int64_t value) {
+  Tensor tensor = Tensor::zeros(dtype, {});
+  if (dtype == DataType::kInt8) {
+    tensor.data<int8_t>()[0] = static_cast<int8_t>(value);
+  } else {
+    tensor.data<uint8_t>()[0] = static_cast<uint8_t>(value);
+  }
+  return tensor;
+}
+
+/// Q(act(add(op(x, w)))) with op a Conv, MatMul or Gemm, act and add optional. A present
+/// Add is matched only to say why it stays float.
+Pattern op_pattern() {
+  Pattern p("qdq_op");
+  PatternOp& op = p.op({"Conv", "MatMul", "Gemm"}, {p.any("x"), p.any("w")}, "producer").allow_extra_inputs();
+  PatternOp& add = p.op("Add", {op, p.any("addend")}, "add").commutative().optional(0);
+  PatternOp& act = p.op({"Relu", "Clip"}, {add}, "activation").allow_extra_inputs().optional(0);
+  p.op("QuantizeLinear", {act, p.any("y_scale"), Pattern::maybe(p.any("y_zero"))}, "quantize");
+  return p;
+}
+
+}  // namespace
+
+std::vector<Pattern> QdqFusion::patterns() const {
+  std::vector<Pattern> list;
+  list.push_back(op_pattern());
+  return list;
+}
+
+bool QdqFusion::meets_requirements(const Match& match, const PassContext&, std::string& reason) const {
+  if (const Node* add = match.node("add")) {
+    const Node& op = *match.node("producer");
+    reason = op.describe() + " is followed by " + add->describe() + ": no standard quantised op adds it to " +
+             (op.op_type() == "Conv" ? "QLinearConv's output" : "QLinearMatMul (which has no bias)") +
+             ", so it stays float";
+    return false;
+  }
+  return make_plan(match, reason).has_value();
+}
+
+Status QdqFusion::replacement(const Match& match, Replacement& r) const {
+  std::string reason;
+  std::optional<Plan> planned = make_plan(match, reason);
+  if (!planned) return invalid_argument(reason);
+  const Plan& plan = *planned;
+  const std::string& name = plan.producer->name();
+  auto zero_of = [&](const Quantization& q, const char* role) {
+    return q.zero != nullptr ? r.use(q.zero)
+                             : r.constant(name + "_" + role + "_zero_point", zeros_like(q.scale, q.dtype));
+  };
+  Value* weights = plan.weights.defined() ? r.constant(name + "_weights_t", plan.weights) : r.use(plan.w.data);
+  std::vector<Value*> inputs = {r.use(plan.x.data),  r.use(plan.x.scale),  zero_of(plan.x, "x"), weights,
+                                r.use(plan.w.scale), zero_of(plan.w, "w"), r.use(plan.y.scale),  zero_of(plan.y, "y")};
+  if (plan.bias_as_is != nullptr) inputs.push_back(r.use(plan.bias_as_is));
+  if (plan.bias.defined()) inputs.push_back(r.constant(name + "_bias_int32", plan.bias));
+  Node* fused = r.add_node(plan.conv ? "QLinearConv" : "QLinearMatMul", inputs, name);
+  if (plan.conv) {
+    for (const auto& [key, attribute] : plan.producer->attributes()) fused->set_attribute(key, attribute);
+  }
+  if (plan.clamp) {
+    const DataType dtype = plan.y.dtype;
+    r.add_node("Clip",
+               {fused->output(0), r.constant(name + "_clip_min", scalar_of(dtype, plan.clamp->first)),
+                r.constant(name + "_clip_max", scalar_of(dtype, plan.clamp->second))},
+               match.root()->name());
+  }
+  return Status::ok();
+}
+
+}  // namespace ge::fusion

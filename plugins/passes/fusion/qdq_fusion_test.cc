@@ -1,0 +1,449 @@
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "fusion_test_util.h"
+#include "ge/executor.h"
+#include "qdq_fusion.h"
+
+namespace ge::fusion {
+namespace {
+
+using pass_testing::PluginEnvironment;
+using testing::at_opset;
+using testing::inferred;
+using testing::run;
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+/// The reason fuse_qdq gives for its last rejection in `ir` ("" when none).
+std::string rejection(const std::string& ir) {
+  PluginEnvironment& env = PluginEnvironment::get();
+  auto graph = parse_graph(ir);
+  if (!graph.is_ok()) return graph.status().to_string();
+  Status status = env.ops().infer_graph(**graph);
+  if (!status.is_ok()) return status.to_string();
+  QdqFusion pass;
+  PassContext context;
+  context.ops = &env.ops();
+  context.target_backend = env.cpu();
+  context.reference_backend = env.cpu();
+  bool changed = false;
+  status = pass.run(**graph, context, changed);
+  if (!status.is_ok()) return status.to_string();
+  for (auto it = pass.events().rbegin(); it != pass.events().rend(); ++it) {
+    if (it->kind == FusionEvent::Kind::kRejected) return it->reason;
+  }
+  return {};
+}
+
+// uint8 input (scale 0.5, zero 128), int8 weights per output channel (scales 0.25, 0.5),
+// a float bias, Relu, uint8 output (scale 0.75, zero 10).
+// Bias: round(1 / (0.5 * 0.25)) = 8, round(-1 / (0.5 * 0.5)) = -4. Relu: Q(0) = 10.
+const char* const kConv = R"(graph main (opset ""=13) {
+  input %xq : uint8[1,2,3,3]
+  init %xs : float32[] = [0.5]
+  init %xz : uint8[] = [128]
+  init %wq : int8[2,2,1,1] = [1, -2, 3, 4]
+  init %ws : float32[2] = [0.25, 0.5]
+  init %wz : int8[2] = [0, 0]
+  init %b : float32[2] = [1, -1]
+  init %ys : float32[] = [0.75]
+  init %yz : uint8[] = [10]
+  %x = DequantizeLinear(%xq, %xs, %xz) "dq_x"
+  %w = DequantizeLinear(%wq, %ws, %wz) {axis: int = 0} "dq_w"
+  %c = Conv(%x, %w, %b) {kernel_shape: ints = [1, 1]} "conv"
+  %r = Relu(%c) "relu"
+  %y = QuantizeLinear(%r, %ys, %yz) "q"
+  output %y
+})";
+
+const char* const kConvFused = R"(graph main (opset ""=13) {
+  input %xq : uint8[1,2,3,3]
+  init %xs : float32[] = [0.5]
+  init %xz : uint8[] = [128]
+  init %wq : int8[2,2,1,1] = [1, -2, 3, 4]
+  init %ws : float32[2] = [0.25, 0.5]
+  init %wz : int8[2] = [0, 0]
+  init %ys : float32[] = [0.75]
+  init %yz : uint8[] = [10]
+  init %conv_bias_int32 : int32[2] = [8, -4]
+  init %conv_clip_min : uint8[] = [10]
+  init %conv_clip_max : uint8[] = [255]
+  %conv_out_0 = QLinearConv(%xq, %xs, %xz, %wq, %ws, %wz, %ys, %yz, %conv_bias_int32) {kernel_shape: ints = [1, 1]} "conv"
+  %y = Clip(%conv_out_0, %conv_clip_min, %conv_clip_max) "q"
+  output %y
+})";
+
+TEST(QdqFusion, ConvReluBecomesQLinearConvAndAnIntegerClip) {
+  EXPECT_EQ(run(kConv, {"fuse_qdq", "dce"}), inferred(kConvFused));
+  EXPECT_EQ(rejection(kConv), "");
+}
+
+TEST(QdqFusion, ReluNeedsNoClipWhenTheZeroPointIsTheLowestValue) {
+  const std::string ir = replaced(kConv, "init %yz : uint8[] = [10]", "init %yz : uint8[] = [0]");
+  std::string expected = replaced(kConvFused, "init %yz : uint8[] = [10]", "init %yz : uint8[] = [0]");
+  expected =
+      replaced(expected, "  init %conv_clip_min : uint8[] = [10]\n  init %conv_clip_max : uint8[] = [255]\n", "");
+  expected = replaced(expected, "%conv_out_0 = QLinearConv", "%y = QLinearConv");
+  expected = replaced(expected, "  %y = Clip(%conv_out_0, %conv_clip_min, %conv_clip_max) \"q\"\n", "");
+  EXPECT_EQ(run(ir, {"fuse_qdq", "dce"}), inferred(expected));
+}
+
+TEST(QdqFusion, ClipBoundsAreQuantised) {
+  // Clip(-1, 3): Q(-1) = round(-1.333) + 10 = 9, Q(3) = 4 + 10 = 14.
+  std::string ir = replaced(kConv, "  %r = Relu(%c) \"relu\"", "  %r = Clip(%c, %lo, %hi) \"clip\"");
+  ir = replaced(ir, "  init %ys", "  init %lo : float32[] = [-1]\n  init %hi : float32[] = [3]\n  init %ys");
+  std::string expected =
+      replaced(kConvFused, "init %conv_clip_min : uint8[] = [10]", "init %conv_clip_min : uint8[] = [9]");
+  expected = replaced(expected, "init %conv_clip_max : uint8[] = [255]", "init %conv_clip_max : uint8[] = [14]");
+  EXPECT_EQ(run(ir, {"fuse_qdq", "dce"}), inferred(expected));
+}
+
+TEST(QdqFusion, TakesAnInt32BiasOfScaleXsTimesWsAsItIs) {
+  std::string ir = replaced(kConv, "  init %b : float32[2] = [1, -1]",
+                            "  init %bq : int32[2] = [5, -7]\n  init %bs : float32[2] = [0.125, 0.25]");
+  ir = replaced(ir, "  %c = Conv", "  %b = DequantizeLinear(%bq, %bs) {axis: int = 0} \"dq_b\"\n  %c = Conv");
+  std::string expected = replaced(kConvFused, "  init %wz : int8[2] = [0, 0]",
+                                  "  init %wz : int8[2] = [0, 0]\n  init %bq : int32[2] = [5, -7]");
+  expected = replaced(expected, "  init %conv_bias_int32 : int32[2] = [8, -4]\n", "");
+  expected = replaced(expected, "%yz, %conv_bias_int32)", "%yz, %bq)");
+  EXPECT_EQ(run(ir, {"fuse_qdq", "dce"}), inferred(expected));
+  // Another scale: requantised, (5 * 0.25) / 0.125 = 10, (-7 * 0.5) / 0.25 = -14.
+  const std::string rescaled =
+      replaced(ir, "init %bs : float32[2] = [0.125, 0.25]", "init %bs : float32[2] = [0.25, 0.5]");
+  expected = replaced(kConvFused, "[8, -4]", "[10, -14]");
+  EXPECT_EQ(run(rescaled, {"fuse_qdq", "dce"}), inferred(expected));
+}
+
+TEST(QdqFusion, KeepsADequantizeLinearThatOthersUse) {
+  const std::string ir = replaced(kConv, "  output %y", "  output %y\n  output %x");
+  const std::string out = run(ir, {"fuse_qdq", "dce"});
+  EXPECT_NE(out.find("QLinearConv(%xq, %xs, %xz, %wq"), std::string::npos) << out;
+  EXPECT_NE(out.find("%x : float32[1,2,3,3] = DequantizeLinear(%xq, %xs, %xz) \"dq_x\""), std::string::npos) << out;
+  EXPECT_EQ(out.find(" = Conv("), std::string::npos) << out;
+}
+
+TEST(QdqFusion, OmittedZeroPointsBecomeZeros) {
+  std::string ir = replaced(kConv, "%w = DequantizeLinear(%wq, %ws, %wz)", "%w = DequantizeLinear(%wq, %ws)");
+  ir = replaced(ir, "  init %wz : int8[2] = [0, 0]\n", "");
+  const std::string out = run(ir, {"fuse_qdq", "dce"});
+  EXPECT_NE(out.find("init %conv_w_zero_point : int8[2] = [0, 0]"), std::string::npos) << out;
+  EXPECT_NE(out.find("QLinearConv(%xq, %xs, %xz, %wq, %ws, %conv_w_zero_point, %ys, %yz"), std::string::npos) << out;
+}
+
+// int8 A per tensor, int8 B [3, 2] per column, int8 output.
+const char* const kMatMul = R"(graph main (opset ""=13) {
+  input %aq : int8[4,3]
+  init %as : float32[] = [0.1]
+  init %az : int8[] = [-3]
+  init %bq : int8[3,2] = [1, 2, 3, 4, 5, 6]
+  init %bs : float32[2] = [0.2, 0.3]
+  init %bz : int8[2] = [0, 1]
+  init %ys : float32[] = [0.05]
+  init %yz : int8[] = [-128]
+  %a = DequantizeLinear(%aq, %as, %az) "dq_a"
+  %b = DequantizeLinear(%bq, %bs, %bz) {axis: int = 1} "dq_b"
+  %m = MatMul(%a, %b) "matmul"
+  %y = QuantizeLinear(%m, %ys, %yz) "q"
+  output %y
+})";
+
+TEST(QdqFusion, MatMulBecomesQLinearMatMulPerColumn) {
+  EXPECT_EQ(run(kMatMul, {"fuse_qdq", "dce"}), inferred(R"(graph main (opset ""=13) {
+  input %aq : int8[4,3]
+  init %as : float32[] = [0.1]
+  init %az : int8[] = [-3]
+  init %bq : int8[3,2] = [1, 2, 3, 4, 5, 6]
+  init %bs : float32[2] = [0.2, 0.3]
+  init %bz : int8[2] = [0, 1]
+  init %ys : float32[] = [0.05]
+  init %yz : int8[] = [-128]
+  %y = QLinearMatMul(%aq, %as, %az, %bq, %bs, %bz, %ys, %yz) "matmul"
+  output %y
+})"));
+}
+
+TEST(QdqFusion, GemmTransBTransposesTheWeights) {
+  std::string ir =
+      replaced(kMatMul, "init %bq : int8[3,2] = [1, 2, 3, 4, 5, 6]", "init %bq : int8[2,3] = [1, 3, 5, 2, 4, 6]");
+  ir = replaced(ir, "{axis: int = 1} \"dq_b\"", "{axis: int = 0} \"dq_b\"");
+  ir = replaced(ir, "%m = MatMul(%a, %b) \"matmul\"", "%m = Gemm(%a, %b) {transB: int = 1} \"gemm\"");
+  EXPECT_EQ(run(ir, {"fuse_qdq", "dce"}), inferred(R"(graph main (opset ""=13) {
+  input %aq : int8[4,3]
+  init %as : float32[] = [0.1]
+  init %az : int8[] = [-3]
+  init %bs : float32[2] = [0.2, 0.3]
+  init %bz : int8[2] = [0, 1]
+  init %ys : float32[] = [0.05]
+  init %yz : int8[] = [-128]
+  init %gemm_weights_t : int8[3,2] = [1, 2, 3, 4, 5, 6]
+  %y = QLinearMatMul(%aq, %as, %az, %gemm_weights_t, %bs, %bz, %ys, %yz) "gemm"
+  output %y
+})"));
+}
+
+// ---- what stays float, and why ----
+
+void expect_unfused(const std::string& ir, const std::string& reason) {
+  EXPECT_EQ(run(ir, {"fuse_qdq"}), inferred(ir));
+  EXPECT_EQ(rejection(ir), reason);
+}
+
+TEST(QdqFusion, LeavesNonConstantWeightsAndScales) {
+  std::string weights = replaced(kConv, "  init %wq : int8[2,2,1,1] = [1, -2, 3, 4]", "  input %wq : int8[2,2,1,1]");
+  expect_unfused(weights, "the weights of Conv 'conv' (input of DequantizeLinear 'dq_w') are not a constant");
+  std::string scale = replaced(kConv, "  init %xs : float32[] = [0.5]", "  input %xs : float32[]");
+  expect_unfused(scale, "the scale of DequantizeLinear 'dq_x' is not a constant");
+}
+
+TEST(QdqFusion, LeavesPerAxisActivationsAndWeightsAlongAnotherAxis) {
+  std::string x = replaced(kConv, "  init %xs : float32[] = [0.5]\n  init %xz : uint8[] = [128]",
+                           "  init %xs : float32[2] = [0.5, 0.25]\n  init %xz : uint8[2] = [128, 128]");
+  expect_unfused(x, "DequantizeLinear 'dq_x' quantises per axis (2 scales); the fused op takes its input per tensor");
+  std::string w = replaced(kConv, "{axis: int = 0} \"dq_w\"", "{axis: int = 1} \"dq_w\"");
+  expect_unfused(
+      w,
+      "the weights of Conv 'conv' are quantised along axis 1 with 2 scales; QLinearConv takes them per output "
+      "channel (axis 0, 2 scales)");
+}
+
+TEST(QdqFusion, LeavesFloat16Scales) {
+  std::string ir = replaced(kConv, "init %xs : float32[] = [0.5]", "init %xs : float16[] = [0x3800]");
+  ir = replaced(ir, "init %ws : float32[2] = [0.25, 0.5]", "init %ws : float16[2] = [0x3400, 0x3800]");
+  ir = replaced(ir, "init %b : float32[2] = [1, -1]", "init %b : float16[2] = [0x3c00, 0xbc00]");
+  ir = replaced(ir, "init %ys : float32[] = [0.75]", "init %ys : float16[] = [0x3a00]");
+  expect_unfused(at_opset(ir, 19),
+                 "the scale of QuantizeLinear 'q' is float16; QLinearConv / QLinearMatMul take float32 scales");
+}
+
+TEST(QdqFusion, LeavesBlockedQuantisation) {
+  // Opset 21: W [2, 2, 1, 1] in blocks of 1 along axis 1: the scale is [2, 2, 1, 1].
+  std::string ir =
+      replaced(kConv, "init %ws : float32[2] = [0.25, 0.5]", "init %ws : float32[2,2,1,1] = [0.25, 0.5, 1, 2]");
+  ir = replaced(ir, "init %wz : int8[2] = [0, 0]", "init %wz : int8[2,2,1,1] = [0, 0, 0, 0]");
+  ir = replaced(ir, "{axis: int = 0} \"dq_w\"", "{axis: int = 1, block_size: int = 1} \"dq_w\"");
+  ir = replaced(ir, "(opset \"\"=13)", "(opset \"\"=21)");
+  expect_unfused(ir,
+                 "DequantizeLinear 'dq_w' uses blocked quantisation (block_size = 1), which QLinearConv / "
+                 "QLinearMatMul do not take");
+}
+
+TEST(QdqFusion, LeavesABiasThatWouldOverflowInt32) {
+  const std::string ir = replaced(kConv, "init %b : float32[2] = [1, -1]", "init %b : float32[2] = [1, -3e9]");
+  expect_unfused(
+      ir, "the bias of Conv 'conv' channel 1 (-3000000000.000000) does not fit int32 at scale xs * ws = 0.250000");
+}
+
+TEST(QdqFusion, LeavesMatMulAndGemmWithABias) {
+  std::string add = replaced(kMatMul, "  %y = QuantizeLinear(%m, %ys, %yz) \"q\"",
+                             "  %s = Add(%m, %c) \"add\"\n  %y = QuantizeLinear(%s, %ys, %yz) \"q\"");
+  add = replaced(add, "  init %ys", "  init %c : float32[2] = [1, 2]\n  init %ys");
+  expect_unfused(add,
+                 "MatMul 'matmul' is followed by Add 'add': no standard quantised op adds it to QLinearMatMul "
+                 "(which has no bias), so it stays float");
+  std::string gemm = replaced(kMatMul, "%m = MatMul(%a, %b) \"matmul\"", "%m = Gemm(%a, %b, %c) \"gemm\"");
+  gemm = replaced(gemm, "  init %ys", "  init %c : float32[2] = [1, 2]\n  init %ys");
+  expect_unfused(gemm,
+                 "Gemm 'gemm' has a bias C: no standard quantised op adds one (QLinearMatMul has no bias), so it "
+                 "stays float");
+}
+
+TEST(QdqFusion, LeavesAConvWhoseFloatOutputIsUsedElsewhere) {
+  const std::string ir = replaced(kConv, "  output %y", "  output %y\n  output %c");
+  EXPECT_EQ(run(ir, {"fuse_qdq"}), inferred(ir));
+  EXPECT_EQ(rejection(ir), "interior value %c of Conv 'conv' is a graph output");
+}
+
+TEST(QdqFusion, LeavesAnIntegerClipBeforeOpset12) {
+  // DequantizeLinear-10 quantises per tensor only.
+  std::string ir = replaced(kConv, "(opset \"\"=13)", "(opset \"\"=11)");
+  ir = replaced(ir, "init %ws : float32[2] = [0.25, 0.5]", "init %ws : float32[] = [0.25]");
+  ir = replaced(ir, "init %wz : int8[2] = [0, 0]", "init %wz : int8[] = [0]");
+  ir = replaced(ir, " {axis: int = 0} \"dq_w\"", " \"dq_w\"");
+  expect_unfused(ir, "Relu 'relu' becomes a Clip of the uint8 output, which needs opset 12 (the graph has 11)");
+  // Where the Relu clips nothing, opset 11 fuses.
+  const std::string lowest = replaced(ir, "init %yz : uint8[] = [10]", "init %yz : uint8[] = [0]");
+  const std::string out = run(lowest, {"fuse_qdq", "dce"});
+  EXPECT_NE(out.find("%y : uint8[1,2,3,3] = QLinearConv("), std::string::npos) << out;
+  EXPECT_NE(out.find("init %conv_bias_int32 : int32[2] = [8, -8]"), std::string::npos) << out;
+  EXPECT_EQ(out.find("Clip"), std::string::npos) << out;
+}
+
+TEST(QdqFusion, LeavesAConvFollowedByAnAdd) {
+  std::string ir =
+      replaced(kConv, "  %r = Relu(%c) \"relu\"", "  %s = Add(%c, %x) \"residual\"\n  %r = Relu(%s) \"relu\"");
+  expect_unfused(ir,
+                 "Conv 'conv' is followed by Add 'residual': no standard quantised op adds it to QLinearConv's output, "
+                 "so it stays float");
+}
+
+// ---- numerics: -O0 (the float QDQ graph) against -O2 (fused) on the reference kernels ----
+
+template <typename T>
+std::string literal(const std::vector<T>& values) {
+  std::string text = "[";
+  for (size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + std::to_string(values[i]);
+  return text + "]";
+}
+
+std::string float_literal(const std::vector<float>& values) {
+  std::string text = "[";
+  char number[32];
+  for (size_t i = 0; i < values.size(); ++i) {
+    std::snprintf(number, sizeof(number), "%.9g", values[i]);
+    text += (i ? ", " : "") + std::string(number);
+  }
+  return text + "]";
+}
+
+struct Outcome {
+  Tensor output;
+  std::vector<std::string> ops;  ///< op types in graph order
+};
+
+Outcome run_at(const std::string& ir, int opt_level, const std::string& input, const Tensor& data) {
+  PluginEnvironment& env = PluginEnvironment::get();
+  Outcome outcome;
+  auto graph = parse_graph(ir);
+  EXPECT_TRUE(graph.is_ok()) << graph.status().to_string();
+  if (!graph.is_ok()) return outcome;
+  EXPECT_TRUE(env.ops().infer_graph(**graph).is_ok());
+  PassManagerOptions options;
+  options.opt_level = opt_level;
+  options.verify_each = true;
+  PassManager manager(env.host().passes(), env.ops(), options);
+  Status status = manager.run(**graph, env.cpu(), env.cpu());
+  EXPECT_TRUE(status.is_ok()) << status.to_string();
+  for (const auto& node : (*graph)->nodes()) outcome.ops.push_back(node->op_type());
+  auto executor = Executor::create(std::move(*graph), *env.cpu(), env.ops());
+  EXPECT_TRUE(executor.is_ok()) << executor.status().to_string();
+  if (!executor.is_ok()) return outcome;
+  std::vector<Tensor> outputs;
+  status = (*executor)->run({{input, data}}, outputs);
+  EXPECT_TRUE(status.is_ok()) << status.to_string();
+  if (status.is_ok()) outcome.output = outputs.at(0);
+  return outcome;
+}
+
+/// Runs `ir` at -O0 and -O2: -O2 must contain `fused_op` and no `float_op`, and every
+/// output element be within one quantisation step of -O0's, nearly all equal.
+void expect_within_one_step(const std::string& ir, const std::string& input, const Tensor& data,
+                            const std::string& fused_op, const std::string& float_op) {
+  const Outcome unfused = run_at(ir, 0, input, data);
+  const Outcome fused = run_at(ir, 2, input, data);
+  ASSERT_TRUE(unfused.output.defined() && fused.output.defined());
+  auto has = [](const Outcome& o, const std::string& op) {
+    return std::find(o.ops.begin(), o.ops.end(), op) != o.ops.end();
+  };
+  EXPECT_TRUE(has(unfused, float_op));
+  EXPECT_TRUE(has(fused, fused_op));
+  EXPECT_FALSE(has(fused, float_op));
+  ASSERT_EQ(fused.output.dtype(), unfused.output.dtype());
+  ASSERT_EQ(fused.output.shape(), unfused.output.shape());
+  int64_t equal = 0, far = 0;
+  const int64_t count = unfused.output.element_count();
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t a = fused.output.scalar_as_int64(i), b = unfused.output.scalar_as_int64(i);
+    equal += a == b;
+    if (std::llabs(a - b) > 1 && far++ < 5)
+      ADD_FAILURE() << "element " << i << ": fused " << a << ", float graph " << b;
+  }
+  EXPECT_GE(equal, count * 99 / 100) << equal << " of " << count << " equal";
+  // The output must not be degenerate (all one value) for the comparison to mean much.
+  int64_t distinct_from_first = 0;
+  for (int64_t i = 0; i < count; ++i)
+    distinct_from_first += unfused.output.scalar_as_int64(i) != unfused.output.scalar_as_int64(0);
+  EXPECT_GT(distinct_from_first, count / 4);
+}
+
+TEST(QdqFusionNumerics, ConvPerChannelWithinOneStep) {
+  std::mt19937 rng(37);
+  std::uniform_int_distribution<int> weight(-127, 127), byte(0, 255);
+  std::uniform_real_distribution<float> scale(0.002f, 0.01f), bias(-1.0f, 1.0f);
+  const int in = 8, out = 16;
+  std::vector<int> w(static_cast<size_t>(out * in * 9));
+  for (int& v : w) v = weight(rng);
+  std::vector<float> ws(out), b(out);
+  for (float& v : ws) v = scale(rng);
+  for (float& v : b) v = bias(rng);
+  const std::string ir = std::string(R"(graph main (opset ""=13) {
+  input %xq : uint8[2,8,9,9]
+  init %xs : float32[] = [0.02]
+  init %xz : uint8[] = [128]
+  init %wq : int8[16,8,3,3] = )") +
+                         literal(w) + R"(
+  init %ws : float32[16] = )" +
+                         float_literal(ws) + R"(
+  init %b : float32[16] = )" +
+                         float_literal(b) + R"(
+  init %ys : float32[] = [0.03]
+  init %yz : uint8[] = [100]
+  %x = DequantizeLinear(%xq, %xs, %xz) "dq_x"
+  %w = DequantizeLinear(%wq, %ws) {axis: int = 0} "dq_w"
+  %c = Conv(%x, %w, %b) {kernel_shape: ints = [3, 3], pads: ints = [1, 1, 1, 1], strides: ints = [2, 2]} "conv"
+  %r = Relu(%c) "relu"
+  %y = QuantizeLinear(%r, %ys, %yz) "q"
+  output %y
+})";
+  Tensor x = Tensor::zeros(DataType::kUInt8, {2, 8, 9, 9});
+  for (int64_t i = 0; i < x.element_count(); ++i) x.data<uint8_t>()[i] = static_cast<uint8_t>(byte(rng));
+  expect_within_one_step(ir, "xq", x, "QLinearConv", "Conv");
+}
+
+TEST(QdqFusionNumerics, MatMulAndGemmInt8WithinOneStep) {
+  std::mt19937 rng(38);
+  std::uniform_int_distribution<int> weight(-127, 127), byte(-128, 127), zero(-5, 5);
+  std::uniform_real_distribution<float> scale(0.002f, 0.01f);
+  const int k = 32, n = 24;
+  std::vector<int> w(static_cast<size_t>(k * n)), wz(n);
+  for (int& v : w) v = weight(rng);
+  for (int& v : wz) v = zero(rng);
+  std::vector<float> ws(n);
+  for (float& v : ws) v = scale(rng);
+  Tensor a = Tensor::zeros(DataType::kInt8, {5, k});
+  for (int64_t i = 0; i < a.element_count(); ++i) a.data<int8_t>()[i] = static_cast<int8_t>(byte(rng));
+  const std::string head = R"(graph main (opset ""=13) {
+  input %aq : int8[5,32]
+  init %as : float32[] = [0.03]
+  init %az : int8[] = [3]
+  init %ys : float32[] = [0.05]
+  init %yz : int8[] = [-2]
+  init %ws : float32[24] = )" +
+                           float_literal(ws) + R"(
+  init %wz : int8[24] = )" +
+                           literal(wz) + "\n";
+  const std::string tail = R"(
+  %y = QuantizeLinear(%m, %ys, %yz) "q"
+  output %y
+})";
+  const std::string matmul = head + "  init %wq : int8[32,24] = " + literal(w) + R"(
+  %a = DequantizeLinear(%aq, %as, %az) "dq_a"
+  %b = DequantizeLinear(%wq, %ws, %wz) {axis: int = 1} "dq_b"
+  %m = MatMul(%a, %b) "matmul")" +
+                             tail;
+  expect_within_one_step(matmul, "aq", a, "QLinearMatMul", "MatMul");
+  std::vector<int> transposed(w.size());
+  for (int row = 0; row < k; ++row) {
+    for (int col = 0; col < n; ++col)
+      transposed[static_cast<size_t>(col * k + row)] = w[static_cast<size_t>(row * n + col)];
+  }
+  const std::string gemm = head + "  init %wq : int8[24,32] = " + literal(transposed) + R"(
+  %a = DequantizeLinear(%aq, %as, %az) "dq_a"
+  %b = DequantizeLinear(%wq, %ws, %wz) {axis: int = 0} "dq_b"
+  %m = Gemm(%a, %b) {transB: int = 1} "gemm")" +
+                           tail;
+  expect_within_one_step(gemm, "aq", a, "QLinearMatMul", "Gemm");
+}
+
+}  // namespace
+}  // namespace ge::fusion
