@@ -27,8 +27,10 @@ std::optional<ChannelBinary> channel_binary(const Node& node) {
     if (node.op_type() == op) result = ChannelBinary{0, 1, algorithm};
   }
   const Value* y = node.output(0);
-  if (!result || !is_float32(node.input(0)) || !is_float32(node.input(1)) || !is_float32(y) ||
-      !node.input(0)->desc().is_static() || !node.input(1)->desc().is_static() || !y->desc().is_static()) {
+  const DnnlType storage = storage_type(y);
+  if (!result || storage == DnnlType::undef || storage_type(node.input(0)) != storage ||
+      storage_type(node.input(1)) != storage || !node.input(0)->desc().is_static() ||
+      !node.input(1)->desc().is_static() || !y->desc().is_static()) {
     return std::nullopt;
   }
   const Dims y_dims = dims_of(*y);
@@ -68,25 +70,31 @@ std::optional<PreparedKernel> prepare_binary(const Node& node, std::string_view 
   // The per-channel operand, plain [N, C, 1, ...], has the same bytes in the full
   // operand's channel-blocked format (C is a multiple of the block there), which is the
   // layout oneDNN's jit kernel wants for it.
-  const std::optional<dnnl::memory::desc> x_md = stored_desc(full), y_md = stored_desc(y),
-                                          c_md = stored_desc(dims_of(*node.input(operands->channel)), full.desc().format);
-  if (!x_md || !y_md || !c_md) return std::nullopt;
+  const DnnlType storage = storage_type(&y);
+  const std::optional<dnnl::memory::desc> x_stored = stored_desc(full), y_md = stored_desc(y),
+                                          c_stored = stored_desc(dims_of(*node.input(operands->channel)),
+                                                                 full.desc().format, storage);
+  if (!x_stored || !y_md || !c_stored) return std::nullopt;
+  // bfloat16 natively, float16 in float32 (converted at the boundary).
+  const dnnl::memory::desc x_md = with_type(*x_stored, compute_type(storage)),
+                           c_md = with_type(*c_stored, compute_type(storage));
   try {
     // The destination in the full operand's layout (oneDNN's jit kernel wants them alike);
     // a reorder writes the stored output format when it differs.
-    dnnl::binary::desc desc(operands->algorithm, *x_md, *c_md, *x_md);
+    dnnl::binary::desc desc(operands->algorithm, x_md, c_md, x_md);
     const dnnl::primitive_attr attr = kernel_attributes();
     dnnl::binary::primitive_desc pd(desc, attr, cpu_engine());
     if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return std::nullopt;
     ProgramBuilder builder;
-    const ArgSource dst = builder.output_or_workspace(*x_md, *y_md);
+    const ArgSource x_source = builder.input(operands->full, *x_stored, x_md);
+    const ArgSource c_source = builder.input(operands->channel, *c_stored, c_md);
+    const ArgSource dst = builder.output_or_workspace(x_md, *y_md);
     builder.add(dnnl::binary(pd),
-                {{DNNL_ARG_SRC_0, *x_md, {ArgSource::kInput, operands->full, 0, nullptr}},
-                 {DNNL_ARG_SRC_1, *c_md, {ArgSource::kInput, operands->channel, 0, nullptr}},
-                 {DNNL_ARG_DST, *x_md, dst}},
+                {{DNNL_ARG_SRC_0, x_md, x_source}, {DNNL_ARG_SRC_1, c_md, c_source}, {DNNL_ARG_DST, x_md, dst}},
                 pd.scratchpad_desc());
-    builder.finish_output(*x_md, dst, *y_md);
-    return std::move(builder).build(fast_kernel_name(backend, node, pd.impl_info_str()), options.threads);
+    builder.finish_output(x_md, dst, *y_md);
+    return std::move(builder).build(
+        fast_kernel_name(backend, node, pd.impl_info_str()) + precision_suffix(storage, false), options.threads);
   } catch (const dnnl::error& error) {
     GE_LOG_DEBUG("{}: no oneDNN fast path: {}", node.describe(), error.what());
     return std::nullopt;

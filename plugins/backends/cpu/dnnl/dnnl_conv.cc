@@ -39,7 +39,8 @@ using cpu_kernels::SpatialGeometry;
 // are the last `rank` entries.
 Dims tail(const std::array<int64_t, cpu_kernels::kMaxSpatialRank>& values, int rank, int64_t minus = 0) {
   Dims out;
-  for (int i = cpu_kernels::kMaxSpatialRank - rank; i < cpu_kernels::kMaxSpatialRank; ++i) out.push_back(values[i] - minus);
+  for (int i = cpu_kernels::kMaxSpatialRank - rank; i < cpu_kernels::kMaxSpatialRank; ++i)
+    out.push_back(values[i] - minus);
   return out;
 }
 
@@ -78,9 +79,19 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
   const Value* b = node.input_count() > 2 ? node.input(2) : nullptr;
   const Value* z = fused && node.input_count() > 3 ? node.input(3) : nullptr;
   const Value* y = node.output(0);
-  if (!is_float32(x) || !is_float32(w) || w->constant() == nullptr) return std::nullopt;
-  if (b != nullptr && (!is_float32(b) || b->constant() == nullptr)) return std::nullopt;
-  if (z != nullptr && (!is_float32(z) || z->desc().shape != y->desc().shape)) return std::nullopt;
+  const DnnlType storage = storage_type(x);
+  if (storage == DnnlType::undef || storage_type(w) != storage || storage_type(y) != storage ||
+      w->constant() == nullptr) {
+    return std::nullopt;
+  }
+  if (b != nullptr && (!is_float(b) || b->constant() == nullptr)) return std::nullopt;
+  if (z != nullptr && (storage_type(z) != storage || z->desc().shape != y->desc().shape)) return std::nullopt;
+  // The primitive's types: bfloat16 tensors natively (f32 accumulation, bf16 output), the
+  // precision mode's float32 ones with bf16 src and weights (the program rounds the src)
+  // and a float32 output, float16 ones in float32 (converted at the kernel's boundary).
+  const bool bf16_mode = computes_in_bf16(node, options);
+  const DnnlType src_type = bf16_mode ? DnnlType::bf16 : compute_type(storage);
+  const DnnlType dst_type = compute_type(storage);
   const Dims x_dims = dims_of(*x), w_dims = dims_of(*w), y_dims = dims_of(*y);
   const size_t rank = x_dims.size();
   if (rank < 3 || rank > 5) return std::nullopt;
@@ -96,7 +107,6 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
   std::optional<dnnl::memory::desc> z_stored = z != nullptr ? stored_desc(*z) : std::nullopt;
   if (!x_stored || !y_stored || (z != nullptr && !z_stored)) return std::nullopt;
 
-  using dt = dnnl::memory::data_type;
   Dims weight_dims = w_dims;
   Tag weight_tag = plain_tag(rank);
   if (group > 1) {
@@ -104,10 +114,13 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
     weight_dims.insert(weight_dims.end(), w_dims.begin() + 1, w_dims.end());
     weight_tag = plain_tag(rank + 1);
   }
-  const dnnl::memory::desc weight_user(weight_dims, dt::f32, weight_tag);
-  const dnnl::memory::desc weight_any(weight_dims, dt::f32, Tag::any);
-  const dnnl::memory::desc bias_md = b != nullptr ? dnnl::memory::desc({y_dims[1]}, dt::f32, Tag::a)
-                                                  : dnnl::memory::desc();
+  const dnnl::memory::desc weight_user(weight_dims, storage, weight_tag);
+  const dnnl::memory::desc weight_any(weight_dims, src_type, Tag::any);
+  // The bias in float32 whatever the tensors' type (converted once when prepacked).
+  const dnnl::memory::desc bias_md =
+      b != nullptr ? dnnl::memory::desc({y_dims[1]}, DnnlType::f32, Tag::a) : dnnl::memory::desc();
+  const dnnl::memory::desc bias_user =
+      b != nullptr ? dnnl::memory::desc({y_dims[1]}, storage_type(b), Tag::a) : dnnl::memory::desc();
   const Dims strides = tail(g.strides, spatial), dilations = tail(g.dilations, spatial, 1);
   const Dims pads_l = tail(g.pads_begin, spatial), pads_r = tail(g.pads_end, spatial);
   auto make_pd = [&](const dnnl::memory::desc& src, const dnnl::memory::desc& dst, Residual residual,
@@ -125,10 +138,13 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
     // Winograd first (see the top of the file): on the stored layouts, else on its own
     // (channel-blocked) with reorders around it, which cost far less than it saves.
     std::optional<dnnl::convolution_forward::primitive_desc> winograd;
-    const dnnl::memory::desc src_any(x_dims, dt::f32, Tag::any), dst_any(y_dims, dt::f32, Tag::any);
-    if (spatial == 2 && winograd_shape(w_dims, group, strides, dilations) && cpu_winograd::enabled()) {
+    const dnnl::memory::desc src_any(x_dims, src_type, Tag::any), dst_any(y_dims, dst_type, Tag::any);
+    const dnnl::memory::desc x_typed = with_type(*x_stored, src_type), y_typed = with_type(*y_stored, dst_type);
+    // oneDNN's Winograd convolutions are float32 only.
+    if (spatial == 2 && src_type == DnnlType::f32 && winograd_shape(w_dims, group, strides, dilations) &&
+        cpu_winograd::enabled()) {
       const Residual sum = z != nullptr ? Residual::kSum : Residual::kNone;
-      for (const auto& [src, dst] : {std::pair{*x_stored, *y_stored}, std::pair{src_any, dst_any}}) {
+      for (const auto& [src, dst] : {std::pair{x_typed, y_typed}, std::pair{src_any, dst_any}}) {
         try {
           winograd = make_pd(src, dst, sum, dnnl::algorithm::convolution_winograd);
           if (is_direct_jit(winograd->impl_info_str())) break;
@@ -146,11 +162,11 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
     // choice of activation layout (`any`), with reorders. Then the final primitive with the
     // layouts fixed (the residual post-op needs a concrete layout).
     std::optional<dnnl::convolution_forward::primitive_desc> direct;
-    std::vector<std::pair<dnnl::memory::desc, dnnl::memory::desc>> direct_layouts{{*x_stored, *y_stored}};
+    std::vector<std::pair<dnnl::memory::desc, dnnl::memory::desc>> direct_layouts{{x_typed, y_typed}};
     if (spatial == 2) {
       const Tag native = native_block() == 16 ? Tag::nChw16c : Tag::nChw8c;
-      direct_layouts.emplace_back(dnnl::memory::desc(x_dims, dt::f32, native),
-                                  dnnl::memory::desc(y_dims, dt::f32, native));
+      direct_layouts.emplace_back(dnnl::memory::desc(x_dims, src_type, native),
+                                  dnnl::memory::desc(y_dims, dst_type, native));
     }
     for (const auto& [src, dst] : direct_layouts) {
       if (winograd || direct) break;
@@ -161,8 +177,9 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
         direct.reset();  // none on these layouts
       }
     }
-    dnnl::convolution_forward::primitive_desc pd =
-        winograd ? *winograd : direct ? *direct : make_pd(src_any, dst_any, Residual::kNone);
+    dnnl::convolution_forward::primitive_desc pd = winograd ? *winograd
+                                                   : direct ? *direct
+                                                            : make_pd(src_any, dst_any, Residual::kNone);
     if (z != nullptr && !winograd) pd = make_pd(pd.src_desc(), pd.dst_desc(), Residual::kBinary);
     ProgramBuilder builder;
     ArgSource src{ArgSource::kInput, 0, 0, nullptr};
@@ -187,7 +204,7 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
                                  {DNNL_ARG_WEIGHTS, pd.weights_desc(), {ArgSource::kOwned, 0, 0, weights}},
                                  {DNNL_ARG_DST, pd.dst_desc(), dst}};
     if (b != nullptr) {
-      void* bias = prepack(builder, *b->constant(), bias_md, bias_md);
+      void* bias = prepack(builder, *b->constant(), bias_user, bias_md);
       args.push_back({DNNL_ARG_BIAS, bias_md, {ArgSource::kOwned, 0, 0, bias}});
     }
     if (z != nullptr && !winograd) {
@@ -195,7 +212,8 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
     }
     builder.add(dnnl::convolution_forward(pd), std::move(args), pd.scratchpad_desc());
     builder.finish_output(pd.dst_desc(), dst, *y_stored);
-    return std::move(builder).build(fast_kernel_name(backend, node, pd.impl_info_str()), options.threads);
+    return std::move(builder).build(
+        fast_kernel_name(backend, node, pd.impl_info_str()) + precision_suffix(storage, bf16_mode), options.threads);
   } catch (const dnnl::error& error) {
     GE_LOG_DEBUG("{}: no oneDNN fast path: {}", node.describe(), error.what());
     return std::nullopt;

@@ -159,8 +159,8 @@ std::optional<PreparedKernel> prepare_depth_to_space(const Node& node, std::stri
                                                             : Tag::nChw16c);
   const dnnl::memory::desc weight_user({expanded, w_dims[0], 1, 1}, dt::f32, Tag::oihw);
   const dnnl::memory::desc weight_any({expanded, w_dims[0], 1, 1}, dt::f32, Tag::any);
-  const dnnl::memory::desc bias_md = b != nullptr ? dnnl::memory::desc({expanded}, dt::f32, Tag::a)
-                                                  : dnnl::memory::desc();
+  const dnnl::memory::desc bias_md =
+      b != nullptr ? dnnl::memory::desc({expanded}, dt::f32, Tag::a) : dnnl::memory::desc();
   try {
     // oneDNN's jit 1x1 kernel wants source and products alike: nhwc, or both blocked (or,
     // for a plain source, both plain).
@@ -230,8 +230,16 @@ std::optional<PreparedKernel> prepare_deconv(const Node& node, std::string_view 
   const Value* w = node.input(1);
   const Value* b = node.input_count() > 2 ? node.input(2) : nullptr;
   const Value* y = node.output(0);
-  if (!is_float32(x) || !is_float32(w) || !is_float32(y) || w->constant() == nullptr) return std::nullopt;
-  if (b != nullptr && (!is_float32(b) || b->constant() == nullptr)) return std::nullopt;
+  const DnnlType storage = storage_type(x);
+  if (storage == DnnlType::undef || storage_type(w) != storage || storage_type(y) != storage ||
+      w->constant() == nullptr) {
+    return std::nullopt;
+  }
+  if (b != nullptr && (!is_float(b) || b->constant() == nullptr)) return std::nullopt;
+  // The primitive's types, as Conv's (dnnl_conv.cc).
+  const bool bf16_mode = computes_in_bf16(node, options);
+  const DnnlType src_type = bf16_mode ? DnnlType::bf16 : compute_type(storage);
+  const DnnlType dst_type = compute_type(storage);
   const std::string auto_pad = node.get_string("auto_pad", "NOTSET");
   if ((auto_pad != "NOTSET" && auto_pad != "VALID") || node.has_attribute("output_shape")) return std::nullopt;
   const Dims x_dims = dims_of(*x), w_dims = dims_of(*w), y_dims = dims_of(*y);
@@ -255,7 +263,8 @@ std::optional<PreparedKernel> prepare_deconv(const Node& node, std::string_view 
   }
   std::optional<dnnl::memory::desc> x_md = stored_desc(*x), y_md = stored_desc(*y);
   if (!x_md || !y_md) return std::nullopt;
-  bool depth_to_space = rank == 4 && group == 1;
+  // The depth-to-space form is float32 throughout (its scatter and weight permutation).
+  bool depth_to_space = rank == 4 && group == 1 && storage == DnnlType::f32 && !bf16_mode;
   for (int i = 0; i < spatial && depth_to_space; ++i) {
     depth_to_space = strides[i] == w_dims[2 + i] && dilations[i] == 1 && pads[i] == 0 && pads[spatial + i] == 0 &&
                      y_dims[2 + i] == x_dims[2 + i] * strides[i];
@@ -263,7 +272,6 @@ std::optional<PreparedKernel> prepare_deconv(const Node& node, std::string_view 
   if (depth_to_space) {
     if (auto kernel = prepare_depth_to_space(node, backend, options, *x_md, x_dims, w_dims, y_dims)) return kernel;
   }
-  using dt = dnnl::memory::data_type;
   // ONNX W is [C_in, C_out / group, k...]: oneDNN's [O, I, k...] read as "io".
   Dims weight_dims{w_dims[1] * group, w_dims[0]};
   Tag weight_tag = rank == 3 ? Tag::bac : rank == 4 ? Tag::bacd : Tag::bacde;  // iow, iohw, iodhw
@@ -272,15 +280,14 @@ std::optional<PreparedKernel> prepare_deconv(const Node& node, std::string_view 
     weight_tag = rank == 3 ? Tag::acbd : rank == 4 ? Tag::acbde : Tag::acbdef;  // giow, giohw, giodhw
   }
   weight_dims.insert(weight_dims.end(), w_dims.begin() + 2, w_dims.end());
-  const dnnl::memory::desc weight_user(weight_dims, dt::f32, weight_tag), weight_any(weight_dims, dt::f32, Tag::any);
-  const dnnl::memory::desc bias_md = b != nullptr ? dnnl::memory::desc({y_dims[1]}, dt::f32, Tag::a)
-                                                  : dnnl::memory::desc();
+  const dnnl::memory::desc weight_user(weight_dims, storage, weight_tag), weight_any(weight_dims, src_type, Tag::any);
+  const dnnl::memory::desc bias_md =
+      b != nullptr ? dnnl::memory::desc({y_dims[1]}, DnnlType::f32, Tag::a) : dnnl::memory::desc();
   try {
     // oneDNN picks the activation layouts it runs fastest; reorders bridge the stored ones.
-    const dnnl::memory::desc x_any(x_dims, dt::f32, Tag::any), y_any(y_dims, dt::f32, Tag::any);
-    dnnl::deconvolution_forward::desc desc(dnnl::prop_kind::forward_inference,
-                                           dnnl::algorithm::deconvolution_direct, x_any, weight_any, bias_md, y_any,
-                                           strides, dnnl_dilations, pads_l, pads_r);
+    const dnnl::memory::desc x_any(x_dims, src_type, Tag::any), y_any(y_dims, dst_type, Tag::any);
+    dnnl::deconvolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct,
+                                           x_any, weight_any, bias_md, y_any, strides, dnnl_dilations, pads_l, pads_r);
     dnnl::post_ops ops;
     if (node.domain() == "ge" && !append_activation(node, ops)) return std::nullopt;
     const dnnl::primitive_attr attr = kernel_attributes(ops);
@@ -294,11 +301,14 @@ std::optional<PreparedKernel> prepare_deconv(const Node& node, std::string_view 
                                  {DNNL_ARG_WEIGHTS, pd.weights_desc(), {ArgSource::kOwned, 0, 0, weights}},
                                  {DNNL_ARG_DST, pd.dst_desc(), dst}};
     if (b != nullptr) {
-      args.push_back({DNNL_ARG_BIAS, bias_md, {ArgSource::kOwned, 0, 0, prepack(builder, *b->constant(), bias_md, bias_md)}});
+      const dnnl::memory::desc bias_user = with_type(bias_md, storage_type(b));
+      args.push_back(
+          {DNNL_ARG_BIAS, bias_md, {ArgSource::kOwned, 0, 0, prepack(builder, *b->constant(), bias_user, bias_md)}});
     }
     builder.add(dnnl::deconvolution_forward(pd), std::move(args), pd.scratchpad_desc());
     builder.finish_output(pd.dst_desc(), dst, *y_md);
-    return std::move(builder).build(fast_kernel_name(backend, node, pd.impl_info_str()), options.threads);
+    return std::move(builder).build(
+        fast_kernel_name(backend, node, pd.impl_info_str()) + precision_suffix(storage, bf16_mode), options.threads);
   } catch (const dnnl::error& error) {
     GE_LOG_DEBUG("{}: no oneDNN fast path: {}", node.describe(), error.what());
     return std::nullopt;

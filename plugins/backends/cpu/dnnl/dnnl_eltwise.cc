@@ -13,24 +13,33 @@
 namespace ge::cpu_dnnl {
 namespace {
 
+// The program of a one-input primitive computing on `md` over data stored as `stored`
+// (the same layout; float16 storage computed in float32, converted at both ends).
 std::optional<PreparedKernel> finish(const Node& node, std::string_view backend, const Options& options,
-                                     const dnnl::primitive& primitive, const dnnl::memory::desc& md,
-                                     const dnnl::memory::desc& scratchpad, const char* implementation) {
+                                     const dnnl::primitive& primitive, const dnnl::memory::desc& stored,
+                                     const dnnl::memory::desc& md, const dnnl::memory::desc& scratchpad,
+                                     const char* implementation) {
   ProgramBuilder builder;
-  builder.add(primitive,
-              {{DNNL_ARG_SRC, md, {ArgSource::kInput, 0, 0, nullptr}}, {DNNL_ARG_DST, md, {ArgSource::kOutput, 0, 0, nullptr}}},
-              scratchpad);
-  return std::move(builder).build(fast_kernel_name(backend, node, implementation), options.threads);
+  const ArgSource src = builder.input(0, stored, md);
+  const ArgSource dst = builder.output_or_workspace(md, stored);
+  builder.add(primitive, {{DNNL_ARG_SRC, md, src}, {DNNL_ARG_DST, md, dst}}, scratchpad);
+  builder.finish_output(md, dst, stored);
+  return std::move(builder).build(
+      fast_kernel_name(backend, node, implementation) + precision_suffix(stored.data_type(), false), options.threads);
 }
 
 }  // namespace
 
 std::optional<PreparedKernel> prepare_softmax(const Node& node, std::string_view backend, const Options& options) {
   const Value* x = node.input(0);
-  if (!is_float32(x) || !is_float32(node.output(0)) || !x->desc().is_plain()) return std::nullopt;
+  const DnnlType storage = storage_type(x);
+  if (storage == DnnlType::undef || storage_type(node.output(0)) != storage || !x->desc().is_plain()) {
+    return std::nullopt;
+  }
   Dims dims = dims_of(*x);
   if (dims.empty() || dims.size() > 6) return std::nullopt;
-  const int64_t opset = node.graph() != nullptr && node.graph()->opset_version("") > 0 ? node.graph()->opset_version("") : 17;
+  const int64_t opset =
+      node.graph() != nullptr && node.graph()->opset_version("") > 0 ? node.graph()->opset_version("") : 17;
   const int64_t rank = static_cast<int64_t>(dims.size());
   int64_t axis = node.get_int("axis", opset >= 13 ? -1 : 1);
   if (axis < 0) axis += rank;
@@ -45,12 +54,14 @@ std::optional<PreparedKernel> prepare_softmax(const Node& node, std::string_view
   for (int64_t d : dims) {
     if (d == 0) return std::nullopt;
   }
-  const dnnl::memory::desc md(dims, dnnl::memory::data_type::f32, plain_tag(dims.size()));
+  const dnnl::memory::desc stored(dims, storage, plain_tag(dims.size()));
+  const dnnl::memory::desc md = with_type(stored, compute_type(storage));
   try {
     dnnl::softmax_forward::desc desc(dnnl::prop_kind::forward_inference, md, static_cast<int>(axis));
     const dnnl::primitive_attr attr = kernel_attributes();
     dnnl::softmax_forward::primitive_desc pd(desc, attr, cpu_engine());
-    return finish(node, backend, options, dnnl::softmax_forward(pd), md, pd.scratchpad_desc(), pd.impl_info_str());
+    return finish(node, backend, options, dnnl::softmax_forward(pd), stored, md, pd.scratchpad_desc(),
+                  pd.impl_info_str());
   } catch (const dnnl::error& error) {
     GE_LOG_DEBUG("{}: no oneDNN fast path: {}", node.describe(), error.what());
     return std::nullopt;
@@ -93,18 +104,21 @@ constexpr int64_t kEltwiseElements = 16384;
 std::optional<PreparedKernel> prepare_eltwise(const Node& node, std::string_view backend, const Options& options) {
   const Value* x = node.input(0);
   const Value* y = node.output(0);
-  if (node.input_count() != 1 || !is_float32(x) || !is_float32(y) || x->desc().format != y->desc().format) {
+  if (node.input_count() != 1 || !is_float(x) || storage_type(y) != storage_type(x) ||
+      x->desc().format != y->desc().format) {
     return std::nullopt;
   }
   const std::optional<EltwiseOp> op = eltwise_op(node);
   if (!op || x->desc().element_count() < kEltwiseElements) return std::nullopt;
-  const std::optional<dnnl::memory::desc> md = stored_desc(*x);  // any format: elementwise
-  if (!md || dims_of(*x).size() > 6) return std::nullopt;
+  const std::optional<dnnl::memory::desc> stored = stored_desc(*x);  // any format: elementwise
+  if (!stored || dims_of(*x).size() > 6) return std::nullopt;
+  const dnnl::memory::desc md = with_type(*stored, compute_type(stored->data_type()));
   try {
-    dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, op->algorithm, *md, op->alpha, op->beta);
+    dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, op->algorithm, md, op->alpha, op->beta);
     const dnnl::primitive_attr attr = kernel_attributes();
     dnnl::eltwise_forward::primitive_desc pd(desc, attr, cpu_engine());
-    return finish(node, backend, options, dnnl::eltwise_forward(pd), *md, pd.scratchpad_desc(), pd.impl_info_str());
+    return finish(node, backend, options, dnnl::eltwise_forward(pd), *stored, md, pd.scratchpad_desc(),
+                  pd.impl_info_str());
   } catch (const dnnl::error& error) {
     GE_LOG_DEBUG("{}: no oneDNN fast path: {}", node.describe(), error.what());
     return std::nullopt;

@@ -57,10 +57,11 @@ int64_t native_block() {
 
 namespace {
 
-// {"nChw16c"} when a 4-D float32 `value` has a multiple of the native block of channels
-// and more than one spatial position.
+// {"nChw16c"} when a 4-D float32, float16 or bfloat16 `value` has a multiple of the
+// native block of channels and more than one spatial position. (TransData moves 16-bit
+// elements as it moves 32-bit ones; the fast paths convert float16 as stored.)
 std::vector<std::string> blocked_formats(const Value* value) {
-  if (!is_float32(value) || !value->desc().is_static() || value->desc().rank() != 4) return {};
+  if (!is_float(value) || !value->desc().is_static() || value->desc().rank() != 4) return {};
   if (value->desc().element_count() == 0) return {};  // no fast path takes an empty tensor
   const std::vector<int64_t> dims = value->desc().static_dims();
   const int64_t channels = dims[1];
@@ -121,8 +122,11 @@ std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend
   const ScopedOpenMpThreads threads(std::max(1, options.threads));
   try {
     if (is_conv(node)) {
-      if (std::optional<PreparedKernel> kernel = cpu_winograd::prepare_conv(node, backend_name, options.threads)) {
-        return kernel;
+      // The AVX2 Winograd is float32 arithmetic: not for the precision mode's bf16 nodes.
+      if (!computes_in_bf16(node, options)) {
+        if (std::optional<PreparedKernel> kernel = cpu_winograd::prepare_conv(node, backend_name, options.threads)) {
+          return kernel;
+        }
       }
       return prepare_conv(node, backend_name, options);
     }

@@ -24,9 +24,10 @@ Dims with_leading_ones(Dims dims, size_t rank) {
   return dims;
 }
 
-// A bias of dims (after leading ones) [1, ..., 1, N]: the primitive's bias.
+// A constant bias of dims (after leading ones) [1, ..., 1, N]: the primitive's bias, as
+// float32 (prepacked from the bias's own type).
 std::optional<dnnl::memory::desc> bias_desc(const Value& bias, const Dims& y_dims) {
-  if (bias.constant() == nullptr || !is_float32(&bias)) return std::nullopt;
+  if (bias.constant() == nullptr || !is_float(&bias)) return std::nullopt;
   Dims dims = dims_of(bias);
   if (dims.size() > y_dims.size()) return std::nullopt;
   dims = with_leading_ones(dims, y_dims.size());
@@ -37,6 +38,27 @@ std::optional<dnnl::memory::desc> bias_desc(const Value& bias, const Dims& y_dim
   return dnnl::memory::desc(dims, dt::f32, plain_tag(dims.size()));
 }
 
+// The types a GEMM of `node` computes in (see Conv's): its storage, the primitive's src
+// and weights, its dst; and the precision mode's bfloat16 arithmetic.
+struct GemmTypesOf {
+  DnnlType storage = DnnlType::undef, src = DnnlType::undef, dst = DnnlType::undef;
+  bool bf16_mode = false;
+};
+
+GemmTypesOf gemm_types(const Node& node, const Options& options) {
+  GemmTypesOf types;
+  types.storage = storage_type(node.input(0));
+  types.bf16_mode = computes_in_bf16(node, options);
+  types.src = types.bf16_mode ? DnnlType::bf16 : compute_type(types.storage);
+  types.dst = compute_type(types.storage);
+  return types;
+}
+
+// A prepacked copy of a constant bias as `to` (float32), from its own type.
+void* prepack_bias(ProgramBuilder& builder, const Value& bias, const dnnl::memory::desc& to) {
+  return prepack(builder, *bias.constant(), with_type(to, storage_type(&bias)), to);
+}
+
 // A [.., M, K] x constant B [K, N] (or stored transposed) as a 1x1 convolution over
 // an [1, K, 1, M] image in nhwc, whose memory is A's rows: oneDNN's jit 1x1 convolution
 // runs this GEMM shape 2-2.6x faster than its sgemm on AVX2 (measured: 52-66 against 24
@@ -45,10 +67,13 @@ std::optional<PreparedKernel> build_as_convolution(const Node& node, std::string
                                                    int64_t m, int64_t k, int64_t n, const Value& b, bool b_transposed,
                                                    const Value* bias, bool fused) {
   const Value& y = *node.output(0);
-  const dnnl::memory::desc src({1, k, 1, m}, dt::f32, Tag::nhwc), dst({1, n, 1, m}, dt::f32, Tag::nhwc);
+  const GemmTypesOf types = gemm_types(node, options);
+  const dnnl::memory::desc src_stored({1, k, 1, m}, types.storage, Tag::nhwc),
+      dst_stored({1, n, 1, m}, types.storage, Tag::nhwc);
+  const dnnl::memory::desc src = with_type(src_stored, types.src), dst = with_type(dst_stored, types.dst);
   // B [K, N] is [I][O] of the 1x1 weights (iohw); stored transposed it is [O][I] (oihw).
-  const dnnl::memory::desc weights_user({n, k, 1, 1}, dt::f32, b_transposed ? Tag::oihw : Tag::iohw);
-  const dnnl::memory::desc weights_any({n, k, 1, 1}, dt::f32, Tag::any);
+  const dnnl::memory::desc weights_user({n, k, 1, 1}, types.storage, b_transposed ? Tag::oihw : Tag::iohw);
+  const dnnl::memory::desc weights_any({n, k, 1, 1}, types.src, Tag::any);
   const dnnl::memory::desc bias_md({n}, dt::f32, Tag::a);
   const Dims y_dims = dims_of(y);
   std::optional<dnnl::memory::desc> full_bias;  // a bias that is not [N]: a binary post-op
@@ -56,7 +81,7 @@ std::optional<PreparedKernel> build_as_convolution(const Node& node, std::string
   if (bias != nullptr) {
     if (bias_desc(*bias, y_dims)) {
       vector_bias = true;
-    } else if (dims_of(*bias) == y_dims && is_float32(bias)) {
+    } else if (dims_of(*bias) == y_dims && storage_type(bias) == types.storage) {
       full_bias = dst;
     } else {
       return std::nullopt;
@@ -73,15 +98,22 @@ std::optional<PreparedKernel> build_as_convolution(const Node& node, std::string
     dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
     ProgramBuilder builder;
     void* weights = prepack(builder, *b.constant(), weights_user, pd.weights_desc());
-    std::vector<ProgramArg> args{{DNNL_ARG_SRC, src, {ArgSource::kInput, 0, 0, nullptr}},
+    const ArgSource src_source = builder.input(0, src_stored, src);
+    const ArgSource dst_source = builder.output_or_workspace(dst, dst_stored);
+    std::vector<ProgramArg> args{{DNNL_ARG_SRC, src, src_source},
                                  {DNNL_ARG_WEIGHTS, pd.weights_desc(), {ArgSource::kOwned, 0, 0, weights}},
-                                 {DNNL_ARG_DST, dst, {ArgSource::kOutput, 0, 0, nullptr}}};
+                                 {DNNL_ARG_DST, dst, dst_source}};
     if (vector_bias) {
-      args.push_back({DNNL_ARG_BIAS, bias_md, {ArgSource::kOwned, 0, 0, prepack(builder, *bias->constant(), bias_md, bias_md)}});
+      args.push_back({DNNL_ARG_BIAS, bias_md, {ArgSource::kOwned, 0, 0, prepack_bias(builder, *bias, bias_md)}});
     }
-    if (full_bias) args.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, dst, {ArgSource::kInput, 2, 0, nullptr}});
+    if (full_bias) {
+      args.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, dst, builder.input(2, dst_stored, dst)});
+    }
     builder.add(dnnl::convolution_forward(pd), std::move(args), pd.scratchpad_desc());
-    return std::move(builder).build(fast_kernel_name(backend, node, pd.impl_info_str()) + ".1x1", options.threads);
+    builder.finish_output(dst, dst_source, dst_stored);
+    return std::move(builder).build(
+        fast_kernel_name(backend, node, pd.impl_info_str()) + ".1x1" + precision_suffix(types.storage, types.bf16_mode),
+        options.threads);
   } catch (const dnnl::error& error) {
     GE_LOG_DEBUG("{}: no oneDNN 1x1 convolution for the GEMM: {}", node.describe(), error.what());
     return std::nullopt;
@@ -90,46 +122,61 @@ std::optional<PreparedKernel> build_as_convolution(const Node& node, std::string
 
 // a_md / b_md: the operands as stored (plain, possibly transposed views).
 std::optional<PreparedKernel> build_matmul(const Node& node, std::string_view backend, const Options& options,
-                                           const dnnl::memory::desc& a_md, const Value& b, const dnnl::memory::desc& b_md,
-                                           const Value* bias, bool fused) {
+                                           const dnnl::memory::desc& a_md, const Value& b,
+                                           const dnnl::memory::desc& b_md, const Value* bias, bool fused) {
   const Value& y = *node.output(0);
   if (!y.desc().is_plain() || !node.input(0)->desc().is_plain() || !b.desc().is_plain()) return std::nullopt;
+  const GemmTypesOf types = gemm_types(node, options);
   const Dims y_dims = dims_of(y);
-  const dnnl::memory::desc y_md(y_dims, dt::f32, plain_tag(y_dims.size()));
+  const dnnl::memory::desc y_stored(y_dims, types.storage, plain_tag(y_dims.size()));
+  const dnnl::memory::desc y_md = with_type(y_stored, types.dst);
+  const dnnl::memory::desc a_compute = with_type(a_md, types.src);
+  const bool constant_b = b.constant() != nullptr;
+  const dnnl::memory::desc b_compute = with_type(b_md, types.src);
   std::optional<dnnl::memory::desc> b_bias, post_bias;  // the primitive's bias, or a binary post-op
   if (bias != nullptr) {
     b_bias = bias_desc(*bias, y_dims);
     if (!b_bias) {
-      if (!is_float32(bias) || !bias->desc().is_plain() || dims_of(*bias).size() > y_dims.size()) return std::nullopt;
+      if (storage_type(bias) != types.storage || !bias->desc().is_plain() || dims_of(*bias).size() > y_dims.size()) {
+        return std::nullopt;
+      }
       const Dims dims = with_leading_ones(dims_of(*bias), y_dims.size());
-      post_bias = dnnl::memory::desc(dims, dt::f32, plain_tag(dims.size()));
+      post_bias = dnnl::memory::desc(dims, types.dst, plain_tag(dims.size()));
     }
   }
-  const bool constant_b = b.constant() != nullptr;
-  const dnnl::memory::desc b_any = constant_b ? dnnl::memory::desc(b_md.dims(), dt::f32, Tag::any) : b_md;
+  const dnnl::memory::desc b_any = constant_b ? dnnl::memory::desc(b_md.dims(), types.src, Tag::any) : b_compute;
   try {
-    dnnl::matmul::desc desc = b_bias ? dnnl::matmul::desc(a_md, b_any, *b_bias, y_md) : dnnl::matmul::desc(a_md, b_any, y_md);
+    dnnl::matmul::desc desc =
+        b_bias ? dnnl::matmul::desc(a_compute, b_any, *b_bias, y_md) : dnnl::matmul::desc(a_compute, b_any, y_md);
     dnnl::post_ops ops;
     if (post_bias) ops.append_binary(dnnl::algorithm::binary_add, *post_bias);
     if (fused && !append_activation(node, ops)) return std::nullopt;
     const dnnl::primitive_attr attr = kernel_attributes(ops);
     dnnl::matmul::primitive_desc pd(desc, attr, cpu_engine());
     ProgramBuilder builder;
-    ArgSource weights{ArgSource::kInput, 1, 0, nullptr};
-    if (constant_b) weights = {ArgSource::kOwned, 0, 0, prepack(builder, *b.constant(), b_md, pd.weights_desc())};
-    std::vector<ProgramArg> args{{DNNL_ARG_SRC, a_md, {ArgSource::kInput, 0, 0, nullptr}},
+    ArgSource weights =
+        constant_b ? ArgSource{ArgSource::kOwned, 0, 0, prepack(builder, *b.constant(), b_md, pd.weights_desc())}
+                   : builder.input(1, b_md, b_compute);
+    const ArgSource dst = builder.output_or_workspace(y_md, y_stored);
+    std::vector<ProgramArg> args{{DNNL_ARG_SRC, a_compute, builder.input(0, a_md, a_compute)},
                                  {DNNL_ARG_WEIGHTS, pd.weights_desc(), weights},
-                                 {DNNL_ARG_DST, y_md, {ArgSource::kOutput, 0, 0, nullptr}}};
+                                 {DNNL_ARG_DST, y_md, dst}};
     if (b_bias) {
-      args.push_back({DNNL_ARG_BIAS, *b_bias, {ArgSource::kOwned, 0, 0, prepack(builder, *bias->constant(), *b_bias, *b_bias)}});
+      args.push_back({DNNL_ARG_BIAS, *b_bias, {ArgSource::kOwned, 0, 0, prepack_bias(builder, *bias, *b_bias)}});
     }
     if (post_bias) {
-      ArgSource source{ArgSource::kInput, 2, 0, nullptr};
-      if (bias->constant() != nullptr) source = {ArgSource::kOwned, 0, 0, prepack(builder, *bias->constant(), *post_bias, *post_bias)};
+      const dnnl::memory::desc bias_stored = with_type(*post_bias, types.storage);
+      ArgSource source =
+          bias->constant() != nullptr
+              ? ArgSource{ArgSource::kOwned, 0, 0, prepack(builder, *bias->constant(), bias_stored, *post_bias)}
+              : builder.input(2, bias_stored, *post_bias);
       args.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, *post_bias, source});
     }
     builder.add(dnnl::matmul(pd), std::move(args), pd.scratchpad_desc());
-    return std::move(builder).build(fast_kernel_name(backend, node, pd.impl_info_str()), options.threads);
+    builder.finish_output(y_md, dst, y_stored);
+    return std::move(builder).build(
+        fast_kernel_name(backend, node, pd.impl_info_str()) + precision_suffix(types.storage, types.bf16_mode),
+        options.threads);
   } catch (const dnnl::error& error) {
     GE_LOG_DEBUG("{}: no oneDNN fast path: {}", node.describe(), error.what());
     return std::nullopt;
@@ -141,7 +188,10 @@ std::optional<PreparedKernel> build_matmul(const Node& node, std::string_view ba
 std::optional<PreparedKernel> prepare_matmul(const Node& node, std::string_view backend, const Options& options) {
   const Value* a = node.input(0);
   const Value* b = node.input(1);
-  if (!is_float32(a) || !is_float32(b) || !is_float32(node.output(0))) return std::nullopt;
+  const DnnlType storage = storage_type(a);
+  if (storage == DnnlType::undef || storage_type(b) != storage || storage_type(node.output(0)) != storage) {
+    return std::nullopt;
+  }
   Dims a_dims = dims_of(*a), b_dims = dims_of(*b);
   // A vector A [K] (a pooled row) is the matrix [1, K]: its product [N] has the bytes of
   // [1, N]. Only as the 1x1 convolution below, which sees M, K and N alone.
@@ -167,8 +217,8 @@ std::optional<PreparedKernel> prepare_matmul(const Node& node, std::string_view 
   }
   if (vector_a) return std::nullopt;
   std::optional<PreparedKernel> kernel =
-      build_matmul(node, backend, options, dnnl::memory::desc(a_dims, dt::f32, plain_tag(rank)), *b,
-                   dnnl::memory::desc(b_dims, dt::f32, plain_tag(rank)), bias, fused);
+      build_matmul(node, backend, options, dnnl::memory::desc(a_dims, storage, plain_tag(rank)), *b,
+                   dnnl::memory::desc(b_dims, storage, plain_tag(rank)), bias, fused);
   // Products of two activations (attention's batched QK^T and PV) only on oneDNN's brgemm
   // kernel (AVX-512): 225 GFLOP/s on BERT-base's [12,128,64] x [12,64,128], one thread,
   // against about 35 for the reference kernel. Its sgemm-based one (AVX2) ran these 4x
@@ -181,7 +231,10 @@ std::optional<PreparedKernel> prepare_gemm(const Node& node, std::string_view ba
   const Value* a = node.input(0);
   const Value* b = node.input(1);
   const Value* c = node.input_count() > 2 ? node.input(2) : nullptr;
-  if (!is_float32(a) || !is_float32(b) || !is_float32(node.output(0))) return std::nullopt;
+  const DnnlType storage = storage_type(a);
+  if (storage == DnnlType::undef || storage_type(b) != storage || storage_type(node.output(0)) != storage) {
+    return std::nullopt;
+  }
   if (node.get_float("alpha", 1.f) != 1.f) return std::nullopt;
   if (c != nullptr && node.get_float("beta", 1.f) != 1.f) return std::nullopt;
   Dims a_dims = dims_of(*a), b_dims = dims_of(*b);
@@ -195,9 +248,9 @@ std::optional<PreparedKernel> prepare_gemm(const Node& node, std::string_view ba
     }
   }
   // A transposed operand is the stored matrix read column-major: dims swapped, tag "ba".
-  auto operand = [](Dims dims, bool transposed) {
-    if (transposed) return dnnl::memory::desc({dims[1], dims[0]}, dt::f32, Tag::ba);
-    return dnnl::memory::desc(dims, dt::f32, Tag::ab);
+  auto operand = [&](Dims dims, bool transposed) {
+    if (transposed) return dnnl::memory::desc({dims[1], dims[0]}, storage, Tag::ba);
+    return dnnl::memory::desc(dims, storage, Tag::ab);
   };
   return build_matmul(node, backend, options, operand(a_dims, trans_a), *b, operand(b_dims, trans_b), c,
                       node.domain() == "ge");

@@ -11,6 +11,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "dnnl_fast_paths.h"
 #include "dnnl_program.h"
@@ -22,7 +23,7 @@
 namespace ge::cpu_dnnl {
 namespace {
 
-// Element offsets of a float32 tensor stored in one of oneDNN's blocked layouts (plain
+// Element offsets of a float32 or bfloat16 tensor stored in one of oneDNN's blocked layouts (plain
 // ones included): outer strides, then the inner blocks, innermost last.
 struct BlockedLayout {
   int rank = 0;
@@ -34,7 +35,7 @@ struct BlockedLayout {
 
   static std::optional<BlockedLayout> of(const dnnl::memory::desc& desc) {
     const dnnl_memory_desc_t& md = desc.data;
-    if (md.format_kind != dnnl_blocked || md.data_type != dnnl_f32) return std::nullopt;
+    if (md.format_kind != dnnl_blocked || (md.data_type != dnnl_f32 && md.data_type != dnnl_bf16)) return std::nullopt;
     BlockedLayout layout;
     layout.rank = md.ndims;
     layout.offset0 = md.offset0;
@@ -64,11 +65,17 @@ struct BlockedLayout {
 struct NanPropagation {
   BlockedLayout x, y;
   Dims y_dims, x_dims, strides, kernel, dilations, pads_begin;  // dilations as oneDNN's (0: dense)
-  int64_t x_floats = 0;                                         // the stored input, padding included
+  int64_t x_elements = 0;                                       // the pooled input, padding included
+  ArgSource x_source, y_source;  // what the primitive read and wrote (float32, or bfloat16 when `bf16`)
+  bool bf16 = false;
 };
 
+// A bfloat16 NaN: all exponent bits and a non-zero fraction.
+bool is_nan_bf16(uint16_t bits) { return (bits & 0x7FFF) > 0x7F80; }
+
 // Whether the window of output position `index` (its N, C and spatial indices) holds a NaN.
-bool window_has_nan(const NanPropagation& p, const float* x, const std::array<int64_t, DNNL_MAX_NDIMS>& index) {
+template <typename T>
+bool window_has_nan(const NanPropagation& p, const T* x, const std::array<int64_t, DNNL_MAX_NDIMS>& index) {
   const int spatial = static_cast<int>(p.y_dims.size()) - 2;
   std::array<int64_t, DNNL_MAX_NDIMS> tap{}, at = index;
   for (;;) {
@@ -77,7 +84,13 @@ bool window_has_nan(const NanPropagation& p, const float* x, const std::array<in
       at[2 + i] = index[2 + i] * p.strides[i] - p.pads_begin[i] + tap[i] * (p.dilations[i] + 1);
       inside = inside && at[2 + i] >= 0 && at[2 + i] < p.x_dims[2 + i];
     }
-    if (inside && std::isnan(x[p.x.offset(at)])) return true;
+    if (inside) {
+      if constexpr (std::is_same_v<T, float>) {
+        if (std::isnan(x[p.x.offset(at)])) return true;
+      } else {
+        if (is_nan_bf16(x[p.x.offset(at)])) return true;
+      }
+    }
     int i = spatial - 1;
     while (i >= 0 && ++tap[i] == p.kernel[i]) tap[i--] = 0;
     if (i < 0) return false;
@@ -97,23 +110,43 @@ bool contains_nan(const float* x, int64_t count) {
   return found != 0;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+bool contains_nan_bf16(const uint16_t* x, int64_t count) {
+  unsigned found = 0;
+  for (int64_t i = 0; i < count; ++i) found |= static_cast<unsigned>((x[i] & 0x7FFF) > 0x7F80);
+  return found != 0;
+}
+
+template <typename T>
+int propagate_nan_of(const NanPropagation& p, const T* x, T* y, T nan) {
+  const int rank = static_cast<int>(p.y_dims.size());
+  std::array<int64_t, DNNL_MAX_NDIMS> index{};
+  for (;;) {
+    if (window_has_nan(p, x, index)) y[p.y.offset(index)] = nan;
+    int d = rank - 1;
+    while (d >= 0 && ++index[d] == p.y_dims[d]) index[d--] = 0;
+    if (d < 0) return cpu_kernels::kKernelOk;
+  }
+}
+
 // The host step after a max pooling: where a window holds a NaN, the output is NaN. A
 // NaN is rare, so one vectorised pass over the stored input decides first (a NaN in
 // block padding only costs the exact walk).
 int propagate_nan(const KernelArgs& args, const void* params) {
   const auto& p = *static_cast<const NanPropagation*>(params);
-  const auto* x = static_cast<const float*>(args.inputs[0]);
-  auto* y = static_cast<float*>(args.outputs[0]);
+  const void* x = resolve(args, p.x_source);
+  void* y = resolve(args, p.y_source);
   if (x == nullptr || y == nullptr) return cpu_kernels::kKernelMissingAddress;
-  if (!contains_nan(x, p.x_floats)) return cpu_kernels::kKernelOk;
-  const int rank = static_cast<int>(p.y_dims.size());
-  std::array<int64_t, DNNL_MAX_NDIMS> index{};
-  for (;;) {
-    if (window_has_nan(p, x, index)) y[p.y.offset(index)] = std::numeric_limits<float>::quiet_NaN();
-    int d = rank - 1;
-    while (d >= 0 && ++index[d] == p.y_dims[d]) index[d--] = 0;
-    if (d < 0) return cpu_kernels::kKernelOk;
+  if (p.bf16) {
+    const auto* x16 = static_cast<const uint16_t*>(x);
+    if (!contains_nan_bf16(x16, p.x_elements)) return cpu_kernels::kKernelOk;
+    return propagate_nan_of<uint16_t>(p, x16, static_cast<uint16_t*>(y), uint16_t{0x7FC0});
   }
+  const auto* x32 = static_cast<const float*>(x);
+  if (!contains_nan(x32, p.x_elements)) return cpu_kernels::kKernelOk;
+  return propagate_nan_of<float>(p, x32, static_cast<float*>(y), std::numeric_limits<float>::quiet_NaN());
 }
 
 }  // namespace
@@ -122,7 +155,8 @@ std::optional<PreparedKernel> prepare_pool(const Node& node, std::string_view ba
   using cpu_kernels::kMaxSpatialRank;
   const Value* x = node.input(0);
   const Value* y = node.output(0);
-  if (!is_float32(x) || !is_float32(y) || node.output_count() != 1) return std::nullopt;
+  const DnnlType storage = storage_type(x);
+  if (storage == DnnlType::undef || storage_type(y) != storage || node.output_count() != 1) return std::nullopt;
   const std::string& op = node.op_type();
   const bool global = op == "GlobalAveragePool" || op == "GlobalMaxPool";
   const bool max = op == "MaxPool" || op == "GlobalMaxPool";
@@ -164,19 +198,21 @@ std::optional<PreparedKernel> prepare_pool(const Node& node, std::string_view ba
                                     : include_pad ? dnnl::algorithm::pooling_avg_include_padding
                                                   : dnnl::algorithm::pooling_avg_exclude_padding;
   try {
-    const dnnl::memory::desc y_any(y_dims, dnnl::memory::data_type::f32, Tag::any);
-    dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, algorithm, *x_stored, y_any, strides, kernel,
+    // bfloat16 natively, float16 in float32 (converted at the boundary).
+    const DnnlType type = compute_type(storage);
+    const dnnl::memory::desc x_md = with_type(*x_stored, type);
+    const dnnl::memory::desc y_any(y_dims, type, Tag::any);
+    dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, algorithm, x_md, y_any, strides, kernel,
                                         dilations, pads_l, pads_r);
     const dnnl::primitive_attr attr = kernel_attributes();
     dnnl::pooling_v2_forward::primitive_desc pd(desc, attr, cpu_engine());
     ProgramBuilder builder;
+    const ArgSource src = builder.input(0, *x_stored, x_md);
     const ArgSource dst = builder.output_or_workspace(pd.dst_desc(), *y_stored);
-    builder.add(dnnl::pooling_v2_forward(pd),
-                {{DNNL_ARG_SRC, *x_stored, {ArgSource::kInput, 0, 0, nullptr}}, {DNNL_ARG_DST, pd.dst_desc(), dst}},
+    builder.add(dnnl::pooling_v2_forward(pd), {{DNNL_ARG_SRC, x_md, src}, {DNNL_ARG_DST, pd.dst_desc(), dst}},
                 pd.scratchpad_desc());
-    builder.finish_output(pd.dst_desc(), dst, *y_stored);
     if (max) {
-      std::optional<BlockedLayout> x_layout = BlockedLayout::of(*x_stored), y_layout = BlockedLayout::of(*y_stored);
+      std::optional<BlockedLayout> x_layout = BlockedLayout::of(x_md), y_layout = BlockedLayout::of(pd.dst_desc());
       if (!x_layout || !y_layout) return std::nullopt;
       auto nan = std::make_shared<NanPropagation>();
       nan->x = *x_layout;
@@ -187,10 +223,15 @@ std::optional<PreparedKernel> prepare_pool(const Node& node, std::string_view ba
       nan->kernel = kernel;
       nan->dilations = dilations;
       nan->pads_begin = pads_l;
-      nan->x_floats = static_cast<int64_t>(x_stored->get_size() / sizeof(float));
+      nan->bf16 = type == DnnlType::bf16;
+      nan->x_elements = static_cast<int64_t>(x_md.get_size() / (nan->bf16 ? 2 : sizeof(float)));
+      nan->x_source = src;
+      nan->y_source = dst;
       builder.add_host(&propagate_nan, std::move(nan));
     }
-    return std::move(builder).build(fast_kernel_name(backend, node, pd.impl_info_str()), options.threads);
+    builder.finish_output(pd.dst_desc(), dst, *y_stored);
+    return std::move(builder).build(
+        fast_kernel_name(backend, node, pd.impl_info_str()) + precision_suffix(storage, false), options.threads);
   } catch (const dnnl::error& error) {
     GE_LOG_DEBUG("{}: no oneDNN fast path: {}", node.describe(), error.what());
     return std::nullopt;

@@ -12,12 +12,14 @@
 #include <mutex>
 #include <new>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <unordered_map>
 #include <utility>
 
 #include "ge/alignment.h"
+#include "ge/minifloat.h"
 #include "ge/cpu_kernels/kernel_library.h"
 #include "thread_budget.h"
 
@@ -32,8 +34,8 @@ constexpr size_t kSlots = 4;
 // The memory objects and argument arrays of one launch in flight.
 struct Slot {
   std::atomic_flag busy = ATOMIC_FLAG_INIT;
-  std::vector<std::vector<dnnl::memory>> memories;   // per step, per arg
-  std::vector<std::vector<dnnl_exec_arg_t>> args;    // per step, per arg
+  std::vector<std::vector<dnnl::memory>> memories;  // per step, per arg
+  std::vector<std::vector<dnnl_exec_arg_t>> args;   // per step, per arg
   dnnl::stream stream;
 };
 
@@ -56,6 +58,8 @@ void build_slot(const Program& program, Slot& slot) {
   }
 }
 
+}  // namespace
+
 void* resolve(const KernelArgs& args, const ArgSource& source) {
   void* base = nullptr;
   switch (source.kind) {
@@ -74,6 +78,32 @@ void* resolve(const KernelArgs& args, const ArgSource& source) {
   }
   return base == nullptr ? nullptr : static_cast<char*>(base) + source.offset;
 }
+
+namespace {
+
+struct HalfConversion {
+  ArgSource from, to;
+  size_t count = 0;   // elements
+  bool widen = true;  // float16 -> float32 (else float32 -> float16)
+};
+
+int convert_half(const KernelArgs& args, const void* params) {
+  const auto& p = *static_cast<const HalfConversion*>(params);
+  void* from = resolve(args, p.from);
+  void* to = resolve(args, p.to);
+  if (from == nullptr || to == nullptr) return cpu_kernels::kKernelMissingAddress;
+  // Element by element as stored, so any layout (core's conversion: F16C or AVX-512).
+  if (p.widen) {
+    ge::float16_to_float(std::span<const uint16_t>(static_cast<const uint16_t*>(from), p.count),
+                         std::span<float>(static_cast<float*>(to), p.count));
+  } else {
+    ge::float16_from_float(std::span<const float>(static_cast<const float*>(from), p.count),
+                           std::span<uint16_t>(static_cast<uint16_t*>(to), p.count));
+  }
+  return cpu_kernels::kKernelOk;
+}
+
+bool is_f16(const dnnl::memory::desc& desc) { return desc.data_type() == dnnl::memory::data_type::f16; }
 
 // The reorder of one image between plain nchw and channel blocks (nChw16c, nChw8c) whose
 // channels do not fill the last block: oneDNN runs its generic kernel for the padded
@@ -94,8 +124,11 @@ std::optional<PartialBlockSplit> split_partial_block(const dnnl::memory::desc& f
       to.data_type() != dnnl::memory::data_type::f32) {
     return std::nullopt;
   }
-  auto as = [&](const dnnl::memory::dims& d, Tag tag) { return dnnl::memory::desc(d, dnnl::memory::data_type::f32, tag); };
-  for (const auto& [block, tag] : {std::pair<int64_t, Tag>{16, Tag::nChw16c}, std::pair<int64_t, Tag>{8, Tag::nChw8c}}) {
+  auto as = [&](const dnnl::memory::dims& d, Tag tag) {
+    return dnnl::memory::desc(d, dnnl::memory::data_type::f32, tag);
+  };
+  for (const auto& [block, tag] :
+       {std::pair<int64_t, Tag>{16, Tag::nChw16c}, std::pair<int64_t, Tag>{8, Tag::nChw8c}}) {
     const int64_t channels = dims[1], whole = channels / block * block;
     if (whole == 0 || whole == channels) continue;
     const bool to_blocks = from == as(dims, Tag::nchw) && to == as(dims, tag);
@@ -124,7 +157,8 @@ int run(const Program& program, Slot& slot, const KernelArgs& args) {
     for (size_t a = 0; a < step.args.size(); ++a) {
       void* address = resolve(args, step.args[a].source);
       if (address == nullptr) return cpu_kernels::kKernelMissingAddress;
-      if (dnnl_memory_set_data_handle(slot.args[s][a].memory, address) != dnnl_success) return cpu_kernels::kKernelLibraryFailure;
+      if (dnnl_memory_set_data_handle(slot.args[s][a].memory, address) != dnnl_success)
+        return cpu_kernels::kKernelLibraryFailure;
     }
     if (dnnl_primitive_execute(step.primitive.get(), slot.stream.get(), static_cast<int>(slot.args[s].size()),
                                slot.args[s].data()) != dnnl_success) {
@@ -199,6 +233,44 @@ void ProgramBuilder::add_host(HostStep step, std::shared_ptr<const void> params)
 
 void ProgramBuilder::add_reorder(const dnnl::memory::desc& from, ArgSource source, const dnnl::memory::desc& to,
                                  ArgSource target) {
+  using dt = dnnl::memory::data_type;
+  auto retyped = [](const dnnl::memory::desc& desc, dt type) {
+    dnnl_memory_desc_t data = desc.data;
+    data.data_type = static_cast<dnnl_data_type_t>(type);
+    return dnnl::memory::desc(data);
+  };
+  auto convert = [&](ArgSource f, ArgSource t, size_t count, bool widen) {
+    auto params = std::make_shared<HalfConversion>();
+    *params = HalfConversion{f, t, count, widen};
+    add_host(&convert_half, std::move(params));
+  };
+  if (is_f16(from) && is_f16(to)) {
+    // A layout change only: the same reorder of 16-bit payloads as bfloat16 (a copy of
+    // each element's bits, which oneDNN's jit reorders do without conversion).
+    add_reorder(retyped(from, dt::bf16), source, retyped(to, dt::bf16), target);
+    return;
+  }
+  if (is_f16(from)) {
+    const dnnl::memory::desc wide = retyped(from, dt::f32);
+    if (wide == to) {
+      convert(source, target, from.get_size() / 2, true);
+      return;
+    }
+    const ArgSource slice{ArgSource::kWorkspace, 0, reserve_workspace(wide.get_size()), nullptr};
+    convert(source, slice, from.get_size() / 2, true);
+    add_reorder(wide, slice, to, target);
+    return;
+  }
+  if (is_f16(to)) {
+    const dnnl::memory::desc wide = retyped(to, dt::f32);
+    if (wide != from) {
+      const ArgSource slice{ArgSource::kWorkspace, 0, reserve_workspace(wide.get_size()), nullptr};
+      add_reorder(from, source, wide, slice);
+      source = slice;
+    }
+    convert(source, target, to.get_size() / 2, false);
+    return;
+  }
   auto one = [&](const dnnl::memory::desc& f, ArgSource s, const dnnl::memory::desc& t, ArgSource d) {
     dnnl::reorder::primitive_desc pd(cpu_engine(), f, cpu_engine(), t);
     add(dnnl::reorder(pd), {{DNNL_ARG_FROM, f, s}, {DNNL_ARG_TO, t, d}}, dnnl::memory::desc());
@@ -209,6 +281,12 @@ void ProgramBuilder::add_reorder(const dnnl::memory::desc& from, ArgSource sourc
     return;
   }
   one(from, source, to, target);
+}
+
+ArgSource ProgramBuilder::input(int index, const dnnl::memory::desc& stored, const dnnl::memory::desc& wanted) {
+  const ArgSource source{ArgSource::kInput, index, 0, nullptr};
+  if (stored == wanted) return source;
+  return reorder_to_workspace(stored, source, wanted);
 }
 
 ArgSource ProgramBuilder::reorder_to_workspace(const dnnl::memory::desc& from, ArgSource source,
@@ -308,7 +386,22 @@ class PrepackCache {
       }
     }
     std::shared_ptr<void> buffer = aligned_buffer(to.get_size());
-    dnnl::memory src(from, cpu_engine(), const_cast<void*>(key));
+    // float16 widens to float32 first: oneDNN 2.6 reorders float16 only with its generic
+    // kernel, and not at all into some weight formats (Winograd's).
+    dnnl::memory::desc source_desc = from;
+    const void* source_data = key;
+    std::shared_ptr<void> widened;
+    if (from.data_type() == dnnl::memory::data_type::f16 && to.data_type() != dnnl::memory::data_type::f16) {
+      const size_t count = from.get_size() / 2;
+      widened = aligned_buffer(count * sizeof(float));
+      ge::float16_to_float(std::span<const uint16_t>(static_cast<const uint16_t*>(key), count),
+                           std::span<float>(static_cast<float*>(widened.get()), count));
+      dnnl_memory_desc_t data = from.data;
+      data.data_type = dnnl_f32;
+      source_desc = dnnl::memory::desc(data);
+      source_data = widened.get();
+    }
+    dnnl::memory src(source_desc, cpu_engine(), const_cast<void*>(source_data));
     dnnl::memory dst(to, cpu_engine(), buffer.get());
     dnnl::stream stream(cpu_engine());
     dnnl::reorder(src, dst).execute(stream, src, dst);

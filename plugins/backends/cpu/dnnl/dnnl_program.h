@@ -21,9 +21,9 @@ namespace ge::cpu_dnnl {
 /// Where one primitive argument's address comes from at launch.
 struct ArgSource {
   enum Kind { kInput, kOutput, kWorkspace, kOwned } kind = kInput;
-  int index = 0;         ///< input/output index
-  size_t offset = 0;     ///< byte offset from the base (the workspace, the input, ...)
-  void* owned = nullptr; ///< kOwned: the kernel's own buffer
+  int index = 0;          ///< input/output index
+  size_t offset = 0;      ///< byte offset from the base (the workspace, the input, ...)
+  void* owned = nullptr;  ///< kOwned: the kernel's own buffer
 };
 
 struct ProgramArg {
@@ -46,6 +46,9 @@ struct ProgramStep {
 /// The engine every fast path uses (one CPU engine per process).
 const dnnl::engine& cpu_engine();
 
+/// The address `source` names in a launch's arguments (null where the launch has none).
+void* resolve(const KernelArgs& args, const ArgSource& source);
+
 /// Builds a program step by step, then turns it into a PreparedKernel.
 class ProgramBuilder {
  public:
@@ -60,13 +63,21 @@ class ProgramBuilder {
   void add(dnnl::primitive primitive, std::vector<ProgramArg> args, const dnnl::memory::desc& scratchpad);
   /// Adds a host step.
   void add_host(HostStep step, std::shared_ptr<const void> params);
-  /// Adds a reorder of `from` (read at `source`) into `to` (written at `target`).
+  /// Adds a reorder of `from` (read at `source`) into `to` (written at `target`). Either
+  /// may be float16 (which no oneDNN 2.6 CPU kernel but its generic reorder reads): the
+  /// conversion to or from float32 is then a host step over the bytes as stored (F16C),
+  /// with a float32 reorder through the workspace where the layouts differ too.
   void add_reorder(const dnnl::memory::desc& from, ArgSource source, const dnnl::memory::desc& to, ArgSource target);
   /// Adds a reorder of `from` (read at `source`) into a fresh workspace slice laid out as
   /// `to`; returns the slice.
   ArgSource reorder_to_workspace(const dnnl::memory::desc& from, ArgSource source, const dnnl::memory::desc& to);
+  /// Where a primitive reading input `index` stored as `stored` finds it laid out as
+  /// `wanted` (another layout or element type): the input itself when they agree, else a
+  /// workspace slice it is reordered into.
+  ArgSource input(int index, const dnnl::memory::desc& stored, const dnnl::memory::desc& wanted);
   /// Adds a reorder of `from` (read at `source`) into output `output` stored as `to`.
-  void reorder_to_output(const dnnl::memory::desc& from, ArgSource source, const dnnl::memory::desc& to, int output = 0);
+  void reorder_to_output(const dnnl::memory::desc& from, ArgSource source, const dnnl::memory::desc& to,
+                         int output = 0);
   /// Where a primitive whose output layout is `internal` writes output 0 stored as
   /// `stored`: the output itself when they agree, else a workspace slice that
   /// finish_output() reorders.

@@ -21,7 +21,9 @@ namespace ge::cpu_dnnl {
 bool resample_applies(const Node& node) {
   const Value* x = node.input(0);
   const Value* y = node.output(0);
-  if (!is_float32(x) || !is_float32(y) || !x->desc().is_static() || !y->desc().is_static()) return false;
+  if (!is_float(x) || storage_type(y) != storage_type(x) || !x->desc().is_static() || !y->desc().is_static()) {
+    return false;
+  }
   if (node.get_int("antialias", 0) != 0 || node.has_attribute("axes")) return false;
   const Dims x_dims = dims_of(*x), y_dims = dims_of(*y);
   if (x_dims.size() < 3 || x_dims.size() > 5 || x_dims[0] != y_dims[0] || x_dims[1] != y_dims[1]) return false;
@@ -54,17 +56,19 @@ bool resample_applies(const Node& node) {
 
 std::optional<PreparedKernel> prepare_resample(const Node& node, std::string_view backend, const Options& options) {
   if (!resample_applies(node)) return std::nullopt;
-  std::optional<dnnl::memory::desc> x_md = stored_desc(*node.input(0)), y_md = stored_desc(*node.output(0));
-  if (!x_md || !y_md) return std::nullopt;
+  std::optional<dnnl::memory::desc> x_stored = stored_desc(*node.input(0)), y_md = stored_desc(*node.output(0));
+  if (!x_stored || !y_md) return std::nullopt;
+  // bfloat16 natively, float16 in float32 (converted at the boundary).
+  const DnnlType storage = x_stored->data_type(), type = compute_type(storage);
+  const dnnl::memory::desc x_md = with_type(*x_stored, type);
   const bool nearest = node.get_string("mode", "nearest") == "nearest";
   try {
     // The destination in the source's layout (oneDNN's jit kernels want them alike); a
     // reorder writes the stored output format when it differs.
-    const dnnl::memory::desc y_like_x(dims_of(*node.output(0)), dnnl::memory::data_type::f32, Tag::any);
-    dnnl::resampling_forward::desc desc(dnnl::prop_kind::forward_inference,
-                                        nearest ? dnnl::algorithm::resampling_nearest
-                                                : dnnl::algorithm::resampling_linear,
-                                        *x_md, y_like_x);
+    const dnnl::memory::desc y_like_x(dims_of(*node.output(0)), type, Tag::any);
+    dnnl::resampling_forward::desc desc(
+        dnnl::prop_kind::forward_inference,
+        nearest ? dnnl::algorithm::resampling_nearest : dnnl::algorithm::resampling_linear, x_md, y_like_x);
     const dnnl::primitive_attr attr = kernel_attributes();
     dnnl::resampling_forward::primitive_desc pd(desc, attr, cpu_engine());
     if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0 && node.input(0)->desc().is_plain() &&
@@ -72,12 +76,13 @@ std::optional<PreparedKernel> prepare_resample(const Node& node, std::string_vie
       return std::nullopt;  // oneDNN's reference loop: no faster than ours
     }
     ProgramBuilder builder;
+    const ArgSource src = builder.input(0, *x_stored, x_md);
     const ArgSource dst = builder.output_or_workspace(pd.dst_desc(), *y_md);
-    builder.add(dnnl::resampling_forward(pd),
-                {{DNNL_ARG_SRC, *x_md, {ArgSource::kInput, 0, 0, nullptr}}, {DNNL_ARG_DST, pd.dst_desc(), dst}},
+    builder.add(dnnl::resampling_forward(pd), {{DNNL_ARG_SRC, x_md, src}, {DNNL_ARG_DST, pd.dst_desc(), dst}},
                 pd.scratchpad_desc());
     builder.finish_output(pd.dst_desc(), dst, *y_md);
-    return std::move(builder).build(fast_kernel_name(backend, node, pd.impl_info_str()), options.threads);
+    return std::move(builder).build(
+        fast_kernel_name(backend, node, pd.impl_info_str()) + precision_suffix(storage, false), options.threads);
   } catch (const dnnl::error& error) {
     GE_LOG_DEBUG("{}: no oneDNN fast path: {}", node.describe(), error.what());
     return std::nullopt;

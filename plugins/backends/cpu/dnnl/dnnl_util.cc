@@ -23,10 +23,12 @@ Tag plain_tag(size_t rank) {
 }
 
 std::optional<dnnl::memory::desc> stored_desc(const Value& value) {
-  return stored_desc(dims_of(value), value.desc().format);
+  const DnnlType type = storage_type(&value);
+  if (type == DnnlType::undef) return std::nullopt;
+  return stored_desc(dims_of(value), value.desc().format, type);
 }
 
-std::optional<dnnl::memory::desc> stored_desc(const Dims& dims, const std::string& format) {
+std::optional<dnnl::memory::desc> stored_desc(const Dims& dims, const std::string& format, DnnlType type) {
   Tag tag = plain_tag(dims.size());
   if (!format.empty()) {
     const int64_t block = cpu_kernels::channel_block_of_format(format, dims.size());
@@ -37,10 +39,56 @@ std::optional<dnnl::memory::desc> stored_desc(const Dims& dims, const std::strin
     else return std::nullopt;
   }
   if (tag == Tag::undef) return std::nullopt;
-  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, tag);
+  return dnnl::memory::desc(dims, type, tag);
 }
 
 bool is_float32(const Value* value) { return value != nullptr && value->desc().dtype == DataType::kFloat32; }
+
+bool is_float(const Value* value) { return storage_type(value) != DnnlType::undef; }
+
+DnnlType storage_type(const Value* value) {
+  if (value == nullptr) return DnnlType::undef;
+  switch (value->desc().dtype) {
+    case DataType::kFloat32: return DnnlType::f32;
+    case DataType::kFloat16: return DnnlType::f16;
+    case DataType::kBFloat16: return DnnlType::bf16;
+    default: return DnnlType::undef;
+  }
+}
+
+DnnlType compute_type(DnnlType storage) { return storage == DnnlType::f16 ? DnnlType::f32 : storage; }
+
+dnnl::memory::desc with_type(const dnnl::memory::desc& desc, DnnlType type) {
+  dnnl_memory_desc_t data = desc.data;
+  data.data_type = static_cast<dnnl_data_type_t>(type);
+  return dnnl::memory::desc(data);
+}
+
+bool computes_in_bf16(const Node& node, const Options& options) {
+  if (options.precision == Precision::kFp32) return false;
+  const std::string& op = node.op_type();
+  const bool onnx = is_onnx_domain(node), ge = node.domain() == "ge";
+  const bool matmul = (onnx && op == "MatMul") || (ge && op == "FusedMatMul");
+  const bool heavy = matmul || (onnx && (op == "Conv" || op == "ConvTranspose" || op == "Gemm")) ||
+                     (ge && (op == "FusedConv" || op == "FusedConvTranspose" || op == "FusedGemm"));
+  if (!heavy || node.input_count() < 2 || !is_float32(node.input(0)) || !is_float32(node.input(1)) ||
+      !is_float32(node.output(0))) {
+    return false;
+  }
+  if (options.precision == Precision::kBf16) return true;
+  // kMixed
+  if (matmul && node.input(1)->constant() == nullptr && node.input(0)->constant() == nullptr) return false;
+  for (const Value* output : node.outputs()) {
+    if (output != nullptr && node.graph() != nullptr && node.graph()->is_output(output)) return false;
+  }
+  return true;
+}
+
+const char* precision_suffix(DnnlType storage, bool bf16_arithmetic) {
+  if (bf16_arithmetic || storage == DnnlType::bf16) return ".bf16";
+  if (storage == DnnlType::f16) return ".f16";
+  return "";
+}
 
 dnnl::primitive_attr kernel_attributes(const dnnl::post_ops& ops) {
   dnnl::primitive_attr attr;

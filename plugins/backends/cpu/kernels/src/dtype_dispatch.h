@@ -53,8 +53,10 @@ using SignedNumericTypes = Concat<FloatingTypes, SignedIntegerTypes>;
 using BoolTypes = TypeList<bool>;
 /// Every element type an elementwise kernel may hold.
 using AllTypes = Concat<NumericTypes, BoolTypes, TypeList<std::string>>;
-/// Gemm and MatMul.
-using GemmTypes = TypeList<float, double, int32_t, int64_t, uint32_t, uint64_t>;
+/// The types Gemm's and MatMul's loop is instantiated for.
+using GemmNativeTypes = TypeList<float, double, int32_t, int64_t, uint32_t, uint64_t>;
+/// Gemm and MatMul: float16 and bfloat16 computed in float32 (nn_float_bridge.h).
+using GemmTypes = Concat<GemmNativeTypes, TypeList<Float16, BFloat16>>;
 
 // ---- dispatch ----
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gemm_reference.h"
+#include "nn_float_bridge.h"
 #include "op_kernels.h"
 #include "strided_loop.h"
 
@@ -98,8 +99,18 @@ Result<PreparedKernel> prepare_gemm(const KernelContext& context) {
     params.c_col_stride = strides[1];
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, {params.m, params.n}));
-  KernelFunction function =
-      select_kernel(dtype, GemmTypes{}, []<typename T>() -> KernelFunction { return &gemm_kernel<T>; });
+  auto make = []<typename T>() -> KernelFunction { return &gemm_kernel<T>; };
+  if (dtype == DataType::kFloat16 || dtype == DataType::kBFloat16) {
+    // The float32 loop on converted copies (float32 accumulation), rounded back once.
+    std::vector<int64_t> c_count;
+    if (has_input(context, 2)) c_count.push_back(product(input_dims(context, 2).value()));
+    nn::FloatBridge bridge{{product(a_dims), product(b_dims)}, {params.m * params.n}};
+    bridge.input_counts.insert(bridge.input_counts.end(), c_count.begin(), c_count.end());
+    const size_t packed_b = params.trans_b ? static_cast<size_t>(params.k * params.n) * sizeof(float) : 0;
+    return nn::prepare_with_bridge<GemmParams, &gemm_kernel<float>>(context, dtype, params, std::move(bridge), packed_b,
+                                                                    0, {}, make);
+  }
+  KernelFunction function = select_kernel(dtype, GemmNativeTypes{}, make);
   const size_t workspace = params.trans_b ? static_cast<size_t>(params.k * params.n) * element_size(dtype) : 0;
   return make_kernel(context, function, params, workspace);
 }

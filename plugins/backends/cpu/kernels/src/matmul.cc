@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gemm_reference.h"
+#include "nn_float_bridge.h"
 #include "op_kernels.h"
 #include "strided_loop.h"
 
@@ -97,8 +98,14 @@ Result<PreparedKernel> prepare_matmul(const KernelContext& context) {
       index[d] = 0;
     }
   }
-  KernelFunction function =
-      select_kernel(dtype, GemmTypes{}, []<typename T>() -> KernelFunction { return &matmul_kernel<T>; });
+  auto make = []<typename T>() -> KernelFunction { return &matmul_kernel<T>; };
+  if (dtype == DataType::kFloat16 || dtype == DataType::kBFloat16) {
+    // The float32 loop on converted copies (float32 accumulation), rounded back once.
+    nn::FloatBridge bridge{{product(a_dims), product(b_dims)}, {product(y_dims)}};
+    return nn::prepare_with_bridge<MatMulParams, &matmul_kernel<float>>(context, dtype, std::move(params),
+                                                                        std::move(bridge), 0, 0, {}, make);
+  }
+  KernelFunction function = select_kernel(dtype, GemmNativeTypes{}, make);
   return make_kernel(context, function, std::move(params));
 }
 
