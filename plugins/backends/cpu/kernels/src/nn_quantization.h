@@ -14,4 +14,9 @@ namespace ge::cpu_kernels {
 Result<bool> check_quantization_parameter(const KernelContext& context, int index, const char* name, DataType dtype,
                                           int64_t extent);
 
+/// Where scale input `index` (float32, float16 or bfloat16) is a constant, every element
+/// must be finite and > 0 (x / 0 and a negative or NaN scale quantize nothing sensible);
+/// the error names the input, the element and its value. Runtime scales are not checked.
+Status check_scale_values(const KernelContext& context, int index, const char* name);
+
 }  // namespace ge::cpu_kernels

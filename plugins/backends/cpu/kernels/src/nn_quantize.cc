@@ -33,6 +33,7 @@
 #include "narrow_element.h"
 #include "nn_element.h"
 #include "nn_kernels.h"
+#include "nn_quantization.h"
 #include "op_kernels.h"
 
 namespace ge::cpu_kernels {
@@ -351,6 +352,8 @@ Result<QuantizeParams> read_layout(const KernelContext& context, const std::vect
                                             " (supported: float32, float16, bfloat16)");
   }
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> scale_dims, input_dims(context, 1));
+  GE_RETURN_IF_ERROR(
+      check_scale_values(context, 1, context.node.op_type() == "QuantizeLinear" ? "y_scale" : "x_scale"));
   GE_ASSIGN_OR_RETURN(int64_t block_size, int_attribute(context, "block_size", 0));
   if (block_size < 0) {
     return invalid_attribute(context, "block_size", "is " + std::to_string(block_size) + ", must be >= 0");

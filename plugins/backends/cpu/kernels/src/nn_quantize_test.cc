@@ -501,5 +501,41 @@ TEST(NnQuantizeKernel, DynamicQuantizeVectorLoopsMatchTheSpec) {
   }
 }
 
+TEST(NnQuantizeKernel, RefusesConstantScalesThatAreNotPositiveAndFinite) {
+  KernelTest quantize("QuantizeLinear", 13);
+  quantize.input(f32({2}, {1, 2})).initializer(f32({}, {0})).output(F::kUInt8, {2});
+  Result<PreparedKernel> q = quantize.prepare();
+  ASSERT_FALSE(q.is_ok());
+  EXPECT_NE(q.status().to_string().find("QuantizeLinear"), std::string::npos) << q.status().to_string();
+  EXPECT_NE(q.status().to_string().find("'y_scale' has value 0: a scale must be finite and > 0"), std::string::npos)
+      << q.status().to_string();
+  KernelTest dequantize("DequantizeLinear", 13);
+  dequantize.input(tensor<int8_t>({1, 2}, {1, 2}))
+      .initializer(f32({2}, {0.5f, -1}))
+      .initializer(tensor<int8_t>({2}, {0, 0}))
+      .output(F::kFloat32, {1, 2});
+  Result<PreparedKernel> d = dequantize.prepare();
+  ASSERT_FALSE(d.is_ok());
+  EXPECT_NE(d.status().to_string().find("'x_scale' has element 1 = -1"), std::string::npos) << d.status().to_string();
+  // A runtime scale is the kernel's input, read at launch: not refused here.
+  KernelTest runtime("QuantizeLinear", 13);
+  runtime.input(f32({2}, {1, 2})).input(f32({}, {0})).output(F::kUInt8, {2});
+  EXPECT_TRUE(runtime.prepare().is_ok());
+}
+
+TEST(NnQuantizeKernel, RefusesAZeroPointOfAnotherDtypeOrShape) {
+  KernelTest dtype("DequantizeLinear", 13);
+  dtype.input(tensor<int8_t>({2}, {1, 2})).initializer(f32({}, {1})).initializer(tensor<uint8_t>({}, {0}));
+  dtype.output(F::kFloat32, {2});
+  EXPECT_FALSE(dtype.prepare().is_ok());
+  KernelTest shape("QuantizeLinear", 13);
+  shape.input(f32({1, 2}, {1, 2})).initializer(f32({2}, {1, 1})).initializer(tensor<uint8_t>({3}, {0, 0, 0}));
+  shape.output(F::kUInt8, {1, 2});
+  Result<PreparedKernel> s = shape.prepare();
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_NE(s.status().to_string().find("zero point [3] must have the shape of scale [2]"), std::string::npos)
+      << s.status().to_string();
+}
+
 }  // namespace
 }  // namespace ge::cpu_kernels::testing

@@ -78,8 +78,9 @@ int quantized_conv_kernel(const KernelArgs& args) {
       for (int64_t i = 0; i < group_in * in_size; ++i) shifted_x[i] = static_cast<int32_t>(x_group[i]) - x_offset;
       im2col(shifted_x, group_in, g, columns);
       const int64_t first_channel = gi * group_out;
-      int32_t* sums = p.qlinear ? accumulator
-                                : static_cast<int32_t*>(args.outputs[0]) + (n * p.out_channels + first_channel) * out_size;
+      int32_t* sums = p.qlinear
+                          ? accumulator
+                          : static_cast<int32_t*>(args.outputs[0]) + (n * p.out_channels + first_channel) * out_size;
       for (int64_t m = 0; m < group_out; ++m) {
         const int32_t initial = bias != nullptr ? bias[first_channel + m] : 0;
         std::fill(sums + m * out_size, sums + (m + 1) * out_size, initial);
@@ -140,8 +141,8 @@ Result<PreparedKernel> prepare_quantized_conv(const KernelContext& context) {
   const DataType w_dtype = input_dtype(context, static_cast<size_t>(p.w_input));
   const std::vector<DataType> int8_types = data_types(Int8Types{});
   if (w_dtype != DataType::kInt8 && w_dtype != DataType::kUInt8) {
-    return unsupported_feature(context, "weight dtype " + std::string(data_type_name(w_dtype)) +
-                                            " (int8 and uint8 are supported)");
+    return unsupported_feature(
+        context, "weight dtype " + std::string(data_type_name(w_dtype)) + " (int8 and uint8 are supported)");
   }
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> x_dims, input_dims(context, 0));
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> w_dims, input_dims(context, static_cast<size_t>(p.w_input)));
@@ -161,22 +162,27 @@ Result<PreparedKernel> prepare_quantized_conv(const KernelContext& context) {
   const std::vector<int64_t> weight_kernel(w_dims.begin() + 2, w_dims.end());
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> kernel, ints_attribute(context, "kernel_shape", weight_kernel));
   if (kernel != weight_kernel) {
-    return invalid_attribute(context, "kernel_shape",
-                             "= " + shape_to_string(kernel) + " does not match the spatial dims of W " +
-                                 shape_to_string(w_dims));
+    return invalid_attribute(
+        context, "kernel_shape",
+        "= " + shape_to_string(kernel) + " does not match the spatial dims of W " + shape_to_string(w_dims));
   }
   const std::vector<int64_t> x_spatial(x_dims.begin() + 2, x_dims.end());
   GE_ASSIGN_OR_RETURN(p.geometry, compute_spatial_geometry(context, x_spatial, kernel, false));
 
   GE_RETURN_IF_ERROR(check_quantization_parameter(context, p.x_zero_input, "x_zero_point", x_dtype, 0).status());
-  GE_ASSIGN_OR_RETURN(p.w_zero_per_channel, check_quantization_parameter(context, p.w_zero_input, "w_zero_point", w_dtype,
-                                                            p.out_channels));
+  GE_ASSIGN_OR_RETURN(p.w_zero_per_channel,
+                      check_quantization_parameter(context, p.w_zero_input, "w_zero_point", w_dtype, p.out_channels));
   DataType y_dtype = DataType::kInt32;
   if (p.qlinear) {
-    GE_RETURN_IF_ERROR(check_quantization_parameter(context, p.x_scale_input, "x_scale", DataType::kFloat32, 0).status());
+    GE_RETURN_IF_ERROR(
+        check_quantization_parameter(context, p.x_scale_input, "x_scale", DataType::kFloat32, 0).status());
     GE_ASSIGN_OR_RETURN(p.w_scale_per_channel, check_quantization_parameter(context, p.w_scale_input, "w_scale",
-                                                               DataType::kFloat32, p.out_channels));
-    GE_RETURN_IF_ERROR(check_quantization_parameter(context, p.y_scale_input, "y_scale", DataType::kFloat32, 0).status());
+                                                                            DataType::kFloat32, p.out_channels));
+    GE_RETURN_IF_ERROR(
+        check_quantization_parameter(context, p.y_scale_input, "y_scale", DataType::kFloat32, 0).status());
+    GE_RETURN_IF_ERROR(check_scale_values(context, p.x_scale_input, "x_scale"));
+    GE_RETURN_IF_ERROR(check_scale_values(context, p.w_scale_input, "w_scale"));
+    GE_RETURN_IF_ERROR(check_scale_values(context, p.y_scale_input, "y_scale"));
     y_dtype = p.y_zero_input >= 0 ? input_dtype(context, static_cast<size_t>(p.y_zero_input))
                                   : context.node.output(0)->desc().dtype;
     if (y_dtype != DataType::kInt8 && y_dtype != DataType::kUInt8) {

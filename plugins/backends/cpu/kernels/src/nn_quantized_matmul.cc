@@ -108,7 +108,8 @@ int quantized_matmul_kernel(const KernelArgs& args) {
   }
   const int64_t size = p.m * p.n;
   for (size_t batch = 0; batch < p.a_matrix.size(); ++batch) {
-    int32_t* sums = p.qlinear ? accumulator : static_cast<int32_t*>(args.outputs[0]) + static_cast<int64_t>(batch) * size;
+    int32_t* sums =
+        p.qlinear ? accumulator : static_cast<int32_t*>(args.outputs[0]) + static_cast<int64_t>(batch) * size;
     std::fill(sums, sums + size, 0);
     gemm_accumulate(p.m, p.n, p.k, shifted_a + p.a_matrix[batch] * p.m * p.k, p.k, 1,
                     shifted_b + p.b_matrix[batch] * p.k * p.n, p.n, 1, sums, p.n);
@@ -152,8 +153,8 @@ int qlinear_matmul_float_kernel(const KernelArgs& args) {
   const void* y_scale = input(p.y_scale_input);
   const void* y_zero = input(p.y_zero_input);
   if (a == nullptr || b == nullptr || args.outputs[0] == nullptr || args.workspace == nullptr ||
-      (p.a_zero_input >= 0 && a_zero == nullptr) || (p.b_zero_input >= 0 && b_zero == nullptr) ||
-      a_scale == nullptr || b_scale == nullptr || y_scale == nullptr || (p.y_zero_input >= 0 && y_zero == nullptr)) {
+      (p.a_zero_input >= 0 && a_zero == nullptr) || (p.b_zero_input >= 0 && b_zero == nullptr) || a_scale == nullptr ||
+      b_scale == nullptr || y_scale == nullptr || (p.y_zero_input >= 0 && y_zero == nullptr)) {
     return kKernelMissingAddress;
   }
   auto* real_a = static_cast<double*>(args.workspace);
@@ -240,8 +241,8 @@ Result<PreparedKernel> prepare_quantized_matmul(const KernelContext& context) {
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> a_dims, input_dims(context, 0));
   GE_ASSIGN_OR_RETURN(std::vector<int64_t> b_dims, input_dims(context, static_cast<size_t>(p.b_input)));
   if (a_dims.empty() || b_dims.empty()) {
-    return invalid_node(context, "inputs A " + shape_to_string(a_dims) + " and B " + shape_to_string(b_dims) +
-                                     " must have rank >= 1");
+    return invalid_node(
+        context, "inputs A " + shape_to_string(a_dims) + " and B " + shape_to_string(b_dims) + " must have rank >= 1");
   }
   p.a_elements = product(a_dims);
   p.b_elements = product(b_dims);
@@ -253,8 +254,8 @@ Result<PreparedKernel> prepare_quantized_matmul(const KernelContext& context) {
   p.k = a_dims.back();
   p.n = b_dims.back();
   if (b_dims[b_dims.size() - 2] != p.k) {
-    return invalid_node(context, "inner dimensions differ: A " + shape_to_string(a_dims) + " and B " +
-                                     shape_to_string(b_dims));
+    return invalid_node(context,
+                        "inner dimensions differ: A " + shape_to_string(a_dims) + " and B " + shape_to_string(b_dims));
   }
   const std::vector<int64_t> a_batch(a_dims.begin(), a_dims.end() - 2);
   const std::vector<int64_t> b_batch(b_dims.begin(), b_dims.end() - 2);
@@ -263,8 +264,10 @@ Result<PreparedKernel> prepare_quantized_matmul(const KernelContext& context) {
     return invalid_node(context, "batch dimensions of A " + shape_to_string(a_dims) + " and B " +
                                      shape_to_string(b_dims) + " do not broadcast");
   }
-  GE_ASSIGN_OR_RETURN(p.a_zero_per_row, check_quantization_parameter(context, p.a_zero_input, "a_zero_point", a_dtype, p.m));
-  GE_ASSIGN_OR_RETURN(p.b_zero_per_column, check_quantization_parameter(context, p.b_zero_input, "b_zero_point", b_dtype, p.n));
+  GE_ASSIGN_OR_RETURN(p.a_zero_per_row,
+                      check_quantization_parameter(context, p.a_zero_input, "a_zero_point", a_dtype, p.m));
+  GE_ASSIGN_OR_RETURN(p.b_zero_per_column,
+                      check_quantization_parameter(context, p.b_zero_input, "b_zero_point", b_dtype, p.n));
   DataType y_dtype = DataType::kInt32;
   if (p.qlinear) {
     if (p.a_zero_per_row) return invalid_node(context, "a_zero_point must be a scalar");
@@ -282,6 +285,9 @@ Result<PreparedKernel> prepare_quantized_matmul(const KernelContext& context) {
     GE_ASSIGN_OR_RETURN(p.b_scale_per_column,
                         check_quantization_parameter(context, p.b_scale_input, "b_scale", p.b_scale_dtype, p.n));
     GE_RETURN_IF_ERROR(check_quantization_parameter(context, p.y_scale_input, "y_scale", p.y_scale_dtype, 0).status());
+    GE_RETURN_IF_ERROR(check_scale_values(context, p.a_scale_input, "a_scale"));
+    GE_RETURN_IF_ERROR(check_scale_values(context, p.b_scale_input, "b_scale"));
+    GE_RETURN_IF_ERROR(check_scale_values(context, p.y_scale_input, "y_scale"));
     y_dtype = p.y_zero_input >= 0 ? input_dtype(context, static_cast<size_t>(p.y_zero_input))
                                   : context.node.output(0)->desc().dtype;
     const std::vector<DataType> y_types = qlinear_types(opset21);

@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <string>
+#include <vector>
+
 #include "kernel_test_util.h"
 #include "math_test_util.h"
 #include "narrow_test_util.h"
@@ -218,6 +222,82 @@ TEST(NnQuantizedOpsKernel, MismatchedZeroPointIsInvalid) {
   Result<PreparedKernel> kernel = test.prepare();
   ASSERT_FALSE(kernel.is_ok());
   EXPECT_NE(kernel.status().message().find("a_zero_point"), std::string::npos) << kernel.status().message();
+}
+
+// Bad quantisation parameters (issue 37 item 4): refused at prepare time with the node and
+// the input named.
+void qlinear_conv_with_scales(KernelTest& test, Tensor x_scale, Tensor w_scale, Tensor y_scale) {
+  test.input(tensor<uint8_t>({1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}))
+      .initializer(std::move(x_scale))
+      .initializer(tensor<uint8_t>({}, {1}))
+      .initializer(tensor<int8_t>({2, 2, 1, 1}, {1, 2, 3, 4}))
+      .initializer(std::move(w_scale))
+      .initializer(tensor<int8_t>({2}, {0, 0}))
+      .initializer(std::move(y_scale))
+      .initializer(tensor<uint8_t>({}, {0}))
+      .output(F::kUInt8, {1, 2, 2, 2});
+}
+
+void expect_refused(KernelTest& test, const std::vector<std::string>& fragments) {
+  Result<PreparedKernel> kernel = test.prepare();
+  ASSERT_FALSE(kernel.is_ok());
+  EXPECT_EQ(kernel.status().code(), StatusCode::kInvalidArgument);
+  for (const std::string& fragment : fragments) {
+    EXPECT_NE(kernel.status().to_string().find(fragment), std::string::npos) << kernel.status().to_string();
+  }
+}
+
+TEST(NnQuantizedOpsKernel, QLinearConvRefusesScalesThatAreNotPositiveAndFinite) {
+  KernelTest zero("QLinearConv", 10);
+  qlinear_conv_with_scales(zero, f32({}, {0}), f32({2}, {1, 1}), f32({}, {1}));
+  expect_refused(zero, {"'node'", "QLinearConv", "'x_scale' has value 0", "finite and > 0"});
+  KernelTest nan("QLinearConv", 10);
+  qlinear_conv_with_scales(nan, f32({}, {1}), f32({2}, {1, std::nanf("")}), f32({}, {1}));
+  expect_refused(nan, {"'w_scale' has element 1 = nan"});
+  KernelTest negative("QLinearConv", 10);
+  qlinear_conv_with_scales(negative, f32({}, {1}), f32({2}, {1, 1}), f32({}, {-0.5f}));
+  expect_refused(negative, {"'y_scale' has value -0.5"});
+  KernelTest infinite("QLinearConv", 10);
+  qlinear_conv_with_scales(infinite, f32({}, {INFINITY}), f32({2}, {1, 1}), f32({}, {1}));
+  expect_refused(infinite, {"'x_scale' has value inf"});
+  // Positive finite constants prepare.
+  KernelTest good("QLinearConv", 10);
+  qlinear_conv_with_scales(good, f32({}, {0.5f}), f32({2}, {1, 2}), f32({}, {0.25f}));
+  EXPECT_TRUE(good.prepare().is_ok());
+}
+
+TEST(NnQuantizedOpsKernel, QLinearConvRefusesPerChannelLengthsThatDoNotMatch) {
+  KernelTest test("QLinearConv", 10);
+  qlinear_conv_with_scales(test, f32({}, {1}), f32({3}, {1, 1, 1}), f32({}, {1}));
+  expect_refused(test, {"'w_scale' has shape [3], expected a scalar or [2]"});
+}
+
+TEST(NnQuantizedOpsKernel, ConvIntegerRefusesAZeroPointOfAnotherDtype) {
+  KernelTest test("ConvInteger", 10);
+  test.input(tensor<uint8_t>({1, 1, 2, 2}, {1, 2, 3, 4}))
+      .initializer(tensor<uint8_t>({1, 1, 1, 1}, {1}))
+      .initializer(tensor<int8_t>({}, {1}))  // X is uint8
+      .output(F::kInt32, {1, 1, 2, 2});
+  Result<PreparedKernel> kernel = test.prepare();
+  ASSERT_FALSE(kernel.is_ok());
+  EXPECT_NE(
+      kernel.status().to_string().find("ConvInteger 'node' with input 2 of dtype int8 next to input 0 of dtype uint8"),
+      std::string::npos)
+      << kernel.status().to_string();
+}
+
+TEST(NnQuantizedOpsKernel, QLinearMatMulRefusesAZeroScale) {
+  KernelTest test("QLinearMatMul", 10);
+  test.input(tensor<uint8_t>({1, 2}, {1, 2}))
+      .initializer(f32({}, {0.1f}))
+      .initializer(tensor<uint8_t>({}, {0}))
+      .initializer(tensor<uint8_t>({2, 2}, {1, 2, 3, 4}))
+      .initializer(f32({2}, {0.1f, 0}))
+      .initializer(tensor<uint8_t>({}, {0}))
+      .initializer(f32({}, {0.1f}))
+      .initializer(tensor<uint8_t>({}, {0}))
+      .output(F::kUInt8, {1, 2});
+  expect_refused(test, {"QLinearMatMul", "'b_scale' has element 1 = 0"});
 }
 
 }  // namespace
