@@ -153,6 +153,14 @@ bool numpy_has(DataType type) {
   return kTypes.count(type) > 0;
 }
 
+/// precision= ("fp32", "bf16", "mixed"), or nullopt for None.
+std::optional<Precision> check_precision(const std::optional<std::string>& name) {
+  if (!name) return std::nullopt;
+  const std::optional<Precision> precision = parse_precision(*name);
+  if (!precision) throw py::value_error("precision must be 'fp32', 'bf16' or 'mixed', got '" + *name + "'");
+  return precision;
+}
+
 void check_opt_level(int opt_level) {
   if (opt_level < 0 || opt_level > 3) {
     throw py::value_error("opt_level must be 0, 1, 2 or 3, got " + std::to_string(opt_level));
@@ -241,8 +249,9 @@ py::list describe(const std::vector<Value*>& values) {
 class PythonSession {
  public:
   PythonSession(const fs::path& model, const std::optional<std::string>& backend, const RegistryFiles& plugins,
-                int threads, int opt_level) {
+                int threads, int opt_level, const std::optional<std::string>& precision_text) {
     check_opt_level(opt_level);
+    const std::optional<Precision> precision = check_precision(precision_text);
     model_ = model.string();
     Status status = without_gil([&]() -> Status {
       std::error_code error;
@@ -253,10 +262,17 @@ class PythonSession {
       options.backend = backend.value_or(compiled ? "" : "cpu");  // a .gem: the backend it was compiled for
       options.passes.opt_level = opt_level;
       options.threads = threads;
+      options.precision = precision.value_or(Precision::kFp32);  // a .gem: kFp32 takes its own
       created_ = Clock::now();
       GE_ASSIGN_OR_RETURN(session_, compiled ? create_session_from_model_file(*host_, model, options)
                                              : Session::create(*host_, model, options));
       loaded_ = Clock::now();
+      if (compiled && precision && session_->requested_precision() != *precision) {
+        return invalid_argument("model file '" + model_ + "' was compiled with precision " +
+                                std::string(precision_name(session_->requested_precision())) + ", not " +
+                                std::string(precision_name(*precision)) +
+                                ": load it with precision=None, or recompile it with that precision");
+      }
       return Status::ok();
     });
     check(status);
@@ -301,6 +317,7 @@ class PythonSession {
   py::list inputs() const { return describe(session_->graph().runtime_inputs()); }
   py::list outputs() const { return describe(session_->graph().outputs()); }
   const std::string& backend() const { return session_->backend_name(); }
+  std::string precision() const { return std::string(precision_name(session_->precision())); }
   std::string repr() const { return "ge.Session('" + model_ + "', backend='" + backend() + "')"; }
 
  private:
@@ -373,18 +390,21 @@ class PythonSession {
   std::shared_mutex runs_;              // shared by plain runs, exclusive for a profiled one
 };
 
-void compile(const fs::path& model, const fs::path& output, const std::string& backend,
-             const RegistryFiles& plugins, int opt_level) {
+void compile(const fs::path& model, const fs::path& output, const std::string& backend, const RegistryFiles& plugins,
+             int opt_level, const std::string& precision_text) {
   check_opt_level(opt_level);
+  const Precision precision = *check_precision(precision_text);
   check(without_gil([&]() -> Status {
     GE_ASSIGN_OR_RETURN(std::shared_ptr<PluginHost> host, load_plugins(plugins, /*strict=*/true));
     SessionOptions options;
     options.backend = backend;
     options.passes.opt_level = opt_level;
+    options.precision = precision;
     GE_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::create(*host, model, options));
     ModelFileInfo info;  // as ge-compile writes it (tools/ge-compile/main.cc)
     info.backend = backend;
     info.opt_level = opt_level;
+    info.precision = session->precision();  // fp32 where the backend has no bf16 arithmetic
     info.producer = "ge python " GE_VERSION_STRING;
     info.source_model = model.filename().string();
     info.plugins = required_plugins(*host, backend);
@@ -434,13 +454,17 @@ PYBIND11_MODULE(ge, m) {
   py::class_<PythonSession>(m, "Session",
                             "A compiled model. run() may be called from several threads at once: the GIL is "
                             "released while the engine runs.")
-      .def(py::init<const fs::path&, const std::optional<std::string>&, const RegistryFiles&, int, int>(),
+      .def(py::init<const fs::path&, const std::optional<std::string>&, const RegistryFiles&, int, int,
+                    const std::optional<std::string>&>(),
            py::arg("model"), py::arg("backend") = py::none(), py::arg("plugins") = py::none(), py::arg("threads") = 0,
-           py::arg("opt_level") = 2,
+           py::arg("opt_level") = 2, py::arg("precision") = py::none(),
            "Compiles an .onnx model for `backend` (default cpu) at `opt_level` (0-3), or loads a .gem file "
            "(on the backend it was compiled for unless `backend` is given; opt_level does not apply). "
            "`plugins`: extra registry files, read before GE_PLUGINS and the built-in registry. "
-           "`threads`: threads per heavy kernel, 0 for the backend's default.")
+           "`threads`: threads per heavy kernel, 0 for the backend's default. `precision`: 'fp32', 'bf16' or "
+           "'mixed', what the heavy ops of a float32 model compute in (None: fp32, or a .gem's own; another "
+           "than a .gem's is a ValueError); a backend without bfloat16 arithmetic warns once and runs fp32 "
+           "(see Session.precision).")
       .def("run", &PythonSession::run, py::arg("inputs"), py::kw_only(), py::arg("profile") = py::none(),
            "Runs once on {name: numpy array}; returns {output name: numpy array}. `profile`: also write a "
            "Chrome trace of this run (compile stages, the run, the device's tasks) to that file. Ctrl-C "
@@ -449,11 +473,15 @@ PYBIND11_MODULE(ge, m) {
       .def_property_readonly("inputs", &PythonSession::inputs, "The inputs to bind, as TensorInfo(name, dtype, shape).")
       .def_property_readonly("outputs", &PythonSession::outputs, "The outputs, as TensorInfo(name, dtype, shape).")
       .def_property_readonly("backend", &PythonSession::backend)
+      .def_property_readonly("precision", &PythonSession::precision,
+                             "What the kernels compute in: 'fp32', 'bf16' or 'mixed' (fp32 where the backend had "
+                             "none of the precision asked).")
       .def("__repr__", &PythonSession::repr);
 
   m.def("compile", &compile, py::arg("model"), py::arg("output_path"), py::arg("backend") = "cpu",
-        py::arg("plugins") = py::none(), py::arg("opt_level") = 2,
-        "Compiles `model` for `backend` into a .gem file at `output_path`, as ge-compile does.");
+        py::arg("plugins") = py::none(), py::arg("opt_level") = 2, py::arg("precision") = "fp32",
+        "Compiles `model` for `backend` into a .gem file at `output_path`, as ge-compile does; the file "
+        "records `precision` (fp32 where the backend has no bfloat16 arithmetic) and runs in it.");
   m.def("list_plugins", &list_plugins, py::arg("plugins") = py::none(),
         "Every plugin entry of the registries read (as ge.Session reads them): dicts with name, kind, "
         "library, registry, version, loaded and error.");

@@ -308,6 +308,7 @@ Result<std::string> serialize_model_file(const Graph& graph, const ModelFileInfo
 
   model_info.set_backend(info.backend);
   model_info.set_opt_level(info.opt_level);
+  model_info.set_precision(std::string(precision_name(info.precision)));
   model_info.set_producer(info.producer);
   model_info.set_source_model(info.source_model);
   for (const RequiredPlugin& plugin : info.plugins) {
@@ -491,6 +492,14 @@ Result<LoadedModelFile> decode_model_file(std::string_view file, const std::stri
   info.file_bytes = file.size();
   info.backend = model_info.backend();
   info.opt_level = model_info.opt_level();
+  if (!model_info.precision().empty()) {  // files before format 5 are fp32
+    const std::optional<Precision> precision = parse_precision(model_info.precision());
+    if (!precision) {
+      return unsupported("model file '" + origin + "' was compiled with precision '" + model_info.precision() +
+                         "', which this build does not know (fp32, bf16, mixed); recompile it with this ge-compile");
+    }
+    info.precision = *precision;
+  }
   info.producer = model_info.producer();
   info.source_model = model_info.source_model();
   for (const gem::RequiredPlugin& p : model_info.plugins()) info.plugins.push_back({p.name(), p.version(), p.kind()});
@@ -709,6 +718,7 @@ std::string describe_model_file(const ModelFileInfo& info) {
   out << "producer: " << info.producer << "\n";
   out << "source model: " << info.source_model << "\n";
   out << "backend: " << info.backend << " (-O" << info.opt_level << ")\n";
+  out << "precision: " << precision_name(info.precision) << "\n";
   out << "file size: " << info.file_bytes << " bytes\n";
   out << "weights: " << info.weight_count << " tensors, " << info.weights_bytes << " bytes\n";
   if (info.merged_weight_count > 0) {

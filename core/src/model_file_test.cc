@@ -187,6 +187,26 @@ TEST(ModelFile, HandAssembledFileLoads) {
   EXPECT_EQ(w->data<float>()[3], 8.f);
 }
 
+TEST(ModelFile, PrecisionRoundTripsAndOlderFilesAreFp32) {
+  for (Precision precision : {Precision::kFp32, Precision::kBf16, Precision::kMixed}) {
+    ModelFileInfo info;
+    info.precision = precision;
+    Result<std::string> bytes = serialize_model_file(*sample_graph(), info);
+    ASSERT_TRUE(bytes.is_ok()) << bytes.status().to_string();
+    Result<LoadedModelFile> loaded = deserialize_model_file(*bytes, "mem");
+    ASSERT_TRUE(loaded.is_ok()) << loaded.status().to_string();
+    EXPECT_EQ(loaded->info.format_version, 5u);
+    EXPECT_EQ(loaded->info.precision, precision);
+    const std::string described = describe_model_file(loaded->info);
+    EXPECT_NE(described.find("\nprecision: " + std::string(precision_name(precision)) + "\n"), std::string::npos)
+        << described;
+  }
+  // A version 1 file (no precision field) is fp32.
+  Result<LoadedModelFile> old = deserialize_model_file(one_weight_file({2, 2}, 16), "hand.gem");
+  ASSERT_TRUE(old.is_ok()) << old.status().to_string();
+  EXPECT_EQ(old->info.precision, Precision::kFp32);
+}
+
 void expect_error(const std::string& bytes, StatusCode code, const std::string& fragment) {
   Result<LoadedModelFile> loaded = deserialize_model_file(bytes, "bad.gem");
   ASSERT_FALSE(loaded.is_ok()) << "expected an error containing: " << fragment;
@@ -199,6 +219,14 @@ std::string good_file() {
   Result<std::string> bytes = serialize_model_file(*sample_graph(), ModelFileInfo{});
   EXPECT_TRUE(bytes.is_ok());
   return *bytes;
+}
+
+TEST(ModelFileCorruption, UnknownPrecisionIsRefused) {
+  std::string weights(16, '\0');
+  std::string info = model_info_with_weight("w", 1, {2, 2}, 0, 16, 16);
+  field_bytes(info, 13, "fp8");  // ModelInfo.precision
+  expect_error(assemble({{3, info}, {1, kOneWeightGraph}, {2, weights}}, 5), StatusCode::kUnsupported,
+               "was compiled with precision 'fp8', which this build does not know (fp32, bf16, mixed)");
 }
 
 TEST(ModelFileCorruption, EmptyAndTruncated) {

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <mutex>
+#include <set>
 #include <unordered_set>
 
 #include "ge/executor.h"
@@ -92,7 +94,40 @@ Status check_loaded_session(Session& session, const Graph& unoptimised, const Pl
   return Status::ok();
 }
 
+/// Logs `message` as a warning unless this process logged it already (a tool compiling
+/// several sessions, ge-run --check-precision, says it once).
+void warn_once(const std::string& message) {
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!said.insert(message).second) return;
+  }
+  GE_LOG_WARN("{}", message);
+}
+
 }  // namespace
+
+Status Session::apply_precision(Backend& backend, Precision requested) {
+  precision_backend_ = &backend;
+  requested_precision_ = requested;
+  precision_ = Precision::kFp32;
+  Status status = detail::guard_plugin_call("backend '" + backend.name() + "' (set_precision)",
+                                            [&] { return backend.set_precision(requested); });
+  if (status.is_ok()) {
+    precision_ = requested;
+    return status;
+  }
+  if (status.code() != StatusCode::kUnsupported || requested == Precision::kFp32) {
+    return status.with_context("precision " + std::string(precision_name(requested)));
+  }
+  warn_once(status.message() + ": running float32 instead of " + std::string(precision_name(requested)));
+  return backend.set_precision(Precision::kFp32).with_context("precision fp32");
+}
+
+void Session::restore_precision() const {
+  if (precision_backend_ != nullptr) (void)precision_backend_->set_precision(precision_);
+}
 
 Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, const std::filesystem::path& model,
                                                  const SessionOptions& options) {
@@ -130,6 +165,8 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
   std::unique_ptr<Graph> unoptimised = options.passes.check_passes ? graph->clone() : nullptr;
   GE_ASSIGN_OR_RETURN(Backend * backend, host.backend(options.backend));
   if (options.threads > 0) GE_RETURN_IF_ERROR(backend->set_intra_op_threads(options.threads));
+  // Before the passes: layout assignment asks the backend which formats its kernels prefer.
+  GE_RETURN_IF_ERROR(session->apply_precision(*backend, options.precision));
   PassManager passes(host.passes(), session->ops_, options.passes);
   Result<Backend*> reference = host.backend("cpu");
   const auto passes_start = clock.mark();

@@ -10,6 +10,44 @@
 #include "stage_clock.h"
 
 namespace ge {
+namespace {
+
+/// A model file runs in the precision it was compiled with (its stored kernel names are
+/// of it): `options.precision` becomes the file's. kFp32, the default, takes the file's;
+/// another must be the file's. Stored plans of bf16/mixed kernels need a backend with that
+/// arithmetic; a file run per op falls back to float32 as any session does.
+Status settle_model_file_precision(const PluginHost& host, const std::filesystem::path& path,
+                                   const LoadedModelFile& loaded, SessionOptions& options) {
+  const Precision stored = loaded.info.precision;
+  const std::string stored_name(precision_name(stored));
+  if (options.precision != Precision::kFp32 && options.precision != stored) {
+    return invalid_argument("model file '" + path.string() + "' was compiled with precision " + stored_name + ", not " +
+                            std::string(precision_name(options.precision)) + ": its kernels are prepared in " +
+                            stored_name + "; run it without --precision (or with " + "--precision " + stored_name +
+                            "), or recompile it with ge-compile --precision " +
+                            std::string(precision_name(options.precision)));
+  }
+  for (size_t i = 0; i < loaded.gears.size(); ++i) {
+    if (loaded.gears[i].info.precision != stored) {
+      return invalid_argument("model file '" + path.string() + "': gear " + std::to_string(i) +
+                              " was compiled with precision " +
+                              std::string(precision_name(loaded.gears[i].info.precision)) + ", the model with " +
+                              stored_name + "; recompile it");
+    }
+  }
+  options.precision = stored;
+  if (stored == Precision::kFp32 || (!loaded.plans && loaded.gears.empty())) return Status::ok();
+  GE_ASSIGN_OR_RETURN(Backend * backend, host.backend(options.backend));
+  Status status = backend->set_precision(stored);
+  if (status.code() == StatusCode::kUnsupported) {
+    return unsupported("model file '" + path.string() + "' was compiled with precision " + stored_name +
+                       " and stores its " + stored_name + " kernels' plans, but " + status.message() +
+                       "; recompile it here with ge-compile --precision fp32");
+  }
+  return status;
+}
+
+}  // namespace
 
 Status Session::load_gear(const PluginHost& host, LoadedModelFile& gear, const SessionOptions& options) {
   if (runner_) return invalid_argument("the model has static input shapes: a dynamic gear cannot apply");
@@ -62,6 +100,7 @@ Result<std::unique_ptr<Session>> Session::create_compiled(const PluginHost& host
   clock.end("infer shapes");
   GE_ASSIGN_OR_RETURN(Backend * backend, host.backend(options.backend));
   if (options.threads > 0) GE_RETURN_IF_ERROR(backend->set_intra_op_threads(options.threads));
+  GE_RETURN_IF_ERROR(session->apply_precision(*backend, options.precision));
   if (plans != nullptr) {
     ModelRunnerOptions runner_options;
     runner_options.precompiled = plans;
@@ -96,6 +135,7 @@ Result<std::unique_ptr<Session>> create_session_from_model_file(const PluginHost
                             " or recompile it with ge-compile --backend " + options.backend);
   }
   GE_RETURN_IF_ERROR(check_required_plugins(loaded.info, host).with_context(path.string()));
+  GE_RETURN_IF_ERROR(settle_model_file_precision(host, path, loaded, options));
   GE_LOG_INFO("loaded '{}': {} nodes, {} weight bytes, {}", path.string(), loaded.graph->node_count(),
               loaded.info.weights_bytes, loaded.plans ? "stored plans" : "per-op");
   const CompiledPlans* plans = loaded.plans ? &*loaded.plans : nullptr;

@@ -85,6 +85,7 @@ Status Session::run_unguarded(const NamedTensors& inputs, std::vector<Tensor>& o
   for (const auto& [name, tensor] : inputs) values.emplace_back(name, RuntimeValue::of(tensor));
   if (!runner_) {
     std::lock_guard<std::mutex> serial(serial_mutex_);
+    restore_precision();  // kernels prepared in the run (specialisations, per op) are of it
     GE_ASSIGN_OR_RETURN(Specialisation * found, specialised(values));
     if (found != nullptr && found->runner) {
       GE_RETURN_IF_ERROR(check_cancelled(options, found->runner->graph()));
@@ -111,6 +112,7 @@ Status Session::run_values_unguarded(const NamedValues& inputs, std::vector<Runt
     return execute_values(*lease, inputs, outputs, options);
   }
   std::lock_guard<std::mutex> serial(serial_mutex_);
+  restore_precision();  // kernels prepared in the run (specialisations, per op) are of it
   GE_ASSIGN_OR_RETURN(Specialisation * found, specialised(inputs));
   if (found != nullptr && found->executor) return found->executor->run_values(inputs, outputs, options);
   if (found == nullptr || !found->runner) {

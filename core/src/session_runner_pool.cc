@@ -37,6 +37,7 @@ Result<ModelRunner*> Session::acquire_runner() {
   options.precompiled = &plans;
   options.memory_plan_options.ops = &ops_;
   options.output_pool = pool_;
+  restore_precision();  // the sibling's kernels must be the stored plan's
   GE_ASSIGN_OR_RETURN(std::unique_ptr<ModelRunner> sibling, ModelRunner::load(runner_->graph(), *backend_, options));
   std::lock_guard<std::mutex> lock(runners_mutex_);
   sibling_runners_.push_back(std::move(sibling));

@@ -2,6 +2,7 @@
 // checking exit status and messages. The expected output was computed by numpy in
 // samples/models/make_small_cnn.py, not by GE.
 
+#include <cpuid.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 #include <sys/wait.h>
@@ -996,4 +997,140 @@ TEST_F(GeRunE2ETest, HugeAttributesEndCleanlyAndSoon) {
       }
     }
   }
+}
+
+// ---- issue 37: --precision, -v's nodes per precision, --check-precision ----
+
+namespace {
+
+/// Whether the cpu backend has bfloat16 arithmetic here: AVX512_BF16 by cpuid, oneDNN
+/// not capped below it.
+bool cpu_has_bf16() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) == 0) return false;
+  return (eax & (1u << 5)) != 0 && std::getenv("ONEDNN_MAX_CPU_ISA") == nullptr &&
+         std::getenv("DNNL_MAX_CPU_ISA") == nullptr;
+}
+
+size_t occurrences(const std::string& text, const std::string& needle) {
+  size_t count = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++count;
+  return count;
+}
+
+}  // namespace
+
+TEST_F(GeRunE2ETest, PrecisionBf16RunsTheHeavyOpsInBf16AndVerboseListsThem) {
+  const std::vector<std::string> io = {"--input", (kData / "input_0.pb").string(), "--expected-dir", kData.string()};
+  std::vector<std::string> args = {kModel.string(), "--precision", "bf16", "-v", "--rtol", "0", "--atol", "1e-2"};
+  args.insert(args.end(), io.begin(), io.end());
+  Outcome r = ge_run(args);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_CONTAINS(r.output, ": OK, max abs error");
+  if (cpu_has_bf16()) {
+    EXPECT_CONTAINS(r.output,
+                    "precision: bf16; nodes by the precision their kernels computed in:\n"
+                    "  bf16: 3 nodes: Conv 'conv1', Conv 'conv2', Gemm 'fc'\n"
+                    "  fp32: 5 nodes (the model's own types): ");
+    EXPECT_EQ(r.output.find("no bfloat16 arithmetic"), std::string::npos) << r.output;
+  } else {
+    EXPECT_CONTAINS(r.output, "backend cpu: this CPU has no bfloat16 arithmetic");
+    EXPECT_CONTAINS(r.output, "precision: fp32 (bf16 asked; the backend has none); nodes by the precision");
+  }
+  // mixed: small_cnn's heavy ops write no graph output and multiply no two activations.
+  args = {kModel.string(), "--precision", "mixed", "--rtol", "0", "--atol", "1e-2"};
+  args.insert(args.end(), io.begin(), io.end());
+  r = ge_run(args);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  // Without --precision, -v lists no precisions.
+  args = {kModel.string(), "-v"};
+  args.insert(args.end(), io.begin(), io.end());
+  r = ge_run(args);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("nodes by the precision"), std::string::npos) << r.output;
+}
+
+TEST_F(GeRunE2ETest, WithoutBfloat16ArithmeticItSaysSoOnceAndRunsFloat32) {
+  // oneDNN capped below avx512_core_bf16: the cpu backend refuses bf16; the results are
+  // float32's (numpy's within 1e-5), the float32 check run agrees exactly.
+  Outcome r = run_tool(
+      "env", {"ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI", GE_RUN_PATH, kModel.string(), "--precision", "bf16",
+              "--check-precision", "-v", "--input", (kData / "input_0.pb").string(), "--expected-dir", kData.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(occurrences(r.output, "backend cpu: this CPU has no bfloat16 arithmetic"), 1u) << r.output;
+  EXPECT_CONTAINS(r.output, ": running float32 instead of bf16");
+  EXPECT_CONTAINS(r.output, ": OK, max abs error");
+  EXPECT_CONTAINS(r.output, "precision: fp32 (bf16 asked; the backend has none); nodes by the precision");
+  EXPECT_EQ(r.output.find("  bf16: "), std::string::npos) << r.output;
+  EXPECT_CONTAINS(r.output,
+                  "check precision: fp32 (bf16 asked; the backend has none) against fp32 on the same inputs:\n"
+                  "  output 0 'output': max abs error 0, max rel error 0 (fp32 max |x| ");
+  // npu_sim has no bfloat16 arithmetic at all.
+  r = ge_run({kModel.string(), "--backend", "npu_sim", "--precision", "mixed", "--input",
+              (kData / "input_0.pb").string(), "--expected-dir", kData.string(), "--atol", "1e-4"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(occurrences(r.output, "backend 'npu_sim' has no mixed arithmetic: running float32 instead of mixed"), 1u)
+      << r.output;
+}
+
+TEST_F(GeRunE2ETest, CheckPrecisionReportsEachOutputsErrorAgainstFloat32) {
+  Outcome r =
+      ge_run({kModel.string(), "--precision", "bf16", "--check-precision", "--input", (kData / "input_0.pb").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const std::string header = std::string("check precision: ") +
+                             (cpu_has_bf16() ? "bf16" : "fp32 (bf16 asked; the backend has none)") +
+                             " against fp32 on the same inputs:\n  output 0 'output': max abs error ";
+  const size_t at = r.output.find(header);
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const double max_abs = std::strtod(r.output.c_str() + at + header.size(), nullptr);
+  if (cpu_has_bf16()) {
+    EXPECT_GT(max_abs, 0.0) << r.output;  // bf16 rounding shows
+    EXPECT_LT(max_abs, 1e-2) << r.output;
+  } else {
+    EXPECT_EQ(max_abs, 0.0) << r.output;
+  }
+  EXPECT_CONTAINS(r.output, ", max rel error ");
+  EXPECT_CONTAINS(r.output, " 10 elements)\n");
+  EXPECT_EQ(r.output.find("NON-FINITE"), std::string::npos) << r.output;
+}
+
+TEST_F(GeRunE2ETest, PrecisionOptionErrors) {
+  Outcome r = ge_run({kModel.string(), "--precision", "fp16"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "--precision expects fp32, bf16 or mixed, got 'fp16'");
+  r = ge_run({kModel.string(), "--check-precision"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "--check-precision compares a reduced precision with float32: give --precision bf16");
+}
+
+TEST_F(GeRunE2ETest, ACompiledModelRunsInThePrecisionItWasCompiledWith) {
+  const std::string gem = (tmp_ / "bf16.gem").string();
+  Outcome compiled = run_tool(GE_COMPILE_PATH, {"--model", kModel.string(), "--output", gem, "--precision", "bf16"});
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
+  const std::string stored = cpu_has_bf16() ? "bf16" : "fp32";
+  const std::string other = cpu_has_bf16() ? "fp32" : "mixed";
+  const std::vector<std::string> io = {
+      "--input", (kData / "input_0.pb").string(), "--expected-dir", kData.string(), "--rtol", "0", "--atol", "1e-2"};
+  std::vector<std::string> args = {gem, "-v"};
+  args.insert(args.end(), io.begin(), io.end());
+  Outcome r = ge_run(args);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  if (stored == "bf16") {  // a bf16 .gem lists its precisions without --precision
+    EXPECT_CONTAINS(r.output, "precision: bf16; nodes by the precision their kernels computed in:\n  bf16: 3 nodes: ");
+  } else {  // compiled fp32 (said so): -v lists them only with --precision
+    EXPECT_EQ(r.output.find("nodes by the precision"), std::string::npos) << r.output;
+  }
+  args = {gem, "--precision", stored};
+  args.insert(args.end(), io.begin(), io.end());
+  r = ge_run(args);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  args = {gem, "--precision", other};
+  args.insert(args.end(), io.begin(), io.end());
+  r = ge_run(args);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "model file '" + gem + "' was compiled with precision " + stored + ", not " + other);
+  r = ge_run({gem, "--precision", "bf16", "--check-precision"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_CONTAINS(r.output,
+                  "--check-precision compiles the model again in float32, but '" + gem + "' is compiled already");
 }

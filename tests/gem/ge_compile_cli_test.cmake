@@ -20,7 +20,7 @@ set(gem ${WORK_DIR}/small_cnn.gem)
 file(REMOVE ${gem})
 expect_run(0 ARGS --model ${MODEL} --output ${gem} -O2 CONTAINS "compiled '${MODEL}' for cpu -O2 into '${gem}'")
 expect_run(0 ARGS --info ${gem}
-  CONTAINS "format version: 4" "backend: cpu (-O2)" "execution: task sink, 1 stream, 0 events, "
+  CONTAINS "format version: 5" "backend: cpu (-O2)" "precision: fp32\n" "execution: task sink, 1 stream, 0 events, "
            "memory: feature map " "lower bound " "source model: small_cnn.onnx" "inputs:\n  input : float32[1,3,16,16]"
            "outputs:\n" "op histogram:\n" "required plugins:\n" "(backend)" "(op_library)")
 # MaxUnpool accumulates into a zeroed output: the file lists its atomic-clean group.
@@ -56,6 +56,34 @@ expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --input-shape "nos
   "--input-shape: the model has no runtime input 'nosuch'")
 expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem -O7 CONTAINS "-O expects 0, 1, 2 or 3, got '7'")
 expect_run(1 ARGS --info ${WORK_DIR}/does_not_exist.gem CONTAINS "cannot read model file")
+# --precision is recorded in the .gem (fp32 where the CPU has no bfloat16 arithmetic, which
+# the compile says) and --verify checks one given against it.
+expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --precision fp16 CONTAINS
+  "--precision expects fp32, bf16 or mixed, got 'fp16'")
+execute_process(COMMAND ${GE_COMPILE} --model ${MODEL} --output ${WORK_DIR}/bf16.gem --precision bf16
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "ge-compile --precision bf16: exit ${rc}\n${out}\n${err}")
+elseif(out MATCHES "\nprecision: bf16\n")
+  set(stored bf16)
+  set(other fp32)
+elseif(out MATCHES "\nprecision: fp32 \\(bf16 asked; backend cpu has none\\)\n" AND
+       err MATCHES "backend cpu: this CPU has no bfloat16 arithmetic")
+  set(stored fp32)
+  set(other bf16)
+else()
+  message(FATAL_ERROR "ge-compile --precision bf16 says neither bf16 nor why it compiled fp32:\n${out}\n${err}")
+endif()
+expect_run(0 ARGS --info ${WORK_DIR}/bf16.gem CONTAINS "precision: ${stored}\n")
+expect_run(0 ARGS --verify ${WORK_DIR}/bf16.gem --precision ${stored} CONTAINS "loaded '${WORK_DIR}/bf16.gem' for cpu: ")
+expect_run(0 ARGS --verify ${WORK_DIR}/bf16.gem CONTAINS "loaded '${WORK_DIR}/bf16.gem' for cpu: ")
+expect_run(1 ARGS --verify ${WORK_DIR}/bf16.gem --precision ${other} CONTAINS
+  "was compiled with precision ${stored}, not ${other}")
+# npu_sim has no bfloat16 arithmetic: it says so once and compiles float32.
+expect_run(0 ARGS --model ${MODEL} --output ${WORK_DIR}/npu_bf16.gem --backend npu_sim --precision bf16 CONTAINS
+  "backend 'npu_sim' has no bf16 arithmetic: running float32 instead of bf16"
+  "precision: fp32 (bf16 asked; backend npu_sim has none)")
+expect_run(0 ARGS --info ${WORK_DIR}/npu_bf16.gem CONTAINS "precision: fp32\n")
 # Dynamic gears need dynamic input dims; small_cnn's are static.
 expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --input-shape "input=1,3,16,16"
   --input-shape "input=1,3,16,16" CONTAINS "dynamic gears need dynamic dims")

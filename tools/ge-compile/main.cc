@@ -34,6 +34,7 @@ struct CompileOptions {
   std::optional<fs::path> export_onnx;  // --export-onnx: the optimised graph as ONNX
   std::string backend = "cpu";
   int opt_level = 2;
+  std::optional<Precision> precision;     // --precision; absent: fp32 (--verify: the file's)
   std::vector<std::string> input_shapes;  // one: fixed shapes; several: one dynamic gear each
   std::vector<fs::path> plugin_files;
   std::vector<std::string> memory_assigners;
@@ -46,12 +47,15 @@ struct CompileOptions {
 };
 
 const char* usage() {
-  return "usage: ge-compile --model M.onnx --output M.gem [--backend cpu|npu_sim] [--input-shape \"name=1,3,224,224;...\"]...\n"
-         "                  [-O N] [--memory-assigner NAME]... [--streams N [--stream-memory-ratio R]] [--threads N] [--plugins FILE]... [-v]\n"
+  return "usage: ge-compile --model M.onnx --output M.gem [--backend cpu|npu_sim] [--input-shape "
+         "\"name=1,3,224,224;...\"]...\n"
+         "                  [-O N] [--precision fp32|bf16|mixed] [--memory-assigner NAME]... [--streams N "
+         "[--stream-memory-ratio R]] [--threads N] [--plugins FILE]... [-v]\n"
          "                  [--memory-limit BYTES]\n"
-         "       ge-compile M.onnx --export-onnx OUT.onnx [-O N] [--backend NAME] [--input-shape ...] [--output M.gem]\n"
+         "       ge-compile M.onnx --export-onnx OUT.onnx [-O N] [--backend NAME] [--input-shape ...] [--output "
+         "M.gem]\n"
          "       ge-compile --info M.gem\n"
-         "       ge-compile --verify M.gem [--backend cpu] [--threads N] [--plugins FILE]...\n"
+         "       ge-compile --verify M.gem [--backend cpu] [--threads N] [--precision P] [--plugins FILE]...\n"
          "Compiles a model (parse, shape inference, passes for the backend) into a .gem file that\n"
          "'ge-run M.gem' loads and runs without recompiling. --info prints a .gem file's inputs,\n"
          "outputs, backend, memory figures, stream count, op histogram, weights and required plugins.\n"
@@ -66,6 +70,9 @@ const char* usage() {
          "dims), each is a dynamic gear: the file keeps the dynamic model and one static compilation,\n"
          "with plans, per gear; a run whose input shapes match a gear exactly uses its plans, any\n"
          "other is specialised at run time.\n"
+         "--precision fp32|bf16|mixed (default fp32): what the heavy ops of a float32 model compute in\n"
+         "(ge-run --help says what each does); the .gem records it and runs in it. On a CPU without\n"
+         "bfloat16 arithmetic it says so and compiles float32, which the file then records.\n"
          "--memory-limit BYTES (suffixes K, M, G, T; default: the machine's physical memory) refuses\n"
          "a model whose graph inputs, outputs, values or plans need more.\n"
          "--export-onnx OUT.onnx writes the graph after the passes (for the backend, at the -O level) as\n"
@@ -131,6 +138,10 @@ Result<CompileOptions> parse_arguments(const std::vector<std::string>& args) {
       options.verify = v;
     } else if (arg == "--backend") {
       GE_ASSIGN_OR_RETURN(options.backend, value(arg));
+    } else if (arg == "--precision") {
+      GE_ASSIGN_OR_RETURN(std::string v, value(arg));
+      options.precision = parse_precision(v);
+      if (!options.precision) return invalid_argument("--precision expects fp32, bf16 or mixed, got '" + v + "'");
     } else if (arg == "--input-shape") {
       GE_ASSIGN_OR_RETURN(std::string v, value(arg));
       if (v.find_first_not_of("; ") == std::string::npos) {
@@ -257,8 +268,14 @@ int run(int argc, char** argv) {
     load_options.threads = options.threads;
     load_options.memory_limit = options.memory_limit;
     load_options.backend = options.backend;
+    load_options.precision = options.precision.value_or(Precision::kFp32);
     Result<std::unique_ptr<Session>> session = create_session_from_model_file(host, *options.verify, load_options);
     if (!session.is_ok()) return fail(session.status());
+    if (options.precision && (*session)->requested_precision() != *options.precision) {
+      return fail(invalid_argument("model file '" + options.verify->string() + "' was compiled with precision " +
+                                   std::string(precision_name((*session)->requested_precision())) + ", not " +
+                                   std::string(precision_name(*options.precision))));
+    }
     std::cout << "loaded '" << options.verify->string() << "' for " << load_options.backend << ": "
               << (*session)->graph().node_count() << " nodes in " << elapsed_ms(load_start)
               << " ms (plugins loaded in " << plugins_ms << " ms)\n";
@@ -284,6 +301,7 @@ int run(int argc, char** argv) {
   session_options.stream_memory_ratio = options.stream_memory_ratio;
   session_options.threads = options.threads;
   session_options.memory_limit = options.memory_limit;
+  session_options.precision = options.precision.value_or(Precision::kFp32);
   Result<std::unique_ptr<Session>> session = Session::create(host, std::move(*graph), session_options);
   if (!session.is_ok()) return fail(session.status().with_context(options.model->string()));
   if (gear_mode && (*session)->uses_task_sink()) {
@@ -313,6 +331,8 @@ int run(int argc, char** argv) {
   ModelFileInfo info;
   info.backend = options.backend;
   info.opt_level = options.opt_level;
+  // What the kernels were prepared in: fp32 where the backend has no bf16 arithmetic.
+  info.precision = (*session)->precision();
   info.producer = "ge-compile " GE_VERSION_STRING;
   info.source_model = options.model->filename().string();
   info.plugins = required_plugins(host, options.backend);
@@ -357,6 +377,13 @@ int run(int argc, char** argv) {
   std::cout << "compiled '" << options.model->string() << "' for " << options.backend << " -O" << options.opt_level
             << " into '" << options.output->string() << "' (" << size << " bytes) in " << elapsed_ms(compile_start)
             << " ms (plugins loaded in " << plugins_ms << " ms)\n";
+  if (options.precision) {
+    std::cout << "precision: " << precision_name(info.precision);
+    if (info.precision != *options.precision) {
+      std::cout << " (" << precision_name(*options.precision) << " asked; backend " << options.backend << " has none)";
+    }
+    std::cout << "\n";
+  }
   if (plans) {
     std::cout << "execution plans: " << plans->streams.stream_count << " stream(s), " << plans->streams.events.size()
               << " event(s), feature map " << plans->feature_map_bytes << " bytes"

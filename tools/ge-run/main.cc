@@ -32,6 +32,7 @@
 #include "latency_statistics.h"
 #include "op_time_table.h"
 #include "options.h"
+#include "precision_report.h"
 #include "profile.h"
 #include "tensor_dump.h"
 #include "tensor_file.h"
@@ -254,6 +255,34 @@ Result<std::unique_ptr<Session>> compile_model(const PluginHost& host, const fs:
   return session;
 }
 
+/// --check-precision: the model compiled again in float32 (its own session on the same
+/// backend) and run once on the same inputs; prints each output's error against it.
+Status check_precision(const PluginHost& host, const fs::path& model, const RunOptions& options,
+                       SessionOptions session_options, const Session& session, const NamedValues& inputs,
+                       const std::vector<RuntimeValue>& outputs) {
+  session_options.precision = Precision::kFp32;
+  session_options.passes.check_passes = false;  // checked already, in the chosen precision
+  session_options.passes.dump_dir.reset();
+  Result<std::unique_ptr<Session>> float32 = compile_model(host, model, options, session_options);
+  if (!float32.is_ok()) return float32.status().with_context("--check-precision: compiling the model in fp32");
+  std::vector<RuntimeValue> reference;
+  GE_RETURN_IF_ERROR((*float32)->run_values(inputs, reference).with_context("--check-precision: the fp32 run"));
+  const std::vector<Value*>& graph_outputs = session.graph().outputs();
+  if (reference.size() != outputs.size()) {
+    return internal_error("--check-precision: the fp32 run gave " + std::to_string(reference.size()) +
+                          " outputs, the " + std::string(precision_name(session.precision())) + " run " +
+                          std::to_string(outputs.size()));
+  }
+  std::vector<std::string> names;
+  std::vector<PrecisionError> errors;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    names.push_back(k < graph_outputs.size() ? graph_outputs[k]->name() : std::string());
+    errors.push_back(compare_with_float32(outputs[k], reference[k]));
+  }
+  std::cout << format_precision_check(session.precision(), session.requested_precision(), names, errors);
+  return Status::ok();
+}
+
 int run(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   Result<RunOptions> parsed = parse_options(args);
@@ -305,6 +334,10 @@ int run(int argc, char** argv) {
                                  model.string() + "' is compiled already (its passes ran in ge-compile and its plan is "
                                  "stored): drop it, or give it to ge-compile with the source model"));
   }
+  if (compiled_model && options.check_precision) {
+    return fail(invalid_argument("--check-precision compiles the model again in float32, but '" + model.string() +
+                                 "' is compiled already: give it the source model with --precision"));
+  }
   SessionOptions session_options;
   // A .gem runs on the backend it was compiled for unless --backend names one.
   session_options.backend = compiled_model && !options.backend_given ? std::string() : options.backend;
@@ -318,6 +351,8 @@ int run(int argc, char** argv) {
   session_options.memory_order = options.memory_order;
   session_options.memory_limit = options.memory_limit;
   session_options.shrink = options.shrink;
+  // A .gem runs in its own precision (create_session_from_model_file); fp32 takes it.
+  session_options.precision = options.precision.value_or(Precision::kFp32);
   // The cpu backend reads the mode of its fused groups from the environment.
   if (options.autofusion == "interpret" || options.autofusion == "codegen") {
     ::setenv("GE_AUTOFUSE_MODE", options.autofusion.c_str(), 1);
@@ -330,6 +365,16 @@ int run(int argc, char** argv) {
   if (!created.is_ok()) return fail(created.status());
   Session& session = **created;
   options.backend = session.backend_name();
+  if (compiled_model && options.precision && session.requested_precision() != *options.precision) {
+    // --precision fp32 given for a bf16 or mixed .gem (the session checked the others).
+    return fail(invalid_argument("model file '" + model.string() + "' was compiled with precision " +
+                                 std::string(precision_name(session.requested_precision())) + ", not " +
+                                 std::string(precision_name(*options.precision)) +
+                                 ": run it without --precision, or recompile it with "
+                                 "ge-compile --precision " +
+                                 std::string(precision_name(*options.precision))));
+  }
+  const bool report_precision = options.precision.has_value() || session.requested_precision() != Precision::kFp32;
   const auto compile_end = std::chrono::steady_clock::now();
   const double compile_ms = std::chrono::duration<double, std::milli>(compile_end - compile_start).count();
   if (options.verbosity > 0) {
@@ -445,6 +490,10 @@ int run(int argc, char** argv) {
       // Per-run figures over the runs traced (all of them unless the loop ran long).
       std::cout << format_op_time_table(profile.tasks, traced_runs, profile.device, profile.simulated_time);
       std::cout << format_node_time_table(profile.tasks, traced_runs, 10);
+      if (report_precision) {
+        std::cout << format_node_precisions(profile.tasks, session.precision(), session.requested_precision(),
+                                            options.verbosity > 1 ? 0 : 20);
+      }
     }
   }
   if (options.profile) {
@@ -467,6 +516,11 @@ int run(int argc, char** argv) {
     std::cout << "output " << k << " '" << graph_outputs[k]->name() << "': " << outputs[k].to_string() << "\n";
   }
   if (options.repeat || options.duration_seconds) print_latency(latency);
+  if (options.check_precision) {
+    if (Status status = check_precision(host, model, options, session_options, session, *inputs, outputs);
+        !status.is_ok())
+      return fail(status);
+  }
   if (options.verbosity > 0) {
     print_runtime_statistics(session, warm_misses, static_cast<int>(repeat) - static_cast<int>(kWarmUpRuns));
   }

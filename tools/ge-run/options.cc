@@ -13,11 +13,12 @@ namespace {
 
 /// Options that take a value (given as the next argument or after '=').
 constexpr std::string_view kValueOptions[] = {
-    "--plugins",      "--input",      "--output-dir",   "--backend", "--repeat", "--passes",
-    "--disable-pass", "--dump-graph", "--expected-dir", "--rtol",    "--atol",
-    "--check-rtol",   "--check-atol", "--memory-assigner", "--memory-order", "--profile", "--threads",
-    "--specialisations", "--memory-limit", "--duration", "--autofusion", "--dump-tensors", "--streams", "--super-kernels",
-    "--stream-memory-ratio",
+    "--plugins",    "--input",        "--output-dir",      "--backend",         "--repeat",
+    "--passes",     "--disable-pass", "--dump-graph",      "--expected-dir",    "--rtol",
+    "--atol",       "--check-rtol",   "--check-atol",      "--memory-assigner", "--memory-order",
+    "--profile",    "--threads",      "--specialisations", "--memory-limit",    "--duration",
+    "--autofusion", "--dump-tensors", "--streams",         "--super-kernels",   "--stream-memory-ratio",
+    "--precision",
 };
 /// Options that take none.
 // Options that shape compilation: a compiled .gem has run its passes and stored its plan.
@@ -28,7 +29,7 @@ constexpr std::string_view kCompileOptions[] = {"-O",          "--passes",      
 
 constexpr std::string_view kFlagOptions[] = {"--list-plugins", "--verify-each",          "--check-passes",
                                              "--verbose",      "--dump-graph-constants", "--help",
-                                             "--shrink"};
+                                             "--shrink",       "--check-precision"};
 
 bool contains(std::span<const std::string_view> list, std::string_view name) {
   for (std::string_view entry : list) {
@@ -169,6 +170,9 @@ Status apply_value(RunOptions& options, const std::string& option, const std::st
     } else {
       return invalid_argument("--memory-order expects 'stable' or 'priority', got '" + value + "'");
     }
+  } else if (option == "--precision") {
+    options.precision = parse_precision(value);
+    if (!options.precision) return invalid_argument("--precision expects fp32, bf16 or mixed, got '" + value + "'");
   } else if (option == "--profile") {
     if (value.empty()) return invalid_argument("--profile expects a file to write the trace to");
     options.profile = value;
@@ -248,6 +252,7 @@ Result<RunOptions> parse_options(const std::vector<std::string>& args) {
       if (name == "--dump-graph-constants") options.passes.dump_print.max_constant_elements.reset();
       if (name == "--help") options.help = true;
       if (name == "--shrink") options.shrink = true;
+      if (name == "--check-precision") options.check_precision = true;
       if (contains(kCompileOptions, name)) options.compile_options.push_back(name);
       continue;
     }
@@ -265,6 +270,11 @@ Result<RunOptions> parse_options(const std::vector<std::string>& args) {
   }
   if (check_tolerance_given && !options.passes.check_passes) {
     return invalid_argument("--check-rtol/--check-atol apply only with --check-passes");
+  }
+  if (options.check_precision && options.precision.value_or(Precision::kFp32) == Precision::kFp32) {
+    return invalid_argument(
+        "--check-precision compares a reduced precision with float32: give --precision bf16 or "
+        "--precision mixed");
   }
   if (!options.passes.dump_print.max_constant_elements && !options.passes.dump_dir) {
     return invalid_argument("--dump-graph-constants applies only with --dump-graph DIR");
@@ -323,6 +333,21 @@ Compilation (a compiled .gem model refuses these, --backend and --threads aside)
                           differ: |after - before| > check-atol + check-rtol * |before|
   --check-rtol X, --check-atol Y
                           tolerances for --check-passes (default 1e-4 and 1e-5)
+Precision (--precision also applies to a .gem: it must be the one it was compiled with):
+  --precision P           fp32 (default), bf16 or mixed: bf16 computes the Conv,
+                          ConvTranspose, MatMul and Gemm of float32 tensors in
+                          bfloat16 (float32 accumulation and output); mixed keeps
+                          products of two activations and heavy ops writing a graph
+                          output in float32. On a CPU without bfloat16 arithmetic it
+                          says so once and runs float32. A .gem runs in the precision
+                          it was compiled with (ge-compile --precision); another one
+                          given here is an error. -v lists the nodes that ran in
+                          each precision (from their kernels' names)
+  --check-precision       with --precision bf16|mixed (not a .gem): also compile and
+                          run the model in float32 on the same inputs and print, per
+                          output, the max absolute error and the max relative error
+                          |x - x32| / max(|x32|, 1e-3 * max |x32|) against it, and
+                          flag NaN or inf where float32 is finite; exit 0 (a report)
 Memory (static-shape graphs run from one planned arena):
   --threads N             threads each heavy kernel (convolution, matmul) may use
                           (default: the machine's cores; tiny ops stay on one)

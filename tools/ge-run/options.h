@@ -9,6 +9,7 @@
 
 #include "ge/memory_plan.h"
 #include "ge/pass_manager.h"
+#include "ge/precision.h"
 #include "ge/status.h"
 
 namespace ge::tools {
@@ -50,6 +51,10 @@ struct RunOptions {
   ExecutionOrder memory_order = ExecutionOrder::kStable;  ///< --memory-order
   std::optional<std::filesystem::path> profile;           ///< --profile FILE (Chrome trace JSON)
   std::optional<std::filesystem::path> dump_tensors;      ///< --dump-tensors DIR (tensor_dump.h)
+  /// --precision: what the heavy float32 ops compute in; absent: fp32 (a .gem: its own).
+  std::optional<Precision> precision;
+  /// --check-precision: also run the model in float32 and report each output's error.
+  bool check_precision = false;
   /// --autofusion: "off" (the pass disabled), "interpret", "codegen", or "" (not given).
   std::string autofusion;
   bool help = false;

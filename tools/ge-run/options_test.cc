@@ -228,6 +228,26 @@ TEST(OptionsTest, DumpGraphElidesLargeConstantsUnlessAskedForAll) {
   EXPECT_NE(usage().find("--dump-graph-constants"), std::string::npos);
 }
 
+TEST(OptionsTest, PrecisionAndItsCheck) {
+  EXPECT_FALSE(parse_ok({"m.onnx"}).precision);  // not given: fp32, or a .gem's own
+  EXPECT_FALSE(parse_ok({"m.onnx"}).check_precision);
+  EXPECT_EQ(parse_ok({"m.onnx", "--precision", "fp32"}).precision, Precision::kFp32);
+  EXPECT_EQ(parse_ok({"m.onnx", "--precision=bf16"}).precision, Precision::kBf16);
+  const RunOptions mixed = parse_ok({"m.onnx", "--precision", "mixed", "--check-precision"});
+  EXPECT_EQ(mixed.precision, Precision::kMixed);
+  EXPECT_TRUE(mixed.check_precision);
+  EXPECT_TRUE(mixed.compile_options.empty());  // a .gem takes --precision (its own)
+  EXPECT_EQ(error_of({"m.onnx", "--precision", "fp16"}), "--precision expects fp32, bf16 or mixed, got 'fp16'");
+  EXPECT_EQ(error_of({"m.onnx", "--precision=BF16"}), "--precision expects fp32, bf16 or mixed, got 'BF16'");
+  EXPECT_EQ(error_of({"m.onnx", "--precision"}), "option --precision expects a value");
+  EXPECT_EQ(error_of({"m.onnx", "--check-precision"}),
+            "--check-precision compares a reduced precision with float32: give --precision bf16 or --precision mixed");
+  EXPECT_EQ(error_of({"m.onnx", "--check-precision", "--precision", "fp32"}),
+            "--check-precision compares a reduced precision with float32: give --precision bf16 or --precision mixed");
+  EXPECT_EQ(error_of({"m.onnx", "--check-precision=yes", "--precision", "bf16"}),
+            "option --check-precision takes no value, got '--check-precision=yes'");
+}
+
 TEST(OptionsTest, Errors) {
   EXPECT_NE(error_of({}).find("missing MODEL argument"), std::string::npos);
   EXPECT_NE(error_of({"a.onnx", "b.onnx"}).find("unexpected argument 'b.onnx': the model is already 'a.onnx'"),

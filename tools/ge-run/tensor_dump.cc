@@ -108,6 +108,9 @@ Status dump_tensors(const PluginHost& host, const Session& session, const Sessio
   if (!graph.is_ok()) return graph.status().with_context("--dump-tensors");
   SessionOptions dump_options = options;
   dump_options.backend = session.backend_name();
+  // The precision the model runs in (a .gem's own). Under mixed every value is a graph
+  // output here, so its heavy ops dump their float32 results.
+  dump_options.precision = session.precision();
   // Compiled already: no passes (they would fuse the values away again, or dump again).
   dump_options.passes = PassManagerOptions{};
   dump_options.passes.explicit_passes.emplace();

@@ -18,8 +18,8 @@
 ///                kModelFileWeightAlignment from the partition's start, identical ones
 ///                once (their directory entries share it): the task sink's weights
 ///                region as it lays it out, which it loads in one copy;
-///     model info a ModelInfo protobuf: backend, required plugins, the weight directory,
-///                inputs, outputs, op histogram;
+///     model info a ModelInfo protobuf: backend, precision, required plugins, the weight
+///                directory, inputs, outputs, op histogram;
 ///   and, when the model runs through the task sink (static shapes), its execution plans
 ///   (ge/runtime/model_runner.h CompiledPlans), which load uses instead of planning again
 ///   after validating each against the graph:
@@ -43,6 +43,7 @@
 #include "ge/graph.h"
 #include "ge/memory_plan.h"
 #include "ge/plugin_host.h"
+#include "ge/precision.h"
 #include "ge/runtime/model_runner.h"
 #include "ge/session.h"
 #include "ge/status.h"
@@ -53,7 +54,8 @@ inline constexpr char kModelFileMagic[8] = {'G', 'E', 'M', 'O', 'D', 'E', 'L', '
 // 2: execution plan partitions; 3: weights of identical bytes share one directory range;
 // 4: atomic clean (memset tasks, clean groups, what each kernel needs zeroed). Older files
 // load: their kernels needed nothing zeroed, which load checks against the backend's.
-inline constexpr uint32_t kModelFileFormatVersion = 4;
+// 5: the precision (ModelInfo.precision); older files are fp32.
+inline constexpr uint32_t kModelFileFormatVersion = 5;
 inline constexpr size_t kModelFileHeaderBytes = 40;
 inline constexpr size_t kModelFileAlignment = 64;
 /// Weights lie at multiples of this in their partition: the task sink's weights alignment.
@@ -85,6 +87,9 @@ struct ModelFileInfo {
   uint32_t format_version = kModelFileFormatVersion;
   std::string backend = "cpu";
   int opt_level = 2;
+  /// The precision its kernels were prepared in (Session::precision()); a run loads it in
+  /// that precision. fp32 in files before format 5.
+  Precision precision = Precision::kFp32;
   std::string producer;
   std::string source_model;
   std::vector<RequiredPlugin> plugins;
@@ -156,6 +161,11 @@ std::string describe_model_file(const ModelFileInfo& info);
 /// backend) without running the pass pipeline or the planners: the graph is verified and
 /// re-inferred, and the stored plans are validated and loaded into the task sink (a file
 /// whose plans do not hold is refused, never run per op). `host` must outlive the session.
+/// It runs in the precision it was compiled with: options.precision kFp32 (the default)
+/// takes the file's, another must equal it (kInvalidArgument naming both; its stored kernels
+/// are of that precision). A file of bf16/mixed with stored plans on a backend without that
+/// arithmetic is kUnsupported (recompile it); one run per op falls back to float32 as a
+/// session does.
 Result<std::unique_ptr<Session>> create_session_from_model_file(const PluginHost& host,
                                                                  const std::filesystem::path& path,
                                                                  const SessionOptions& options);

@@ -125,6 +125,12 @@ class Session {
 
   /// The backend the session runs on.
   const std::string& backend_name() const { return backend_name_; }
+  /// The precision its kernels are prepared in: SessionOptions::precision, or kFp32 where
+  /// the backend has no such arithmetic (a warning said so, once per process); a model
+  /// file's own (create_session_from_model_file).
+  Precision precision() const { return precision_; }
+  /// The precision asked for: SessionOptions::precision, or a model file's own.
+  Precision requested_precision() const { return requested_precision_; }
   /// Task-sink runners in the pool (1 until runs overlap; 0 when the session runs per op).
   size_t runner_count() const;
   /// Whether runs go through the task sink rather than the per-op executor.
@@ -170,6 +176,13 @@ class Session {
   /// counts the graph's weights against it while the session lives, naming the weight
   /// that goes past it.
   Status apply_memory_limit(const Graph& graph, const SessionOptions& options);
+  /// Sets `requested` on `backend` before any kernel is prepared; a backend without it
+  /// (kUnsupported) gets kFp32, with a warning once per process. Other errors fail.
+  Status apply_precision(Backend& backend, Precision requested);
+  /// Sets precision_ on the backend again before a run that may prepare kernels (per op,
+  /// specialisations, a sibling runner): another session on the same backend may have
+  /// set another precision since.
+  void restore_precision() const;
   /// Loads a dynamic gear of a model file (ge/model_file.h) after the model itself.
   Status load_gear(const PluginHost& host, LoadedModelFile& gear, const SessionOptions& options);
   /// Sets up the per-op executor for `graph`, which sinks its static clusters and subgraph
@@ -193,6 +206,9 @@ class Session {
 
   OpRegistry ops_;
   std::string backend_name_;
+  Precision precision_ = Precision::kFp32;
+  Precision requested_precision_ = Precision::kFp32;
+  Backend* precision_backend_ = nullptr;  // the backend precision_ was set on
   std::shared_ptr<TensorPool> pool_ = TensorPool::create();
   std::shared_ptr<void> weights_reservation_;  // the weights' bytes, counted in pool_
   std::unique_ptr<Graph> specialisation_source_;

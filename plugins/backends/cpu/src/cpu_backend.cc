@@ -5,6 +5,8 @@
 #include <new>
 #include <thread>
 
+#include <oneapi/dnnl/dnnl.hpp>
+
 #include "autofuse_kernels.h"
 #include "dnnl_kernels.h"
 #include "ge/cpu_kernels/kernel_library.h"
@@ -66,6 +68,28 @@ Status CpuBackend::set_intra_op_threads(int threads) {
   return Status::ok();
 }
 
+bool CpuBackend::has_bfloat16_arithmetic() {
+  // The ISA values are feature masks (avx2_vnni's is numerically above avx512_core_bf16's).
+  static const bool has = [] {
+    try {
+      const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+      const auto bf16 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_bf16);
+      return (isa & bf16) == bf16;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }();
+  return has;
+}
+
+Status CpuBackend::set_precision(Precision precision) {
+  if (precision != Precision::kFp32 && !has_bfloat16_arithmetic()) {
+    return unsupported("backend cpu: this CPU has no bfloat16 arithmetic (oneDNN dispatches below avx512_core_bf16)");
+  }
+  precision_ = precision;
+  return Status::ok();
+}
+
 bool CpuBackend::supports(const Node& node, std::string* reason) const {
   try {
     // A node in a blocked format has no reference kernel: the fast path must take it.
@@ -75,7 +99,7 @@ bool CpuBackend::supports(const Node& node, std::string* reason) const {
       if (formats_accepted(node, cpu_dnnl::format_capability(node))) return true;
       // A format the capability does not prefer (another CPU's block) may still be one the
       // fast path reorders: only preparing tells.
-      if (cpu_dnnl::prepare(node, name(), {intra_op_threads()})) return true;
+      if (cpu_dnnl::prepare(node, name(), fast_options())) return true;
     }
     return cpu_kernels::supports(node, name(), reason);
   } catch (const std::exception& error) {
@@ -88,7 +112,7 @@ Result<PreparedKernel> CpuBackend::prepare(const Node& node) const {
   // No exception may leave the plugin; the library only throws std::bad_alloc.
   try {
     if (fast_paths_ && cpu_kernels::has_non_plain_format(node) && !cpu_kernels::is_format_agnostic(node)) {
-      if (std::optional<PreparedKernel> fast = cpu_dnnl::prepare(node, name(), {intra_op_threads()})) return *fast;
+      if (std::optional<PreparedKernel> fast = cpu_dnnl::prepare(node, name(), fast_options())) return *fast;
       return cpu_kernels::prepare(node, name());  // names the format it cannot run
     }
     // The reference prepare step validates the node (attributes, shapes) for both paths.
@@ -102,7 +126,7 @@ Result<PreparedKernel> CpuBackend::prepare(const Node& node) const {
         fused->zeroed = reference.zeroed;
         return *fused;
       }
-      if (std::optional<PreparedKernel> fast = cpu_dnnl::prepare(node, name(), {intra_op_threads()})) return *fast;
+      if (std::optional<PreparedKernel> fast = cpu_dnnl::prepare(node, name(), fast_options())) return *fast;
     }
     return reference;
   } catch (const std::bad_alloc&) {

@@ -6,7 +6,9 @@
 #include <string>
 
 #include "cpu_device.h"
+#include "dnnl_kernels.h"
 #include "ge/backend.h"
+#include "ge/precision.h"
 
 namespace ge {
 
@@ -25,6 +27,13 @@ class CpuBackend final : public Backend {
   FormatCapability format_capability(const Node& node) const override;
   /// Threads of each fast kernel prepared afterwards; 0: the machine's cores.
   Status set_intra_op_threads(int threads) override;
+  /// What the fast kernels prepared afterwards compute float32 heavy ops in. kBf16 and
+  /// kMixed need bfloat16 arithmetic (oneDNN's avx512_core_bf16, which ONEDNN_MAX_CPU_ISA
+  /// may cap): without it kUnsupported, the precision unchanged.
+  Status set_precision(Precision precision) override;
+  Precision precision() const { return precision_.load(); }
+  /// Whether this CPU, as oneDNN dispatches on it, has bfloat16 arithmetic.
+  static bool has_bfloat16_arithmetic();
   /// A trampoline that calls the span's kernels in order: one dispatch for the span.
   Result<PreparedKernel> prepare_super_kernel(std::span<const KernelTask> tasks) const override;
   int intra_op_threads() const { return intra_op_threads_.load(); }
@@ -34,8 +43,11 @@ class CpuBackend final : public Backend {
  private:
   CpuDevice device_;
   std::atomic<int> intra_op_threads_{default_threads()};
+  std::atomic<Precision> precision_{Precision::kFp32};
   bool fast_paths_ = true;
   static int default_threads();
+  /// What cpu_dnnl::prepare is given: the threads and precision set now.
+  cpu_dnnl::Options fast_options() const { return {intra_op_threads(), precision()}; }
 };
 
 }  // namespace ge

@@ -3,8 +3,10 @@
 
 #include "cpu_backend.h"
 
+#include <cpuid.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -146,6 +148,36 @@ TEST(CpuBackendFastPaths, IntraOpThreads) {
   ASSERT_EQ(capability.inputs[0].size(), 1u);
   EXPECT_TRUE(capability.inputs[0][0] == "nChw8c" || capability.inputs[0][0] == "nChw16c");
   EXPECT_FALSE(capability.format_agnostic);
+}
+
+// AVX512_BF16 by cpuid (leaf 7, subleaf 1, EAX bit 5), apart from oneDNN's answer.
+bool cpuid_has_avx512_bf16() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) == 0) return false;
+  return (eax & (1u << 5)) != 0;
+}
+
+TEST(CpuBackendPrecision, Bf16AndMixedOnlyWhereTheCpuHasBfloat16Arithmetic) {
+  CpuBackend backend;
+  EXPECT_EQ(backend.precision(), Precision::kFp32);
+  // ONEDNN_MAX_CPU_ISA may cap what oneDNN dispatches to below what cpuid says.
+  if (std::getenv("ONEDNN_MAX_CPU_ISA") == nullptr && std::getenv("DNNL_MAX_CPU_ISA") == nullptr) {
+    EXPECT_EQ(CpuBackend::has_bfloat16_arithmetic(), cpuid_has_avx512_bf16());
+  }
+  for (Precision precision : {Precision::kBf16, Precision::kMixed}) {
+    const Status status = backend.set_precision(precision);
+    if (CpuBackend::has_bfloat16_arithmetic()) {
+      ASSERT_TRUE(status.is_ok()) << status.to_string();
+      EXPECT_EQ(backend.precision(), precision);
+    } else {
+      EXPECT_EQ(status.code(), StatusCode::kUnsupported);
+      EXPECT_NE(status.message().find("backend cpu: this CPU has no bfloat16 arithmetic"), std::string::npos)
+          << status.message();
+      EXPECT_EQ(backend.precision(), Precision::kFp32);  // unchanged
+    }
+  }
+  ASSERT_TRUE(backend.set_precision(Precision::kFp32).is_ok());
+  EXPECT_EQ(backend.precision(), Precision::kFp32);
 }
 
 }  // namespace
