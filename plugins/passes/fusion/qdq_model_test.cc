@@ -1,0 +1,90 @@
+// The QDQ CNN that testdata/make_qdq_model.py writes (a torch export, statically quantised
+// as ONNX Runtime's QDQ quantiser lays it out) through ge::Session: at -O2 its three
+// convolutions run as QLinearConv and no float Conv is left, and its logits agree with
+// -O0's (the float QDQ graph) within one quantisation step of the logits.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include "ge/session.h"
+#include "plugin_test_env.h"
+
+namespace ge {
+namespace {
+
+using pass_testing::PluginEnvironment;
+
+std::filesystem::path model_path() {
+  const char* dir = std::getenv("GE_QDQ_MODELS_DIR");
+  return std::filesystem::path(dir != nullptr ? dir : "test_models/qdq") / "qdq_cnn.onnx";
+}
+
+Result<Tensor> read_input(const std::vector<int64_t>& dims) {
+  Tensor tensor = Tensor::zeros(DataType::kFloat32, dims);
+  const std::filesystem::path path = std::filesystem::path(model_path()).replace_extension(".input.bin");
+  std::ifstream in(path, std::ios::binary);
+  in.read(static_cast<char*>(tensor.raw_data()), static_cast<std::streamsize>(tensor.byte_size()));
+  if (!in || in.peek() != EOF)
+    return not_found(path.string() + ": missing or not " + std::to_string(tensor.byte_size()) + " bytes");
+  return tensor;
+}
+
+struct Run {
+  Tensor logits;
+  double logits_scale = 0;
+  std::map<std::string, int> op_counts;
+};
+
+Result<Run> run(int opt_level) {
+  PluginEnvironment& env = PluginEnvironment::get();
+  GE_RETURN_IF_ERROR(
+      env.require({"onnx", "onnx_std", "cpu", "noop_elimination", "constant_folding", "cse", "fusion", "dce"}));
+  SessionOptions options;
+  options.passes.opt_level = opt_level;
+  GE_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::create(env.host(), model_path(), options));
+  const Value* input = session->graph().runtime_inputs().at(0);
+  GE_ASSIGN_OR_RETURN(Tensor x, read_input(input->desc().static_dims()));
+  std::vector<Tensor> outputs;
+  GE_RETURN_IF_ERROR(session->run({{input->name(), x}}, outputs));
+  Run result;
+  result.logits = outputs.at(0);
+  for (const auto& node : session->graph().nodes()) ++result.op_counts[node->op_type()];
+  const Value* scale = session->graph().find_value("logits_scale");
+  if (scale == nullptr || scale->constant() == nullptr) return not_found("the graph has no constant %logits_scale");
+  result.logits_scale = scale->constant()->scalar_as_double();
+  return result;
+}
+
+TEST(QdqModel, ConvolutionsRunAsQLinearConvAndAgreeWithTheFloatGraphWithinOneStep) {
+  auto o0 = run(0);
+  ASSERT_TRUE(o0.is_ok()) << o0.status().to_string();
+  auto o2 = run(2);
+  ASSERT_TRUE(o2.is_ok()) << o2.status().to_string();
+  EXPECT_EQ(o0->op_counts["Conv"], 3);
+  EXPECT_EQ(o2->op_counts["Conv"], 0);
+  EXPECT_EQ(o2->op_counts["QLinearConv"], 3);
+  // The classifier's Gemm has a bias: no standard quantised op takes it, it stays float.
+  EXPECT_EQ(o2->op_counts["Gemm"], 1);
+  const Tensor& a = o2->logits;
+  const Tensor& b = o0->logits;
+  ASSERT_EQ(a.shape(), b.shape());
+  double largest = 0;
+  int64_t equal = 0;
+  for (int64_t i = 0; i < b.element_count(); ++i) {
+    const double difference = std::fabs(a.scalar_as_double(i) - b.scalar_as_double(i));
+    largest = std::max(largest, difference);
+    equal += difference == 0;
+    EXPECT_LE(difference, o0->logits_scale * 1.001)
+        << "logit " << i << ": -O2 " << a.scalar_as_double(i) << ", -O0 " << b.scalar_as_double(i);
+  }
+  std::cout << "qdq_cnn: " << equal << " of " << b.element_count()
+            << " logits equal at -O0 and -O2, largest difference " << largest / o0->logits_scale << " steps\n";
+}
+
+}  // namespace
+}  // namespace ge
