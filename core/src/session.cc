@@ -44,6 +44,9 @@ Status check_loaded_session(Session& session, const Graph& unoptimised, const Pl
   Result<Backend*> reference = host.backend("cpu");
   if (!reference.is_ok()) return invalid_argument("--check-passes needs the reference backend 'cpu', which is not loaded");
   GE_ASSIGN_OR_RETURN(NamedTensors inputs, make_check_inputs(unoptimised, options.passes.check_inputs));
+  // The oracle is float32 whatever the session's precision (the reference may be its
+  // backend: its runs set their precision again, ge/session.h).
+  GE_RETURN_IF_ERROR((*reference)->set_precision(Precision::kFp32).with_context("--check-passes"));
   GE_ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor, Executor::create(unoptimised.clone(), **reference, ops));
   std::vector<Tensor> want, got;
   if (Status status = executor->run(inputs, want); !status.is_ok()) {
@@ -68,6 +71,8 @@ Status check_loaded_session(Session& session, const Graph& unoptimised, const Pl
   // Other kernels (the backend's own, not the reference's) sum in another order: each
   // output is held to its own scale, |difference| <= atol + 1e-3 * max |output|, as the
   // real-model zoo is (tests/zoo).
+  // A session in bfloat16 (8 significant bits) against the float32 oracle: 3e-2 of the scale.
+  const double relative = session.precision() == Precision::kFp32 ? 1e-3 : 3e-2;
   Result<double> difference = 0.0;
   for (size_t o = 0; o < want.size() && difference.is_ok(); ++o) {
     double scale = 0;
@@ -78,7 +83,7 @@ Status check_loaded_session(Session& session, const Graph& unoptimised, const Pl
     }
     const Value* out = unoptimised.outputs()[o];
     Result<double> one = compare_check_outputs({want[o]}, {got[o]}, {out != nullptr ? out->name() : std::string()},
-                                               options.passes.check_rtol, options.passes.check_atol + 1e-3 * scale);
+                                               options.passes.check_rtol, options.passes.check_atol + relative * scale);
     if (!one.is_ok()) {
       difference = one.status();  // it names the output
     } else {
@@ -174,8 +179,14 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
   // format must not cross the boundary of a cluster, and each cluster it sinks gets its
   // own layout (plain at its inputs and outputs) when it is compiled.
   std::unique_ptr<Graph> before_layout;
+  // --check-passes holds each pass to the float32 oracle: the reference (maybe the
+  // session's backend) runs fp32 during the passes.
+  if (options.passes.check_passes && reference.is_ok()) {
+    GE_RETURN_IF_ERROR((*reference)->set_precision(Precision::kFp32).with_context("--check-passes"));
+  }
   GE_RETURN_IF_ERROR(passes.run(*graph, backend, reference.is_ok() ? *reference : nullptr,
                                 [&](const Graph& g) { before_layout = g.clone(); }));
+  session->restore_precision();
   session->pass_timings_ = passes.timings();
   clock.end("passes");
   add_pass_stages(session->stage_timings_, passes_start, session->pass_timings_);

@@ -38,7 +38,13 @@ Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph
       Result<Backend*> reference = host.backend("cpu");
       PassManager::BeforeLayout keep;
       if (before_layout != nullptr) keep = [before_layout](const Graph& g) { *before_layout = g.clone(); };
-      GE_RETURN_IF_ERROR(passes.run(graph, &backend, reference.is_ok() ? *reference : nullptr, keep));
+      // --check-passes: the float32 oracle, as in Session::create.
+      if (pass_options.check_passes && reference.is_ok()) {
+        GE_RETURN_IF_ERROR((*reference)->set_precision(Precision::kFp32).with_context("--check-passes"));
+      }
+      Status ran = passes.run(graph, &backend, reference.is_ok() ? *reference : nullptr, keep);
+      restore_precision();
+      GE_RETURN_IF_ERROR(ran);
     }
     return Status::ok();
   };

@@ -1042,6 +1042,13 @@ TEST_F(GeRunE2ETest, PrecisionBf16RunsTheHeavyOpsInBf16AndVerboseListsThem) {
   args.insert(args.end(), io.begin(), io.end());
   r = ge_run(args);
   EXPECT_EQ(r.exit_code, 0) << r.output;
+  // --check-passes holds the passes to the float32 oracle (bf16 rounding is no pass's
+  // fault) and the loaded bf16 model to 3e-2 of each output's scale.
+  args = {kModel.string(), "--precision", "bf16", "-O3", "--check-passes", "-v"};
+  args.insert(args.end(), io.begin(), io.begin() + 2);
+  r = ge_run(args);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_CONTAINS(r.output, "--check-passes: the loaded model, run in the task sink on backend 'cpu', checked");
   // Without --precision, -v lists no precisions.
   args = {kModel.string(), "-v"};
   args.insert(args.end(), io.begin(), io.end());
