@@ -1071,7 +1071,7 @@ TEST_F(GeRunE2ETest, WithoutBfloat16ArithmeticItSaysSoOnceAndRunsFloat32) {
   EXPECT_EQ(r.output.find("  bf16: "), std::string::npos) << r.output;
   EXPECT_CONTAINS(r.output,
                   "check precision: fp32 (bf16 asked; the backend has none) against fp32 on the same inputs:\n"
-                  "  output 0 'output': max abs error 0, max rel error 0 (fp32 max |x| ");
+                  "  output 0 'output': max abs error 0, max rel error 0, max abs / max |fp32| 0 (fp32 max |x| ");
   // npu_sim has no bfloat16 arithmetic at all.
   r = ge_run({kModel.string(), "--backend", "npu_sim", "--precision", "mixed", "--input",
               (kData / "input_0.pb").string(), "--expected-dir", kData.string(), "--atol", "1e-4"});
@@ -1097,7 +1097,8 @@ TEST_F(GeRunE2ETest, CheckPrecisionReportsEachOutputsErrorAgainstFloat32) {
     EXPECT_EQ(max_abs, 0.0) << r.output;
   }
   EXPECT_CONTAINS(r.output, ", max rel error ");
-  EXPECT_CONTAINS(r.output, " 10 elements)\n");
+  EXPECT_CONTAINS(r.output, " 10 elements); argmax over the last axis agrees in ");
+  EXPECT_CONTAINS(r.output, " of 1 rows\n");
   EXPECT_EQ(r.output.find("NON-FINITE"), std::string::npos) << r.output;
 }
 

@@ -120,6 +120,18 @@ PrecisionError compare_with_float32(const RuntimeValue& got, const RuntimeValue&
     const double scale = std::max(std::fabs(b), floor);
     if (scale > 0) error.max_rel = std::max(error.max_rel, difference / scale);
   }
+  const int64_t last = x.shape().empty() ? 0 : x.shape().back();
+  if (last >= 2) {
+    error.rows = error.elements / last;
+    for (int64_t row = 0; row < error.rows; ++row) {
+      int64_t best = row * last, best_reference = row * last;
+      for (int64_t i = row * last + 1; i < (row + 1) * last; ++i) {
+        if (x.scalar_as_double(i) > x.scalar_as_double(best)) best = i;
+        if (reference.scalar_as_double(i) > reference.scalar_as_double(best_reference)) best_reference = i;
+      }
+      if (best == best_reference) ++error.rows_same_argmax;
+    }
+  }
   return error;
 }
 
@@ -143,7 +155,10 @@ std::string format_precision_check(Precision precision, Precision requested, con
       continue;
     }
     out << "max abs error " << error_number(e.max_abs) << ", max rel error " << error_number(e.max_rel)
+        << ", max abs / max |fp32| " << error_number(e.reference_max > 0 ? e.max_abs / e.reference_max : 0.0)
         << " (fp32 max |x| " << error_number(e.reference_max) << ", " << e.elements << " elements)";
+    if (e.rows > 0)
+      out << "; argmax over the last axis agrees in " << e.rows_same_argmax << " of " << e.rows << " rows";
     if (e.non_finite > 0) {
       out << "; NON-FINITE: " << e.non_finite << " of " << e.elements
           << " elements are NaN or inf where fp32's are finite";

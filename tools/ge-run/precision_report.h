@@ -35,17 +35,20 @@ struct PrecisionError {
   double max_abs = 0;        ///< max |x - x32| over elements finite in both
   double max_rel = 0;        ///< max |x - x32| / max(|x32|, 1e-3 * max |x32|) over the same
   double reference_max = 0;  ///< max |x32| over its finite elements
-  int64_t non_finite = 0;    ///< elements NaN or inf where float32's are finite
-  int64_t mismatches = 0;    ///< elements that differ (integer and bool outputs)
+  /// Rows along the last axis (of 2 or more elements) and those whose largest element is
+  /// at the same index in both: a classifier's top-1.
+  int64_t rows = 0, rows_same_argmax = 0;
+  int64_t non_finite = 0;  ///< elements NaN or inf where float32's are finite
+  int64_t mismatches = 0;  ///< elements that differ (integer and bool outputs)
 };
 
 /// Compares `got` with `float32` element by element.
 PrecisionError compare_with_float32(const RuntimeValue& got, const RuntimeValue& float32);
 
 /// The --check-precision report: a header naming `precision` (and `requested` when the
-/// backend had none of it), then one line per output
-/// "output K 'NAME': ..." with its errors; an output with NaN or inf where float32 had
-/// none ends in "NON-FINITE: ...".
+/// backend had none of it), then one line per output "output K 'NAME': ..." with its
+/// errors (max abs, max rel, max abs / max |fp32|, the rows whose argmax agrees); an
+/// output with NaN or inf where float32 had none ends in "NON-FINITE: ...".
 std::string format_precision_check(Precision precision, Precision requested, const std::vector<std::string>& names,
                                    const std::vector<PrecisionError>& errors);
 

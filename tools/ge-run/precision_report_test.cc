@@ -92,8 +92,23 @@ TEST(PrecisionReport, NonFiniteWhereFloat32IsFiniteIsCountedAndLeftOutOfTheError
   EXPECT_NEAR(e.max_abs, 0.5, 1e-6);
   EXPECT_EQ(format_precision_check(Precision::kBf16, Precision::kBf16, {"y"}, {e}),
             "check precision: bf16 against fp32 on the same inputs:\n"
-            "  output 0 'y': max abs error 0.5, max rel error 0.5 (fp32 max |x| 2, 4 elements); NON-FINITE: 2 of 4 "
-            "elements are NaN or inf where fp32's are finite\n");
+            "  output 0 'y': max abs error 0.5, max rel error 0.5, max abs / max |fp32| 0.25 (fp32 max |x| 2, 4 "
+            "elements); argmax over the last axis agrees in 0 of 1 rows; NON-FINITE: 2 of 4 elements are NaN or inf "
+            "where fp32's are finite\n");
+}
+
+TEST(PrecisionReport, ArgmaxAlongTheLastAxisPerRow) {
+  // Row 0 keeps its top class, row 1 swaps it; a scalar output has no rows.
+  const RuntimeValue got = RuntimeValue::of(Tensor::from_vector<float>({2, 3}, {0.1f, 0.7f, 0.2f, 0.5f, 0.4f, 0.1f}));
+  const RuntimeValue want = RuntimeValue::of(Tensor::from_vector<float>({2, 3}, {0.1f, 0.8f, 0.1f, 0.4f, 0.5f, 0.1f}));
+  const PrecisionError e = compare_with_float32(got, want);
+  EXPECT_EQ(e.rows, 2);
+  EXPECT_EQ(e.rows_same_argmax, 1);
+  EXPECT_NE(format_precision_check(Precision::kBf16, Precision::kBf16, {"p"}, {e})
+                .find("; argmax over the last axis agrees in 1 of 2 rows\n"),
+            std::string::npos);
+  const RuntimeValue scalar = RuntimeValue::of(Tensor::from_vector<float>({}, {1.0f}));
+  EXPECT_EQ(compare_with_float32(scalar, scalar).rows, 0);
 }
 
 TEST(PrecisionReport, IntegerOutputsCountMismatchesAndOtherShapesAreNotCompared) {
