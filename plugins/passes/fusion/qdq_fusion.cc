@@ -148,17 +148,22 @@ struct Plan {
   const Node* producer = nullptr;
   bool conv = false;
   Quantization x, w, y;
-  Tensor weights;                                    ///< defined: replaces w.data (Gemm's transB transposed)
-  Value* bias_as_is = nullptr;                       ///< an int32 bias of scale xs * ws, used as it is
-  Tensor bias;                                       ///< defined: the quantised float bias
+  Tensor weights;               ///< defined: replaces w.data (Gemm's transB transposed)
+  Value* bias_as_is = nullptr;  ///< an int32 bias of scale xs * ws, used as it is
+  Tensor bias;                  ///< defined: the quantised float bias
+  /// A MatMul / Gemm with a bias, as a 1x1 QLinearConv of A reshaped to [M, K, 1, 1]
+  /// (weights [N, K, 1, 1] in `weights`), reshaped back to [M, N].
+  bool matmul_as_conv = false;
   std::optional<std::pair<int64_t, int64_t>> clamp;  ///< the Clip of the quantised output
 };
 
-/// The Conv bias (input 2) as int32 of scale xs * ws[m], into `plan`; false with `reason`.
-bool plan_conv_bias(Plan& plan, int64_t channels, std::string& reason) {
-  const Node& conv = *plan.producer;
-  Value* b = conv.input(2);
+/// The bias `b` (`what` in messages; null: none), times `beta`, as int32 of scale
+/// xs * ws[m], into `plan`; false with `reason`. `per_row`: a MatMul's bias, which may
+/// also be [1, N] or one value for every column (a Conv's is [M]).
+bool plan_bias(Plan& plan, Value* b, const std::string& what, int64_t channels, float beta, bool per_row,
+               std::string& reason) {
   if (b == nullptr) return true;
+  const Node& op = *plan.producer;
   std::vector<double> bias_scales(static_cast<size_t>(channels));  // float32 products, as ONNX Runtime's tools
   for (int64_t m = 0; m < channels; ++m) {
     bias_scales[static_cast<size_t>(m)] = static_cast<float>(plan.x.scales[0]) * static_cast<float>(plan.w.scale_at(m));
@@ -168,19 +173,19 @@ bool plan_conv_bias(Plan& plan, int64_t channels, std::string& reason) {
     values = to_doubles(*b->constant());
   } else {
     std::string why;
-    std::optional<Quantization> q = read_dequantize(b, conv, "the bias", {DataType::kInt32}, why);
+    std::optional<Quantization> q = read_dequantize(b, op, what, {DataType::kInt32}, why);
+    const bool is_dequantize = b->producer() != nullptr && b->producer()->op_type() == "DequantizeLinear";
     if (!q || !is_constant_value(q->data)) {
-      reason = "the bias of " + conv.describe() +
-               " is neither a float32 constant nor a DequantizeLinear of an int32 constant" +
-               (q ? std::string() : " (" + why + ")");
+      reason = what + " is neither a float32 constant nor a DequantizeLinear of an int32 constant" +
+               (q || !is_dequantize ? std::string() : " (" + why + ")");
       return false;
     }
     if (std::any_of(q->zeros.begin(), q->zeros.end(), [](int64_t z) { return z != 0; })) {
-      reason = "the int32 bias of " + conv.describe() + " has a zero point other than 0";
+      reason = "the int32 " + what + " has a zero point other than 0";
       return false;
     }
     const Tensor& data = *q->data->constant();
-    bool same_scale = data.shape() == std::vector<int64_t>{channels};
+    bool same_scale = data.shape() == std::vector<int64_t>{channels} && beta == 1.0f;
     for (int64_t m = 0; m < channels && same_scale; ++m) {
       same_scale = near(q->scale_at(m), bias_scales[static_cast<size_t>(m)], 1e-6);
     }
@@ -189,28 +194,33 @@ bool plan_conv_bias(Plan& plan, int64_t channels, std::string& reason) {
       return true;
     }
     // Another scale: what the float graph adds, (b - 0) * scale in float32, requantised.
-    if (data.element_count() != channels) {
-      reason = "the bias of " + conv.describe() + " has " + std::to_string(data.element_count()) + " elements, W has " +
-               std::to_string(channels) + " output channels";
+    if (q->per_channel() && data.element_count() != static_cast<int64_t>(q->scales.size())) {
+      reason = "the scale of the int32 " + what + " does not match its shape";
       return false;
     }
-    for (int64_t m = 0; m < channels; ++m) {
+    for (int64_t m = 0; m < data.element_count(); ++m) {
       values.push_back(
           static_cast<float>(static_cast<float>(data.scalar_as_int64(m)) * static_cast<float>(q->scale_at(m))));
     }
   }
-  if (static_cast<int64_t>(values.size()) != channels || b->desc().rank() != 1) {
-    reason = "the bias of " + conv.describe() + " is " + b->desc().to_string() + ", expected [" +
-             std::to_string(channels) + "]";
+  const std::optional<std::vector<int64_t>> dims = static_dims(b);
+  const bool fits = dims && (*dims == std::vector<int64_t>{channels} ||
+                             (per_row && (*dims == std::vector<int64_t>{1, channels} || values.size() == 1)));
+  if (!fits || (static_cast<int64_t>(values.size()) != channels && values.size() != 1)) {
+    reason = what + " is " + b->desc().to_string() + ", expected [" + std::to_string(channels) + "]" +
+             (per_row ? " or [1, " + std::to_string(channels) + "] or one value" : "");
     return false;
+  }
+  values.resize(static_cast<size_t>(channels), values[0]);  // one value for every column
+  if (beta != 1.0f) {
+    for (double& v : values) v = static_cast<float>(beta * static_cast<float>(v));  // Gemm's beta * C, in float
   }
   std::vector<int32_t> quantised(static_cast<size_t>(channels));
   for (int64_t m = 0; m < channels; ++m) {
     const double scale = bias_scales[static_cast<size_t>(m)];
     const double q = std::nearbyint(values[static_cast<size_t>(m)] / scale);
     if (!(scale > 0) || !(std::fabs(q) <= kInt32Max)) {
-      reason = "the bias of " + conv.describe() + " channel " + std::to_string(m) + " (" +
-               std::to_string(values[static_cast<size_t>(m)]) +
+      reason = what + " channel " + std::to_string(m) + " (" + std::to_string(values[static_cast<size_t>(m)]) +
                ") does not fit int32 at scale xs * ws = " + std::to_string(scale);
       return false;
     }
@@ -263,26 +273,28 @@ bool plan_conv(Plan& plan, std::string& reason) {
              " scales; QLinearConv takes them per output channel (axis 0, " + std::to_string(channels) + " scales)";
     return false;
   }
-  if (!plan_conv_bias(plan, channels, reason)) return false;
+  if (!plan_bias(plan, plan.producer->input(2), "the bias of " + plan.producer->describe(), channels, 1.0f, false,
+                 reason)) {
+    return false;
+  }
   const int64_t per_channel = w.element_count() / channels;
   return accumulation_fits(
       plan, channels, [per_channel](int64_t i) { return i / per_channel; }, reason);
 }
 
-bool plan_matmul(Plan& plan, std::string& reason) {
+/// `add`: the Add of the bias that follows the MatMul / Gemm (null: none).
+bool plan_matmul(Plan& plan, const Node* add, Value* addend, std::string& reason) {
   const Node& op = *plan.producer;
   const Tensor& b = *plan.w.data->constant();
   bool transposed = false;
+  Value* bias = nullptr;
+  std::string bias_text;
+  float beta = 1.0f;
   if (op.op_type() == "Gemm") {
-    if (op.input(2) != nullptr) {
-      reason = op.describe() +
-               " has a bias C: no standard quantised op adds one (QLinearMatMul has no bias), so it stays float";
-      return false;
-    }
     if (op.get_int("transA", 0) != 0 || op.get_float("alpha", 1.0f) != 1.0f) {
       reason = op.describe() + " has transA = " + std::to_string(op.get_int("transA", 0)) +
                " and alpha = " + std::to_string(op.get_float("alpha", 1.0f)) +
-               "; QLinearMatMul computes A * B (transA 0, alpha 1)";
+               "; the quantised ops compute A * B (transA 0, alpha 1)";
       return false;
     }
     transposed = op.get_int("transB", 0) != 0;
@@ -290,6 +302,17 @@ bool plan_matmul(Plan& plan, std::string& reason) {
       reason = "B of " + op.describe() + " has shape " + shape_to_string(b.shape());
       return false;
     }
+    bias = op.input(2);
+    bias_text = "C of " + op.describe();
+    beta = op.get_float("beta", 1.0f);
+  }
+  if (add != nullptr) {
+    if (bias != nullptr) {
+      reason = op.describe() + " has a bias C and is followed by " + add->describe() + ": it stays float";
+      return false;
+    }
+    bias = addend;
+    bias_text = "the addend of " + add->describe() + " (after " + op.describe() + ")";
   }
   if (b.rank() < 1) {
     reason = "B of " + op.describe() + " is a scalar";
@@ -303,6 +326,27 @@ bool plan_matmul(Plan& plan, std::string& reason) {
     reason = "B of " + op.describe() + " is quantised along axis " + std::to_string(plan.w.axis) + " with " +
              std::to_string(plan.w.scales.size()) + " scales; QLinearMatMul takes a 2-D B per tensor or per column";
     return false;
+  }
+  if (bias != nullptr) {
+    // No standard quantised op adds a bias to a matrix product, but a 1x1 QLinearConv of
+    // A as [M, K, 1, 1] computes the same sums exactly and adds its int32 bias.
+    const Value* a = op.input(0);
+    if (rank != 2 || !a->desc().has_rank() || a->desc().rank() != 2) {
+      reason = op.describe() + " with a bias becomes a 1x1 QLinearConv, which needs a 2-D A and B (A is " +
+               a->desc().to_string() + ", B " + shape_to_string(b.shape()) + ")";
+      return false;
+    }
+    if (!plan_bias(plan, bias, bias_text, columns, beta, true, reason)) return false;
+    plan.matmul_as_conv = true;
+    const int64_t k = b.shape()[transposed ? 1 : 0];
+    plan.weights = Tensor::zeros(b.dtype(), {columns, k, 1, 1});
+    const auto* source = static_cast<const uint8_t*>(b.raw_data());
+    auto* target = static_cast<uint8_t*>(plan.weights.raw_data());
+    for (int64_t n = 0; n < columns; ++n) {
+      for (int64_t i = 0; i < k; ++i) target[n * k + i] = source[transposed ? n * k + i : i * columns + n];
+    }
+    return accumulation_fits(
+        plan, columns, [k](int64_t i) { return i / k; }, reason);
   }
   if (transposed) {
     const int64_t n = b.shape()[0], k = b.shape()[1];
@@ -378,7 +422,15 @@ std::optional<Plan> make_plan(const Match& match, std::string& reason) {
     reason = "the weights of " + op.describe() + " (input of " + plan.w.node->describe() + ") are not a constant";
     return std::nullopt;
   }
-  if (!(plan.conv ? plan_conv(plan, reason) : plan_matmul(plan, reason))) return std::nullopt;
+  const Node* add = match.node("add");
+  if (add != nullptr && plan.conv) {
+    reason = op.describe() + " is followed by " + add->describe() +
+             ": no standard quantised op adds it to QLinearConv's output, so it stays float";
+    return std::nullopt;
+  }
+  if (!(plan.conv ? plan_conv(plan, reason) : plan_matmul(plan, add, match.value("addend"), reason))) {
+    return std::nullopt;
+  }
   if (!plan_activation(plan, match.node("activation"), q, reason)) return std::nullopt;
   return plan;
 }
@@ -396,8 +448,8 @@ Tensor scalar_of(DataType dtype, int64_t value) {
   return tensor;
 }
 
-/// Q(act(add(op(x, w)))) with op a Conv, MatMul or Gemm, act and add optional. A present
-/// Add is matched only to say why it stays float.
+/// Q(act(add(op(x, w)))) with op a Conv, MatMul or Gemm, act and add optional: the Add of
+/// a MatMul's bias (after a Conv it stays float).
 Pattern op_pattern() {
   Pattern p("qdq_op");
   PatternOp& op = p.op({"Conv", "MatMul", "Gemm"}, {p.any("x"), p.any("w")}, "producer").allow_extra_inputs();
@@ -416,13 +468,6 @@ std::vector<Pattern> QdqFusion::patterns() const {
 }
 
 bool QdqFusion::meets_requirements(const Match& match, const PassContext&, std::string& reason) const {
-  if (const Node* add = match.node("add")) {
-    const Node& op = *match.node("producer");
-    reason = op.describe() + " is followed by " + add->describe() + ": no standard quantised op adds it to " +
-             (op.op_type() == "Conv" ? "QLinearConv's output" : "QLinearMatMul (which has no bias)") +
-             ", so it stays float";
-    return false;
-  }
   return make_plan(match, reason).has_value();
 }
 
@@ -436,14 +481,35 @@ Status QdqFusion::replacement(const Match& match, Replacement& r) const {
     return q.zero != nullptr ? r.use(q.zero)
                              : r.constant(name + "_" + role + "_zero_point", zeros_like(q.scale, q.dtype));
   };
-  Value* weights = plan.weights.defined() ? r.constant(name + "_weights_t", plan.weights) : r.use(plan.w.data);
-  std::vector<Value*> inputs = {r.use(plan.x.data),  r.use(plan.x.scale),  zero_of(plan.x, "x"), weights,
-                                r.use(plan.w.scale), zero_of(plan.w, "w"), r.use(plan.y.scale),  zero_of(plan.y, "y")};
+  Value* weights = plan.weights.defined()
+                       ? r.constant(name + (plan.matmul_as_conv ? "_weights_1x1" : "_weights_t"), plan.weights)
+                       : r.use(plan.w.data);
+  // A 1x1 QLinearConv of A as an image: [M, K] -> [M, K, 1, 1] (Reshape's 0 keeps a dim).
+  Value* x = r.use(plan.x.data);
+  if (plan.matmul_as_conv) {
+    x = r.add_node("Reshape", {x, r.constant(name + "_image_shape", Tensor::from_vector<int64_t>({4}, {0, 0, 1, 1}))},
+                   name + "_as_image")
+            ->output(0);
+  }
+  std::vector<Value*> inputs = {x,
+                                r.use(plan.x.scale),
+                                zero_of(plan.x, "x"),
+                                weights,
+                                r.use(plan.w.scale),
+                                zero_of(plan.w, "w"),
+                                r.use(plan.y.scale),
+                                zero_of(plan.y, "y")};
   if (plan.bias_as_is != nullptr) inputs.push_back(r.use(plan.bias_as_is));
   if (plan.bias.defined()) inputs.push_back(r.constant(name + "_bias_int32", plan.bias));
-  Node* fused = r.add_node(plan.conv ? "QLinearConv" : "QLinearMatMul", inputs, name);
+  Node* fused = r.add_node(plan.conv || plan.matmul_as_conv ? "QLinearConv" : "QLinearMatMul", inputs, name);
   if (plan.conv) {
     for (const auto& [key, attribute] : plan.producer->attributes()) fused->set_attribute(key, attribute);
+  }
+  if (plan.matmul_as_conv) {
+    fused->set_attribute("kernel_shape", std::vector<int64_t>{1, 1});
+    fused = r.add_node(
+        "Reshape", {fused->output(0), r.constant(name + "_matrix_shape", Tensor::from_vector<int64_t>({2}, {0, 0}))},
+        name + "_as_matrix");
   }
   if (plan.clamp) {
     const DataType dtype = plan.y.dtype;

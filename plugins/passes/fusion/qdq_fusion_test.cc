@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <iostream>
 #include <memory>
 #include <random>
 #include <string>
@@ -244,18 +245,50 @@ TEST(QdqFusion, LeavesABiasThatWouldOverflowInt32) {
       ir, "the bias of Conv 'conv' channel 1 (-3000000000.000000) does not fit int32 at scale xs * ws = 0.250000");
 }
 
-TEST(QdqFusion, LeavesMatMulAndGemmWithABias) {
-  std::string add = replaced(kMatMul, "  %y = QuantizeLinear(%m, %ys, %yz) \"q\"",
-                             "  %s = Add(%m, %c) \"add\"\n  %y = QuantizeLinear(%s, %ys, %yz) \"q\"");
-  add = replaced(add, "  init %ys", "  init %c : float32[2] = [1, 2]\n  init %ys");
-  expect_unfused(add,
-                 "MatMul 'matmul' is followed by Add 'add': no standard quantised op adds it to QLinearMatMul "
-                 "(which has no bias), so it stays float");
+// Gemm's C (and an Add after a MatMul): a 1x1 QLinearConv over A as [4, 3, 1, 1], B as
+// [N, K, 1, 1] = [1, 3, 5, 2, 4, 6]; the bias at scales 0.1 * [0.2, 0.3]:
+// round(1 / 0.02) = 50, round(2 / 0.03) = 67.
+const char* const kMatMulAsConv = R"(graph main (opset ""=13) {
+  input %aq : int8[4,3]
+  init %as : float32[] = [0.1]
+  init %az : int8[] = [-3]
+  init %bs : float32[2] = [0.2, 0.3]
+  init %bz : int8[2] = [0, 1]
+  init %ys : float32[] = [0.05]
+  init %yz : int8[] = [-128]
+  init %OP_weights_1x1 : int8[2,3,1,1] = [1, 3, 5, 2, 4, 6]
+  init %OP_image_shape : int64[4] = [0, 0, 1, 1]
+  init %OP_bias_int32 : int32[2] = [50, 67]
+  init %OP_matrix_shape : int64[2] = [0, 0]
+  %OP_as_image_out_0 = Reshape(%aq, %OP_image_shape) "OP_as_image"
+  %OP_out_1 = QLinearConv(%OP_as_image_out_0, %as, %az, %OP_weights_1x1, %bs, %bz, %ys, %yz, %OP_bias_int32) {kernel_shape: ints = [1, 1]} "OP"
+  %y = Reshape(%OP_out_1, %OP_matrix_shape) "OP_as_matrix"
+  output %y
+})";
+
+std::string named(std::string text, const std::string& name) {
+  for (size_t at = text.find("OP"); at != std::string::npos; at = text.find("OP", at + name.size())) {
+    text.replace(at, 2, name);
+  }
+  return text;
+}
+
+TEST(QdqFusion, GemmWithCBecomesA1x1QLinearConv) {
   std::string gemm = replaced(kMatMul, "%m = MatMul(%a, %b) \"matmul\"", "%m = Gemm(%a, %b, %c) \"gemm\"");
   gemm = replaced(gemm, "  init %ys", "  init %c : float32[2] = [1, 2]\n  init %ys");
-  expect_unfused(gemm,
-                 "Gemm 'gemm' has a bias C: no standard quantised op adds one (QLinearMatMul has no bias), so it "
-                 "stays float");
+  EXPECT_EQ(run(gemm, {"fuse_qdq", "dce"}), inferred(named(kMatMulAsConv, "gemm")));
+}
+
+TEST(QdqFusion, MatMulAndABiasAddBecomeA1x1QLinearConv) {
+  std::string add = replaced(kMatMul, "  %y = QuantizeLinear(%m, %ys, %yz) \"q\"",
+                             "  %s = Add(%c, %m) \"add\"\n  %y = QuantizeLinear(%s, %ys, %yz) \"q\"");
+  add = replaced(add, "  init %ys", "  init %c : float32[1,2] = [1, 2]\n  init %ys");
+  EXPECT_EQ(run(add, {"fuse_qdq", "dce"}), inferred(named(kMatMulAsConv, "matmul")));
+  // An addend that is not a constant bias stays float.
+  std::string residual = replaced(add, "  init %c : float32[1,2] = [1, 2]\n", "  input %c : float32[1,2]\n");
+  expect_unfused(residual,
+                 "the addend of Add 'add' (after MatMul 'matmul') is neither a float32 constant nor a DequantizeLinear "
+                 "of an int32 constant");
 }
 
 TEST(QdqFusion, LeavesAConvWhoseFloatOutputIsUsedElsewhere) {
@@ -359,6 +392,8 @@ void expect_within_one_step(const std::string& ir, const std::string& input, con
       ADD_FAILURE() << "element " << i << ": fused " << a << ", float graph " << b;
   }
   EXPECT_GE(equal, count * 99 / 100) << equal << " of " << count << " equal";
+  std::cout << fused_op << ": " << equal << " of " << count
+            << " outputs equal at -O0 and -O2, the others one step apart\n";
   // The output must not be degenerate (all one value) for the comparison to mean much.
   int64_t distinct_from_first = 0;
   for (int64_t i = 0; i < count; ++i)
@@ -443,6 +478,13 @@ TEST(QdqFusionNumerics, MatMulAndGemmInt8WithinOneStep) {
   %m = Gemm(%a, %b) {transB: int = 1} "gemm")" +
                            tail;
   expect_within_one_step(gemm, "aq", a, "QLinearMatMul", "Gemm");
+  // With a bias C: a 1x1 QLinearConv.
+  std::uniform_real_distribution<float> bias(-2.0f, 2.0f);
+  std::vector<float> c(n);
+  for (float& v : c) v = bias(rng);
+  std::string biased = replaced(gemm, "%m = Gemm(%a, %b)", "%m = Gemm(%a, %b, %c)");
+  biased = replaced(biased, "  init %wq", "  init %c : float32[24] = " + float_literal(c) + "\n  init %wq");
+  expect_within_one_step(biased, "aq", a, "QLinearConv", "Gemm");
 }
 
 }  // namespace

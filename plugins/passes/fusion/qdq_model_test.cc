@@ -1,7 +1,7 @@
 // The QDQ CNN that testdata/make_qdq_model.py writes (a torch export, statically quantised
 // as ONNX Runtime's QDQ quantiser lays it out) through ge::Session: at -O2 its three
-// convolutions run as QLinearConv and no float Conv is left, and its logits agree with
-// -O0's (the float QDQ graph) within one quantisation step of the logits.
+// convolutions and its classifier Gemm run as QLinearConv, no float Conv or Gemm is left,
+// and its logits agree with -O0's (the float QDQ graph) within one quantisation step.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -67,9 +67,9 @@ TEST(QdqModel, ConvolutionsRunAsQLinearConvAndAgreeWithTheFloatGraphWithinOneSte
   ASSERT_TRUE(o2.is_ok()) << o2.status().to_string();
   EXPECT_EQ(o0->op_counts["Conv"], 3);
   EXPECT_EQ(o2->op_counts["Conv"], 0);
-  EXPECT_EQ(o2->op_counts["QLinearConv"], 3);
-  // The classifier's Gemm has a bias: no standard quantised op takes it, it stays float.
-  EXPECT_EQ(o2->op_counts["Gemm"], 1);
+  // The three convolutions, and the classifier's Gemm with its bias as a 1x1 QLinearConv.
+  EXPECT_EQ(o2->op_counts["QLinearConv"], 4);
+  EXPECT_EQ(o2->op_counts["Gemm"], 0);
   const Tensor& a = o2->logits;
   const Tensor& b = o0->logits;
   ASSERT_EQ(a.shape(), b.shape());
