@@ -345,9 +345,13 @@ Precision (--precision also applies to a .gem: it must be the one it was compile
                           each precision (from their kernels' names)
   --check-precision       with --precision bf16|mixed (not a .gem): also compile and
                           run the model in float32 on the same inputs and print, per
-                          output, the max absolute error and the max relative error
-                          |x - x32| / max(|x32|, 1e-3 * max |x32|) against it, and
-                          flag NaN or inf where float32 is finite; exit 0 (a report)
+                          output, the max absolute error, the max relative error
+                          |x - x32| / max(|x32|, 1e-3 * max |x32|), the max absolute
+                          error over max |x32|, and in how many rows the argmax of the
+                          last axis agrees (top-1); NaN or inf where float32 is finite
+                          is flagged NON-FINITE; exit 0 (a report). With
+                          --check-passes the passes are checked in float32, the loaded
+                          model to 3e-2 of each output's scale
 Memory (static-shape graphs run from one planned arena):
   --threads N             threads each heavy kernel (convolution, matmul) may use
                           (default: the machine's cores; tiny ops stay on one)
