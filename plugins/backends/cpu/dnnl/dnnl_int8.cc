@@ -189,11 +189,13 @@ struct ConvFinish {
   Requantize requantize;
   size_t sums_offset = 0;  // workspace bytes: the int32 sums (qlinear); else the output holds them
   size_t plane_offset = 0, window_offset = 0, multiplier_offset = 0;  // workspace bytes
+  std::vector<cpu_kernels::TapRange> last_axis_taps;                  // per output position along the last axis
 };
 
 // window[o] = sum over the taps of output position o of plane[input position], taps
 // outside the input skipped (they read x_zero_point: 0 after the shift).
-void window_sums(const SpatialGeometry& g, const int32_t* plane, int32_t* window) {
+void window_sums(const SpatialGeometry& g, const std::vector<cpu_kernels::TapRange>& last_axis_taps,
+                 const int32_t* plane, int32_t* window) {
   using cpu_kernels::taps_within;
   for (int64_t o0 = 0; o0 < g.output[0]; ++o0) {
     const int64_t s0 = o0 * g.strides[0] - g.pads_begin[0];
@@ -209,7 +211,7 @@ void window_sums(const SpatialGeometry& g, const int32_t* plane, int32_t* window
               plane + ((s0 + k0 * g.dilations[0]) * g.input[1] + s1 + k1 * g.dilations[1]) * g.input[2];
           for (int64_t o2 = 0; o2 < g.output[2]; ++o2) {
             const int64_t s2 = o2 * g.strides[2] - g.pads_begin[2];
-            const auto r2 = taps_within(s2, g.kernel[2], g.dilations[2], 0, g.input[2]);
+            const cpu_kernels::TapRange r2 = last_axis_taps[o2];
             int32_t sum = 0;
             for (int64_t k2 = r2.begin; k2 < r2.end; ++k2) sum += row[s2 + k2 * g.dilations[2]];
             out[o2] += sum;
@@ -220,13 +222,44 @@ void window_sums(const SpatialGeometry& g, const int32_t* plane, int32_t* window
   }
 }
 
+// The two passes over whole planes, compiled for AVX-512 too (the compiler vectorises
+// these loops; the baseline build has SSE2 only) and picked at launch.
+bool has_avx512() {
+  static const bool available = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+  return available;
+}
+
+#define GE_INT8_PLANE_LOOPS(SUFFIX)                                                                           \
+  template <typename X>                                                                                       \
+  void channel_sum_##SUFFIX(const X* x, int64_t channels, int64_t size, int32_t zero, int32_t* plane) {       \
+    std::fill(plane, plane + size, -zero * static_cast<int32_t>(channels));                                   \
+    for (int64_t c = 0; c < channels; ++c) {                                                                  \
+      const X* row = x + c * size;                                                                            \
+      for (int64_t i = 0; i < size; ++i) plane[i] += static_cast<int32_t>(row[i]);                            \
+    }                                                                                                         \
+  }                                                                                                           \
+  /* Wrapping int32 arithmetic: the reference's sum modulo 2^32 where it overflows. */                        \
+  void add_scaled_##SUFFIX(int32_t* sums, const int32_t* window, int32_t c, int64_t size) {                   \
+    auto* row = reinterpret_cast<uint32_t*>(sums);                                                            \
+    for (int64_t i = 0; i < size; ++i) row[i] += static_cast<uint32_t>(c) * static_cast<uint32_t>(window[i]); \
+  }
+
+GE_INT8_PLANE_LOOPS(baseline)
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw")
+GE_INT8_PLANE_LOOPS(avx512)
+#pragma GCC pop_options
+#undef GE_INT8_PLANE_LOOPS
+
 template <typename X>
 void channel_sum(const X* x, int64_t channels, int64_t size, int32_t zero, int32_t* plane) {
-  std::fill(plane, plane + size, -zero * static_cast<int32_t>(channels));
-  for (int64_t c = 0; c < channels; ++c) {
-    const X* row = x + c * size;
-    for (int64_t i = 0; i < size; ++i) plane[i] += static_cast<int32_t>(row[i]);
-  }
+  if (has_avx512()) return channel_sum_avx512(x, channels, size, zero, plane);
+  channel_sum_baseline(x, channels, size, zero, plane);
+}
+
+void add_scaled(int32_t* sums, const int32_t* window, int32_t c, int64_t size) {
+  if (has_avx512()) return add_scaled_avx512(sums, window, c, size);
+  add_scaled_baseline(sums, window, c, size);
 }
 
 int finish_conv(const KernelArgs& args, const void* params) {
@@ -271,12 +304,9 @@ int finish_conv(const KernelArgs& args, const void* params) {
         } else {
           channel_sum(static_cast<const uint8_t*>(args.inputs[0]) + x_offset, group_in, in_size, x_zero, plane);
         }
-        window_sums(g, plane, window);
+        window_sums(g, p.last_axis_taps, plane, window);
         for (int64_t m = 0; m < group_out; ++m) {
-          // Wrapping int32 arithmetic: the reference's sum modulo 2^32 where it overflows.
-          const auto c = static_cast<uint32_t>(p.compensation[first + m]);
-          auto* row = reinterpret_cast<uint32_t*>(group_sums + m * out_size);
-          for (int64_t i = 0; i < out_size; ++i) row[i] += c * static_cast<uint32_t>(window[i]);
+          add_scaled(group_sums + m * out_size, window, p.compensation[first + m], out_size);
         }
       }
       if (!p.qlinear) continue;
@@ -489,6 +519,11 @@ std::optional<PreparedKernel> prepare_int8_conv(const Node& node, std::string_vi
                                          : dnnl::memory::desc();
   const Dims strides = spatial_tail(g.strides, spatial), dilations = spatial_tail(g.dilations, spatial, 1);
   const Dims pads_l = spatial_tail(g.pads_begin, spatial), pads_r = spatial_tail(g.pads_end, spatial);
+  std::vector<cpu_kernels::TapRange> last_axis_taps;
+  for (int64_t o = 0; o < g.output[2]; ++o) {
+    last_axis_taps.push_back(
+        cpu_kernels::taps_within(o * g.strides[2] - g.pads_begin[2], g.kernel[2], g.dilations[2], 0, g.input[2]));
+  }
   try {
     ProgramBuilder builder;
     ZeroPoints zero_points;
@@ -533,6 +568,24 @@ std::optional<PreparedKernel> prepare_int8_conv(const Node& node, std::string_vi
     if (qlinear && !onednn_requantizes) {
       result = {ArgSource::kWorkspace, 0, builder.reserve_workspace(y_plain.get_size()), nullptr};
     }
+    auto finish = std::make_shared<ConvFinish>();
+    finish->geometry = g;
+    finish->batch = x_dims[0];
+    finish->in_channels = x_dims[1];
+    finish->out_channels = out_channels;
+    finish->group = group;
+    finish->x_signed = x->desc().dtype == DataType::kInt8;
+    finish->x_zero = x_zero != nullptr ? 2 : -1;
+    if (weights->compensated) finish->compensation = weights->compensation;
+    finish->qlinear = qlinear;
+    finish->requantize = requantize;
+    finish->sums_offset = result.offset;
+    finish->last_axis_taps = last_axis_taps;
+    if (host_finish) {
+      finish->plane_offset = builder.reserve_workspace(static_cast<size_t>(g.input_size()) * sizeof(int32_t));
+      finish->window_offset = builder.reserve_workspace(static_cast<size_t>(g.output_size()) * sizeof(int32_t));
+      finish->multiplier_offset = builder.reserve_workspace(static_cast<size_t>(out_channels) * sizeof(float));
+    }
     ArgSource dst = result;
     if (pd->dst_desc() != y_plain)
       dst = {ArgSource::kWorkspace, 0, builder.reserve_workspace(pd->dst_desc().get_size()), nullptr};
@@ -553,21 +606,6 @@ std::optional<PreparedKernel> prepare_int8_conv(const Node& node, std::string_vi
       builder.add_reorder(pd->dst_desc(), dst, y_plain, result);
     std::string name = fast_kernel_name(backend, node, pd->impl_info_str());
     if (host_finish) {
-      auto finish = std::make_shared<ConvFinish>();
-      finish->geometry = g;
-      finish->batch = x_dims[0];
-      finish->in_channels = x_dims[1];
-      finish->out_channels = out_channels;
-      finish->group = group;
-      finish->x_signed = x->desc().dtype == DataType::kInt8;
-      finish->x_zero = x_zero != nullptr ? 2 : -1;
-      if (weights->compensated) finish->compensation = weights->compensation;
-      finish->qlinear = qlinear;
-      finish->requantize = requantize;
-      finish->sums_offset = result.offset;
-      finish->plane_offset = builder.reserve_workspace(static_cast<size_t>(g.input_size()) * sizeof(int32_t));
-      finish->window_offset = builder.reserve_workspace(static_cast<size_t>(g.output_size()) * sizeof(int32_t));
-      finish->multiplier_offset = builder.reserve_workspace(static_cast<size_t>(out_channels) * sizeof(float));
       builder.add_host(&finish_conv, std::move(finish));
       name += weights->compensated ? ".compensated" : ".requantized";
     }
