@@ -1102,6 +1102,31 @@ TEST_F(GeRunE2ETest, CheckPrecisionReportsEachOutputsErrorAgainstFloat32) {
   EXPECT_EQ(r.output.find("NON-FINITE"), std::string::npos) << r.output;
 }
 
+TEST_F(GeRunE2ETest, CheckPrecisionFlagsInfinitiesThatFloat32DoesNotHave) {
+  // x[0] = 3.4e38 is finite in float32 but above bfloat16's largest finite value: rounded
+  // to bfloat16 it is inf, and so is every element of x @ ones.
+  const fs::path model = tmp_ / "matmul.onnx";
+  write_attribute_model(model, "MatMul", {1, 64}, {}, {{"w", {64, 64}}});
+  const fs::path x = tmp_ / "x.npy";
+  write_npy(x, "<f4", "(1, 64)", 64 * sizeof(float));
+  {
+    std::fstream file(x, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(static_cast<std::streamoff>(fs::file_size(x) - 64 * sizeof(float)));
+    const float huge = 3.4e38f;
+    file.write(reinterpret_cast<const char*>(&huge), sizeof(huge));
+  }
+  Outcome r = ge_run({model.string(), "--input", "x=" + x.string(), "--precision", "bf16", "--check-precision"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;  // a report
+  if (cpu_has_bf16()) {
+    EXPECT_CONTAINS(r.output,
+                    "  output 0 'y': max abs error 0, max rel error 0, max abs / max |fp32| 0 (fp32 max |x| 3.4e+38, "
+                    "64 elements); argmax over the last axis agrees in 1 of 1 rows; NON-FINITE: 64 of 64 elements are "
+                    "NaN or inf where fp32's are finite\n");
+  } else {
+    EXPECT_EQ(r.output.find("NON-FINITE"), std::string::npos) << r.output;
+  }
+}
+
 TEST_F(GeRunE2ETest, PrecisionOptionErrors) {
   Outcome r = ge_run({kModel.string(), "--precision", "fp16"});
   EXPECT_EQ(r.exit_code, 1) << r.output;
