@@ -123,6 +123,13 @@ std::optional<Quantization> read_dequantize(const Value* value, const Node& cons
     reason = what + " of " + consumer.describe() + " is not the output of a DequantizeLinear";
     return std::nullopt;
   }
+  // DequantizeLinear-23's output_dtype may make it float16 or bfloat16: the float graph
+  // then computes in that precision, which the fused op would not reproduce.
+  if (dq->output(0)->desc().dtype != DataType::kFloat32) {
+    reason = dq->describe() + " (" + what + " of " + consumer.describe() + ") gives " +
+             type_name(dq->output(0)->desc().dtype) + "; the fused ops stand for float32 arithmetic";
+    return std::nullopt;
+  }
   Value* data = dq->input(0);
   const DataType dtype = data != nullptr ? data->desc().dtype : DataType::kUndefined;
   if (std::find(types.begin(), types.end(), dtype) == types.end()) {
@@ -187,7 +194,9 @@ bool plan_bias(Plan& plan, Value* b, const std::string& what, int64_t channels, 
     const Tensor& data = *q->data->constant();
     bool same_scale = data.shape() == std::vector<int64_t>{channels} && beta == 1.0f;
     for (int64_t m = 0; m < channels && same_scale; ++m) {
-      same_scale = near(q->scale_at(m), bias_scales[static_cast<size_t>(m)], 1e-6);
+      // Relative, to float rounding: the product in float32 or rounded from float64.
+      const double expected = bias_scales[static_cast<size_t>(m)];
+      same_scale = std::fabs(q->scale_at(m) - expected) <= 1e-6 * expected;
     }
     if (same_scale) {
       plan.bias_as_is = q->data;

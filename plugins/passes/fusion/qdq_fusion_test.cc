@@ -119,6 +119,13 @@ TEST(QdqFusion, TakesAnInt32BiasOfScaleXsTimesWsAsItIs) {
   expected = replaced(expected, "  init %conv_bias_int32 : int32[2] = [8, -4]\n", "");
   expected = replaced(expected, "%yz, %conv_bias_int32)", "%yz, %bq)");
   EXPECT_EQ(run(ir, {"fuse_qdq", "dce"}), inferred(expected));
+  // A scale 4e-6 off (within fusion_util's near(), absolute below 1, but more than float
+  // rounding) is another scale: the bias is requantised (to the same integers here).
+  const std::string nearly =
+      replaced(ir, "init %bs : float32[2] = [0.125, 0.25]", "init %bs : float32[2] = [0.1250005, 0.2500005]");
+  const std::string out = run(nearly, {"fuse_qdq", "dce"});
+  EXPECT_NE(out.find("init %conv_bias_int32 : int32[2] = [5, -7]"), std::string::npos) << out;
+  EXPECT_EQ(out.find("%bq"), std::string::npos) << out;
   // Another scale: requantised, (5 * 0.25) / 0.125 = 10, (-7 * 0.5) / 0.25 = -14.
   const std::string rescaled =
       replaced(ir, "init %bs : float32[2] = [0.125, 0.25]", "init %bs : float32[2] = [0.25, 0.5]");
@@ -225,6 +232,18 @@ TEST(QdqFusion, LeavesFloat16Scales) {
   ir = replaced(ir, "init %ys : float32[] = [0.75]", "init %ys : float16[] = [0x3a00]");
   expect_unfused(at_opset(ir, 19),
                  "the scale of QuantizeLinear 'q' is float16; QLinearConv / QLinearMatMul take float32 scales");
+}
+
+TEST(QdqFusion, LeavesAFloat16DequantizeLinearOutput) {
+  // Opset 23: float32 scales, but DequantizeLinear gives float16 (output_dtype 10).
+  std::string ir = replaced(kConv, "(opset \"\"=13)", "(opset \"\"=23)");
+  ir = replaced(ir, "%x = DequantizeLinear(%xq, %xs, %xz) \"dq_x\"",
+                "%x = DequantizeLinear(%xq, %xs, %xz) {output_dtype: int = 10} \"dq_x\"");
+  ir = replaced(ir, "{axis: int = 0} \"dq_w\"", "{axis: int = 0, output_dtype: int = 10} \"dq_w\"");
+  ir = replaced(ir, "init %b : float32[2] = [1, -1]", "init %b : float16[2] = [0x3c00, 0xbc00]");
+  expect_unfused(ir,
+                 "DequantizeLinear 'dq_x' (input 0 of Conv 'conv') gives float16; the fused ops stand for float32 "
+                 "arithmetic");
 }
 
 TEST(QdqFusion, LeavesBlockedQuantisation) {
