@@ -26,6 +26,7 @@
 // GE_CPU_INT8=off turns these fast paths off.
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -189,37 +190,39 @@ struct ConvFinish {
   Requantize requantize;
   size_t sums_offset = 0;  // workspace bytes: the int32 sums (qlinear); else the output holds them
   size_t plane_offset = 0, window_offset = 0, multiplier_offset = 0;  // workspace bytes
-  std::vector<cpu_kernels::TapRange> last_axis_taps;                  // per output position along the last axis
+  size_t partial_offset[2] = {0, 0};                                  // workspace bytes: window_sums' first two passes
+  std::array<std::vector<cpu_kernels::TapRange>, cpu_kernels::kMaxSpatialRank> taps;  // per axis, per output position
 };
 
 // window[o] = sum over the taps of output position o of plane[input position], taps
-// outside the input skipped (they read x_zero_point: 0 after the shift).
-void window_sums(const SpatialGeometry& g, const std::vector<cpu_kernels::TapRange>& last_axis_taps,
-                 const int32_t* plane, int32_t* window) {
-  using cpu_kernels::taps_within;
-  for (int64_t o0 = 0; o0 < g.output[0]; ++o0) {
-    const int64_t s0 = o0 * g.strides[0] - g.pads_begin[0];
-    const auto r0 = taps_within(s0, g.kernel[0], g.dilations[0], 0, g.input[0]);
-    for (int64_t o1 = 0; o1 < g.output[1]; ++o1) {
-      const int64_t s1 = o1 * g.strides[1] - g.pads_begin[1];
-      const auto r1 = taps_within(s1, g.kernel[1], g.dilations[1], 0, g.input[1]);
-      int32_t* out = window + (o0 * g.output[1] + o1) * g.output[2];
-      for (int64_t o2 = 0; o2 < g.output[2]; ++o2) out[o2] = 0;
-      for (int64_t k0 = r0.begin; k0 < r0.end; ++k0) {
-        for (int64_t k1 = r1.begin; k1 < r1.end; ++k1) {
-          const int32_t* row =
-              plane + ((s0 + k0 * g.dilations[0]) * g.input[1] + s1 + k1 * g.dilations[1]) * g.input[2];
-          for (int64_t o2 = 0; o2 < g.output[2]; ++o2) {
-            const int64_t s2 = o2 * g.strides[2] - g.pads_begin[2];
-            const cpu_kernels::TapRange r2 = last_axis_taps[o2];
-            int32_t sum = 0;
-            for (int64_t k2 = r2.begin; k2 < r2.end; ++k2) sum += row[s2 + k2 * g.dilations[2]];
-            out[o2] += sum;
-          }
-        }
+// outside the input skipped (they read x_zero_point: 0 after the shift). Separable: one
+// pass per axis (last, middle, first), each summing its taps into a partial buffer
+// [in0][in1][out2], then [in0][out1][out2], then the window.
+void window_pass(const int32_t* from, int64_t outer, int64_t in, int64_t out, int64_t inner, int64_t stride,
+                 int64_t pad, int64_t dilation, const std::vector<cpu_kernels::TapRange>& taps, int32_t* to) {
+  for (int64_t a = 0; a < outer; ++a) {
+    for (int64_t o = 0; o < out; ++o) {
+      int32_t* row = to + (a * out + o) * inner;
+      std::fill(row, row + inner, 0);
+      const int64_t start = o * stride - pad;
+      for (int64_t k = taps[o].begin; k < taps[o].end; ++k) {
+        const int32_t* source = from + (a * in + start + k * dilation) * inner;
+        for (int64_t i = 0; i < inner; ++i) row[i] += source[i];
       }
     }
   }
+}
+
+void window_sums(const ConvFinish& p, const KernelArgs& args, const int32_t* plane, int32_t* window) {
+  const SpatialGeometry& g = p.geometry;
+  auto* first = reinterpret_cast<int32_t*>(workspace_at(args, p.partial_offset[0]));
+  auto* second = reinterpret_cast<int32_t*>(workspace_at(args, p.partial_offset[1]));
+  window_pass(plane, g.input[0] * g.input[1], g.input[2], g.output[2], 1, g.strides[2], g.pads_begin[2], g.dilations[2],
+              p.taps[2], first);
+  window_pass(first, g.input[0], g.input[1], g.output[1], g.output[2], g.strides[1], g.pads_begin[1], g.dilations[1],
+              p.taps[1], second);
+  window_pass(second, 1, g.input[0], g.output[0], g.output[1] * g.output[2], g.strides[0], g.pads_begin[0],
+              g.dilations[0], p.taps[0], window);
 }
 
 // The two passes over whole planes, compiled for AVX-512 too (the compiler vectorises
@@ -304,7 +307,7 @@ int finish_conv(const KernelArgs& args, const void* params) {
         } else {
           channel_sum(static_cast<const uint8_t*>(args.inputs[0]) + x_offset, group_in, in_size, x_zero, plane);
         }
-        window_sums(g, p.last_axis_taps, plane, window);
+        window_sums(p, args, plane, window);
         for (int64_t m = 0; m < group_out; ++m) {
           add_scaled(group_sums + m * out_size, window, p.compensation[first + m], out_size);
         }
@@ -519,10 +522,12 @@ std::optional<PreparedKernel> prepare_int8_conv(const Node& node, std::string_vi
                                          : dnnl::memory::desc();
   const Dims strides = spatial_tail(g.strides, spatial), dilations = spatial_tail(g.dilations, spatial, 1);
   const Dims pads_l = spatial_tail(g.pads_begin, spatial), pads_r = spatial_tail(g.pads_end, spatial);
-  std::vector<cpu_kernels::TapRange> last_axis_taps;
-  for (int64_t o = 0; o < g.output[2]; ++o) {
-    last_axis_taps.push_back(
-        cpu_kernels::taps_within(o * g.strides[2] - g.pads_begin[2], g.kernel[2], g.dilations[2], 0, g.input[2]));
+  std::array<std::vector<cpu_kernels::TapRange>, cpu_kernels::kMaxSpatialRank> taps;
+  for (int axis = 0; axis < cpu_kernels::kMaxSpatialRank; ++axis) {
+    for (int64_t o = 0; o < g.output[axis]; ++o) {
+      taps[axis].push_back(cpu_kernels::taps_within(o * g.strides[axis] - g.pads_begin[axis], g.kernel[axis],
+                                                    g.dilations[axis], 0, g.input[axis]));
+    }
   }
   try {
     ProgramBuilder builder;
@@ -580,10 +585,14 @@ std::optional<PreparedKernel> prepare_int8_conv(const Node& node, std::string_vi
     finish->qlinear = qlinear;
     finish->requantize = requantize;
     finish->sums_offset = result.offset;
-    finish->last_axis_taps = last_axis_taps;
+    finish->taps = taps;
     if (host_finish) {
       finish->plane_offset = builder.reserve_workspace(static_cast<size_t>(g.input_size()) * sizeof(int32_t));
       finish->window_offset = builder.reserve_workspace(static_cast<size_t>(g.output_size()) * sizeof(int32_t));
+      finish->partial_offset[0] =
+          builder.reserve_workspace(static_cast<size_t>(g.input[0] * g.input[1] * g.output[2]) * sizeof(int32_t));
+      finish->partial_offset[1] =
+          builder.reserve_workspace(static_cast<size_t>(g.input[0] * g.output[1] * g.output[2]) * sizeof(int32_t));
       finish->multiplier_offset = builder.reserve_workspace(static_cast<size_t>(out_channels) * sizeof(float));
     }
     ArgSource dst = result;
