@@ -181,7 +181,9 @@ class Session {
   Status apply_precision(Backend& backend, Precision requested);
   /// Sets precision_ on the backend again before a run that may prepare kernels (per op,
   /// specialisations, a sibling runner): another session on the same backend may have
-  /// set another precision since.
+  /// set another precision since. Not a lock: sessions of different precisions on one
+  /// backend (one PluginHost) running such runs from two threads at once may prepare a
+  /// kernel in the other's precision (a sibling runner then fails its stored kernel names).
   void restore_precision() const;
   /// Loads a dynamic gear of a model file (ge/model_file.h) after the model itself.
   Status load_gear(const PluginHost& host, LoadedModelFile& gear, const SessionOptions& options);
