@@ -269,6 +269,7 @@ TEST(DnnlHalf, ConvolutionsInEveryFormat) {
   const Case cases[] = {{3, 19, 16, 7, 2, 1, false, "", false},      // first layer
                         {16, 12, 32, 3, 1, 1, true, "Relu", false},  // 3x3 (Winograd's shape in float32)
                         {32, 9, 32, 1, 1, 1, true, "Relu", true},    // pointwise, residual
+                        {32, 12, 32, 3, 1, 1, true, "Relu", true},   // Winograd's shape, residual
                         {32, 10, 32, 3, 2, 32, true, "", false},     // depthwise, strided
                         {24, 8, 40, 3, 1, 1, false, "HardSwish", false}};
   Seeds seed{1};
@@ -479,6 +480,14 @@ TEST(DnnlPrecision, Bf16ModeRunsHeavyOpsInBfloat16) {
       .constant(random_tensor({48, 32, 1, 1}, seed(), 0.3f))
       .constant(random_tensor({48}, seed()))
       .output({1, 48, 10, 10})
+      .attribute("activation", Attribute(std::string("Relu")));
+  add("FusedConv", "ge")  // with a residual: the binary post-op on the float32 output
+      ->input(random_tensor({1, 32, 12, 12}, seed()), "nChw16c")
+      .constant(random_tensor({32, 32, 3, 3}, seed(), 0.3f))
+      .constant(random_tensor({32}, seed()))
+      .input(random_tensor({1, 32, 12, 12}, seed()), "nChw16c")
+      .output({1, 32, 12, 12}, "nChw16c")
+      .attribute("pads", Attribute(std::vector<int64_t>{1, 1, 1, 1}))
       .attribute("activation", Attribute(std::string("Relu")));
   add("ConvTranspose", "")
       ->input(random_tensor({1, 16, 8, 8}, seed()))
