@@ -3,7 +3,8 @@
 // answer is the reference kernels' (nn_quantized_conv.cc, nn_quantized_matmul.cc) exactly:
 //
 // - Weights. oneDNN takes s8 weights and no weight zero point. A constant W with zero
-//   point wz is stored as s8 exactly (W itself for int8, W - 128 for uint8), and
+//   point wz is stored as s8 exactly: W - wz where a channel's values fit (no
+//   compensation), else W itself for int8, W - 128 for uint8, and
 //   sum (x - xz)(w - wz) = sum (x - xz) * w_s8 + c * sum (x - xz), c = 128 - wz (uint8)
 //   or -wz (int8), per output channel. Where some c != 0 the second term (a window sum of
 //   x - xz, padding contributing 0, times c) is added by a host step on the int32 sums.
@@ -108,13 +109,31 @@ std::optional<ShiftedWeights> shift_weights(const Tensor& w, const Value* zero_p
     if (zero == nullptr || zero->dtype() != w.dtype()) return std::nullopt;
     if (zero->element_count() != 1 && zero->element_count() != rows) return std::nullopt;
   }
-  const int32_t shift = w.dtype() == DataType::kUInt8 ? 128 : 0;
+  auto zero_of = [&](int64_t r) { return zero == nullptr ? 0 : element(*zero, zero->element_count() == 1 ? 0 : r); };
+  // Each row's w - wz itself where it fits in int8 (weights quantised with a reduced or
+  // symmetric range): no compensation for that row. Else the fixed shift.
+  std::vector<int32_t> shifts(static_cast<size_t>(rows));
+  const int32_t fixed_shift = w.dtype() == DataType::kUInt8 ? 128 : 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    const int32_t wz = zero_of(r);
+    bool fits = true;
+    for (int64_t k = 0; k < depth && fits; ++k) {
+      const int32_t d = element(w, r * row_step + k * tap_step) - wz;
+      fits = d >= -128 && d <= 127;
+    }
+    shifts[r] = fits ? wz : fixed_shift;
+  }
   ShiftedWeights out;
   out.values.resize(static_cast<size_t>(w.element_count()));
-  for (int64_t i = 0; i < w.element_count(); ++i) out.values[i] = static_cast<int8_t>(element(w, i) - shift);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t k = 0; k < depth; ++k) {
+      const int64_t i = r * row_step + k * tap_step;
+      out.values[i] = static_cast<int8_t>(element(w, i) - shifts[r]);
+    }
+  }
   out.compensation.resize(static_cast<size_t>(rows));
   for (int64_t r = 0; r < rows; ++r) {
-    const int32_t wz = zero == nullptr ? 0 : element(*zero, zero->element_count() == 1 ? 0 : r);
+    const int32_t wz = zero_of(r), shift = shifts[r];
     out.compensation[r] = shift - wz;
     out.compensated = out.compensated || out.compensation[r] != 0;
     int64_t sum = 0;

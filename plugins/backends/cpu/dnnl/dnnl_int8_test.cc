@@ -210,19 +210,30 @@ const std::vector<ConvShape>& conv_shapes() {
   return shapes;
 }
 
-// Weight variants: dtype and the zero point (0: none, 1: per tensor, 2: per channel). The
-// zero points are never 128 (uint8) or 0 (int8): these cases always need compensation.
+// Weight variants: dtype and the zero point (0: none, 1: per tensor, 2: per channel, 3:
+// per channel with w - w_zero_point within int8, which needs no compensation). The zero
+// points are never 128 (uint8) or 0 (int8): the other cases always need compensation.
 struct WeightVariant {
   DataType dtype;
   int zero_point;
 };
-constexpr WeightVariant kWeightVariants[] = {
-    {DataType::kInt8, 0}, {DataType::kInt8, 2}, {DataType::kUInt8, 1}, {DataType::kUInt8, 2}, {DataType::kUInt8, 0}};
+constexpr WeightVariant kWeightVariants[] = {{DataType::kInt8, 0},  {DataType::kInt8, 2},  {DataType::kUInt8, 1},
+                                             {DataType::kUInt8, 2}, {DataType::kUInt8, 0}, {DataType::kUInt8, 3}};
+
+bool needs_compensation(const WeightVariant& v) {
+  return v.zero_point != 3 && (v.dtype == DataType::kUInt8 || v.zero_point != 0);
+}
 
 // Weights of a variant: full range, but uint8 without a zero point (every weight
-// positive) small, so that requantised sums do not all saturate.
+// positive) mostly small, so that requantised sums do not all saturate, with every 7th
+// 200 (beyond int8: compensated).
 Tensor weights(const WeightVariant& v, std::vector<int64_t> dims, std::mt19937& rng) {
-  if (v.dtype == DataType::kUInt8 && v.zero_point == 0) return random_8bit(v.dtype, dims, rng, 0, 6);
+  if (v.dtype == DataType::kUInt8 && v.zero_point == 0) {
+    Tensor t = random_8bit(v.dtype, dims, rng, 0, 6);
+    for (int64_t i = 0; i < t.element_count(); i += 7) t.data<uint8_t>()[i] = 200;
+    return t;
+  }
+  if (v.zero_point == 3) return random_8bit(v.dtype, dims, rng, 28, 227);  // zero points 100..127
   return full_range(v.dtype, dims, rng);
 }
 
@@ -242,7 +253,7 @@ std::string conv_name(const ConvShape& s, const WeightVariant& w, DataType x) {
 
 Tensor weight_zero_point(const WeightVariant& v, int64_t m, std::mt19937& rng) {
   const bool s8 = v.dtype == DataType::kInt8;
-  return random_8bit(v.dtype, v.zero_point == 2 ? std::vector<int64_t>{m} : std::vector<int64_t>{}, rng, s8 ? 1 : 100,
+  return random_8bit(v.dtype, v.zero_point >= 2 ? std::vector<int64_t>{m} : std::vector<int64_t>{}, rng, s8 ? 1 : 100,
                      s8 ? 20 : 127);
 }
 
@@ -261,7 +272,7 @@ TEST(DnnlInt8, ConvIntegerMatchesReferenceExactly) {
       if (v.zero_point != 0) c.constant(weight_zero_point(v, s.m, rng));
       c.output(DataType::kInt32, conv_output(s));
       add_geometry(c, s);
-      const bool compensated = v.dtype == DataType::kUInt8 || v.zero_point != 0;
+      const bool compensated = needs_compensation(v);
       check_exact(c, "ConvInteger " + conv_name(s, v, x_dtype), compensated ? ".compensated" : "", 1 + index % 2);
     }
   }
@@ -309,7 +320,7 @@ TEST(DnnlInt8, QLinearConvMatchesReferenceExactly) {
       }
       c.output(y_dtype, conv_output(s));
       add_geometry(c, s);
-      const bool compensated = v.dtype == DataType::kUInt8 || v.zero_point != 0;
+      const bool compensated = needs_compensation(v);
       const std::string variant = compensated ? ".compensated" : constant_scales ? "" : ".requantized";
       check_exact(c,
                   "QLinearConv " + conv_name(s, v, x_dtype) + (with_bias ? " bias" : "") +
@@ -343,7 +354,7 @@ TEST(DnnlInt8, MatMulIntegerAndQLinearMatMulMatchReferenceExactly) {
       const DataType a_dtype = index % 2 == 0 ? DataType::kUInt8 : DataType::kInt8;
       std::vector<int64_t> y_dims(a_dims.begin(), a_dims.end() - 1);
       y_dims.push_back(n);
-      const bool compensated = v.dtype == DataType::kUInt8 || v.zero_point != 0;
+      const bool compensated = needs_compensation(v);
       std::string what = "A [";
       for (int64_t d : a_dims) what += std::to_string(d) + ",";
       what += std::string("] B ") + (v.dtype == DataType::kInt8 ? "s8" : "u8") + " zp" + std::to_string(v.zero_point);
