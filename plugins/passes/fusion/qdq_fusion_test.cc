@@ -310,6 +310,30 @@ TEST(QdqFusion, MatMulAndABiasAddBecomeA1x1QLinearConv) {
                  "of an int32 constant");
 }
 
+TEST(QdqFusion, LeavesABiasWhoseSumCouldOverflowTheAccumulator) {
+  // 268435424 (a float32) / 0.125 = 2147483392 fits int32, but with sum |x - xz| |w - wz|
+  // up to 128 * (1 + 2) = 384 in channel 0 it could pass 2147483647.
+  const std::string ir = replaced(kConv, "init %b : float32[2] = [1, -1]", "init %b : float32[2] = [268435424, -1]");
+  expect_unfused(ir,
+                 "the int32 accumulator of Conv 'conv' could overflow in output channel 0 (|sum| up to "
+                 "2147483776.000000)");
+}
+
+TEST(QdqFusion, FusesTwoConvolutionsSharingOneWeightDequantizeLinear) {
+  std::string ir = replaced(kConv, "  output %y",
+                            "  %c2 = Conv(%x, %w) {kernel_shape: ints = [1, 1]} \"conv2\"\n"
+                            "  %y2 = QuantizeLinear(%c2, %ys, %yz) \"q2\"\n  output %y\n  output %y2");
+  const std::string out = run(ir, {"fuse_qdq", "dce"});
+  EXPECT_NE(
+      out.find("%y2 : uint8[1,2,3,3] = QLinearConv(%xq, %xs, %xz, %wq, %ws, %wz, %ys, %yz) {kernel_shape: ints = [1, "
+               "1]} \"conv2\""),
+      std::string::npos)
+      << out;
+  EXPECT_NE(out.find("QLinearConv(%xq, %xs, %xz, %wq, %ws, %wz, %ys, %yz, %conv_bias_int32)"), std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("DequantizeLinear"), std::string::npos) << out;
+}
+
 TEST(QdqFusion, LeavesAConvWhoseFloatOutputIsUsedElsewhere) {
   const std::string ir = replaced(kConv, "  output %y", "  output %y\n  output %c");
   EXPECT_EQ(run(ir, {"fuse_qdq"}), inferred(ir));
@@ -451,6 +475,45 @@ TEST(QdqFusionNumerics, ConvPerChannelWithinOneStep) {
 })";
   Tensor x = Tensor::zeros(DataType::kUInt8, {2, 8, 9, 9});
   for (int64_t i = 0; i < x.element_count(); ++i) x.data<uint8_t>()[i] = static_cast<uint8_t>(byte(rng));
+  expect_within_one_step(ir, "xq", x, "QLinearConv", "Conv");
+}
+
+TEST(QdqFusionNumerics, GroupedConvInt8WithWeightZeroPointsWithinOneStep) {
+  std::mt19937 rng(39);
+  std::uniform_int_distribution<int> weight(-100, 100), byte(-128, 127), zero(-4, 4);
+  std::uniform_real_distribution<float> scale(0.002f, 0.01f), bias(-1.0f, 1.0f);
+  const int out = 8;  // 2 groups of 4 input and 4 output channels
+  std::vector<int> w(static_cast<size_t>(out * 4 * 9)), wz(out);
+  for (int& v : w) v = weight(rng);
+  for (int& v : wz) v = zero(rng);
+  std::vector<float> ws(out), b(out);
+  for (float& v : ws) v = scale(rng);
+  for (float& v : b) v = bias(rng);
+  const std::string ir = std::string(R"(graph main (opset ""=13) {
+  input %xq : int8[1,8,7,7]
+  init %xs : float32[] = [0.02]
+  init %xz : int8[] = [-5]
+  init %wq : int8[8,4,3,3] = )") +
+                         literal(w) + R"(
+  init %ws : float32[8] = )" +
+                         float_literal(ws) + R"(
+  init %wz : int8[8] = )" +
+                         literal(wz) + R"(
+  init %b : float32[8] = )" +
+                         float_literal(b) + R"(
+  init %ys : float32[] = [0.02]
+  init %yz : int8[] = [3]
+  init %lo : float32[] = [-1]
+  init %hi : float32[] = [1.5]
+  %x = DequantizeLinear(%xq, %xs, %xz) "dq_x"
+  %w = DequantizeLinear(%wq, %ws, %wz) {axis: int = 0} "dq_w"
+  %c = Conv(%x, %w, %b) {group: int = 2, kernel_shape: ints = [3, 3], pads: ints = [1, 1, 1, 1]} "conv"
+  %r = Clip(%c, %lo, %hi) "clip"
+  %y = QuantizeLinear(%r, %ys, %yz) "q"
+  output %y
+})";
+  Tensor x = Tensor::zeros(DataType::kInt8, {1, 8, 7, 7});
+  for (int64_t i = 0; i < x.element_count(); ++i) x.data<int8_t>()[i] = static_cast<int8_t>(byte(rng));
   expect_within_one_step(ir, "xq", x, "QLinearConv", "Conv");
 }
 
