@@ -437,6 +437,42 @@ TEST(DnnlHalf, ResizeSoftmaxLayerNormConcatBinaryEltwise) {
   }
 }
 
+// A float16 Concat moves each element's 16 bits unchanged (as bfloat16 data): subnormals,
+// signed zeros and NaN payloads included.
+TEST(DnnlHalf, Float16ConcatKeepsEveryBitPattern) {
+  Graph graph;
+  graph.set_opset_import("", 17);
+  Value* a = graph.add_input("a", TensorDesc::of(DataType::kFloat16, {1, 16, 4, 4}));
+  Value* b = graph.add_input("b", TensorDesc::of(DataType::kFloat16, {1, 16, 4, 4}));
+  a->mutable_desc().format = "nChw16c";
+  b->mutable_desc().format = "nChw16c";
+  Node* concat = graph.add_node("Concat", {a, b}, 1, "concat", {"y"});
+  concat->set_attribute("axis", Attribute(int64_t{1}));
+  TensorDesc y_desc = TensorDesc::of(DataType::kFloat16, {1, 32, 4, 4});
+  y_desc.format = "nChw16c";
+  concat->output(0)->set_desc(y_desc);
+  graph.add_output(concat->output(0));
+  std::optional<PreparedKernel> kernel = prepare(*concat, "cpu", Options{1});
+  ASSERT_TRUE(kernel.has_value());
+  // Every pattern from 0x0000 up (0x0001 the smallest subnormal, 0x7C01 a signalling NaN,
+  // 0x8000 minus zero) across both inputs.
+  std::vector<uint16_t> x(512), y(512, 0);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint16_t>(i * 131 + (i % 7 == 0 ? 0x7C01 : 0));
+  x[5] = 0x0001;
+  x[300] = 0x8000;
+  const void* inputs[] = {x.data(), x.data() + 256};
+  void* outputs[] = {y.data()};
+  std::vector<unsigned char> workspace(kernel->workspace_bytes + 1);
+  KernelArgs args;
+  args.inputs = inputs;
+  args.outputs = outputs;
+  args.workspace = workspace.data();
+  args.params = kernel->params.get();
+  ASSERT_EQ(kernel->function(args), 0);
+  // nChw16c with 16 channels per input: each input is one whole block, so y is a then b.
+  EXPECT_EQ(y, x) << kernel->name;
+}
+
 // The reference MatMul and Gemm take float16 and bfloat16 (computed in float32): a node no
 // fast path takes still runs.
 TEST(DnnlHalf, ReferenceMatMulAndGemmTakeHalfTypes) {

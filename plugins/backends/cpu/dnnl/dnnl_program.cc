@@ -244,12 +244,6 @@ void ProgramBuilder::add_reorder(const dnnl::memory::desc& from, ArgSource sourc
     *params = HalfConversion{f, t, count, widen};
     add_host(&convert_half, std::move(params));
   };
-  if (is_f16(from) && is_f16(to)) {
-    // A layout change only: the same reorder of 16-bit payloads as bfloat16 (a copy of
-    // each element's bits, which oneDNN's jit reorders do without conversion).
-    add_reorder(retyped(from, dt::bf16), source, retyped(to, dt::bf16), target);
-    return;
-  }
   if (is_f16(from)) {
     const dnnl::memory::desc wide = retyped(from, dt::f32);
     if (wide == to) {
