@@ -1,5 +1,5 @@
 // Add, Sub, Mul and Div of a tensor and a per-channel operand ([1 or N, C, 1, ...]: the
-// squeeze-excite scale, a folded normalisation) on oneDNN's binary primitive, float32,
+// squeeze-excite scale, a folded normalisation) on oneDNN's binary primitive, float32/float16/bfloat16,
 // rank 3 to 5, the full operand in any stored format: such a node keeps a blocked chain
 // blocked where the reference kernel would need reorders around it. Plain tensors of
 // fewer than 16K elements stay on the reference kernel.

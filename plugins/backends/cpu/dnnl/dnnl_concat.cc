@@ -1,4 +1,4 @@
-// Concat of channel-blocked tensors on oneDNN's concat primitive, float32, any axis, every
+// Concat of channel-blocked tensors on oneDNN's concat primitive, float32/float16/bfloat16, any axis, every
 // input and the output in a stored format oneDNN names: layout assignment keeps an FPN's
 // Concat of blocked branches blocked. Plain Concat stays on the reference kernel (and on
 // the memory planner's in-place slices).

@@ -1,5 +1,5 @@
 // ConvTranspose and ge::FusedConvTranspose (its activation a post-op) on oneDNN's
-// deconvolution, float32, 1-D to 3-D, grouped, constant weights (prepacked once) and
+// deconvolution, float32/float16/bfloat16, 1-D to 3-D, grouped, constant weights (prepacked once) and
 // bias, explicit pads (or none) and output_padding; the output extents come from the
 // node's output desc, so output_padding becomes extra right padding. auto_pad and
 // output_shape stay on the reference kernel.

@@ -1,6 +1,6 @@
 // Softmax (one axis from opset 13; the flattened trailing axes before; plain tensors) and
 // unary activations over at least 16K elements (Sigmoid, Tanh, Exp, HardSwish, Softplus,
-// Elu, LeakyRelu, ge::Gelu; any stored format) on oneDNN, float32: the reference kernels
+// Elu, LeakyRelu, ge::Gelu; any stored format) on oneDNN, float32/float16/bfloat16: the reference kernels
 // compute these element by element through libm, several times slower.
 
 #include <string>

@@ -1,5 +1,5 @@
 // LayerNormalization (ai.onnx opset 17, and ge::LayerNormalization for older opsets) on
-// oneDNN's layer normalization, float32, plain tensors: X viewed as [outer, inner] with
+// oneDNN's layer normalization, float32/float16/bfloat16, plain tensors: X viewed as [outer, inner] with
 // inner the product of the dims from `axis` on, constant Scale (and B) of the inner
 // shape; output Y only (Mean and InvStdDev outputs stay on the reference kernel).
 

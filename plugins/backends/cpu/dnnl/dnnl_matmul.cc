@@ -1,5 +1,5 @@
 // MatMul / ge::FusedMatMul(A, B, [bias]) {activation} and Gemm / ge::FusedGemm(A, B, [C])
-// {transA, transB, activation} on oneDNN's matmul primitive, float32. A constant B is
+// {transA, transB, activation} on oneDNN's matmul primitive, float32/float16/bfloat16 (as Conv). A constant B is
 // prepacked once into the layout oneDNN prefers; batch dims broadcast as numpy does
 // (the shorter operand gets leading unit dims). A bias that varies along the last axis
 // only is the primitive's bias; other bias shapes, Gemm's alpha != 1 and beta != 1 stay

@@ -1,5 +1,5 @@
 // MaxPool (one output, storage_order 0), AveragePool, GlobalAveragePool and GlobalMaxPool
-// on oneDNN's pooling primitive, float32, 1-D to 3-D, any stored format (blocked
+// on oneDNN's pooling primitive, float32/float16/bfloat16, 1-D to 3-D, any stored format (blocked
 // activations stay blocked). ceil_mode becomes the right padding oneDNN needs; an
 // AveragePool that counts pads and whose ceil_mode window overhangs the pads stays on
 // the reference kernel (ONNX cuts that window at the pads, oneDNN would not).

@@ -1,4 +1,4 @@
-// Resize (opsets 10+) on oneDNN's resampling primitive, float32, 3-D to 5-D, any stored
+// Resize (opsets 10+) on oneDNN's resampling primitive, float32/float16/bfloat16, 3-D to 5-D, any stored
 // format: the cases where ONNX and oneDNN agree exactly.
 // - nearest with integer upscale factors, where the ONNX coordinate rule in use maps
 //   output x to input floor(x / factor) (plain replication): asymmetric with floor (or
