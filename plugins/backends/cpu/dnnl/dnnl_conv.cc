@@ -1,9 +1,10 @@
 // Conv and ge::FusedConv(X, W, [B], [Z]) {activation} on oneDNN: 1-D to 3-D, grouped and
 // depthwise, float32/float16/bfloat16 (dnnl_util.h: compute_type), constant weights
-// (prepacked once) and bias. oneDNN picks the activation layout it runs fastest (`any`); where the value's stored format differs,
-// the program reorders through the workspace, so every stored format gives the right
-// answer and layout assignment only removes reorders. Z (the residual) is a binary-add
-// post-op before the activation: y = act(conv(x) + b + z).
+// (prepacked once) and bias. oneDNN picks the activation layout it runs fastest (`any`);
+// where the value's stored format differs, the program reorders through the workspace,
+// so every stored format gives the right answer and layout assignment only removes
+// reorders. Z (the residual) is a binary-add post-op before the activation:
+// y = act(conv(x) + b + z).
 //
 // 3x3 stride-1 ungrouped 2-D convolutions with 16 or more input and output channels (not
 // both 16) run oneDNN's Winograd kernels (F(2x2,3x3) or F(4x4,3x3), its pick; AVX-512),
