@@ -150,14 +150,54 @@ int64_t quantize(double x, const Quantization& y) {
       std::clamp(shifted, static_cast<float>(lowest(y.dtype)), static_cast<float>(highest(y.dtype))));
 }
 
+/// The integer tensor `value` holds where it is QuantizeLinear(float32 constant, constant
+/// scale, constant zero point) of type `dtype`, as PyTorch's exporter writes weights,
+/// computed as the reference kernel does (float32 division, round half to even, NaN to 0,
+/// saturation); nullopt otherwise. Constant folding would do the same, but runs later.
+std::optional<Tensor> quantized_constant(const Value* value, DataType dtype) {
+  const Node* q = value != nullptr ? value->producer() : nullptr;
+  if (q == nullptr || q->op_type() != "QuantizeLinear" || !is_onnx_domain(*q) || !is_constant_value(q->input(0))) {
+    return std::nullopt;
+  }
+  const Tensor& real = *q->input(0)->constant();
+  if (real.dtype() != DataType::kFloat32 || value->desc().dtype != dtype) return std::nullopt;
+  std::string ignored;
+  std::optional<Quantization> params = read_quantization(*q, dtype, real.rank(), ignored);
+  if (!params) return std::nullopt;
+  int64_t inner = 1, channels = 1;
+  if (params->per_channel()) {
+    channels = real.shape()[static_cast<size_t>(params->axis)];
+    if (channels != static_cast<int64_t>(params->scales.size())) return std::nullopt;
+    for (size_t d = static_cast<size_t>(params->axis) + 1; d < real.shape().size(); ++d) inner *= real.shape()[d];
+  }
+  Tensor result = Tensor::zeros(dtype, real.shape());
+  const float* source = real.data<float>();
+  for (int64_t i = 0; i < real.element_count(); ++i) {
+    const int64_t channel = (i / inner) % channels;
+    const float quotient = source[i] / static_cast<float>(params->scale_at(channel));
+    float shifted = std::nearbyint(quotient) + static_cast<float>(params->zero_at(channel));
+    shifted = std::isnan(shifted)
+                  ? 0.0f
+                  : std::clamp(shifted, static_cast<float>(lowest(dtype)), static_cast<float>(highest(dtype)));
+    if (dtype == DataType::kInt8) {
+      result.data<int8_t>()[i] = static_cast<int8_t>(shifted);
+    } else {
+      result.data<uint8_t>()[i] = static_cast<uint8_t>(shifted);
+    }
+  }
+  return result;
+}
+
 /// What a match rewrites into.
 struct Plan {
   const Node* producer = nullptr;
   bool conv = false;
   Quantization x, w, y;
-  Tensor weights;               ///< defined: replaces w.data (Gemm's transB transposed)
-  Value* bias_as_is = nullptr;  ///< an int32 bias of scale xs * ws, used as it is
-  Tensor bias;                  ///< defined: the quantised float bias
+  Tensor weights_int;             ///< the integer weights: w.data's constant, or its QuantizeLinear's result
+  bool weights_computed = false;  ///< weights_int is not w.data's constant
+  Tensor weights;                 ///< defined: replaces w.data (Gemm's transB transposed)
+  Value* bias_as_is = nullptr;    ///< an int32 bias of scale xs * ws, used as it is
+  Tensor bias;                    ///< defined: the quantised float bias
   /// A MatMul / Gemm with a bias, as a 1x1 QLinearConv of A reshaped to [M, K, 1, 1]
   /// (weights [N, K, 1, 1] in `weights`), reshaped back to [M, N].
   bool matmul_as_conv = false;
@@ -243,7 +283,7 @@ bool plan_bias(Plan& plan, Value* b, const std::string& what, int64_t channels, 
 /// fused op accumulates in int32. `channel_of(i)` is weight element i's output channel.
 template <typename ChannelOf>
 bool accumulation_fits(const Plan& plan, int64_t channels, ChannelOf channel_of, std::string& reason) {
-  const Tensor& w = plan.weights.defined() ? plan.weights : *plan.w.data->constant();
+  const Tensor& w = plan.weights.defined() ? plan.weights : plan.weights_int;
   const int64_t x_zero = plan.x.zeros[0];
   const double x_reach = static_cast<double>(std::max(x_zero - lowest(plan.x.dtype), highest(plan.x.dtype) - x_zero));
   std::vector<double> reach(static_cast<size_t>(channels), 0.0);
@@ -270,7 +310,7 @@ bool accumulation_fits(const Plan& plan, int64_t channels, ChannelOf channel_of,
 }
 
 bool plan_conv(Plan& plan, std::string& reason) {
-  const Tensor& w = *plan.w.data->constant();
+  const Tensor& w = plan.weights_int;
   if (w.rank() < 3) {
     reason = "the weights of " + plan.producer->describe() + " have shape " + shape_to_string(w.shape());
     return false;
@@ -294,7 +334,7 @@ bool plan_conv(Plan& plan, std::string& reason) {
 /// `add`: the Add of the bias that follows the MatMul / Gemm (null: none).
 bool plan_matmul(Plan& plan, const Node* add, Value* addend, std::string& reason) {
   const Node& op = *plan.producer;
-  const Tensor& b = *plan.w.data->constant();
+  const Tensor& b = plan.weights_int;
   bool transposed = false;
   Value* bias = nullptr;
   std::string bias_text;
@@ -427,8 +467,14 @@ std::optional<Plan> make_plan(const Match& match, std::string& reason) {
       return std::nullopt;
     }
   }
-  if (!is_constant_value(plan.w.data)) {
-    reason = "the weights of " + op.describe() + " (input of " + plan.w.node->describe() + ") are not a constant";
+  if (is_constant_value(plan.w.data)) {
+    plan.weights_int = *plan.w.data->constant();
+  } else if (std::optional<Tensor> computed = quantized_constant(plan.w.data, plan.w.dtype)) {
+    plan.weights_int = *computed;
+    plan.weights_computed = true;
+  } else {
+    reason = "the weights of " + op.describe() + " (input of " + plan.w.node->describe() +
+             ") are neither a constant nor a QuantizeLinear of constants";
     return std::nullopt;
   }
   const Node* add = match.node("add");
@@ -492,7 +538,8 @@ Status QdqFusion::replacement(const Match& match, Replacement& r) const {
   };
   Value* weights = plan.weights.defined()
                        ? r.constant(name + (plan.matmul_as_conv ? "_weights_1x1" : "_weights_t"), plan.weights)
-                       : r.use(plan.w.data);
+                   : plan.weights_computed ? r.constant(name + "_weights_quantized", plan.weights_int)
+                                           : r.use(plan.w.data);
   // A 1x1 QLinearConv of A as an image: [M, K] -> [M, K, 1, 1] (Reshape's 0 keeps a dim).
   Value* x = r.use(plan.x.data);
   if (plan.matmul_as_conv) {

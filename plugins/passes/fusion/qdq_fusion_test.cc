@@ -133,6 +133,20 @@ TEST(QdqFusion, TakesAnInt32BiasOfScaleXsTimesWsAsItIs) {
   EXPECT_EQ(run(rescaled, {"fuse_qdq", "dce"}), inferred(expected));
 }
 
+TEST(QdqFusion, QuantizesFloatWeightsAsPyTorchExportsThem) {
+  // torch.onnx.export writes fake-quantised weights as QuantizeLinear(float W) ->
+  // DequantizeLinear: W / [0.25, 0.5] per output channel = [1, -2, 3, 4].
+  std::string ir = replaced(kConv, "  init %wq : int8[2,2,1,1] = [1, -2, 3, 4]",
+                            "  init %wf : float32[2,2,1,1] = [0.25, -0.5, 1.5, 2]");
+  ir = replaced(ir, "  %w = DequantizeLinear",
+                "  %wq = QuantizeLinear(%wf, %ws, %wz) {axis: int = 0} \"q_w\"\n  %w = DequantizeLinear");
+  std::string expected = replaced(kConvFused, "  init %wq : int8[2,2,1,1] = [1, -2, 3, 4]\n", "");
+  expected = replaced(expected, "  init %conv_bias_int32",
+                      "  init %conv_weights_quantized : int8[2,2,1,1] = [1, -2, 3, 4]\n  init %conv_bias_int32");
+  expected = replaced(expected, "%xz, %wq, %ws", "%xz, %conv_weights_quantized, %ws");
+  EXPECT_EQ(run(ir, {"fuse_qdq", "dce"}), inferred(expected));
+}
+
 TEST(QdqFusion, KeepsADequantizeLinearThatOthersUse) {
   const std::string ir = replaced(kConv, "  output %y", "  output %y\n  output %x");
   const std::string out = run(ir, {"fuse_qdq", "dce"});
@@ -209,7 +223,9 @@ void expect_unfused(const std::string& ir, const std::string& reason) {
 
 TEST(QdqFusion, LeavesNonConstantWeightsAndScales) {
   std::string weights = replaced(kConv, "  init %wq : int8[2,2,1,1] = [1, -2, 3, 4]", "  input %wq : int8[2,2,1,1]");
-  expect_unfused(weights, "the weights of Conv 'conv' (input of DequantizeLinear 'dq_w') are not a constant");
+  expect_unfused(weights,
+                 "the weights of Conv 'conv' (input of DequantizeLinear 'dq_w') are neither a constant nor a "
+                 "QuantizeLinear of constants");
   std::string scale = replaced(kConv, "  init %xs : float32[] = [0.5]", "  input %xs : float32[]");
   expect_unfused(scale, "the scale of DequantizeLinear 'dq_x' is not a constant");
 }

@@ -16,7 +16,14 @@ DequantizeLinear. Writes
   qdq_cnn.onnx          the QDQ model (input "x" float32[1,3,32,32], output "logits")
   qdq_cnn.input.bin     one random input (raw little-endian float32)
 and checks, with a small torch interpreter of the graph, that the QDQ model's logits are
-close to the float model's."""
+close to the float model's. Also writes
+  qdq_cnn_torch.onnx    the same network with the BatchNormalizations folded, fake-quantised
+                        in torch (torch.fake_quantize_per_tensor_affine on the activations,
+                        uint8, calibrated on the same inputs; per-channel int8 on the weights)
+                        and exported by torch.onnx.export: PyTorch's own QDQ form, whose
+                        weights are QuantizeLinear(float W) -> DequantizeLinear and whose
+                        biases stay float
+  qdq_cnn_torch.input.bin  its input (the same as qdq_cnn's)"""
 import os
 import sys
 
@@ -58,6 +65,76 @@ def export_float_model(path):
     net.eval()
     torch.onnx.export(net, torch.zeros(INPUT_SHAPE), path, opset_version=13, input_names=["x"],
                       output_names=["logits"], do_constant_folding=True)
+    return onnx.load(path)
+
+
+class FakeQuantCnn(torch.nn.Module):
+    """SmallCnn with BN folded, fake-quantised at the points ONNX Runtime's quantiser
+    quantises; calibrate() records each point's range on float runs."""
+
+    def __init__(self, net):
+        super().__init__()
+        def fold(conv, bn):
+            s = bn.weight / torch.sqrt(bn.running_var + bn.eps)
+            return (conv.weight * s.reshape(-1, 1, 1, 1)).detach(), ((conv.bias - bn.running_mean) * s + bn.bias).detach()
+        self.w1, self.b1 = fold(net.conv1, net.bn1)
+        self.w2, self.b2 = fold(net.conv2, net.bn2)
+        self.w3, self.b3 = net.conv3.weight.detach(), net.conv3.bias.detach()
+        self.wfc, self.bfc = net.fc.weight.detach(), net.fc.bias.detach()
+        # Parameters, as in a QAT model: the exporter keeps their QuantizeLinear ->
+        # DequantizeLinear (plain tensors would be traced as constants and folded).
+        for name in ("w1", "b1", "w2", "b2", "w3", "b3", "wfc", "bfc"):
+            setattr(self, name, torch.nn.Parameter(getattr(self, name), requires_grad=False))
+        # Symmetric per-output-channel weight scales, precomputed (else traced as ops).
+        for name in ("w1", "w2", "w3", "wfc"):
+            w = getattr(self, name)
+            reach = w.abs().flatten(1).max(dim=1).values
+            scale = (torch.where(reach > 0, reach, torch.ones_like(reach)) / 127.0).float()
+            setattr(self, name + "_scale", torch.nn.Parameter(scale, requires_grad=False))
+        self.ranges, self.params = {}, None
+
+    def act(self, point, t):
+        if self.params is None:
+            low, high = self.ranges.get(point, (0.0, 0.0))
+            self.ranges[point] = (min(low, float(t.min())), max(high, float(t.max())))
+            return t
+        scale, zero = self.params[point]
+        return torch.fake_quantize_per_tensor_affine(t, float(scale), int(zero), 0, 255)
+
+    def weight(self, name):
+        w = getattr(self, name)
+        if self.params is None:
+            return w
+        zero = torch.zeros(w.shape[0], dtype=torch.int32)
+        return torch.fake_quantize_per_channel_affine(w, getattr(self, name + "_scale"), zero, 0, -128, 127)
+
+    def forward(self, x):
+        x = self.act(0, x)
+        y = self.act(1, F.relu(F.conv2d(x, self.weight("w1"), self.b1, padding=1)))
+        z = self.act(2, F.conv2d(y, self.weight("w2"), self.b2, padding=1))
+        y = self.act(3, F.relu(y + z))
+        y = self.act(4, F.relu(F.conv2d(y, self.weight("w3"), self.b3, stride=2, padding=1)))
+        y = self.act(5, torch.flatten(F.adaptive_avg_pool2d(y, 1), 1))
+        return self.act(6, F.linear(y, self.weight("wfc"), self.bfc))
+
+
+def export_fake_quant_model(path, inputs):
+    torch.manual_seed(37)
+    net = SmallCnn()
+    with torch.no_grad():  # the same initialisation as export_float_model
+        for bn in (net.bn1, net.bn2):
+            bn.running_mean.uniform_(-0.2, 0.2)
+            bn.running_var.uniform_(0.5, 2.0)
+            bn.weight.uniform_(0.5, 1.5)
+            bn.bias.uniform_(-0.2, 0.2)
+    net.eval()
+    fq = FakeQuantCnn(net)
+    with torch.no_grad():
+        for x in inputs:
+            fq(torch.from_numpy(x))
+        fq.params = {p: activation_parameters(*r) for p, r in fq.ranges.items()}
+        torch.onnx.export(fq, torch.from_numpy(inputs[0]), path, opset_version=13, input_names=["x"],
+                          output_names=["logits"], do_constant_folding=True)
     return onnx.load(path)
 
 
@@ -254,6 +331,14 @@ def main():
         sys.exit(f"make_qdq_model.py: the QDQ logits differ from the float ones by {error:.3g} of their range")
     onnx.save(qdq, os.path.join(out, "qdq_cnn.onnx"))
     x.tofile(os.path.join(out, "qdq_cnn.input.bin"))
+    rng = np.random.RandomState(37)
+    inputs = [rng.randn(*INPUT_SHAPE).astype(np.float32) for _ in range(8)]
+    torch_qdq = export_fake_quant_model(os.path.join(out, "qdq_cnn_torch.onnx"), inputs)
+    torch_ops = [n.op_type for n in torch_qdq.graph.node]
+    if torch_ops.count("QuantizeLinear") < 11 or torch_ops.count("Conv") != 3 or torch_ops.count("Gemm") != 1:
+        sys.exit(f"make_qdq_model.py: torch's fake-quantised export has ops {torch_ops}")
+    x.tofile(os.path.join(out, "qdq_cnn_torch.input.bin"))
+    print(f"wrote {out}/qdq_cnn_torch.onnx ({len(torch_ops)} nodes, {torch_ops.count('QuantizeLinear')} QuantizeLinear)")
     print(f"wrote {out}/qdq_cnn.onnx ({len(qdq.graph.node)} nodes; QDQ logits within {error:.3g} of the float model's)")
 
 
