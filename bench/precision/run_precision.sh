@@ -103,6 +103,7 @@ ort_bench="$root/bench/compare/ort/bench.js"
 
 # --- models and ORT's reference data (regenerated when a generator or a helper changes) ---
 mkdir -p "$work" || exit 2
+work="$(cd "$work" && pwd)"
 log="$work/logs"
 mkdir -p "$log"
 helpers=("$here/precision_models.py" "$root/bench/compare/make_encoder.py" "$root/bench/compare/compare_builder.py"
@@ -159,6 +160,7 @@ run_ge() {  # run_ge LOG ARGS...: runs ge-run, output into LOG; returns its exit
 median_of() { sed -n 's/^latency over [0-9]* runs: median \([0-9.]*\) ms.*/\1/p' "$1"; }
 
 : >"$log/agreement.txt"
+load_start=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo "?")
 declare -A ge_ms ref_ms agree
 rows=()
 failed=0
@@ -231,6 +233,7 @@ for r in "${rows[@]}"; do
   printf "%-18s %-9s %7s %13s %14s %8s %14s\n" "$m" "$p" "$t" "${g:--}" "${o:--}" "$ratio" "${agree[$m,$key,$t]:-}"
 done
 echo
+echo "load average (1 min): $load_start at the start, $(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo "?") at the end, on $(nproc 2>/dev/null || echo "?") CPUs (a load above the CPU count makes the multi-thread rows unreliable)"
 echo "ref: ONNX Runtime 1.30 (CPU EP) on the same model and input; for bf16/mixed rows GE float32 (-O3) on the same model."
 if [ ${#precisions[@]} -eq 0 ]; then
   echo "this ge-run has no --precision option: no bf16/mixed rows"
