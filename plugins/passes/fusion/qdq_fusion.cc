@@ -260,6 +260,10 @@ bool plan_bias(Plan& plan, Value* b, const std::string& what, int64_t channels, 
              (per_row ? " or [1, " + std::to_string(channels) + "] or one value" : "");
     return false;
   }
+  if (values.empty()) {
+    reason = what + " is empty";
+    return false;
+  }
   values.resize(static_cast<size_t>(channels), values[0]);  // one value for every column
   if (beta != 1.0f) {
     for (double& v : values) v = static_cast<float>(beta * static_cast<float>(v));  // Gemm's beta * C, in float
@@ -316,6 +320,10 @@ bool plan_conv(Plan& plan, std::string& reason) {
     return false;
   }
   const int64_t channels = w.shape()[0];
+  if (channels < 1 || w.element_count() == 0) {
+    reason = "the weights of " + plan.producer->describe() + " are empty";
+    return false;
+  }
   if (plan.w.per_channel() && (plan.w.axis != 0 || static_cast<int64_t>(plan.w.scales.size()) != channels)) {
     reason = "the weights of " + plan.producer->describe() + " are quantised along axis " +
              std::to_string(plan.w.axis) + " with " + std::to_string(plan.w.scales.size()) +
@@ -442,6 +450,11 @@ std::optional<Plan> make_plan(const Match& match, std::string& reason) {
   Plan plan;
   plan.producer = match.node("producer");
   plan.conv = plan.producer->op_type() == "Conv";
+  if (plan.producer->op_type() == "ConvTranspose") {
+    reason = plan.producer->describe() +
+             ": ONNX has no quantised ConvTranspose (no QLinearConvTranspose), so it stays float";
+    return std::nullopt;
+  }
   const Node& q = *match.root();
   const Node& op = *plan.producer;
   const DataType y_dtype = q.output(0)->desc().dtype;
@@ -507,7 +520,9 @@ Tensor scalar_of(DataType dtype, int64_t value) {
 /// a MatMul's bias (after a Conv it stays float).
 Pattern op_pattern() {
   Pattern p("qdq_op");
-  PatternOp& op = p.op({"Conv", "MatMul", "Gemm"}, {p.any("x"), p.any("w")}, "producer").allow_extra_inputs();
+  // ConvTranspose only to say why it stays float.
+  PatternOp& op =
+      p.op({"Conv", "MatMul", "Gemm", "ConvTranspose"}, {p.any("x"), p.any("w")}, "producer").allow_extra_inputs();
   PatternOp& add = p.op("Add", {op, p.any("addend")}, "add").commutative().optional(0);
   PatternOp& act = p.op({"Relu", "Clip"}, {add}, "activation").allow_extra_inputs().optional(0);
   p.op("QuantizeLinear", {act, p.any("y_scale"), Pattern::maybe(p.any("y_zero"))}, "quantize");

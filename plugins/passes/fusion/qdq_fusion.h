@@ -20,10 +20,12 @@
 /// between the op and the QuantizeLinear becomes a Clip of the quantised tensor to
 /// [Q(min), Q(max)] (Q is monotone, so Q(clip(y)) == clip(Q(y))), left out where it cannot
 /// clip anything (e.g. Relu with y_zero = the type's lowest value); integer Clip needs
-/// opset 12. Gemm takes alpha 1 and transA 0; transB transposes the constant weights. An
-/// Add after a Conv (a residual) stays float. The DequantizeLinear nodes are not part of a
-/// match: one with other users keeps feeding them, one left without users goes to dce.
-/// Every pattern that does not fit is left in float, the reason logged at -vv.
+/// opset 12. Gemm takes alpha 1 and transA 0; transB transposes the constant weights.
+/// Weights given as QuantizeLinear(float constant) -> DequantizeLinear, as torch.onnx.export
+/// writes them, are quantised here as the reference kernel does. An Add after a Conv (a
+/// residual) stays float, as does ConvTranspose (ONNX has no quantised form of it). The DequantizeLinear nodes are not
+/// part of a match: one with other users keeps feeding them, one left without users goes to dce. Every pattern that
+/// does not fit is left in float, the reason logged at -vv.
 ///
 /// Level -O2. The fused op sums (x_q - xz)(w_q - wz) exactly in int32 and requantises
 /// with xs * ws / ys in float; the float graph multiplies dequantised values in float and

@@ -350,6 +350,19 @@ TEST(QdqFusion, FusesTwoConvolutionsSharingOneWeightDequantizeLinear) {
   EXPECT_EQ(out.find("DequantizeLinear"), std::string::npos) << out;
 }
 
+TEST(QdqFusion, LeavesGemmWithAlphaOrTransAAndConvTranspose) {
+  const std::string alpha =
+      replaced(kMatMul, "%m = MatMul(%a, %b) \"matmul\"", "%m = Gemm(%a, %b) {alpha: float = 2} \"gemm\"");
+  expect_unfused(alpha,
+                 "Gemm 'gemm' has transA = 0 and alpha = 2.000000; the quantised ops compute A * B (transA 0, "
+                 "alpha 1)");
+  std::string transposed = replaced(kConv, "%c = Conv(%x, %w, %b) {kernel_shape: ints = [1, 1]} \"conv\"",
+                                    "%c = ConvTranspose(%x, %w) {kernel_shape: ints = [1, 1]} \"deconv\"");
+  expect_unfused(
+      transposed,
+      "ConvTranspose 'deconv': ONNX has no quantised ConvTranspose (no QLinearConvTranspose), so it stays float");
+}
+
 TEST(QdqFusion, LeavesAConvWhoseFloatOutputIsUsedElsewhere) {
   const std::string ir = replaced(kConv, "  output %y", "  output %y\n  output %c");
   EXPECT_EQ(run(ir, {"fuse_qdq"}), inferred(ir));
