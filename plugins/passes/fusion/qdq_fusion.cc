@@ -284,29 +284,35 @@ bool plan_bias(Plan& plan, Value* b, const std::string& what, int64_t channels, 
 }
 
 /// Whether sum_k |x - xz| |w - wz| + |bias| fits int32 for every output channel: the
-/// fused op accumulates in int32. `channel_of(i)` is weight element i's output channel.
-template <typename ChannelOf>
-bool accumulation_fits(const Plan& plan, int64_t channels, ChannelOf channel_of, std::string& reason) {
+/// fused op accumulates in int32. The weights are [channels, K] (`channel_major`, Conv and
+/// the 1x1 form) or [.., K, channels] (MatMul's B).
+bool accumulation_fits(const Plan& plan, int64_t channels, bool channel_major, std::string& reason) {
   const Tensor& w = plan.weights.defined() ? plan.weights : plan.weights_int;
   const int64_t x_zero = plan.x.zeros[0];
   const double x_reach = static_cast<double>(std::max(x_zero - lowest(plan.x.dtype), highest(plan.x.dtype) - x_zero));
-  std::vector<double> reach(static_cast<size_t>(channels), 0.0);
-  if (plan.bias.defined()) {
-    for (int64_t m = 0; m < channels; ++m) reach[static_cast<size_t>(m)] = std::fabs(plan.bias.scalar_as_double(m));
-  } else if (plan.bias_as_is != nullptr) {
-    for (int64_t m = 0; m < channels; ++m) {
-      reach[static_cast<size_t>(m)] = std::fabs(plan.bias_as_is->constant()->scalar_as_double(m));
+  std::vector<int64_t> weight_sums(static_cast<size_t>(channels), 0);  // sum_k |w - wz| per channel
+  const bool signed_weights = w.dtype() == DataType::kInt8;
+  const auto* bytes = static_cast<const uint8_t*>(w.raw_data());
+  auto weight = [&](int64_t i) -> int64_t {
+    return signed_weights ? static_cast<int64_t>(static_cast<int8_t>(bytes[i])) : static_cast<int64_t>(bytes[i]);
+  };
+  const int64_t count = w.element_count();
+  const int64_t depth = count / channels;  // per channel (channel-major) or rows times batches
+  for (int64_t m = 0; m < channels; ++m) {
+    const int64_t zero = plan.w.zero_at(m);
+    int64_t sum = 0;
+    for (int64_t k = 0; k < depth; ++k) {
+      sum += std::llabs(weight(channel_major ? m * depth + k : k * channels + m) - zero);
     }
-  }
-  for (int64_t i = 0; i < w.element_count(); ++i) {
-    const int64_t m = channel_of(i);
-    reach[static_cast<size_t>(m)] +=
-        x_reach * static_cast<double>(std::llabs(w.scalar_as_int64(i) - plan.w.zero_at(m)));
+    weight_sums[static_cast<size_t>(m)] = sum;
   }
   for (int64_t m = 0; m < channels; ++m) {
-    if (reach[static_cast<size_t>(m)] > kInt32Max) {
+    double reach = x_reach * static_cast<double>(weight_sums[static_cast<size_t>(m)]);
+    if (plan.bias.defined()) reach += std::fabs(plan.bias.scalar_as_double(m));
+    if (plan.bias_as_is != nullptr) reach += std::fabs(plan.bias_as_is->constant()->scalar_as_double(m));
+    if (reach > kInt32Max) {
       reason = "the int32 accumulator of " + plan.producer->describe() + " could overflow in output channel " +
-               std::to_string(m) + " (|sum| up to " + std::to_string(reach[static_cast<size_t>(m)]) + ")";
+               std::to_string(m) + " (|sum| up to " + std::to_string(reach) + ")";
       return false;
     }
   }
@@ -334,9 +340,7 @@ bool plan_conv(Plan& plan, std::string& reason) {
                  reason)) {
     return false;
   }
-  const int64_t per_channel = w.element_count() / channels;
-  return accumulation_fits(
-      plan, channels, [per_channel](int64_t i) { return i / per_channel; }, reason);
+  return accumulation_fits(plan, channels, true, reason);
 }
 
 /// `add`: the Add of the bias that follows the MatMul / Gemm (null: none).
@@ -402,8 +406,7 @@ bool plan_matmul(Plan& plan, const Node* add, Value* addend, std::string& reason
     for (int64_t n = 0; n < columns; ++n) {
       for (int64_t i = 0; i < k; ++i) target[n * k + i] = source[transposed ? n * k + i : i * columns + n];
     }
-    return accumulation_fits(
-        plan, columns, [k](int64_t i) { return i / k; }, reason);
+    return accumulation_fits(plan, columns, true, reason);
   }
   if (transposed) {
     const int64_t n = b.shape()[0], k = b.shape()[1];
@@ -414,8 +417,7 @@ bool plan_matmul(Plan& plan, const Node* add, Value* addend, std::string& reason
       for (int64_t col = 0; col < k; ++col) target[col * n + row] = source[row * k + col];
     }
   }
-  return accumulation_fits(
-      plan, columns, [columns](int64_t i) { return i % columns; }, reason);
+  return accumulation_fits(plan, columns, false, reason);
 }
 
 /// The Clip of the quantised output standing for the activation, into `plan`.
