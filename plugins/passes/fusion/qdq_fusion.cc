@@ -100,6 +100,11 @@ std::optional<Quantization> read_quantization(const Node& node, DataType dtype, 
   }
   q.axis = node.get_int("axis", 1);
   if (q.per_channel()) {
+    if (onnx_opset(node) < 13) {
+      reason = node.describe() + " has " + std::to_string(q.scales.size()) +
+               " scales: per-axis quantisation needs opset 13 (the graph has " + std::to_string(onnx_opset(node)) + ")";
+      return std::nullopt;
+    }
     if (rank < 0) {
       reason = node.describe() + " quantises per axis a tensor of unknown rank";
       return std::nullopt;

@@ -376,6 +376,12 @@ TEST(QdqFusion, LeavesAnIntegerClipBeforeOpset12) {
   ir = replaced(ir, "init %wz : int8[2] = [0, 0]", "init %wz : int8[] = [0]");
   ir = replaced(ir, " {axis: int = 0} \"dq_w\"", " \"dq_w\"");
   expect_unfused(ir, "Relu 'relu' becomes a Clip of the uint8 output, which needs opset 12 (the graph has 11)");
+  // Per-axis scales before opset 13 are bad input (the kernels refuse them): left alone.
+  const std::string per_axis = replaced(kMatMul, "(opset \"\"=13)", "(opset \"\"=11)");
+  const std::string unfused = run(replaced(per_axis, " {axis: int = 1} \"dq_b\"", " \"dq_b\""), {"fuse_qdq"});
+  EXPECT_EQ(unfused.find("QLinear"), std::string::npos) << unfused;
+  EXPECT_EQ(rejection(replaced(per_axis, " {axis: int = 1} \"dq_b\"", " \"dq_b\"")),
+            "DequantizeLinear 'dq_b' has 2 scales: per-axis quantisation needs opset 13 (the graph has 11)");
   // Where the Relu clips nothing, opset 11 fuses.
   const std::string lowest = replaced(ir, "init %yz : uint8[] = [10]", "init %yz : uint8[] = [0]");
   const std::string out = run(lowest, {"fuse_qdq", "dce"});
