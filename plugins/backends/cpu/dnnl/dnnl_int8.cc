@@ -353,9 +353,9 @@ int finish_conv(const KernelArgs& args, const void* params) {
   return cpu_kernels::kKernelOk;
 }
 
-// Byte tensors between the stored layout [N][C][spatial] and oneDNN's channels-last one
-// [N][spatial][C], which its int8 convolutions take and write: oneDNN's reorder moves
-// these at about 2 GB/s here (0.49 of the 0.55 ms of a 256 -> 64 channel 1x1 layer at
+// Byte tensors (and int32 sums) between the stored layout [N][C][spatial] and oneDNN's
+// channels-last one [N][spatial][C], which its int8 convolutions take and write: oneDNN's
+// reorder moves these at about 2 GB/s here (0.49 of the 0.55 ms of a 256 -> 64 channel 1x1 layer at
 // 56x56, the convolution 0.06 ms on AMX); 16x16 byte tiles by SSE2 unpacks, four tiles
 // down a column at a time so that each written cache line is whole, about 9 GB/s.
 void transpose_tile(const uint8_t* src, int64_t src_stride, uint8_t* dst, int64_t dst_stride) {
@@ -398,22 +398,62 @@ void transpose_bytes(const uint8_t* src, int64_t rows, int64_t cols, uint8_t* ds
   }
 }
 
-// Host step: per image, [rows][cols] bytes at the source into [cols][rows] at the target.
-struct ByteTranspose {
+// The same for int32 sums: 4x4 tiles, four down a column at a time (whole cache lines).
+void transpose_tile_32(const int32_t* src, int64_t src_stride, int32_t* dst, int64_t dst_stride) {
+  const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+  const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + src_stride));
+  const __m128i r2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * src_stride));
+  const __m128i r3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 3 * src_stride));
+  const __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpackhi_epi32(r0, r1);
+  const __m128i t2 = _mm_unpacklo_epi32(r2, r3), t3 = _mm_unpackhi_epi32(r2, r3);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm_unpacklo_epi64(t0, t2));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + dst_stride), _mm_unpackhi_epi64(t0, t2));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 2 * dst_stride), _mm_unpacklo_epi64(t1, t3));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 3 * dst_stride), _mm_unpackhi_epi64(t1, t3));
+}
+
+void transpose_int32(const int32_t* src, int64_t rows, int64_t cols, int32_t* dst) {
+  const int64_t whole_rows = rows / 4 * 4, whole_cols = cols / 4 * 4;
+  for (int64_t i0 = 0; i0 < whole_rows; i0 += 16) {
+    const int64_t i1 = std::min(i0 + 16, whole_rows);
+    for (int64_t j = 0; j < whole_cols; j += 4) {
+      for (int64_t i = i0; i < i1; i += 4) transpose_tile_32(src + i * cols + j, cols, dst + j * rows + i, rows);
+    }
+  }
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = i < whole_rows ? whole_cols : 0; j < cols; ++j) dst[j * rows + i] = src[i * cols + j];
+  }
+}
+
+// Host step: per image, [rows][cols] elements (1 or 4 bytes) at `from` into [cols][rows]
+// at `to` (the input, the output or a workspace slice).
+struct Transpose {
   int64_t batch = 1, rows = 0, cols = 0;
-  bool from_input = true;  // input 0 into the workspace; else the workspace into output 0
-  size_t offset = 0;       // workspace bytes
+  int element = 1;  // bytes
+  ArgSource from, to;
 };
 
+void* locate(const KernelArgs& args, const ArgSource& source) {
+  void* base = source.kind == ArgSource::kInput    ? const_cast<void*>(args.inputs[source.index])
+               : source.kind == ArgSource::kOutput ? args.outputs[source.index]
+                                                   : args.workspace;
+  return base == nullptr ? nullptr : static_cast<char*>(base) + source.offset;
+}
+
 int transpose_step(const KernelArgs& args, const void* params) {
-  const auto& p = *static_cast<const ByteTranspose*>(params);
-  const void* from = p.from_input ? args.inputs[0] : static_cast<const void*>(workspace_at(args, p.offset));
-  void* to = p.from_input ? static_cast<void*>(workspace_at(args, p.offset)) : args.outputs[0];
-  if (from == nullptr || to == nullptr || args.workspace == nullptr) return cpu_kernels::kKernelMissingAddress;
-  const int64_t image = p.rows * p.cols;
+  const auto& p = *static_cast<const Transpose*>(params);
+  const auto* from = static_cast<const char*>(locate(args, p.from));
+  auto* to = static_cast<char*>(locate(args, p.to));
+  if (from == nullptr || to == nullptr) return cpu_kernels::kKernelMissingAddress;
+  const int64_t image = p.rows * p.cols * p.element;
   for (int64_t n = 0; n < p.batch; ++n) {
-    transpose_bytes(static_cast<const uint8_t*>(from) + n * image, p.rows, p.cols,
-                    static_cast<uint8_t*>(to) + n * image);
+    if (p.element == 4) {
+      transpose_int32(reinterpret_cast<const int32_t*>(from + n * image), p.rows, p.cols,
+                      reinterpret_cast<int32_t*>(to + n * image));
+    } else {
+      transpose_bytes(reinterpret_cast<const uint8_t*>(from + n * image), p.rows, p.cols,
+                      reinterpret_cast<uint8_t*>(to + n * image));
+    }
   }
   return cpu_kernels::kKernelOk;
 }
@@ -656,8 +696,9 @@ std::optional<PreparedKernel> prepare_int8_conv(const Node& node, std::string_vi
     const int64_t x_spatial = g.input_size(), y_spatial = g.output_size();
     if (pd->src_desc() == dnnl::memory::desc(x_dims, x_plain.data_type(), channels_last(rank))) {
       src = {ArgSource::kWorkspace, 0, builder.reserve_workspace(x_plain.get_size()), nullptr};
-      builder.add_host(&transpose_step, std::make_shared<const ByteTranspose>(
-                                            ByteTranspose{x_dims[0], x_dims[1], x_spatial, true, src.offset}));
+      builder.add_host(&transpose_step,
+                       std::make_shared<const Transpose>(
+                           Transpose{x_dims[0], x_dims[1], x_spatial, 1, {ArgSource::kInput, 0, 0, nullptr}, src}));
     } else if (pd->src_desc() != x_plain) {
       src = builder.reorder_to_workspace(x_plain, src, pd->src_desc());
     }
@@ -707,9 +748,10 @@ std::optional<PreparedKernel> prepare_int8_conv(const Node& node, std::string_vi
     }
     builder.add(dnnl::convolution_forward(*pd), std::move(args), pd->scratchpad_desc());
     if (dst.kind != result.kind || dst.offset != result.offset) {
-      if (onednn_requantizes && pd->dst_desc() == dnnl::memory::desc(y_dims, sum_type, channels_last(rank))) {
-        builder.add_host(&transpose_step, std::make_shared<const ByteTranspose>(
-                                              ByteTranspose{y_dims[0], y_spatial, out_channels, false, dst.offset}));
+      if (pd->dst_desc() == dnnl::memory::desc(y_dims, sum_type, channels_last(rank))) {
+        const int element = sum_type == dt::s32 ? 4 : 1;
+        builder.add_host(&transpose_step, std::make_shared<const Transpose>(
+                                              Transpose{y_dims[0], y_spatial, out_channels, element, dst, result}));
       } else {
         builder.add_reorder(pd->dst_desc(), dst, y_plain, result);
       }
