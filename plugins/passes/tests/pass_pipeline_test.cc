@@ -15,8 +15,8 @@ namespace {
 
 using pass_testing::PluginEnvironment;
 
-const std::vector<std::string> kPassPlugins = {"noop_elimination", "constant_folding", "cse", "fusion",
-                                               "autofusion",       "dce",              "layout_assignment"};
+const std::vector<std::string> kPassPlugins = {
+    "noop_elimination", "constant_folding", "cse", "fusion", "autofusion", "dce", "layout_assignment"};
 
 Result<std::vector<std::string>> pipeline(const PluginHost& host, int opt_level) {
   OpRegistry ops;
@@ -27,18 +27,18 @@ Result<std::vector<std::string>> pipeline(const PluginHost& host, int opt_level)
 
 // The order the numeric positions gave before phases replaced them: noop_elimination 100,
 // constant_folding 200, cse 300, the fusions 400..520 in the order below, autofusion 600,
-// dce 900, layout_assignment 1000.
+// dce 900, layout_assignment 1000; fuse_qdq (phase fold, before constant_folding) came later.
 TEST(BuiltInPipeline, IsTheOrderTheNumericPositionsGaveAtEveryLevel) {
   const PluginEnvironment& env = PluginEnvironment::get();
   ASSERT_TRUE(env.require(kPassPlugins).is_ok()) << env.require(kPassPlugins).to_string();
   const std::vector<std::vector<std::string>> expected = {
       {},
       {"noop_elimination", "constant_folding", "cse", "dce"},
-      {"noop_elimination", "constant_folding", "cse", "fuse_bias_add", "fuse_conv_bn", "fuse_matmul_add",
+      {"noop_elimination", "fuse_qdq", "constant_folding", "cse", "fuse_bias_add", "fuse_conv_bn", "fuse_matmul_add",
        "reduce_then_matmul", "fuse_layer_norm", "fuse_softmax", "fuse_hard_swish", "dce", "layout_assignment"},
-      {"noop_elimination", "constant_folding", "cse", "fuse_bias_add", "fuse_conv_bn", "fuse_matmul_add",
-       "reduce_then_matmul", "fuse_layer_norm", "fuse_softmax", "fuse_hard_swish", "fuse_gelu", "fuse_matmul_bias", "fuse_conv_residual",
-       "fuse_activation", "autofusion", "dce", "layout_assignment"}};
+      {"noop_elimination", "fuse_qdq", "constant_folding", "cse", "fuse_bias_add", "fuse_conv_bn", "fuse_matmul_add",
+       "reduce_then_matmul", "fuse_layer_norm", "fuse_softmax", "fuse_hard_swish", "fuse_gelu", "fuse_matmul_bias",
+       "fuse_conv_residual", "fuse_activation", "autofusion", "dce", "layout_assignment"}};
   for (int level = 0; level <= 3; ++level) {
     Result<std::vector<std::string>> names = pipeline(env.host(), level);
     ASSERT_TRUE(names.is_ok()) << names.status().to_string();
@@ -53,10 +53,10 @@ TEST(BuiltInPipeline, ListPluginsPrintsEachPassWithPhaseAndConstraintsInPipeline
   const size_t section = text.find("pass pipeline (by phase; inside a phase after/before, then registration order):\n");
   ASSERT_NE(section, std::string::npos) << text;
   size_t at = section;
-  for (const char* line : {"  canonicalize  noop_elimination", "  fold          constant_folding",
-                           "  fold          cse ", "  fuse          fuse_bias_add", "  fuse          fuse_conv_bn",
-                           "  fuse          fuse_activation", "  fuse          autofusion", "  cleanup       dce",
-                           "  layout        layout_assignment"}) {
+  for (const char* line :
+       {"  canonicalize  noop_elimination", "  fold          constant_folding", "  fold          cse ",
+        "  fuse          fuse_bias_add", "  fuse          fuse_conv_bn", "  fuse          fuse_activation",
+        "  fuse          autofusion", "  cleanup       dce", "  layout        layout_assignment"}) {
     const size_t next = text.find(line, at);
     ASSERT_NE(next, std::string::npos) << "'" << line << "' missing or out of order in:\n" << text;
     at = next;
@@ -98,15 +98,17 @@ TEST_F(MovedPasses, PhaseAfterAndBeforeOptionsMoveAPass) {
   // dce first; fuse_gelu last (its run_before autofusion gives way to the phases).
   PluginHost host;
   Status loaded = host.load_registry(registry({{"dce", "phase = \"canonicalize\"\nbefore = [\"noop_elimination\"]"},
-                                               {"fusion", "\"fuse_gelu.phase\" = \"layout\"\n"
-                                                          "\"fuse_gelu.after\" = [\"layout_assignment\"]"}}));
+                                               {"fusion",
+                                                "\"fuse_gelu.phase\" = \"layout\"\n"
+                                                "\"fuse_gelu.after\" = [\"layout_assignment\"]"}}));
   ASSERT_TRUE(loaded.is_ok()) << loaded.to_string();
   Result<std::vector<std::string>> names = pipeline(host, 3);
   ASSERT_TRUE(names.is_ok()) << names.status().to_string();
-  EXPECT_EQ(*names, (std::vector<std::string>{"dce", "noop_elimination", "constant_folding", "cse", "fuse_bias_add",
-                                              "fuse_conv_bn", "fuse_matmul_add", "reduce_then_matmul", "fuse_layer_norm", "fuse_softmax",
-                                              "fuse_hard_swish", "fuse_matmul_bias", "fuse_conv_residual",
-                                              "fuse_activation", "autofusion", "layout_assignment", "fuse_gelu"}));
+  EXPECT_EQ(*names,
+            (std::vector<std::string>{"dce", "noop_elimination", "fuse_qdq", "constant_folding", "cse", "fuse_bias_add",
+                                      "fuse_conv_bn", "fuse_matmul_add", "reduce_then_matmul", "fuse_layer_norm",
+                                      "fuse_softmax", "fuse_hard_swish", "fuse_matmul_bias", "fuse_conv_residual",
+                                      "fuse_activation", "autofusion", "layout_assignment", "fuse_gelu"}));
 }
 
 TEST_F(MovedPasses, AnUnknownPhaseFailsThePluginWithAPreciseError) {
