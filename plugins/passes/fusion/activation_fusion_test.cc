@@ -127,8 +127,21 @@ TEST_P(ActivationFusionAtOpset, FusesAndStillInfers) {
             inferred(at_opset(kActivationsFused, GetParam())));
 }
 
-INSTANTIATE_TEST_SUITE_P(Opsets, ActivationFusionAtOpset, ::testing::ValuesIn(testing::kOpsets),
-                         testing::opset_name);
+INSTANTIATE_TEST_SUITE_P(Opsets, ActivationFusionAtOpset, ::testing::ValuesIn(testing::kOpsets), testing::opset_name);
+
+// float16/bfloat16 models fuse as float32 ones do (the fused kernels take both), the
+// fused outputs within a few roundings of the chain's (checked_in).
+class ActivationFusionInHalf : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ActivationFusionInHalf, FusesEachActivationIntoItsProducer) {
+  const std::string dtype = GetParam();
+  EXPECT_EQ(run(testing::as_dtype(kActivations, dtype), {"fuse_activation"},
+                testing::checked_in(dtype, 3, {{"x", {1, 1, 2, 2}}, {"a", {2, 3}}})),
+            inferred(testing::as_dtype(kActivationsFused, dtype)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, ActivationFusionInHalf, ::testing::ValuesIn(testing::kHalfDtypes),
+                         testing::dtype_name);
 
 TEST(ActivationFusion, ClipBoundsFromAttributesBeforeOpset11) {
   EXPECT_EQ(run(R"(graph main (opset ""=10) {

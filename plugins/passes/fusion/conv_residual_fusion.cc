@@ -28,8 +28,9 @@ bool ConvResidualFusion::meets_requirements(const Match& match, const PassContex
   if (!broadcasts_like_numpy(match, reason)) return false;
   const TensorDesc& y = match.node("conv")->output(0)->desc();
   const TensorDesc& z = match.value("z")->desc();
-  if (!y.is_static() || z.shape != y.shape || z.dtype != y.dtype || y.dtype != DataType::kFloat32) {
-    reason = "the residual " + z.to_string() + " must be a float32 tensor of the Conv output's shape " + y.to_string();
+  if (!y.is_static() || z.shape != y.shape || z.dtype != y.dtype || !is_float_type(y.dtype)) {
+    reason = "the residual " + z.to_string() + " must be a float tensor of the Conv output's shape and dtype " +
+             y.to_string();
     return false;
   }
   if (match.value("z") == match.node("conv")->output(0)) {
@@ -44,7 +45,8 @@ Status ConvResidualFusion::replacement(const Match& match, Replacement& r) const
   Value* bias = r.use("b");
   if (bias == nullptr) {
     const int64_t channels = match.constant("w")->shape()[0];
-    bias = r.constant(conv.name() + "_bias", from_doubles(DataType::kFloat32, {channels}, std::vector<double>(channels)));
+    const DataType dtype = conv.output(0)->desc().dtype;
+    bias = r.constant(conv.name() + "_bias", from_doubles(dtype, {channels}, std::vector<double>(channels)));
   }
   Node* fused = r.add_node("FusedConv", {r.use("x"), r.use("w"), bias, r.use("z")}, conv.name(), "ge");
   for (const auto& [key, attribute] : conv.attributes()) fused->set_attribute(key, attribute);

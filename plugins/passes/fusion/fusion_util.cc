@@ -2,14 +2,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
+#include "ge/minifloat.h"
 #include "ge/plugin_api/graph_rewrite.h"
 #include "ge/plugin_api/pattern_match.h"
 
 namespace ge::fusion {
 
-bool is_float_type(DataType type) { return type == DataType::kFloat32 || type == DataType::kFloat64; }
+bool is_float_type(DataType type) {
+  return type == DataType::kFloat32 || type == DataType::kFloat64 || type == DataType::kFloat16 ||
+         type == DataType::kBFloat16;
+}
 
 std::optional<std::vector<int64_t>> static_dims(const Value* value) {
   if (value == nullptr || value->desc().kind != ValueKind::kTensor || !value->desc().is_static()) return std::nullopt;
@@ -27,6 +32,10 @@ Tensor from_doubles(DataType dtype, std::vector<int64_t> dims, const std::vector
   for (size_t i = 0; i < values.size(); ++i) {
     if (dtype == DataType::kFloat64) {
       tensor.data<double>()[i] = values[i];
+    } else if (dtype == DataType::kFloat16) {
+      tensor.data<uint16_t>()[i] = float16_from_double(values[i]);
+    } else if (dtype == DataType::kBFloat16) {
+      tensor.data<uint16_t>()[i] = bfloat16_from_double(values[i]);
     } else {
       tensor.data<float>()[i] = static_cast<float>(values[i]);
     }
@@ -87,6 +96,24 @@ int64_t onnx_opset(const Node& node) {
 
 bool near(double actual, double expected, double relative_tolerance) {
   return std::fabs(actual - expected) <= relative_tolerance * std::max(1.0, std::fabs(expected));
+}
+
+double constant_tolerance(DataType dtype) {
+  if (dtype == DataType::kFloat16) return 1.0 / 1024;
+  if (dtype == DataType::kBFloat16) return 1.0 / 128;
+  return 1e-4;
+}
+
+PatternValue rounded_scalar(Pattern& pattern, double value, std::string capture) {
+  PatternValue v = pattern.constant(std::move(capture));
+  char text[64];
+  std::snprintf(text, sizeof(text), "a constant equal to %g (in its dtype's precision)", value);
+  pattern.where(v, text, [value](const Value& candidate) {
+    std::optional<double> actual = constant_scalar(&candidate);
+    const double tolerance = constant_tolerance(candidate.desc().dtype);
+    return actual && near(*actual, value, tolerance);
+  });
+  return v;
 }
 
 std::optional<std::pair<float, float>> clip_bounds(const Node& clip) {

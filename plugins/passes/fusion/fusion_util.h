@@ -11,18 +11,23 @@
 #include "ge/graph.h"
 #include "ge/tensor.h"
 
+#include "ge/plugin_api/pattern.h"
+
 namespace ge {
 class Match;
 }  // namespace ge
 
 namespace ge::fusion {
 
+/// float16, bfloat16, float32 or float64: the dtypes the ge::Fused* ops and the
+/// standard ops the fusions build take.
 bool is_float_type(DataType type);
 /// The static dims of `value`, or nullopt.
 std::optional<std::vector<int64_t>> static_dims(const Value* value);
 /// A float/double tensor's elements as doubles.
 std::vector<double> to_doubles(const Tensor& tensor);
-/// A float32 or float64 tensor of `dims` holding `values`.
+/// A float16, bfloat16, float32 or float64 tensor of `dims` holding `values`, each
+/// rounded once to nearest even.
 Tensor from_doubles(DataType dtype, std::vector<int64_t> dims, const std::vector<double>& values);
 /// Whether `dims` broadcast unidirectionally to `target` (numpy rules, right-aligned).
 bool broadcasts_to(const std::vector<int64_t>& dims, const std::vector<int64_t>& target);
@@ -36,6 +41,13 @@ std::vector<double> broadcast_values(const Tensor& tensor, const std::vector<int
 int64_t onnx_opset(const Node& node);
 /// Whether `actual` is `expected` within `relative_tolerance` (absolute near 0).
 bool near(double actual, double expected, double relative_tolerance = 1e-4);
+/// The relative tolerance within which a constant of `dtype` stands for a value: 1e-4
+/// (as Pattern::scalar), widened to one unit in the last place of float16 (2^-10) and
+/// bfloat16 (2^-7), whose models store their constants rounded.
+double constant_tolerance(DataType dtype);
+/// Pattern::scalar(value, capture), the tolerance that of the constant's own dtype
+/// (constant_tolerance): a float16 model's 0.7978 (sqrt(2 / pi) rounded) matches.
+PatternValue rounded_scalar(Pattern& pattern, double value, std::string capture = {});
 /// The constant [min, max] of a Clip (attributes before opset 11, scalar constant inputs
 /// from 11; an absent bound is the float32 limit), or nullopt when a bound is not constant.
 std::optional<std::pair<float, float>> clip_bounds(const Node& clip);

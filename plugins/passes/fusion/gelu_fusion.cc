@@ -30,9 +30,9 @@ PatternValue tanh_term(Pattern& p, PatternValue x, Cube cube) {
     PatternOp& square = p.op("Mul", {x, x}, "square");
     x3 = p.op("Mul", {x, square}, "cube").commutative();
   }
-  PatternOp& term = p.op("Mul", {x3, p.scalar(0.044715)}, "cubic_term").commutative();
+  PatternOp& term = p.op("Mul", {x3, rounded_scalar(p, 0.044715)}, "cubic_term").commutative();
   PatternOp& sum = p.op("Add", {x, term}, "sum").commutative();
-  PatternOp& scaled = p.op("Mul", {sum, p.scalar(kSqrt2OverPi)}, "tanh_scale").commutative();
+  PatternOp& scaled = p.op("Mul", {sum, rounded_scalar(p, kSqrt2OverPi)}, "tanh_scale").commutative();
   PatternOp& tanh = p.op("Tanh", {scaled}, "tanh");
   return p.op("Add", {tanh, p.scalar(1.0)}, "add_one").commutative();
 }
@@ -73,13 +73,15 @@ std::vector<Pattern> GeluFusion::patterns() const {
 bool GeluFusion::meets_requirements(const Match& match, const PassContext&, std::string& reason) const {
   if (!broadcasts_like_numpy(match, reason)) return false;
   if (!is_float_type(match.value("x")->desc().dtype)) {
-    reason = "x is " + match.value("x")->desc().to_string() + ", not float32/float64";
+    reason = "x is " + match.value("x")->desc().to_string() + ", not a float tensor";
     return false;
   }
   if (const Node* scale = match.node("erf_scale")) {
     const double expected = scale->op_type() == "Div" ? kSqrt2 : 1.0 / kSqrt2;
-    std::optional<double> actual = constant_scalar(match.value("erf_scale"));
-    if (scale->input(0) != match.value("x") || !actual || std::fabs(*actual - expected) > 1e-4 * expected) {
+    const Value* constant = match.value("erf_scale");
+    std::optional<double> actual = constant_scalar(constant);
+    const double tolerance = constant_tolerance(constant->desc().dtype);
+    if (scale->input(0) != match.value("x") || !actual || std::fabs(*actual - expected) > tolerance * expected) {
       reason = scale->describe() + " does not compute x / sqrt(2)";
       return false;
     }

@@ -50,7 +50,7 @@ bool HardSwishFusion::meets_requirements(const Match& match, const PassContext& 
   if (!broadcasts_like_numpy(match, reason)) return false;
   const Value* x = match.value("x");
   if (!is_float_type(x->desc().dtype)) {
-    reason = "x is " + x->desc().to_string() + ", not float32/float64";
+    reason = "x is " + x->desc().to_string() + ", not a float tensor";
     return false;
   }
   if (const Node* clip = match.node("clip")) {
@@ -65,7 +65,7 @@ bool HardSwishFusion::meets_requirements(const Match& match, const PassContext& 
     std::optional<double> factor = constant_scalar(match.value("scale"));
     // A Div matched with its operands swapped computes 6 / v, not v / 6.
     if ((divides && scale->input(1) != match.value("scale")) || !factor ||
-        !near(*factor, divides ? 6.0 : 1.0 / 6.0)) {
+        !near(*factor, divides ? 6.0 : 1.0 / 6.0, constant_tolerance(match.value("scale")->desc().dtype))) {
       reason = scale->describe() + " does not divide by 6";
       return false;
     }

@@ -9,13 +9,16 @@
 //   predates them; they run the ai.onnx kernels (nn_layer_normalization.cc,
 //   unary_activation.cc) as those ops' first opsets define them.
 // Activations compute in the element type with the formulas of the standalone kernels,
-// so a fused node gives the same values as the chain it replaced.
+// so a fused node gives the same values as the chain it replaced. float16 and bfloat16
+// compute in float (the inner kernels through nn_float_bridge.h) and round after the
+// product, after each addition and after the activation, as the chain does.
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <string_view>
 
+#include "float_compute.h"
 #include "nn_kernels.h"
 #include "op_kernels.h"
 #include "strided_loop.h"
@@ -51,9 +54,9 @@ Result<ActivationParams> read_activation(const KernelContext& context) {
   for (const Known& k : known) {
     if (name != k.name) continue;
     if (!values.empty() && values.size() != k.params) {
-      return invalid_attribute(context, "activation_params",
-                               "has " + std::to_string(values.size()) + " values, " + name + " takes " +
-                                   std::to_string(k.params));
+      return invalid_attribute(
+          context, "activation_params",
+          "has " + std::to_string(values.size()) + " values, " + name + " takes " + std::to_string(k.params));
     }
     ActivationParams params{k.kind, k.a, k.b};
     if (values.size() >= 1) params.a = values[0];
@@ -61,6 +64,24 @@ Result<ActivationParams> read_activation(const KernelContext& context) {
     return params;
   }
   return unsupported_feature(context, "activation '" + name + "'");
+}
+
+template <typename T>
+void apply_activation(T* y, int64_t count, const ActivationParams& p);
+
+/// float16/bfloat16: a chunk at a time widened, activated in float and rounded back.
+template <typename T>
+requires float_compute::is_half_v<T>
+void apply_activation(T* y, int64_t count, const ActivationParams& p) {
+  if (p.kind == Activation::kNone) return;
+  constexpr int64_t kChunk = float_compute::kFloat16Chunk;
+  float values[kChunk];
+  for (int64_t start = 0; start < count; start += kChunk) {
+    const int64_t n = std::min(kChunk, count - start);
+    for (int64_t k = 0; k < n; ++k) values[k] = float_compute::load(y[start + k]);
+    apply_activation(values, n, p);
+    for (int64_t k = 0; k < n; ++k) y[start + k] = float_compute::store<T>(values[k]);
+  }
 }
 
 template <typename T>
@@ -127,9 +148,15 @@ struct FusedParams {
   ActivationParams activation;
   int64_t elements = 0;
   bool has_bias = false;
-  StridedLoop bias_loop;  // operand 0: the bias, over the output
+  StridedLoop bias_loop;      // operand 0: the bias, over the output
   bool has_residual = false;  // FusedConv's Z, added before the activation
 };
+
+/// a + b in T (float16/bfloat16: in float, rounded once).
+template <typename T>
+T add(T a, T b) {
+  return float_compute::store<T>(float_compute::load(a) + float_compute::load(b));
+}
 
 template <typename T>
 int fused_kernel(const KernelArgs& args) {
@@ -145,13 +172,13 @@ int fused_kernel(const KernelArgs& args) {
     const int64_t stride = p.bias_loop.inner_stride(0);
     for_each_run(p.bias_loop, [&](int64_t row, int64_t offset, int64_t) {
       T* out = y + row * run;
-      for (int64_t j = 0; j < run; ++j) out[j] = out[j] + bias[offset + j * stride];
+      for (int64_t j = 0; j < run; ++j) out[j] = add(out[j], bias[offset + j * stride]);
     });
   }
   if (p.has_residual) {
     const auto* z = static_cast<const T*>(args.inputs[3]);
     if (z == nullptr) return kKernelMissingAddress;
-    for (int64_t i = 0; i < p.elements; ++i) y[i] = y[i] + z[i];
+    for (int64_t i = 0; i < p.elements; ++i) y[i] = add(y[i], z[i]);
   }
   apply_activation(y, p.elements, p.activation);
   return kKernelOk;
@@ -173,8 +200,8 @@ Result<PreparedKernel> prepare_fused(const KernelContext& context, std::string_v
       return invalid_node(context, "bias " + shape_to_string(bias_dims) + " does not broadcast to the product " +
                                        shape_to_string(y_dims));
     }
-    std::optional<StridedLoop> loop =
-        make_strided_loop(y_dims, {broadcast_strides(bias_dims, y_dims.size()), std::vector<int64_t>(y_dims.size(), 0)});
+    std::optional<StridedLoop> loop = make_strided_loop(
+        y_dims, {broadcast_strides(bias_dims, y_dims.size()), std::vector<int64_t>(y_dims.size(), 0)});
     if (!loop) return unsupported_feature(context, "a bias broadcast over more than 16 axes");
     params.has_bias = true;
     params.bias_loop = *loop;
@@ -189,22 +216,26 @@ Result<PreparedKernel> prepare_fused(const KernelContext& context, std::string_v
     params.has_residual = true;
   }
   const size_t workspace = inner.workspace_bytes;
-  const ZeroedMemory zeroed = inner.zeroed;  // the inner kernel runs on this node's addresses
+  const ZeroedMemory zeroed = inner.zeroed;                            // the inner kernel runs on this node's addresses
   std::string variant = inner.name.substr(inner.name.rfind('.') + 1);  // "cpu.Conv.im2col" -> "im2col"
   if (variant == context.node.op_type()) variant.clear();
   params.inner = std::move(inner);
   KernelFunction function =
-      select_kernel(dtype, Float32And64Types{}, []<typename T>() -> KernelFunction { return &fused_kernel<T>; });
+      select_kernel(dtype, FloatingTypes{}, []<typename T>() -> KernelFunction { return &fused_kernel<T>; });
   PreparedKernel kernel = make_kernel(context, function, std::move(params), workspace, variant);
   kernel.zeroed = zeroed;
   return kernel;
 }
 
-Result<PreparedKernel> prepare_fused_conv(const KernelContext& context) { return prepare_fused(context, "Conv", false); }
+Result<PreparedKernel> prepare_fused_conv(const KernelContext& context) {
+  return prepare_fused(context, "Conv", false);
+}
 Result<PreparedKernel> prepare_fused_conv_transpose(const KernelContext& context) {
   return prepare_fused(context, "ConvTranspose", false);
 }
-Result<PreparedKernel> prepare_fused_gemm(const KernelContext& context) { return prepare_fused(context, "Gemm", false); }
+Result<PreparedKernel> prepare_fused_gemm(const KernelContext& context) {
+  return prepare_fused(context, "Gemm", false);
+}
 Result<PreparedKernel> prepare_fused_matmul(const KernelContext& context) {
   return prepare_fused(context, "MatMul", true);
 }
@@ -225,9 +256,9 @@ int gelu_kernel(const KernelArgs& args) {
   constexpr double kInvSqrt2 = 0.70710678118654752440;
   constexpr double kSqrt2OverPi = 0.79788456080286535588;
   for (int64_t i = 0; i < p.elements; ++i) {
-    const double v = static_cast<double>(x[i]);
+    const double v = static_cast<double>(float_compute::load(x[i]));
     const double inner = p.tanh ? std::tanh(kSqrt2OverPi * (v + 0.044715 * v * v * v)) : std::erf(v * kInvSqrt2);
-    y[i] = static_cast<T>(0.5 * v * (1.0 + inner));
+    y[i] = float_compute::store<T>(0.5 * v * (1.0 + inner));
   }
   return kKernelOk;
 }
@@ -241,7 +272,7 @@ Result<PreparedKernel> prepare_gelu(const KernelContext& context) {
     return invalid_attribute(context, "approximate", "is '" + approximate + "', expected 'none' or 'tanh'");
   }
   KernelFunction function =
-      select_kernel(dtype, Float32And64Types{}, []<typename T>() -> KernelFunction { return &gelu_kernel<T>; });
+      select_kernel(dtype, FloatingTypes{}, []<typename T>() -> KernelFunction { return &gelu_kernel<T>; });
   return make_kernel(context, function, GeluParams{product(dims), approximate == "tanh"});
 }
 
@@ -265,12 +296,13 @@ Result<PreparedKernel> prepare_hard_swish(const KernelContext& context) {
 }  // namespace
 
 void add_fused_kernels(std::vector<OpKernel>& table) {
-  table.push_back({"ge::FusedConv", data_types(Float32And64Types{}), &prepare_fused_conv});
-  table.push_back({"ge::FusedConvTranspose", data_types(Float32And64Types{}), &prepare_fused_conv_transpose});
-  table.push_back({"ge::FusedGemm", data_types(Float32And64Types{}), &prepare_fused_gemm});
-  table.push_back({"ge::FusedMatMul", data_types(Float32And64Types{}), &prepare_fused_matmul});
-  table.push_back({"ge::Gelu", data_types(Float32And64Types{}), &prepare_gelu});
-  table.push_back({"ge::LayerNormalization", standard_kernel("LayerNormalization").dtypes, &prepare_layer_normalization});
+  table.push_back({"ge::FusedConv", data_types(FloatingTypes{}), &prepare_fused_conv});
+  table.push_back({"ge::FusedConvTranspose", data_types(FloatingTypes{}), &prepare_fused_conv_transpose});
+  table.push_back({"ge::FusedGemm", data_types(FloatingTypes{}), &prepare_fused_gemm});
+  table.push_back({"ge::FusedMatMul", data_types(FloatingTypes{}), &prepare_fused_matmul});
+  table.push_back({"ge::Gelu", data_types(FloatingTypes{}), &prepare_gelu});
+  table.push_back(
+      {"ge::LayerNormalization", standard_kernel("LayerNormalization").dtypes, &prepare_layer_normalization});
   table.push_back({"ge::HardSwish", standard_kernel("HardSwish").dtypes, &prepare_hard_swish});
 }
 
