@@ -24,6 +24,11 @@
 //   exactly as the reference.
 // - Only on CPUs with VNNI: oneDNN's AVX-512/AVX2 int8 kernels without it saturate pairs
 //   of products in int16 (measured: every output of a 64-channel 3x3 layer wrong).
+// - Host steps (transposes, compensation, requantisation) split their rows across the
+//   launch's OpenMP team (omp_get_max_threads(), set by dnnl_program.cc's launch) through
+//   libgomp's GOMP_parallel: ge_cpu_dnnl is built without -fopenmp, so `#pragma omp
+//   parallel` would compile to a serial loop here. Each row is computed alone, exactly as
+//   serially.
 // GE_CPU_INT8=off turns these fast paths off.
 
 #include <algorithm>
@@ -44,6 +49,7 @@
 
 #include "dnnl_fast_paths.h"
 #include "dnnl_kernels.h"
+#include "dnnl_openmp.h"
 #include "dnnl_program.h"
 #include "dnnl_util.h"
 #include "ge/cpu_kernels/kernel_library.h"
@@ -146,6 +152,39 @@ std::optional<ShiftedWeights> shift_weights(const Tensor& w, const Value* zero_p
 }
 
 // What a host step reads and writes, resolved from the launch's arguments.
+// libgomp's entry for a parallel region (GCC's ABI, what `#pragma omp parallel` compiles
+// to) and the team queries; libgomp is linked directly (CMakeLists.txt).
+extern "C" {
+void GOMP_parallel(void (*body)(void*), void* data, unsigned threads, unsigned flags);
+int omp_get_thread_num(void);
+int omp_get_num_threads(void);
+}
+
+// body(begin, end) over [0, count) in `grain`-aligned chunks, one per thread of the
+// launch's team; serial (no region) for one thread or one grain of work.
+template <typename Body>
+void parallel_chunks(int64_t count, int64_t grain, const Body& body) {
+  const int64_t grains = (count + grain - 1) / grain;
+  const int64_t threads = std::min<int64_t>(omp_get_max_threads(), grains);
+  if (threads <= 1) {
+    if (count > 0) body(int64_t{0}, count);
+    return;
+  }
+  struct Region {
+    const Body* body;
+    int64_t count, grain, grains;
+  } region{&body, count, grain, grains};
+  GOMP_parallel(
+      [](void* data) {
+        const auto& r = *static_cast<const Region*>(data);
+        const int64_t team = omp_get_num_threads(), t = omp_get_thread_num();
+        const int64_t first = r.grains * t / team, last = r.grains * (t + 1) / team;
+        const int64_t begin = first * r.grain, end = std::min(last * r.grain, r.count);
+        if (begin < end) (*r.body)(begin, end);
+      },
+      &region, static_cast<unsigned>(threads), 0);
+}
+
 const void* input_at(const KernelArgs& args, int index) { return index >= 0 ? args.inputs[index] : nullptr; }
 char* workspace_at(const KernelArgs& args, size_t offset) { return static_cast<char*>(args.workspace) + offset; }
 
@@ -329,27 +368,33 @@ int finish_conv(const KernelArgs& args, const void* params) {
           channel_sum(static_cast<const uint8_t*>(args.inputs[0]) + x_offset, group_in, in_size, x_zero, plane);
         }
         window_sums(p, args, plane, window);
-        for (int64_t m = 0; m < group_out; ++m) {
-          add_scaled(group_sums + m * out_size, window, p.compensation[first + m], out_size);
-        }
-      }
-      if (!p.qlinear) continue;
-      if (bias != nullptr) {
-        for (int64_t m = 0; m < group_out; ++m) {
-          auto* row = reinterpret_cast<uint32_t*>(group_sums + m * out_size);
-          for (int64_t i = 0; i < out_size; ++i) row[i] += static_cast<uint32_t>(bias[first + m]);
-        }
-      }
-      const float* channel_multipliers = multipliers + first;
-      if (p.requantize.y_signed) {
-        requantize_rows(group_sums, group_out, out_size, channel_multipliers, true, y_offset,
-                        static_cast<int8_t*>(args.outputs[0]) + (n * p.out_channels + first) * out_size);
-      } else {
-        requantize_rows(group_sums, group_out, out_size, channel_multipliers, true, y_offset,
-                        static_cast<uint8_t*>(args.outputs[0]) + (n * p.out_channels + first) * out_size);
+        parallel_chunks(group_out, 1, [&](int64_t begin, int64_t end) {
+          for (int64_t m = begin; m < end; ++m) {
+            add_scaled(group_sums + m * out_size, window, p.compensation[first + m], out_size);
+          }
+        });
       }
     }
   }
+  if (!p.qlinear) return cpu_kernels::kKernelOk;
+  // Bias and requantisation: each of the batch x out_channels rows alone.
+  parallel_chunks(p.batch * p.out_channels, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t m = r % p.out_channels;
+      int32_t* row_sums = sums + r * out_size;
+      if (bias != nullptr) {
+        auto* row = reinterpret_cast<uint32_t*>(row_sums);
+        for (int64_t i = 0; i < out_size; ++i) row[i] += static_cast<uint32_t>(bias[m]);
+      }
+      if (q.y_signed) {
+        requantize_rows(row_sums, 1, out_size, multipliers + m, false, y_offset,
+                        static_cast<int8_t*>(args.outputs[0]) + r * out_size);
+      } else {
+        requantize_rows(row_sums, 1, out_size, multipliers + m, false, y_offset,
+                        static_cast<uint8_t*>(args.outputs[0]) + r * out_size);
+      }
+    }
+  });
   return cpu_kernels::kKernelOk;
 }
 
@@ -384,16 +429,19 @@ void transpose_tile(const uint8_t* src, int64_t src_stride, uint8_t* dst, int64_
   for (int i = 0; i < 16; ++i) _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i * dst_stride), r[i]);
 }
 
-// dst[j * rows + i] = src[i * cols + j].
-void transpose_bytes(const uint8_t* src, int64_t rows, int64_t cols, uint8_t* dst) {
+// dst[j * rows + i] = src[i * cols + j] for the source rows [begin, end) (begin a
+// multiple of kByteRowBlock).
+constexpr int64_t kByteRowBlock = 64;
+void transpose_bytes(const uint8_t* src, int64_t rows, int64_t cols, uint8_t* dst, int64_t begin, int64_t end) {
   const int64_t whole_rows = rows / 16 * 16, whole_cols = cols / 16 * 16;
-  for (int64_t i0 = 0; i0 < whole_rows; i0 += 64) {
-    const int64_t i1 = std::min(i0 + 64, whole_rows);
+  const int64_t tiled_end = std::min(end, whole_rows);
+  for (int64_t i0 = begin; i0 < tiled_end; i0 += kByteRowBlock) {
+    const int64_t i1 = std::min(i0 + kByteRowBlock, tiled_end);
     for (int64_t j = 0; j < whole_cols; j += 16) {
       for (int64_t i = i0; i < i1; i += 16) transpose_tile(src + i * cols + j, cols, dst + j * rows + i, rows);
     }
   }
-  for (int64_t i = 0; i < rows; ++i) {
+  for (int64_t i = begin; i < end; ++i) {
     for (int64_t j = i < whole_rows ? whole_cols : 0; j < cols; ++j) dst[j * rows + i] = src[i * cols + j];
   }
 }
@@ -412,15 +460,17 @@ void transpose_tile_32(const int32_t* src, int64_t src_stride, int32_t* dst, int
   _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 3 * dst_stride), _mm_unpackhi_epi64(t1, t3));
 }
 
-void transpose_int32(const int32_t* src, int64_t rows, int64_t cols, int32_t* dst) {
+constexpr int64_t kInt32RowBlock = 16;
+void transpose_int32(const int32_t* src, int64_t rows, int64_t cols, int32_t* dst, int64_t begin, int64_t end) {
   const int64_t whole_rows = rows / 4 * 4, whole_cols = cols / 4 * 4;
-  for (int64_t i0 = 0; i0 < whole_rows; i0 += 16) {
-    const int64_t i1 = std::min(i0 + 16, whole_rows);
+  const int64_t tiled_end = std::min(end, whole_rows);
+  for (int64_t i0 = begin; i0 < tiled_end; i0 += kInt32RowBlock) {
+    const int64_t i1 = std::min(i0 + kInt32RowBlock, tiled_end);
     for (int64_t j = 0; j < whole_cols; j += 4) {
       for (int64_t i = i0; i < i1; i += 4) transpose_tile_32(src + i * cols + j, cols, dst + j * rows + i, rows);
     }
   }
-  for (int64_t i = 0; i < rows; ++i) {
+  for (int64_t i = begin; i < end; ++i) {
     for (int64_t j = i < whole_rows ? whole_cols : 0; j < cols; ++j) dst[j * rows + i] = src[i * cols + j];
   }
 }
@@ -446,15 +496,21 @@ int transpose_step(const KernelArgs& args, const void* params) {
   auto* to = static_cast<char*>(locate(args, p.to));
   if (from == nullptr || to == nullptr) return cpu_kernels::kKernelMissingAddress;
   const int64_t image = p.rows * p.cols * p.element;
-  for (int64_t n = 0; n < p.batch; ++n) {
-    if (p.element == 4) {
-      transpose_int32(reinterpret_cast<const int32_t*>(from + n * image), p.rows, p.cols,
-                      reinterpret_cast<int32_t*>(to + n * image));
-    } else {
-      transpose_bytes(reinterpret_cast<const uint8_t*>(from + n * image), p.rows, p.cols,
-                      reinterpret_cast<uint8_t*>(to + n * image));
+  // Work units: blocks of source rows of every image, split across the team.
+  const int64_t block = p.element == 4 ? kInt32RowBlock : kByteRowBlock;
+  const int64_t blocks = (p.rows + block - 1) / block;
+  parallel_chunks(p.batch * blocks, 1, [&](int64_t first, int64_t last) {
+    for (int64_t u = first; u < last; ++u) {
+      const int64_t n = u / blocks, begin = u % blocks * block, end = std::min(begin + block, p.rows);
+      if (p.element == 4) {
+        transpose_int32(reinterpret_cast<const int32_t*>(from + n * image), p.rows, p.cols,
+                        reinterpret_cast<int32_t*>(to + n * image), begin, end);
+      } else {
+        transpose_bytes(reinterpret_cast<const uint8_t*>(from + n * image), p.rows, p.cols,
+                        reinterpret_cast<uint8_t*>(to + n * image), begin, end);
+      }
     }
-  }
+  });
   return cpu_kernels::kKernelOk;
 }
 
@@ -541,15 +597,17 @@ int finish_matmul(const KernelArgs& args, const void* params) {
   auto* sums = reinterpret_cast<int32_t*>(p.qlinear ? workspace_at(args, p.sums_offset) : args.outputs[0]);
   if (!p.compensation.empty()) {
     const int32_t a_zero = p.a_zero >= 0 ? load_8bit(args.inputs[p.a_zero], p.a_signed) : 0;
-    for (int64_t r = 0; r < p.rows; ++r) {
-      const int32_t sum = p.a_signed
-                              ? row_sum(static_cast<const int8_t*>(args.inputs[0]) + r * p.depth, p.depth, a_zero)
-                              : row_sum(static_cast<const uint8_t*>(args.inputs[0]) + r * p.depth, p.depth, a_zero);
-      auto* row = reinterpret_cast<uint32_t*>(sums + r * p.columns);
-      for (int64_t j = 0; j < p.columns; ++j) {
-        row[j] += static_cast<uint32_t>(p.compensation[j]) * static_cast<uint32_t>(sum);
+    parallel_chunks(p.rows, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const int32_t sum = p.a_signed
+                                ? row_sum(static_cast<const int8_t*>(args.inputs[0]) + r * p.depth, p.depth, a_zero)
+                                : row_sum(static_cast<const uint8_t*>(args.inputs[0]) + r * p.depth, p.depth, a_zero);
+        auto* row = reinterpret_cast<uint32_t*>(sums + r * p.columns);
+        for (int64_t j = 0; j < p.columns; ++j) {
+          row[j] += static_cast<uint32_t>(p.compensation[j]) * static_cast<uint32_t>(sum);
+        }
       }
-    }
+    });
   }
   if (!p.qlinear) return cpu_kernels::kKernelOk;
   const auto* a_scale = static_cast<const float*>(input_at(args, q.x_scale));
@@ -563,11 +621,16 @@ int finish_matmul(const KernelArgs& args, const void* params) {
     multipliers[j] = a_scale[0] * b_scale[q.w_scale_per_channel ? j : 0] / y_scale[0];
   }
   const float y_offset = q.y_zero >= 0 ? static_cast<float>(load_8bit(args.inputs[q.y_zero], q.y_signed)) : 0.f;
-  if (q.y_signed) {
-    requantize_columns(sums, p.rows, p.columns, multipliers, y_offset, static_cast<int8_t*>(args.outputs[0]));
-  } else {
-    requantize_columns(sums, p.rows, p.columns, multipliers, y_offset, static_cast<uint8_t*>(args.outputs[0]));
-  }
+  parallel_chunks(p.rows, 1, [&](int64_t begin, int64_t end) {
+    const int32_t* row_sums = sums + begin * p.columns;
+    if (q.y_signed) {
+      requantize_columns(row_sums, end - begin, p.columns, multipliers, y_offset,
+                         static_cast<int8_t*>(args.outputs[0]) + begin * p.columns);
+    } else {
+      requantize_columns(row_sums, end - begin, p.columns, multipliers, y_offset,
+                         static_cast<uint8_t*>(args.outputs[0]) + begin * p.columns);
+    }
+  });
   return cpu_kernels::kKernelOk;
 }
 

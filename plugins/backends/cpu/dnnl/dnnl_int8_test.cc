@@ -164,6 +164,14 @@ void check_exact(Int8Case& c, const std::string& what, const std::string& varian
   }
 }
 
+// The launch's team for case `index`: 1, 2 or 4 threads in turn, so that the host steps'
+// rows (transposes, compensation, requantisation) are split across a team too, with more
+// threads than this machine may have cores (4).
+int threads_for(int index) {
+  constexpr int kThreads[] = {1, 2, 4};
+  return kThreads[index % 3];
+}
+
 struct ConvShape {
   std::vector<int64_t> x;  // [N, C, spatial...]
   int64_t m = 0, group = 1;
@@ -197,14 +205,15 @@ void add_geometry(Int8Case& c, const ConvShape& s) {
 
 const std::vector<ConvShape>& conv_shapes() {
   static const std::vector<ConvShape> shapes = {
-      {{1, 3, 13, 11}, 16, 1, {3, 3}, {1, 1}, {}, {1, 1, 1, 1}, ""},               // first layer, padded
-      {{2, 16, 9, 9}, 32, 1, {3, 3}, {2, 2}, {}, {0, 1, 1, 0}, ""},                // strided, asymmetric pads
-      {{1, 32, 8, 8}, 24, 1, {1, 1}, {}, {}, {}, ""},                              // pointwise
-      {{1, 32, 10, 10}, 32, 32, {3, 3}, {1, 1}, {}, {1, 1, 1, 1}, ""},             // depthwise
-      {{1, 16, 11, 11}, 16, 1, {3, 3}, {1, 1}, {2, 2}, {2, 2, 2, 2}, ""},          // dilated
-      {{1, 32, 7, 7}, 64, 4, {3, 3}, {1, 1}, {}, {1, 1, 1, 1}, ""},                // grouped
-      {{1, 24, 9, 7}, 40, 1, {5, 3}, {1, 2}, {}, {}, "SAME_UPPER"},                // auto_pad
-      {{2, 8, 21}, 16, 1, {5}, {2}, {}, {2, 1}, ""},                               // 1-D
+      {{1, 3, 13, 11}, 16, 1, {3, 3}, {1, 1}, {}, {1, 1, 1, 1}, ""},       // first layer, padded
+      {{2, 16, 9, 9}, 32, 1, {3, 3}, {2, 2}, {}, {0, 1, 1, 0}, ""},        // strided, asymmetric pads
+      {{1, 32, 8, 8}, 24, 1, {1, 1}, {}, {}, {}, ""},                      // pointwise
+      {{2, 80, 9, 13}, 72, 1, {1, 1}, {}, {}, {}, ""},                     // pointwise, two 64-row transpose blocks
+      {{1, 32, 10, 10}, 32, 32, {3, 3}, {1, 1}, {}, {1, 1, 1, 1}, ""},     // depthwise
+      {{1, 16, 11, 11}, 16, 1, {3, 3}, {1, 1}, {2, 2}, {2, 2, 2, 2}, ""},  // dilated
+      {{1, 32, 7, 7}, 64, 4, {3, 3}, {1, 1}, {}, {1, 1, 1, 1}, ""},        // grouped
+      {{1, 24, 9, 7}, 40, 1, {5, 3}, {1, 2}, {}, {}, "SAME_UPPER"},        // auto_pad
+      {{2, 8, 21}, 16, 1, {5}, {2}, {}, {2, 1}, ""},                       // 1-D
       {{1, 8, 5, 6, 7}, 16, 1, {3, 3, 3}, {1, 1, 1}, {}, {1, 1, 1, 1, 1, 1}, ""},  // 3-D
   };
   return shapes;
@@ -273,7 +282,7 @@ TEST(DnnlInt8, ConvIntegerMatchesReferenceExactly) {
       c.output(DataType::kInt32, conv_output(s));
       add_geometry(c, s);
       const bool compensated = needs_compensation(v);
-      check_exact(c, "ConvInteger " + conv_name(s, v, x_dtype), compensated ? ".compensated" : "", 1 + index % 2);
+      check_exact(c, "ConvInteger " + conv_name(s, v, x_dtype), compensated ? ".compensated" : "", threads_for(index));
     }
   }
 }
@@ -325,7 +334,7 @@ TEST(DnnlInt8, QLinearConvMatchesReferenceExactly) {
       check_exact(c,
                   "QLinearConv " + conv_name(s, v, x_dtype) + (with_bias ? " bias" : "") +
                       (constant_scales ? "" : " runtime scales"),
-                  variant, 1 + index % 2);
+                  variant, threads_for(index));
     }
   }
 }
@@ -344,7 +353,8 @@ TEST(DnnlInt8, SumsThatMayExceedFloatPrecisionStayOnTheReferenceKernel) {
 TEST(DnnlInt8, MatMulIntegerAndQLinearMatMulMatchReferenceExactly) {
   if (!has_vnni()) GTEST_SKIP() << "no VNNI: the int8 fast paths are off on this CPU";
   std::mt19937 rng(5);
-  const std::vector<std::vector<int64_t>> a_shapes = {{7, 33}, {2, 5, 64}, {64}, {3, 2, 4, 17}};
+  // The last over dnnl_kernels.cc's kParallelWork: launched on a team of threads.
+  const std::vector<std::vector<int64_t>> a_shapes = {{7, 33}, {2, 5, 64}, {64}, {3, 2, 4, 17}, {2, 100, 160}};
   const int64_t n = 40;
   int index = 0;
   for (const std::vector<int64_t>& a_dims : a_shapes) {
@@ -364,7 +374,7 @@ TEST(DnnlInt8, MatMulIntegerAndQLinearMatMulMatchReferenceExactly) {
         c.input(middle_zero_point(a_dtype, rng));
         if (v.zero_point != 0) c.constant(weight_zero_point(v, n, rng));
         c.output(DataType::kInt32, y_dims);
-        check_exact(c, "MatMulInteger " + what, compensated ? ".compensated" : "", 1 + index % 2);
+        check_exact(c, "MatMulInteger " + what, compensated ? ".compensated" : "", threads_for(index));
       }
       for (const bool constant_scales : {true, false}) {
         const DataType y_dtype = index % 3 == 0 ? DataType::kInt8 : DataType::kUInt8;
@@ -387,7 +397,8 @@ TEST(DnnlInt8, MatMulIntegerAndQLinearMatMulMatchReferenceExactly) {
                                y_dtype == DataType::kInt8 ? 10 : 140));
         c.output(y_dtype, y_dims);
         const std::string variant = compensated ? ".compensated" : constant_scales ? "" : ".requantized";
-        check_exact(c, "QLinearMatMul " + what + (constant_scales ? "" : " runtime scales"), variant, 1 + index % 2);
+        check_exact(c, "QLinearMatMul " + what + (constant_scales ? "" : " runtime scales"), variant,
+                    threads_for(index));
       }
     }
   }
