@@ -10,9 +10,7 @@ using testing::checked_at;
 using testing::inferred;
 using testing::run;
 
-TEST(BiasAddFusion, PerChannelAddBecomesTheConvBias) {
-  // New bias = B + C = [1 + 0.5, 2 - 0.5] for the first Conv; C alone for the second.
-  EXPECT_EQ(run(R"(graph main (opset ""=17) {
+const char* const kConvAdds = R"(graph main (opset ""=17) {
   input %x : float32[1,1,2,2]
   init %w : float32[2,1,1,1] = [2, 3]
   init %b : float32[2] = [1, 2]
@@ -23,9 +21,10 @@ TEST(BiasAddFusion, PerChannelAddBecomesTheConvBias) {
   %y2 = Add(%c, %c2) "add2"
   output %y1
   output %y2
-})",
-                {"fuse_bias_add"}),
-            inferred(R"(graph main (opset ""=17) {
+})";
+
+// New bias = B + C = [1 + 0.5, 2 - 0.5] for the first Conv; C alone for the second.
+const char* const kConvAddsFused = R"(graph main (opset ""=17) {
   input %x : float32[1,1,2,2]
   init %w : float32[2,1,1,1] = [2, 3]
   init %b : float32[2] = [1, 2]
@@ -36,8 +35,39 @@ TEST(BiasAddFusion, PerChannelAddBecomesTheConvBias) {
   %y1 = Conv(%x, %w, %conv1_bias) "conv1"
   output %y1
   output %y2
-})"));
+})";
+
+TEST(BiasAddFusion, PerChannelAddBecomesTheConvBias) {
+  EXPECT_EQ(run(kConvAdds, {"fuse_bias_add"}), inferred(kConvAddsFused));
 }
+
+// In a float16/bfloat16 model the folded bias is of the model's dtype, rounded once: 1 +
+// 1/3 is 1.3330078125 in float16 (0x3d55), 1.3359375 in bfloat16 (0x3fab).
+class BiasAddFusionInHalf : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BiasAddFusionInHalf, TheBiasStaysInTheModelDtype) {
+  const std::string dtype = GetParam();
+  EXPECT_EQ(
+      run(testing::as_dtype(kConvAdds, dtype), {"fuse_bias_add"}, testing::checked_in(dtype, 2, {{"x", {1, 1, 2, 2}}})),
+      inferred(testing::as_dtype(kConvAddsFused, dtype)));
+  const std::string thirds = R"(graph main (opset ""=17) {
+  input %x : float32[1,1,2,2]
+  init %w : float32[1,1,1,1] = [2]
+  init %b : float32[1] = [1]
+  init %c : float32[1,1,1,1] = [0.33333333]
+  %c1 = Conv(%x, %w, %b) "conv"
+  %y = Add(%c1, %c) "add"
+  output %y
+})";
+  const std::string folded = dtype == "float16" ? "0x3d55" : "0x3fab";
+  EXPECT_EQ(run(testing::as_dtype(thirds, dtype), {"fuse_bias_add"}),
+            inferred("graph main (opset \"\"=17) {\n  input %x : " + dtype + "[1,1,2,2]\n  init %w : " + dtype +
+                     "[1,1,1,1] = [2]\n  init %b : " + dtype + "[1] = [1]\n  init %c : " + dtype +
+                     "[1,1,1,1] = [0.33333333]\n  init %conv_bias : " + dtype + "[1] = [" + folded +
+                     "]\n  %y = Conv(%x, %w, %conv_bias) \"conv\"\n  output %y\n}"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, BiasAddFusionInHalf, ::testing::ValuesIn(testing::kHalfDtypes), testing::dtype_name);
 
 TEST(BiasAddFusion, NotPerChannelOrSharedConvOutputsStay) {
   const std::string ir = R"(graph main (opset ""=17) {
@@ -102,7 +132,7 @@ TEST_P(BiasAddFusionAtOpset, ConvAndGemmTakeTheAddAndStillInfer) {
   output %y1
   output %y2
 })",
-                                GetParam()),
+                         GetParam()),
                 {"fuse_bias_add"}, checked_at(2)),
             inferred(at_opset(R"(graph main (opset ""=17) {
   input %x : float32[1,1,2,2]

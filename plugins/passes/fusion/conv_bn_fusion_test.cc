@@ -58,7 +58,8 @@ TEST(ConvBatchNormFusion, FoldsTheNormalisationIntoTheWeights) {
 
 TEST(ConvBatchNormFusion, DoesNotFoldTrainingModeOrAnExposedConvOutput) {
   std::string training = kConvBn;
-  training.replace(training.find("%y = BatchNormalization"), 23, "%y, %running_mean, %running_var = BatchNormalization");
+  training.replace(training.find("%y = BatchNormalization"), 23,
+                   "%y, %running_mean, %running_var = BatchNormalization");
   training.replace(training.find("{epsilon: float = 0}"), 20, "{epsilon: float = 0, training_mode: int = 1}");
   EXPECT_EQ(run(training, {"fuse_conv_bn"}), inferred(training));
   std::string exposed = kConvBn;
@@ -75,6 +76,24 @@ TEST_P(ConvBatchNormFusionAtOpset, FoldsAndStillInfers) {
 
 INSTANTIATE_TEST_SUITE_P(Opsets, ConvBatchNormFusionAtOpset, ::testing::ValuesIn(testing::kOpsets),
                          testing::opset_name);
+
+// In a float16/bfloat16 model the folded weights and bias are of the model's dtype,
+// each rounded once: with var [9, 0.25], s = [1/3, 4] and W' = [2/3, 12], 2/3 being
+// 0.66650390625 in float16 and 0.66796875 in bfloat16 (which 0.66650390625 rounds to).
+class ConvBatchNormFusionInHalf : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ConvBatchNormFusionInHalf, FoldedConstantsStayInTheModelDtype) {
+  const std::string dtype = GetParam();
+  std::string ir = kConvBn, folded = kConvBnFolded;
+  ir.replace(ir.find("[4, 0.25]"), 9, "[9, 0.25]");
+  folded.replace(folded.find("[4, 0.25]"), 9, "[9, 0.25]");
+  folded.replace(folded.find("[1, 12]"), 7, "[0.66650390625, 12]");
+  EXPECT_EQ(run(testing::as_dtype(ir, dtype), {"fuse_conv_bn"}, testing::checked_in(dtype, 2, {{"x", {1, 1, 2, 2}}})),
+            inferred(testing::as_dtype(folded, dtype)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, ConvBatchNormFusionInHalf, ::testing::ValuesIn(testing::kHalfDtypes),
+                         testing::dtype_name);
 
 }  // namespace
 }  // namespace ge::fusion

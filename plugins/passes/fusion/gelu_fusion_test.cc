@@ -10,8 +10,7 @@ using testing::checked_at;
 using testing::inferred;
 using testing::run;
 
-TEST(GeluFusion, FusesTheErfFormInEachAssociation) {
-  EXPECT_EQ(run(R"(graph main (opset ""=17) {
+const char* const kErfForms = R"(graph main (opset ""=17) {
   input %x : float32[4]
   init %sqrt2 : float32[] = [1.4142135]
   init %inv_sqrt2 : float32[] = [0.70710677]
@@ -35,9 +34,9 @@ TEST(GeluFusion, FusesTheErfFormInEachAssociation) {
   output %ya
   output %yb
   output %yc
-})",
-                {"fuse_gelu"}),
-            inferred(R"(graph main (opset ""=17, "ge"=1) {
+})";
+
+const char* const kErfFused = R"(graph main (opset ""=17, "ge"=1) {
   input %x : float32[4]
   init %sqrt2 : float32[] = [1.4142135]
   init %inv_sqrt2 : float32[] = [0.70710677]
@@ -49,11 +48,9 @@ TEST(GeluFusion, FusesTheErfFormInEachAssociation) {
   output %ya
   output %yb
   output %yc
-})"));
-}
+})";
 
-TEST(GeluFusion, FusesTheTanhForm) {
-  EXPECT_EQ(run(R"(graph main (opset ""=17) {
+const char* const kTanhForms = R"(graph main (opset ""=17) {
   input %x : float32[4]
   init %three : float32[] = [3]
   init %k : float32[] = [0.044715]
@@ -79,9 +76,9 @@ TEST(GeluFusion, FusesTheTanhForm) {
   %y2 = Mul(%u6, %half) "gelu_out2"
   output %y
   output %y2
-})",
-                {"fuse_gelu"}),
-            inferred(R"(graph main (opset ""=17, "ge"=1) {
+})";
+
+const char* const kTanhFused = R"(graph main (opset ""=17, "ge"=1) {
   input %x : float32[4]
   init %three : float32[] = [3]
   init %k : float32[] = [0.044715]
@@ -92,8 +89,11 @@ TEST(GeluFusion, FusesTheTanhForm) {
   %y = ge::Gelu(%x) {approximate: string = "tanh"} "gelu_out"
   output %y
   output %y2
-})"));
-}
+})";
+
+TEST(GeluFusion, FusesTheErfFormInEachAssociation) { EXPECT_EQ(run(kErfForms, {"fuse_gelu"}), inferred(kErfFused)); }
+
+TEST(GeluFusion, FusesTheTanhForm) { EXPECT_EQ(run(kTanhForms, {"fuse_gelu"}), inferred(kTanhFused)); }
 
 TEST(GeluFusion, NotWithOtherConstants) {
   const std::string ir = R"(graph main (opset ""=17) {
@@ -117,6 +117,28 @@ TEST(GeluFusion, NotWithOtherConstants) {
 })";
   EXPECT_EQ(run(ir, {"fuse_gelu"}), inferred(ir));
 }
+
+// A float16/bfloat16 model stores sqrt(2), 1/sqrt(2), sqrt(2/pi) and 0.044715 rounded
+// (as_dtype rounds them as the parser reads them): they match within their dtype's
+// precision (constant_tolerance).
+class GeluFusionInHalf : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GeluFusionInHalf, FusesTheErfAndTanhFormsWithRoundedConstants) {
+  const std::string dtype = GetParam();
+  EXPECT_EQ(run(testing::as_dtype(kErfForms, dtype), {"fuse_gelu"}, testing::checked_in(dtype, 2, {{"x", {4}}})),
+            inferred(testing::as_dtype(kErfFused, dtype)));
+  EXPECT_EQ(run(testing::as_dtype(kTanhForms, dtype), {"fuse_gelu"}, testing::checked_in(dtype, 2, {{"x", {4}}})),
+            inferred(testing::as_dtype(kTanhFused, dtype)));
+}
+
+TEST_P(GeluFusionInHalf, NotWithAConstantBeyondItsDtypePrecision) {
+  // 0.78 is sqrt(2/pi) = 0.79788 within 2.2%: more than a bfloat16 rounding (2^-8).
+  std::string ir = testing::as_dtype(kTanhForms, GetParam());
+  ir.replace(ir.find("0.7978846"), 9, "0.78");
+  EXPECT_EQ(run(ir, {"fuse_gelu"}), inferred(ir));
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, GeluFusionInHalf, ::testing::ValuesIn(testing::kHalfDtypes), testing::dtype_name);
 
 class GeluFusionAtOpset : public ::testing::TestWithParam<int> {};
 

@@ -221,5 +221,18 @@ TEST(HardSwishFusion, RunsBeforeFuseActivation) {
   }
 }
 
+// A float16/bfloat16 model's 1/6 is rounded (0.1666 in float16, 0.1670 in bfloat16):
+// it matches within its dtype's precision.
+class HardSwishFusionInHalf : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(HardSwishFusionInHalf, EachSpellingFuses) {
+  const std::string dtype = GetParam();
+  EXPECT_EQ(
+      run(testing::as_dtype(kSpellings, dtype), {"fuse_hard_swish"}, testing::checked_in(dtype, 2, {{"x", {2, 6}}})),
+      inferred(testing::as_dtype(fused_spellings(17, "HardSwish"), dtype)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, HardSwishFusionInHalf, ::testing::ValuesIn(testing::kHalfDtypes), testing::dtype_name);
+
 }  // namespace
 }  // namespace ge::fusion

@@ -116,5 +116,29 @@ TEST(LayerNormFusion, AtO2OnlyWhereTheOpsetHasLayerNormalization) {
   EXPECT_NE(run(kLayerNorm, {"fuse_layer_norm"}, checked_at(2)), inferred(kLayerNorm));
 }
 
+// A float16/bfloat16 LayerNormalization (which computes in float32, stash_type 1) is
+// within a few roundings of the chain, which rounds after each op. epsilon 2^-10 is exact
+// in both dtypes.
+class LayerNormFusionInHalf : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(LayerNormFusionInHalf, FusesTheDecomposedForm) {
+  const std::string dtype = GetParam();
+  std::string ir = kLayerNorm;
+  ir.replace(ir.find("[0.001]"), 7, "[0.0009765625]");
+  EXPECT_EQ(run(testing::as_dtype(ir, dtype), {"fuse_layer_norm"}, testing::checked_in(dtype, 2, {{"x", {2, 4}}})),
+            inferred(testing::as_dtype(R"(graph main (opset ""=17) {
+  input %x : float32[2,4]
+  init %two : float32[] = [2]
+  init %eps : float32[] = [0.0009765625]
+  init %gamma : float32[4] = [1, 2, 3, 4]
+  init %beta : float32[4] = [0, 0, 1, 1]
+  %y = LayerNormalization(%x, %gamma, %beta) {axis: int = 1, epsilon: float = 0.0009765625} "mean"
+  output %y
+})",
+                                       dtype)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, LayerNormFusionInHalf, ::testing::ValuesIn(testing::kHalfDtypes), testing::dtype_name);
+
 }  // namespace
 }  // namespace ge::fusion

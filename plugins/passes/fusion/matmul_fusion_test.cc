@@ -101,5 +101,17 @@ TEST_P(MatMulFusionAtOpset, GemmAndFusedMatMulStillInfer) {
 
 INSTANTIATE_TEST_SUITE_P(Opsets, MatMulFusionAtOpset, ::testing::ValuesIn(testing::kOpsets), testing::opset_name);
 
+// float16/bfloat16 products become Gemm and FusedMatMul as float32 ones do (the kernels
+// take both; golden IR only: the batch dim is symbolic).
+class MatMulFusionInHalf : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(MatMulFusionInHalf, ProductsTakeTheirBias) {
+  const std::string dtype = GetParam();
+  EXPECT_EQ(run(testing::as_dtype(kMatMuls, dtype), {"fuse_matmul_add", "fuse_matmul_bias"}),
+            inferred(testing::as_dtype(kMatMulsAtO3, dtype)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, MatMulFusionInHalf, ::testing::ValuesIn(testing::kHalfDtypes), testing::dtype_name);
+
 }  // namespace
 }  // namespace ge::fusion

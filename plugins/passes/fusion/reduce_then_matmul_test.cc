@@ -110,10 +110,12 @@ TEST_P(ReduceMatMulReorderAtOpset, TheMeanWithAttributeAxesStillInfers) {
   %mean_out_0 = ReduceMean(%x) {axes: ints = [1]} "mean"
   %m = MatMul(%mean_out_0, %w) "proj3d"
   output %m
-})", GetParam())));
+})",
+                              GetParam())));
 }
 
-INSTANTIATE_TEST_SUITE_P(Opsets, ReduceMatMulReorderAtOpset, ::testing::ValuesIn(testing::kOpsets), testing::opset_name);
+INSTANTIATE_TEST_SUITE_P(Opsets, ReduceMatMulReorderAtOpset, ::testing::ValuesIn(testing::kOpsets),
+                         testing::opset_name);
 
 }  // namespace
 }  // namespace ge::fusion

@@ -71,11 +71,14 @@ std::string softmax_graph(int opset, int axis) {
   const std::string sum = opset >= 13 ? "ReduceSum(" + axes + ")" : "ReduceSum(" + axes;
   return "graph main (opset \"\"=" + std::to_string(opset) + R"() {
   input %x : float32[2,3]
-  init %axis : int64[1] = [)" + std::to_string(axis) + R"(]
-  %m = ReduceMax(%x) {axes: ints = [)" + std::to_string(axis) + R"(]} "max"
+  init %axis : int64[1] = [)" +
+         std::to_string(axis) + R"(]
+  %m = ReduceMax(%x) {axes: ints = [)" +
+         std::to_string(axis) + R"(]} "max"
   %d = Sub(%x, %m) "shift"
   %e = Exp(%d) "exp"
-  %s = )" + sum + R"( "sum"
+  %s = )" +
+         sum + R"( "sum"
   %y = Div(%e, %s) "div"
   output %y
 })";
@@ -107,6 +110,33 @@ TEST_P(SoftmaxFusionAtOpset, AnotherAxisFusesFromOpset13) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Opsets, SoftmaxFusionAtOpset, ::testing::ValuesIn(testing::kOpsets), testing::opset_name);
+
+class SoftmaxFusionInHalf : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SoftmaxFusionInHalf, TheStabilisedFormFuses) {
+  const std::string dtype = GetParam();
+  EXPECT_EQ(run(testing::as_dtype(R"(graph main (opset ""=17) {
+  input %x : float32[2,3]
+  init %axis : int64[1] = [1]
+  %m = ReduceMax(%x) {axes: ints = [1]} "max"
+  %d = Sub(%x, %m) "shift"
+  %e = Exp(%d) "exp"
+  %s = ReduceSum(%e, %axis) "sum"
+  %y = Div(%e, %s) "div"
+  output %y
+})",
+                                  dtype),
+                {"fuse_softmax"}, testing::checked_in(dtype, 2, {{"x", {2, 3}}})),
+            inferred(testing::as_dtype(R"(graph main (opset ""=17) {
+  input %x : float32[2,3]
+  init %axis : int64[1] = [1]
+  %y = Softmax(%x) {axis: int = 1} "exp"
+  output %y
+})",
+                                       dtype)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, SoftmaxFusionInHalf, ::testing::ValuesIn(testing::kHalfDtypes), testing::dtype_name);
 
 }  // namespace
 }  // namespace ge::fusion
