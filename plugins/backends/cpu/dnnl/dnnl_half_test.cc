@@ -298,6 +298,23 @@ TEST(DnnlHalf, ConvolutionsInEveryFormat) {
   }
 }
 
+// The float16 <-> float32 conversions at a kernel's boundary split over its team: a
+// FusedConv whose input, residual and output (43808 and 46208 elements, not whole lines
+// of 16 per thread) convert in 1, 2 and 3 parts, each against the reference.
+TEST(DnnlHalf, BoundaryConversionsSplitOverTheTeam) {
+  Seeds seed{100};
+  for (int threads : {1, 2, 3}) {
+    HalfCase c("FusedConv", "ge", DataType::kFloat16);
+    c.input(random_tensor({1, 32, 38, 38}, seed()))
+        .constant(random_tensor({32, 32, 2, 2}, seed(), 0.3f))
+        .constant(random_tensor({32}, seed()))
+        .input(random_tensor({1, 32, 37, 37}, seed()))
+        .output({1, 32, 37, 37})
+        .attribute("activation", Attribute(std::string("Relu")));
+    check(c, "float16 FusedConv at " + std::to_string(threads) + " threads", Options{threads});
+  }
+}
+
 TEST(DnnlHalf, MatMulsAndGemms) {
   Seeds seed{100};
   for (DataType type : kHalfTypes) {

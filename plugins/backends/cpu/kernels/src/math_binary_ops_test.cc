@@ -10,6 +10,7 @@
 
 #include <limits>
 
+#include "ge/minifloat.h"
 #include "math_test_util.h"
 
 namespace ge::cpu_kernels::testing {
@@ -61,6 +62,37 @@ TEST(MathBinaryKernel, PowByAConstantTwoSquaresExactlyAsPowDoes) {
     ASSERT_EQ(out[0].element_count(), 8);
     for (size_t i = 0; i < expected.size(); ++i) {  // bit for bit, overflow to inf included
       EXPECT_EQ(std::bit_cast<uint32_t>(out[0].data<float>()[i]), std::bit_cast<uint32_t>(expected[i])) << "element " << i;
+    }
+  }
+}
+
+TEST(MathBinaryKernel, HalfPowByAConstantTwoSquaresAsPowRoundedOnce) {
+  // Every float16 and bfloat16 bit pattern squared: x * x is exact in float (at most 22
+  // significant bits), so the square kernel's one rounding gives pow's result in double
+  // rounded once; NaN stays NaN.
+  std::vector<uint16_t> bits(65536);
+  for (size_t i = 0; i < bits.size(); ++i) bits[i] = static_cast<uint16_t>(i);
+  for (F dtype : {F::kFloat16, F::kBFloat16}) {
+    const bool f16 = dtype == F::kFloat16;
+    for (Tensor two : {half_bits(dtype, {}, {0x4000}), i64({1}, {2})}) {  // 2 is 0x4000 in both
+      KernelTest test("Pow");
+      test.input(half_bits(dtype, {65536}, bits)).initializer(two).output(dtype, {65536});
+      GE_RUN_KERNEL(out, test);
+      Result<PreparedKernel> kernel = test.prepare();
+      ASSERT_TRUE(kernel.is_ok()) << kernel.status().to_string();
+      EXPECT_NE(kernel->name.find("square"), std::string::npos) << kernel->name;
+      ASSERT_EQ(out[0].element_count(), 65536);
+      const auto* y = static_cast<const uint16_t*>(out[0].raw_data());
+      int mismatches = 0;
+      for (size_t i = 0; i < bits.size() && mismatches < 5; ++i) {
+        const double x = f16 ? float16_to_float(bits[i]) : bfloat16_to_float(bits[i]);
+        const uint16_t expected = f16 ? float16_from_double(std::pow(x, 2.0)) : bfloat16_from_double(std::pow(x, 2.0));
+        const double got = f16 ? float16_to_float(y[i]) : bfloat16_to_float(y[i]);
+        const bool ok = std::isnan(x) ? std::isnan(got) : y[i] == expected;
+        if (!ok) ++mismatches;
+        EXPECT_TRUE(ok) << (f16 ? "float16" : "bfloat16") << " bits 0x" << std::hex << i << ": got 0x" << y[i]
+                        << ", expected 0x" << expected;
+      }
     }
   }
 }
