@@ -65,8 +65,9 @@ class ProgramBuilder {
   void add_host(HostStep step, std::shared_ptr<const void> params);
   /// Adds a reorder of `from` (read at `source`) into `to` (written at `target`). Either
   /// may be float16 (which no oneDNN 2.6 CPU kernel but its generic reorder reads): the
-  /// conversion to or from float32 is then a host step over the bytes as stored (F16C),
-  /// with a float32 reorder through the workspace where the layouts differ too.
+  /// conversion to or from float32 is then a host step over the bytes as stored (F16C or
+  /// AVX-512, split over the kernel's threads from 8192 elements), with a float32 reorder
+  /// through the workspace where the layouts differ too.
   void add_reorder(const dnnl::memory::desc& from, ArgSource source, const dnnl::memory::desc& to, ArgSource target);
   /// Adds a reorder of `from` (read at `source`) into a fresh workspace slice laid out as
   /// `to`; returns the slice.
