@@ -77,38 +77,39 @@ int scatter_products(const KernelArgs& args, const void* params) {
   const auto& d = s.dims;
   const int64_t rows = d[0] * d[3];
   const bool interleave = s.from[5] == 1 && s.to[6] == 1 && s.to[5] == d[6];
-  const int threads = omp_get_max_threads();  // the launch's team (dnnl_program.cc)
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
-  for (int64_t row = 0; row < rows; ++row) {
-    const int64_t n = row / d[3], h = row % d[3];
-    for (int64_t cb = 0; cb < d[1]; ++cb) {
-      for (int64_t c = 0; c < d[2]; ++c) {
-        for (int64_t i = 0; i < d[4]; ++i) {
-          const float* from = products + n * s.from[0] + cb * s.from[1] + c * s.from[2] + h * s.from[3] + i * s.from[4];
-          float* to = y + n * s.to[0] + cb * s.to[1] + c * s.to[2] + h * s.to[3] + i * s.to[4];
-          if (interleave) {  // plain products into a plain output row: kw rows interleaved
-            if (d[6] == 2) {
-              const float* __restrict left = from;
-              const float* __restrict right = from + s.from[6];
-              float* __restrict out = to;
-              for (int64_t w = 0; w < d[5]; ++w) {
-                out[2 * w] = left[w];
-                out[2 * w + 1] = right[w];
+  parallel_chunks(rows, 1, [&](int64_t first, int64_t last) {  // the launch's team
+    for (int64_t row = first; row < last; ++row) {
+      const int64_t n = row / d[3], h = row % d[3];
+      for (int64_t cb = 0; cb < d[1]; ++cb) {
+        for (int64_t c = 0; c < d[2]; ++c) {
+          for (int64_t i = 0; i < d[4]; ++i) {
+            const float* from =
+                products + n * s.from[0] + cb * s.from[1] + c * s.from[2] + h * s.from[3] + i * s.from[4];
+            float* to = y + n * s.to[0] + cb * s.to[1] + c * s.to[2] + h * s.to[3] + i * s.to[4];
+            if (interleave) {  // plain products into a plain output row: kw rows interleaved
+              if (d[6] == 2) {
+                const float* __restrict left = from;
+                const float* __restrict right = from + s.from[6];
+                float* __restrict out = to;
+                for (int64_t w = 0; w < d[5]; ++w) {
+                  out[2 * w] = left[w];
+                  out[2 * w + 1] = right[w];
+                }
+              } else {
+                for (int64_t j = 0; j < d[6]; ++j) {
+                  for (int64_t w = 0; w < d[5]; ++w) to[w * d[6] + j] = from[j * s.from[6] + w];
+                }
               }
-            } else {
-              for (int64_t j = 0; j < d[6]; ++j) {
-                for (int64_t w = 0; w < d[5]; ++w) to[w * d[6] + j] = from[j * s.from[6] + w];
-              }
+              continue;
             }
-            continue;
-          }
-          for (int64_t w = 0; w < d[5]; ++w) {
-            for (int64_t j = 0; j < d[6]; ++j) to[w * s.to[5] + j * s.to[6]] = from[w * s.from[5] + j * s.from[6]];
+            for (int64_t w = 0; w < d[5]; ++w) {
+              for (int64_t j = 0; j < d[6]; ++j) to[w * s.to[5] + j * s.to[6]] = from[w * s.from[5] + j * s.from[6]];
+            }
           }
         }
       }
     }
-  }
+  });
   return 0;
 }
 

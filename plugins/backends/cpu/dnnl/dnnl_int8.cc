@@ -25,10 +25,8 @@
 // - Only on CPUs with VNNI: oneDNN's AVX-512/AVX2 int8 kernels without it saturate pairs
 //   of products in int16 (measured: every output of a 64-channel 3x3 layer wrong).
 // - Host steps (transposes, compensation, requantisation) split their rows across the
-//   launch's OpenMP team (omp_get_max_threads(), set by dnnl_program.cc's launch) through
-//   libgomp's GOMP_parallel: ge_cpu_dnnl is built without -fopenmp, so `#pragma omp
-//   parallel` would compile to a serial loop here. Each row is computed alone, exactly as
-//   serially.
+//   launch's OpenMP team (parallel_chunks, dnnl_openmp.h). Each row is computed alone,
+//   exactly as serially.
 // GE_CPU_INT8=off turns these fast paths off.
 
 #include <algorithm>
@@ -152,39 +150,6 @@ std::optional<ShiftedWeights> shift_weights(const Tensor& w, const Value* zero_p
 }
 
 // What a host step reads and writes, resolved from the launch's arguments.
-// libgomp's entry for a parallel region (GCC's ABI, what `#pragma omp parallel` compiles
-// to) and the team queries; libgomp is linked directly (CMakeLists.txt).
-extern "C" {
-void GOMP_parallel(void (*body)(void*), void* data, unsigned threads, unsigned flags);
-int omp_get_thread_num(void);
-int omp_get_num_threads(void);
-}
-
-// body(begin, end) over [0, count) in `grain`-aligned chunks, one per thread of the
-// launch's team; serial (no region) for one thread or one grain of work.
-template <typename Body>
-void parallel_chunks(int64_t count, int64_t grain, const Body& body) {
-  const int64_t grains = (count + grain - 1) / grain;
-  const int64_t threads = std::min<int64_t>(omp_get_max_threads(), grains);
-  if (threads <= 1) {
-    if (count > 0) body(int64_t{0}, count);
-    return;
-  }
-  struct Region {
-    const Body* body;
-    int64_t count, grain, grains;
-  } region{&body, count, grain, grains};
-  GOMP_parallel(
-      [](void* data) {
-        const auto& r = *static_cast<const Region*>(data);
-        const int64_t team = omp_get_num_threads(), t = omp_get_thread_num();
-        const int64_t first = r.grains * t / team, last = r.grains * (t + 1) / team;
-        const int64_t begin = first * r.grain, end = std::min(last * r.grain, r.count);
-        if (begin < end) (*r.body)(begin, end);
-      },
-      &region, static_cast<unsigned>(threads), 0);
-}
-
 const void* input_at(const KernelArgs& args, int index) { return index >= 0 ? args.inputs[index] : nullptr; }
 char* workspace_at(const KernelArgs& args, size_t offset) { return static_cast<char*>(args.workspace) + offset; }
 

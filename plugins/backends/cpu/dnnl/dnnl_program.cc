@@ -2,14 +2,6 @@
 
 #include "dnnl_openmp.h"
 
-// GCC's OpenMP runtime, which libdnnl runs on and the build links: `#pragma omp parallel`
-// compiles to these calls. Called directly, as dnnl_openmp.h calls the thread count, so
-// that this file needs no -fopenmp (a host step's team is oneDNN's team).
-extern "C" {
-void GOMP_parallel(void (*function)(void*), void* data, unsigned threads, unsigned flags);
-int omp_get_thread_num(void);
-}
-
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -99,13 +91,6 @@ struct HalfConversion {
 // it (16 KiB of float16) a fork/join (about a microsecond) costs more than it saves.
 constexpr size_t kParallelConversion = 8192;
 
-struct ConversionRange {
-  const HalfConversion* conversion;
-  void* from;
-  void* to;
-  size_t parts;
-};
-
 // Elements [begin, end) of the conversion, as stored, so any layout (core's span
 // conversions: F16C or AVX-512).
 void convert_range(const HalfConversion& p, void* from, void* to, size_t begin, size_t end) {
@@ -119,30 +104,20 @@ void convert_range(const HalfConversion& p, void* from, void* to, size_t begin, 
   }
 }
 
-// One thread's part: an equal share of whole 64-byte lines of the float side.
-void convert_part(void* data) {
-  const auto& range = *static_cast<const ConversionRange*>(data);
-  const size_t parts = range.parts, part = static_cast<size_t>(omp_get_thread_num());
-  const size_t count = range.conversion->count, lines = (count + 15) / 16;
-  const size_t begin = std::min(count, lines * part / parts * 16),
-               end = std::min(count, lines * (part + 1) / parts * 16);
-  if (begin < end) convert_range(*range.conversion, range.from, range.to, begin, end);
-}
-
 int convert_half(const KernelArgs& args, const void* params) {
   const auto& p = *static_cast<const HalfConversion*>(params);
   void* from = resolve(args, p.from);
   void* to = resolve(args, p.to);
   if (from == nullptr || to == nullptr) return cpu_kernels::kKernelMissingAddress;
-  // The launch's OpenMP team (launch() set its size to the kernel's threads), as the
+  // Split over the launch's OpenMP team in whole 64-byte lines of the float side, as the
   // oneDNN primitives around this step use it.
-  const int threads = p.count >= kParallelConversion ? omp_get_max_threads() : 1;
-  if (threads <= 1) {
+  if (p.count < kParallelConversion) {
     convert_range(p, from, to, 0, p.count);
-    return cpu_kernels::kKernelOk;
+  } else {
+    parallel_chunks(static_cast<int64_t>(p.count), 16, [&](int64_t begin, int64_t end) {
+      convert_range(p, from, to, static_cast<size_t>(begin), static_cast<size_t>(end));
+    });
   }
-  ConversionRange range{&p, from, to, static_cast<size_t>(threads)};
-  GOMP_parallel(&convert_part, &range, static_cast<unsigned>(threads), 0);
   return cpu_kernels::kKernelOk;
 }
 
