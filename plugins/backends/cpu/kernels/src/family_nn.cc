@@ -10,6 +10,7 @@ void add_nn_family_kernels(std::vector<OpKernel>& table) {
   add_nn_quantized_conv_kernels(table);
   add_nn_quantized_matmul_kernels(table);
   add_nn_quantize_kernels(table);
+  add_nn_quantized_add_kernels(table);
   add_nn_layer_normalization_kernels(table);
   add_nn_instance_normalization_kernels(table);
   add_nn_lrn_kernels(table);

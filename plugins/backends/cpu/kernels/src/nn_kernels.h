@@ -12,6 +12,7 @@ void add_nn_conv_transpose_kernels(std::vector<OpKernel>& table);         // Con
 void add_nn_quantized_conv_kernels(std::vector<OpKernel>& table);         // ConvInteger QLinearConv
 void add_nn_quantized_matmul_kernels(std::vector<OpKernel>& table);       // MatMulInteger QLinearMatMul
 void add_nn_quantize_kernels(std::vector<OpKernel>& table);               // (De)QuantizeLinear DynamicQuantizeLinear
+void add_nn_quantized_add_kernels(std::vector<OpKernel>& table);          // ge::QLinearAdd
 void add_nn_layer_normalization_kernels(std::vector<OpKernel>& table);    // LayerNormalization
 void add_nn_instance_normalization_kernels(std::vector<OpKernel>& table); // InstanceNormalization
 void add_nn_lrn_kernels(std::vector<OpKernel>& table);                    // LRN
