@@ -1,5 +1,6 @@
 #include "fused_op_library.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "ge/autofuse/loop_ir.h"
@@ -59,7 +60,8 @@ TensorDesc merged(const TensorDesc& existing, const TensorDesc& inferred) {
   TensorDesc result = inferred;
   if (existing.has_rank() && existing.rank() == inferred.rank()) {
     for (size_t i = 0; i < result.shape->size(); ++i) {
-      if (!(*result.shape)[i].is_static() && (*result.shape)[i].symbol.empty()) (*result.shape)[i] = (*existing.shape)[i];
+      if (!(*result.shape)[i].is_static() && (*result.shape)[i].symbol.empty())
+        (*result.shape)[i] = (*existing.shape)[i];
     }
   }
   return result;
@@ -84,7 +86,7 @@ Status infer_as(const std::string& onnx_type, Node& node, size_t input_count, co
     const Value* in = node.input(i);
     const std::string name = "input_" + std::to_string(i);
     const Tensor* known = in != nullptr && data ? data(node, i) : nullptr;
-    inputs.push_back(in == nullptr ? nullptr
+    inputs.push_back(in == nullptr      ? nullptr
                      : known != nullptr ? scratch.add_initializer(name, *known)
                                         : scratch.add_input(name, in->desc()));
   }
@@ -92,10 +94,13 @@ Status infer_as(const std::string& onnx_type, Node& node, size_t input_count, co
   for (const auto& [key, attribute] : node.attributes()) {
     if (key != "activation" && key != "activation_params") standard->set_attribute(key, attribute);
   }
-  GE_RETURN_IF_ERROR(registry.infer_node(*standard, [](const Node& n, size_t i) -> const Tensor* {
-    const Value* v = n.input(i);
-    return v != nullptr ? v->constant() : nullptr;
-  }).with_context(node.describe() + " (inferred as " + onnx_type + ")"));
+  GE_RETURN_IF_ERROR(registry
+                         .infer_node(*standard,
+                                     [](const Node& n, size_t i) -> const Tensor* {
+                                       const Value* v = n.input(i);
+                                       return v != nullptr ? v->constant() : nullptr;
+                                     })
+                         .with_context(node.describe() + " (inferred as " + onnx_type + ")"));
   node.output(0)->set_desc(merged(node.output(0)->desc(), standard->output(0)->desc()));
   return Status::ok();
 }
@@ -150,12 +155,80 @@ Status infer_autofused(Node& node) {
   return Status::ok();
 }
 
+/// ge::QLinearAdd(A, A_scale, [A_zero_point], B, B_scale, [B_zero_point], C_scale,
+/// [C_zero_point]) {relu}: A and B of one 8-bit type, float32 scalar scales, scalar zero
+/// points of that type; C broadcasts A and B as Add does.
+Status infer_qlinear_add(Node& node) {
+  if (node.input_count() < 7 || node.input_count() > 8 || node.output_count() != 1) {
+    return invalid_argument(node.describe() + ": has " + std::to_string(node.input_count()) + " inputs and " +
+                            std::to_string(node.output_count()) + " outputs, expected 7..8 inputs and 1 output");
+  }
+  static const char* const names[] = {"A",       "A_scale",      "A_zero_point", "B",
+                                      "B_scale", "B_zero_point", "C_scale",      "C_zero_point"};
+  for (size_t i : {0, 1, 3, 4, 6}) {
+    if (node.input(i) == nullptr) {
+      return invalid_argument(node.describe() + ": input " + std::to_string(i) + " (" + names[i] + ") is required");
+    }
+  }
+  const TensorDesc& a = node.input(0)->desc();
+  const TensorDesc& b = node.input(3)->desc();
+  const DataType dtype = a.dtype;
+  if (dtype != DataType::kUndefined && dtype != DataType::kUInt8 && dtype != DataType::kInt8) {
+    return invalid_argument(node.describe() + ": input A is " + a.to_string() + ", expected uint8 or int8");
+  }
+  for (size_t i = 1; i < node.input_count(); ++i) {
+    const Value* in = node.input(i);
+    if (in == nullptr) continue;
+    const TensorDesc& desc = in->desc();
+    const bool scale = i == 1 || i == 4 || i == 6;
+    const DataType expected = scale ? DataType::kFloat32 : dtype;
+    if (desc.dtype != DataType::kUndefined && expected != DataType::kUndefined && desc.dtype != expected) {
+      return invalid_argument(node.describe() + ": input " + names[i] + " %" + in->name() + " is " + desc.to_string() +
+                              ", expected " + std::string(data_type_name(expected)));
+    }
+    if (i == 3) continue;
+    if (desc.has_rank() && desc.is_static() && (desc.rank() > 1 || desc.element_count() != 1)) {
+      return invalid_argument(node.describe() + ": input " + names[i] + " %" + in->name() + " is " + desc.to_string() +
+                              ", expected a scalar (per-tensor quantisation)");
+    }
+  }
+  const int64_t relu = node.get_int("relu", 0);
+  if (relu != 0 && relu != 1) {
+    return invalid_argument(node.describe() + ": attribute 'relu' is " + std::to_string(relu) + ", expected 0 or 1");
+  }
+  TensorDesc out;
+  out.dtype = dtype;
+  if (a.has_rank() && b.has_rank()) {
+    const size_t rank = static_cast<size_t>(std::max(a.rank(), b.rank()));
+    std::vector<Dim> dims(rank);
+    for (size_t k = 0; k < rank; ++k) {
+      const size_t from_end = rank - 1 - k;
+      const Dim one = Dim::of(1);
+      const Dim& x = from_end < a.shape->size() ? (*a.shape)[a.shape->size() - 1 - from_end] : one;
+      const Dim& y = from_end < b.shape->size() ? (*b.shape)[b.shape->size() - 1 - from_end] : one;
+      if (x == one) {
+        dims[k] = y;
+      } else if (y == one || x == y) {
+        dims[k] = x;
+      } else if (x.is_static() && y.is_static()) {
+        return invalid_argument(node.describe() + ": A " + a.to_string() + " and B " + b.to_string() +
+                                " do not broadcast");
+      } else {
+        dims[k] = x.is_static() ? x : y.is_static() ? y : Dim::unknown();
+      }
+    }
+    out.shape = std::move(dims);
+  }
+  out.format = node.output(0)->desc().format;
+  node.output(0)->set_desc(merged(node.output(0)->desc(), out));
+  return Status::ok();
+}
+
 }  // namespace
 
 int activation_param_count(const std::string& activation) {
-  static const std::map<std::string, int> counts = {{"Relu", 0},      {"Sigmoid", 0},     {"Tanh", 0},
-                                                    {"HardSwish", 0}, {"LeakyRelu", 1},   {"HardSigmoid", 2},
-                                                    {"Clip", 2},      {"Gelu", 1}};
+  static const std::map<std::string, int> counts = {{"Relu", 0},      {"Sigmoid", 0},     {"Tanh", 0}, {"HardSwish", 0},
+                                                    {"LeakyRelu", 1}, {"HardSigmoid", 2}, {"Clip", 2}, {"Gelu", 1}};
   auto it = counts.find(activation);
   return it == counts.end() ? -1 : it->second;
 }
@@ -173,14 +246,15 @@ FusedOpLibrary::FusedOpLibrary() {
     info.fusion_kind = name == "Gelu" || name == "HardSwish" ? FusionKind::kElementwise : FusionKind::kOpaque;
     schemas_[op] = info;
   };
-  add("FusedConv", 2, 4);  // X, W, [B], [Z: a residual added before the activation]
+  add("FusedConv", 2, 4);           // X, W, [B], [Z: a residual added before the activation]
   add("FusedConvTranspose", 2, 3);  // X, W, [B]
   add("FusedGemm", 2, 3);
   add("FusedMatMul", 2, 3);
   add("Gelu", 1, 1);
   add("LayerNormalization", 2, 3);
   add("HardSwish", 1, 1);
-  add("TransData", 1, 1);  // a storage-format reorder (layout assignment): same shape and dtype
+  add("TransData", 1, 1);   // a storage-format reorder (layout assignment): same shape and dtype
+  add("QLinearAdd", 7, 8);  // A, A_scale, [A_zp], B, B_scale, [B_zp], C_scale, [C_zp]
   autofused_.domain = kAutofuseDomain;
   autofused_.op_type = "Fused";
   autofused_.since_version = 1;
@@ -203,6 +277,7 @@ Status FusedOpLibrary::infer(Node& node, int64_t, const InputDataProvider& data,
   if (schema == nullptr) return unsupported("op library 'ge_fused' does not know " + node.describe());
   GE_RETURN_IF_ERROR(check_own_attribute_types(node));
   if (schema == &autofused_) return infer_autofused(node);
+  if (node.op_type() == "QLinearAdd") return infer_qlinear_add(node);
   if (static_cast<int>(node.input_count()) < schema->min_inputs ||
       static_cast<int>(node.input_count()) > schema->max_inputs || node.output_count() != 1) {
     return invalid_argument(node.describe() + ": has " + std::to_string(node.input_count()) + " inputs and " +

@@ -14,6 +14,11 @@
 /// - ge::LayerNormalization(X, Scale, [B]) {axis, epsilon, stash_type}   as ONNX
 ///   LayerNormalization-17, output Y only: for models whose opset predates it.
 /// - ge::HardSwish(X)   as ONNX HardSwish-14, for models whose opset predates it.
+/// - ge::QLinearAdd(A, A_scale, [A_zero_point], B, B_scale, [B_zero_point], C_scale,
+///   [C_zero_point]) {relu: 0 | 1}   as com.microsoft's QLinearAdd, per tensor only: A, B
+///   and C of one type (uint8 or int8), float32 scalar scales, scalar zero points (absent:
+///   0); C = QuantizeLinear(relu?(DequantizeLinear(A) + DequantizeLinear(B))) in float32,
+///   A and B broadcasting as Add.
 ///
 /// - ge_autofuse.Fused(inputs...) {program}   a group the autofusion pass fused: the
 ///   program (ge/autofuse/loop_ir.h, text form) says what it computes; its outputs are

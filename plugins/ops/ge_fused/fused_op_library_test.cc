@@ -61,8 +61,10 @@ TEST(FusedOpLibrary, AutofusedInfersDtypesFromItsProgram) {
   auto graph_with = [&](const std::string& mask_type) {
     return R"(graph g (opset ""=17, "ge_autofuse"=1) {
   input %x : float16[2,4]
-  input %keep : )" + mask_type + R"([4]
-  %y, %z = ge_autofuse::Fused(%x, %keep) {program: string = ")" + program + R"("} "fused"
+  input %keep : )" +
+           mask_type + R"([4]
+  %y, %z = ge_autofuse::Fused(%x, %keep) {program: string = ")" +
+           program + R"("} "fused"
   output %y
   output %z
 })";
@@ -159,6 +161,46 @@ TEST(FusedOpLibrary, StandardOpsInferInModelsWhoseOpsetPredatesThem) {
 })"),
             "shape inference in graph 'g': ge::HardSwish 'hard_swish': has 0 inputs and 1 outputs, expected 1..1 "
             "inputs and 1 output");
+}
+
+TEST(FusedOpLibrary, QLinearAddBroadcastsAsAddAndChecksItsInputs) {
+  const std::string head = R"(graph g (opset ""=13, "ge"=1) {
+  input %a : uint8[N,8,1,7]
+  input %b : uint8[8,5,1]
+  init %s : float32[] = [0.5]
+  init %z : uint8[] = [3]
+)";
+  const std::string out = infer(head + R"(  %y = ge::QLinearAdd(%a, %s, %z, %b, %s, _, %s) {relu: int = 1} "add"
+  output %y
+})");
+  EXPECT_NE(out.find("%y : uint8[N,8,5,7] = ge::QLinearAdd(%a, %s, %z, %b, %s, _, %s)"), std::string::npos) << out;
+  // B of another type, a per-channel scale, shapes that do not broadcast, no B.
+  EXPECT_EQ(infer(R"(graph g (opset ""=13, "ge"=1) {
+  input %a : uint8[2]
+  input %b : int8[2]
+  init %s : float32[] = [0.5]
+  %y = ge::QLinearAdd(%a, %s, _, %b, %s, _, %s) "add"
+  output %y
+})"),
+            "shape inference in graph 'g': ge::QLinearAdd 'add': input B %b is int8[2], expected uint8");
+  EXPECT_EQ(infer(R"(graph g (opset ""=13, "ge"=1) {
+  input %a : uint8[2]
+  init %s : float32[] = [0.5]
+  init %c : float32[2] = [0.5, 1]
+  %y = ge::QLinearAdd(%a, %c, _, %a, %s, _, %s) "add"
+  output %y
+})"),
+            "shape inference in graph 'g': ge::QLinearAdd 'add': input A_scale %c is float32[2], expected a scalar "
+            "(per-tensor "
+            "quantisation)");
+  EXPECT_EQ(infer(R"(graph g (opset ""=13, "ge"=1) {
+  input %a : uint8[2]
+  input %b : uint8[3]
+  init %s : float32[] = [0.5]
+  %y = ge::QLinearAdd(%a, %s, _, %b, %s, _, %s) "add"
+  output %y
+})"),
+            "shape inference in graph 'g': ge::QLinearAdd 'add': A uint8[2] and B uint8[3] do not broadcast");
 }
 
 }  // namespace

@@ -510,6 +510,54 @@ std::optional<Plan> make_plan(const Match& match, std::string& reason) {
   return plan;
 }
 
+/// What the residual pattern Q([Relu](Add(DQ(a_q), DQ(b_q)))) rewrites into.
+struct AddPlan {
+  Quantization a, b, y;
+  bool relu = false;
+};
+
+std::optional<AddPlan> make_add_plan(const Match& match, std::string& reason) {
+  const Node& q = *match.root();
+  const Node& add = *match.node("add");
+  AddPlan plan;
+  const DataType y_dtype = q.output(0)->desc().dtype;
+  if (!is_8bit(y_dtype)) {
+    reason = q.describe() + " quantises to " + type_name(y_dtype) + "; ge::QLinearAdd gives int8 or uint8";
+    return std::nullopt;
+  }
+  if (q.get_int("precision", 0) != 0 && q.get_int("precision", 0) != static_cast<int64_t>(DataType::kFloat32)) {
+    reason = q.describe() + " divides in precision " + std::to_string(q.get_int("precision", 0)) +
+             "; ge::QLinearAdd divides in float32";
+    return std::nullopt;
+  }
+  const int64_t y_rank = q.output(0)->desc().has_rank() ? q.output(0)->desc().rank() : -1;
+  std::optional<Quantization> y = read_quantization(q, y_dtype, y_rank, reason);
+  if (!y) return std::nullopt;
+  plan.y = *y;
+  const std::vector<DataType> bytes = {DataType::kInt8, DataType::kUInt8};
+  std::optional<Quantization> a = read_dequantize(add.input(0), add, "input 0", bytes, reason);
+  if (!a) return std::nullopt;
+  std::optional<Quantization> b = read_dequantize(add.input(1), add, "input 1", bytes, reason);
+  if (!b) return std::nullopt;
+  plan.a = *a;
+  plan.b = *b;
+  for (const Quantization* per_tensor : {&plan.a, &plan.b, &plan.y}) {
+    if (per_tensor->per_channel()) {
+      reason = per_tensor->node->describe() + " quantises per axis (" + std::to_string(per_tensor->scales.size()) +
+               " scales); ge::QLinearAdd takes A, B and C per tensor";
+      return std::nullopt;
+    }
+  }
+  if (plan.a.dtype != y_dtype || plan.b.dtype != y_dtype) {
+    reason = add.describe() + " adds " + type_name(plan.a.dtype) + " and " + type_name(plan.b.dtype) +
+             " dequantised and " + q.describe() + " gives " + type_name(y_dtype) +
+             "; ge::QLinearAdd takes one 8-bit type for A, B and C";
+    return std::nullopt;
+  }
+  plan.relu = match.node("activation") != nullptr;
+  return plan;
+}
+
 /// Zeros shaped like `scale`: the zero point an omitted input stands for.
 Tensor zeros_like(const Value* scale, DataType dtype) { return Tensor::zeros(dtype, scale->constant()->shape()); }
 
@@ -536,19 +584,55 @@ Pattern op_pattern() {
   return p;
 }
 
+/// Q([Relu](Add(a, b))), a and b (DequantizeLinear outputs) not part of the match: the
+/// residual add of a QDQ network.
+Pattern add_pattern() {
+  Pattern p("qdq_add");
+  PatternOp& add = p.op("Add", {p.any("a"), p.any("b")}, "add");
+  PatternOp& act = p.op("Relu", {add}, "activation").optional(0);
+  p.op("QuantizeLinear", {act, p.any("y_scale"), Pattern::maybe(p.any("y_zero"))}, "quantize");
+  return p;
+}
+
+bool is_add_match(const Match& match) { return match.pattern().name() == "qdq_add"; }
+
+/// ge::QLinearAdd(a_q, as, az, b_q, bs, bz, ys, yz) {relu} for an add_pattern match.
+Status add_replacement(const Match& match, Replacement& r) {
+  std::string reason;
+  std::optional<AddPlan> planned = make_add_plan(match, reason);
+  if (!planned) return invalid_argument(reason);
+  const AddPlan& plan = *planned;
+  const std::string& name = match.node("add")->name();
+  auto zero_of = [&](const Quantization& q, const char* role) {
+    return q.zero != nullptr ? r.use(q.zero)
+                             : r.constant(name + "_" + role + "_zero_point", zeros_like(q.scale, q.dtype));
+  };
+  Node* fused = r.add_node("QLinearAdd",
+                           {r.use(plan.a.data), r.use(plan.a.scale), zero_of(plan.a, "a"), r.use(plan.b.data),
+                            r.use(plan.b.scale), zero_of(plan.b, "b"), r.use(plan.y.scale), zero_of(plan.y, "y")},
+                           name, "ge");
+  if (plan.relu) fused->set_attribute("relu", int64_t{1});
+  return Status::ok();
+}
+
 }  // namespace
 
 std::vector<Pattern> QdqFusion::patterns() const {
   std::vector<Pattern> list;
+  // The residual add first: where it does not fit (an operand that is no
+  // DequantizeLinear), the op pattern's reason is the last one logged.
+  list.push_back(add_pattern());
   list.push_back(op_pattern());
   return list;
 }
 
 bool QdqFusion::meets_requirements(const Match& match, const PassContext&, std::string& reason) const {
+  if (is_add_match(match)) return make_add_plan(match, reason).has_value();
   return make_plan(match, reason).has_value();
 }
 
 Status QdqFusion::replacement(const Match& match, Replacement& r) const {
+  if (is_add_match(match)) return add_replacement(match, r);
   std::string reason;
   std::optional<Plan> planned = make_plan(match, reason);
   if (!planned) return invalid_argument(reason);

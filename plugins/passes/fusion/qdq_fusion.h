@@ -9,6 +9,8 @@
 ///   QuantizeLinear([Relu | Clip](Add(MatMul(DQ(a_q), DQ(b_q)), bias) | Gemm(.., C)), ...)
 ///     -> Reshape(QLinearConv(Reshape(a_q, [M, K, 1, 1]), .., b_q as [N, K, 1, 1], ..,
 ///        B_int32), [M, N]) [-> Clip]
+///   QuantizeLinear([Relu](Add(DQ(a_q), DQ(b_q))), y_scale, y_zero)    (the residual add)
+///     -> ge::QLinearAdd(a_q, as, az, b_q, bs, bz, y_scale, y_zero) {relu}
 ///
 /// Weights, every scale and zero point must be constants; x, y (and a) per tensor; the
 /// weights per tensor or per output channel (Conv: axis 0; MatMul's 2-D B and Gemm's B:
@@ -26,6 +28,10 @@
 /// residual) stays float, as does ConvTranspose (ONNX has no quantised form of it). The DequantizeLinear nodes are not
 /// part of a match: one with other users keeps feeding them, one left without users goes to dce. Every pattern that
 /// does not fit is left in float, the reason logged at -vv.
+///
+/// The residual add takes a_q, b_q and y of one 8-bit type, every scale and zero point a
+/// constant per tensor; its kernel does the float graph's float32 operations in their order,
+/// so it is bit-exact.
 ///
 /// Level -O2. The fused op sums (x_q - xz)(w_q - wz) exactly in int32 and requantises
 /// with xs * ws / ys in float; the float graph multiplies dequantised values in float and

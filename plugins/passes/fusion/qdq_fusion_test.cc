@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <random>
@@ -41,8 +43,13 @@ std::string rejection(const std::string& ir) {
   bool changed = false;
   status = pass.run(**graph, context, changed);
   if (!status.is_ok()) return status.to_string();
+  // The last rejection by the pass's own checks. A pattern whose structure does not
+  // match ("... (pattern op 'x')") is no rejection: at every QuantizeLinear one of the two
+  // patterns (residual add, op) does not match.
   for (auto it = pass.events().rbegin(); it != pass.events().rend(); ++it) {
-    if (it->kind == FusionEvent::Kind::kRejected) return it->reason;
+    if (it->kind == FusionEvent::Kind::kRejected && it->reason.find("(pattern op '") == std::string::npos) {
+      return it->reason;
+    }
   }
   return {};
 }
@@ -398,6 +405,99 @@ TEST(QdqFusion, LeavesAConvFollowedByAnAdd) {
                  "so it stays float");
 }
 
+// ---- the residual add: Q([Relu](Add(DQ(a), DQ(b)))) -> ge::QLinearAdd ----
+
+const char* const kResidual = R"(graph main (opset ""=13) {
+  input %aq : uint8[1,2,3,3]
+  input %bq : uint8[1,2,3,3]
+  init %as : float32[] = [0.5]
+  init %az : uint8[] = [128]
+  init %bs : float32[] = [0.25]
+  init %bz : uint8[] = [3]
+  init %ys : float32[] = [0.75]
+  init %yz : uint8[] = [10]
+  %a = DequantizeLinear(%aq, %as, %az) "dq_a"
+  %b = DequantizeLinear(%bq, %bs, %bz) "dq_b"
+  %s = Add(%a, %b) "residual"
+  %r = Relu(%s) "relu"
+  %y = QuantizeLinear(%r, %ys, %yz) "q"
+  output %y
+})";
+
+const char* const kResidualFused = R"(graph main (opset ""=13, "ge"=1) {
+  input %aq : uint8[1,2,3,3]
+  input %bq : uint8[1,2,3,3]
+  init %as : float32[] = [0.5]
+  init %az : uint8[] = [128]
+  init %bs : float32[] = [0.25]
+  init %bz : uint8[] = [3]
+  init %ys : float32[] = [0.75]
+  init %yz : uint8[] = [10]
+  %y = ge::QLinearAdd(%aq, %as, %az, %bq, %bs, %bz, %ys, %yz) {relu: int = 1} "residual"
+  output %y
+})";
+
+TEST(QdqFusion, ResidualAddReluBecomesQLinearAdd) {
+  EXPECT_EQ(run(kResidual, {"fuse_qdq", "dce"}), inferred(kResidualFused));
+  EXPECT_EQ(rejection(kResidual), "");
+}
+
+TEST(QdqFusion, ResidualAddWithoutReluAndOmittedZeroPoints) {
+  std::string ir = replaced(kResidual, "  %r = Relu(%s) \"relu\"\n", "");
+  ir = replaced(ir, "QuantizeLinear(%r, %ys, %yz)", "QuantizeLinear(%s, %ys)");
+  ir = replaced(ir, "DequantizeLinear(%bq, %bs, %bz)", "DequantizeLinear(%bq, %bs)");
+  ir = replaced(ir, "  init %yz : uint8[] = [10]\n", "");
+  ir = replaced(ir, "  init %bz : uint8[] = [3]\n", "");
+  const std::string out = run(ir, {"fuse_qdq", "dce"});
+  EXPECT_NE(out.find("%y : uint8[1,2,3,3] = ge::QLinearAdd(%aq, %as, %az, %bq, %bs, %residual_b_zero_point, %ys, "
+                     "%residual_y_zero_point) \"residual\""),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("init %residual_b_zero_point : uint8[] = [0]"), std::string::npos) << out;
+  EXPECT_NE(out.find("init %residual_y_zero_point : uint8[] = [0]"), std::string::npos) << out;
+  EXPECT_EQ(out.find("relu"), std::string::npos) << out;
+  EXPECT_EQ(out.find("DequantizeLinear"), std::string::npos) << out;
+}
+
+TEST(QdqFusion, ResidualAddBroadcastsAndKeepsADequantizeLinearThatOthersUse) {
+  std::string ir = replaced(kResidual, "input %bq : uint8[1,2,3,3]", "input %bq : uint8[2,1,1]");
+  ir = replaced(ir, "  output %y\n", "  output %y\n  output %b\n");
+  const std::string out = run(ir, {"fuse_qdq", "dce"});
+  EXPECT_NE(out.find("= ge::QLinearAdd(%aq, %as, %az, %bq, %bs, %bz, %ys, %yz) {relu: int = 1} \"residual\""),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("%b : float32[2,1,1] = DequantizeLinear(%bq, %bs, %bz) \"dq_b\""), std::string::npos) << out;
+  EXPECT_EQ(out.find("dq_a"), std::string::npos) << out;
+}
+
+TEST(QdqFusion, LeavesResidualAddsThatDoNotFit) {
+  // The Add's float output used elsewhere.
+  expect_unfused(replaced(kResidual, "  output %y\n", "  output %y\n  output %s\n"),
+                 "interior value %s of Add 'residual' is a graph output");
+  // Mixed types.
+  std::string mixed = replaced(kResidual, "input %bq : uint8[1,2,3,3]", "input %bq : int8[1,2,3,3]");
+  mixed = replaced(mixed, "init %bz : uint8[] = [3]", "init %bz : int8[] = [3]");
+  expect_unfused(mixed,
+                 "Add 'residual' adds uint8 and int8 dequantised and QuantizeLinear 'q' gives uint8; "
+                 "ge::QLinearAdd takes one 8-bit type for A, B and C");
+  // Per-axis B.
+  std::string per_axis = replaced(kResidual, "init %bs : float32[] = [0.25]", "init %bs : float32[2] = [0.25, 0.5]");
+  per_axis = replaced(per_axis, "init %bz : uint8[] = [3]", "init %bz : uint8[2] = [3, 4]");
+  expect_unfused(per_axis,
+                 "DequantizeLinear 'dq_b' quantises per axis (2 scales); ge::QLinearAdd takes A, B and C per tensor");
+  // A float operand.
+  std::string float_b = replaced(kResidual, "  %b = DequantizeLinear(%bq, %bs, %bz) \"dq_b\"\n", "");
+  float_b = replaced(float_b, "input %bq : uint8[1,2,3,3]", "input %b : float32[1,2,3,3]");
+  expect_unfused(float_b, "input 1 of Add 'residual' is not the output of a DequantizeLinear");
+  // A scale that is not a constant.
+  expect_unfused(replaced(kResidual, "init %as : float32[] = [0.5]", "input %as : float32[]"),
+                 "the scale of DequantizeLinear 'dq_a' is not a constant");
+  // A 16-bit output.
+  std::string wide = replaced(kResidual, "init %yz : uint8[] = [10]", "init %yz : uint16[] = [10]");
+  expect_unfused(replaced(wide, "opset \"\"=13", "opset \"\"=21"),
+                 "QuantizeLinear 'q' quantises to uint16; ge::QLinearAdd gives int8 or uint8");
+}
+
 // ---- numerics: -O0 (the float QDQ graph) against -O2 (fused) on the reference kernels ----
 
 template <typename T>
@@ -602,6 +702,63 @@ TEST(QdqFusionNumerics, MatMulAndGemmInt8WithinOneStep) {
   std::string biased = replaced(gemm, "%m = Gemm(%a, %b)", "%m = Gemm(%a, %b, %c)");
   biased = replaced(biased, "  init %wq", "  init %c : float32[24] = " + float_literal(c) + "\n  init %wq");
   expect_within_one_step(biased, "aq", a, "QLinearConv", "Gemm");
+}
+
+/// The residual add at -O0 and -O2: bit-equal, every element (uint8 and int8, with and
+/// without the Relu, same shape and broadcast B, scales whose sums end in .5 and saturate).
+TEST(QdqFusionNumerics, ResidualAddIsExact) {
+  std::mt19937 rng(37);
+  for (const std::string type : {"uint8", "int8"}) {
+    for (bool relu : {false, true}) {
+      for (bool broadcast : {false, true}) {
+        for (const char* scales : {"0.5 0.25 0.5", "0.0173 0.0291 0.0127"}) {
+          float as, bs, ys;
+          std::sscanf(scales, "%f %f %f", &as, &bs, &ys);
+          const bool s8 = type == "int8";
+          const std::vector<int64_t> b_dims =
+              broadcast ? std::vector<int64_t>{8, 1, 1} : std::vector<int64_t>{1, 8, 5, 7};
+          std::uniform_int_distribution<int> byte(s8 ? -128 : 0, s8 ? 127 : 255);
+          std::vector<int> b(static_cast<size_t>(broadcast ? 8 : 280));
+          for (int& v : b) v = byte(rng);
+          Tensor a = Tensor::zeros(s8 ? DataType::kInt8 : DataType::kUInt8, {1, 8, 5, 7});
+          for (int64_t i = 0; i < a.element_count(); ++i)
+            static_cast<uint8_t*>(a.raw_data())[i] = static_cast<uint8_t>(byte(rng));
+          std::string dims = "[" + std::to_string(b_dims[0]);
+          for (size_t d = 1; d < b_dims.size(); ++d) dims += "," + std::to_string(b_dims[d]);
+          dims += "]";
+          char numbers[256];
+          std::snprintf(
+              numbers, sizeof(numbers),
+              "  init %%as : float32[] = [%.9g]\n  init %%az : %s[] = [%d]\n  init %%bs : float32[] = [%.9g]\n"
+              "  init %%bz : %s[] = [%d]\n  init %%ys : float32[] = [%.9g]\n  init %%yz : %s[] = [%d]\n",
+              as, type.c_str(), s8 ? -3 : 128, bs, type.c_str(), s8 ? 5 : 100, ys, type.c_str(), s8 ? 7 : 120);
+          const std::string ir = "graph main (opset \"\"=13) {\n  input %aq : " + type +
+                                 "[1,8,5,7]\n  init %bq : " + type + dims + " = " + literal(b) + "\n" + numbers +
+                                 "  %a = DequantizeLinear(%aq, %as, %az) \"dq_a\"\n"
+                                 "  %b = DequantizeLinear(%bq, %bs, %bz) \"dq_b\"\n"
+                                 "  %s = Add(%a, %b) \"residual\"\n" +
+                                 (relu ? "  %r = Relu(%s) \"relu\"\n  %y = QuantizeLinear(%r, %ys, %yz) \"q\"\n"
+                                       : "  %y = QuantizeLinear(%s, %ys, %yz) \"q\"\n") +
+                                 "  output %y\n}";
+          const Outcome unfused = run_at(ir, 0, "aq", a);
+          const Outcome fused = run_at(ir, 2, "aq", a);
+          ASSERT_TRUE(unfused.output.defined() && fused.output.defined()) << ir;
+          EXPECT_NE(std::find(fused.ops.begin(), fused.ops.end(), "QLinearAdd"), fused.ops.end()) << ir;
+          EXPECT_EQ(std::find(fused.ops.begin(), fused.ops.end(), "Add"), fused.ops.end()) << ir;
+          ASSERT_EQ(fused.output.shape(), unfused.output.shape());
+          ASSERT_EQ(fused.output.dtype(), unfused.output.dtype());
+          int64_t differing = 0, saturated = 0;
+          for (int64_t i = 0; i < fused.output.element_count(); ++i) {
+            const int64_t x = fused.output.scalar_as_int64(i), y = unfused.output.scalar_as_int64(i);
+            differing += x != y;
+            saturated += y == (s8 ? 127 : 255) || y == (s8 ? -128 : 0);
+          }
+          EXPECT_EQ(differing, 0) << type << " relu " << relu << " broadcast " << broadcast << " scales " << scales;
+          if (scales[0] == '0' && scales[2] == '5') EXPECT_GT(saturated, 0) << "the case should saturate";
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
