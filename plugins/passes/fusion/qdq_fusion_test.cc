@@ -711,7 +711,7 @@ TEST(QdqFusionNumerics, ResidualAddIsExact) {
   for (const std::string type : {"uint8", "int8"}) {
     for (bool relu : {false, true}) {
       for (bool broadcast : {false, true}) {
-        for (const char* scales : {"0.5 0.25 0.5", "0.0173 0.0291 0.0127"}) {
+        for (const char* scales : {"0.5 0.25 0.5", "0.0173 0.0291 0.0127", "0.05 0.05 0.1"}) {
           float as, bs, ys;
           std::sscanf(scales, "%f %f %f", &as, &bs, &ys);
           const bool s8 = type == "int8";

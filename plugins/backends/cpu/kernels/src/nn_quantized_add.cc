@@ -34,6 +34,16 @@
 #include "nn_quantization.h"
 #include "op_kernels.h"
 
+// No contraction of a product and a sum into one fused multiply-add (GCC does it by
+// default, also to intrinsics: a_real + b_real would become fma(B - B_zp, B_scale, a_real),
+// rounded once, where the float graph rounds the product first; the sum then lands on a
+// .5 tie the graph does not see). The unity build's next sources get the options back.
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#endif
+
 namespace ge::cpu_kernels {
 namespace qlinear_add {
 
@@ -214,3 +224,5 @@ void add_nn_quantized_add_kernels(std::vector<OpKernel>& table) {
 }
 
 }  // namespace ge::cpu_kernels
+
+#pragma GCC pop_options
