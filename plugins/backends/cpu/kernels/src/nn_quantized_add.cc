@@ -6,7 +6,7 @@
 //
 // The result is bit-equal to the unfused float graph through the reference kernels
 // (nn_quantize.cc, math_binary.h, unary_activation.cc), doing their float32 operations in
-// their order, each rounded once (no contraction: every step is its own statement):
+// their order, each rounded once (no multiply-add contraction: see the pragma below):
 //   a = float(A - A_zp) * A_scale;  b = float(B - B_zp) * B_scale;  s = a + b;
 //   relu: s = s < 0 ? 0 : s  (NaN stays NaN);
 //   C = saturate(nearbyint(s / C_scale) + float(C_zp)), NaN to 0.
