@@ -516,6 +516,28 @@ class ZeroPoints {
   std::vector<ProgramArg> args_;
 };
 
+// The attributes of an int8 primitive: where oneDNN requantises, the output scales and a
+// round-half-to-even post-op (so the destination zero point is added to an integer); a
+// user scratchpad; the source zero point from 8-bit input 2 when the node has one, and
+// the destination zero point where oneDNN requantises.
+dnnl::primitive_attr int8_attributes(ProgramBuilder& builder, ZeroPoints& zero_points, bool onednn_requantizes,
+                                     const std::vector<float>& output_scales, bool src_zero, bool src_signed,
+                                     const Requantize& requantize) {
+  dnnl::post_ops ops;
+  dnnl::primitive_attr attr;
+  if (onednn_requantizes) {
+    attr.set_output_scales(output_scales.size() > 1 ? 1 << 1 : 0, output_scales);
+    ops.append_eltwise(1.f, dnnl::algorithm::eltwise_round, 0.f, 0.f);
+  }
+  attr.set_post_ops(ops);
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  if (src_zero) zero_points.add(attr, builder, DNNL_ARG_SRC, 2, src_signed);
+  if (onednn_requantizes && requantize.y_zero >= 0) {
+    zero_points.add(attr, builder, DNNL_ARG_DST, requantize.y_zero, requantize.y_signed);
+  }
+  return attr;
+}
+
 // ---------------------------------------------------------------------------------------
 // Matrix products.
 
@@ -688,18 +710,9 @@ std::optional<PreparedKernel> prepare_int8_conv(const Node& node, std::string_vi
   try {
     ProgramBuilder builder;
     ZeroPoints zero_points;
-    dnnl::post_ops ops;
-    dnnl::primitive_attr attr;
-    if (onednn_requantizes) {
-      attr.set_output_scales(output_scales.size() > 1 ? 1 << 1 : 0, output_scales);
-      ops.append_eltwise(1.f, dnnl::algorithm::eltwise_round, 0.f, 0.f);
-    }
-    attr.set_post_ops(ops);
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    if (x_zero != nullptr) zero_points.add(attr, builder, DNNL_ARG_SRC, 2, x->desc().dtype == DataType::kInt8);
-    if (onednn_requantizes && requantize.y_zero >= 0) {
-      zero_points.add(attr, builder, DNNL_ARG_DST, requantize.y_zero, requantize.y_signed);
-    }
+    const dnnl::primitive_attr attr =
+        int8_attributes(builder, zero_points, onednn_requantizes, output_scales, x_zero != nullptr,
+                        x->desc().dtype == DataType::kInt8, requantize);
     // The stored (plain) layouts when oneDNN has a JIT kernel for them, else its pick.
     auto make_pd = [&](const dnnl::memory::desc& src, const dnnl::memory::desc& dst) {
       dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
@@ -861,18 +874,9 @@ std::optional<PreparedKernel> prepare_int8_matmul(const Node& node, std::string_
   try {
     ProgramBuilder builder;
     ZeroPoints zero_points;
-    dnnl::post_ops ops;
-    dnnl::primitive_attr attr;
-    if (onednn_requantizes) {
-      attr.set_output_scales(output_scales.size() > 1 ? 1 << 1 : 0, output_scales);
-      ops.append_eltwise(1.f, dnnl::algorithm::eltwise_round, 0.f, 0.f);
-    }
-    attr.set_post_ops(ops);
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    if (a_zero != nullptr) zero_points.add(attr, builder, DNNL_ARG_SRC, 2, a->desc().dtype == DataType::kInt8);
-    if (onednn_requantizes && requantize.y_zero >= 0) {
-      zero_points.add(attr, builder, DNNL_ARG_DST, requantize.y_zero, requantize.y_signed);
-    }
+    const dnnl::primitive_attr attr =
+        int8_attributes(builder, zero_points, onednn_requantizes, output_scales, a_zero != nullptr,
+                        a->desc().dtype == DataType::kInt8, requantize);
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_any, y_md), attr, cpu_engine());
     if (!is_jit(pd.impl_info_str()) && std::string_view(pd.impl_info_str()).find("gemm") == std::string_view::npos) {
       return std::nullopt;
