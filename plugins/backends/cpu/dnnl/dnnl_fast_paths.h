@@ -45,8 +45,16 @@ std::optional<PreparedKernel> prepare_concat(const Node& node, std::string_view 
 std::optional<PreparedKernel> prepare_eltwise(const Node& node, std::string_view backend, const Options& options);
 
 /// ConvInteger, QLinearConv, MatMulInteger, QLinearMatMul with constant 8-bit weights
-/// (dnnl_int8.cc): the reference kernels' integer results exactly.
+/// (dnnl_int8.cc): the reference kernels' integer results exactly. oneDNN's int8 kernels
+/// on CPUs with VNNI, else (or where that route refuses a node) the float32 route below.
+/// GE_CPU_INT8=off: neither; GE_CPU_INT8=f32: the float32 route only.
 std::optional<PreparedKernel> prepare_int8(const Node& node, std::string_view backend, const Options& options);
+/// The float32 route (dnnl_int8_float.cc): oneDNN's float32 kernels on the integers,
+/// cut into chunks whose sums float32 holds exactly; on any x86 CPU.
+std::optional<PreparedKernel> prepare_int8_conv_float(const Node& node, std::string_view backend,
+                                                      const Options& options);
+std::optional<PreparedKernel> prepare_int8_matmul_float(const Node& node, std::string_view backend,
+                                                        const Options& options);
 /// Multiply-adds (times 2) of one launch of those ops; nullopt for any other op.
 std::optional<double> int8_work(const Node& node);
 

@@ -46,6 +46,7 @@
 #include <emmintrin.h>
 
 #include "dnnl_fast_paths.h"
+#include "dnnl_int8_common.h"
 #include "dnnl_kernels.h"
 #include "dnnl_openmp.h"
 #include "dnnl_program.h"
@@ -61,41 +62,6 @@ namespace int8_detail {
 
 using dt = dnnl::memory::data_type;
 using cpu_kernels::SpatialGeometry;
-
-// Sums oneDNN converts to float exactly.
-constexpr int64_t kExactSum = int64_t{1} << 24;
-
-bool has_vnni() {
-  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
-  constexpr auto kAvx512Vnni = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_vnni);
-  constexpr auto kAvx2Vnni = static_cast<unsigned>(dnnl::cpu_isa::avx2_vnni);
-  return (isa & kAvx512Vnni) == kAvx512Vnni || (isa & kAvx2Vnni) == kAvx2Vnni;
-}
-
-bool is_8bit(const Value* value) {
-  return value != nullptr && (value->desc().dtype == DataType::kUInt8 || value->desc().dtype == DataType::kInt8);
-}
-
-dt dnnl_type(DataType dtype) { return dtype == DataType::kInt8 ? dt::s8 : dt::u8; }
-
-// Element i of an 8-bit tensor as int32.
-int32_t element(const Tensor& t, int64_t i) {
-  return t.dtype() == DataType::kInt8 ? static_cast<int32_t>(t.data<int8_t>()[i])
-                                      : static_cast<int32_t>(t.data<uint8_t>()[i]);
-}
-
-const Value* optional_input(const Node& node, size_t index) {
-  return index < node.input_count() ? node.input(index) : nullptr;
-}
-
-// Float32 constant values of input `index` (1 or `extent` of them), or nullopt.
-std::optional<std::vector<float>> constant_floats(const Node& node, size_t index, int64_t extent) {
-  const Value* v = optional_input(node, index);
-  if (v == nullptr || v->constant() == nullptr || v->desc().dtype != DataType::kFloat32) return std::nullopt;
-  const Tensor& t = *v->constant();
-  if (t.element_count() != 1 && t.element_count() != extent) return std::nullopt;
-  return std::vector<float>(t.data<float>(), t.data<float>() + t.element_count());
-}
 
 // The weights as s8 and their compensation (see the top of the file). `rows` output
 // channels (or columns) of `depth` taps each, element (row, tap) at row * row_step + tap
@@ -147,15 +113,6 @@ std::optional<ShiftedWeights> shift_weights(const Tensor& w, const Value* zero_p
     out.bound = std::max(out.bound, 255 * sum);
   }
   return out;
-}
-
-// What a host step reads and writes, resolved from the launch's arguments.
-const void* input_at(const KernelArgs& args, int index) { return index >= 0 ? args.inputs[index] : nullptr; }
-char* workspace_at(const KernelArgs& args, size_t offset) { return static_cast<char*>(args.workspace) + offset; }
-
-int32_t load_8bit(const void* data, bool is_signed) {
-  return is_signed ? static_cast<int32_t>(*static_cast<const int8_t*>(data))
-                   : static_cast<int32_t>(*static_cast<const uint8_t*>(data));
 }
 
 // Host step: the zero-point inputs (8-bit scalars) as the s32 values oneDNN reads.
@@ -480,11 +437,6 @@ int transpose_step(const KernelArgs& args, const void* params) {
 }
 
 Tag channels_last(size_t rank) { return rank == 3 ? Tag::acb : rank == 4 ? Tag::acdb : Tag::acdeb; }
-
-bool is_jit(const char* implementation) {
-  const std::string_view name = implementation != nullptr ? implementation : "";
-  return name.starts_with("jit") || name.starts_with("brg");
-}
 
 Dims spatial_tail(const std::array<int64_t, cpu_kernels::kMaxSpatialRank>& values, int rank, int64_t minus = 0) {
   Dims out;
@@ -917,16 +869,24 @@ std::optional<PreparedKernel> prepare_int8_matmul(const Node& node, std::string_
 }
 
 std::optional<PreparedKernel> prepare_int8(const Node& node, std::string_view backend, const Options& options) {
-  // GE_CPU_INT8=off leaves these ops to the reference kernels (to compare, or to bisect).
-  static const bool enabled = [] {
+  // GE_CPU_INT8=off leaves these ops to the reference kernels (to compare, or to bisect);
+  // GE_CPU_INT8=f32 takes the float32 route even where VNNI is.
+  enum class Route { kOff, kAny, kFloat };
+  static const Route route = [] {
     const char* value = std::getenv("GE_CPU_INT8");
-    return value == nullptr || std::string_view(value) != "off";
+    const std::string_view setting = value != nullptr ? value : "";
+    return setting == "off" ? Route::kOff : setting == "f32" ? Route::kFloat : Route::kAny;
   }();
-  if (!enabled || !is_onnx_domain(node)) return std::nullopt;
+  if (route == Route::kOff || !is_onnx_domain(node)) return std::nullopt;
   const std::string& op = node.op_type();
-  if (op == "ConvInteger" || op == "QLinearConv") return prepare_int8_conv(node, backend, options);
-  if (op == "MatMulInteger" || op == "QLinearMatMul") return prepare_int8_matmul(node, backend, options);
-  return std::nullopt;
+  const bool conv = op == "ConvInteger" || op == "QLinearConv";
+  if (!conv && op != "MatMulInteger" && op != "QLinearMatMul") return std::nullopt;
+  if (route == Route::kAny) {
+    std::optional<PreparedKernel> kernel =
+        conv ? prepare_int8_conv(node, backend, options) : prepare_int8_matmul(node, backend, options);
+    if (kernel) return kernel;
+  }
+  return conv ? prepare_int8_conv_float(node, backend, options) : prepare_int8_matmul_float(node, backend, options);
 }
 
 std::optional<double> int8_work(const Node& node) {

@@ -1,4 +1,5 @@
-// The int8 fast paths (dnnl_int8.cc) against the reference kernels, byte for byte:
+// The int8 fast paths (dnnl_int8.cc, and the float32 route of dnnl_int8_float.cc on any
+// CPU) against the reference kernels, byte for byte:
 // ConvInteger and QLinearConv over 1-D to 3-D shapes, strides, dilations, pads, auto_pad,
 // groups and depthwise; MatMulInteger and QLinearMatMul over batched and vector A; int8
 // and uint8 activations and weights, weight zero points absent, per tensor and per
@@ -15,6 +16,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "dnnl_fast_paths.h"
 #include "dnnl_kernels.h"
 #include "ge/cpu_kernels/kernel_library.h"
 #include "ge/graph.h"
@@ -118,11 +120,23 @@ class Int8Case {
   Node* node_ = nullptr;
 };
 
+// Which route prepares the node: the fast paths' own choice (VNNI where it is), or the
+// float32 route directly (any CPU).
+enum class Route { kChosen, kFloat };
+
+std::optional<PreparedKernel> prepare_on(Route route, const Node& node, int threads) {
+  if (route == Route::kChosen) return prepare(node, "cpu", Options{threads});
+  const bool conv = node.op_type() == "ConvInteger" || node.op_type() == "QLinearConv";
+  return conv ? prepare_int8_conv_float(node, "cpu", Options{threads})
+              : prepare_int8_matmul_float(node, "cpu", Options{threads});
+}
+
 // The fast path must take the node (its name containing `variant`) and agree exactly.
-void check_exact(Int8Case& c, const std::string& what, const std::string& variant, int threads = 1) {
+void check_exact(Int8Case& c, const std::string& what, const std::string& variant, int threads = 1,
+                 Route route = Route::kChosen) {
   Result<PreparedKernel> reference = cpu_kernels::prepare(c.node(), "cpu");
   ASSERT_TRUE(reference.is_ok()) << what << ": " << reference.status().to_string();
-  std::optional<PreparedKernel> fast = prepare(c.node(), "cpu", Options{threads});
+  std::optional<PreparedKernel> fast = prepare_on(route, c.node(), threads);
   ASSERT_TRUE(fast.has_value()) << what << ": no fast path";
   EXPECT_NE(fast->name.find(".dnnl:"), std::string::npos) << fast->name;
   if (variant.empty()) {
@@ -209,6 +223,7 @@ const std::vector<ConvShape>& conv_shapes() {
       {{2, 16, 9, 9}, 32, 1, {3, 3}, {2, 2}, {}, {0, 1, 1, 0}, ""},        // strided, asymmetric pads
       {{1, 32, 8, 8}, 24, 1, {1, 1}, {}, {}, {}, ""},                      // pointwise
       {{2, 80, 9, 13}, 72, 1, {1, 1}, {}, {}, {}, ""},                     // pointwise, two 64-row transpose blocks
+      {{5, 32, 1, 1}, 24, 1, {1, 1}, {}, {}, {}, ""},  // one output pixel: a Gemm with a bias, as QDQ fusion writes it
       {{1, 32, 10, 10}, 32, 32, {3, 3}, {1, 1}, {}, {1, 1, 1, 1}, ""},     // depthwise
       {{1, 16, 11, 11}, 16, 1, {3, 3}, {1, 1}, {2, 2}, {2, 2, 2, 2}, ""},  // dilated
       {{1, 32, 7, 7}, 64, 4, {3, 3}, {1, 1}, {}, {1, 1, 1, 1}, ""},        // grouped
@@ -266,8 +281,13 @@ Tensor weight_zero_point(const WeightVariant& v, int64_t m, std::mt19937& rng) {
                      s8 ? 20 : 127);
 }
 
-TEST(DnnlInt8, ConvIntegerMatchesReferenceExactly) {
-  if (!has_vnni()) GTEST_SKIP() << "no VNNI: the int8 fast paths are off on this CPU";
+// The variant a case's kernel name carries on `route`.
+std::string expected_variant(Route route, bool compensated, bool constant_scales) {
+  if (route == Route::kFloat) return ".exact_f32";
+  return compensated ? ".compensated" : constant_scales ? "" : ".requantized";
+}
+
+void conv_integer_cases(Route route) {
   std::mt19937 rng(7);
   int index = 0;
   for (const ConvShape& s : conv_shapes()) {
@@ -281,14 +301,20 @@ TEST(DnnlInt8, ConvIntegerMatchesReferenceExactly) {
       if (v.zero_point != 0) c.constant(weight_zero_point(v, s.m, rng));
       c.output(DataType::kInt32, conv_output(s));
       add_geometry(c, s);
-      const bool compensated = needs_compensation(v);
-      check_exact(c, "ConvInteger " + conv_name(s, v, x_dtype), compensated ? ".compensated" : "", threads_for(index));
+      check_exact(c, "ConvInteger " + conv_name(s, v, x_dtype), expected_variant(route, needs_compensation(v), true),
+                  threads_for(index), route);
     }
   }
 }
 
-TEST(DnnlInt8, QLinearConvMatchesReferenceExactly) {
+TEST(DnnlInt8, ConvIntegerMatchesReferenceExactly) {
   if (!has_vnni()) GTEST_SKIP() << "no VNNI: the int8 fast paths are off on this CPU";
+  conv_integer_cases(Route::kChosen);
+}
+
+TEST(DnnlInt8, ConvIntegerOnTheFloatRouteMatchesReferenceExactly) { conv_integer_cases(Route::kFloat); }
+
+void qlinear_conv_cases(Route route) {
   std::mt19937 rng(11);
   int index = 0;
   for (const ConvShape& s : conv_shapes()) {
@@ -329,29 +355,70 @@ TEST(DnnlInt8, QLinearConvMatchesReferenceExactly) {
       }
       c.output(y_dtype, conv_output(s));
       add_geometry(c, s);
-      const bool compensated = needs_compensation(v);
-      const std::string variant = compensated ? ".compensated" : constant_scales ? "" : ".requantized";
       check_exact(c,
                   "QLinearConv " + conv_name(s, v, x_dtype) + (with_bias ? " bias" : "") +
                       (constant_scales ? "" : " runtime scales"),
-                  variant, threads_for(index));
+                  expected_variant(route, needs_compensation(v), constant_scales), threads_for(index), route);
     }
   }
 }
 
-TEST(DnnlInt8, SumsThatMayExceedFloatPrecisionStayOnTheReferenceKernel) {
+TEST(DnnlInt8, QLinearConvMatchesReferenceExactly) {
   if (!has_vnni()) GTEST_SKIP() << "no VNNI: the int8 fast paths are off on this CPU";
-  // 255 * 512 * 9 * 127 > 2^24: oneDNN's float conversion of the sums could round.
-  std::mt19937 rng(3);
-  Int8Case c("ConvInteger");
-  c.input(full_range(DataType::kUInt8, {1, 512, 4, 4}, rng))
-      .constant(random_8bit(DataType::kInt8, {8, 512, 3, 3}, rng, 127, 127))
-      .output(DataType::kInt32, {1, 8, 2, 2});
-  EXPECT_FALSE(prepare(c.node(), "cpu", Options{1}).has_value());
+  qlinear_conv_cases(Route::kChosen);
 }
 
-TEST(DnnlInt8, MatMulIntegerAndQLinearMatMulMatchReferenceExactly) {
-  if (!has_vnni()) GTEST_SKIP() << "no VNNI: the int8 fast paths are off on this CPU";
+TEST(DnnlInt8, QLinearConvOnTheFloatRouteMatchesReferenceExactly) { qlinear_conv_cases(Route::kFloat); }
+
+TEST(DnnlInt8, SumsBeyondFloatPrecisionAreCutIntoExactChunks) {
+  // 255 * 512 * 9 * 127 > 2^24: the VNNI route's float conversion of the sums could
+  // round, and so would a float32 sum of them. The float route cuts the 512 input
+  // channels into chunks of at most 2^24 / (255 * 9 * 127) = 57 (9 chunks), each exact,
+  // added as int32; whichever route the CPU picks, the sums are the reference's. Values
+  // near the extremes make the real sums reach the bound: 255 * 127 * 4608 = 1.5e8.
+  std::mt19937 rng(3);
+  for (const Route route : {Route::kChosen, Route::kFloat}) {
+    Int8Case c("ConvInteger");
+    c.input(random_8bit(DataType::kUInt8, {1, 512, 4, 4}, rng, 250, 255))
+        .constant(random_8bit(DataType::kInt8, {8, 512, 3, 3}, rng, 126, 127))
+        .output(DataType::kInt32, {1, 8, 2, 2});
+    check_exact(c, "ConvInteger 512x3x3 of 127", ".exact_f32x9", 2, route);
+  }
+  // A QLinearMatMul over K = 2048 (4 chunks of about 530 rows of |b| 120..127, against
+  // |a - a_zero_point| up to 255), weights of random sign: sums of about +-8e5 spread over
+  // the uint8 range.
+  for (const DataType a_dtype : {DataType::kUInt8, DataType::kInt8}) {
+    Int8Case c("QLinearMatMul");
+    const bool s8 = a_dtype == DataType::kInt8;
+    Tensor b = random_8bit(DataType::kInt8, {2048, 16}, rng, 120, 127);
+    for (int64_t i = 0; i < b.element_count(); ++i) {
+      if (rng() % 2 == 0) b.data<int8_t>()[i] = static_cast<int8_t>(-b.data<int8_t>()[i]);
+    }
+    c.input(random_8bit(a_dtype, {3, 2048}, rng, s8 ? -128 : 0, s8 ? 127 : 255))
+        .constant(floats({}, {1.f}))
+        .constant(scalar_8bit(a_dtype, s8 ? 127 : 0))  // a - a_zero_point reaches 255
+        .constant(b)
+        .constant(floats({}, {1.f}))
+        .constant(scalar_8bit(DataType::kInt8, 0))
+        .constant(floats({}, {2e4f}))
+        .constant(scalar_8bit(DataType::kUInt8, 128))
+        .output(DataType::kUInt8, {3, 16});
+    check_exact(c, std::string("QLinearMatMul K 2048, a ") + (s8 ? "s8" : "u8"), ".exact_f32x4", 1, Route::kFloat);
+  }
+}
+
+TEST(DnnlInt8, FloatRouteRefusesATapOverTheBound) {
+  // One input channel of 7x7x7 taps of weight 255 - 0 against x - 0 up to 255: a single
+  // slice's sums reach 255 * 255 * 343 > 2^24, which no cut can split.
+  std::mt19937 rng(4);
+  Int8Case c("ConvInteger");
+  c.input(full_range(DataType::kUInt8, {1, 1, 7, 7, 7}, rng))
+      .constant(random_8bit(DataType::kUInt8, {2, 1, 7, 7, 7}, rng, 255, 255))
+      .output(DataType::kInt32, {1, 2, 1, 1, 1});
+  EXPECT_FALSE(prepare_int8_conv_float(c.node(), "cpu", Options{1}).has_value());
+}
+
+void matmul_cases(Route route) {
   std::mt19937 rng(5);
   // The last over dnnl_kernels.cc's kParallelWork: launched on a team of threads.
   const std::vector<std::vector<int64_t>> a_shapes = {{7, 33}, {2, 5, 64}, {64}, {3, 2, 4, 17}, {2, 100, 160}};
@@ -374,7 +441,7 @@ TEST(DnnlInt8, MatMulIntegerAndQLinearMatMulMatchReferenceExactly) {
         c.input(middle_zero_point(a_dtype, rng));
         if (v.zero_point != 0) c.constant(weight_zero_point(v, n, rng));
         c.output(DataType::kInt32, y_dims);
-        check_exact(c, "MatMulInteger " + what, compensated ? ".compensated" : "", threads_for(index));
+        check_exact(c, "MatMulInteger " + what, expected_variant(route, compensated, true), threads_for(index), route);
       }
       for (const bool constant_scales : {true, false}) {
         const DataType y_dtype = index % 3 == 0 ? DataType::kInt8 : DataType::kUInt8;
@@ -396,13 +463,19 @@ TEST(DnnlInt8, MatMulIntegerAndQLinearMatMulMatchReferenceExactly) {
         c.constant(random_8bit(y_dtype, {}, rng, y_dtype == DataType::kInt8 ? -10 : 100,
                                y_dtype == DataType::kInt8 ? 10 : 140));
         c.output(y_dtype, y_dims);
-        const std::string variant = compensated ? ".compensated" : constant_scales ? "" : ".requantized";
-        check_exact(c, "QLinearMatMul " + what + (constant_scales ? "" : " runtime scales"), variant,
-                    threads_for(index));
+        check_exact(c, "QLinearMatMul " + what + (constant_scales ? "" : " runtime scales"),
+                    expected_variant(route, compensated, constant_scales), threads_for(index), route);
       }
     }
   }
 }
+
+TEST(DnnlInt8, MatMulIntegerAndQLinearMatMulMatchReferenceExactly) {
+  if (!has_vnni()) GTEST_SKIP() << "no VNNI: the int8 fast paths are off on this CPU";
+  matmul_cases(Route::kChosen);
+}
+
+TEST(DnnlInt8, MatMulIntegerAndQLinearMatMulOnTheFloatRouteMatchReferenceExactly) { matmul_cases(Route::kFloat); }
 
 }  // namespace
 }  // namespace ge::cpu_dnnl
