@@ -194,31 +194,100 @@ std::vector<std::filesystem::path> PluginHost::discover(const std::vector<std::f
   return files;
 }
 
-Status PluginHost::load_registry(const std::filesystem::path& registry_file) {
+namespace {
+
+/// The registry file's text; kNotFound when it is not a readable regular file.
+Result<std::string> read_registry_file(const std::filesystem::path& registry_file) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(registry_file, ec)) {
-    Status s = not_found("plugin registry '" + registry_file.string() + "' does not exist or is not a file");
-    failures_.push_back(s);
-    return s;
+    return not_found("plugin registry '" + registry_file.string() + "' does not exist or is not a file");
   }
+  std::ifstream in(registry_file, std::ios::binary);
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  if (!in && !in.eof()) return not_found("plugin registry '" + registry_file.string() + "' cannot be read");
+  return contents.str();
+}
+
+/// A plugin library opened and checked: its descriptor is of this ABI and build and names
+/// the plugin as the registry entry does.
+struct OpenedPlugin {
+  boost::dll::shared_library library;
+  const GePluginDescriptor* descriptor = nullptr;
+};
+
+/// Opens `record`'s library (RTLD_NOW | RTLD_LOCAL) and checks its descriptor; errors
+/// begin with `who` ("registry:line: plugin 'name'").
+Result<OpenedPlugin> open_plugin(const PluginRecord& record, const std::string& who) {
+  const std::string library = "'" + record.library.string() + "'";
+  std::error_code ec;
+  if (!std::filesystem::exists(record.library, ec)) {
+    return not_found(who + ": library file " + library + " does not exist");
+  }
+  OpenedPlugin opened;
+  try {
+    opened.library.load(record.library, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+  } catch (const std::exception& error) {
+    return plugin_error(who + ": cannot load library " + library + ": " + error.what());
+  }
+  if (!opened.library.has(GE_PLUGIN_ENTRY_SYMBOL)) {
+    return plugin_error(who + ": library " + library + " does not export the entry symbol '" +
+                        GE_PLUGIN_ENTRY_SYMBOL + "' (define it with GE_DEFINE_PLUGIN)");
+  }
+  try {
+    opened.descriptor = opened.library.get<const GePluginDescriptor*()>(GE_PLUGIN_ENTRY_SYMBOL)();
+  } catch (...) {
+    opened.descriptor = nullptr;
+  }
+  const GePluginDescriptor* descriptor = opened.descriptor;
+  if (descriptor == nullptr) return plugin_error(who + ": entry symbol of " + library + " returned no descriptor");
+  if (descriptor->abi_version != kPluginAbiVersion) {
+    return plugin_error(who + ": ABI version mismatch in " + library + ": got " +
+                        std::to_string(descriptor->abi_version) + ", expected " + std::to_string(kPluginAbiVersion) +
+                        " (rebuild the plugin against this GE)");
+  }
+  if (Status compatible = check_build_compatibility(*descriptor); !compatible.is_ok()) {
+    return plugin_error(who + ": " + library + " " + compatible.message());
+  }
+  // The entry's name is what other entries, .gem files and messages refer to: a
+  // registry that calls the library by another name would mislabel all of them.
+  const std::string descriptor_name = descriptor->name != nullptr ? descriptor->name : "";
+  if (descriptor_name != record.name) {
+    return plugin_error(who + ": library " + library + " is the plugin '" + descriptor_name +
+                        "' (the name in its descriptor), not '" + record.name + "': name the registry entry '" +
+                        descriptor_name + "'");
+  }
+  return opened;
+}
+
+/// Calls the plugin's register function; an exception it throws is its failure.
+Status call_register(const GePluginDescriptor& descriptor, PendingRegistrar& registrar, const std::string& who) {
+  Status registered;
+  try {
+    registered = descriptor.register_components(registrar);
+  } catch (const std::exception& error) {
+    registered = plugin_error(std::string("threw an exception: ") + error.what());
+  } catch (...) {
+    registered = plugin_error("threw a non-standard exception");
+  }
+  if (!registered.is_ok()) return plugin_error(who + ": registration failed: " + registered.message());
+  return Status::ok();
+}
+
+}  // namespace
+
+Status PluginHost::load_registry(const std::filesystem::path& registry_file) {
+  Result<std::string> text = read_registry_file(registry_file);
+  if (!text.is_ok()) {
+    failures_.push_back(text.status());
+    return text.status();
+  }
+  std::error_code ec;
   const std::filesystem::path canonical = std::filesystem::weakly_canonical(registry_file, ec);
   if (!impl_->loaded_registries.insert(canonical).second) return Status::ok();  // listed twice
   registry_files_.push_back(registry_file);
 
-  std::string text;
-  {
-    std::ifstream in(registry_file, std::ios::binary);
-    std::ostringstream contents;
-    contents << in.rdbuf();
-    if (!in && !in.eof()) {
-      Status s = not_found("plugin registry '" + registry_file.string() + "' cannot be read");
-      failures_.push_back(s);
-      return s;
-    }
-    text = contents.str();
-  }
-  detail::RegistryText parsed = detail::parse_registry(text, registry_file);
-
+  detail::RegistryText parsed = detail::parse_registry(*text, registry_file);
   Status first_error;
   auto fail = [&](Status s) {
     failures_.push_back(s);
@@ -227,125 +296,64 @@ Status PluginHost::load_registry(const std::filesystem::path& registry_file) {
   for (Status& failure : parsed.failures) fail(std::move(failure));
   for (detail::RegistryEntry& entry : parsed.entries) {
     PluginRecord record = std::move(entry.record);
-    auto record_failure = [&](Status s) {
-      record.status = s;
-      records_.push_back(record);
-      fail(s);
-    };
-    if (!entry.failure.is_ok()) {
-      record_failure(entry.failure);
-      continue;
+    Status loaded = entry.failure.is_ok() ? load_entry(record, entry.options, registry_file) : entry.failure;
+    if (!loaded.is_ok()) {
+      record.status = loaded;
+      fail(std::move(loaded));
     }
-    const std::string* name = &record.name;
-    const PluginKind* kind = &record.kind;
-    const int line = record.registry_line;
-    const std::string who = where(registry_file, line) + ": plugin '" + *name + "'";
-    const PluginOptions& options = entry.options;
-    if (auto [it, inserted] = impl_->plugin_names.emplace(*name, Impl::NameOwner{registry_file, where(registry_file, line), *kind});
-        !inserted) {
-      const Impl::NameOwner& owner = it->second;
-      if (owner.registry == registry_file) {
-        record_failure(plugin_error(who + ": duplicate plugin name (the [[plugin]] entry at " + owner.where +
-                                    " is already called '" + *name + "')"));
-        continue;
-      }
-      if (owner.kind != *kind) {
-        // Overriding by name replaces a plugin with one of its kind; another kind would
-        // silently drop this one (a 'cpu' pass hiding the cpu backend).
-        record_failure(plugin_error(who + " (a " + plugin_kind_name(*kind) + ") is overridden by the " +
-                                    plugin_kind_name(owner.kind) + " plugin of that name at " + owner.where +
-                                    ", which would drop it: give the " + plugin_kind_name(owner.kind) +
-                                    " another name, or override with a " + plugin_kind_name(*kind)));
-        continue;
-      }
-      // Registries found earlier (--plugins, then GE_PLUGINS) override later ones by name.
-      record.enabled = false;
-      record.shadowed_by = owner.registry;
-      records_.push_back(record);
-      continue;
-    }
-    if (!record.enabled) {
-      records_.push_back(record);
-      continue;
-    }
-    if (!std::filesystem::exists(record.library, ec)) {
-      record_failure(not_found(who + ": library file '" + record.library.string() + "' does not exist"));
-      continue;
-    }
-
-    boost::dll::shared_library handle;
-    try {
-      handle.load(record.library, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
-    } catch (const std::exception& error) {
-      record_failure(plugin_error(who + ": cannot load library '" + record.library.string() + "': " + error.what()));
-      continue;
-    }
-    if (!handle.has(GE_PLUGIN_ENTRY_SYMBOL)) {
-      record_failure(plugin_error(who + ": library '" + record.library.string() + "' does not export the entry symbol '" +
-                                  GE_PLUGIN_ENTRY_SYMBOL + "' (define it with GE_DEFINE_PLUGIN)"));
-      continue;
-    }
-    const GePluginDescriptor* descriptor = nullptr;
-    try {
-      descriptor = handle.get<const GePluginDescriptor*()>(GE_PLUGIN_ENTRY_SYMBOL)();
-    } catch (...) {
-      descriptor = nullptr;
-    }
-    if (descriptor == nullptr) {
-      record_failure(plugin_error(who + ": entry symbol of '" + record.library.string() + "' returned no descriptor"));
-      continue;
-    }
-    if (descriptor->abi_version != kPluginAbiVersion) {
-      record_failure(plugin_error(who + ": ABI version mismatch in '" + record.library.string() + "': got " +
-                                  std::to_string(descriptor->abi_version) + ", expected " +
-                                  std::to_string(kPluginAbiVersion) + " (rebuild the plugin against this GE)"));
-      continue;
-    }
-    if (Status compatible = check_build_compatibility(*descriptor); !compatible.is_ok()) {
-      record_failure(plugin_error(who + ": '" + record.library.string() + "' " + compatible.message()));
-      continue;
-    }
-    // The entry's name is what other entries, .gem files and messages refer to: a
-    // registry that calls the library by another name would mislabel all of them.
-    const std::string descriptor_name = descriptor->name != nullptr ? descriptor->name : "";
-    if (descriptor_name != *name) {
-      record_failure(plugin_error(who + ": library '" + record.library.string() + "' is the plugin '" +
-                                  descriptor_name + "' (the name in its descriptor), not '" + *name +
-                                  "': name the registry entry '" + descriptor_name + "'"));
-      continue;
-    }
-    record.plugin_version = descriptor->version ? descriptor->version : "";
-    if (descriptor->register_components == nullptr) {
-      record_failure(plugin_error(who + ": descriptor has no register function"));
-      continue;
-    }
-    PendingRegistrar registrar(*this, *kind, options);
-    Status registered;
-    try {
-      registered = descriptor->register_components(registrar);
-    } catch (const std::exception& error) {
-      registered = plugin_error(std::string("threw an exception: ") + error.what());
-    } catch (...) {
-      registered = plugin_error("threw a non-standard exception");
-    }
-    if (!registered.is_ok()) {
-      record_failure(plugin_error(who + ": registration failed: " + registered.message()));
-      continue;
-    }
-    record.loaded = true;
-    record.components = registrar.components;
-    for (auto& p : registrar.parsers) impl_->parsers.push_back(std::move(p));
-    for (auto& p : registrar.passes) impl_->passes.push_back(std::move(p));
-    for (auto& p : registrar.memory_assigners) impl_->memory_assigners.push_back(std::move(p));
-    for (auto& p : registrar.backends) impl_->plugin_backends.push_back(std::move(p));
-    for (auto& p : registrar.op_libraries) impl_->op_libraries.push_back(std::move(p));
-    for (auto& p : registrar.kernel_libraries) impl_->kernel_libraries.push_back(std::move(p));
-    impl_->libraries.push_back(std::move(handle));
-    records_.push_back(record);
-    GE_LOG_DEBUG("loaded plugin '{}' ({}) from {}", record.name, plugin_kind_name(record.kind), record.library.string());
+    records_.push_back(std::move(record));
   }
   compose_backends();
   return first_error;
+}
+
+Status PluginHost::load_entry(PluginRecord& record, const PluginOptions& options,
+                              const std::filesystem::path& registry_file) {
+  const std::string who = where(registry_file, record.registry_line) + ": plugin '" + record.name + "'";
+  // The name: the first registry to define it owns it.
+  auto [owner_at, first] = impl_->plugin_names.emplace(
+      record.name, Impl::NameOwner{registry_file, where(registry_file, record.registry_line), record.kind});
+  if (!first) {
+    const Impl::NameOwner& owner = owner_at->second;
+    if (owner.registry == registry_file) {
+      return plugin_error(who + ": duplicate plugin name (the [[plugin]] entry at " + owner.where +
+                          " is already called '" + record.name + "')");
+    }
+    if (owner.kind != record.kind) {
+      // Overriding by name replaces a plugin with one of its kind; another kind would
+      // silently drop this one (a 'cpu' pass hiding the cpu backend).
+      return plugin_error(who + " (a " + plugin_kind_name(record.kind) + ") is overridden by the " +
+                          plugin_kind_name(owner.kind) + " plugin of that name at " + owner.where +
+                          ", which would drop it: give the " + plugin_kind_name(owner.kind) +
+                          " another name, or override with a " + plugin_kind_name(record.kind));
+    }
+    // Registries found earlier (--plugins, then GE_PLUGINS) override later ones by name.
+    record.enabled = false;
+    record.shadowed_by = owner.registry;
+    return Status::ok();
+  }
+  if (!record.enabled) return Status::ok();
+
+  GE_ASSIGN_OR_RETURN(OpenedPlugin opened, open_plugin(record, who));
+  record.plugin_version = opened.descriptor->version ? opened.descriptor->version : "";
+  if (opened.descriptor->register_components == nullptr) {
+    return plugin_error(who + ": descriptor has no register function");
+  }
+  PendingRegistrar registrar(*this, record.kind, options);
+  GE_RETURN_IF_ERROR(call_register(*opened.descriptor, registrar, who));
+
+  // Committed only now: a plugin that fails leaves nothing behind.
+  record.loaded = true;
+  record.components = registrar.components;
+  for (auto& p : registrar.parsers) impl_->parsers.push_back(std::move(p));
+  for (auto& p : registrar.passes) impl_->passes.push_back(std::move(p));
+  for (auto& p : registrar.memory_assigners) impl_->memory_assigners.push_back(std::move(p));
+  for (auto& p : registrar.backends) impl_->plugin_backends.push_back(std::move(p));
+  for (auto& p : registrar.op_libraries) impl_->op_libraries.push_back(std::move(p));
+  for (auto& p : registrar.kernel_libraries) impl_->kernel_libraries.push_back(std::move(p));
+  impl_->libraries.push_back(std::move(opened.library));
+  GE_LOG_DEBUG("loaded plugin '{}' ({}) from {}", record.name, plugin_kind_name(record.kind), record.library.string());
+  return Status::ok();
 }
 
 void PluginHost::compose_backends() {

@@ -26,39 +26,20 @@
 #include "process_pool.h"
 #include "report.h"
 #include "test_case.h"
+#include "tool_driver.h"
 
 namespace ge::conformance {
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1;
-constexpr int kExitInternalError = 2;
+constexpr int kExitFailure = tools::kExitUserError;
 
-int fail(const Status& status) {
-  std::cerr << "ge-conformance: error (" << status_code_name(status.code()) << "): " << status.message() << "\n";
-  return status.code() == StatusCode::kInternal ? kExitInternalError : kExitFailure;
-}
+int fail(const Status& status) { return tools::fail("ge-conformance", status); }
 
-/// The registry installed beside this executable (bin/ge_plugins.toml).
-fs::path default_registry(const char* argv0) {
-  std::error_code error;
-  fs::path self = fs::read_symlink("/proc/self/exe", error);
-  if (error) self = fs::absolute(argv0, error);
-  return self.parent_path() / "ge_plugins.toml";
-}
-
+/// Loads the registries as the tools do; any plugin failure is an error here.
 Status load_plugins(PluginHost& host, const ConformanceOptions& options, const fs::path& registry) {
-  const std::vector<fs::path> registries = PluginHost::discover(options.plugin_files, registry);
-  if (registries.empty()) {
-    return not_found("no plugin registry found: none given with --plugins, GE_PLUGINS is unset or empty, and '" +
-                     registry.string() + "' does not exist");
-  }
-  for (const fs::path& file : registries) {
-    // Every failure is kept in host.failures(); try all registries to report them all.
-    (void)host.load_registry(file);
-  }
+  GE_RETURN_IF_ERROR(tools::load_plugins(host, options.plugin_files, registry));
   if (!host.failures().empty()) {
     std::string message = std::to_string(host.failures().size()) + " plugin failure(s):";
     for (const Status& failure : host.failures()) message += "\n  " + failure.to_string();
@@ -257,7 +238,7 @@ int run(int argc, char** argv) {
   const ConformanceOptions& options = *parsed;
   if (options.help) {
     std::cout << usage();
-    return kExitOk;
+    return tools::kExitOk;
   }
   if (options.verbosity > 1) increase_verbosity(options.verbosity - 1);
 
@@ -300,7 +281,7 @@ int run(int argc, char** argv) {
 
   // Loaded once here; forked children inherit the loaded plugins.
   PluginHost host;
-  if (Status status = load_plugins(host, options, default_registry(argv[0])); !status.is_ok()) return fail(status);
+  if (Status status = load_plugins(host, options, tools::default_registry(argv[0])); !status.is_ok()) return fail(status);
 
   size_t unexpected = 0;
   std::vector<std::vector<CaseResult>> results_per_level;
@@ -320,14 +301,14 @@ int run(int argc, char** argv) {
         !status.is_ok()) {
       return fail(status);
     }
-    return kExitOk;
+    return tools::kExitOk;
   }
   if (unexpected > 0) {
     std::cout << "ge-conformance: " << unexpected << " unexpected failure(s)"
               << (options.expectations ? "" : " (no --expectations list given)") << "\n";
     return kExitFailure;
   }
-  return kExitOk;
+  return tools::kExitOk;
 }
 
 }  // namespace

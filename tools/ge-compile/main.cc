@@ -2,9 +2,7 @@
 /// and writes a .gem file that ge-run loads without recompiling; --info describes one.
 /// Exit status: 0 success, 1 user error, 2 internal error.
 
-#include <charconv>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -23,6 +21,8 @@
 #include "ge/session.h"
 #include "ge/status.h"
 #include "input_shapes.h"
+#include "option_values.h"
+#include "tool_driver.h"
 
 namespace ge::tools {
 namespace {
@@ -140,8 +140,7 @@ Result<CompileOptions> parse_arguments(const std::vector<std::string>& args) {
       GE_ASSIGN_OR_RETURN(options.backend, value(arg));
     } else if (arg == "--precision") {
       GE_ASSIGN_OR_RETURN(std::string v, value(arg));
-      options.precision = parse_precision(v);
-      if (!options.precision) return invalid_argument("--precision expects fp32, bf16 or mixed, got '" + v + "'");
+      GE_ASSIGN_OR_RETURN(options.precision, parse_precision_value(arg, v));
     } else if (arg == "--input-shape") {
       GE_ASSIGN_OR_RETURN(std::string v, value(arg));
       if (v.find_first_not_of("; ") == std::string::npos) {
@@ -154,26 +153,13 @@ Result<CompileOptions> parse_arguments(const std::vector<std::string>& args) {
       options.memory_assigners.push_back(v);
     } else if (arg == "--streams") {
       GE_ASSIGN_OR_RETURN(std::string v, value(arg));
-      if (v.empty() || v.size() > 3 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) < 1 ||
-          std::stoi(v) > 64) {
-        return invalid_argument("--streams expects 1..64, got '" + v + "'");
-      }
-      options.streams = std::stoi(v);
+      GE_ASSIGN_OR_RETURN(options.streams, parse_int_value(arg, v, 1, 64));
     } else if (arg == "--stream-memory-ratio") {
       GE_ASSIGN_OR_RETURN(std::string v, value(arg));
-      double ratio = -1;
-      auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), ratio);
-      if (v.empty() || ec != std::errc() || end != v.data() + v.size() || !std::isfinite(ratio) || ratio < 0) {
-        return invalid_argument("--stream-memory-ratio expects a finite number >= 0, got '" + v + "'");
-      }
-      options.stream_memory_ratio = ratio;
+      GE_ASSIGN_OR_RETURN(options.stream_memory_ratio, parse_non_negative(arg, v));
     } else if (arg == "--threads") {
       GE_ASSIGN_OR_RETURN(std::string v, value(arg));
-      if (v.empty() || v.size() > 4 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) < 1 ||
-          std::stoi(v) > 1024) {
-        return invalid_argument("--threads expects 1..1024, got '" + v + "'");
-      }
-      options.threads = std::stoi(v);
+      GE_ASSIGN_OR_RETURN(options.threads, parse_int_value(arg, v, 1, 1024));
     } else if (arg == "--memory-limit") {
       GE_ASSIGN_OR_RETURN(std::string v, value(arg));
       Result<size_t> bytes = parse_byte_size(v);
@@ -187,9 +173,7 @@ Result<CompileOptions> parse_arguments(const std::vector<std::string>& args) {
       if (level.empty()) {
         GE_ASSIGN_OR_RETURN(level, value(arg));
       }
-      if (level.size() != 1 || level[0] < '0' || level[0] > '3')
-        return invalid_argument("-O expects 0, 1, 2 or 3, got '" + level + "'");
-      options.opt_level = level[0] - '0';
+      GE_ASSIGN_OR_RETURN(options.opt_level, parse_int_value("-O", level, 0, 3));
     } else if (!arg.empty() && arg[0] != '-') {
       if (options.model)
         return invalid_argument("unexpected argument '" + arg + "': the model is already '" + options.model->string() + "'");
@@ -211,17 +195,7 @@ Result<CompileOptions> parse_arguments(const std::vector<std::string>& args) {
   return options;
 }
 
-int fail(const Status& status) {
-  std::cerr << "ge-compile: error (" << status_code_name(status.code()) << "): " << status.message() << "\n";
-  return status.code() == StatusCode::kInternal ? 2 : 1;
-}
-
-fs::path executable_dir(const char* argv0) {
-  std::error_code error;
-  fs::path self = fs::read_symlink("/proc/self/exe", error);
-  if (error) self = fs::absolute(argv0, error);
-  return self.parent_path();
-}
+int fail(const Status& status) { return tools::fail("ge-compile", status); }
 
 double elapsed_ms(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -249,12 +223,8 @@ int run(int argc, char** argv) {
 
   PluginHost host;
   const auto plugins_start = std::chrono::steady_clock::now();
-  const std::vector<fs::path> registries =
-      PluginHost::discover(options.plugin_files, executable_dir(argv[0]) / "ge_plugins.toml");
-  if (registries.empty()) return fail(not_found("no plugin registry found (use --plugins FILE or GE_PLUGINS)"));
-  for (const fs::path& registry : registries) {
-    if (Status status = host.load_registry(registry); !status.is_ok())
-      GE_LOG_DEBUG("registry '{}': {}", registry.string(), status.to_string());
+  if (Status status = load_plugins(host, options.plugin_files, default_registry(argv[0])); !status.is_ok()) {
+    return fail(status);
   }
   if (!host.failures().empty()) {
     for (const Status& failure : host.failures()) std::cerr << "ge-compile: plugin failure: " << failure.to_string() << "\n";

@@ -36,28 +36,14 @@
 #include "profile.h"
 #include "tensor_dump.h"
 #include "tensor_file.h"
+#include "tool_driver.h"
 
 namespace ge::tools {
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kExitOk = 0;
-constexpr int kExitUserError = 1;
-constexpr int kExitInternalError = 2;
-
-int fail(const Status& status) {
-  std::cerr << "ge-run: error (" << status_code_name(status.code()) << "): " << status.message() << "\n";
-  return status.code() == StatusCode::kInternal ? kExitInternalError : kExitUserError;
-}
-
-/// The folder holding the running executable, where the default registry lives.
-fs::path executable_dir(const char* argv0) {
-  std::error_code error;
-  fs::path self = fs::read_symlink("/proc/self/exe", error);
-  if (error) self = fs::absolute(argv0, error);
-  return self.parent_path();
-}
+int fail(const Status& status) { return tools::fail("ge-run", status); }
 
 std::string milliseconds(double value) {
   char buffer[32];
@@ -73,21 +59,6 @@ size_t resident_bytes() {
   size_t pages = 0, resident = 0;
   if (!(statm >> pages >> resident)) return 0;
   return resident * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-}
-
-/// Loads every discovered registry; per-plugin failures stay in host.failures().
-Status load_plugins(PluginHost& host, const RunOptions& options, const fs::path& default_registry) {
-  const std::vector<fs::path> registries = PluginHost::discover(options.plugin_files, default_registry);
-  if (registries.empty()) {
-    return not_found("no plugin registry found: none given with --plugins, GE_PLUGINS is unset or empty, and '" +
-                     default_registry.string() + "' does not exist");
-  }
-  for (const fs::path& registry : registries) {
-    // Failures are all kept in host.failures(); keep going to report every one.
-    const Status status = host.load_registry(registry);
-    if (!status.is_ok()) GE_LOG_DEBUG("registry '{}': {}", registry.string(), status.to_string());
-  }
-  return Status::ok();
 }
 
 void print_pass_timings(const Session& session) {
@@ -298,7 +269,7 @@ int run(int argc, char** argv) {
   if (options.verbosity > 0) increase_verbosity(options.verbosity);
 
   PluginHost host;
-  if (Status status = load_plugins(host, options, executable_dir(argv[0]) / "ge_plugins.toml"); !status.is_ok()) {
+  if (Status status = load_plugins(host, options.plugin_files, default_registry(argv[0])); !status.is_ok()) {
     return fail(status);
   }
   if (options.list_plugins) {

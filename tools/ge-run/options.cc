@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "ge/memory_limit.h"
+#include "option_values.h"
 
 namespace ge::tools {
 namespace {
@@ -38,25 +39,6 @@ bool contains(std::span<const std::string_view> list, std::string_view name) {
   return false;
 }
 
-Result<int> parse_int(const std::string& option, const std::string& text, int min, int max) {
-  int value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value < min || value > max) {
-    return invalid_argument(option + " expects an integer in [" + std::to_string(min) + ", " + std::to_string(max) +
-                            "], got '" + text + "'");
-  }
-  return value;
-}
-
-Result<double> parse_tolerance(const std::string& option, const std::string& text) {
-  double value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value < 0) {
-    return invalid_argument(option + " expects a finite number >= 0, got '" + text + "'");
-  }
-  return value;
-}
-
 Result<InputSpec> parse_input(const std::string& text) {
   InputSpec spec;
   const size_t eq = text.find('=');
@@ -71,21 +53,6 @@ Result<InputSpec> parse_input(const std::string& text) {
     return invalid_argument("--input '" + text + "': expected a .npy, .pb or .npz file or 'random' after '='");
   }
   return spec;
-}
-
-Result<std::vector<std::string>> parse_pass_list(const std::string& text) {
-  std::vector<std::string> names;
-  if (text.empty()) return names;  // an explicitly empty pipeline
-  size_t start = 0;
-  while (true) {
-    const size_t comma = text.find(',', start);
-    std::string name = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (name.empty()) return invalid_argument("--passes '" + text + "': empty pass name in the list");
-    names.push_back(std::move(name));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return names;
 }
 
 Status apply_value(RunOptions& options, const std::string& option, const std::string& value, bool& tolerance_given,
@@ -104,7 +71,7 @@ Status apply_value(RunOptions& options, const std::string& option, const std::st
     options.backend = value;
     options.backend_given = true;
   } else if (option == "--repeat") {
-    GE_ASSIGN_OR_RETURN(options.repeat, parse_int(option, value, 1, 1000000000));
+    GE_ASSIGN_OR_RETURN(options.repeat, parse_int_value(option, value, 1, 1000000000));
   } else if (option == "--duration") {
     double seconds = 0;
     const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), seconds);
@@ -117,7 +84,7 @@ Status apply_value(RunOptions& options, const std::string& option, const std::st
     if (!bytes.is_ok()) return bytes.status().with_context("--memory-limit");
     options.memory_limit = *bytes;
   } else if (option == "--passes") {
-    GE_ASSIGN_OR_RETURN(std::vector<std::string> names, parse_pass_list(value));
+    GE_ASSIGN_OR_RETURN(std::vector<std::string> names, parse_pass_list("--passes", value));
     if (!options.passes.explicit_passes) options.passes.explicit_passes.emplace();
     options.passes.explicit_passes->insert(options.passes.explicit_passes->end(), names.begin(), names.end());
   } else if (option == "--autofusion") {
@@ -136,28 +103,28 @@ Status apply_value(RunOptions& options, const std::string& option, const std::st
     if (value.empty()) return invalid_argument("--expected-dir expects a directory");
     options.expected_dir = value;
   } else if (option == "--rtol") {
-    GE_ASSIGN_OR_RETURN(options.rtol, parse_tolerance(option, value));
+    GE_ASSIGN_OR_RETURN(options.rtol, parse_non_negative(option, value));
     tolerance_given = true;
   } else if (option == "--atol") {
-    GE_ASSIGN_OR_RETURN(options.atol, parse_tolerance(option, value));
+    GE_ASSIGN_OR_RETURN(options.atol, parse_non_negative(option, value));
     tolerance_given = true;
   } else if (option == "--check-rtol") {
-    GE_ASSIGN_OR_RETURN(options.passes.check_rtol, parse_tolerance(option, value));
+    GE_ASSIGN_OR_RETURN(options.passes.check_rtol, parse_non_negative(option, value));
     check_tolerance_given = true;
   } else if (option == "--check-atol") {
-    GE_ASSIGN_OR_RETURN(options.passes.check_atol, parse_tolerance(option, value));
+    GE_ASSIGN_OR_RETURN(options.passes.check_atol, parse_non_negative(option, value));
     check_tolerance_given = true;
   } else if (option == "--threads") {
-    GE_ASSIGN_OR_RETURN(options.threads, parse_int(option, value, 1, 1024));
+    GE_ASSIGN_OR_RETURN(options.threads, parse_int_value(option, value, 1, 1024));
   } else if (option == "--streams") {
-    GE_ASSIGN_OR_RETURN(options.streams, parse_int(option, value, 1, 64));
+    GE_ASSIGN_OR_RETURN(options.streams, parse_int_value(option, value, 1, 64));
   } else if (option == "--stream-memory-ratio") {
-    GE_ASSIGN_OR_RETURN(options.stream_memory_ratio, parse_tolerance(option, value));
+    GE_ASSIGN_OR_RETURN(options.stream_memory_ratio, parse_non_negative(option, value));
   } else if (option == "--super-kernels") {
-    GE_ASSIGN_OR_RETURN(int bytes, parse_int(option, value, 0, 1 << 30));
+    GE_ASSIGN_OR_RETURN(int bytes, parse_int_value(option, value, 0, 1 << 30));
     options.super_kernel_max_bytes = static_cast<size_t>(bytes);
   } else if (option == "--specialisations") {
-    GE_ASSIGN_OR_RETURN(int cached, parse_int(option, value, 0, 4096));
+    GE_ASSIGN_OR_RETURN(int cached, parse_int_value(option, value, 0, 4096));
     options.specialisations = static_cast<size_t>(cached);
   } else if (option == "--memory-assigner") {
     if (value.empty()) return invalid_argument("--memory-assigner expects an assigner name");
@@ -171,8 +138,7 @@ Status apply_value(RunOptions& options, const std::string& option, const std::st
       return invalid_argument("--memory-order expects 'stable' or 'priority', got '" + value + "'");
     }
   } else if (option == "--precision") {
-    options.precision = parse_precision(value);
-    if (!options.precision) return invalid_argument("--precision expects fp32, bf16 or mixed, got '" + value + "'");
+    GE_ASSIGN_OR_RETURN(options.precision, parse_precision_value(option, value));
   } else if (option == "--profile") {
     if (value.empty()) return invalid_argument("--profile expects a file to write the trace to");
     options.profile = value;
@@ -180,7 +146,7 @@ Status apply_value(RunOptions& options, const std::string& option, const std::st
     if (value.empty()) return invalid_argument("--dump-tensors expects a directory");
     options.dump_tensors = value;
   } else if (option == "-O") {
-    GE_ASSIGN_OR_RETURN(options.passes.opt_level, parse_int(option, value, 0, 3));
+    GE_ASSIGN_OR_RETURN(options.passes.opt_level, parse_int_value(option, value, 0, 3));
   }
   return Status::ok();
 }

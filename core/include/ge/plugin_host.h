@@ -83,6 +83,10 @@ class PluginHost {
   std::string describe() const;
 
  private:
+  /// One registry entry: claims its name (or records that an earlier registry shadows it),
+  /// opens and checks its library, calls its register function and commits what it
+  /// registered. Fills in `record`; an error leaves nothing of the plugin behind.
+  Status load_entry(PluginRecord& record, const PluginOptions& options, const std::filesystem::path& registry_file);
   void describe_pass_pipeline(std::ostream& out) const;
   /// Rebuilds backends() from the plugins' backends and the kernel libraries loaded so far.
   void compose_backends();

@@ -5,10 +5,10 @@
 namespace ge::fusion {
 namespace {
 
-using testing::at_opset;
-using testing::checked_at;
 using testing::inferred;
 using testing::run;
+
+// The golden cases (float32, each opset) are in tests/passes/activation_fusion.ge.
 
 const char* const kActivations = R"(graph main (opset ""=17) {
   input %x : float32[1,1,2,2]
@@ -55,80 +55,6 @@ const char* const kActivationsFused = R"(graph main (opset ""=17, "ge"=1) {
   output %y5
 })";
 
-TEST(ActivationFusion, FusesEachActivationIntoItsProducer) {
-  EXPECT_EQ(run(kActivations, {"fuse_activation"}), inferred(kActivationsFused));
-}
-
-TEST(ActivationFusion, BiasThenActivationMakeOneFusedMatMul) {
-  EXPECT_EQ(run(R"(graph main (opset ""=17) {
-  input %x : float32[2,2,3]
-  init %w : float32[3,3] = [1, 0, 0, 0, 1, 0, 0, 0, 1]
-  init %bias : float32[3] = [1, 2, 3]
-  %m = MatMul(%x, %w) "mm"
-  %b = Add(%m, %bias) "add"
-  %y = Tanh(%b) "tanh"
-  output %y
-})",
-                {"fuse_matmul_bias", "fuse_activation"}),
-            inferred(R"(graph main (opset ""=17, "ge"=1) {
-  input %x : float32[2,2,3]
-  init %w : float32[3,3] = [1, 0, 0, 0, 1, 0, 0, 0, 1]
-  init %bias : float32[3] = [1, 2, 3]
-  %y = ge::FusedMatMul(%x, %w, %bias) {activation: string = "Tanh"} "mm"
-  output %y
-})"));
-}
-
-TEST(ActivationFusion, GeluBecomesAPostOpOfTheFusedMatMul) {
-  EXPECT_EQ(run(R"(graph main (opset ""=13, "ge"=1) {
-  input %x : float32[2,2,3]
-  init %w : float32[3,3] = [1, 0, 0, 0, 1, 0, 0, 0, 1]
-  init %bias : float32[3] = [1, 2, 3]
-  %m = MatMul(%x, %w) "mm"
-  %b = Add(%m, %bias) "add"
-  %y = ge::Gelu(%b) {approximate: string = "tanh"} "gelu"
-  output %y
-})",
-                {"fuse_matmul_bias", "fuse_activation"}),
-            inferred(R"(graph main (opset ""=13, "ge"=1) {
-  input %x : float32[2,2,3]
-  init %w : float32[3,3] = [1, 0, 0, 0, 1, 0, 0, 0, 1]
-  init %bias : float32[3] = [1, 2, 3]
-  %y = ge::FusedMatMul(%x, %w, %bias) {activation: string = "Gelu", activation_params: floats = [1]} "mm"
-  output %y
-})"));
-}
-
-TEST(ActivationFusion, DoesNotFireWhenTheProducerOutputIsUsedElsewhere) {
-  const std::string ir = R"(graph main (opset ""=17) {
-  input %x : float32[1,1,2,2]
-  input %low : float32[]
-  init %w : float32[2,1,1,1] = [2, 3]
-  %c1 = Conv(%x, %w) "shared"
-  %y1 = Relu(%c1) "relu"
-  %z1 = Neg(%c1) "other_user"
-  %c2 = Conv(%x, %w) "exposed"
-  %y2 = Sigmoid(%c2) "sigmoid"
-  %c3 = Conv(%x, %w) "dynamic_clip"
-  %y3 = Clip(%c3, %low) "clip"
-  output %y1
-  output %z1
-  output %y2
-  output %c2
-  output %y3
-})";
-  EXPECT_EQ(run(ir, {"fuse_activation"}), inferred(ir));
-}
-
-class ActivationFusionAtOpset : public ::testing::TestWithParam<int> {};
-
-TEST_P(ActivationFusionAtOpset, FusesAndStillInfers) {
-  EXPECT_EQ(run(at_opset(kActivations, GetParam()), {"fuse_activation"}, checked_at(3)),
-            inferred(at_opset(kActivationsFused, GetParam())));
-}
-
-INSTANTIATE_TEST_SUITE_P(Opsets, ActivationFusionAtOpset, ::testing::ValuesIn(testing::kOpsets), testing::opset_name);
-
 // float16/bfloat16 models fuse as float32 ones do (the fused kernels take both), the
 // fused outputs within a few roundings of the chain's (checked_in).
 class ActivationFusionInHalf : public ::testing::TestWithParam<std::string> {};
@@ -142,23 +68,6 @@ TEST_P(ActivationFusionInHalf, FusesEachActivationIntoItsProducer) {
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, ActivationFusionInHalf, ::testing::ValuesIn(testing::kHalfDtypes),
                          testing::dtype_name);
-
-TEST(ActivationFusion, ClipBoundsFromAttributesBeforeOpset11) {
-  EXPECT_EQ(run(R"(graph main (opset ""=10) {
-  input %x : float32[1,1,2,2]
-  init %w : float32[2,1,1,1] = [2, 3]
-  %c = Conv(%x, %w) "conv"
-  %y = Clip(%c) {max: float = 6, min: float = 0} "relu6"
-  output %y
-})",
-                {"fuse_activation"}, checked_at(3)),
-            inferred(R"(graph main (opset ""=10, "ge"=1) {
-  input %x : float32[1,1,2,2]
-  init %w : float32[2,1,1,1] = [2, 3]
-  %y = ge::FusedConv(%x, %w) {activation: string = "Clip", activation_params: floats = [0, 6]} "conv"
-  output %y
-})"));
-}
 
 }  // namespace
 }  // namespace ge::fusion

@@ -5,10 +5,10 @@
 namespace ge::fusion {
 namespace {
 
-using testing::at_opset;
-using testing::checked_at;
 using testing::inferred;
 using testing::run;
+
+// The golden cases (float32, each opset) are in tests/passes/conv_bn_fusion.ge.
 
 // W = [2, 3], B = [1, -1]; BN scale [1, 2], bias [0, 1], mean [1, 0], var [4, 0.25],
 // epsilon 0: s = scale / sqrt(var) = [0.5, 4]; W' = W * s = [1, 12];
@@ -39,43 +39,6 @@ const char* const kConvBnFolded = R"(graph main (opset ""=17) {
   %y = Conv(%x, %conv_w_bn, %conv_b_bn) {kernel_shape: ints = [1, 1]} "conv"
   output %y
 })";
-
-TEST(ConvBatchNormFusion, FoldsTheNormalisationIntoTheWeights) {
-  EXPECT_EQ(run(kConvBn, {"fuse_conv_bn"}), inferred(R"(graph main (opset ""=17) {
-  input %x : float32[1,1,2,2]
-  init %w : float32[2,1,1,1] = [2, 3]
-  init %b : float32[2] = [1, -1]
-  init %scale : float32[2] = [1, 2]
-  init %bias : float32[2] = [0, 1]
-  init %mean : float32[2] = [1, 0]
-  init %var : float32[2] = [4, 0.25]
-  init %conv_w_bn : float32[2,1,1,1] = [1, 12]
-  init %conv_b_bn : float32[2] = [0, -3]
-  %y = Conv(%x, %conv_w_bn, %conv_b_bn) {kernel_shape: ints = [1, 1]} "conv"
-  output %y
-})"));
-}
-
-TEST(ConvBatchNormFusion, DoesNotFoldTrainingModeOrAnExposedConvOutput) {
-  std::string training = kConvBn;
-  training.replace(training.find("%y = BatchNormalization"), 23,
-                   "%y, %running_mean, %running_var = BatchNormalization");
-  training.replace(training.find("{epsilon: float = 0}"), 20, "{epsilon: float = 0, training_mode: int = 1}");
-  EXPECT_EQ(run(training, {"fuse_conv_bn"}), inferred(training));
-  std::string exposed = kConvBn;
-  exposed.replace(exposed.find("  output %y"), 11, "  output %y\n  output %c");
-  EXPECT_EQ(run(exposed, {"fuse_conv_bn"}), inferred(exposed));
-}
-
-class ConvBatchNormFusionAtOpset : public ::testing::TestWithParam<int> {};
-
-TEST_P(ConvBatchNormFusionAtOpset, FoldsAndStillInfers) {
-  EXPECT_EQ(run(at_opset(kConvBn, GetParam()), {"fuse_conv_bn"}, checked_at(2)),
-            inferred(at_opset(kConvBnFolded, GetParam())));
-}
-
-INSTANTIATE_TEST_SUITE_P(Opsets, ConvBatchNormFusionAtOpset, ::testing::ValuesIn(testing::kOpsets),
-                         testing::opset_name);
 
 // In a float16/bfloat16 model the folded weights and bias are of the model's dtype,
 // each rounded once: with var [9, 0.25], s = [1/3, 4] and W' = [2/3, 12], 2/3 being
