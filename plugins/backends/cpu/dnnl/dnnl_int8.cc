@@ -578,15 +578,13 @@ int finish_matmul(const KernelArgs& args, const void* params) {
 using namespace int8_detail;
 
 std::optional<PreparedKernel> prepare_int8_conv(const Node& node, std::string_view backend, const Options& options) {
-  const bool qlinear = node.op_type() == "QLinearConv";
-  const size_t w_index = qlinear ? 3 : 1, x_zero_index = 2, w_zero_index = qlinear ? 5 : 3;
-  const Value* x = node.input(0);
-  const Value* w = optional_input(node, w_index);
-  const Value* y = node.output(0);
-  if (!has_vnni() || !is_8bit(x) || !is_8bit(w) || w->constant() == nullptr) return std::nullopt;
-  if (!x->desc().is_plain() || !y->desc().is_plain()) return std::nullopt;
+  if (!has_vnni()) return std::nullopt;
+  const std::optional<Int8Operands> operands = int8_operands(node, "QLinearConv");
+  if (!operands) return std::nullopt;
+  const bool qlinear = operands->qlinear;
+  const size_t x_zero_index = 2, w_zero_index = operands->w_zero_index;
+  const Value *x = operands->x, *w = operands->w, *y = operands->y;
   const DataType y_dtype = y->desc().dtype;
-  if (qlinear ? !is_8bit(y) : y_dtype != DataType::kInt32) return std::nullopt;
   const Dims x_dims = dims_of(*x), w_dims = dims_of(*w), y_dims = dims_of(*y);
   const size_t rank = x_dims.size();
   if (rank < 3 || rank > 5 || w_dims.size() != rank) return std::nullopt;
@@ -762,27 +760,16 @@ std::optional<PreparedKernel> prepare_int8_conv(const Node& node, std::string_vi
 }
 
 std::optional<PreparedKernel> prepare_int8_matmul(const Node& node, std::string_view backend, const Options& options) {
-  const bool qlinear = node.op_type() == "QLinearMatMul";
-  const size_t b_index = qlinear ? 3 : 1, a_zero_index = 2, b_zero_index = qlinear ? 5 : 3;
-  const Value* a = node.input(0);
-  const Value* b = optional_input(node, b_index);
-  const Value* y = node.output(0);
-  if (!has_vnni() || !is_8bit(a) || !is_8bit(b) || b->constant() == nullptr) return std::nullopt;
-  if (!a->desc().is_plain() || !y->desc().is_plain()) return std::nullopt;
+  if (!has_vnni()) return std::nullopt;
+  const std::optional<Int8Operands> operands = int8_operands(node, "QLinearMatMul");
+  if (!operands) return std::nullopt;
+  const bool qlinear = operands->qlinear;
+  const size_t a_zero_index = 2, b_zero_index = operands->w_zero_index;
+  const Value *a = operands->x, *b = operands->w, *y = operands->y;
   const DataType y_dtype = y->desc().dtype;
-  if (qlinear ? !is_8bit(y) : y_dtype != DataType::kInt32) return std::nullopt;
-  Dims a_dims = dims_of(*a);
-  const Dims b_dims = dims_of(*b);
-  if (a_dims.empty() || b_dims.size() < 2) return std::nullopt;
-  for (size_t i = 0; i + 2 < b_dims.size(); ++i) {
-    if (b_dims[i] != 1) return std::nullopt;  // a batch of B matrices
-  }
-  if (a_dims.size() == 1) a_dims.insert(a_dims.begin(), 1);
-  if (b_dims.size() > a_dims.size()) return std::nullopt;  // Y has B's unit batch dims: fine, but rare
-  const int64_t k = a_dims.back(), n = b_dims.back();
-  if (b_dims[b_dims.size() - 2] != k) return std::nullopt;
-  int64_t rows = 1;
-  for (size_t i = 0; i + 1 < a_dims.size(); ++i) rows *= a_dims[i];
+  const std::optional<MatMulShape> shape = matmul_shape(*a, *b);
+  if (!shape) return std::nullopt;
+  const int64_t k = shape->k, n = shape->n, rows = shape->rows;
   const Value* a_zero = optional_input(node, a_zero_index);
   if (a_zero != nullptr && (a_zero->desc().dtype != a->desc().dtype || a_zero->desc().element_count() != 1)) {
     return std::nullopt;  // per-row zero points stay on the reference kernel

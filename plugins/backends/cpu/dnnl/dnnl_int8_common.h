@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dnnl_program.h"
+#include "dnnl_util.h"
 #include "ge/graph.h"
 #include "ge/kernel.h"
 #include "ge/tensor.h"
@@ -68,6 +69,51 @@ inline int32_t load_8bit(const void* data, bool is_signed) {
 inline bool is_jit(const char* implementation) {
   const std::string_view name = implementation != nullptr ? implementation : "";
   return name.starts_with("jit") || name.starts_with("brg");
+}
+
+/// The operands both routes take of ConvInteger/QLinearConv (`qlinear_op` "QLinearConv")
+/// or MatMulInteger/QLinearMatMul: 8-bit input 0 and constant 8-bit weights, input 0 and
+/// the output plain, the output 8-bit (QLinear*) or int32. Nullopt for anything else.
+struct Int8Operands {
+  const Value* x = nullptr;  ///< input 0 (A of a matmul)
+  const Value* w = nullptr;  ///< the constant weights (B)
+  const Value* y = nullptr;
+  bool qlinear = false;
+  size_t w_index = 1, w_zero_index = 3;
+};
+inline std::optional<Int8Operands> int8_operands(const Node& node, std::string_view qlinear_op) {
+  Int8Operands o;
+  o.qlinear = node.op_type() == qlinear_op;
+  o.w_index = o.qlinear ? 3 : 1;
+  o.w_zero_index = o.qlinear ? 5 : 3;
+  o.x = node.input(0);
+  o.w = optional_input(node, o.w_index);
+  o.y = node.output(0);
+  if (!is_8bit(o.x) || !is_8bit(o.w) || o.w->constant() == nullptr) return std::nullopt;
+  if (!o.x->desc().is_plain() || !o.y->desc().is_plain()) return std::nullopt;
+  if (o.qlinear ? !is_8bit(o.y) : o.y->desc().dtype != DataType::kInt32) return std::nullopt;
+  return o;
+}
+
+/// A matmul's A dims (a vector as one row) and B dims, where B is one matrix (any batch
+/// dims of 1, no more of them than A has) whose rows match A's columns; nullopt otherwise.
+struct MatMulShape {
+  Dims a, b;
+  int64_t rows = 1, k = 0, n = 0;  ///< A as [rows, k], B [k, n]
+};
+inline std::optional<MatMulShape> matmul_shape(const Value& a, const Value& b) {
+  MatMulShape shape{dims_of(a), dims_of(b)};
+  if (shape.a.empty() || shape.b.size() < 2) return std::nullopt;
+  for (size_t i = 0; i + 2 < shape.b.size(); ++i) {
+    if (shape.b[i] != 1) return std::nullopt;  // a batch of B matrices
+  }
+  if (shape.a.size() == 1) shape.a.insert(shape.a.begin(), 1);
+  if (shape.b.size() > shape.a.size()) return std::nullopt;  // Y has B's unit batch dims: fine, but rare
+  shape.k = shape.a.back();
+  shape.n = shape.b.back();
+  if (shape.b[shape.b.size() - 2] != shape.k) return std::nullopt;
+  for (size_t i = 0; i + 1 < shape.a.size(); ++i) shape.rows *= shape.a[i];
+  return shape;
 }
 
 }  // namespace ge::cpu_dnnl::int8_detail
