@@ -8,6 +8,7 @@
 #include "dnnl_fast_paths.h"
 #include "dnnl_program.h"
 #include "dnnl_util.h"
+#include "ge/cpu_kernels/kernel_library.h"
 #include "ge/logging.h"
 
 namespace ge::cpu_dnnl {
@@ -17,20 +18,38 @@ std::optional<PreparedKernel> prepare_concat(const Node& node, std::string_view 
   const DnnlType storage = storage_type(y);
   if (node.input_count() == 0 || storage == DnnlType::undef || !y->desc().is_static()) return std::nullopt;
   // A Concat moves elements without arithmetic: float16 moves as bfloat16 (the same 16
-  // bits), which oneDNN's jit concat takes (its float16 one is the reference loop).
-  const DnnlType moved = storage == DnnlType::f16 ? DnnlType::bf16 : storage;
+  // bits), which oneDNN's jit concat takes (its float16 one is the reference loop). Below
+  // AVX512-BF16 oneDNN concatenates neither type but in its reference loop, which converts
+  // (NaN payloads and subnormals change): there two channels of 16 bits move as one
+  // float32 of a half-width block, the same bytes (nChw16c of C channels is nChw8c of C/2).
+  const bool pairs = storage != DnnlType::f32 && !native_bf16();
+  const DnnlType moved = pairs ? DnnlType::f32 : storage == DnnlType::f16 ? DnnlType::bf16 : storage;
+  auto moved_desc = [&](const Value& value) -> std::optional<dnnl::memory::desc> {
+    if (!pairs) {
+      std::optional<dnnl::memory::desc> md = stored_desc(value);
+      return md ? std::optional(with_type(*md, moved)) : std::nullopt;
+    }
+    Dims dims = dims_of(value);
+    const int64_t block = cpu_kernels::channel_block_of_format(value.desc().format, dims.size());
+    if (value.desc().is_plain() || dims.size() < 3 || dims[1] % 2 != 0 || block < 2) return std::nullopt;
+    dims[1] /= 2;
+    const std::string half_block = "nChw" + std::to_string(block / 2) + "c";
+    if (dims.size() == 4 && block / 2 == 4) return dnnl::memory::desc(dims, DnnlType::f32, Tag::nChw4c);
+    return stored_desc(dims, half_block, DnnlType::f32);
+  };
   bool plain = y->desc().is_plain();
   std::vector<dnnl::memory::desc> sources;
   for (const Value* x : node.inputs()) {
     if (storage_type(x) != storage || !x->desc().is_static() || x->desc().element_count() == 0) return std::nullopt;
-    const std::optional<dnnl::memory::desc> md = stored_desc(*x);
-    if (!md) return std::nullopt;
     plain = plain && x->desc().is_plain();
-    sources.push_back(with_type(*md, moved));
   }
   if (plain) return std::nullopt;
-  std::optional<dnnl::memory::desc> y_md = stored_desc(*y);
-  if (y_md) y_md = with_type(*y_md, moved);
+  for (const Value* x : node.inputs()) {
+    const std::optional<dnnl::memory::desc> md = moved_desc(*x);
+    if (!md) return std::nullopt;
+    sources.push_back(*md);
+  }
+  std::optional<dnnl::memory::desc> y_md = moved_desc(*y);
   const int64_t rank = static_cast<int64_t>(dims_of(*y).size());
   int64_t axis = node.get_int("axis", 1);
   if (axis < 0) axis += rank;

@@ -1,6 +1,7 @@
 #include "dnnl_program.h"
 
 #include "dnnl_openmp.h"
+#include "dnnl_util.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -84,8 +85,16 @@ namespace {
 struct HalfConversion {
   ArgSource from, to;
   size_t count = 0;   // elements
-  bool widen = true;  // float16 -> float32 (else float32 -> float16)
+  bool widen = true;  // half -> float32 (else float32 -> half)
+  bool bfloat = false;  // bfloat16 (else float16)
 };
+
+void bfloat16_span_to_float(const uint16_t* in, float* out, size_t count) {
+  for (size_t i = 0; i < count; ++i) out[i] = ge::bfloat16_to_float(in[i]);
+}
+void bfloat16_span_from_float(const float* in, uint16_t* out, size_t count) {
+  for (size_t i = 0; i < count; ++i) out[i] = ge::bfloat16_from_float(in[i]);
+}
 
 // A conversion of at least this many elements splits over the launch's threads: below
 // it (16 KiB of float16) a fork/join (about a microsecond) costs more than it saves.
@@ -95,6 +104,14 @@ constexpr size_t kParallelConversion = 8192;
 // conversions: F16C or AVX-512).
 void convert_range(const HalfConversion& p, void* from, void* to, size_t begin, size_t end) {
   const size_t count = end - begin;
+  if (p.bfloat) {
+    if (p.widen) {
+      bfloat16_span_to_float(static_cast<const uint16_t*>(from) + begin, static_cast<float*>(to) + begin, count);
+    } else {
+      bfloat16_span_from_float(static_cast<const float*>(from) + begin, static_cast<uint16_t*>(to) + begin, count);
+    }
+    return;
+  }
   if (p.widen) {
     ge::float16_to_float(std::span<const uint16_t>(static_cast<const uint16_t*>(from) + begin, count),
                          std::span<float>(static_cast<float*>(to) + begin, count));
@@ -121,7 +138,8 @@ int convert_half(const KernelArgs& args, const void* params) {
   return cpu_kernels::kKernelOk;
 }
 
-bool is_f16(const dnnl::memory::desc& desc) { return desc.data_type() == dnnl::memory::data_type::f16; }
+// Half precision the host converts (float16; bfloat16 without bf16 arithmetic).
+bool is_f16(const dnnl::memory::desc& desc) { return converted_half(desc.data_type()); }
 
 // The reorder of one image between plain nchw and channel blocks (nChw16c, nChw8c) whose
 // channels do not fill the last block: oneDNN runs its generic kernel for the padded
@@ -259,7 +277,8 @@ void ProgramBuilder::add_reorder(const dnnl::memory::desc& from, ArgSource sourc
   };
   auto convert = [&](ArgSource f, ArgSource t, size_t count, bool widen) {
     auto params = std::make_shared<HalfConversion>();
-    *params = HalfConversion{f, t, count, widen};
+    const dt half = widen ? from.data_type() : to.data_type();
+    *params = HalfConversion{f, t, count, widen, half == dt::bf16};
     add_host(&convert_half, std::move(params));
   };
   if (is_f16(from)) {
@@ -403,11 +422,15 @@ class PrepackCache {
     dnnl::memory::desc source_desc = from;
     const void* source_data = key;
     std::shared_ptr<void> widened;
-    if (from.data_type() == dnnl::memory::data_type::f16 && to.data_type() != dnnl::memory::data_type::f16) {
+    if (converted_half(from.data_type()) && to.data_type() != from.data_type()) {
       const size_t count = from.get_size() / 2;
       widened = aligned_buffer(count * sizeof(float));
-      ge::float16_to_float(std::span<const uint16_t>(static_cast<const uint16_t*>(key), count),
-                           std::span<float>(static_cast<float*>(widened.get()), count));
+      if (from.data_type() == dnnl::memory::data_type::bf16) {
+        bfloat16_span_to_float(static_cast<const uint16_t*>(key), static_cast<float*>(widened.get()), count);
+      } else {
+        ge::float16_to_float(std::span<const uint16_t>(static_cast<const uint16_t*>(key), count),
+                             std::span<float>(static_cast<float*>(widened.get()), count));
+      }
       dnnl_memory_desc_t data = from.data;
       data.data_type = dnnl_f32;
       source_desc = dnnl::memory::desc(data);

@@ -56,7 +56,23 @@ DnnlType storage_type(const Value* value) {
   }
 }
 
-DnnlType compute_type(DnnlType storage) { return storage == DnnlType::f16 ? DnnlType::f32 : storage; }
+DnnlType compute_type(DnnlType storage) { return converted_half(storage) ? DnnlType::f32 : storage; }
+
+bool native_bf16() {
+  // The ISA values are feature masks (avx2_vnni's is numerically above avx512_core_bf16's).
+  static const bool native = [] {
+    try {
+      const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+      const auto bf16 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_bf16);
+      return (isa & bf16) == bf16;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }();
+  return native;
+}
+
+bool converted_half(DnnlType type) { return type == DnnlType::f16 || (type == DnnlType::bf16 && !native_bf16()); }
 
 dnnl::memory::desc with_type(const dnnl::memory::desc& desc, DnnlType type) {
   dnnl_memory_desc_t data = desc.data;

@@ -34,10 +34,17 @@ bool is_float32(const Value* value);
 bool is_float(const Value* value);
 /// oneDNN's type for `value`'s element type (f32, f16, bf16); undef for any other.
 DnnlType storage_type(const Value* value);
-/// What a primitive computes on for values stored as `storage`: bfloat16 natively (this
-/// oneDNN has bf16 kernels for AVX512-BF16 and AMX), float16 as float32 (oneDNN 2.6 has
-/// no CPU float16 primitive: the program converts at the kernel's boundary).
+/// What a primitive computes on for values stored as `storage`: bfloat16 natively where
+/// oneDNN dispatches bf16 kernels (AVX512-BF16, AMX: native_bf16()), float16, and
+/// bfloat16 elsewhere, as float32 (oneDNN 2.6 has no CPU float16 primitive, and none for
+/// bfloat16 below AVX512-BF16: the program converts at the kernel's boundary).
 DnnlType compute_type(DnnlType storage);
+/// Whether oneDNN, as it dispatches here (ONEDNN_MAX_CPU_ISA included), has bfloat16
+/// arithmetic (avx512_core_bf16 and above).
+bool native_bf16();
+/// Whether values of `type` are stored in half precision but computed in float32: the
+/// program converts them on the host at a kernel's boundary (dnnl_program.cc).
+bool converted_half(DnnlType type);
 /// `desc` with its element type replaced (same dims and layout).
 dnnl::memory::desc with_type(const dnnl::memory::desc& desc, DnnlType type);
 
