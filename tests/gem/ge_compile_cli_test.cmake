@@ -44,17 +44,17 @@ expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --memory-assigner 
   "unknown memory assigner 'nosuch'")
 # small_cnn is one chain: --streams 4 still needs one stream (and keeps the memory plan).
 expect_run(0 ARGS --model ${MODEL} --output ${WORK_DIR}/streams.gem --streams 4 CONTAINS "execution plans: 1 stream(s)")
-expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --streams 0 CONTAINS "--streams expects 1..64, got '0'")
+expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --streams 0 CONTAINS "--streams expects an integer in [1, 64], got '0'")
 # Intra-op threads: a model compiled for 2 threads loads with 1 (kernels need no more
 # workspace than planned).
 expect_run(0 ARGS --model ${MODEL} --output ${WORK_DIR}/threads.gem --threads 2 -O3)
 expect_run(0 ARGS --verify ${WORK_DIR}/threads.gem --threads 1 CONTAINS "loaded '${WORK_DIR}/threads.gem' for cpu: ")
-expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --threads 0 CONTAINS "--threads expects 1..1024, got '0'")
+expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --threads 0 CONTAINS "--threads expects an integer in [1, 1024], got '0'")
 expect_run(1 ARGS --info ${MODEL} CONTAINS "is not a GE model file (wrong magic)")
 expect_run(1 ARGS --model ${MODEL} CONTAINS "--output (or --export-onnx) is required")
 expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --input-shape "nosuch:1" CONTAINS
   "--input-shape: the model has no runtime input 'nosuch'")
-expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem -O7 CONTAINS "-O expects 0, 1, 2 or 3, got '7'")
+expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem -O7 CONTAINS "-O expects an integer in [0, 3], got '7'")
 expect_run(1 ARGS --info ${WORK_DIR}/does_not_exist.gem CONTAINS "cannot read model file")
 # --precision is recorded in the .gem (fp32 where the CPU has no bfloat16 arithmetic, which
 # the compile says) and --verify checks one given against it.
