@@ -5,10 +5,9 @@
 #include <new>
 #include <thread>
 
-#include <oneapi/dnnl/dnnl.hpp>
-
 #include "autofuse_kernels.h"
 #include "dnnl_kernels.h"
+#include "dnnl_util.h"
 #include "ge/cpu_kernels/kernel_library.h"
 
 namespace ge {
@@ -68,19 +67,7 @@ Status CpuBackend::set_intra_op_threads(int threads) {
   return Status::ok();
 }
 
-bool CpuBackend::has_bfloat16_arithmetic() {
-  // The ISA values are feature masks (avx2_vnni's is numerically above avx512_core_bf16's).
-  static const bool has = [] {
-    try {
-      const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
-      const auto bf16 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_bf16);
-      return (isa & bf16) == bf16;
-    } catch (const std::exception&) {
-      return false;
-    }
-  }();
-  return has;
-}
+bool CpuBackend::has_bfloat16_arithmetic() { return cpu_dnnl::native_bf16(); }
 
 Status CpuBackend::set_precision(Precision precision) {
   if (precision != Precision::kFp32 && !has_bfloat16_arithmetic()) {
