@@ -327,6 +327,28 @@ Dims plain_strides(const Dims& dims, int64_t channels) {
   return strides;
 }
 
+// A [rows, depth] slice (rows `k` apart) times [depth, n], float32, as oneDNN's jit 1x1
+// convolution over the nhwc image [1, depth, 1, rows] (A's memory) into nhwc [1, n, 1, rows]
+// (Y's): on AVX2 its sgemm-based matmul runs these shapes 2-2.6x slower (dnnl_matmul.cc,
+// build_as_convolution). Nullopt when oneDNN has no jit kernel for it.
+std::optional<dnnl::convolution_forward::primitive_desc> pointwise_form(int64_t rows, int64_t depth, int64_t k,
+                                                                        int64_t n) {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  dnnl::convolution_forward::desc desc(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+      dnnl::memory::desc({1, depth, 1, rows}, dt::f32, Dims{rows * k, 1, rows * k, k}),
+      dnnl::memory::desc({n, depth, 1, 1}, dt::f32, Tag::any),
+      dnnl::memory::desc(), dnnl::memory::desc({1, n, 1, rows}, dt::f32, Tag::nhwc), {1, 1}, {0, 0}, {0, 0});
+  try {
+    dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
+    if (!is_jit(pd.impl_info_str())) return std::nullopt;
+    return pd;
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+}
+
 std::string chunk_suffix(size_t chunks) {
   return chunks > 1 ? ".exact_f32x" + std::to_string(chunks) : ".exact_f32";
 }
@@ -489,11 +511,26 @@ std::optional<PreparedKernel> prepare_int8_matmul_float(const Node& node, std::s
       implementation = pd.impl_info_str();
       const Tensor chunk_tensor = Tensor::from_vector<float>(
           {depth, n}, std::vector<float>(weights->begin() + first * n, weights->begin() + last * n));
-      void* packed = prepack(builder, chunk_tensor, b_user, pd.weights_desc());
       const ArgSource sums{ArgSource::kWorkspace, 0, builder.reserve_workspace(y_md.get_size()), nullptr};
+      const ArgSource a_source{ArgSource::kWorkspace, 0, widened + static_cast<size_t>(first) * sizeof(float), nullptr};
+      if (std::optional<dnnl::convolution_forward::primitive_desc> conv =
+              impl.starts_with("gemm") ? pointwise_form(rows, depth, k, n) : std::nullopt) {
+        // The sgemm-based matmul (AVX2) as a 1x1 convolution: A's slice is an nhwc image
+        // [1, depth, 1, rows], B's rows [depth, n] its iohw weights, Y [rows, n] the output.
+        implementation = conv->impl_info_str();
+        const dnnl::memory::desc w_user({n, depth, 1, 1}, dt::f32, Tag::iohw);
+        void* packed = prepack(builder, chunk_tensor, w_user, conv->weights_desc());
+        builder.add(dnnl::convolution_forward(*conv),
+                    {{DNNL_ARG_SRC, conv->src_desc(), a_source},
+                     {DNNL_ARG_WEIGHTS, conv->weights_desc(), {ArgSource::kOwned, 0, 0, packed}},
+                     {DNNL_ARG_DST, conv->dst_desc(), sums}},
+                    conv->scratchpad_desc());
+        finish.chunk_offsets.push_back(sums.offset);
+        continue;
+      }
+      void* packed = prepack(builder, chunk_tensor, b_user, pd.weights_desc());
       builder.add(dnnl::matmul(pd),
-                  {{DNNL_ARG_SRC, a_slice,
-                    {ArgSource::kWorkspace, 0, widened + static_cast<size_t>(first) * sizeof(float), nullptr}},
+                  {{DNNL_ARG_SRC, a_slice, a_source},
                    {DNNL_ARG_WEIGHTS, pd.weights_desc(), {ArgSource::kOwned, 0, 0, packed}},
                    {DNNL_ARG_DST, y_md, sums}},
                   pd.scratchpad_desc());
