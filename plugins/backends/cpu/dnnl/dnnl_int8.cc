@@ -75,19 +75,14 @@ struct ShiftedWeights {
 
 std::optional<ShiftedWeights> shift_weights(const Tensor& w, const Value* zero_point, int64_t rows, int64_t depth,
                                             int64_t row_step, int64_t tap_step) {
-  const Tensor* zero = nullptr;
-  if (zero_point != nullptr) {
-    zero = zero_point->constant();
-    if (zero == nullptr || zero->dtype() != w.dtype()) return std::nullopt;
-    if (zero->element_count() != 1 && zero->element_count() != rows) return std::nullopt;
-  }
-  auto zero_of = [&](int64_t r) { return zero == nullptr ? 0 : element(*zero, zero->element_count() == 1 ? 0 : r); };
+  const std::optional<WeightZeroPoints> zero_of = weight_zero_points(w, zero_point, rows);
+  if (!zero_of) return std::nullopt;
   // Each row's w - wz itself where it fits in int8 (weights quantised with a reduced or
   // symmetric range): no compensation for that row. Else the fixed shift.
   std::vector<int32_t> shifts(static_cast<size_t>(rows));
   const int32_t fixed_shift = w.dtype() == DataType::kUInt8 ? 128 : 0;
   for (int64_t r = 0; r < rows; ++r) {
-    const int32_t wz = zero_of(r);
+    const int32_t wz = (*zero_of)(r);
     bool fits = true;
     for (int64_t k = 0; k < depth && fits; ++k) {
       const int32_t d = element(w, r * row_step + k * tap_step) - wz;
@@ -105,7 +100,7 @@ std::optional<ShiftedWeights> shift_weights(const Tensor& w, const Value* zero_p
   }
   out.compensation.resize(static_cast<size_t>(rows));
   for (int64_t r = 0; r < rows; ++r) {
-    const int32_t wz = zero_of(r), shift = shifts[r];
+    const int32_t wz = (*zero_of)(r), shift = shifts[r];
     out.compensation[r] = shift - wz;
     out.compensated = out.compensated || out.compensation[r] != 0;
     int64_t sum = 0;

@@ -71,6 +71,23 @@ inline bool is_jit(const char* implementation) {
   return name.starts_with("jit") || name.starts_with("brg");
 }
 
+/// A weight zero point read per output row: none (0), one for all rows, or one per row.
+struct WeightZeroPoints {
+  const Tensor* zero = nullptr;
+  int32_t operator()(int64_t row) const {
+    return zero == nullptr ? 0 : element(*zero, zero->element_count() == 1 ? 0 : row);
+  }
+};
+/// The zero points of weights `w` of `rows` rows (input `zero_point`, or null for none);
+/// nullopt unless they are a constant of w's type with 1 or `rows` elements.
+inline std::optional<WeightZeroPoints> weight_zero_points(const Tensor& w, const Value* zero_point, int64_t rows) {
+  if (zero_point == nullptr) return WeightZeroPoints{};
+  const Tensor* zero = zero_point->constant();
+  if (zero == nullptr || zero->dtype() != w.dtype()) return std::nullopt;
+  if (zero->element_count() != 1 && zero->element_count() != rows) return std::nullopt;
+  return WeightZeroPoints{zero};
+}
+
 /// The operands both routes take of ConvInteger/QLinearConv (`qlinear_op` "QLinearConv")
 /// or MatMulInteger/QLinearMatMul: 8-bit input 0 and constant 8-bit weights, input 0 and
 /// the output plain, the output 8-bit (QLinear*) or int32. Nullopt for anything else.

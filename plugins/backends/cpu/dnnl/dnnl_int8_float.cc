@@ -56,6 +56,8 @@ using int8_detail::constant_floats;
 using int8_detail::Int8Operands;
 using int8_detail::int8_operands;
 using int8_detail::matmul_shape;
+using int8_detail::weight_zero_points;
+using int8_detail::WeightZeroPoints;
 using int8_detail::MatMulShape;
 using int8_detail::element;
 using int8_detail::input_at;
@@ -242,15 +244,11 @@ int64_t activation_reach(const Value& x, const Value* zero) {
 // columns of B) of `depth` taps each, element (row, tap) at row * row_step + tap * tap_step.
 std::optional<std::vector<float>> shifted_weights(const Tensor& w, const Value* zero_point, int64_t rows, int64_t depth,
                                                   int64_t row_step, int64_t tap_step) {
-  const Tensor* zero = nullptr;
-  if (zero_point != nullptr) {
-    zero = zero_point->constant();
-    if (zero == nullptr || zero->dtype() != w.dtype()) return std::nullopt;
-    if (zero->element_count() != 1 && zero->element_count() != rows) return std::nullopt;
-  }
+  const std::optional<WeightZeroPoints> zero_of = weight_zero_points(w, zero_point, rows);
+  if (!zero_of) return std::nullopt;
   std::vector<float> out(static_cast<size_t>(w.element_count()));
   for (int64_t r = 0; r < rows; ++r) {
-    const int32_t wz = zero == nullptr ? 0 : element(*zero, zero->element_count() == 1 ? 0 : r);
+    const int32_t wz = (*zero_of)(r);
     for (int64_t k = 0; k < depth; ++k) {
       const int64_t i = r * row_step + k * tap_step;
       out[static_cast<size_t>(i)] = static_cast<float>(element(w, i) - wz);
