@@ -113,21 +113,24 @@ void warn_once(const std::string& message) {
 
 }  // namespace
 
-Status Session::apply_precision(Backend& backend, Precision requested) {
-  precision_backend_ = &backend;
-  requested_precision_ = requested;
-  precision_ = Precision::kFp32;
+Result<Precision> Session::set_backend_precision(Backend& backend, Precision requested) {
   Status status = detail::guard_plugin_call("backend '" + backend.name() + "' (set_precision)",
                                             [&] { return backend.set_precision(requested); });
-  if (status.is_ok()) {
-    precision_ = requested;
-    return status;
-  }
+  if (status.is_ok()) return requested;
   if (status.code() != StatusCode::kUnsupported || requested == Precision::kFp32) {
     return status.with_context("precision " + std::string(precision_name(requested)));
   }
   warn_once(status.message() + ": running float32 instead of " + std::string(precision_name(requested)));
-  return backend.set_precision(Precision::kFp32).with_context("precision fp32");
+  GE_RETURN_IF_ERROR(backend.set_precision(Precision::kFp32).with_context("precision fp32"));
+  return Precision::kFp32;
+}
+
+Status Session::apply_precision(Backend& backend, Precision requested) {
+  precision_backend_ = &backend;
+  requested_precision_ = requested;
+  precision_ = Precision::kFp32;
+  GE_ASSIGN_OR_RETURN(precision_, set_backend_precision(backend, requested));
+  return Status::ok();
 }
 
 void Session::restore_precision() const {
@@ -151,28 +154,35 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, const s
   return session;
 }
 
-Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::unique_ptr<Graph> graph,
-                                                 const SessionOptions& options) {
-  std::unique_ptr<Session> session(new Session());
-  session->backend_name_ = options.backend;
-  detail::StageClock clock(session->stage_timings_);
+Compilation::Compilation() = default;
+Compilation::Compilation(Compilation&&) noexcept = default;
+Compilation& Compilation::operator=(Compilation&&) noexcept = default;
+Compilation::~Compilation() = default;
+
+Result<Compilation> compile(const PluginHost& host, std::unique_ptr<Graph> graph, const SessionOptions& options) {
+  Compilation c;
+  c.backend_name_ = options.backend;
+  c.pool_ = TensorPool::create();
+  detail::StageClock clock(c.stage_timings_);
   GE_ASSIGN_OR_RETURN(std::vector<std::shared_ptr<MemoryAssigner>> assigners,
                       detail::select_assigners(host, options.memory_assigners));
-  session->ops_ = host.make_op_registry();
+  c.ops_ = std::make_shared<OpRegistry>(host.make_op_registry());
   GE_RETURN_IF_ERROR(verify_graph(*graph).with_context("imported graph"));
   clock.end("verify");
-  GE_RETURN_IF_ERROR(session->ops_.infer_graph(*graph));
-  GE_RETURN_IF_ERROR(session->apply_memory_limit(*graph, options));
+  GE_RETURN_IF_ERROR(c.ops_->infer_graph(*graph));
+  GE_ASSIGN_OR_RETURN(c.weights_reservation_, detail::apply_memory_limit(*graph, options, *c.pool_));
   clock.end("infer shapes");
   // Specialisations start from the graph before the passes: with static shapes they fold
   // and fuse what they could not on the dynamic graph.
-  std::unique_ptr<Graph> specialisation_source = wants_specialisation(options, *graph) ? graph->clone() : nullptr;
-  std::unique_ptr<Graph> unoptimised = options.passes.check_passes ? graph->clone() : nullptr;
-  GE_ASSIGN_OR_RETURN(Backend * backend, host.backend(options.backend));
-  if (options.threads > 0) GE_RETURN_IF_ERROR(backend->set_intra_op_threads(options.threads));
+  if (Session::wants_specialisation(options, *graph)) c.specialisation_source_ = graph->clone();
+  if (options.passes.check_passes) c.unoptimised_ = graph->clone();
+  GE_ASSIGN_OR_RETURN(c.backend_, host.backend(options.backend));
+  Backend& backend = *c.backend_;
+  if (options.threads > 0) GE_RETURN_IF_ERROR(backend.set_intra_op_threads(options.threads));
   // Before the passes: layout assignment asks the backend which formats its kernels prefer.
-  GE_RETURN_IF_ERROR(session->apply_precision(*backend, options.precision));
-  PassManager passes(host.passes(), session->ops_, options.passes);
+  c.requested_precision_ = options.precision;
+  GE_ASSIGN_OR_RETURN(c.precision_, Session::set_backend_precision(backend, options.precision));
+  PassManager passes(host.passes(), *c.ops_, options.passes);
   Result<Backend*> reference = host.backend("cpu");
   const auto passes_start = clock.mark();
   // The per-op executor gets the graph as it was before the layout phase: a blocked
@@ -184,52 +194,90 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::un
   if (options.passes.check_passes && reference.is_ok()) {
     GE_RETURN_IF_ERROR((*reference)->set_precision(Precision::kFp32).with_context("--check-passes"));
   }
-  GE_RETURN_IF_ERROR(passes.run(*graph, backend, reference.is_ok() ? *reference : nullptr,
+  GE_RETURN_IF_ERROR(passes.run(*graph, &backend, reference.is_ok() ? *reference : nullptr,
                                 [&](const Graph& g) { before_layout = g.clone(); }));
-  session->restore_precision();
-  session->pass_timings_ = passes.timings();
+  (void)backend.set_precision(c.precision_);
+  c.pass_timings_ = passes.timings();
   clock.end("passes");
-  add_pass_stages(session->stage_timings_, passes_start, session->pass_timings_);
-  Status sink_refusal;
+  add_pass_stages(c.stage_timings_, passes_start, c.pass_timings_);
   if (options.task_sink) {
     // Identical weights the passes left (CSE runs from -O1) share one host storage.
     share_identical_constants(*graph);
-    Result<std::unique_ptr<ModelRunner>> runner =
-        detail::load_task_sink(*graph, *backend, session->ops_, assigners, options.memory_order, options.max_streams,
-                               options.stream_memory_ratio, session->pool_, options.shrink,
-                               options.super_kernel_max_bytes);
-    if (runner.is_ok()) {
-      session->set_runner(std::move(runner).value(), *backend);
-      clock.end("load (task sink)");
-      if (unoptimised) GE_RETURN_IF_ERROR(check_loaded_session(*session, *unoptimised, host, session->ops_, options));
-      return session;
+    Result<CompiledModel> sink = detail::compile_task_sink(*graph, backend, *c.ops_, std::move(assigners),
+                                                           options.memory_order, options.max_streams,
+                                                           options.stream_memory_ratio, c.pool_);
+    if (sink.is_ok()) {
+      // The arena is allocated at load; whether it fits the memory limit beside the
+      // weights is known now (the same check and message as load's).
+      GE_RETURN_IF_ERROR(c.pool_
+                             ->reserve("the task sink's feature-map arena of graph '" + graph->name() + "'",
+                                       sink->feature_map_bytes())
+                             .status());
+      c.task_sink_.emplace(std::move(sink).value());
+      clock.end("compile (task sink)");
+      return c;
     }
     clock.end("try task sink");
     // Dynamic shapes, control flow and sequences are the per-op executor's job.
-    if (runner.status().code() != StatusCode::kUnsupported) {
-      return runner.status().with_context("loading the task sink");
-    }
-    sink_refusal = runner.status();
+    if (sink.status().code() != StatusCode::kUnsupported) return sink.status().with_context("loading the task sink");
+    c.task_sink_refusal_ = sink.status();
     GE_LOG_INFO("graph '{}' {}: {}", graph->name(),
-                specialisation_source ? "is specialised per input shape" : "runs per op", sink_refusal.message());
+                c.specialisation_source_ ? "is specialised per input shape" : "runs per op", sink.status().message());
   }
-  if (before_layout) graph = std::move(before_layout);
-  Status per_op =
-      session->load_per_op(host, std::move(graph), std::move(specialisation_source), true, options, *backend);
-  if (!per_op.is_ok() && !sink_refusal.is_ok()) {
-    // The task sink's reason is the one to act on (e.g. an op the backend has no kernel for).
-    return Status(per_op.code(),
-                  per_op.message() + "; the task sink could not run the graph either: " + sink_refusal.message());
+  c.graph_ = before_layout ? std::move(before_layout) : std::move(graph);
+  return c;
+}
+
+Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, std::unique_ptr<Graph> graph,
+                                                 const SessionOptions& options) {
+  GE_ASSIGN_OR_RETURN(Compilation compilation, compile(host, std::move(graph), options));
+  return load(host, std::move(compilation), options);
+}
+
+Result<std::unique_ptr<Session>> Session::load(const PluginHost& host, Compilation c, const SessionOptions& options) {
+  if (c.backend_ == nullptr) return invalid_argument("loading a compilation that was moved from");
+  std::unique_ptr<Session> session(new Session());
+  session->backend_name_ = c.backend_name_;
+  session->ops_ = c.ops_;
+  session->pool_ = c.pool_;
+  session->weights_reservation_ = std::move(c.weights_reservation_);
+  session->precision_backend_ = c.backend_;
+  session->precision_ = c.precision_;
+  session->requested_precision_ = c.requested_precision_;
+  session->pass_timings_ = std::move(c.pass_timings_);
+  session->stage_timings_ = std::move(c.stage_timings_);
+  Backend& backend = *c.backend_;
+  detail::StageClock clock(session->stage_timings_);
+  if (c.task_sink_) {
+    ModelRunnerOptions runner_options;
+    runner_options.output_pool = session->pool_;
+    runner_options.shrink = options.shrink;
+    runner_options.super_kernel_max_bytes = options.super_kernel_max_bytes;
+    GE_ASSIGN_OR_RETURN(std::unique_ptr<ModelRunner> runner,
+                        ModelRunner::load(std::move(*c.task_sink_), backend, runner_options));
+    c.task_sink_.reset();
+    session->set_runner(std::move(runner), backend);
+    clock.end("load (task sink)");
+  } else {
+    session->restore_precision();  // the per-op executor prepares kernels in it
+    Status per_op = session->load_per_op(host, std::move(c.graph_), std::move(c.specialisation_source_), true,
+                                         options, backend);
+    if (!per_op.is_ok() && !c.task_sink_refusal_.is_ok()) {
+      // The task sink's reason is the one to act on (e.g. an op the backend has no kernel for).
+      return Status(per_op.code(), per_op.message() + "; the task sink could not run the graph either: " +
+                                       c.task_sink_refusal_.message());
+    }
+    GE_RETURN_IF_ERROR(per_op);
+    clock.end("load (per-op executor)");
   }
-  GE_RETURN_IF_ERROR(per_op);
-  clock.end("load (per-op executor)");
-  if (unoptimised) GE_RETURN_IF_ERROR(check_loaded_session(*session, *unoptimised, host, session->ops_, options));
+  if (c.unoptimised_) GE_RETURN_IF_ERROR(check_loaded_session(*session, *c.unoptimised_, host, *session->ops_, options));
   return session;
 }
 
-Status Session::apply_memory_limit(const Graph& graph, const SessionOptions& options) {
+Result<std::shared_ptr<void>> detail::apply_memory_limit(const Graph& graph, const SessionOptions& options,
+                                                        TensorPool& pool) {
   const size_t limit = options.memory_limit > 0 ? options.memory_limit : physical_memory_bytes();
-  pool_->set_memory_limit(limit);
+  pool.set_memory_limit(limit);
   auto check = [&](const Value* value, const std::string& role) -> Status {
     if (value == nullptr || value->desc().kind != ValueKind::kTensor || !value->desc().is_static()) return Status::ok();
     const std::string what = role + " '" + value->name() + "' " + value->desc().to_string();
@@ -254,7 +302,11 @@ Status Session::apply_memory_limit(const Graph& graph, const SessionOptions& opt
                            .with_context("the model's weights"));
     weights_bytes += weight->byte_size();
   }
-  GE_ASSIGN_OR_RETURN(weights_reservation_, pool_->reserve("the model's weights", weights_bytes));
+  return pool.reserve("the model's weights", weights_bytes);
+}
+
+Status Session::apply_memory_limit(const Graph& graph, const SessionOptions& options) {
+  GE_ASSIGN_OR_RETURN(weights_reservation_, detail::apply_memory_limit(graph, options, *pool_));
   return Status::ok();
 }
 

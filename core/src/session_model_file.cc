@@ -71,11 +71,11 @@ Status Session::load_gear(const PluginHost& host, LoadedModelFile& gear, const S
   for (size_t i = 0; i < given.size(); ++i) probe.emplace_back(given[i]->name(), RuntimeValue::of(shapes[i]));
   GE_RETURN_IF_ERROR(bind_runtime_inputs(expected, probe).status());
   GE_RETURN_IF_ERROR(verify_graph(*gear.graph).with_context("gear graph"));
-  GE_RETURN_IF_ERROR(ops_.infer_graph(*gear.graph));
+  GE_RETURN_IF_ERROR(ops_->infer_graph(*gear.graph));
   GE_ASSIGN_OR_RETURN(Backend * backend, host.backend(options.backend));
   ModelRunnerOptions runner_options;
   runner_options.precompiled = &*gear.plans;
-  runner_options.memory_plan_options.ops = &ops_;
+  runner_options.memory_plan_options.ops = ops_.get();
   runner_options.output_pool = pool_;
   runner_options.shrink = options.shrink;
   GE_ASSIGN_OR_RETURN(std::unique_ptr<ModelRunner> runner, ModelRunner::load(*gear.graph, *backend, runner_options));
@@ -92,10 +92,10 @@ Result<std::unique_ptr<Session>> Session::create_compiled(const PluginHost& host
   std::unique_ptr<Session> session(new Session());
   session->backend_name_ = options.backend;
   detail::StageClock clock(session->stage_timings_);
-  session->ops_ = host.make_op_registry();
+  session->ops_ = std::make_shared<OpRegistry>(host.make_op_registry());
   GE_RETURN_IF_ERROR(verify_graph(*graph).with_context("compiled graph"));
   clock.end("verify");
-  GE_RETURN_IF_ERROR(session->ops_.infer_graph(*graph));
+  GE_RETURN_IF_ERROR(session->ops_->infer_graph(*graph));
   GE_RETURN_IF_ERROR(session->apply_memory_limit(*graph, options));
   clock.end("infer shapes");
   GE_ASSIGN_OR_RETURN(Backend * backend, host.backend(options.backend));
@@ -104,7 +104,7 @@ Result<std::unique_ptr<Session>> Session::create_compiled(const PluginHost& host
   if (plans != nullptr) {
     ModelRunnerOptions runner_options;
     runner_options.precompiled = plans;
-    runner_options.memory_plan_options.ops = &session->ops_;
+    runner_options.memory_plan_options.ops = session->ops_.get();
     runner_options.output_pool = session->pool_;
     runner_options.shrink = options.shrink;
     GE_ASSIGN_OR_RETURN(std::unique_ptr<ModelRunner> runner, ModelRunner::load(*graph, *backend, runner_options));

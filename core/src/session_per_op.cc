@@ -30,11 +30,11 @@ Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph
     for (const auto& node : graph.nodes()) {
       for (Value* out : node->outputs()) out->mutable_desc().shape.reset();
     }
-    GE_RETURN_IF_ERROR(ops_.infer_graph(graph));
+    GE_RETURN_IF_ERROR(ops_->infer_graph(graph));
     if (run_passes) {
       PassManagerOptions pass_options = options.passes;
       pass_options.dump_dir = std::move(dump);
-      PassManager passes(host.passes(), ops_, pass_options);
+      PassManager passes(host.passes(), *ops_, pass_options);
       Result<Backend*> reference = host.backend("cpu");
       PassManager::BeforeLayout keep;
       if (before_layout != nullptr) keep = [before_layout](const Graph& g) { *before_layout = g.clone(); };
@@ -50,7 +50,7 @@ Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph
   };
   auto load = [this, &backend, options, assigners = std::move(assigners)](const Graph& graph) {
     // No shrink: each specialisation is compiled from the host graph, which stays.
-    return detail::load_task_sink(graph, backend, ops_, assigners, options.memory_order, options.max_streams,
+    return detail::load_task_sink(graph, backend, *ops_, assigners, options.memory_order, options.max_streams,
                                   options.stream_memory_ratio, pool_, false, options.super_kernel_max_bytes);
   };
   SinkCompiler compile = [optimise, load](std::unique_ptr<Graph> graph) -> Result<std::unique_ptr<ModelRunner>> {
@@ -68,7 +68,7 @@ Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph
                                       "shapes whose specialisation runs in the task sink run");
     dynamic_graph_ = std::move(graph);
   } else {
-    GE_ASSIGN_OR_RETURN(executor_, Executor::create(std::move(graph), backend, ops_, executor_options));
+    GE_ASSIGN_OR_RETURN(executor_, Executor::create(std::move(graph), backend, *ops_, executor_options));
   }
   if (specialisation_source) {
     specialisation_source_ = std::move(specialisation_source);
@@ -94,7 +94,7 @@ Status Session::load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph
       if (before_layout) graph = std::move(before_layout);
       GE_LOG_INFO("specialised graph '{}' runs per op, partitioned: {}", graph->name(), runner.status().message());
       GE_ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
-                          Executor::create(std::move(graph), backend, ops_, executor_options));
+                          Executor::create(std::move(graph), backend, *ops_, executor_options));
       return Specialisation{nullptr, std::move(executor)};
     };
     specialisations_ = std::make_unique<SpecialisationCache>(options.specialisation_cache_size, std::move(specialise));

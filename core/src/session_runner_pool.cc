@@ -35,7 +35,7 @@ Result<ModelRunner*> Session::acquire_runner() {
   const CompiledPlans plans = runner_->compiled_plans();
   ModelRunnerOptions options;
   options.precompiled = &plans;
-  options.memory_plan_options.ops = &ops_;
+  options.memory_plan_options.ops = ops_.get();
   options.output_pool = pool_;
   restore_precision();  // the sibling's kernels must be the stored plan's
   GE_ASSIGN_OR_RETURN(std::unique_ptr<ModelRunner> sibling, ModelRunner::load(runner_->graph(), *backend_, options));

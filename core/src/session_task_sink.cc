@@ -22,24 +22,42 @@ Result<std::vector<std::shared_ptr<MemoryAssigner>>> select_assigners(const Plug
   return selected;
 }
 
-Result<std::unique_ptr<ModelRunner>> load_task_sink(const Graph& graph, Backend& backend, const OpRegistry& ops,
-                                                    std::vector<std::shared_ptr<MemoryAssigner>> assigners,
-                                                    ExecutionOrder order, int max_streams, double stream_memory_ratio,
-                                                    std::shared_ptr<TensorPool> pool, bool shrink,
-                                                    size_t super_kernel_max_bytes) {
+ModelRunnerOptions task_sink_options(const OpRegistry& ops, std::vector<std::shared_ptr<MemoryAssigner>> assigners,
+                                     ExecutionOrder order, int max_streams, double stream_memory_ratio,
+                                     std::shared_ptr<TensorPool> pool) {
   ModelRunnerOptions options;
   options.output_pool = std::move(pool);
-  options.shrink = shrink;
-  options.super_kernel_max_bytes = super_kernel_max_bytes;
   options.max_streams = max_streams;
   options.stream_memory_ratio = stream_memory_ratio;
   options.memory_assigners = std::move(assigners);
   options.memory_plan_options.order = order;
   options.memory_plan_options.ops = &ops;
-  if (options.memory_assigners.empty()) {
+  return options;
+}
+
+Result<CompiledModel> compile_task_sink(const Graph& graph, const Backend& backend, const OpRegistry& ops,
+                                        std::vector<std::shared_ptr<MemoryAssigner>> assigners, ExecutionOrder order,
+                                        int max_streams, double stream_memory_ratio, std::shared_ptr<TensorPool> pool) {
+  if (assigners.empty()) {
     return unsupported("no memory assigner is loaded (enable one of kind 'memory_assigner' in the plugin registry)");
   }
-  return ModelRunner::load(graph, backend, options);
+  return ModelRunner::compile(graph, backend,
+                              task_sink_options(ops, std::move(assigners), order, max_streams, stream_memory_ratio,
+                                                std::move(pool)));
+}
+
+Result<std::unique_ptr<ModelRunner>> load_task_sink(const Graph& graph, Backend& backend, const OpRegistry& ops,
+                                                    std::vector<std::shared_ptr<MemoryAssigner>> assigners,
+                                                    ExecutionOrder order, int max_streams, double stream_memory_ratio,
+                                                    std::shared_ptr<TensorPool> pool, bool shrink,
+                                                    size_t super_kernel_max_bytes) {
+  GE_ASSIGN_OR_RETURN(CompiledModel compiled, compile_task_sink(graph, backend, ops, std::move(assigners), order,
+                                                                max_streams, stream_memory_ratio, pool));
+  ModelRunnerOptions options;
+  options.output_pool = std::move(pool);
+  options.shrink = shrink;
+  options.super_kernel_max_bytes = super_kernel_max_bytes;
+  return ModelRunner::load(std::move(compiled), backend, options);
 }
 
 }  // namespace ge::detail

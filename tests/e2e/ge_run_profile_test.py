@@ -63,7 +63,7 @@ def main():
         return [e for e in complete if tracks[(e["pid"], e["tid"])] == track_name]
 
     stages = [e["name"] for e in on("compile")]
-    for stage in ("parse", "verify", "infer shapes", "passes", "load (task sink)"):
+    for stage in ("parse", "verify", "infer shapes", "passes", "compile (task sink)", "load (task sink)"):
         check(stage in stages, "compile track lacks '%s': %r" % (stage, stages))
     check(processes[on("compile")[0]["pid"]] == "ge-run (wall time)", "host process: %r" % processes)
     runs = sorted(on("runs"), key=lambda e: e["ts"])

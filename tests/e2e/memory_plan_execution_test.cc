@@ -291,8 +291,10 @@ TEST(MemoryPlanExecution, SessionRunsSmallCnnThroughTheTaskSink) {
   ASSERT_GE(stages.size(), 5u);
   EXPECT_EQ(std::vector<std::string>(stages.begin(), stages.begin() + 4),
             (std::vector<std::string>{"parse", "verify", "infer shapes", "passes"}));
+  // Compiled with no device, then loaded on it.
+  EXPECT_EQ(stages[stages.size() - 2], "compile (task sink)");
   EXPECT_EQ(stages.back(), "load (task sink)");
-  EXPECT_EQ(stages.size(), 5 + (*sunk)->pass_timings().size()) << "one stage per pass inside 'passes'";
+  EXPECT_EQ(stages.size(), 6 + (*sunk)->pass_timings().size()) << "one stage per pass inside 'passes'";
   for (size_t i = 0; i < (*sunk)->pass_timings().size(); ++i) {
     EXPECT_EQ(stages[4 + i], "pass:" + (*sunk)->pass_timings()[i].name);
   }

@@ -3,7 +3,7 @@
 file(MAKE_DIRECTORY ${WORK_DIR})
 
 function(expect_run expected_rc)
-  cmake_parse_arguments(ARG "" "" "ARGS;CONTAINS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "ARGS;CONTAINS;LACKS" ${ARGN})
   execute_process(COMMAND ${GE_COMPILE} ${ARG_ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL expected_rc)
     message(FATAL_ERROR "ge-compile ${ARG_ARGS}: exit ${rc}, expected ${expected_rc}\n${out}\n${err}")
@@ -12,6 +12,12 @@ function(expect_run expected_rc)
     string(FIND "${out}${err}" "${fragment}" at)
     if(at EQUAL -1)
       message(FATAL_ERROR "ge-compile ${ARG_ARGS}: output lacks '${fragment}':\n${out}\n${err}")
+    endif()
+  endforeach()
+  foreach(fragment IN LISTS ARG_LACKS)
+    string(FIND "${out}${err}" "${fragment}" at)
+    if(NOT at EQUAL -1)
+      message(FATAL_ERROR "ge-compile ${ARG_ARGS}: output has '${fragment}':\n${out}\n${err}")
     endif()
   endforeach()
 endfunction()
@@ -34,6 +40,12 @@ expect_run(0 ARGS --info ${WORK_DIR}/fixed.gem CONTAINS "input : float32[1,3,16,
 expect_run(1 ARGS --model ${MODEL} --output ${WORK_DIR}/x.gem --input-shape "input:1,3,8,8" CONTAINS
   "--input-shape: input 'input' dim 2 is 16 in the model, not 8")
 expect_run(0 ARGS --verify ${gem} CONTAINS "loaded '${gem}' for cpu: ")
+# Seed 001: the offline compiler needs no device. Compiling for npu_sim creates no
+# simulated device (its creation is logged at -v); loading the file does.
+expect_run(0 ARGS --model ${MODEL} --output ${WORK_DIR}/npu_sim.gem --backend npu_sim -v
+  CONTAINS "compiled '${MODEL}' for npu_sim -O2" "execution plans: 1 stream(s)" LACKS "simulated device created")
+expect_run(0 ARGS --verify ${WORK_DIR}/npu_sim.gem --backend npu_sim -v
+  CONTAINS "npu_sim: simulated device created" "loaded '${WORK_DIR}/npu_sim.gem' for npu_sim: ")
 expect_run(1 ARGS --verify ${gem} --backend npu_sim CONTAINS "was compiled for backend 'cpu', not 'npu_sim'")
 # The memory assigner and the stream count reach the stored plans.
 expect_run(0 ARGS --model ${MODEL} --output ${WORK_DIR}/naive.gem --memory-assigner naive

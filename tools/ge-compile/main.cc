@@ -272,9 +272,11 @@ int run(int argc, char** argv) {
   session_options.threads = options.threads;
   session_options.memory_limit = options.memory_limit;
   session_options.precision = options.precision.value_or(Precision::kFp32);
-  Result<std::unique_ptr<Session>> session = Session::create(host, std::move(*graph), session_options);
-  if (!session.is_ok()) return fail(session.status().with_context(options.model->string()));
-  if (gear_mode && (*session)->uses_task_sink()) {
+  // Compiled as a session would compile it, with no device touched: nothing is
+  // allocated, no weight copied, no stream created (seed 001's offline compiler).
+  Result<Compilation> compiled = compile(host, std::move(*graph), session_options);
+  if (!compiled.is_ok()) return fail(compiled.status().with_context(options.model->string()));
+  if (gear_mode && compiled->task_sink() != nullptr) {
     return fail(invalid_argument("--input-shape given " + std::to_string(options.input_shapes.size()) +
                                  " times, but the model's input shapes are static: dynamic gears need dynamic dims"));
   }
@@ -288,7 +290,7 @@ int run(int argc, char** argv) {
     export_options.metadata = {{"ge.backend", options.backend},
                                {"ge.opt_level", std::to_string(options.opt_level)},
                                {"ge.source_model", options.model->filename().string()}};
-    const Graph& optimised = (*session)->graph();
+    const Graph& optimised = compiled->graph();
     if (Status status = onnx_common::write_onnx_model(optimised, *options.export_onnx, export_options);
         !status.is_ok())
       return fail(status.with_context("--export-onnx"));
@@ -302,12 +304,12 @@ int run(int argc, char** argv) {
   info.backend = options.backend;
   info.opt_level = options.opt_level;
   // What the kernels were prepared in: fp32 where the backend has no bf16 arithmetic.
-  info.precision = (*session)->precision();
+  info.precision = compiled->precision();
   info.producer = "ge-compile " GE_VERSION_STRING;
   info.source_model = options.model->filename().string();
   info.plugins = required_plugins(host, options.backend);
   std::optional<CompiledPlans> plans;
-  if (const ModelRunner* runner = (*session)->runner()) plans = runner->compiled_plans();
+  if (const CompiledModel* sink = compiled->task_sink()) plans = sink->plans();
   std::vector<std::string> gears;
   for (const std::string& spec : gear_mode ? options.input_shapes : std::vector<std::string>{}) {
     std::unique_ptr<Graph> gear_graph = original->clone();
@@ -318,28 +320,27 @@ int run(int argc, char** argv) {
       if (still_dynamic.empty() && input->desc().kind == ValueKind::kTensor && !input->desc().is_static())
         still_dynamic = "'" + input->name() + "' " + input->desc().to_string();
     }
-    Result<std::unique_ptr<Session>> gear = Session::create(host, std::move(gear_graph), session_options);
+    Result<Compilation> gear = compile(host, std::move(gear_graph), session_options);
     if (!gear.is_ok()) return fail(gear.status().with_context(where));
-    const ModelRunner* runner = (*gear)->runner();
-    if (runner == nullptr && !still_dynamic.empty()) {
+    const CompiledModel* sink = gear->task_sink();
+    if (sink == nullptr && !still_dynamic.empty()) {
       return fail(invalid_argument(where + ": input " + still_dynamic +
                                    " still has dynamic dims; each --input-shape of a gear gives the dims of every "
                                    "input with dynamic dims"));
     }
-    if (runner == nullptr) {
+    if (sink == nullptr) {
       return fail(invalid_argument(where + ": the model does not compile to static plans for these shapes (control "
                                            "flow or data-dependent shapes); it is specialised at run time instead"));
     }
-    const CompiledPlans gear_plans = runner->compiled_plans();
-    Result<std::string> bytes =
-        serialize_model_file((*gear)->graph(), info, &gear_plans, (*gear)->memory_statistics());
+    const CompiledPlans gear_plans = sink->plans();
+    Result<std::string> bytes = serialize_model_file(gear->graph(), info, &gear_plans, gear->memory_statistics());
     if (!bytes.is_ok()) return fail(bytes.status().with_context(where));
     gears.push_back(std::move(bytes).value());
     std::cout << "dynamic gear " << gears.size() << " (" << spec << "): feature map " << gear_plans.feature_map_bytes
               << " bytes, " << gears.back().size() << " bytes in the file\n";
   }
-  if (Status status = write_model_file(*options.output, (*session)->graph(), info, plans ? &*plans : nullptr,
-                                       (*session)->memory_statistics(), gears);
+  if (Status status = write_model_file(*options.output, compiled->graph(), info, plans ? &*plans : nullptr,
+                                       compiled->memory_statistics(), gears);
       !status.is_ok())
     return fail(status);
   std::error_code error;

@@ -88,8 +88,75 @@ struct StageTiming {
   std::chrono::nanoseconds duration{0};
 };
 
+/// A model compiled for a backend the way a session compiles it, with no device touched
+/// (seed 001's offline compiler): verified, inferred, optimised by the pass pipeline and,
+/// when every value is a static numeric tensor and no node runs on the host, compiled
+/// into the task sink's plans (a CompiledModel: kernels, order, streams, memory plan,
+/// task definitions). ge::compile makes one; Session::load runs it; ge-compile writes it
+/// into a model file.
+class Compilation {
+ public:
+  Compilation(Compilation&&) noexcept;
+  Compilation& operator=(Compilation&&) noexcept;
+  ~Compilation();
+
+  /// The graph a session of this compilation runs and a model file stores: the task
+  /// sink's (its plans index it), else the optimised graph as the per-op executor takes
+  /// it (before the layout phase: each cluster it sinks gets a layout of its own).
+  const Graph& graph() const { return task_sink_ ? task_sink_->graph() : *graph_; }
+  /// The task sink's compiled model, or null when the graph runs per op
+  /// (task_sink_refusal() says why).
+  const CompiledModel* task_sink() const { return task_sink_ ? &*task_sink_ : nullptr; }
+  /// Why the graph does not compile to the task sink (ok when it does, or when
+  /// SessionOptions::task_sink is off).
+  const Status& task_sink_refusal() const { return task_sink_refusal_; }
+  /// The statistics of the task sink's memory plan, or null when the graph runs per op.
+  const MemoryStatistics* memory_statistics() const {
+    return task_sink_ ? &task_sink_->memory_plan().statistics : nullptr;
+  }
+  const std::string& backend_name() const { return backend_name_; }
+  /// The precision the kernels were prepared in, and the one asked for (see Session).
+  Precision precision() const { return precision_; }
+  Precision requested_precision() const { return requested_precision_; }
+  const std::vector<PassTiming>& pass_timings() const { return pass_timings_; }
+  /// The steps compile took (verify, infer shapes, passes and each pass, compile).
+  const std::vector<StageTiming>& stage_timings() const { return stage_timings_; }
+
+ private:
+  friend class Session;
+  friend Result<Compilation> compile(const PluginHost& host, std::unique_ptr<Graph> graph,
+                                     const SessionOptions& options);
+  Compilation();
+
+  std::shared_ptr<OpRegistry> ops_;
+  std::shared_ptr<TensorPool> pool_;           // the session's: the memory limit, the weights counted
+  std::shared_ptr<void> weights_reservation_;  // the weights' bytes, counted in pool_
+  std::string backend_name_;
+  Backend* backend_ = nullptr;
+  Precision precision_ = Precision::kFp32;
+  Precision requested_precision_ = Precision::kFp32;
+  std::vector<PassTiming> pass_timings_;
+  std::vector<StageTiming> stage_timings_;
+  std::optional<CompiledModel> task_sink_;
+  Status task_sink_refusal_;
+  std::unique_ptr<Graph> graph_;                  // without a task sink: the per-op executor's graph
+  std::unique_ptr<Graph> specialisation_source_;  // dynamic input dims: the graph before the passes
+  std::unique_ptr<Graph> unoptimised_;            // --check-passes: the graph before the passes
+};
+
+/// Compiles `graph` for options.backend using the components `host` loaded, touching no
+/// device: verify, infer shapes, check the memory limit, set the backend's threads and
+/// precision, run the pass pipeline and compile the task sink's plans (ModelRunner::
+/// compile). Session::create is compile, then Session::load.
+Result<Compilation> compile(const PluginHost& host, std::unique_ptr<Graph> graph, const SessionOptions& options);
+
 class Session {
  public:
+  /// Loads a compilation on its backend's device: the task sink's runner when it has
+  /// one (ModelRunner::load), else the per-op executor (with shape specialisations for
+  /// dynamic input dims). `options` must be the ones `compilation` was compiled with.
+  static Result<std::unique_ptr<Session>> load(const PluginHost& host, Compilation compilation,
+                                               const SessionOptions& options);
   /// Parses and compiles `model` using the components `host` loaded. `host` must
   /// outlive the session.
   static Result<std::unique_ptr<Session>> create(const PluginHost& host,
@@ -105,7 +172,7 @@ class Session {
                                                           const CompiledPlans* plans, const SessionOptions& options);
 
   const Graph& graph() const { return runner_ ? runner_->graph() : executor_ ? executor_->graph() : *dynamic_graph_; }
-  const OpRegistry& ops() const { return ops_; }
+  const OpRegistry& ops() const { return *ops_; }
   const std::vector<PassTiming>& pass_timings() const { return pass_timings_; }
   /// The steps create() took, in order. "passes" spans the pipeline; each pass inside it
   /// is laid out back to back from its start, as the pass manager times only durations.
@@ -165,6 +232,8 @@ class Session {
   const TensorPool& tensor_pool() const { return *pool_; }
 
  private:
+  friend Result<Compilation> compile(const PluginHost& host, std::unique_ptr<Graph> graph,
+                                     const SessionOptions& options);
   friend Result<std::unique_ptr<Session>> create_session_from_model_file(const PluginHost& host,
                                                                           const std::filesystem::path& path,
                                                                           const SessionOptions& options);
@@ -178,6 +247,9 @@ class Session {
   Status apply_memory_limit(const Graph& graph, const SessionOptions& options);
   /// Sets `requested` on `backend` before any kernel is prepared; a backend without it
   /// (kUnsupported) gets kFp32, with a warning once per process. Other errors fail.
+  /// Returns the precision set.
+  static Result<Precision> set_backend_precision(Backend& backend, Precision requested);
+  /// set_backend_precision, remembered for restore_precision.
   Status apply_precision(Backend& backend, Precision requested);
   /// Sets precision_ on the backend again before a run that may prepare kernels (per op,
   /// specialisations, a sibling runner): another session on the same backend may have
@@ -206,7 +278,7 @@ class Session {
   /// Sets the task-sink runner the pool starts from.
   void set_runner(std::unique_ptr<ModelRunner> runner, Backend& backend);
 
-  OpRegistry ops_;
+  std::shared_ptr<OpRegistry> ops_;  // shared with the compilation the session loaded
   std::string backend_name_;
   Precision precision_ = Precision::kFp32;
   Precision requested_precision_ = Precision::kFp32;

@@ -32,8 +32,7 @@ void* ModelRunner::Impl::own_address(const Location& location) const {
   return nullptr;
 }
 
-Status ModelRunner::Impl::allocate_arena(size_t alignment) {
-  arena_alignment = alignment;
+Status ModelRunner::Impl::allocate_arena() {
   if (caller_feature_map) return Status::ok();
   // Counted with what the session holds already (its weights, other runners' arenas).
   if (output_pool) {
@@ -41,7 +40,7 @@ Status ModelRunner::Impl::allocate_arena(size_t alignment) {
                                                                     graph->name() + "'",
                                                                 arena_bytes));
   }
-  GE_ASSIGN_OR_RETURN(arena, device->allocate(std::max<size_t>(arena_bytes, 1), alignment));
+  GE_ASSIGN_OR_RETURN(arena, device->allocate(std::max<size_t>(arena_bytes, 1), arena_alignment));
   return Status::ok();
 }
 

@@ -50,15 +50,10 @@ struct Placement {
 using PreparedKernels = std::unordered_map<const Node*, PreparedKernel>;
 using InputIndex = std::unordered_map<const Value*, size_t>;  // runtime input -> its index
 
-}  // namespace runner
-
-struct ModelRunner::Impl {
-  using Location = runner::Location;
-  using IoPatch = runner::IoPatch;
-  using IoCopy = runner::IoCopy;
-  using Placement = runner::Placement;
-  using PreparedKernels = runner::PreparedKernels;
-  using InputIndex = runner::InputIndex;
+/// What compiling a graph for a backend decides, with no device: the loaded graph, its
+/// kernels, order, streams, memory plan, placement and task definitions
+/// (ModelRunner::compile; ge::CompiledModel holds one). Load adds the device's part.
+struct Compiled {
   using Assigners = std::vector<std::shared_ptr<MemoryAssigner>>;
 
   /// Whether `at` lies in a caller's buffer.
@@ -68,16 +63,101 @@ struct ModelRunner::Impl {
   /// `at` moved on by `bytes`.
   static Location plus(const Location& at, size_t bytes) { return {at.region, at.index, at.offset + bytes}; }
 
-  Backend* backend = nullptr;
-  std::shared_ptr<TensorPool> output_pool;  // where execute's output tensors come from, when set
-  Device* device = nullptr;
+  Compiled() = default;
+  Compiled(Compiled&&) = default;
+  Compiled& operator=(Compiled&&) = default;
+  ~Compiled() = default;
+
+  const Backend* backend = nullptr;  // prepares kernels; its device is never touched here
+  std::shared_ptr<TensorPool> output_pool;  // counts the kernels' held bytes; the runner's output tensors
   std::unique_ptr<Graph> graph;
   std::vector<PreparedKernel> kernels;   // per node in `order`
-  std::vector<std::string> node_labels;  // per node in `order`: KernelTask::node
   std::vector<Node*> order;
   StreamPlan plan;
   const OpRegistry* ops = nullptr;               // the op schemas the memory plan follows (MemoryPlanOptions::ops)
-  std::unique_ptr<GraphMemoryPlan> memory_plan;  // set by load
+  std::unique_ptr<GraphMemoryPlan> memory_plan;  // set by compile
+  Placement placement;                           // every value's and workspace's location
+  /// Atomic clean: feature-map ranges zeroed by one memset task per run each.
+  std::vector<CleanGroup> clean_groups;
+  std::vector<std::vector<TaskDef>> task_defs;  // per stream, in submission order
+  /// Submission order: (stream, first task, end task); consecutive tasks of one stream in
+  /// the global topological order. Waits make the order irrelevant on asynchronous
+  /// streams; on synchronous ones it keeps every wait after its record.
+  struct Chunk {
+    size_t stream, begin, end;
+  };
+  std::vector<Chunk> chunks;
+  std::vector<IoCopy> copies_in, copies_out;
+  std::vector<Value*> runtime_inputs;
+  std::vector<size_t> input_bytes, output_bytes;
+  size_t arena_bytes = 0;
+  size_t arena_alignment = kArenaAlignment;
+  size_t weights_bytes = 0;
+  /// The constants the weights region holds, at their region offsets.
+  std::vector<std::pair<const Value*, size_t>> weight_offsets;
+
+  // Preparation (model_runner_preparation.cc).
+  /// Checks every node can run in the task sink and prepares its kernel.
+  Result<PreparedKernels> prepare_kernels(const std::vector<Node*>& topological, const std::string& where) const;
+  /// Checks the graph's inputs, outputs and initializers; sets runtime_inputs and the I/O
+  /// byte counts; returns each runtime input's index.
+  Result<InputIndex> take_io(const std::string& where);
+
+  // Placement (model_runner_placement.cc).
+  /// `order`, of `source`'s nodes, as the same nodes of the loaded clone.
+  Result<std::vector<const Node*>> on_clone(const Graph& source, std::vector<const Node*> order,
+                                            const std::string& where) const;
+  /// Plans the memory of the loaded graph (`plan_options` name its nodes, and its streams
+  /// when there are several) with what the prepared kernels need (workspaces, zeroing).
+  Result<GraphMemoryPlan> plan_for_kernels(MemoryPlanOptions plan_options, const Assigners& assigners,
+                                           const PreparedKernels& prepared, const std::string& where) const;
+  /// Streams over `order` (up to `max_streams`) and the memory plan for them, within
+  /// `ratio` times the one-stream plan's feature map (ModelRunnerOptions::
+  /// stream_memory_ratio); sets `plan`. `plan_options` names `order` as its explicit order.
+  Result<GraphMemoryPlan> plan_streams_and_memory(const std::vector<Node*>& order, int max_streams, double ratio,
+                                                  MemoryPlanOptions plan_options, Assigners assigners,
+                                                  const PreparedKernels& prepared, const std::string& where);
+  /// Without a model file: the order, streams and memory plan the options ask for, placed.
+  Status plan_and_place(const Graph& source, const std::vector<Node*>& topological, const ModelRunnerOptions& options,
+                        const PreparedKernels& prepared, const InputIndex& input_index, const std::string& where);
+  /// With memory assigners: plans the loaded graph (plan_for_kernels) and places it.
+  Status place_with_plan(MemoryPlanOptions plan_options, const Assigners& assigners, const PreparedKernels& prepared,
+                         const InputIndex& input_index, const std::string& where);
+  /// Takes a memory plan of the loaded graph: its order, regions and offsets, the
+  /// placement and the copies between the graph's I/O and the model's memory.
+  Status place(GraphMemoryPlan planned, const InputIndex& input_index, const std::string& where);
+
+  // The model file's plans (model_runner_model_file.cc).
+  /// Takes a model file's order, streams and memory plan, validated against this graph
+  /// and the prepared kernels, never trusted, and places them.
+  Status place_model_file_plans(const Graph& source, const CompiledPlans& plans, const std::vector<Node*>& topological,
+                                const ModelRunnerOptions& options, const PreparedKernels& prepared,
+                                const InputIndex& input_index, const std::string& where);
+  /// Checks the model file's task definitions are exactly the ones built.
+  Status check_model_file_tasks(const CompiledPlans& plans, const std::string& where) const;
+
+  // Task definitions (model_runner_tasks.cc).
+  /// The task definitions and chunks for `order` on `plan`'s streams, from the placement.
+  Status build_task_defs(const std::string& where);
+
+  /// The plans in a model file's form (ModelRunner::compiled_plans).
+  CompiledPlans plans() const;
+};
+
+}  // namespace runner
+
+struct ModelRunner::Impl : runner::Compiled {
+  using Location = runner::Location;
+  using IoPatch = runner::IoPatch;
+  using IoCopy = runner::IoCopy;
+  using Placement = runner::Placement;
+  using PreparedKernels = runner::PreparedKernels;
+  using InputIndex = runner::InputIndex;
+
+  explicit Impl(runner::Compiled compiled) : runner::Compiled(std::move(compiled)) {}
+
+  Device* device = nullptr;
+  std::vector<std::string> node_labels;  // per node in `order`: KernelTask::node
   std::vector<std::unique_ptr<CaptureStream>> streams;
   std::vector<Stream*> stream_pointers;  // the backend streams, for CapturedModel::execute
   std::vector<std::unique_ptr<Event>> events;
@@ -114,27 +194,12 @@ struct ModelRunner::Impl {
   std::vector<std::map<size_t, SuperRun>> super_runs;
   std::vector<PreparedKernel> super_kernels;    // their kernels, kept for the launches
   std::deque<std::string> super_labels;         // their KernelTask::node strings
-  std::vector<std::vector<TaskDef>> task_defs;  // tasks' pointer-free twins, for model files
-  /// Submission order: (stream, first task, end task); consecutive tasks of one stream in
-  /// the global topological order. Waits make the order irrelevant on asynchronous
-  /// streams; on synchronous ones it keeps every wait after its record.
-  struct Chunk {
-    size_t stream, begin, end;
-  };
-  std::vector<Chunk> chunks;
   // Argument tables: every kernel's input and output addresses, back to back.
   std::vector<const void*> input_table;
   std::vector<void*> output_table;
   std::vector<IoPatch> patches;  // refreshed per execute
-  std::vector<IoCopy> copies_in, copies_out;
-  /// Atomic clean: feature-map ranges zeroed by one memset task per run each.
-  std::vector<CleanGroup> clean_groups;
-  std::vector<Value*> runtime_inputs;
-  std::vector<size_t> input_bytes, output_bytes;
   void* arena = nullptr;  // the feature map's base: the runner's own, or the caller's
-  size_t arena_bytes = 0;
   std::shared_ptr<void> arena_reservation;  // arena_bytes counted in the output pool's limit
-  size_t arena_alignment = runner::kArenaAlignment;
   bool caller_feature_map = false;  // ModelRunnerOptions::caller_feature_map: no arena of our own
   /// With a caller feature map: every feature-map address the task lists hold, as an
   /// offset, rewritten when the base moves (argument-table slots, and fields of tasks
@@ -146,7 +211,6 @@ struct ModelRunner::Impl {
   };
   std::vector<ArenaSlot> arena_slots;
   void* weights = nullptr;
-  size_t weights_bytes = 0;
   /// On a host-accessible device the weights are not copied: the weights region is the
   /// constants' own bytes, each planned range [offset, offset + bytes) read in place
   /// (sorted by offset). A location in the region outside every range makes the runner
@@ -167,46 +231,6 @@ struct ModelRunner::Impl {
 
   ~Impl();
 
-  // Preparation (model_runner_preparation.cc).
-  /// Checks every node can run in the task sink and prepares its kernel.
-  Result<PreparedKernels> prepare_kernels(const std::vector<Node*>& topological, const std::string& where) const;
-  /// Checks the graph's inputs, outputs and initializers; sets runtime_inputs and the I/O
-  /// byte counts; returns each runtime input's index.
-  Result<InputIndex> take_io(const std::string& where);
-
-  // Placement (model_runner_placement.cc).
-  /// `order`, of `source`'s nodes, as the same nodes of the loaded clone.
-  Result<std::vector<const Node*>> on_clone(const Graph& source, std::vector<const Node*> order,
-                                            const std::string& where) const;
-  /// Plans the memory of the loaded graph (`plan_options` name its nodes, and its streams
-  /// when there are several) with what the prepared kernels need (workspaces, zeroing).
-  Result<GraphMemoryPlan> plan_for_kernels(MemoryPlanOptions plan_options, const Assigners& assigners,
-                                           const PreparedKernels& prepared, const std::string& where) const;
-  /// Streams over `order` (up to `max_streams`) and the memory plan for them, within
-  /// `ratio` times the one-stream plan's feature map (ModelRunnerOptions::
-  /// stream_memory_ratio); sets `plan`. `plan_options` names `order` as its explicit order.
-  Result<GraphMemoryPlan> plan_streams_and_memory(const std::vector<Node*>& order, int max_streams, double ratio,
-                                                  MemoryPlanOptions plan_options, Assigners assigners,
-                                                  const PreparedKernels& prepared, const std::string& where);
-  /// Without a model file: the order, streams and memory plan the options ask for, placed.
-  Status plan_and_place(const Graph& source, const std::vector<Node*>& topological, const ModelRunnerOptions& options,
-                        const PreparedKernels& prepared, const InputIndex& input_index, Placement& placement,
-                        const std::string& where);
-  /// With memory assigners: plans the loaded graph (plan_for_kernels) and places it.
-  Status place_with_plan(MemoryPlanOptions plan_options, const Assigners& assigners, const PreparedKernels& prepared,
-                         const InputIndex& input_index, Placement& placement, const std::string& where);
-  /// Takes a memory plan of the loaded graph: its order, regions and offsets.
-  Status place(GraphMemoryPlan planned, const InputIndex& input_index, Placement& placement, const std::string& where);
-
-  // The model file's plans (model_runner_model_file.cc).
-  /// Takes a model file's order, streams and memory plan, validated against this graph
-  /// and the prepared kernels, never trusted, and places them.
-  Status place_model_file_plans(const Graph& source, const CompiledPlans& plans, const std::vector<Node*>& topological,
-                                const ModelRunnerOptions& options, const PreparedKernels& prepared,
-                                const InputIndex& input_index, Placement& placement, const std::string& where);
-  /// Checks the model file's task definitions are exactly the ones built.
-  Status check_model_file_tasks(const CompiledPlans& plans, const std::string& where) const;
-
   // The model's own memory and addresses (model_runner_addresses.cc).
   /// The device address of `location` with the given caller buffers.
   const void* address(const Location& location, std::span<const void* const> inputs,
@@ -216,23 +240,22 @@ struct ModelRunner::Impl {
   /// Checks a region against the session's memory limit (the output pool's) before it is
   /// allocated: a plan beyond the limit is the user's error, not the device's.
   Status check_region(const std::string& what, size_t bytes) const;
-  /// The feature map of arena_bytes at `alignment`: allocated, or left to the caller.
-  Status allocate_arena(size_t alignment);
+  /// The feature map of arena_bytes at arena_alignment: allocated, or left to the caller.
+  Status allocate_arena();
   /// Points every feature-map address of the task lists at `base`.
   Status move_feature_map(void* base);
 
   // Weights (model_runner_weights.cc).
   /// The address of weights-region byte `offset`; null in place when no constant holds it.
   const char* weight_at(size_t offset) const;
-  /// Reserves the weights region: in place on a host-accessible device, else a block.
-  Status reserve_weights(size_t alignment);
-  /// Records where a constant goes in the weights region; settle_weights reads it in
-  /// place or uploads it.
-  void copy_weight(const Value* value, size_t offset);
+  /// Reserves the weights region (in place on a host-accessible device, else a block)
+  /// and records where each constant goes in it (weight_offsets); settle_weights reads
+  /// them in place or uploads them.
+  Status reserve_weights();
   /// After placement: in place, every weights location must lie in a constant's bytes,
   /// else the region is copied into a block as on other devices. A block is filled with
   /// upload_weights().
-  Status settle_weights(const Placement& placement, const std::string& where);
+  Status settle_weights(const std::string& where);
   /// Weight merging (seed 001): the region goes to the device in as few copies as its
   /// host layout allows, never staging bytes where that costs more than it saves. Weights
   /// whose bytes lie in one host block at the distances of their region offsets (a .gem
@@ -249,8 +272,8 @@ struct ModelRunner::Impl {
   void release_host_weights();
 
   // Tasks (model_runner_tasks.cc).
-  /// The argument tables and task lists for `order` on `plan`'s streams.
-  Status build_tasks(const Placement& placement, const std::string& where);
+  /// The argument tables and task lists from the task definitions, on this device.
+  Status materialise_tasks();
 
   // Streams, super kernels and capture (model_runner_capture.cc).
   /// Creates the plan's streams and events.

@@ -31,10 +31,10 @@ std::shared_ptr<MemoryAssigner> stored_plan_assigner(const CompiledPlans& plans)
 
 }  // namespace
 
-Status ModelRunner::Impl::place_model_file_plans(const Graph& source, const CompiledPlans& plans,
+Status runner::Compiled::place_model_file_plans(const Graph& source, const CompiledPlans& plans,
                                                  const std::vector<Node*>& topological,
                                                  const ModelRunnerOptions& options, const PreparedKernels& prepared,
-                                                 const InputIndex& input_index, Placement& placement,
+                                                 const InputIndex& input_index,
                                                  const std::string& where) {
   const Graph& g = *graph;
   const std::string file_where = where + ": the model file's plans";
@@ -93,7 +93,7 @@ Status ModelRunner::Impl::place_model_file_plans(const Graph& source, const Comp
     MemoryPlanOptions stored = options.memory_plan_options;
     GE_ASSIGN_OR_RETURN(stored.explicit_order, on_clone(source, source_order, where));
     if (plan.stream_count > 1) stored.streams = &plan;
-    if (Status status = place_with_plan(stored, {stored_plan_assigner(plans)}, prepared, input_index, placement, where);
+    if (Status status = place_with_plan(stored, {stored_plan_assigner(plans)}, prepared, input_index, where);
         !status.is_ok()) {
       return invalid_argument(file_where + ": the memory plan does not hold: " + status.message());
     }
@@ -108,7 +108,7 @@ Status ModelRunner::Impl::place_model_file_plans(const Graph& source, const Comp
     MemoryPlanOptions first_fit = options.memory_plan_options;
     GE_ASSIGN_OR_RETURN(first_fit.explicit_order, on_clone(source, source_order, where));
     if (plan.stream_count > 1) first_fit.streams = &plan;
-    GE_RETURN_IF_ERROR(place_with_plan(first_fit, {first_fit_assigner()}, prepared, input_index, placement, where));
+    GE_RETURN_IF_ERROR(place_with_plan(first_fit, {first_fit_assigner()}, prepared, input_index, where));
     if (arena_bytes > plans.feature_map_bytes) {
       return invalid_argument(file_where + ": the feature map is " + std::to_string(arena_bytes) +
                               " bytes, not the stored " + std::to_string(plans.feature_map_bytes));
@@ -122,7 +122,7 @@ Status ModelRunner::Impl::place_model_file_plans(const Graph& source, const Comp
   return Status::ok();
 }
 
-Status ModelRunner::Impl::check_model_file_tasks(const CompiledPlans& plans, const std::string& where) const {
+Status runner::Compiled::check_model_file_tasks(const CompiledPlans& plans, const std::string& where) const {
   // The stored task definitions must be exactly what the validated plans give.
   if (plans.tasks.size() != task_defs.size()) {
     return invalid_argument(where + ": the model file defines tasks for " + std::to_string(plans.tasks.size()) +

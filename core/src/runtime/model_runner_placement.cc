@@ -10,7 +10,7 @@
 
 namespace ge {
 
-Result<std::vector<const Node*>> ModelRunner::Impl::on_clone(const Graph& source, std::vector<const Node*> order,
+Result<std::vector<const Node*>> runner::Compiled::on_clone(const Graph& source, std::vector<const Node*> order,
                                                              const std::string& where) const {
   if (order.empty()) return order;
   // The clone keeps the node list's order.
@@ -29,7 +29,7 @@ Result<std::vector<const Node*>> ModelRunner::Impl::on_clone(const Graph& source
   return order;
 }
 
-Result<GraphMemoryPlan> ModelRunner::Impl::plan_for_kernels(MemoryPlanOptions plan_options, const Assigners& assigners,
+Result<GraphMemoryPlan> runner::Compiled::plan_for_kernels(MemoryPlanOptions plan_options, const Assigners& assigners,
                                                             const PreparedKernels& prepared,
                                                             const std::string& where) const {
   plan_options.workspace_bytes = [&prepared](const Node& node) -> size_t {
@@ -45,7 +45,7 @@ Result<GraphMemoryPlan> ModelRunner::Impl::plan_for_kernels(MemoryPlanOptions pl
   return planned;
 }
 
-Result<GraphMemoryPlan> ModelRunner::Impl::plan_streams_and_memory(const std::vector<Node*>& order, int max_streams,
+Result<GraphMemoryPlan> runner::Compiled::plan_streams_and_memory(const std::vector<Node*>& order, int max_streams,
                                                                    double ratio, MemoryPlanOptions plan_options,
                                                                    Assigners assigners, const PreparedKernels& prepared,
                                                                    const std::string& where) {
@@ -117,9 +117,9 @@ Result<GraphMemoryPlan> ModelRunner::Impl::plan_streams_and_memory(const std::ve
   return one_stream;
 }
 
-Status ModelRunner::Impl::plan_and_place(const Graph& source, const std::vector<Node*>& topological,
+Status runner::Compiled::plan_and_place(const Graph& source, const std::vector<Node*>& topological,
                                          const ModelRunnerOptions& options, const PreparedKernels& prepared,
-                                         const InputIndex& input_index, Placement& placement,
+                                         const InputIndex& input_index,
                                          const std::string& where) {
   order = topological;
   // Without assigner plugins, the core's first-fit assigner places the same plan's buffers.
@@ -145,9 +145,9 @@ Status ModelRunner::Impl::plan_and_place(const Graph& source, const std::vector<
     GE_ASSIGN_OR_RETURN(GraphMemoryPlan planned,
                         plan_streams_and_memory(streamed, options.max_streams, options.stream_memory_ratio,
                                                 std::move(plan_options), assigners, prepared, where));
-    GE_RETURN_IF_ERROR(place(std::move(planned), input_index, placement, where));
+    GE_RETURN_IF_ERROR(place(std::move(planned), input_index, where));
   } else {
-    GE_RETURN_IF_ERROR(place_with_plan(std::move(plan_options), assigners, prepared, input_index, placement, where));
+    GE_RETURN_IF_ERROR(place_with_plan(std::move(plan_options), assigners, prepared, input_index, where));
   }
   if (plan.stream_count <= 1) {
     GE_ASSIGN_OR_RETURN(plan, plan_streams(order_dependences(order), StreamPlanOptions{.max_streams = 1}));
@@ -155,19 +155,21 @@ Status ModelRunner::Impl::plan_and_place(const Graph& source, const std::vector<
   return Status::ok();
 }
 
-Status ModelRunner::Impl::place_with_plan(MemoryPlanOptions plan_options, const Assigners& assigners,
-                                          const PreparedKernels& prepared, const InputIndex& input_index,
-                                          Placement& placement, const std::string& where) {
+Status runner::Compiled::place_with_plan(MemoryPlanOptions plan_options, const Assigners& assigners,
+                                          const PreparedKernels& prepared, const InputIndex& input_index, const std::string& where) {
   GE_ASSIGN_OR_RETURN(GraphMemoryPlan planned, plan_for_kernels(std::move(plan_options), assigners, prepared, where));
-  return place(std::move(planned), input_index, placement, where);
+  return place(std::move(planned), input_index, where);
 }
 
-Status ModelRunner::Impl::place(GraphMemoryPlan planned, const InputIndex& input_index, Placement& placement,
+Status runner::Compiled::place(GraphMemoryPlan planned, const InputIndex& input_index,
                                 const std::string& where) {
   const Graph& g = *graph;
   memory_plan = std::make_unique<GraphMemoryPlan>(std::move(planned));
   const GraphMemoryPlan& mp = *memory_plan;
   clean_groups = mp.clean_groups;
+  placement = Placement{};
+  copies_in.clear();
+  copies_out.clear();
 
   std::unordered_map<const Node*, Node*> mutable_node;
   for (const auto& node : g.nodes()) mutable_node[node.get()] = node.get();
@@ -177,9 +179,9 @@ Status ModelRunner::Impl::place(GraphMemoryPlan planned, const InputIndex& input
   for (size_t i = 0; i < order.size(); ++i) step_of[order[i]] = i;
 
   weights_bytes = mp.weights_bytes;
-  GE_RETURN_IF_ERROR(reserve_weights(mp.alignment));
   arena_bytes = mp.feature_map_bytes;
-  GE_RETURN_IF_ERROR(allocate_arena(mp.alignment));
+  arena_alignment = mp.alignment;
+  weight_offsets.clear();
 
   std::unordered_map<const Value*, Location>& location = placement.location;
   std::vector<Location>& workspace = placement.workspace;
@@ -231,7 +233,7 @@ Status ModelRunner::Impl::place(GraphMemoryPlan planned, const InputIndex& input
                                 std::to_string(p.value->constant()->byte_size()) + " bytes but is planned for " +
                                 std::to_string(p.bytes));
         }
-        copy_weight(p.value, p.offset);
+        weight_offsets.emplace_back(p.value, p.offset);
       }
     }
   }

@@ -26,7 +26,7 @@ size_t bytes_of(const Value* value) {
 
 }  // namespace
 
-Result<ModelRunner::Impl::PreparedKernels> ModelRunner::Impl::prepare_kernels(const std::vector<Node*>& topological,
+Result<runner::PreparedKernels> runner::Compiled::prepare_kernels(const std::vector<Node*>& topological,
                                                                               const std::string& where) const {
   const Graph& g = *graph;
   PreparedKernels prepared;
@@ -57,7 +57,7 @@ Result<ModelRunner::Impl::PreparedKernels> ModelRunner::Impl::prepare_kernels(co
   return prepared;
 }
 
-Result<ModelRunner::Impl::InputIndex> ModelRunner::Impl::take_io(const std::string& where) {
+Result<runner::InputIndex> runner::Compiled::take_io(const std::string& where) {
   const Graph& g = *graph;
   runtime_inputs = g.runtime_inputs();
   InputIndex input_index;

@@ -1,5 +1,7 @@
-// A model runner's task lists: argument tables, kernel launches, views and concatenation
-// slices that need no task, copies, atomic-clean memsets and events (ModelRunner::Impl).
+// A model runner's tasks: their definitions at compile (kernel launches, views and
+// concatenation slices that need no task, copies, atomic-clean memsets and events, as
+// locations), and at load the task lists and argument tables they resolve to on the
+// device (runner::Compiled, ModelRunner::Impl).
 #include "model_runner_impl.h"
 
 #include "ge/graph_queries.h"
@@ -26,47 +28,20 @@ bool planned_as_view(const GraphMemoryPlan& plan, const Node& node) {
 
 }  // namespace
 
-Status ModelRunner::Impl::build_tasks(const Placement& placement, const std::string& where) {
+Status runner::Compiled::build_task_defs(const std::string& where) {
   const std::unordered_map<const Value*, Location>& location = placement.location;
   const std::vector<Location>& workspace = placement.workspace;
-  if (memory_plan == nullptr) return internal_error(where + ": tasks built before the memory plan");
+  if (memory_plan == nullptr) return internal_error(where + ": tasks defined before the memory plan");
   const Graph& g = *graph;
-  // Argument tables: sized once so that KernelArgs and patches can point into them.
-  size_t input_total = 0, output_total = 0;
-  node_labels.clear();
-  node_labels.reserve(order.size());  // KernelTask::node points into these strings
-  for (const Node* node : order) {
-    node_labels.push_back(node->describe());
-    input_total += node->input_count();
-    output_total += node->output_count();
-  }
-  input_table.assign(input_total, nullptr);
-  output_table.assign(output_total, nullptr);
-  tasks.resize(streams.size());
-  task_step.resize(streams.size());
-  task_defs.resize(streams.size());
+  const size_t stream_count = static_cast<size_t>(std::max(plan.stream_count, 1));
+  task_defs.assign(stream_count, {});
+  chunks.clear();
 
   std::vector<std::vector<size_t>> waits_before(order.size()), records_after(order.size());
   for (size_t e = 0; e < plan.events.size(); ++e) {
     waits_before[plan.events[e].consumer].push_back(e);
     records_after[plan.events[e].producer].push_back(e);
   }
-  // Memcpy task addresses in caller buffers; resolved to pointers once the lists stop growing.
-  struct PendingPatch {
-    size_t stream = 0, task = 0;
-    bool source = false;
-    Location location;
-  };
-  std::vector<PendingPatch> pending;
-  // With a caller feature map: task fields holding feature-map addresses by value.
-  enum class Field { kWorkspace, kDestination, kSource, kMemset };
-  struct PendingArena {
-    size_t stream = 0, task = 0;
-    Field field = Field::kWorkspace;
-    size_t offset = 0;
-  };
-  std::vector<PendingArena> pending_arena;
-  auto in_arena = [this](const Location& at) { return caller_feature_map && at.region == Location::Region::kArena; };
   auto find = [&](const Value* value, const Node* node) -> Result<Location> {
     auto it = location.find(value);
     if (it == location.end()) {
@@ -93,27 +68,18 @@ Status ModelRunner::Impl::build_tasks(const Placement& placement, const std::str
     }
     if (cleaned[g]) return Status::ok();
     cleaned[g] = 1;
-    const Location base{Location::Region::kArena, 0, group.offset};
-    if (in_arena(base)) pending_arena.push_back({s, tasks[s].size(), Field::kMemset, group.offset});
-    tasks[s].push_back(MemsetTask{own_address(base), group.bytes, 0});
-    task_defs[s].push_back({TaskDef::Kind::kMemset, 0, 0, {base}, group.bytes});
+    task_defs[s].push_back({TaskDef::Kind::kMemset, 0, 0, {Location{Location::Region::kArena, 0, group.offset}},
+                            group.bytes});
     return Status::ok();
   };
 
-  size_t in_cursor = 0, out_cursor = 0;
   for (size_t step = 0; step < order.size(); ++step) {
     const Node* node = order[step];
     const auto s = static_cast<size_t>(plan.stream_of[step]);
-    std::vector<Task>& list = tasks[s];
-    const size_t begin = list.size();
-    const size_t in_base = in_cursor, out_base = out_cursor;
-    in_cursor += node->input_count();
-    out_cursor += node->output_count();
+    if (s >= stream_count) return internal_error(where + ": " + node->describe() + " is planned on a stream the plan lacks");
     std::vector<TaskDef>& defs = task_defs[s];
-    for (size_t e : waits_before[step]) {
-      list.push_back(EventWaitTask{events[e].get()});
-      defs.push_back({TaskDef::Kind::kEventWait, 0, e, {}, 0});
-    }
+    const size_t begin = defs.size();
+    for (size_t e : waits_before[step]) defs.push_back({TaskDef::Kind::kEventWait, 0, e, {}, 0});
 
     bool needs_kernel = true;
     if (planned_as_view(*memory_plan, *node)) {
@@ -124,8 +90,7 @@ Status ModelRunner::Impl::build_tasks(const Placement& placement, const std::str
     } else if (memory_plan->has_input_in_slice(*node)) {
       // Producers wrote the inputs planned in their slices; copy only the others.
       GE_ASSIGN_OR_RETURN(Location out, find(node->output(0), node));
-      std::vector<std::pair<Location, Location>> copies;  // (slice, input) of inputs elsewhere
-      std::vector<size_t> copy_bytes;
+      std::vector<TaskDef> copies;  // of inputs elsewhere into their slices
       bool any_in_slice = false;
       size_t offset = 0;
       for (const Value* in : node->inputs()) {
@@ -138,8 +103,7 @@ Status ModelRunner::Impl::build_tasks(const Placement& placement, const std::str
         if (at == slice) {
           any_in_slice = true;
         } else {
-          copies.emplace_back(slice, at);
-          copy_bytes.push_back(bytes);
+          copies.push_back({TaskDef::Kind::kMemcpy, 0, 0, {slice, at}, bytes});
         }
       }
       if (any_in_slice) {
@@ -159,15 +123,7 @@ Status ModelRunner::Impl::build_tasks(const Placement& placement, const std::str
                                   "is not contiguous per input");
           }
         }
-        for (size_t c = 0; c < copies.size(); ++c) {
-          const auto& [slice, at] = copies[c];
-          if (is_io(slice)) pending.push_back({s, list.size(), false, slice});
-          if (is_io(at)) pending.push_back({s, list.size(), true, at});
-          if (in_arena(slice)) pending_arena.push_back({s, list.size(), Field::kDestination, slice.offset});
-          if (in_arena(at)) pending_arena.push_back({s, list.size(), Field::kSource, at.offset});
-          list.push_back(MemcpyTask{own_address(slice), own_address(at), copy_bytes[c]});
-          defs.push_back({TaskDef::Kind::kMemcpy, 0, 0, {slice, at}, copy_bytes[c]});
-        }
+        defs.insert(defs.end(), std::make_move_iterator(copies.begin()), std::make_move_iterator(copies.end()));
         needs_kernel = false;
       }
     }
@@ -186,16 +142,6 @@ Status ModelRunner::Impl::build_tasks(const Placement& placement, const std::str
         GE_RETURN_IF_ERROR(
             clean_before(workspace[step], kernel.workspace_bytes, s, "the workspace of " + node->describe()));
       }
-      KernelTask task;
-      task.function = kernel.function;
-      task.name = kernel.name.c_str();
-      task.node = node_labels[step].c_str();
-      task.args.params = kernel.params.get();
-      task.args.inputs = input_table.data() + in_base;
-      task.args.outputs = output_table.data() + out_base;
-      if (workspace[step].region != Location::Region::kNone) task.args.workspace = own_address(workspace[step]);
-      if (in_arena(workspace[step]))
-        pending_arena.push_back({s, list.size(), Field::kWorkspace, workspace[step].offset});
       TaskDef def{TaskDef::Kind::kKernel, step, 0, {}, 0};
       def.addresses.reserve(node->input_count() + node->output_count() + 1);
       for (size_t k = 0; k < node->input_count(); ++k) {
@@ -206,12 +152,6 @@ Status ModelRunner::Impl::build_tasks(const Placement& placement, const std::str
         }
         GE_ASSIGN_OR_RETURN(Location at, find(in, node));
         def.addresses.push_back(at);
-        if (is_io(at)) {
-          patches.push_back({&input_table[in_base + k], nullptr, at});
-        } else {
-          input_table[in_base + k] = own_address(at);
-          if (in_arena(at)) arena_slots.push_back({&input_table[in_base + k], nullptr, at.offset});
-        }
       }
       for (size_t k = 0; k < node->output_count(); ++k) {
         const Value* out = node->output(k);
@@ -220,32 +160,146 @@ Status ModelRunner::Impl::build_tasks(const Placement& placement, const std::str
           continue;
         }
         GE_ASSIGN_OR_RETURN(Location at, find(out, node));
-        def.addresses.push_back(at);
         if (at.region == Location::Region::kInput) {
           return internal_error(where + ": " + node->describe() + " would write into the caller's input buffer");
         }
-        if (is_io(at)) {
-          patches.push_back({nullptr, &output_table[out_base + k], at});
-        } else {
-          output_table[out_base + k] = own_address(at);
-          if (in_arena(at)) arena_slots.push_back({nullptr, &output_table[out_base + k], at.offset});
-        }
+        def.addresses.push_back(at);
       }
       def.addresses.push_back(workspace[step]);
-      task_step[s].resize(list.size(), SIZE_MAX);
-      task_step[s].push_back(step);
-      list.push_back(task);
       defs.push_back(std::move(def));
     }
-    for (size_t e : records_after[step]) {
-      list.push_back(EventRecordTask{events[e].get()});
-      defs.push_back({TaskDef::Kind::kEventRecord, 0, e, {}, 0});
-    }
-    if (list.size() == begin) continue;
+    for (size_t e : records_after[step]) defs.push_back({TaskDef::Kind::kEventRecord, 0, e, {}, 0});
+    if (defs.size() == begin) continue;
     if (!chunks.empty() && chunks.back().stream == s) {
-      chunks.back().end = list.size();
+      chunks.back().end = defs.size();
     } else {
-      chunks.push_back({s, begin, list.size()});
+      chunks.push_back({s, begin, defs.size()});
+    }
+  }
+  return Status::ok();
+}
+
+Status ModelRunner::Impl::materialise_tasks() {
+  const std::string where = "loading graph '" + graph->name() + "'";
+  // Argument tables: sized once so that KernelArgs and patches can point into them.
+  size_t input_total = 0, output_total = 0;
+  std::vector<size_t> in_base(order.size()), out_base(order.size());
+  node_labels.clear();
+  node_labels.reserve(order.size());  // KernelTask::node points into these strings
+  for (size_t step = 0; step < order.size(); ++step) {
+    const Node* node = order[step];
+    node_labels.push_back(node->describe());
+    in_base[step] = input_total;
+    out_base[step] = output_total;
+    input_total += node->input_count();
+    output_total += node->output_count();
+  }
+  input_table.assign(input_total, nullptr);
+  output_table.assign(output_total, nullptr);
+  if (task_defs.size() != streams.size()) {
+    return internal_error(where + ": tasks defined for " + std::to_string(task_defs.size()) + " streams, " +
+                          std::to_string(streams.size()) + " created");
+  }
+  tasks.assign(streams.size(), {});
+  task_step.assign(streams.size(), {});
+
+  // Memcpy task addresses in caller buffers; resolved to pointers once the lists stop growing.
+  struct PendingPatch {
+    size_t stream = 0, task = 0;
+    bool source = false;
+    Location location;
+  };
+  std::vector<PendingPatch> pending;
+  // With a caller feature map: task fields holding feature-map addresses by value.
+  enum class Field { kWorkspace, kDestination, kSource, kMemset };
+  struct PendingArena {
+    size_t stream = 0, task = 0;
+    Field field = Field::kWorkspace;
+    size_t offset = 0;
+  };
+  std::vector<PendingArena> pending_arena;
+  auto in_arena = [this](const Location& at) { return caller_feature_map && at.region == Location::Region::kArena; };
+
+  for (size_t s = 0; s < task_defs.size(); ++s) {
+    std::vector<Task>& list = tasks[s];
+    list.reserve(task_defs[s].size());
+    task_step[s].assign(task_defs[s].size(), SIZE_MAX);
+    for (const TaskDef& def : task_defs[s]) {
+      const size_t t = list.size();
+      switch (def.kind) {
+        case TaskDef::Kind::kEventWait:
+        case TaskDef::Kind::kEventRecord: {
+          if (def.event >= events.size()) return internal_error(where + ": a task names an event the plan lacks");
+          Event* event = events[def.event].get();
+          if (def.kind == TaskDef::Kind::kEventWait) {
+            list.push_back(EventWaitTask{event});
+          } else {
+            list.push_back(EventRecordTask{event});
+          }
+          break;
+        }
+        case TaskDef::Kind::kMemset: {
+          const Location& base = def.addresses.at(0);
+          if (in_arena(base)) pending_arena.push_back({s, t, Field::kMemset, base.offset});
+          list.push_back(MemsetTask{own_address(base), def.bytes, 0});
+          break;
+        }
+        case TaskDef::Kind::kMemcpy: {
+          const Location& slice = def.addresses.at(0);
+          const Location& at = def.addresses.at(1);
+          if (is_io(slice)) pending.push_back({s, t, false, slice});
+          if (is_io(at)) pending.push_back({s, t, true, at});
+          if (in_arena(slice)) pending_arena.push_back({s, t, Field::kDestination, slice.offset});
+          if (in_arena(at)) pending_arena.push_back({s, t, Field::kSource, at.offset});
+          list.push_back(MemcpyTask{own_address(slice), own_address(at), def.bytes});
+          break;
+        }
+        case TaskDef::Kind::kKernel: {
+          const size_t step = def.step;
+          const Node* node = order.at(step);
+          const size_t inputs = node->input_count(), outputs = node->output_count();
+          if (def.addresses.size() != inputs + outputs + 1) {
+            return internal_error(where + ": the task of " + node->describe() + " has " +
+                                  std::to_string(def.addresses.size()) + " addresses");
+          }
+          const PreparedKernel& kernel = kernels[step];
+          KernelTask task;
+          task.function = kernel.function;
+          task.name = kernel.name.c_str();
+          task.node = node_labels[step].c_str();
+          task.args.params = kernel.params.get();
+          task.args.inputs = input_table.data() + in_base[step];
+          task.args.outputs = output_table.data() + out_base[step];
+          const Location& scratch = def.addresses.back();
+          if (scratch.region != Location::Region::kNone) task.args.workspace = own_address(scratch);
+          if (in_arena(scratch)) pending_arena.push_back({s, t, Field::kWorkspace, scratch.offset});
+          for (size_t k = 0; k < inputs; ++k) {
+            const Location& at = def.addresses[k];
+            const void** slot = &input_table[in_base[step] + k];
+            if (at.region == Location::Region::kNone) continue;
+            if (is_io(at)) {
+              patches.push_back({slot, nullptr, at});
+            } else {
+              *slot = own_address(at);
+              if (in_arena(at)) arena_slots.push_back({slot, nullptr, at.offset});
+            }
+          }
+          for (size_t k = 0; k < outputs; ++k) {
+            const Location& at = def.addresses[inputs + k];
+            void** slot = &output_table[out_base[step] + k];
+            if (at.region == Location::Region::kNone) continue;
+            if (is_io(at)) {
+              patches.push_back({nullptr, slot, at});
+            } else {
+              *slot = own_address(at);
+              if (in_arena(at)) arena_slots.push_back({nullptr, slot, at.offset});
+            }
+          }
+          task_step[s][t] = step;
+          list.push_back(task);
+          break;
+        }
+      }
     }
   }
   for (const PendingPatch& p : pending) {

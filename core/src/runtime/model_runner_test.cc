@@ -12,6 +12,7 @@
 #include <iostream>
 #include <functional>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -123,6 +124,90 @@ TEST_P(ModelRunnerTest, RunsAChainWithWeightsAndTwoInputs) {
     ASSERT_EQ(outputs.size(), 1u);
     // (relu(x) + w) * y, by hand.
     EXPECT_EQ(values_of(outputs[0]), (std::vector<float>{1 * scale, 4, 8, 12, 10, 5}));
+  }
+}
+
+/// Forwards to a backend and counts the calls of device(): compiling must make none.
+class DeviceCountingBackend final : public Backend {
+ public:
+  explicit DeviceCountingBackend(Backend& inner) : inner_(inner) {}
+  std::string name() const override { return inner_.name(); }
+  bool supports(const Node& node, std::string* reason) const override { return inner_.supports(node, reason); }
+  Result<PreparedKernel> prepare(const Node& node) const override { return inner_.prepare(node); }
+  FormatCapability format_capability(const Node& node) const override { return inner_.format_capability(node); }
+  Result<PreparedKernel> prepare_super_kernel(std::span<const KernelTask> tasks) const override {
+    return inner_.prepare_super_kernel(tasks);
+  }
+  Device& device() override {
+    ++device_calls;
+    return inner_.device();
+  }
+  int device_calls = 0;
+
+ private:
+  Backend& inner_;
+};
+
+// Seed 001's offline compiler: compile decides everything but the device (kernels, order,
+// streams, memory plan, task definitions) and never asks for it; load puts the compiled
+// model on the device and runs it as a graph loaded in one step does, with the same plans.
+TEST_P(ModelRunnerTest, CompilesWithoutTheDeviceThenLoadsTheCompiledModel) {
+  auto g = new_graph("compiled");
+  Value* x = g->add_input("x", TensorDesc::of(DataType::kFloat32, {2, 3}));
+  Value* w = g->add_initializer("w", Tensor::from_vector<float>({2, 3}, {1, 2, 3, 4, 5, 6}));
+  Node* relu = g->add_node("Relu", {x}, 1, "relu");
+  Node* left = g->add_node("Add", {relu->output(0), w}, 1, "left");
+  Node* right = g->add_node("Mul", {relu->output(0), w}, 1, "right");
+  Node* sum = g->add_node("Sub", {left->output(0), right->output(0)}, 1, "sum", {"out"});
+  g->add_output(sum->output(0));
+  ASSERT_TRUE(ops().infer_graph(*g).is_ok());
+  ModelRunnerOptions options;
+  options.max_streams = 2;
+  options.stream_memory_ratio = 0;
+  options.memory_assigners = plugins().host.memory_assigners();
+  options.memory_plan_options.ops = &plugins().ops;
+
+  DeviceCountingBackend counting(backend());
+  Result<CompiledModel> compiled = ModelRunner::compile(*g, counting, options);
+  ASSERT_TRUE(compiled.is_ok()) << compiled.status().to_string();
+  EXPECT_EQ(counting.device_calls, 0) << "compiling asked the backend for its device";
+  EXPECT_EQ(compiled->stream_plan().stream_count, 2);
+  EXPECT_EQ(compiled->weight_bytes(), 512u);
+  const CompiledPlans plans = compiled->plans();
+  size_t launches = 0;
+  for (const auto& stream : plans.tasks) {
+    launches += static_cast<size_t>(std::count_if(stream.begin(), stream.end(), [](const TaskDef& task) {
+      return task.kind == TaskDef::Kind::kKernel;
+    }));
+  }
+  EXPECT_EQ(launches, 4u);
+
+  auto direct = ModelRunner::load(*g, backend(), options);
+  ASSERT_TRUE(direct.is_ok()) << direct.status().to_string();
+  EXPECT_EQ((*direct)->compiled_plans().tasks, plans.tasks);
+  EXPECT_EQ((*direct)->compiled_plans().order, plans.order);
+  EXPECT_EQ((*direct)->feature_map_bytes(), compiled->feature_map_bytes());
+
+  // Loaded on another backend than the one it was compiled for: refused.
+  DeviceCountingBackend other(backend());
+  Result<CompiledModel> again = ModelRunner::compile(*g, counting, options);
+  ASSERT_TRUE(again.is_ok());
+  auto refused = ModelRunner::load(std::move(*again), other, options);
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_NE(refused.status().message().find("was compiled for backend"), std::string::npos)
+      << refused.status().message();
+
+  auto loaded = ModelRunner::load(std::move(*compiled), counting, options);
+  ASSERT_TRUE(loaded.is_ok()) << loaded.status().to_string();
+  EXPECT_GT(counting.device_calls, 0);
+  EXPECT_EQ((*loaded)->compiled_plans().tasks, plans.tasks);
+  for (ModelRunner* runner : {loaded->get(), direct->get()}) {
+    std::vector<Tensor> outputs;
+    Status s = runner->execute({{"x", Tensor::from_vector<float>({2, 3}, {-1, 0, 1, 2, -3, 4})}}, outputs);
+    ASSERT_TRUE(s.is_ok()) << s.to_string();
+    ASSERT_EQ(outputs.size(), 1u);
+    // (relu(x) + w) - relu(x) * w, by hand.
+    EXPECT_EQ(values_of(outputs[0]), (std::vector<float>{1, 2, 1, -2, 5, -14}));
   }
 }
 

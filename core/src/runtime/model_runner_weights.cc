@@ -17,16 +17,21 @@ const char* ModelRunner::Impl::weight_at(size_t offset) const {
   return offset < w.offset + std::max<size_t>(w.bytes, 1) ? w.data + (offset - w.offset) : nullptr;
 }
 
-Status ModelRunner::Impl::reserve_weights(size_t alignment) {
+Status ModelRunner::Impl::reserve_weights() {
   weights_in_place = device->host_accessible();
   host_weights.clear();
-  if (weights_in_place) return Status::ok();
-  GE_RETURN_IF_ERROR(check_region("weights", weights_bytes));
-  GE_ASSIGN_OR_RETURN(weights, device->allocate(std::max<size_t>(weights_bytes, 1), alignment));
+  if (!weights_in_place) {
+    GE_RETURN_IF_ERROR(check_region("weights", weights_bytes));
+    GE_ASSIGN_OR_RETURN(weights, device->allocate(std::max<size_t>(weights_bytes, 1), arena_alignment));
+  }
+  for (const auto& [value, offset] : weight_offsets) {
+    const Tensor& data = *value->constant();
+    host_weights.push_back({offset, data.byte_size(), static_cast<const char*>(data.raw_data()), &data});
+  }
   return Status::ok();
 }
 
-Status ModelRunner::Impl::settle_weights(const Placement& placement, const std::string& where) {
+Status ModelRunner::Impl::settle_weights(const std::string& where) {
   std::sort(host_weights.begin(), host_weights.end(),
             [](const HostWeight& a, const HostWeight& b) { return a.offset < b.offset; });
   if (weights_in_place) {
@@ -96,11 +101,6 @@ Status ModelRunner::Impl::upload_weights(const std::string& where) {
     i = j;
   }
   return flush();
-}
-
-void ModelRunner::Impl::copy_weight(const Value* value, size_t offset) {
-  const Tensor& data = *value->constant();
-  host_weights.push_back({offset, data.byte_size(), static_cast<const char*>(data.raw_data()), &data});
 }
 
 void ModelRunner::Impl::release_host_weights() {

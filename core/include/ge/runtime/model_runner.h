@@ -2,10 +2,13 @@
 /// Task sink: a static-shape graph loaded once into per-stream task lists, then run with
 /// one call per execute.
 ///
-/// Loading prepares every kernel, allocates one feature-map arena, copies the weights to
-/// the device (identical ones stored once, the region in one copy), plans streams and
-/// events (ge/runtime/stream_plan.h) and builds argument tables in which every address
-/// is resolved. Given memory assigners, a model runs out
+/// It happens in two steps. Compiling (ModelRunner::compile, no device: seed 001's offline
+/// compiler) prepares every kernel, orders the nodes, plans streams and events
+/// (ge/runtime/stream_plan.h) and memory, and defines the tasks by location
+/// (TaskDef) into a CompiledModel, which a model file stores. Loading (ModelRunner::load)
+/// allocates one feature-map arena, places the weights on the device (identical ones
+/// stored once, the region in one copy) and resolves the task definitions into task
+/// lists and argument tables in which every address is resolved. Given memory assigners, a model runs out
 /// of a validated GraphMemoryPlan (ge/memory_plan.h): in-place values, views and Concat
 /// slices share bytes, a view at its input's address and a Concat whose inputs already sit
 /// in their slices run no task; on several streams the plan shares bytes only between
@@ -143,16 +146,59 @@ struct ModelRunnerOptions {
 /// planner's own blocks use 512).
 inline constexpr size_t kZeroCopyAlignment = 32;
 
+namespace runner {
+struct Compiled;
+}
+
+/// A graph compiled for a backend's kernels (seed 001's offline model): the loaded copy
+/// of the graph, its prepared kernels, execution order, stream plan, memory plan and task
+/// definitions, with no device touched: no memory allocated, no weight copied, no stream
+/// created. ModelRunner::compile makes one; ModelRunner::load puts it on the backend's
+/// device; plans() is what a model file stores.
+class CompiledModel {
+ public:
+  CompiledModel(CompiledModel&&) noexcept;
+  CompiledModel& operator=(CompiledModel&&) noexcept;
+  ~CompiledModel();
+
+  /// The graph the plans index (a copy of the one compiled).
+  const Graph& graph() const;
+  const StreamPlan& stream_plan() const;
+  /// The memory plan the model runs out of.
+  const GraphMemoryPlan& memory_plan() const;
+  size_t feature_map_bytes() const;
+  size_t weight_bytes() const;
+  /// The plans in a model file's form (ge/model_file.h).
+  CompiledPlans plans() const;
+
+ private:
+  friend class ModelRunner;
+  explicit CompiledModel(std::unique_ptr<runner::Compiled> state);
+  std::unique_ptr<runner::Compiled> state_;
+};
+
 class ModelRunner {
  public:
   ~ModelRunner();
   ModelRunner(const ModelRunner&) = delete;
   ModelRunner& operator=(const ModelRunner&) = delete;
 
-  /// Loads `graph` (already inferred and optimised; copied, not kept). Every value must
-  /// be a tensor of static shape and every node a backend kernel: control flow,
-  /// sequences and dynamic shapes fail with kUnsupported naming the node (use
-  /// ge::Executor for those). `backend` must outlive the runner.
+  /// Compiles `graph` (already inferred and optimised; copied, not kept) for `backend`'s
+  /// kernels without its device: prepares every kernel, orders the nodes, plans streams
+  /// and memory and defines the tasks. Every value must be a tensor of static shape and
+  /// every node a backend kernel: control flow, sequences and dynamic shapes fail with
+  /// kUnsupported naming the node (use ge::Executor for those). With `precompiled` the
+  /// stored plans are validated and taken instead of planned. Reads every option but
+  /// caller_feature_map, super_kernel_max_bytes and shrink, which are load's.
+  static Result<CompiledModel> compile(const Graph& graph, const Backend& backend,
+                                       const ModelRunnerOptions& options = {});
+  /// Loads a compiled model on `backend`'s device (the backend it was compiled for):
+  /// allocates the arena, places the weights, creates streams and events, resolves the
+  /// task definitions into task lists and captures them. Reads caller_feature_map,
+  /// super_kernel_max_bytes and shrink. `backend` must outlive the runner.
+  static Result<std::unique_ptr<ModelRunner>> load(CompiledModel compiled, Backend& backend,
+                                                   const ModelRunnerOptions& options = {});
+  /// compile, then load.
   static Result<std::unique_ptr<ModelRunner>> load(const Graph& graph, Backend& backend,
                                                    const ModelRunnerOptions& options = {});
 

@@ -7,6 +7,7 @@
 
 #include "ge/autofuse/loop_ir.h"
 #include "ge/cpu_kernels/kernel_library.h"
+#include "ge/logging.h"
 
 namespace ge {
 namespace {
@@ -19,6 +20,21 @@ size_t static_bytes(const Value* value, size_t* elements) {
 }
 
 }  // namespace
+
+NpuSimDevice& NpuSimBackend::sim_device() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (device_ == nullptr) {
+    device_ = std::make_unique<NpuSimDevice>(config_);
+    GE_LOG_INFO("npu_sim: simulated device created ({} bytes of device memory, queue depth {})",
+                config_.capacity_bytes, config_.queue_depth);
+  }
+  return *device_;
+}
+
+bool NpuSimBackend::device_created() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return device_ != nullptr;
+}
 
 bool NpuSimBackend::supports(const Node& node, std::string* reason) const {
   try {

@@ -2,6 +2,8 @@
 /// The "npu_sim" backend: the reference CPU kernels (ge_cpu_kernels) wrapped so that the
 /// simulated device can bounds-check every address of every launch and cost it.
 
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include "ge/backend.h"
@@ -11,20 +13,26 @@ namespace ge {
 
 class NpuSimBackend final : public Backend {
  public:
-  explicit NpuSimBackend(NpuSimConfig config = {}) : device_(config) {}
+  explicit NpuSimBackend(NpuSimConfig config = {}) : config_(config) {}
   std::string name() const override { return "npu_sim"; }
   bool supports(const Node& node, std::string* reason) const override;
   /// The node's reference kernel behind npu_sim_kernel_entry, with the byte size of
   /// every input and output. Never throws.
   Result<PreparedKernel> prepare(const Node& node) const override;
-  Device& device() override { return device_; }
+  /// The simulated device, created on first use: compiling for npu_sim (supports,
+  /// prepare, format_capability) never creates it (ge-compile needs no device).
+  Device& device() override { return sim_device(); }
   /// One launch running npu_sim kernels back to back (NpuSimKernelParams::span): the
   /// device charges one launch_ns for the span instead of one per kernel.
   Result<PreparedKernel> prepare_super_kernel(std::span<const KernelTask> tasks) const override;
-  NpuSimDevice& sim_device() { return device_; }
+  NpuSimDevice& sim_device();
+  /// Whether device() or sim_device() has created the simulated device yet.
+  bool device_created() const;
 
  private:
-  NpuSimDevice device_;
+  NpuSimConfig config_;
+  mutable std::mutex mutex_;
+  std::unique_ptr<NpuSimDevice> device_;
 };
 
 }  // namespace ge

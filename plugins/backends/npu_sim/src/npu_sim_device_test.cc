@@ -13,6 +13,7 @@
 
 #include "ge/graph.h"
 #include "ge/plugin_options.h"
+#include "ge/runtime/model_runner.h"
 #include "npu_sim_backend.h"
 #include "npu_sim_device.h"
 
@@ -160,6 +161,28 @@ TEST(NpuSimDevice, CopiesAreBoundsChecked) {
   device.deallocate(*p);
   Status freed = device.copy_to_host(back, *p, 4);
   EXPECT_NE(freed.message().find("not in a live allocation"), std::string::npos) << freed.message();
+}
+
+// ge-compile for npu_sim creates no simulated device: compiling prepares kernels and plans
+// with the backend alone (seed 001); the device comes with the first load.
+TEST(NpuSimBackend, CompilingCreatesNoDevice) {
+  NpuSimConfig config = small_config();
+  config.queue_depth = 64;  // capture keeps 32 slots free
+  NpuSimBackend backend(config);
+  ReluGraph g;
+  Result<CompiledModel> compiled = ModelRunner::compile(g.graph, backend);
+  ASSERT_TRUE(compiled.is_ok()) << compiled.status().to_string();
+  EXPECT_FALSE(backend.device_created());
+  ASSERT_EQ(compiled->plans().tasks.size(), 1u);
+  EXPECT_EQ(compiled->plans().tasks[0].size(), 1u);
+  auto runner = ModelRunner::load(std::move(*compiled), backend);
+  ASSERT_TRUE(runner.is_ok()) << runner.status().to_string();
+  EXPECT_TRUE(backend.device_created());
+  std::vector<Tensor> outputs;
+  ASSERT_TRUE((*runner)->execute({{"x", Tensor::from_vector<float>({4}, {-1, 2, -3, 4})}}, outputs).is_ok());
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_EQ(std::vector<float>(outputs[0].values<float>().begin(), outputs[0].values<float>().end()),
+            (std::vector<float>{0, 2, 0, 4}));
 }
 
 TEST(NpuSimBackend, RunsAReferenceKernelOnDeviceMemory) {
