@@ -56,11 +56,14 @@ TEST(ShapeSpecialisation, TwentySignaturesMatchThePerOpExecutor) {
   auto specialised = session_for(kSymbolicRows, cached);
   ASSERT_TRUE(specialised.is_ok()) << specialised.status().to_string();
   ASSERT_TRUE((*specialised)->specialises());
+  EXPECT_EQ((*specialised)->describe_execution().rfind("specialised per input shape: 0 specialisation(s) held", 0), 0u)
+      << (*specialised)->describe_execution();
   SessionOptions per_op;
   per_op.specialisation_cache_size = 0;
   auto reference = session_for(kSymbolicRows, per_op);
   ASSERT_TRUE(reference.is_ok()) << reference.status().to_string();
   ASSERT_FALSE((*reference)->specialises());
+  EXPECT_EQ((*reference)->describe_execution().rfind("per op: ", 0), 0u) << (*reference)->describe_execution();
 
   std::mt19937 rng(7);
   std::uniform_int_distribution<int64_t> rows(1, 9);

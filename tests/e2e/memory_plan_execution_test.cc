@@ -287,6 +287,9 @@ TEST(MemoryPlanExecution, SessionRunsSmallCnnThroughTheTaskSink) {
   ASSERT_TRUE(per_op.is_ok()) << per_op.status().to_string();
   EXPECT_TRUE((*sunk)->uses_task_sink());
   EXPECT_FALSE((*per_op)->uses_task_sink());
+  EXPECT_EQ((*sunk)->describe_execution().rfind("task sink: 1 runner(s), 1 stream(s), feature map ", 0), 0u)
+      << (*sunk)->describe_execution();
+  EXPECT_EQ((*per_op)->describe_execution().rfind("per op: ", 0), 0u) << (*per_op)->describe_execution();
   std::vector<std::string> stages = checked_stage_names(**sunk);
   ASSERT_GE(stages.size(), 5u);
   EXPECT_EQ(std::vector<std::string>(stages.begin(), stages.begin() + 4),

@@ -757,6 +757,8 @@ TEST(GemGears, ARunWhoseShapesMatchAGearUsesItsPlans) {
     expect_bitwise_equal(got, want);
   }
   EXPECT_EQ((*loaded)->gear_hits(), 3u) << "rows 2, 5 and 2 again";
+  EXPECT_EQ((*loaded)->describe_execution().rfind("2 dynamic gear(s) in front of specialised per input shape: ", 0), 0u)
+      << (*loaded)->describe_execution();
   ASSERT_NE((*loaded)->specialisations(), nullptr);
   EXPECT_EQ((*loaded)->specialisations()->statistics().misses, 1u) << "rows 3 is specialised";
 }

@@ -351,6 +351,7 @@ int run(int argc, char** argv) {
   if (options.verbosity > 0) {
     std::cout << "compiled '" << model.string() << "' for backend " << options.backend << " in "
               << milliseconds(compile_ms) << " ms\n";
+    std::cout << "execution: " << session.describe_execution() << "\n";
     print_pass_timings(session);
     if (const MemoryStatistics* statistics = session.memory_statistics()) {
       std::cout << format_memory_statistics(*statistics);

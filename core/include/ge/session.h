@@ -6,10 +6,8 @@
 /// per-op executor. Both give the same results and the same errors for bad inputs.
 
 #include <chrono>
-#include <condition_variable>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -30,6 +28,9 @@
 namespace ge {
 
 struct LoadedModelFile;
+namespace detail {
+class Executable;
+}
 
 struct SessionOptions {
   /// The backend to compile for and run on. Empty for a model file: the one it was
@@ -171,7 +172,12 @@ class Session {
   static Result<std::unique_ptr<Session>> create_compiled(const PluginHost& host, std::unique_ptr<Graph> graph,
                                                           const CompiledPlans* plans, const SessionOptions& options);
 
-  const Graph& graph() const { return runner_ ? runner_->graph() : executor_ ? executor_->graph() : *dynamic_graph_; }
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  /// The graph the session runs (the task sink's, or the per-op executor's).
+  const Graph& graph() const;
   const OpRegistry& ops() const { return *ops_; }
   const std::vector<PassTiming>& pass_timings() const { return pass_timings_; }
   /// The steps create() took, in order. "passes" spans the pipeline; each pass inside it
@@ -201,33 +207,30 @@ class Session {
   /// Task-sink runners in the pool (1 until runs overlap; 0 when the session runs per op).
   size_t runner_count() const;
   /// Whether runs go through the task sink rather than the per-op executor.
-  bool uses_task_sink() const { return runner_ != nullptr; }
+  bool uses_task_sink() const { return runner() != nullptr; }
   /// Whether a graph with dynamic input dims is compiled per input-shape signature.
-  bool specialises() const { return specialisations_ != nullptr; }
+  bool specialises() const { return specialisations() != nullptr; }
   /// The task sink the session runs, or null when it runs per op.
-  const ModelRunner* runner() const { return runner_.get(); }
+  const ModelRunner* runner() const;
+  /// How the session runs, in a line: the task sink (runners, streams, feature map), the
+  /// per-op executor (clusters), shape specialisation or a model file's dynamic gears.
+  std::string describe_execution() const;
   /// The statistics of the memory plan the task sink runs, or null when the session
   /// runs per op.
   const MemoryStatistics* memory_statistics() const;
   /// The shape-keyed specialisations of a graph with dynamic input dims, or null when the
   /// session runs one static plan (or specialisation is off).
-  const SpecialisationCache* specialisations() const { return specialisations_.get(); }
+  const SpecialisationCache* specialisations() const;
   /// How the per-op executor (of the latest run's specialisation, if any) partitions its
   /// graph, or null when the session runs one static plan.
-  std::optional<PartitionStatistics> partition_statistics() const {
-    const Executor* executor = last_executor_ != nullptr ? last_executor_ : executor_.get();
-    return executor ? std::optional<PartitionStatistics>(executor->partition_statistics()) : std::nullopt;
-  }
+  std::optional<PartitionStatistics> partition_statistics() const;
   /// Dynamic gears loaded from a model file (static plans picked by exact input shapes),
   /// and how many runs used one.
-  size_t gear_count() const { return gears_.size(); }
-  uint64_t gear_hits() const { return gear_hits_; }
+  size_t gear_count() const;
+  uint64_t gear_hits() const;
   /// What runs where in the per-op executor of the latest run (clusters and the nodes run
   /// per op of its latest plan and the bodies partitioned since); empty when there is none.
-  std::string describe_partition() const {
-    const Executor* executor = last_executor_ != nullptr ? last_executor_ : executor_.get();
-    return executor != nullptr ? executor->describe_partition() : std::string();
-  }
+  std::string describe_partition() const;
   /// The pool the per-op executor's values and the runs' outputs come from.
   const TensorPool& tensor_pool() const { return *pool_; }
 
@@ -237,9 +240,7 @@ class Session {
   friend Result<std::unique_ptr<Session>> create_session_from_model_file(const PluginHost& host,
                                                                           const std::filesystem::path& path,
                                                                           const SessionOptions& options);
-  Session() = default;
-  Status run_unguarded(const NamedTensors& inputs, std::vector<Tensor>& outputs, const RunOptions& options);
-  Status run_values_unguarded(const NamedValues& inputs, std::vector<RuntimeValue>& outputs, const RunOptions& options);
+  Session();
   /// Applies options.memory_limit to the pool, checks every static value of `graph`
   /// against it (a graph input or output of 8 TiB fails here, not in the first run) and
   /// counts the graph's weights against it while the session lives, naming the weight
@@ -257,26 +258,22 @@ class Session {
   /// backend (one PluginHost) running such runs from two threads at once may prepare a
   /// kernel in the other's precision (a sibling runner then fails its stored kernel names).
   void restore_precision() const;
-  /// Loads a dynamic gear of a model file (ge/model_file.h) after the model itself.
-  Status load_gear(const PluginHost& host, LoadedModelFile& gear, const SessionOptions& options);
-  /// Sets up the per-op executor for `graph`, which sinks its static clusters and subgraph
-  /// bodies when the options allow the task sink, and with `specialisation_source` (the
-  /// inferred graph, with dynamic input dims) the shape-keyed specialisations. `run_passes`
-  /// when those graphs come before the pass pipeline.
-  Status load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph, std::unique_ptr<Graph> specialisation_source,
-                     bool run_passes, const SessionOptions& options, Backend& backend);
+  /// Loads a dynamic gear of a model file (ge/model_file.h) after the model itself: its
+  /// runner, keyed by its input shapes (SpecialisationCache::key_of).
+  Result<std::pair<std::string, std::unique_ptr<ModelRunner>>> load_gear(const PluginHost& host, LoadedModelFile& gear,
+                                                                          const SessionOptions& options);
+  /// The per-op executor for `graph`, which sinks its static clusters and subgraph
+  /// bodies when the options allow the task sink, or with `specialisation_source` (the
+  /// inferred graph, with dynamic input dims) the shape-keyed specialisations in front of
+  /// it. `run_passes` when those graphs come before the pass pipeline.
+  Result<std::unique_ptr<detail::Executable>> load_per_op(const PluginHost& host, std::unique_ptr<Graph> graph,
+                                                          std::unique_ptr<Graph> specialisation_source, bool run_passes,
+                                                          const SessionOptions& options, Backend& backend);
+  /// The task sink's runner as the session's way of running.
+  void set_runner(std::unique_ptr<ModelRunner> runner, Backend& backend);
   /// Whether a graph is specialised per input shape under `options` (dynamic input dims,
   /// the task sink on, a cache of at least one entry).
   static bool wants_specialisation(const SessionOptions& options, const Graph& graph);
-  /// The specialisation for these inputs' shapes when the session specialises, else null.
-  Result<Specialisation*> specialised(const NamedValues& inputs);
-  /// per_op_unavailable_, with why `found`'s signature did not compile to the task sink.
-  Status per_op_unavailable(const Specialisation* found) const;
-  /// An idle task-sink runner (runner_ or a sibling), loading a sibling when all are busy.
-  Result<ModelRunner*> acquire_runner();
-  void release_runner(ModelRunner* runner);
-  /// Sets the task-sink runner the pool starts from.
-  void set_runner(std::unique_ptr<ModelRunner> runner, Backend& backend);
 
   std::shared_ptr<OpRegistry> ops_;  // shared with the compilation the session loaded
   std::string backend_name_;
@@ -285,26 +282,11 @@ class Session {
   Backend* precision_backend_ = nullptr;  // the backend precision_ was set on
   std::shared_ptr<TensorPool> pool_ = TensorPool::create();
   std::shared_ptr<void> weights_reservation_;  // the weights' bytes, counted in pool_
-  std::unique_ptr<Graph> specialisation_source_;
-  std::unique_ptr<SpecialisationCache> specialisations_;
-  std::unordered_map<std::string, Specialisation> gears_;  // by SpecialisationCache::key_of
-  uint64_t specialisations_compiled_ = 0;
-  uint64_t gear_hits_ = 0;
   std::vector<PassTiming> pass_timings_;
   std::vector<StageTiming> stage_timings_;
-  std::unique_ptr<ModelRunner> runner_;  // set when the graph runs through the task sink
-  Backend* backend_ = nullptr;           // runner_'s, for its siblings
-  mutable std::mutex runners_mutex_;
-  std::condition_variable runner_idle_;  // a device without host-accessible memory: one runner
-  std::vector<std::unique_ptr<ModelRunner>> sibling_runners_;  // loaded when runs overlapped
-  std::vector<ModelRunner*> idle_runners_;                     // runner_ and siblings not running
-  std::mutex serial_mutex_;  // runs off the pool (per-op executor, specialisations) take turns
-  std::unique_ptr<Executor> executor_;   // set otherwise
-  const Executor* last_executor_ = nullptr;  // the executor of the latest specialised run
-  // A specialising session on a backend the per-op executor cannot use: its graph, and
-  // the error a signature that does not compile to the task sink gets.
-  std::unique_ptr<Graph> dynamic_graph_;
-  Status per_op_unavailable_;
+  /// How the session runs (session/executable.h): the task sink, the per-op executor,
+  /// shape specialisation, a model file's gears in front of one of those.
+  std::unique_ptr<detail::Executable> executable_;
 };
 
 }  // namespace ge

@@ -1,5 +1,5 @@
 // How a session loads a graph into the task sink (session_task_sink.h).
-#include "session_task_sink.h"
+#include "task_sink.h"
 
 #include <algorithm>
 

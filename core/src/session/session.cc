@@ -17,8 +17,9 @@
 #include "ge/shape_arithmetic.h"
 #include "ge/verifier.h"
 #include "ge/weight_merging.h"
-#include "plugin_call.h"
-#include "session_task_sink.h"
+#include "../plugin_call.h"
+#include "executable.h"
+#include "task_sink.h"
 #include "stage_clock.h"
 
 namespace ge {
@@ -260,14 +261,16 @@ Result<std::unique_ptr<Session>> Session::load(const PluginHost& host, Compilati
     clock.end("load (task sink)");
   } else {
     session->restore_precision();  // the per-op executor prepares kernels in it
-    Status per_op = session->load_per_op(host, std::move(c.graph_), std::move(c.specialisation_source_), true,
-                                         options, backend);
+    Result<std::unique_ptr<detail::Executable>> per_op = session->load_per_op(
+        host, std::move(c.graph_), std::move(c.specialisation_source_), true, options, backend);
     if (!per_op.is_ok() && !c.task_sink_refusal_.is_ok()) {
       // The task sink's reason is the one to act on (e.g. an op the backend has no kernel for).
-      return Status(per_op.code(), per_op.message() + "; the task sink could not run the graph either: " +
-                                       c.task_sink_refusal_.message());
+      return Status(per_op.status().code(), per_op.status().message() +
+                                                "; the task sink could not run the graph either: " +
+                                                c.task_sink_refusal_.message());
     }
-    GE_RETURN_IF_ERROR(per_op);
+    GE_RETURN_IF_ERROR(per_op.status());
+    session->executable_ = std::move(per_op).value();
     clock.end("load (per-op executor)");
   }
   if (c.unoptimised_) GE_RETURN_IF_ERROR(check_loaded_session(*session, *c.unoptimised_, host, *session->ops_, options));
@@ -311,7 +314,8 @@ Status Session::apply_memory_limit(const Graph& graph, const SessionOptions& opt
 }
 
 const MemoryStatistics* Session::memory_statistics() const {
-  const GraphMemoryPlan* plan = runner_ ? runner_->memory_plan() : nullptr;
+  const ModelRunner* sunk = runner();
+  const GraphMemoryPlan* plan = sunk != nullptr ? sunk->memory_plan() : nullptr;
   return plan != nullptr ? &plan->statistics : nullptr;
 }
 

@@ -6,7 +6,8 @@
 #include "ge/logging.h"
 #include "ge/model_file.h"
 #include "ge/verifier.h"
-#include "runtime_input_binding.h"
+#include "../runtime_input_binding.h"
+#include "executable.h"
 #include "stage_clock.h"
 
 namespace ge {
@@ -49,8 +50,10 @@ Status settle_model_file_precision(const PluginHost& host, const std::filesystem
 
 }  // namespace
 
-Status Session::load_gear(const PluginHost& host, LoadedModelFile& gear, const SessionOptions& options) {
-  if (runner_) return invalid_argument("the model has static input shapes: a dynamic gear cannot apply");
+Result<std::pair<std::string, std::unique_ptr<ModelRunner>>> Session::load_gear(const PluginHost& host,
+                                                                                LoadedModelFile& gear,
+                                                                                const SessionOptions& options) {
+  if (uses_task_sink()) return invalid_argument("the model has static input shapes: a dynamic gear cannot apply");
   const std::vector<Value*> expected = graph().runtime_inputs();
   const std::vector<Value*> given = gear.graph->runtime_inputs();
   if (given.size() != expected.size()) {
@@ -81,10 +84,7 @@ Status Session::load_gear(const PluginHost& host, LoadedModelFile& gear, const S
   GE_ASSIGN_OR_RETURN(std::unique_ptr<ModelRunner> runner, ModelRunner::load(*gear.graph, *backend, runner_options));
   std::vector<const Tensor*> keys;
   for (const Tensor& t : shapes) keys.push_back(&t);
-  if (!gears_.emplace(SpecialisationCache::key_of(keys), Specialisation{std::move(runner), nullptr}).second) {
-    return invalid_argument("another gear has the same input shapes");
-  }
-  return Status::ok();
+  return std::make_pair(SpecialisationCache::key_of(keys), std::move(runner));
 }
 
 Result<std::unique_ptr<Session>> Session::create_compiled(const PluginHost& host, std::unique_ptr<Graph> graph,
@@ -115,7 +115,8 @@ Result<std::unique_ptr<Session>> Session::create_compiled(const PluginHost& host
   // A graph stored without plans has dynamic shapes or host ops: specialise it per input
   // shape when its inputs are what is dynamic (it is compiled already: no passes).
   std::unique_ptr<Graph> source = wants_specialisation(options, *graph) ? graph->clone() : nullptr;
-  GE_RETURN_IF_ERROR(session->load_per_op(host, std::move(graph), std::move(source), false, options, *backend));
+  GE_ASSIGN_OR_RETURN(session->executable_,
+                      session->load_per_op(host, std::move(graph), std::move(source), false, options, *backend));
   clock.end("load (per-op executor)");
   return session;
 }
@@ -142,11 +143,19 @@ Result<std::unique_ptr<Session>> create_session_from_model_file(const PluginHost
   Result<std::unique_ptr<Session>> session = Session::create_compiled(host, std::move(loaded.graph), plans, options);
   if (!session) return session.status().with_context(path.string());
   detail::StageClock gears_clock((*session)->stage_timings_);
+  std::unordered_map<std::string, std::unique_ptr<ModelRunner>> gears;
   for (size_t i = 0; i < loaded.gears.size(); ++i) {
-    Status status = (*session)->load_gear(host, loaded.gears[i], options);
-    if (!status.is_ok()) return status.with_context(path.string() + ": gear " + std::to_string(i));
+    const std::string where = path.string() + ": gear " + std::to_string(i);
+    auto gear = (*session)->load_gear(host, loaded.gears[i], options);
+    if (!gear.is_ok()) return gear.status().with_context(where);
+    if (!gears.emplace(std::move(gear->first), std::move(gear->second)).second) {
+      return invalid_argument("another gear has the same input shapes").with_context(where);
+    }
   }
-  if (!loaded.gears.empty()) gears_clock.end("load dynamic gears");
+  if (!gears.empty()) {
+    (*session)->executable_ = detail::geared_executable(std::move((*session)->executable_), std::move(gears));
+    gears_clock.end("load dynamic gears");
+  }
   std::vector<StageTiming>& stages = (*session)->stage_timings_;
   stages.insert(stages.begin(), read.begin(), read.end());
   return session;
