@@ -6,7 +6,7 @@
 option(GE_PRECOMPILE_HEADERS "Precompile the standard and core headers shared by the larger targets" ON)
 
 # The standard headers most of GE's translation units include (directly or through
-# ge/graph.h, ge/kernel.h and ge/status.h).
+# ge/graph.h, ge/plugin_api/kernel.h and ge/status.h).
 set(GE_PCH_STANDARD_HEADERS
   <algorithm> <array> <cmath> <cstdint> <cstring> <functional> <limits> <list> <map> <memory>
   <optional> <set> <span> <string> <string_view> <unordered_map> <unordered_set> <utility>

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "ge/graph.h"
-#include "ge/memory_assigner.h"
+#include "ge/plugin_api/memory_assigner.h"
 #include "ge/memory_plan.h"
 #include "greedy_by_size_assigner.h"
 #include "hill_climb_assigner.h"

@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 #include "ge/plugin_host.h"
 #include "ge/runtime/model_runner.h"
 

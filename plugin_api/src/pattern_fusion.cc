@@ -7,7 +7,7 @@
 #include <set>
 #include <unordered_set>
 
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 #include "ge/logging.h"
 #include "ge/plugin_api/graph_rewrite.h"
 

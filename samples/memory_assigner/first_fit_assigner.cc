@@ -7,7 +7,7 @@
 #include <vector>
 
 #include <ge/alignment.h>
-#include <ge/memory_assigner.h>
+#include <ge/plugin_api/memory_assigner.h>
 #include <ge/plugin_api/plugin.h>
 
 namespace {

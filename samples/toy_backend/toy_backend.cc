@@ -5,7 +5,7 @@
 #include <new>
 #include <string>
 
-#include <ge/backend.h>
+#include <ge/plugin_api/backend.h>
 #include <ge/plugin_api/plugin.h>
 
 #include "toy_device.h"

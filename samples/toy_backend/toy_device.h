@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include <ge/backend.h>
+#include <ge/plugin_api/backend.h>
 
 namespace toy {
 

@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include <ge/backend.h>
+#include <ge/plugin_api/backend.h>
 
 namespace toy {
 

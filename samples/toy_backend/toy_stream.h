@@ -17,7 +17,7 @@
 #include <span>
 #include <thread>
 
-#include <ge/backend.h>
+#include <ge/plugin_api/backend.h>
 
 namespace toy {
 

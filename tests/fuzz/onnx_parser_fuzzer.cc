@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "ge/parser.h"
+#include "ge/plugin_api/parser.h"
 #include "ge/plugin_host.h"
 
 namespace {

@@ -8,7 +8,7 @@
 source "$(dirname "$0")/sdk_test_lib.sh"
 
 build_sample toy_backend
-grep -q "$prefix/include/ge/backend.h" "$work/toy_backend-deps.txt" || fail "the sample did not compile the installed backend.h"
+grep -q "$prefix/include/ge/plugin_api/backend.h" "$work/toy_backend-deps.txt" || fail "the sample did not compile the installed backend.h"
 ctest --test-dir "$work/toy_backend" --output-on-failure > "$work/ctest.txt" 2>&1 || { cat "$work/ctest.txt"; fail "toy_device_test"; }
 
 registry=$work/toy_backend/toy_plugins.toml

@@ -22,6 +22,7 @@
 #include "ge/status.h"
 #include "input_shapes.h"
 #include "option_values.h"
+#include "session_flags.h"
 #include "tool_driver.h"
 
 namespace ge::tools {
@@ -29,25 +30,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CompileOptions {
+/// The options the tools share (session_flags.h: --backend, -O and the pass options,
+/// --precision, --memory-assigner, --streams, --stream-memory-ratio, --threads,
+/// --memory-limit, --plugins, -v) and ge-compile's own.
+struct CompileOptions : SessionFlags {
   std::optional<fs::path> model, output, info, verify;
   std::optional<fs::path> export_onnx;  // --export-onnx: the optimised graph as ONNX
-  std::string backend = "cpu";
-  int opt_level = 2;
-  std::optional<Precision> precision;     // --precision; absent: fp32 (--verify: the file's)
   std::vector<std::string> input_shapes;  // one: fixed shapes; several: one dynamic gear each
-  std::vector<fs::path> plugin_files;
-  std::vector<std::string> memory_assigners;
-  int streams = 1;
-  double stream_memory_ratio = 1.1;  // the streams' feature map at most this times one stream's (0: no limit)
-  int threads = 0;
-  size_t memory_limit = 0;  // 0: the machine's physical memory
-  int verbosity = 0;
   bool help = false;
 };
 
-const char* usage() {
-  return "usage: ge-compile --model M.onnx --output M.gem [--backend cpu|npu_sim] [--input-shape "
+constexpr uint32_t kSharedGroups = kPluginFlags | kPassFlags | kDumpFlags | kCompileFlags;
+
+std::string usage() {
+  return std::string("usage: ge-compile --model M.onnx --output M.gem [--backend cpu|npu_sim] [--input-shape "
          "\"name=1,3,224,224;...\"]...\n"
          "                  [-O N] [--precision fp32|bf16|mixed] [--memory-assigner NAME]... [--streams N "
          "[--stream-memory-ratio R]] [--threads N] [--plugins FILE]... [-v]\n"
@@ -79,7 +75,9 @@ const char* usage() {
          "an ONNX model for Netron or onnx.load: ONNX ops in the default domain, GE's fused ops in the\n"
          "domains 'ge' and 'ge_autofuse' (opset_import version 1), blocked storage formats as each\n"
          "value_info's doc_string 'ge.format: nChw8c' and metadata 'ge.format:NAME'. With --output too,\n"
-         "the .gem is written as well. The model may also be given as the one positional argument.\n";
+         "the .gem is written as well. The model may also be given as the one positional argument.\n"
+         "Options shared with ge-run and ge-opt (one table, tools/common/session_flags.h):\n") +
+         shared_options_help(kSharedGroups);
 }
 
 /// True when `a` and `b` name one existing file (through links, "./", hard links).
@@ -116,10 +114,10 @@ Result<CompileOptions> parse_arguments(const std::vector<std::string>& args) {
       if (i + 1 >= args.size()) return invalid_argument(flag + " needs a value");
       return args[++i];
     };
+    GE_ASSIGN_OR_RETURN(bool shared, take_shared_option(args, i, kSharedGroups, options));
+    if (shared) continue;
     if (arg == "--help" || arg == "-h") {
       options.help = true;
-    } else if (arg == "-v") {
-      ++options.verbosity;
     } else if (arg == "--model") {
       GE_ASSIGN_OR_RETURN(std::string v, value(arg));
       options.model = v;
@@ -136,11 +134,6 @@ Result<CompileOptions> parse_arguments(const std::vector<std::string>& args) {
     } else if (arg == "--verify") {
       GE_ASSIGN_OR_RETURN(std::string v, value(arg));
       options.verify = v;
-    } else if (arg == "--backend") {
-      GE_ASSIGN_OR_RETURN(options.backend, value(arg));
-    } else if (arg == "--precision") {
-      GE_ASSIGN_OR_RETURN(std::string v, value(arg));
-      GE_ASSIGN_OR_RETURN(options.precision, parse_precision_value(arg, v));
     } else if (arg == "--input-shape") {
       GE_ASSIGN_OR_RETURN(std::string v, value(arg));
       if (v.find_first_not_of("; ") == std::string::npos) {
@@ -148,32 +141,6 @@ Result<CompileOptions> parse_arguments(const std::vector<std::string>& args) {
             "--input-shape expects NAME=D0,D1,... (several separated by ';'), got an empty value '" + v + "'");
       }
       options.input_shapes.push_back(v);
-    } else if (arg == "--memory-assigner") {
-      GE_ASSIGN_OR_RETURN(std::string v, value(arg));
-      options.memory_assigners.push_back(v);
-    } else if (arg == "--streams") {
-      GE_ASSIGN_OR_RETURN(std::string v, value(arg));
-      GE_ASSIGN_OR_RETURN(options.streams, parse_int_value(arg, v, 1, 64));
-    } else if (arg == "--stream-memory-ratio") {
-      GE_ASSIGN_OR_RETURN(std::string v, value(arg));
-      GE_ASSIGN_OR_RETURN(options.stream_memory_ratio, parse_non_negative(arg, v));
-    } else if (arg == "--threads") {
-      GE_ASSIGN_OR_RETURN(std::string v, value(arg));
-      GE_ASSIGN_OR_RETURN(options.threads, parse_int_value(arg, v, 1, 1024));
-    } else if (arg == "--memory-limit") {
-      GE_ASSIGN_OR_RETURN(std::string v, value(arg));
-      Result<size_t> bytes = parse_byte_size(v);
-      if (!bytes.is_ok()) return bytes.status().with_context("--memory-limit");
-      options.memory_limit = *bytes;
-    } else if (arg == "--plugins") {
-      GE_ASSIGN_OR_RETURN(std::string v, value(arg));
-      options.plugin_files.emplace_back(v);
-    } else if (arg.rfind("-O", 0) == 0) {
-      std::string level = arg.substr(2);
-      if (level.empty()) {
-        GE_ASSIGN_OR_RETURN(level, value(arg));
-      }
-      GE_ASSIGN_OR_RETURN(options.opt_level, parse_int_value("-O", level, 0, 3));
     } else if (!arg.empty() && arg[0] != '-') {
       if (options.model)
         return invalid_argument("unexpected argument '" + arg + "': the model is already '" + options.model->string() + "'");
@@ -263,15 +230,7 @@ int run(int argc, char** argv) {
       return fail(status.with_context("--input-shape"));
   }
 
-  SessionOptions session_options;
-  session_options.backend = options.backend;
-  session_options.passes.opt_level = options.opt_level;
-  session_options.memory_assigners = options.memory_assigners;
-  session_options.max_streams = options.streams;
-  session_options.stream_memory_ratio = options.stream_memory_ratio;
-  session_options.threads = options.threads;
-  session_options.memory_limit = options.memory_limit;
-  session_options.precision = options.precision.value_or(Precision::kFp32);
+  const SessionOptions session_options = options.session_options();
   // Compiled as a session would compile it, with no device touched: nothing is
   // allocated, no weight copied, no stream created (seed 001's offline compiler).
   Result<Compilation> compiled = compile(host, std::move(*graph), session_options);
@@ -286,23 +245,23 @@ int run(int argc, char** argv) {
     export_options.producer_name = "ge-compile";
     export_options.producer_version = GE_VERSION_STRING;
     export_options.doc_string = "'" + options.model->filename().string() + "' optimised by GE for backend " +
-                                options.backend + " at -O" + std::to_string(options.opt_level);
+                                options.backend + " at -O" + std::to_string(options.passes.opt_level);
     export_options.metadata = {{"ge.backend", options.backend},
-                               {"ge.opt_level", std::to_string(options.opt_level)},
+                               {"ge.opt_level", std::to_string(options.passes.opt_level)},
                                {"ge.source_model", options.model->filename().string()}};
     const Graph& optimised = compiled->graph();
     if (Status status = onnx_common::write_onnx_model(optimised, *options.export_onnx, export_options);
         !status.is_ok())
       return fail(status.with_context("--export-onnx"));
     std::cout << "exported the optimised graph of '" << options.model->string() << "' (" << optimised.node_count()
-              << " nodes, " << options.backend << " -O" << options.opt_level << ") to '"
+              << " nodes, " << options.backend << " -O" << options.passes.opt_level << ") to '"
               << options.export_onnx->string() << "'\n";
     if (!options.output) return 0;
   }
 
   ModelFileInfo info;
   info.backend = options.backend;
-  info.opt_level = options.opt_level;
+  info.opt_level = options.passes.opt_level;
   // What the kernels were prepared in: fp32 where the backend has no bf16 arithmetic.
   info.precision = compiled->precision();
   info.producer = "ge-compile " GE_VERSION_STRING;
@@ -345,7 +304,7 @@ int run(int argc, char** argv) {
     return fail(status);
   std::error_code error;
   const uintmax_t size = fs::file_size(*options.output, error);
-  std::cout << "compiled '" << options.model->string() << "' for " << options.backend << " -O" << options.opt_level
+  std::cout << "compiled '" << options.model->string() << "' for " << options.backend << " -O" << options.passes.opt_level
             << " into '" << options.output->string() << "' (" << size << " bytes) in " << elapsed_ms(compile_start)
             << " ms (plugins loaded in " << plugins_ms << " ms)\n";
   if (options.precision) {

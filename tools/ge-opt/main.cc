@@ -25,6 +25,7 @@
 #include "ge/plugin_host.h"
 #include "ge/status.h"
 #include "option_values.h"
+#include "session_flags.h"
 #include "tool_driver.h"
 
 namespace ge::tools {
@@ -35,26 +36,19 @@ namespace fs = std::filesystem;
 constexpr std::string_view kTool = "ge-opt";
 constexpr std::string_view kSplitMarker = "// -----";
 
-struct OptOptions {
+/// The options the tools share (session_flags.h: --plugins, --backend, -v, -O and the pass
+/// options) and ge-opt's own.
+struct OptOptions : SessionFlags {
   std::optional<fs::path> input;  // absent or "-": stdin (text IR)
   std::optional<fs::path> output;
-  std::optional<std::vector<std::string>> passes;
-  std::optional<int> opt_level;
-  std::vector<std::string> disabled_passes;
-  std::string backend = "cpu";
-  std::vector<fs::path> plugin_files;
   bool split_input_file = false;
-  bool verify_each = false;
-  bool check_passes = false;
-  std::optional<double> check_rtol, check_atol;
   bool list_passes = false;
   std::optional<int64_t> max_constant_elements;
-  int verbosity = 0;
   bool help = false;
 };
 
-const char* usage() {
-  return "usage: ge-opt [INPUT.ge|INPUT.onnx|-] [--passes a,b,c] [-O N] [--disable-pass NAME]...\n"
+std::string usage() {
+  return std::string("usage: ge-opt [INPUT.ge|INPUT.onnx|-] [--passes a,b,c] [-O N] [--disable-pass NAME]...\n"
          "              [--backend cpu|npu_sim] [--verify-each] [--check-passes [--check-rtol R] [--check-atol A]]\n"
          "              [--split-input-file]\n"
          "              [--elide-constants N] [-o OUT.ge] [--plugins FILE]... [--list-passes] [-v]\n"
@@ -71,7 +65,9 @@ const char* usage() {
          "  --split-input-file  each part of the input between lines '// -----' is a graph of its own;\n"
          "                      the results are printed between the same lines, a failing part as\n"
          "                      '// error (CODE): MESSAGE' (exit status 1 when any part failed)\n"
-         "  --elide-constants N print constants of more than N elements as a checksum\n";
+         "  --elide-constants N print constants of more than N elements as a checksum\n"
+         "Options shared with ge-run and ge-compile (one table, tools/common/session_flags.h):\n") +
+         shared_options_help(kPluginFlags | kPassFlags);
 }
 
 Result<OptOptions> parse_arguments(const std::vector<std::string>& args) {
@@ -82,26 +78,11 @@ Result<OptOptions> parse_arguments(const std::vector<std::string>& args) {
       if (i + 1 >= args.size()) return invalid_argument(flag + " needs a value");
       return args[++i];
     };
+    // The options the tools share: one table (session_flags.h).
+    GE_ASSIGN_OR_RETURN(bool shared, take_shared_option(args, i, kPluginFlags | kPassFlags, options));
+    if (shared) continue;
     if (arg == "--help" || arg == "-h") {
       options.help = true;
-    } else if (arg == "--passes") {
-      GE_ASSIGN_OR_RETURN(std::string list, value(arg));
-      GE_ASSIGN_OR_RETURN(options.passes, parse_pass_list(arg, list));
-    } else if (arg.rfind("-O", 0) == 0 && arg.size() == 3) {
-      GE_ASSIGN_OR_RETURN(int level, parse_int_value("-O", arg.substr(2), 0, 3));
-      options.opt_level = level;
-    } else if (arg == "-O") {
-      GE_ASSIGN_OR_RETURN(std::string text, value(arg));
-      GE_ASSIGN_OR_RETURN(int level, parse_int_value("-O", text, 0, 3));
-      options.opt_level = level;
-    } else if (arg == "--disable-pass") {
-      GE_ASSIGN_OR_RETURN(std::string name, value(arg));
-      options.disabled_passes.push_back(name);
-    } else if (arg == "--backend") {
-      GE_ASSIGN_OR_RETURN(options.backend, value(arg));
-    } else if (arg == "--plugins") {
-      GE_ASSIGN_OR_RETURN(std::string file, value(arg));
-      options.plugin_files.emplace_back(file);
     } else if (arg == "-o") {
       GE_ASSIGN_OR_RETURN(std::string file, value(arg));
       options.output = fs::path(file);
@@ -111,18 +92,8 @@ Result<OptOptions> parse_arguments(const std::vector<std::string>& args) {
       options.max_constant_elements = count;
     } else if (arg == "--split-input-file") {
       options.split_input_file = true;
-    } else if (arg == "--verify-each") {
-      options.verify_each = true;
-    } else if (arg == "--check-passes") {
-      options.check_passes = true;
-    } else if (arg == "--check-rtol" || arg == "--check-atol") {
-      GE_ASSIGN_OR_RETURN(std::string text, value(arg));
-      GE_ASSIGN_OR_RETURN(double tolerance, parse_non_negative(arg, text));
-      (arg == "--check-rtol" ? options.check_rtol : options.check_atol) = tolerance;
     } else if (arg == "--list-passes") {
       options.list_passes = true;
-    } else if (arg == "-v" || arg == "-vv" || arg == "-vvv") {
-      options.verbosity += static_cast<int>(arg.size()) - 1;
     } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
       return invalid_argument("unknown option '" + arg + "'");
     } else if (options.input) {
@@ -179,20 +150,14 @@ class Optimiser {
  private:
   Result<std::string> run(Graph& graph) const {
     GE_RETURN_IF_ERROR(ops_.infer_graph(graph).with_context("inferring the input"));
-    if (options_.passes || options_.opt_level) {
+    if (options_.passes.explicit_passes || options_.was_given("-O")) {
       PassManagerOptions pass_options;
-      pass_options.explicit_passes = options_.passes;
-      pass_options.opt_level = options_.opt_level.value_or(2);
-      pass_options.disabled_passes.insert(options_.disabled_passes.begin(), options_.disabled_passes.end());
-      pass_options.verify_each = options_.verify_each;
-      pass_options.check_passes = options_.check_passes;
-      pass_options.check_rtol = options_.check_rtol.value_or(pass_options.check_rtol);
-      pass_options.check_atol = options_.check_atol.value_or(pass_options.check_atol);
+      pass_options = options_.passes;
       GE_ASSIGN_OR_RETURN(Backend * target, host_.backend(options_.backend));
       // As a session does: the cpu backend is the reference that constant folding
       // evaluates nodes on and that --check-passes runs the model on.
       Result<Backend*> reference = host_.backend("cpu");
-      if (options_.check_passes && !reference.is_ok()) return reference.status().with_context("--check-passes");
+      if (options_.passes.check_passes && !reference.is_ok()) return reference.status().with_context("--check-passes");
       PassManager manager(host_.passes(), ops_, pass_options);
       GE_RETURN_IF_ERROR(manager.run(graph, target, reference.is_ok() ? *reference : nullptr));
     }

@@ -22,7 +22,7 @@
 #include "ge/atomic_file.h"
 #include "ge/logging.h"
 #include "ge/model_file.h"
-#include "ge/parser.h"
+#include "ge/plugin_api/parser.h"
 #include "ge/pass_order.h"
 #include "ge/plugin_host.h"
 #include "ge/session.h"
@@ -309,21 +309,15 @@ int run(int argc, char** argv) {
     return fail(invalid_argument("--check-precision compiles the model again in float32, but '" + model.string() +
                                  "' is compiled already: give it the source model with --precision"));
   }
-  SessionOptions session_options;
+  // The shared options set theirs (session_flags.h); a .gem runs in its own precision
+  // (create_session_from_model_file), which fp32 takes.
+  SessionOptions session_options = options.session_options();
   // A .gem runs on the backend it was compiled for unless --backend names one.
-  session_options.backend = compiled_model && !options.backend_given ? std::string() : options.backend;
-  session_options.passes = options.passes;
-  session_options.memory_assigners = options.memory_assigners;
-  session_options.threads = options.threads;
-  session_options.max_streams = options.streams;
-  session_options.stream_memory_ratio = options.stream_memory_ratio;
+  if (compiled_model && !options.backend_given) session_options.backend.clear();
   session_options.super_kernel_max_bytes = options.super_kernel_max_bytes;
   session_options.specialisation_cache_size = options.specialisations;
   session_options.memory_order = options.memory_order;
-  session_options.memory_limit = options.memory_limit;
   session_options.shrink = options.shrink;
-  // A .gem runs in its own precision (create_session_from_model_file); fp32 takes it.
-  session_options.precision = options.precision.value_or(Precision::kFp32);
   // The cpu backend reads the mode of its fused groups from the environment.
   if (options.autofusion == "interpret" || options.autofusion == "codegen") {
     ::setenv("GE_AUTOFUSE_MODE", options.autofusion.c_str(), 1);

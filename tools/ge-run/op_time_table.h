@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 
 namespace ge::tools {
 

@@ -13,24 +13,19 @@ namespace ge::tools {
 namespace {
 
 /// Options that take a value (given as the next argument or after '=').
-constexpr std::string_view kValueOptions[] = {
-    "--plugins",    "--input",        "--output-dir",      "--backend",         "--repeat",
-    "--passes",     "--disable-pass", "--dump-graph",      "--expected-dir",    "--rtol",
-    "--atol",       "--check-rtol",   "--check-atol",      "--memory-assigner", "--memory-order",
-    "--profile",    "--threads",      "--specialisations", "--memory-limit",    "--duration",
-    "--autofusion", "--dump-tensors", "--streams",         "--super-kernels",   "--stream-memory-ratio",
-    "--precision",
-};
-/// Options that take none.
-// Options that shape compilation: a compiled .gem has run its passes and stored its plan.
-constexpr std::string_view kCompileOptions[] = {"-O",          "--passes",        "--disable-pass",
-                                                "--dump-graph", "--memory-assigner", "--memory-order",
-                                                "--verify-each", "--check-passes",  "--dump-graph-constants",
-                                                "--streams", "--stream-memory-ratio", "--super-kernels"};
+/// The options ge-run shares with the other tools (session_flags.h).
+constexpr uint32_t kSharedGroups = kPluginFlags | kPassFlags | kDumpFlags | kCompileFlags;
 
-constexpr std::string_view kFlagOptions[] = {"--list-plugins", "--verify-each",          "--check-passes",
-                                             "--verbose",      "--dump-graph-constants", "--help",
-                                             "--shrink",       "--check-precision"};
+/// ge-run's own options that take a value (given as the next argument or after '=').
+constexpr std::string_view kValueOptions[] = {
+    "--input", "--output-dir", "--repeat",       "--expected-dir", "--rtol",          "--atol",          "--memory-order",
+    "--profile", "--specialisations", "--duration", "--autofusion",  "--dump-tensors", "--super-kernels",
+};
+// Its own options that shape compilation: a compiled .gem has run its passes and stored its plan.
+constexpr std::string_view kCompileOptions[] = {"--memory-order", "--super-kernels"};
+
+/// Its own options that take none.
+constexpr std::string_view kFlagOptions[] = {"--list-plugins", "--help", "--shrink", "--check-precision"};
 
 bool contains(std::span<const std::string_view> list, std::string_view name) {
   for (std::string_view entry : list) {
@@ -55,21 +50,13 @@ Result<InputSpec> parse_input(const std::string& text) {
   return spec;
 }
 
-Status apply_value(RunOptions& options, const std::string& option, const std::string& value, bool& tolerance_given,
-                   bool& check_tolerance_given) {
-  if (option == "--plugins") {
-    if (value.empty()) return invalid_argument("--plugins expects a registry file");
-    options.plugin_files.emplace_back(value);
-  } else if (option == "--input") {
+Status apply_value(RunOptions& options, const std::string& option, const std::string& value, bool& tolerance_given) {
+  if (option == "--input") {
     GE_ASSIGN_OR_RETURN(InputSpec spec, parse_input(value));
     options.inputs.push_back(std::move(spec));
   } else if (option == "--output-dir") {
     if (value.empty()) return invalid_argument("--output-dir expects a directory");
     options.output_dir = value;
-  } else if (option == "--backend") {
-    if (value.empty()) return invalid_argument("--backend expects a backend name");
-    options.backend = value;
-    options.backend_given = true;
   } else if (option == "--repeat") {
     GE_ASSIGN_OR_RETURN(options.repeat, parse_int_value(option, value, 1, 1000000000));
   } else if (option == "--duration") {
@@ -79,26 +66,12 @@ Status apply_value(RunOptions& options, const std::string& option, const std::st
       return invalid_argument("--duration expects a positive number of seconds, got '" + value + "'");
     }
     options.duration_seconds = seconds;
-  } else if (option == "--memory-limit") {
-    Result<size_t> bytes = parse_byte_size(value);
-    if (!bytes.is_ok()) return bytes.status().with_context("--memory-limit");
-    options.memory_limit = *bytes;
-  } else if (option == "--passes") {
-    GE_ASSIGN_OR_RETURN(std::vector<std::string> names, parse_pass_list("--passes", value));
-    if (!options.passes.explicit_passes) options.passes.explicit_passes.emplace();
-    options.passes.explicit_passes->insert(options.passes.explicit_passes->end(), names.begin(), names.end());
   } else if (option == "--autofusion") {
     if (value != "off" && value != "interpret" && value != "codegen") {
       return invalid_argument("--autofusion expects off, interpret or codegen, got '" + value + "'");
     }
     if (value == "off") options.passes.disabled_passes.insert("autofusion");
     options.autofusion = value;
-  } else if (option == "--disable-pass") {
-    if (value.empty()) return invalid_argument("--disable-pass expects a pass name");
-    options.passes.disabled_passes.insert(value);
-  } else if (option == "--dump-graph") {
-    if (value.empty()) return invalid_argument("--dump-graph expects a directory");
-    options.passes.dump_dir = value;
   } else if (option == "--expected-dir") {
     if (value.empty()) return invalid_argument("--expected-dir expects a directory");
     options.expected_dir = value;
@@ -108,27 +81,12 @@ Status apply_value(RunOptions& options, const std::string& option, const std::st
   } else if (option == "--atol") {
     GE_ASSIGN_OR_RETURN(options.atol, parse_non_negative(option, value));
     tolerance_given = true;
-  } else if (option == "--check-rtol") {
-    GE_ASSIGN_OR_RETURN(options.passes.check_rtol, parse_non_negative(option, value));
-    check_tolerance_given = true;
-  } else if (option == "--check-atol") {
-    GE_ASSIGN_OR_RETURN(options.passes.check_atol, parse_non_negative(option, value));
-    check_tolerance_given = true;
-  } else if (option == "--threads") {
-    GE_ASSIGN_OR_RETURN(options.threads, parse_int_value(option, value, 1, 1024));
-  } else if (option == "--streams") {
-    GE_ASSIGN_OR_RETURN(options.streams, parse_int_value(option, value, 1, 64));
-  } else if (option == "--stream-memory-ratio") {
-    GE_ASSIGN_OR_RETURN(options.stream_memory_ratio, parse_non_negative(option, value));
   } else if (option == "--super-kernels") {
     GE_ASSIGN_OR_RETURN(int bytes, parse_int_value(option, value, 0, 1 << 30));
     options.super_kernel_max_bytes = static_cast<size_t>(bytes);
   } else if (option == "--specialisations") {
     GE_ASSIGN_OR_RETURN(int cached, parse_int_value(option, value, 0, 4096));
     options.specialisations = static_cast<size_t>(cached);
-  } else if (option == "--memory-assigner") {
-    if (value.empty()) return invalid_argument("--memory-assigner expects an assigner name");
-    options.memory_assigners.push_back(value);
   } else if (option == "--memory-order") {
     if (value == "stable") {
       options.memory_order = ExecutionOrder::kStable;
@@ -137,16 +95,12 @@ Status apply_value(RunOptions& options, const std::string& option, const std::st
     } else {
       return invalid_argument("--memory-order expects 'stable' or 'priority', got '" + value + "'");
     }
-  } else if (option == "--precision") {
-    GE_ASSIGN_OR_RETURN(options.precision, parse_precision_value(option, value));
   } else if (option == "--profile") {
     if (value.empty()) return invalid_argument("--profile expects a file to write the trace to");
     options.profile = value;
   } else if (option == "--dump-tensors") {
     if (value.empty()) return invalid_argument("--dump-tensors expects a directory");
     options.dump_tensors = value;
-  } else if (option == "-O") {
-    GE_ASSIGN_OR_RETURN(options.passes.opt_level, parse_int_value(option, value, 0, 3));
   }
   return Status::ok();
 }
@@ -156,21 +110,7 @@ Status apply_value(RunOptions& options, const std::string& option, const std::st
 Result<RunOptions> parse_options(const std::vector<std::string>& args) {
   RunOptions options;
   bool tolerance_given = false;
-  bool check_tolerance_given = false;
   bool options_ended = false;
-
-  // The value of an option at args[i]: after '=' when present, else the next argument.
-  auto take_value = [&](size_t& i, const std::string& option,
-                        const std::optional<std::string>& attached) -> Result<std::string> {
-    if (attached) return *attached;
-    if (i + 1 >= args.size()) return invalid_argument("option " + option + " expects a value");
-    const std::string& next = args[i + 1];
-    if (next.size() > 2 && next.rfind("--", 0) == 0) {
-      return invalid_argument("option " + option + " expects a value, got option '" + next + "'");
-    }
-    ++i;
-    return next;
-  };
 
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
@@ -190,16 +130,11 @@ Result<RunOptions> parse_options(const std::vector<std::string>& args) {
       options.help = true;
       continue;
     }
-    if (arg.rfind("-O", 0) == 0) {
-      std::optional<std::string> attached;
-      if (arg.size() > 2) attached = arg.substr(2);
-      GE_ASSIGN_OR_RETURN(std::string value, take_value(i, "-O", attached));
-      GE_RETURN_IF_ERROR(apply_value(options, "-O", value, tolerance_given, check_tolerance_given));
-      options.compile_options.push_back("-O");
-      continue;
-    }
-    if (arg[1] == 'v' && arg.find_first_not_of('v', 1) == std::string::npos) {
-      options.verbosity += static_cast<int>(arg.size()) - 1;
+    // The options the tools share: one table (session_flags.h).
+    GE_ASSIGN_OR_RETURN(bool shared, take_shared_option(args, i, kSharedGroups, options));
+    if (shared) {
+      const SharedOption* option = find_shared_option(options.given.back(), kSharedGroups);
+      if (option != nullptr && option->compile_only) options.compile_options.push_back(options.given.back());
       continue;
     }
     if (arg.rfind("--", 0) != 0) return invalid_argument("unknown option '" + arg + "'");
@@ -212,10 +147,6 @@ Result<RunOptions> parse_options(const std::vector<std::string>& args) {
     if (contains(kFlagOptions, name)) {
       if (attached) return invalid_argument("option " + name + " takes no value, got '" + arg + "'");
       if (name == "--list-plugins") options.list_plugins = true;
-      if (name == "--verify-each") options.passes.verify_each = true;
-      if (name == "--check-passes") options.passes.check_passes = true;
-      if (name == "--verbose") ++options.verbosity;
-      if (name == "--dump-graph-constants") options.passes.dump_print.max_constant_elements.reset();
       if (name == "--help") options.help = true;
       if (name == "--shrink") options.shrink = true;
       if (name == "--check-precision") options.check_precision = true;
@@ -225,8 +156,8 @@ Result<RunOptions> parse_options(const std::vector<std::string>& args) {
     if (!contains(kValueOptions, name)) {
       return invalid_argument("unknown option '" + name + "' (see --help)");
     }
-    GE_ASSIGN_OR_RETURN(std::string value, take_value(i, name, attached));
-      GE_RETURN_IF_ERROR(apply_value(options, name, value, tolerance_given, check_tolerance_given));
+    GE_ASSIGN_OR_RETURN(std::string value, shared_option_value(args, i, name, attached));
+    GE_RETURN_IF_ERROR(apply_value(options, name, value, tolerance_given));
     if (contains(kCompileOptions, name)) options.compile_options.push_back(name);
   }
 
@@ -234,7 +165,7 @@ Result<RunOptions> parse_options(const std::vector<std::string>& args) {
   if (tolerance_given && !options.expected_dir) {
     return invalid_argument("--rtol/--atol apply only with --expected-dir DIR");
   }
-  if (check_tolerance_given && !options.passes.check_passes) {
+  if ((options.was_given("--check-rtol") || options.was_given("--check-atol")) && !options.passes.check_passes) {
     return invalid_argument("--check-rtol/--check-atol apply only with --check-passes");
   }
   if (options.check_precision && options.precision.value_or(Precision::kFp32) == Precision::kFp32) {

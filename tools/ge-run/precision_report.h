@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ge/device.h"
+#include "ge/plugin_api/device.h"
 #include "ge/precision.h"
 #include "ge/runtime_value.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 #include "ge/session.h"
 #include "ge/status.h"
 #include "ge/trace.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 #include "ge/cancellation.h"
 #include "ge/graph.h"
 #include "ge/op_registry.h"

@@ -1,13 +1,13 @@
 #pragma once
-/// A backend with kernel libraries (ge/kernel_library.h) in front of it, so the executor,
+/// A backend with kernel libraries (ge/plugin_api/kernel_library.h) in front of it, so the executor,
 /// the task sink and capture run their kernels exactly as the backend's own.
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "ge/backend.h"
-#include "ge/kernel_library.h"
+#include "ge/plugin_api/backend.h"
+#include "ge/plugin_api/kernel_library.h"
 #include "ge/status.h"
 
 namespace ge {

@@ -23,7 +23,7 @@
 /// concatenated input planned in its slice.
 ///
 /// Atomic clean (seed 002): outputs and workspaces a kernel needs zeroed before it runs
-/// (ZeroedMemory, ge/kernel.h) are laid side by side in one clean group, a range of the
+/// (ZeroedMemory, ge/plugin_api/kernel.h) are laid side by side in one clean group, a range of the
 /// feature map that no other value uses at any step, so that the runtime zeroes them all
 /// with one memset per run. They are never written in place, moved into a Concat slice or
 /// bound zero-copy (a graph output among them is copied out); views of them may share
@@ -38,7 +38,7 @@
 /// Streams: given a stream plan of the top-level order (MemoryPlanOptions::streams), steps
 /// of different streams may run at the same time, and two buffers share bytes only when a
 /// happens-before path through stream order and events separates them (StreamLifetime in
-/// ge/memory_assigner.h): every step reading the first has completed before the first step
+/// ge/plugin_api/memory_assigner.h): every step reading the first has completed before the first step
 /// writing the second starts. In-place writes need every other reader of the input to
 /// happen before the writing op; atomic-clean blocks form one group per stream.
 
@@ -51,8 +51,8 @@
 #include <vector>
 
 #include "ge/graph.h"
-#include "ge/kernel.h"
-#include "ge/memory_assigner.h"
+#include "ge/plugin_api/kernel.h"
+#include "ge/plugin_api/memory_assigner.h"
 #include "ge/op_registry.h"
 #include "ge/runtime/stream_plan.h"
 #include "ge/status.h"

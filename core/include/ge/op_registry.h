@@ -1,12 +1,12 @@
 #pragma once
-/// The op registry: a session's op libraries (ge/op_library.h), looked up by (domain, op
+/// The op registry: a session's op libraries (ge/plugin_api/op_library.h), looked up by (domain, op
 /// type, opset version), and shape/type inference dispatched through them.
 
 #include <memory>
 #include <vector>
 
 #include "ge/graph.h"
-#include "ge/op_library.h"
+#include "ge/plugin_api/op_library.h"
 #include "ge/op_schema.h"
 #include "ge/status.h"
 

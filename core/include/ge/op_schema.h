@@ -1,7 +1,7 @@
 #pragma once
 /// What the core knows about one op version: its arity, how autofusion may group it, and
 /// the storage it may share (in place, view, concatenation). Op libraries
-/// (ge/op_library.h) provide it.
+/// (ge/plugin_api/op_library.h) provide it.
 
 #include <cstddef>
 #include <cstdint>

@@ -14,7 +14,7 @@
 #include "ge/graph.h"
 #include "ge/graph_text.h"
 #include "ge/op_registry.h"
-#include "ge/pass.h"
+#include "ge/plugin_api/pass.h"
 #include "ge/status.h"
 #include "ge/tensor.h"
 

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "ge/pass.h"
+#include "ge/plugin_api/pass.h"
 #include "ge/status.h"
 
 namespace ge {

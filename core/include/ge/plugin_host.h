@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "ge/backend.h"
-#include "ge/kernel_library.h"
-#include "ge/memory_assigner.h"
+#include "ge/plugin_api/backend.h"
+#include "ge/plugin_api/kernel_library.h"
+#include "ge/plugin_api/memory_assigner.h"
 #include "ge/op_registry.h"
-#include "ge/parser.h"
-#include "ge/pass.h"
+#include "ge/plugin_api/parser.h"
+#include "ge/plugin_api/pass.h"
 #include "ge/plugin_options.h"
 #include "ge/status.h"
 

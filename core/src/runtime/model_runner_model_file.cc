@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "../stream_lifetimes.h"
+#include "../memory/stream_lifetimes.h"
 
 namespace ge {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "ge/logging.h"
 #include "ge/memory_reuse_order.h"
-#include "../stream_lifetimes.h"
+#include "../memory/stream_lifetimes.h"
 
 namespace ge {
 

@@ -3,8 +3,8 @@
 #include "model_runner_impl.h"
 
 #include "ge/graph_queries.h"
-#include "../held_bytes.h"
-#include "../plugin_call.h"
+#include "../memory/held_bytes.h"
+#include "../plugin_host/plugin_call.h"
 
 namespace ge {
 namespace {

@@ -18,7 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 #include "ge/executor.h"
 #include "ge/graph.h"
 #include "ge/op_registry.h"

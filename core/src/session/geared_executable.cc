@@ -4,7 +4,7 @@
 #include <mutex>
 
 #include "executable.h"
-#include "../runtime_input_binding.h"
+#include "../executor/runtime_input_binding.h"
 
 namespace ge::detail {
 namespace {

@@ -17,7 +17,7 @@
 #include "ge/shape_arithmetic.h"
 #include "ge/verifier.h"
 #include "ge/weight_merging.h"
-#include "../plugin_call.h"
+#include "../plugin_host/plugin_call.h"
 #include "executable.h"
 #include "task_sink.h"
 #include "stage_clock.h"

@@ -6,7 +6,7 @@
 #include "ge/logging.h"
 #include "ge/model_file.h"
 #include "ge/verifier.h"
-#include "../runtime_input_binding.h"
+#include "../executor/runtime_input_binding.h"
 #include "executable.h"
 #include "stage_clock.h"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ge/logging.h"
-#include "../runtime_input_binding.h"
+#include "../executor/runtime_input_binding.h"
 #include "executable.h"
 #include "task_sink.h"
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 #include "ge/graph.h"
-#include "ge/memory_assigner.h"
+#include "ge/plugin_api/memory_assigner.h"
 #include "ge/memory_plan.h"
 #include "ge/op_registry.h"
 #include "ge/plugin_host.h"

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ge/memory_assigner.h"
+#include "ge/plugin_api/memory_assigner.h"
 #include "interval_index.h"
 #include "occupancy_index.h"
 

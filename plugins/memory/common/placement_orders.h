@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ge/memory_assigner.h"
+#include "ge/plugin_api/memory_assigner.h"
 
 namespace ge::memory {
 

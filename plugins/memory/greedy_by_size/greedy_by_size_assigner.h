@@ -4,7 +4,7 @@
 // into the smallest gap that fits among the placed buffers whose lifetimes intersect its
 // own, else on top of them.
 
-#include "ge/memory_assigner.h"
+#include "ge/plugin_api/memory_assigner.h"
 
 namespace ge::memory {
 

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "ge/memory_assigner.h"
+#include "ge/plugin_api/memory_assigner.h"
 #include "ge/plugin_options.h"
 
 namespace ge::memory {

@@ -2,7 +2,7 @@
 // The `naive` memory assigner: every buffer in its own bytes, one after another. The
 // reference the others are measured against, and a fallback that cannot fail.
 
-#include "ge/memory_assigner.h"
+#include "ge/plugin_api/memory_assigner.h"
 
 namespace ge::memory {
 

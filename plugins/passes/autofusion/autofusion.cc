@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "ge/autofuse/loop_ir.h"
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 #include "ge/graph_queries.h"
 #include "ge/logging.h"
 #include "ge/plugin_api/graph_rewrite.h"

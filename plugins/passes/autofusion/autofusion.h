@@ -18,7 +18,7 @@
 
 #include <cstddef>
 
-#include "ge/pass.h"
+#include "ge/plugin_api/pass.h"
 
 namespace ge::passes {
 

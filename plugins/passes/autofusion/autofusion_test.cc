@@ -10,7 +10,7 @@
 
 #include "fused_op_library.h"
 #include "ge/autofuse/loop_ir.h"
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 #include "ge/graph_text.h"
 #include "ge/verifier.h"
 #include "onnx_op_library.h"

@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "ge/pass.h"
+#include "ge/plugin_api/pass.h"
 
 namespace ge::passes {
 

@@ -7,7 +7,7 @@
 /// node whose output is a graph output. The first node in topological order survives;
 /// subgraphs that captured a merged value follow it to the survivor's name.
 
-#include "ge/pass.h"
+#include "ge/plugin_api/pass.h"
 
 namespace ge::passes {
 

@@ -3,7 +3,7 @@
 /// (directly, through control edges, or through values captured by subgraphs), in the
 /// graph and recursively in its subgraphs, then drops unused initializers.
 
-#include "ge/pass.h"
+#include "ge/plugin_api/pass.h"
 
 namespace ge::passes {
 

@@ -6,7 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 #include "ge/plugin_api/graph_rewrite.h"
 
 namespace ge::passes {

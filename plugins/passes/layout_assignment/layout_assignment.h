@@ -11,7 +11,7 @@
 /// reorders. Formats are only chosen for tensors whose blocked storage needs no padding.
 /// Without a target backend, or with one that states no formats, the pass does nothing.
 
-#include "ge/pass.h"
+#include "ge/plugin_api/pass.h"
 
 namespace ge::passes {
 

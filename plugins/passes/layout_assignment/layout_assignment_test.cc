@@ -8,7 +8,7 @@
 #include <random>
 #include <unordered_map>
 
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 #include "ge/graph_text.h"
 #include "plugin_test_env.h"
 

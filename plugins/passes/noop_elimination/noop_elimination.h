@@ -12,7 +12,7 @@
 /// A bypassed output that is a graph output or captured by a subgraph keeps its name: the
 /// surviving value takes it over, or the node stays when that is not possible.
 
-#include "ge/pass.h"
+#include "ge/plugin_api/pass.h"
 
 namespace ge::passes {
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 #include "ge/status.h"
 
 namespace ge::backend_conformance {

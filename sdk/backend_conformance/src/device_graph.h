@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "device_buffer.h"
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 #include "ge/graph.h"
 #include "ge/op_registry.h"
 #include "ge/status.h"

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 #include "ge/backend_conformance/backend_conformance.h"
 #include "ge/op_registry.h"
 #include "ge/plugin_host.h"

@@ -29,10 +29,10 @@
 #include <string>
 #include <vector>
 
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 #include "ge/executor.h"
 #include "ge/graph.h"
-#include "ge/memory_assigner.h"
+#include "ge/plugin_api/memory_assigner.h"
 #include "ge/memory_plan.h"
 #include "ge/runtime/stream_plan.h"
 #include "ge/status.h"

@@ -97,7 +97,7 @@
 #include <string>
 #include <thread>
 
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 #include "ge/cancellation.h"
 #include "ge/status.h"
 

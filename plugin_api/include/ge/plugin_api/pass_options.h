@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "ge/pass.h"
+#include "ge/plugin_api/pass.h"
 #include "ge/plugin_options.h"
 #include "ge/status.h"
 

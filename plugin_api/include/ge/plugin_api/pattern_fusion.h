@@ -34,7 +34,7 @@
 #include <string>
 #include <vector>
 
-#include "ge/pass.h"
+#include "ge/plugin_api/pass.h"
 #include "ge/plugin_api/pattern.h"
 #include "ge/plugin_api/pattern_match.h"
 #include "ge/plugin_api/replacement.h"

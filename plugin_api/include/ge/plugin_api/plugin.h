@@ -1,8 +1,8 @@
 #pragma once
 /// What a plugin library implements: the descriptor and Registrar of the core's
-/// ge/plugin_descriptor.h, and GE_DEFINE_PLUGIN to export the entry symbol.
+/// ge/plugin_api/plugin_descriptor.h, and GE_DEFINE_PLUGIN to export the entry symbol.
 
-#include "ge/plugin_descriptor.h"
+#include "ge/plugin_api/plugin_descriptor.h"
 #include "ge/version.h"
 
 /// Defines the entry symbol. Use once per library:

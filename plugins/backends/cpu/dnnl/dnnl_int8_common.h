@@ -13,7 +13,7 @@
 #include "dnnl_program.h"
 #include "dnnl_util.h"
 #include "ge/graph.h"
-#include "ge/kernel.h"
+#include "ge/plugin_api/kernel.h"
 #include "ge/tensor.h"
 
 namespace ge::cpu_dnnl::int8_detail {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "ge/kernel.h"
+#include "ge/plugin_api/kernel.h"
 #include "ge/tensor.h"
 
 namespace ge::cpu_dnnl {

@@ -7,7 +7,7 @@
 
 #include "cpu_device.h"
 #include "dnnl_kernels.h"
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 #include "ge/precision.h"
 
 namespace ge {

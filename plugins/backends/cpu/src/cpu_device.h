@@ -9,7 +9,7 @@
 
 #include "cpu_task_tracer.h"
 #include "cpu_worker_pool.h"
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 #include "ge/plugin_options.h"
 
 namespace ge {

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 
 namespace ge {
 

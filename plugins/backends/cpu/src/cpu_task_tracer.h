@@ -14,7 +14,7 @@
 #include <mutex>
 #include <vector>
 
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 
 namespace ge {
 

@@ -15,7 +15,7 @@
 #include <string_view>
 
 #include "ge/graph.h"
-#include "ge/kernel.h"
+#include "ge/plugin_api/kernel.h"
 
 namespace ge::cpu_winograd {
 

@@ -6,7 +6,7 @@
 #include <mutex>
 #include <string>
 
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 #include "npu_sim_device.h"
 
 namespace ge {

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 #include "npu_sim_config.h"
 
 namespace ge {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "ge/parser.h"
+#include "ge/plugin_api/parser.h"
 
 namespace ge::onnx_parser {
 

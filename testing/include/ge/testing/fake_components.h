@@ -8,7 +8,7 @@
 #include <cstring>
 #include <map>
 
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 #include "ge/op_registry.h"
 
 namespace ge::testing {

@@ -9,10 +9,10 @@
 
 #include <gtest/gtest.h>
 
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 #include "ge/graph_text.h"
 #include "ge/op_registry.h"
-#include "ge/pass.h"
+#include "ge/plugin_api/pass.h"
 
 namespace ge::sdk_testing {
 

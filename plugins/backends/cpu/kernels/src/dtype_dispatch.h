@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ge/data_type.h"
-#include "ge/kernel.h"
+#include "ge/plugin_api/kernel.h"
 #include "half_float.h"  // data_type_of for the float16/bfloat16 element structs
 
 namespace ge {

@@ -14,7 +14,7 @@
 #include "ge/cpu_kernels/kernel_library.h"
 #include "ge/data_type.h"
 #include "ge/graph.h"
-#include "ge/kernel.h"
+#include "ge/plugin_api/kernel.h"
 #include "ge/status.h"
 
 namespace ge::cpu_kernels {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "ge/data_type.h"
-#include "ge/kernel.h"
+#include "ge/plugin_api/kernel.h"
 #include "half_float.h"
 #include "kernel_util.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 /// The reference kernel library: one plain kernel per ONNX op, prepared per node under the
-/// kernel ABI of ge/kernel.h. Both the cpu backend and the npu_sim backend link it; the
+/// kernel ABI of ge/plugin_api/kernel.h. Both the cpu backend and the npu_sim backend link it; the
 /// backend name only appears in messages and kernel names.
 
 #include <string>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ge/graph.h"
-#include "ge/kernel.h"
+#include "ge/plugin_api/kernel.h"
 #include "ge/status.h"
 
 namespace ge::cpu_kernels {

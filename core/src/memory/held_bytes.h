@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "ge/kernel.h"
+#include "ge/plugin_api/kernel.h"
 #include "ge/status.h"
 #include "ge/tensor_pool.h"
 

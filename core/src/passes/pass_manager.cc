@@ -17,7 +17,7 @@
 #include "ge/pass_order.h"
 #include "ge/tensor_compare.h"
 #include "ge/verifier.h"
-#include "plugin_call.h"
+#include "../plugin_host/plugin_call.h"
 
 namespace ge {
 namespace {

@@ -1,20 +1,20 @@
 #pragma once
 /// The backend a backend plugin implements: which nodes it runs, how it prepares their
-/// kernels (and in which storage formats), and its device (ge/device.h: memory, streams
-/// and events; ge/stream.h, ge/event.h, ge/task.h).
+/// kernels (and in which storage formats), and its device (ge/plugin_api/device.h: memory, streams
+/// and events; ge/plugin_api/stream.h, ge/plugin_api/event.h, ge/plugin_api/task.h).
 
 #include <span>
 #include <string>
 #include <vector>
 
-#include "ge/device.h"
-#include "ge/event.h"
+#include "ge/plugin_api/device.h"
+#include "ge/plugin_api/event.h"
 #include "ge/graph.h"
-#include "ge/kernel.h"
+#include "ge/plugin_api/kernel.h"
 #include "ge/precision.h"
 #include "ge/status.h"
-#include "ge/stream.h"
-#include "ge/task.h"
+#include "ge/plugin_api/stream.h"
+#include "ge/plugin_api/task.h"
 
 namespace ge {
 

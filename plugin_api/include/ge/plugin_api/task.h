@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <variant>
 
-#include "ge/kernel.h"
+#include "ge/plugin_api/kernel.h"
 
 namespace ge {
 

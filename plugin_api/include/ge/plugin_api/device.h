@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "ge/event.h"
+#include "ge/plugin_api/event.h"
 #include "ge/status.h"
-#include "ge/stream.h"
+#include "ge/plugin_api/stream.h"
 
 namespace ge {
 

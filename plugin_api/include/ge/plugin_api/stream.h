@@ -4,7 +4,7 @@
 #include <span>
 
 #include "ge/status.h"
-#include "ge/task.h"
+#include "ge/plugin_api/task.h"
 
 namespace ge {
 

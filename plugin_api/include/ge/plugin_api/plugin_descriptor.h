@@ -8,12 +8,12 @@
 #include <cstdint>
 #include <memory>
 
-#include "ge/backend.h"
-#include "ge/kernel_library.h"
-#include "ge/memory_assigner.h"
+#include "ge/plugin_api/backend.h"
+#include "ge/plugin_api/kernel_library.h"
+#include "ge/plugin_api/memory_assigner.h"
 #include "ge/op_registry.h"
-#include "ge/parser.h"
-#include "ge/pass.h"
+#include "ge/plugin_api/parser.h"
+#include "ge/plugin_api/pass.h"
 #include "ge/plugin_options.h"
 #include "ge/status.h"
 
@@ -45,7 +45,7 @@ class Registrar {
   virtual Status add_memory_assigner(std::shared_ptr<MemoryAssigner> assigner) = 0;
   virtual Status add_backend(std::shared_ptr<Backend> backend) = 0;
   virtual Status add_op_library(std::shared_ptr<const OpLibrary> library) = 0;
-  /// Kernels for another plugin's backend (ge/kernel_library.h), e.g. a custom op's. Kind
+  /// Kernels for another plugin's backend (ge/plugin_api/kernel_library.h), e.g. a custom op's. Kind
   /// op_library: a custom op's plugin registers its schema and its kernels together.
   virtual Status add_kernel_library(std::shared_ptr<const KernelLibrary> library) = 0;
 };

@@ -1,4 +1,4 @@
-// The core's first-fit memory assigner (ge/memory_assigner.h).
+// The core's first-fit memory assigner (ge/plugin_api/memory_assigner.h).
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -6,7 +6,7 @@
 #include <queue>
 
 #include "ge/alignment.h"
-#include "ge/memory_assigner.h"
+#include "ge/plugin_api/memory_assigner.h"
 
 namespace ge {
 namespace {

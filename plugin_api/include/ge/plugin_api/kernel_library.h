@@ -6,9 +6,9 @@
 
 #include <string>
 
-#include "ge/backend.h"
+#include "ge/plugin_api/backend.h"
 #include "ge/graph.h"
-#include "ge/kernel.h"
+#include "ge/plugin_api/kernel.h"
 #include "ge/status.h"
 
 namespace ge {

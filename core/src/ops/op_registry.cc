@@ -3,7 +3,7 @@
 
 #include "ge/logging.h"
 #include "ge/shape_arithmetic.h"
-#include "plugin_call.h"
+#include "../plugin_host/plugin_call.h"
 
 namespace ge {
 

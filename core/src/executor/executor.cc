@@ -15,10 +15,10 @@
 #include "ge/runtime/model_runner.h"
 #include "ge/shape_arithmetic.h"
 #include "ge/specialisation_cache.h"
-#include "graph_cluster.h"
-#include "held_bytes.h"
-#include "host_ops.h"
-#include "plugin_call.h"
+#include "../ir/graph_cluster.h"
+#include "../memory/held_bytes.h"
+#include "../ops/host_ops.h"
+#include "../plugin_host/plugin_call.h"
 #include "runtime_input_binding.h"
 
 namespace ge {

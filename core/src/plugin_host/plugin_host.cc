@@ -13,7 +13,7 @@
 #include "ge/kernel_library_backend.h"
 #include "ge/logging.h"
 #include "ge/pass_order.h"
-#include "ge/plugin_descriptor.h"
+#include "ge/plugin_api/plugin_descriptor.h"
 #include "ge/version.h"
 #include "plugin_registry.h"
 

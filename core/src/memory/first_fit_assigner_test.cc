@@ -1,4 +1,4 @@
-// The core's first-fit assigner (first_fit_assigner(), ge/memory_assigner.h): the same
+// The core's first-fit assigner (first_fit_assigner(), ge/plugin_api/memory_assigner.h): the same
 // offsets as the scan over every live request it replaced, and valid plans on the
 // fan-out that made that scan quadratic (issue 36 item 13).
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <random>
 
 #include "ge/alignment.h"
-#include "ge/memory_assigner.h"
+#include "ge/plugin_api/memory_assigner.h"
 #include "ge/memory_plan.h"
 
 namespace ge {

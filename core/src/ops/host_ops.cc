@@ -5,7 +5,7 @@
 #include <set>
 
 #include "ge/graph_queries.h"
-#include "tensor_along_axis.h"
+#include "../ir/tensor_along_axis.h"
 
 namespace ge::detail {
 namespace {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ge/graph.h"
-#include "ge/memory_assigner.h"
+#include "ge/plugin_api/memory_assigner.h"
 #include "ge/runtime/stream_plan.h"
 #include "ge/status.h"
 

@@ -1,7 +1,7 @@
-// The assigner that replays offsets decided elsewhere (ge/memory_assigner.h).
+// The assigner that replays offsets decided elsewhere (ge/plugin_api/memory_assigner.h).
 #include <cstdint>
 
-#include "ge/memory_assigner.h"
+#include "ge/plugin_api/memory_assigner.h"
 
 namespace ge {
 namespace {
