@@ -269,6 +269,11 @@ int run(int argc, char** argv) {
   if (options.verbosity > 0) increase_verbosity(options.verbosity);
 
   PluginHost host;
+  // --autofusion interpret|codegen: how the cpu backend runs fused groups (its
+  // `autofuse_mode` setting, over the registry's).
+  if (options.autofusion == "interpret" || options.autofusion == "codegen") {
+    host.set_plugin_option("cpu", "autofuse_mode", options.autofusion);
+  }
   if (Status status = load_plugins(host, options.plugin_files, default_registry(argv[0])); !status.is_ok()) {
     return fail(status);
   }
@@ -318,10 +323,6 @@ int run(int argc, char** argv) {
   session_options.specialisation_cache_size = options.specialisations;
   session_options.memory_order = options.memory_order;
   session_options.shrink = options.shrink;
-  // The cpu backend reads the mode of its fused groups from the environment.
-  if (options.autofusion == "interpret" || options.autofusion == "codegen") {
-    ::setenv("GE_AUTOFUSE_MODE", options.autofusion.c_str(), 1);
-  }
   const auto compile_start = std::chrono::steady_clock::now();
   // A compiled .gem model loads without running the compiler.
   Result<std::unique_ptr<Session>> created = compiled_model

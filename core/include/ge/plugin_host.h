@@ -58,6 +58,10 @@ class PluginHost {
   /// already defined by an earlier registry is skipped (earlier registries take
   /// precedence); a name repeated within one registry is an error.
   Status load_registry(const std::filesystem::path& registry_file);
+  /// A tool's or a session's setting for plugin `plugin`: `key` = `value` in its options,
+  /// over what its registry entry's [plugin.options] says (ge-run --autofusion sets the
+  /// cpu backend's `autofuse_mode`). Applies to the registries loaded afterwards.
+  void set_plugin_option(const std::string& plugin, const std::string& key, PluginOptions::Value value);
 
   const std::vector<std::filesystem::path>& registry_files() const { return registry_files_; }
   const std::vector<PluginRecord>& records() const { return records_; }

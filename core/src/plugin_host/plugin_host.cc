@@ -71,6 +71,7 @@ struct PluginHost::Impl {
   std::vector<std::shared_ptr<const OpLibrary>> op_libraries;
   std::vector<std::shared_ptr<const KernelLibrary>> kernel_libraries;
   std::set<std::filesystem::path> loaded_registries;
+  std::map<std::string, PluginOptions> option_overrides;  // set_plugin_option, by plugin name
   struct NameOwner {
     std::filesystem::path registry;  // the registry that defined the name first
     std::string where;               // "file:line"
@@ -276,6 +277,10 @@ Status call_register(const GePluginDescriptor& descriptor, PendingRegistrar& reg
 
 }  // namespace
 
+void PluginHost::set_plugin_option(const std::string& plugin, const std::string& key, PluginOptions::Value value) {
+  impl_->option_overrides[plugin].set(key, std::move(value));
+}
+
 Status PluginHost::load_registry(const std::filesystem::path& registry_file) {
   Result<std::string> text = read_registry_file(registry_file);
   if (!text.is_ok()) {
@@ -296,6 +301,9 @@ Status PluginHost::load_registry(const std::filesystem::path& registry_file) {
   for (Status& failure : parsed.failures) fail(std::move(failure));
   for (detail::RegistryEntry& entry : parsed.entries) {
     PluginRecord record = std::move(entry.record);
+    if (auto overrides = impl_->option_overrides.find(record.name); overrides != impl_->option_overrides.end()) {
+      for (const auto& [key, value] : overrides->second.values()) entry.options.set(key, value);
+    }
     Status loaded = entry.failure.is_ok() ? load_entry(record, entry.options, registry_file) : entry.failure;
     if (!loaded.is_ok()) {
       record.status = loaded;

@@ -39,10 +39,10 @@ ProcessCache& process_cache() {
 
 }  // namespace
 
-std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend_name, int threads, bool vector_math) {
+std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend_name, int threads,
+                                      std::string_view forced_mode, bool vector_math) {
   if (node.domain() != "ge_autofuse" || node.op_type() != "Fused") return std::nullopt;
-  const char* forced = std::getenv("GE_AUTOFUSE_MODE");
-  const std::string mode = forced != nullptr && *forced != '\0' ? forced : node.get_string("mode", "codegen");
+  const std::string mode = !forced_mode.empty() ? std::string(forced_mode) : node.get_string("mode", "codegen");
   if (mode != "codegen") return std::nullopt;
   Result<autofuse::Program> program = autofuse::parse(node.get_string("program", ""));
   if (!program.is_ok()) return std::nullopt;  // the reference prepare step reports it

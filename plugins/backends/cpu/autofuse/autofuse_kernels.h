@@ -14,9 +14,10 @@
 namespace ge::cpu_autofuse {
 
 /// The compiled kernel of `node` (a valid ge_autofuse.Fused node with static descs), or
-/// nullopt. Never throws except std::bad_alloc.
+/// nullopt: also when `mode` (the backend's `autofuse_mode` setting; empty: the node's
+/// own `mode` attribute) is not "codegen". Never throws except std::bad_alloc.
 /// `vector_math` off gives results equal to the interpreter's bit for bit (autofuse_codegen.h).
 std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend_name, int threads,
-                                      bool vector_math = true);
+                                      std::string_view mode = {}, bool vector_math = true);
 
 }  // namespace ge::cpu_autofuse

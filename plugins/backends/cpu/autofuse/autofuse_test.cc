@@ -487,7 +487,7 @@ TEST_F(AutofuseTest, GeneratedCodeMatchesInterpreter) {
     FusedNode fused(c);
     Result<PreparedKernel> interpreted = cpu_kernels::prepare(*fused.node, "cpu");
     ASSERT_TRUE(interpreted.is_ok()) << interpreted.status().to_string();
-    std::optional<PreparedKernel> generated = prepare(*fused.node, "cpu", 1 + n % 2, /*vector_math=*/false);
+    std::optional<PreparedKernel> generated = prepare(*fused.node, "cpu", 1 + n % 2, /*mode=*/{}, /*vector_math=*/false);
     ASSERT_TRUE(generated.has_value()) << autofuse::print(c.program);
     expect_same(launch(*generated, c), launch(interpreted.value(), c), sums(c.program) ? 1e-5 : 0,
                 "case " + std::to_string(n) + ":\n" + autofuse::print(c.program) + "\n" +
@@ -686,7 +686,7 @@ TEST_F(AutofuseTest, ExpOfLargeNegativeArgumentsIsExpf) {
   FusedNode fused(c);
   Result<PreparedKernel> interpreted = cpu_kernels::prepare(*fused.node, "cpu");
   ASSERT_TRUE(interpreted.is_ok());
-  std::optional<PreparedKernel> scalar = prepare(*fused.node, "cpu", 1, /*vector_math=*/false);
+  std::optional<PreparedKernel> scalar = prepare(*fused.node, "cpu", 1, /*mode=*/{}, /*vector_math=*/false);
   ASSERT_TRUE(scalar.has_value());
   const Tensor expected = launch(interpreted.value(), c)[0];
   expect_same({launch(*scalar, c)[0]}, {expected}, 0, "scalar expf");

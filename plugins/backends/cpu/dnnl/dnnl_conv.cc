@@ -11,7 +11,7 @@
 // on the stored layouts or with reorders: 1.3-2.6x faster than its direct kernels on
 // ResNet-style layers here. Its only residual form is the `sum` post-op, which accumulates
 // into the destination: Z is copied (or reordered) there first, nothing to copy when the
-// plan put Y on Z's bytes. GE_CPU_WINOGRAD=off turns it off, as for the AVX2 Winograd.
+// plan put Y on Z's bytes. the backend's `winograd = false` turns it off, as the AVX2 Winograd.
 
 #include <algorithm>
 #include <cstring>
@@ -143,7 +143,7 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
     const dnnl::memory::desc x_typed = with_type(*x_stored, src_type), y_typed = with_type(*y_stored, dst_type);
     // oneDNN's Winograd convolutions are float32 only.
     if (spatial == 2 && src_type == DnnlType::f32 && winograd_shape(w_dims, group, strides, dilations) &&
-        cpu_winograd::enabled()) {
+        options.winograd) {
       const Residual sum = z != nullptr ? Residual::kSum : Residual::kNone;
       for (const auto& [src, dst] : {std::pair{x_typed, y_typed}, std::pair{src_any, dst_any}}) {
         try {

@@ -47,7 +47,7 @@ std::optional<PreparedKernel> prepare_eltwise(const Node& node, std::string_view
 /// ConvInteger, QLinearConv, MatMulInteger, QLinearMatMul with constant 8-bit weights
 /// (dnnl_int8.cc): the reference kernels' integer results exactly. oneDNN's int8 kernels
 /// on CPUs with VNNI, else (or where that route refuses a node) the float32 route below.
-/// GE_CPU_INT8=off: neither; GE_CPU_INT8=f32: the float32 route only.
+/// Options::int8 kOff: neither; kFloat32: the float32 route only.
 std::optional<PreparedKernel> prepare_int8(const Node& node, std::string_view backend, const Options& options);
 /// The float32 route (dnnl_int8_float.cc): oneDNN's float32 kernels on the integers,
 /// cut into chunks whose sums float32 holds exactly; on any x86 CPU.

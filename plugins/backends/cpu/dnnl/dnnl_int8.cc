@@ -27,7 +27,7 @@
 // - Host steps (transposes, compensation, requantisation) split their rows across the
 //   launch's OpenMP team (parallel_chunks, dnnl_openmp.h). Each row is computed alone,
 //   exactly as serially.
-// GE_CPU_INT8=off turns these fast paths off.
+// The backend's int8 = "off" setting (or GE_CPU_INT8=off) turns these fast paths off.
 
 #include <algorithm>
 #include <array>
@@ -851,19 +851,13 @@ std::optional<PreparedKernel> prepare_int8_matmul(const Node& node, std::string_
 }
 
 std::optional<PreparedKernel> prepare_int8(const Node& node, std::string_view backend, const Options& options) {
-  // GE_CPU_INT8=off leaves these ops to the reference kernels (to compare, or to bisect);
-  // GE_CPU_INT8=f32 takes the float32 route even where VNNI is.
-  enum class Route { kOff, kAny, kFloat };
-  static const Route route = [] {
-    const char* value = std::getenv("GE_CPU_INT8");
-    const std::string_view setting = value != nullptr ? value : "";
-    return setting == "off" ? Route::kOff : setting == "f32" ? Route::kFloat : Route::kAny;
-  }();
-  if (route == Route::kOff || !is_onnx_domain(node)) return std::nullopt;
+  // The backend's `int8` setting: off leaves these ops to the reference kernels (to
+  // compare, or to bisect); f32 takes the float32 route even where VNNI is.
+  if (options.int8 == Options::Int8::kOff || !is_onnx_domain(node)) return std::nullopt;
   const std::string& op = node.op_type();
   const bool conv = op == "ConvInteger" || op == "QLinearConv";
   if (!conv && op != "MatMulInteger" && op != "QLinearMatMul") return std::nullopt;
-  if (route == Route::kAny) {
+  if (options.int8 == Options::Int8::kAuto) {
     std::optional<PreparedKernel> kernel =
         conv ? prepare_int8_conv(node, backend, options) : prepare_int8_matmul(node, backend, options);
     if (kernel) return kernel;

@@ -21,7 +21,7 @@
 //   (a host step); each chunk's oneDNN kernel reads its channel slice of it in the layout
 //   it picks (a reorder where that is blocked) and writes float32 sums, reordered to
 //   plain where blocked. The kernel is named "...exact_f32".
-// GE_CPU_INT8=off turns this route off with the VNNI one.
+// The backend's int8 = "off" setting (or GE_CPU_INT8=off) turns this route off with the VNNI one.
 
 #include <algorithm>
 #include <cmath>

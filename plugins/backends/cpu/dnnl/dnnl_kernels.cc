@@ -123,7 +123,7 @@ std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend
   try {
     if (is_conv(node)) {
       // The AVX2 Winograd is float32 arithmetic: not for the precision mode's bf16 nodes.
-      if (!computes_in_bf16(node, options)) {
+      if (options.winograd && !computes_in_bf16(node, options)) {
         if (std::optional<PreparedKernel> kernel = cpu_winograd::prepare_conv(node, backend_name, options.threads)) {
           return kernel;
         }

@@ -26,6 +26,13 @@ struct Options {
   /// What the heavy float32 ops compute in (Backend::set_precision); kBf16 and kMixed
   /// only where the CPU has bfloat16 arithmetic (the backend checks).
   Precision precision = Precision::kFp32;
+  /// Winograd convolutions, GE's AVX2 one and oneDNN's (the backend's `winograd` setting).
+  bool winograd = true;
+  /// The int8 routes (the backend's `int8` setting): kAuto, VNNI where the CPU has it and
+  /// the exact float32 route elsewhere; kFloat32, that route only; kOff, neither (the
+  /// reference kernels run the integer ops).
+  enum class Int8 : uint8_t { kAuto, kFloat32, kOff };
+  Int8 int8 = Int8::kAuto;
 };
 
 /// The fast kernel for `node` (static descs, already accepted by the reference kernel's

@@ -449,7 +449,7 @@ TEST(WinogradConv, LeavesOtherConvolutionsToOneDnn) {
 // with a bias, Relu, a residual (its `sum` post-op over a copy of Z in Y, over Z itself
 // when the plan puts Y on Z's bytes, or over Z reordered into the workspace when Y is not
 // stored nChw16c), 24 output channels (padded in the blocks), against the reference Conv
-// (+ residual, Relu computed here). GE_CPU_WINOGRAD=off and 16 -> 16 channels keep the
+// (+ residual, Relu computed here). `winograd = false` and 16 -> 16 channels keep the
 // direct kernel.
 TEST(DnnlWinogradConv, MatchesReferenceWithResidualInPlaceAndOut) {
   if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "oneDNN's Winograd kernels need AVX-512";
@@ -524,9 +524,9 @@ TEST(DnnlWinogradConv, MatchesReferenceWithResidualInPlaceAndOut) {
   NodeCase wide("Conv");
   wide.input(random_tensor({1, 32, 16, 16}, 9), "nChw16c").constant(random_tensor({32, 32, 3, 3}, 10));
   wide.output({1, 32, 16, 16}, "nChw16c").attribute("pads", Attribute(std::vector<int64_t>{1, 1, 1, 1}));
-  ASSERT_EQ(setenv("GE_CPU_WINOGRAD", "off", 1), 0);
-  std::optional<PreparedKernel> off = prepare(wide.node(), "cpu", Options{1});
-  unsetenv("GE_CPU_WINOGRAD");
+  Options no_winograd{1};
+  no_winograd.winograd = false;  // the backend's `winograd = false` setting
+  std::optional<PreparedKernel> off = prepare(wide.node(), "cpu", no_winograd);
   ASSERT_TRUE(off.has_value());
   EXPECT_EQ(off->name.find("wino"), std::string::npos) << off->name;
 }

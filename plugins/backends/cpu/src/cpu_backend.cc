@@ -1,6 +1,8 @@
 #include "cpu_backend.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 #include <exception>
 #include <new>
 #include <thread>
@@ -41,6 +43,62 @@ bool formats_accepted(const Node& node, const FormatCapability& capability) {
 }
 
 }  // namespace
+
+Result<CpuKernelSettings> CpuKernelSettings::from_options(const PluginOptions& options) {
+  CpuKernelSettings settings;
+  const std::vector<std::string> known = {"autofuse", "dnnl", "reference"};
+  settings.providers = options.get_strings("kernel_providers", settings.providers);
+  std::string listed;
+  for (const std::string& provider : settings.providers) listed += (listed.empty() ? "" : ", ") + provider;
+  const std::string where = "cpu backend: option kernel_providers = [" + listed + "]";
+  for (size_t i = 0; i < settings.providers.size(); ++i) {
+    const std::string& provider = settings.providers[i];
+    if (std::find(known.begin(), known.end(), provider) == known.end()) {
+      return invalid_argument(where + ": unknown kernel provider '" + provider +
+                              "'; the providers are autofuse, dnnl and reference");
+    }
+    if (std::find(settings.providers.begin(), settings.providers.begin() + static_cast<std::ptrdiff_t>(i), provider) !=
+        settings.providers.begin() + static_cast<std::ptrdiff_t>(i)) {
+      return invalid_argument(where + ": '" + provider + "' is listed twice");
+    }
+  }
+  if (settings.providers.empty() || settings.providers.back() != "reference") {
+    return invalid_argument(where + ": the list must end with 'reference', the provider that takes every node");
+  }
+  settings.winograd = options.get_bool("winograd", true);
+  const std::string int8 = options.get_string("int8", "auto");
+  if (int8 == "auto") {
+    settings.int8 = cpu_dnnl::Options::Int8::kAuto;
+  } else if (int8 == "f32") {
+    settings.int8 = cpu_dnnl::Options::Int8::kFloat32;
+  } else if (int8 == "off") {
+    settings.int8 = cpu_dnnl::Options::Int8::kOff;
+  } else {
+    return invalid_argument("cpu backend: option int8 = \"" + int8 + "\" is none of \"auto\", \"f32\" and \"off\"");
+  }
+  settings.autofuse_mode = options.get_string("autofuse_mode", "");
+  if (!settings.autofuse_mode.empty() && settings.autofuse_mode != "codegen" && settings.autofuse_mode != "interpret") {
+    return invalid_argument("cpu backend: option autofuse_mode = \"" + settings.autofuse_mode +
+                            "\" is neither \"codegen\" nor \"interpret\"");
+  }
+  return settings;
+}
+
+CpuKernelSettings CpuKernelSettings::with_environment() const {
+  CpuKernelSettings settings = *this;
+  if (const char* mode = std::getenv("GE_AUTOFUSE_MODE"); mode != nullptr && *mode != '\0') {
+    settings.autofuse_mode = mode;
+  }
+  if (const char* winograd = std::getenv("GE_CPU_WINOGRAD");
+      winograd != nullptr && (std::string_view(winograd) == "off" || std::string_view(winograd) == "0")) {
+    settings.winograd = false;
+  }
+  if (const char* int8 = std::getenv("GE_CPU_INT8"); int8 != nullptr) {
+    if (std::string_view(int8) == "off") settings.int8 = cpu_dnnl::Options::Int8::kOff;
+    if (std::string_view(int8) == "f32") settings.int8 = cpu_dnnl::Options::Int8::kFloat32;
+  }
+  return settings;
+}
 
 int CpuBackend::default_threads() {
   const unsigned cores = std::thread::hardware_concurrency();
@@ -86,7 +144,7 @@ bool CpuBackend::supports(const Node& node, std::string* reason) const {
       if (formats_accepted(node, cpu_dnnl::format_capability(node))) return true;
       // A format the capability does not prefer (another CPU's block) may still be one the
       // fast path reorders: only preparing tells.
-      if (cpu_dnnl::prepare(node, name(), fast_options())) return true;
+      if (cpu_dnnl::prepare(node, name(), fast_options(settings_.with_environment()))) return true;
     }
     return cpu_kernels::supports(node, name(), reason);
   } catch (const std::exception& error) {
@@ -98,22 +156,33 @@ bool CpuBackend::supports(const Node& node, std::string* reason) const {
 Result<PreparedKernel> CpuBackend::prepare(const Node& node) const {
   // No exception may leave the plugin; the library only throws std::bad_alloc.
   try {
-    if (fast_paths_ && cpu_kernels::has_non_plain_format(node) && !cpu_kernels::is_format_agnostic(node)) {
-      if (std::optional<PreparedKernel> fast = cpu_dnnl::prepare(node, name(), fast_options())) return *fast;
+    const CpuKernelSettings settings = settings_.with_environment();
+    const bool dnnl = fast_paths_ && std::find(settings.providers.begin(), settings.providers.end(), "dnnl") !=
+                                         settings.providers.end();
+    if (cpu_kernels::has_non_plain_format(node) && !cpu_kernels::is_format_agnostic(node)) {
+      // Blocked storage (layout assignment asked the fast paths, format_capability).
+      if (dnnl) {
+        if (std::optional<PreparedKernel> fast = cpu_dnnl::prepare(node, name(), fast_options(settings))) return *fast;
+      }
       return cpu_kernels::prepare(node, name());  // names the format it cannot run
     }
-    // The reference prepare step validates the node (attributes, shapes) for both paths.
+    // The reference prepare step validates the node (attributes, shapes) for every provider.
     GE_ASSIGN_OR_RETURN(PreparedKernel reference, cpu_kernels::prepare(node, name()));
-    if (fast_paths_) {
-      if (std::optional<PreparedKernel> fused = cpu_autofuse::prepare(node, name(), intra_op_threads())) {
-        // The generated kernel takes the interpreter's name and workspace: a model file
-        // compiled with either runs with either (the cache, or a compiler, may be gone).
-        fused->name = reference.name;
-        fused->workspace_bytes = reference.workspace_bytes;
-        fused->zeroed = reference.zeroed;
-        return *fused;
+    for (const std::string& provider : settings.providers) {
+      if (provider == "reference" || !fast_paths_) break;
+      if (provider == "autofuse") {
+        if (std::optional<PreparedKernel> fused =
+                cpu_autofuse::prepare(node, name(), intra_op_threads(), settings.autofuse_mode)) {
+          // The generated kernel takes the interpreter's name and workspace: a model file
+          // compiled with either runs with either (the cache, or a compiler, may be gone).
+          fused->name = reference.name;
+          fused->workspace_bytes = reference.workspace_bytes;
+          fused->zeroed = reference.zeroed;
+          return *fused;
+        }
+      } else if (provider == "dnnl") {
+        if (std::optional<PreparedKernel> fast = cpu_dnnl::prepare(node, name(), fast_options(settings))) return *fast;
       }
-      if (std::optional<PreparedKernel> fast = cpu_dnnl::prepare(node, name(), fast_options())) return *fast;
     }
     return reference;
   } catch (const std::bad_alloc&) {
@@ -126,7 +195,10 @@ Result<PreparedKernel> CpuBackend::prepare(const Node& node) const {
 FormatCapability CpuBackend::format_capability(const Node& node) const {
   FormatCapability capability;
   try {
-    if (fast_paths_) capability = cpu_dnnl::format_capability(node);
+    const std::vector<std::string>& providers = settings_.providers;
+    if (fast_paths_ && std::find(providers.begin(), providers.end(), "dnnl") != providers.end()) {
+      capability = cpu_dnnl::format_capability(node);
+    }
     capability.format_agnostic = cpu_kernels::is_format_agnostic(node);
   } catch (const std::exception&) {
     return {};

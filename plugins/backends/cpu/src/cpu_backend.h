@@ -4,13 +4,41 @@
 
 #include <atomic>
 #include <string>
+#include <vector>
 
 #include "cpu_device.h"
 #include "dnnl_kernels.h"
 #include "ge/plugin_api/backend.h"
+#include "ge/plugin_options.h"
 #include "ge/precision.h"
 
 namespace ge {
+
+/// How the cpu backend picks and configures its kernels: the registry's [plugin.options]
+/// (cpu_plugin.cc), and a tool's settings for the plugin (PluginHost::set_plugin_option,
+/// ge-run --autofusion). The environment overrides three of them, for debugging:
+/// GE_AUTOFUSE_MODE (autofuse_mode), GE_CPU_WINOGRAD=off (winograd) and GE_CPU_INT8
+/// (int8), read when a kernel is prepared.
+struct CpuKernelSettings {
+  /// The kernel providers prepare() asks, in order; the first that takes a node gives its
+  /// kernel. "autofuse": autofusion's generated kernels; "dnnl": oneDNN and GE's
+  /// Winograd fast paths; "reference": the reference kernels, which take every node the
+  /// backend supports and must come last (registry option `kernel_providers`).
+  std::vector<std::string> providers = {"autofuse", "dnnl", "reference"};
+  /// Winograd convolutions (`winograd`, default true).
+  bool winograd = true;
+  /// The int8 routes (`int8`: "auto", "f32" or "off").
+  cpu_dnnl::Options::Int8 int8 = cpu_dnnl::Options::Int8::kAuto;
+  /// How autofusion's fused groups run (`autofuse_mode`: "codegen" or "interpret"; empty:
+  /// each node's own mode).
+  std::string autofuse_mode;
+
+  /// The settings `options` give, checked: an unknown provider, a provider twice, one
+  /// after "reference" or a value out of its set is an error naming the option.
+  static Result<CpuKernelSettings> from_options(const PluginOptions& options);
+  /// These settings with the environment's overrides applied.
+  CpuKernelSettings with_environment() const;
+};
 
 class CpuBackend final : public Backend {
  public:
@@ -39,15 +67,24 @@ class CpuBackend final : public Backend {
   int intra_op_threads() const { return intra_op_threads_.load(); }
   /// Whether prepare() tries the oneDNN fast paths (tests turn them off to compare).
   void set_fast_paths(bool enabled) { fast_paths_ = enabled; }
+  /// The kernel settings (set once, at registration, before any kernel is prepared).
+  void set_kernel_settings(CpuKernelSettings settings) { settings_ = std::move(settings); }
+  const CpuKernelSettings& kernel_settings() const { return settings_; }
 
  private:
   CpuDevice device_;
   std::atomic<int> intra_op_threads_{default_threads()};
   std::atomic<Precision> precision_{Precision::kFp32};
   bool fast_paths_ = true;
+  CpuKernelSettings settings_;
   static int default_threads();
-  /// What cpu_dnnl::prepare is given: the threads and precision set now.
-  cpu_dnnl::Options fast_options() const { return {intra_op_threads(), precision()}; }
+  /// What cpu_dnnl::prepare is given: the threads and precision set now, and `settings`.
+  cpu_dnnl::Options fast_options(const CpuKernelSettings& settings) const {
+    cpu_dnnl::Options options{intra_op_threads(), precision()};
+    options.winograd = settings.winograd;
+    options.int8 = settings.int8;
+    return options;
+  }
 };
 
 }  // namespace ge

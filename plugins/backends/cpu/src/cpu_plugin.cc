@@ -1,7 +1,11 @@
 // The plugin entry of libge_backend_cpu.so: registers one backend named "cpu".
 // Registry options ([plugin.options]): `synchronous = true` runs every stream's tasks on
 // the submitting thread (debugging); `threads = N` sizes the worker pool (0: auto);
-// `intra_op_threads = N` is the threads each heavy (oneDNN) kernel uses (0: the cores).
+// `intra_op_threads = N` is the threads each heavy (oneDNN) kernel uses (0: the cores);
+// the kernel settings (CpuKernelSettings, cpu_backend.h): `kernel_providers = ["autofuse",
+// "dnnl", "reference"]` (the order prepare() asks them in), `winograd = true`, `int8 =
+// "auto" | "f32" | "off"`, `autofuse_mode = "codegen" | "interpret"`. An unknown key is an
+// error naming the closest known one.
 
 #include <dlfcn.h>
 
@@ -28,7 +32,12 @@ ge::Status register_cpu_backend(ge::Registrar& registrar) {
   pin_library();
   try {
     GE_ASSIGN_OR_RETURN(ge::CpuDeviceOptions options, ge::CpuDeviceOptions::from_options(registrar.options()));
+    GE_RETURN_IF_ERROR(registrar.options().check_known_keys(
+        "backend 'cpu'", {"synchronous", "threads", "intra_op_threads", "kernel_providers", "winograd", "int8",
+                          "autofuse_mode"}));
+    GE_ASSIGN_OR_RETURN(ge::CpuKernelSettings settings, ge::CpuKernelSettings::from_options(registrar.options()));
     auto backend = std::make_shared<ge::CpuBackend>();
+    backend->set_kernel_settings(std::move(settings));
     GE_RETURN_IF_ERROR(backend->set_intra_op_threads(static_cast<int>(registrar.options().get_int("intra_op_threads", 0))));
     GE_RETURN_IF_ERROR(static_cast<ge::CpuDevice&>(backend->device()).configure(options));
     return registrar.add_backend(std::move(backend));

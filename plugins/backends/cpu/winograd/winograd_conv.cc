@@ -399,13 +399,8 @@ std::optional<Activation> activation_of(const Node& node, Params& p) {
 
 }  // namespace
 
-bool enabled() {
-  const char* value = std::getenv("GE_CPU_WINOGRAD");
-  return value == nullptr || (std::string(value) != "off" && std::string(value) != "0");
-}
-
 std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view backend, int threads) {
-  if (!cpu_has_avx2_fma() || !enabled()) return std::nullopt;
+  if (!cpu_has_avx2_fma()) return std::nullopt;
   const bool fused = node.domain() == "ge";
   if (node.input_count() < 2 || node.output_count() < 1) return std::nullopt;
   const Value* x = node.input(0);

@@ -22,13 +22,9 @@ namespace ge::cpu_winograd {
 /// The Winograd kernel for Conv / ge::FusedConv `node`, or nullopt when it does not take
 /// the node: not 3x3 stride 1 dilation 1 ungrouped, input/output/residual not stored
 /// nChw8c, non-constant weights or bias, an activation it does not apply, a CPU without
-/// AVX2 and FMA, too few channels to win, or GE_CPU_WINOGRAD=off in the environment.
-/// `threads`: the launch's OpenMP team (>= 1).
+/// AVX2 and FMA, or too few channels to win (the backend's `winograd = false` setting
+/// keeps callers from asking). `threads`: the launch's OpenMP team (>= 1).
 std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view backend, int threads);
-
-/// False when GE_CPU_WINOGRAD=off (or 0) in the environment: no Winograd convolution,
-/// neither this one nor oneDNN's (dnnl_conv.cc).
-bool enabled();
 
 /// How many filters have a transform alive. Kernels of the same filter tensor (shape
 /// specialisations, a session's runner pool) share one transform; it goes with the last.
