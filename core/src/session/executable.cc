@@ -2,14 +2,31 @@
 // cancellation check before a task-sink execute, and a task-sink execute of values.
 #include "executable.h"
 
+#include "../executor/runtime_input_binding.h"
+
 namespace ge::detail {
 
-Status Executable::run_tensors(const NamedTensors& inputs, std::vector<Tensor>& outputs, const RunOptions& options) {
+NamedValues as_values(const NamedTensors& inputs) {
   NamedValues values;
   values.reserve(inputs.size());
   for (const auto& [name, tensor] : inputs) values.emplace_back(name, RuntimeValue::of(tensor));
+  return values;
+}
+
+Result<std::optional<std::vector<const Tensor*>>> signature_tensors(const Graph& graph, const NamedValues& inputs) {
+  GE_ASSIGN_OR_RETURN(std::vector<const RuntimeValue*> bound, bind_runtime_inputs(graph.runtime_inputs(), inputs));
+  std::vector<const Tensor*> tensors;
+  tensors.reserve(bound.size());
+  for (const RuntimeValue* value : bound) {
+    if (!value->is_tensor()) return std::optional<std::vector<const Tensor*>>();
+    tensors.push_back(&value->tensor);
+  }
+  return std::optional<std::vector<const Tensor*>>(std::move(tensors));
+}
+
+Status Executable::run_tensors(const NamedTensors& inputs, std::vector<Tensor>& outputs, const RunOptions& options) {
   std::vector<RuntimeValue> results;
-  GE_RETURN_IF_ERROR(run(values, results, options));
+  GE_RETURN_IF_ERROR(run(as_values(inputs), results, options));
   outputs.clear();
   outputs.reserve(results.size());
   for (size_t i = 0; i < results.size(); ++i) {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -78,6 +79,14 @@ std::unique_ptr<Executable> specialising_executable(std::unique_ptr<Specialisati
 /// A model file's dynamic gears, keyed by SpecialisationCache::key_of, in front of `inner`.
 std::unique_ptr<Executable> geared_executable(std::unique_ptr<Executable> inner,
                                               std::unordered_map<std::string, std::unique_ptr<ModelRunner>> gears);
+
+/// `inputs` bound to `graph`'s runtime inputs (bind_runtime_inputs: its checks and
+/// messages) as the tensors a shape signature is keyed by (SpecialisationCache::key_of);
+/// nullopt when one is not a plain tensor (a sequence or an optional).
+Result<std::optional<std::vector<const Tensor*>>> signature_tensors(const Graph& graph, const NamedValues& inputs);
+
+/// Plain tensors as the values run() takes.
+NamedValues as_values(const NamedTensors& inputs);
 
 /// kCancelled when the run's token is tripped before a task-sink execute of `graph`.
 Status check_cancelled(const RunOptions& options, const Graph& graph);

@@ -24,9 +24,7 @@ class GearedExecutable final : public Executable {
   }
 
   Status run_tensors(const NamedTensors& inputs, std::vector<Tensor>& outputs, const RunOptions& options) override {
-    NamedValues values;
-    values.reserve(inputs.size());
-    for (const auto& [name, tensor] : inputs) values.emplace_back(name, RuntimeValue::of(tensor));
+    const NamedValues values = as_values(inputs);
     GE_ASSIGN_OR_RETURN(ModelRunner * gear, find(values));
     if (gear == nullptr) return inner_->run_tensors(inputs, outputs, options);
     std::lock_guard<std::mutex> serial(mutex_);
@@ -49,14 +47,9 @@ class GearedExecutable final : public Executable {
   /// The gear for these inputs' exact shapes, or null (the inner executable runs them).
   Result<ModelRunner*> find(const NamedValues& inputs) {
     // The model's checks and messages (dtypes, static and named dims) come first.
-    GE_ASSIGN_OR_RETURN(std::vector<const RuntimeValue*> bound, bind_runtime_inputs(graph().runtime_inputs(), inputs));
-    std::vector<const Tensor*> tensors;
-    tensors.reserve(bound.size());
-    for (const RuntimeValue* value : bound) {
-      if (!value->is_tensor()) return static_cast<ModelRunner*>(nullptr);
-      tensors.push_back(&value->tensor);
-    }
-    auto gear = gears_.find(SpecialisationCache::key_of(tensors));
+    GE_ASSIGN_OR_RETURN(std::optional<std::vector<const Tensor*>> tensors, signature_tensors(graph(), inputs));
+    if (!tensors) return static_cast<ModelRunner*>(nullptr);
+    auto gear = gears_.find(SpecialisationCache::key_of(*tensors));
     if (gear == gears_.end()) return static_cast<ModelRunner*>(nullptr);
     ++hits_;
     return gear->second.get();

@@ -32,9 +32,7 @@ class SpecialisingExecutable final : public Executable {
   }
 
   Status run_tensors(const NamedTensors& inputs, std::vector<Tensor>& outputs, const RunOptions& options) override {
-    NamedValues values;
-    values.reserve(inputs.size());
-    for (const auto& [name, tensor] : inputs) values.emplace_back(name, RuntimeValue::of(tensor));
+    const NamedValues values = as_values(inputs);
     std::lock_guard<std::mutex> serial(mutex_);
     restore_();
     GE_ASSIGN_OR_RETURN(Specialisation * found, specialised(values));
@@ -59,14 +57,9 @@ class SpecialisingExecutable final : public Executable {
   /// The specialisation for these inputs' shapes; null for inputs that are not plain tensors.
   Result<Specialisation*> specialised(const NamedValues& inputs) {
     // The executor's checks and messages (dtypes, static and named dims) come first.
-    GE_ASSIGN_OR_RETURN(std::vector<const RuntimeValue*> bound, bind_runtime_inputs(graph().runtime_inputs(), inputs));
-    std::vector<const Tensor*> tensors;
-    tensors.reserve(bound.size());
-    for (const RuntimeValue* value : bound) {
-      if (!value->is_tensor()) return static_cast<Specialisation*>(nullptr);
-      tensors.push_back(&value->tensor);
-    }
-    GE_ASSIGN_OR_RETURN(Specialisation * found, cache_->find(tensors));
+    GE_ASSIGN_OR_RETURN(std::optional<std::vector<const Tensor*>> tensors, signature_tensors(graph(), inputs));
+    if (!tensors) return static_cast<Specialisation*>(nullptr);
+    GE_ASSIGN_OR_RETURN(Specialisation * found, cache_->find(*tensors));
     last_executor_ = found != nullptr && found->executor ? found->executor.get() : fallback_.get();
     return found;
   }

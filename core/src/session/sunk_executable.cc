@@ -28,9 +28,7 @@ class SunkExecutable final : public Executable {
 
   Status run_tensors(const NamedTensors& inputs, std::vector<Tensor>& outputs, const RunOptions& options) override {
     // The executor's checks and messages; the runner then binds by name again.
-    NamedValues values;
-    values.reserve(inputs.size());
-    for (const auto& [name, tensor] : inputs) values.emplace_back(name, RuntimeValue::of(tensor));
+    const NamedValues values = as_values(inputs);
     GE_RETURN_IF_ERROR(bind_runtime_inputs(runner_->graph().runtime_inputs(), values).status());
     GE_ASSIGN_OR_RETURN(Lease lease, acquire());
     GE_RETURN_IF_ERROR(check_cancelled(options, lease.runner->graph()));
