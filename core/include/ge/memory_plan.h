@@ -73,7 +73,7 @@ enum class MemoryAlias : uint8_t {
   kView,   ///< the source's data at the source's offset (Reshape..., captures)
   kSlice,  ///< a part of the source's data (a Concat input inside the Concat output)
   /// An initializer whose bytes equal the source initializer's: stored once, at the
-  /// source's offset (weight merging, ge/weight_merging.h).
+  /// source's offset (weight merging, core/src/passes/weight_merging.h).
   kIdentical,
 };
 const char* memory_alias_name(MemoryAlias alias);
@@ -152,7 +152,7 @@ struct MemoryStatistics {
   /// Set by a model runner that planned several streams under a memory limit
   /// (ModelRunnerOptions::stream_memory_ratio): the one-stream plan's feature map over the
   /// same order, and, when the streams side by side needed more than the limit and were
-  /// ordered for memory reuse (ge/memory_reuse_order.h), what they needed (else 0).
+  /// ordered for memory reuse (core/src/memory/memory_reuse_order.h), what they needed (else 0).
   size_t one_stream_bytes = 0, unordered_streams_bytes = 0;
 };
 

@@ -1,5 +1,5 @@
-// Graphviz DOT export of a graph (ge/graph_dot.h).
-#include "ge/graph_dot.h"
+// Graphviz DOT export of a graph (core/src/ir/graph_dot.h).
+#include "graph_dot.h"
 
 #include <algorithm>
 #include <string>

@@ -1,5 +1,5 @@
-// Tests of the Graphviz printer of graphs (ge/graph_dot.h).
-#include "ge/graph_dot.h"
+// Tests of the Graphviz printer of graphs (core/src/ir/graph_dot.h).
+#include "graph_dot.h"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 #include "ge/alignment.h"
 #include "ge/graph_queries.h"
 #include "ge/logging.h"
-#include "ge/weight_merging.h"
+#include "../passes/weight_merging.h"
 #include "static_bytes.h"
 #include "stream_lifetimes.h"
 

@@ -1,5 +1,5 @@
-// Memory reuse order: the dependences a plan's byte sharing needs on several streams (ge/memory_reuse_order.h).
-#include "ge/memory_reuse_order.h"
+// Memory reuse order: the dependences a plan's byte sharing needs on several streams (core/src/memory/memory_reuse_order.h).
+#include "memory_reuse_order.h"
 
 #include <algorithm>
 #include <optional>

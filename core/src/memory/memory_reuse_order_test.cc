@@ -1,6 +1,6 @@
-// Tests of the memory reuse order (ge/memory_reuse_order.h): streams ordered so that
+// Tests of the memory reuse order (core/src/memory/memory_reuse_order.h): streams ordered so that
 // buffers keep a one-stream plan's bytes, or give up the widest concurrent pair.
-#include "ge/memory_reuse_order.h"
+#include "memory_reuse_order.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -18,7 +18,7 @@
 #include "ge/atomic_file.h"
 #include "ge/data_type.h"
 #include "ge/graph_text.h"
-#include "ge/weight_merging.h"
+#include "../passes/weight_merging.h"
 
 namespace ge {
 namespace {

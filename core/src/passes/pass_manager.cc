@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "ge/executor.h"
-#include "ge/graph_dot.h"
+#include "../ir/graph_dot.h"
 #include "ge/graph_text.h"
 #include "ge/logging.h"
 #include "ge/minifloat.h"

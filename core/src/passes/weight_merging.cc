@@ -1,5 +1,5 @@
-// Weight merging (ge/weight_merging.h): identical constants stored once.
-#include "ge/weight_merging.h"
+// Weight merging (core/src/passes/weight_merging.h): identical constants stored once.
+#include "weight_merging.h"
 
 #include <cstring>
 #include <unordered_map>

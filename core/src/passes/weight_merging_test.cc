@@ -1,5 +1,5 @@
-// Tests of weight merging (ge/weight_merging.h).
-#include "ge/weight_merging.h"
+// Tests of weight merging (core/src/passes/weight_merging.h).
+#include "weight_merging.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

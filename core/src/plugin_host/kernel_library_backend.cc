@@ -1,5 +1,5 @@
-// A backend with kernel libraries in front (ge/kernel_library_backend.h): each node to the library that has its kernel.
-#include "ge/kernel_library_backend.h"
+// A backend with kernel libraries in front (core/src/plugin_host/kernel_library_backend.h): each node to the library that has its kernel.
+#include "kernel_library_backend.h"
 
 #include <utility>
 

@@ -1,5 +1,5 @@
-// Tests of backends built from kernel libraries (ge/kernel_library_backend.h).
-#include "ge/kernel_library_backend.h"
+// Tests of backends built from kernel libraries (core/src/plugin_host/kernel_library_backend.h).
+#include "kernel_library_backend.h"
 
 #include <gtest/gtest.h>
 

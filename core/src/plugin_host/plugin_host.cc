@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "ge/kernel_library_backend.h"
+#include "kernel_library_backend.h"
 #include "ge/logging.h"
 #include "ge/pass_order.h"
 #include "ge/plugin_api/plugin_descriptor.h"

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "ge/logging.h"
-#include "ge/memory_reuse_order.h"
+#include "../memory/memory_reuse_order.h"
 #include "../memory/stream_lifetimes.h"
 
 namespace ge {

@@ -16,7 +16,7 @@
 #include "ge/pass_manager.h"
 #include "ge/shape_arithmetic.h"
 #include "ge/verifier.h"
-#include "ge/weight_merging.h"
+#include "../passes/weight_merging.h"
 #include "../plugin_host/plugin_call.h"
 #include "executable.h"
 #include "task_sink.h"

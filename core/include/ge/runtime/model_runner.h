@@ -100,7 +100,7 @@ struct ModelRunnerOptions {
   int max_streams = 1;
   /// With several streams: the most feature-map bytes they may cost, as a multiple of the
   /// one-stream plan of the same order. Streams whose plan needs more are ordered for
-  /// memory reuse (ge/memory_reuse_order.h: events let buffers take the bytes the
+  /// memory reuse (core/src/memory/memory_reuse_order.h: events let buffers take the bytes the
   /// one-stream plan gives them, so only work whose memory does not collide overlaps);
   /// should even that not fit, the model runs on one stream. 0: no limit (branches run
   /// side by side with the bytes that takes).

@@ -2,7 +2,7 @@
 /// Kernels a plugin adds to a backend it does not own: how a custom op (an op library's
 /// schema) gets a kernel on `cpu`, or a vendor adds a faster kernel for one standard op.
 /// The plugin host puts a backend's kernel libraries in front of the backend itself
-/// (ge/kernel_library_backend.h).
+/// (core/src/plugin_host/kernel_library_backend.h).
 
 #include <string>
 
