@@ -1,5 +1,6 @@
-// What every way of running shares (executable.h): plain-tensor runs through run(), the
-// cancellation check before a task-sink execute, and a task-sink execute of values.
+// What the ways of running share (executable.h): plain tensors as values, the inputs as
+// a shape signature, the cancellation check before a task-sink execute, and a task-sink
+// execute of values.
 #include "executable.h"
 
 #include "../executor/runtime_input_binding.h"
@@ -22,22 +23,6 @@ Result<std::optional<std::vector<const Tensor*>>> signature_tensors(const Graph&
     tensors.push_back(&value->tensor);
   }
   return std::optional<std::vector<const Tensor*>>(std::move(tensors));
-}
-
-Status Executable::run_tensors(const NamedTensors& inputs, std::vector<Tensor>& outputs, const RunOptions& options) {
-  std::vector<RuntimeValue> results;
-  GE_RETURN_IF_ERROR(run(as_values(inputs), results, options));
-  outputs.clear();
-  outputs.reserve(results.size());
-  for (size_t i = 0; i < results.size(); ++i) {
-    if (!results[i].is_tensor()) {
-      const Value* output = i < graph().outputs().size() ? graph().outputs()[i] : nullptr;
-      return unsupported("output '" + (output != nullptr ? output->name() : std::to_string(i)) + "' is " +
-                         results[i].to_string() + ", not a tensor; use run_values()");
-    }
-    outputs.push_back(std::move(results[i].tensor));
-  }
-  return Status::ok();
 }
 
 Status check_cancelled(const RunOptions& options, const Graph& graph) {

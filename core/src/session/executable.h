@@ -36,8 +36,8 @@ class Executable {
   virtual ~Executable() = default;
   /// Runs once: inputs by name, outputs in graph order (Session::run_values). Thread-safe.
   virtual Status run(const NamedValues& inputs, std::vector<RuntimeValue>& outputs, const RunOptions& options) = 0;
-  /// Same for plain tensors (Session::run); by default through run().
-  virtual Status run_tensors(const NamedTensors& inputs, std::vector<Tensor>& outputs, const RunOptions& options);
+  /// Same for plain tensors (Session::run).
+  virtual Status run_tensors(const NamedTensors& inputs, std::vector<Tensor>& outputs, const RunOptions& options) = 0;
   /// The graph it runs.
   virtual const Graph& graph() const = 0;
   /// How it runs, in a line ("task sink: 1 runner, 2 streams", "per op: ...").

@@ -250,12 +250,9 @@ Result<std::unique_ptr<Session>> Session::load(const PluginHost& host, Compilati
   Backend& backend = *c.backend_;
   detail::StageClock clock(session->stage_timings_);
   if (c.task_sink_) {
-    ModelRunnerOptions runner_options;
-    runner_options.output_pool = session->pool_;
-    runner_options.shrink = options.shrink;
-    runner_options.super_kernel_max_bytes = options.super_kernel_max_bytes;
     GE_ASSIGN_OR_RETURN(std::unique_ptr<ModelRunner> runner,
-                        ModelRunner::load(std::move(*c.task_sink_), backend, runner_options));
+                        ModelRunner::load(std::move(*c.task_sink_), backend,
+                                          detail::task_sink_load_options(options.shrink, options.super_kernel_max_bytes)));
     c.task_sink_.reset();
     session->set_runner(std::move(runner), backend);
     clock.end("load (task sink)");

@@ -35,6 +35,13 @@ ModelRunnerOptions task_sink_options(const OpRegistry& ops, std::vector<std::sha
   return options;
 }
 
+ModelRunnerOptions task_sink_load_options(bool shrink, size_t super_kernel_max_bytes) {
+  ModelRunnerOptions options;
+  options.shrink = shrink;
+  options.super_kernel_max_bytes = super_kernel_max_bytes;
+  return options;
+}
+
 Result<CompiledModel> compile_task_sink(const Graph& graph, const Backend& backend, const OpRegistry& ops,
                                         std::vector<std::shared_ptr<MemoryAssigner>> assigners, ExecutionOrder order,
                                         int max_streams, double stream_memory_ratio, std::shared_ptr<TensorPool> pool) {
@@ -53,11 +60,7 @@ Result<std::unique_ptr<ModelRunner>> load_task_sink(const Graph& graph, Backend&
                                                     size_t super_kernel_max_bytes) {
   GE_ASSIGN_OR_RETURN(CompiledModel compiled, compile_task_sink(graph, backend, ops, std::move(assigners), order,
                                                                 max_streams, stream_memory_ratio, pool));
-  ModelRunnerOptions options;
-  options.output_pool = std::move(pool);
-  options.shrink = shrink;
-  options.super_kernel_max_bytes = super_kernel_max_bytes;
-  return ModelRunner::load(std::move(compiled), backend, options);
+  return ModelRunner::load(std::move(compiled), backend, task_sink_load_options(shrink, super_kernel_max_bytes));
 }
 
 }  // namespace ge::detail

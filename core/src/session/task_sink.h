@@ -37,6 +37,10 @@ ModelRunnerOptions task_sink_options(const OpRegistry& ops, std::vector<std::sha
                                      ExecutionOrder order, int max_streams, double stream_memory_ratio,
                                      std::shared_ptr<TensorPool> pool);
 
+/// The runner options a session's task sink loads with (the ones ModelRunner::load reads;
+/// the pool came with the compiled model).
+ModelRunnerOptions task_sink_load_options(bool shrink, size_t super_kernel_max_bytes);
+
 /// The graph compiled for the task sink (ModelRunner::compile, no device) with those
 /// options; kUnsupported when the graph needs the per-op executor.
 Result<CompiledModel> compile_task_sink(const Graph& graph, const Backend& backend, const OpRegistry& ops,

@@ -168,8 +168,8 @@ Result<PreparedKernel> CpuBackend::prepare(const Node& node) const {
     }
     // The reference prepare step validates the node (attributes, shapes) for every provider.
     GE_ASSIGN_OR_RETURN(PreparedKernel reference, cpu_kernels::prepare(node, name()));
-    for (const std::string& provider : settings.providers) {
-      if (provider == "reference" || !fast_paths_) break;
+    for (const std::string& provider : fast_paths_ ? settings.providers : std::vector<std::string>{}) {
+      if (provider == "reference") break;
       if (provider == "autofuse") {
         if (std::optional<PreparedKernel> fused =
                 cpu_autofuse::prepare(node, name(), intra_op_threads(), settings.autofuse_mode)) {
