@@ -44,6 +44,17 @@ void fill_uniform(Tensor& tensor, std::mt19937& rng) {
   for (int64_t i = 0; i < tensor.element_count(); ++i) data[i] = static_cast<T>(dist(rng));
 }
 
+// float16 / bfloat16 bits of values uniform in [-1, 1], rounded to the type.
+void fill_uniform_half(Tensor& tensor, std::mt19937& rng) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  auto* data = tensor.data<uint16_t>();
+  const bool bf16 = tensor.dtype() == DataType::kBFloat16;
+  for (int64_t i = 0; i < tensor.element_count(); ++i) {
+    const float value = dist(rng);
+    data[i] = bf16 ? bfloat16_from_float(value) : float16_from_float(value);
+  }
+}
+
 template <typename T>
 void fill_binary(Tensor& tensor, std::mt19937& rng) {
   T* data = tensor.data<T>();
@@ -61,6 +72,7 @@ Result<Tensor> generate_input(const Value& input, std::mt19937& rng) {
   switch (desc.dtype) {
     case DataType::kFloat32: fill_uniform<float>(tensor, rng); break;
     case DataType::kFloat64: fill_uniform<double>(tensor, rng); break;
+    case DataType::kFloat16: case DataType::kBFloat16: fill_uniform_half(tensor, rng); break;
     case DataType::kInt8: fill_binary<int8_t>(tensor, rng); break;
     case DataType::kInt16: fill_binary<int16_t>(tensor, rng); break;
     case DataType::kInt32: fill_binary<int32_t>(tensor, rng); break;

@@ -26,6 +26,7 @@ class KernelLibraryBackend final : public Backend {
   FormatCapability format_capability(const Node& node) const override;
   Status set_intra_op_threads(int threads) override { return backend_->set_intra_op_threads(threads); }
   Status set_precision(Precision precision) override { return backend_->set_precision(precision); }
+  bool has_native_arithmetic(DataType type) const override { return backend_->has_native_arithmetic(type); }
 
   const Backend& wrapped() const { return *backend_; }
 

@@ -228,6 +228,89 @@ TEST(LayoutAssignment, ValuesSubgraphsCaptureStayPlain) {
   EXPECT_EQ(format_of(*g, "s"), "");  // r's group: s -> Relu -> r
 }
 
+// x -> QuantizeLinear -> QLinearConv(16->32, 3x3) -> QLinearConv(32->32, 1x1)
+//   -> QLinearConv(32->16, 3x3) -> DequantizeLinear -> output: int8 weights with zero point 0
+// (no compensation) and constant scales, which oneDNN's int8 convolutions requantise
+// themselves, reading and writing channels-last.
+std::unique_ptr<Graph> make_int8_chain() {
+  auto g = std::make_unique<Graph>();
+  g->set_opset_import("", 13);
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int> weight(-60, 60);
+  Value* x = g->add_input("x", TensorDesc::of(DataType::kFloat32, {1, 16, 8, 8}));
+  Value* scale = g->add_initializer("scale", Tensor::from_vector<float>({}, {0.05f}));
+  Value* zero = g->add_initializer("zero", Tensor::from_vector<uint8_t>({}, {128}));
+  Value* q = g->add_node("QuantizeLinear", {x, scale, zero}, 1, "q", {"xq"})->output(0);
+  auto conv = [&](Value* in, int64_t c, int64_t m, int64_t k, const std::string& name) {
+    std::vector<int8_t> w(static_cast<size_t>(m * c * k * k));
+    for (int8_t& v : w) v = static_cast<int8_t>(weight(rng));
+    Value* wq = g->add_initializer(name + "_w", Tensor::from_vector<int8_t>({m, c, k, k}, w));
+    Value* ws = g->add_initializer(name + "_ws", Tensor::from_vector<float>({}, {0.004f}));
+    Value* wz = g->add_initializer(name + "_wz", Tensor::from_vector<int8_t>({}, {0}));
+    Value* ys = g->add_initializer(name + "_ys", Tensor::from_vector<float>({}, {0.2f}));
+    Node* node = g->add_node("QLinearConv", {in, scale, zero, wq, ws, wz, ys, zero}, 1, name, {name + "_y"});
+    node->set_attribute("pads", Attribute(std::vector<int64_t>(4, k / 2)));
+    return node->output(0);
+  };
+  Value* c1 = conv(q, 16, 32, 3, "c1");
+  Value* c2 = conv(c1, 32, 32, 1, "c2");
+  Value* c3 = conv(c2, 32, 16, 3, "c3");
+  g->add_output(g->add_node("DequantizeLinear", {c3, scale, zero}, 1, "dq", {"y"})->output(0));
+  return g;
+}
+
+// Quantised activations stay channels-last between int8 convolutions (no transposes in
+// or out of each), with the same bytes out.
+TEST(LayoutAssignment, KeepsInt8ConvChainsChannelsLast) {
+  PluginEnvironment& env = PluginEnvironment::get();
+  ASSERT_TRUE(env.require({"onnx_std", "cpu", "layout_assignment"}).is_ok());
+  std::unique_ptr<Graph> g = make_int8_chain();
+  ASSERT_TRUE(env.ops().infer_graph(*g).is_ok());
+  if (env.cpu()->format_capability(*g->find_node("c2")).outputs.empty()) {
+    GTEST_SKIP() << "no VNNI: the int8 convolutions run plain on this CPU";
+  }
+  const Tensor input = random_tensor({1, 16, 8, 8}, 5, 4.0f);
+  const std::vector<Tensor> expected = execute(*g, input);
+  ASSERT_TRUE(assign_layouts(*g).is_ok());
+  EXPECT_EQ(format_of(*g, "c1_y"), "nhwc") << print_graph(*g);
+  EXPECT_EQ(format_of(*g, "c2_y"), "nhwc") << print_graph(*g);
+  // The quantised input comes from the plain graph input; the last output goes plain to
+  // the graph output: both stay plain, read and written by the convolutions themselves.
+  EXPECT_EQ(format_of(*g, "xq"), "");
+  EXPECT_EQ(format_of(*g, "c3_y"), "");
+  EXPECT_EQ(count_op(*g, "TransData"), 0) << print_graph(*g);
+  const std::vector<Tensor> actual = execute(*g, input);
+  ASSERT_EQ(actual.size(), 1u);
+  EXPECT_EQ(std::memcmp(actual[0].raw_data(), expected[0].raw_data(), expected[0].byte_size()), 0);
+}
+
+// A Dequantize/Quantize pair with one scale is elementwise: it carries the channels-last
+// format between two int8 convolutions rather than ending it.
+TEST(LayoutAssignment, QuantizePairsCarryTheChannelsLastFormat) {
+  PluginEnvironment& env = PluginEnvironment::get();
+  ASSERT_TRUE(env.require({"onnx_std", "cpu", "layout_assignment"}).is_ok());
+  std::unique_ptr<Graph> g = make_int8_chain();
+  // c1 -> DequantizeLinear -> Relu -> QuantizeLinear -> c2
+  Node* c2 = g->find_node("c2");
+  Value* scale = g->find_value("scale");
+  Value* zero = g->find_value("zero");
+  Value* d = g->add_node("DequantizeLinear", {g->find_value("c1_y"), scale, zero}, 1, "dq1", {"d1"})->output(0);
+  Value* r = g->add_node("Relu", {d}, 1, "relu", {"r1"})->output(0);
+  c2->set_input(0, g->add_node("QuantizeLinear", {r, scale, zero}, 1, "q1", {"q1"})->output(0));
+  ASSERT_TRUE(env.ops().infer_graph(*g).is_ok());
+  if (env.cpu()->format_capability(*c2).outputs.empty()) {
+    GTEST_SKIP() << "no VNNI: the int8 convolutions run plain on this CPU";
+  }
+  const Tensor input = random_tensor({1, 16, 8, 8}, 6, 4.0f);
+  const std::vector<Tensor> expected = execute(*g, input);
+  ASSERT_TRUE(assign_layouts(*g).is_ok());
+  for (const char* name : {"c1_y", "d1", "r1", "q1", "c2_y"}) EXPECT_EQ(format_of(*g, name), "nhwc") << name;
+  EXPECT_EQ(count_op(*g, "TransData"), 0) << print_graph(*g);
+  const std::vector<Tensor> actual = execute(*g, input);
+  ASSERT_EQ(actual.size(), 1u);
+  EXPECT_EQ(std::memcmp(actual[0].raw_data(), expected[0].raw_data(), expected[0].byte_size()), 0);
+}
+
 TEST(LayoutAssignment, ReferenceKernelsRefuseBlockedTensorsTheyCannotRead) {
   PluginEnvironment& env = PluginEnvironment::get();
   ASSERT_TRUE(env.require({"onnx_std", "cpu"}).is_ok());

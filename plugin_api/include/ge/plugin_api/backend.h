@@ -62,6 +62,14 @@ class Backend {
     if (precision == Precision::kFp32) return Status::ok();
     return unsupported("backend '" + name() + "' has no " + std::string(precision_name(precision)) + " arithmetic");
   }
+  /// Whether this backend's kernels compute values of `type` (float16, bfloat16) in that
+  /// type. A backend that computes them in float32, rounding each kernel's output back,
+  /// answers false: the widen_half_precision pass then runs whole regions of such values
+  /// in float32 and rounds once where a region ends. Default: true.
+  virtual bool has_native_arithmetic(DataType type) const {
+    (void)type;
+    return true;
+  }
   /// SuperKernel (seed 001): one kernel that runs `tasks` — consecutive launches of one
   /// stream, each of a kernel this backend prepared — in order, at the cost of one launch.
   /// The result's own KernelArgs are unused: each inner task keeps its args, whose address

@@ -30,8 +30,9 @@ namespace ge {
 // OpSchemaInfo declares constants (is_constant); 12: TaskTraceRecord names the node a
 // kernel task runs (a new member: its layout changed); 13: PreparedKernel::held_bytes (the
 // bytes a kernel holds, e.g. prepacked weights, for the memory limit: its layout changed); 14:
-// Backend::set_precision (a new virtual: the vtable changed).
-inline constexpr uint32_t kPluginAbiVersion = 14;
+// Backend::set_precision (a new virtual: the vtable changed); 15:
+// Backend::has_native_arithmetic (a new virtual).
+inline constexpr uint32_t kPluginAbiVersion = 15;
 
 /// Where a plugin puts its components. Each add_* fails on a duplicate component name or
 /// on a kind the registry entry did not declare.

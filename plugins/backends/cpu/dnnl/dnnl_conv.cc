@@ -45,13 +45,6 @@ Dims tail(const std::array<int64_t, cpu_kernels::kMaxSpatialRank>& values, int r
   return out;
 }
 
-/// oneDNN's optimised direct convolutions ("jit:avx512_core", "jit_1x1:avx2",
-/// "brgconv:avx512_core"), not its gemm-based or reference ones.
-bool is_direct_jit(const char* implementation) {
-  const std::string_view name = implementation != nullptr ? implementation : "";
-  return name.starts_with("jit") || name.starts_with("brg");
-}
-
 // Enough channels for the Winograd transforms to pay: measured on AVX-512 over 16-96
 // input and output channels at 20x20 to 160x160 (nChw16c), Winograd ran 1.1-2.5x the
 // speed of the direct kernel everywhere but 16 -> 16 (0.74-0.94x below 160x160).
@@ -148,7 +141,7 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
       for (const auto& [src, dst] : {std::pair{x_typed, y_typed}, std::pair{src_any, dst_any}}) {
         try {
           winograd = make_pd(src, dst, sum, dnnl::algorithm::convolution_winograd);
-          if (is_direct_jit(winograd->impl_info_str())) break;
+          if (is_jit(winograd->impl_info_str())) break;
         } catch (const dnnl::error&) {
           // none for this shape or these layouts
         }
@@ -185,7 +178,7 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
       if (winograd || direct) break;
       try {
         direct = make_pd(src, dst, Residual::kNone);
-        if (!is_direct_jit(direct->impl_info_str())) direct.reset();
+        if (!is_jit(direct->impl_info_str())) direct.reset();
       } catch (const dnnl::error&) {
         direct.reset();  // none on these layouts
       }

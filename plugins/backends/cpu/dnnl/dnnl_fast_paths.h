@@ -55,6 +55,11 @@ std::optional<PreparedKernel> prepare_int8_conv_float(const Node& node, std::str
                                                       const Options& options);
 std::optional<PreparedKernel> prepare_int8_matmul_float(const Node& node, std::string_view backend,
                                                         const Options& options);
+/// Whether the int8 route runs this QLinearConv with channels-last ("nhwc") input and
+/// output and no host step (VNNI, constant scales, weights without compensation, rank 4):
+/// what format_capability offers, so that quantised activations stay channels-last
+/// between int8 convolutions.
+bool int8_conv_takes_channels_last(const Node& node, const Options& options);
 /// Multiply-adds (times 2) of one launch of those ops; nullopt for any other op.
 std::optional<double> int8_work(const Node& node);
 

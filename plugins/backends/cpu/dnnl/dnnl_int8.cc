@@ -572,61 +572,111 @@ int finish_matmul(const KernelArgs& args, const void* params) {
 
 using namespace int8_detail;
 
-std::optional<PreparedKernel> prepare_int8_conv(const Node& node, std::string_view backend, const Options& options) {
+namespace {
+
+// What a QLinearConv/ConvInteger on oneDNN's int8 kernels is, decided from the node
+// alone (no primitive yet): format_capability asks it too.
+struct Int8ConvPlan {
+  Int8Operands operands;
+  Dims x_dims, w_dims, y_dims;
+  int64_t group = 1, out_channels = 0, group_out = 0;
+  SpatialGeometry g;
+  const Value* x_zero = nullptr;
+  ShiftedWeights weights;
+  Requantize requantize;
+  std::vector<float> output_scales;  // oneDNN requantises when not empty
+  const Value* bias = nullptr;
+};
+
+std::optional<Int8ConvPlan> plan_int8_conv(const Node& node) {
   if (!has_vnni()) return std::nullopt;
-  const std::optional<Int8Operands> operands = int8_operands(node, "QLinearConv");
+  const std::optional<Int8Operands> operands = int8_operands(node, "QLinearConv", /*channels_last=*/true);
   if (!operands) return std::nullopt;
+  Int8ConvPlan plan;
+  plan.operands = *operands;
   const bool qlinear = operands->qlinear;
   const size_t x_zero_index = 2, w_zero_index = operands->w_zero_index;
-  const Value *x = operands->x, *w = operands->w, *y = operands->y;
-  const DataType y_dtype = y->desc().dtype;
-  const Dims x_dims = dims_of(*x), w_dims = dims_of(*w), y_dims = dims_of(*y);
+  const Value *x = operands->x, *w = operands->w;
+  plan.x_dims = dims_of(*x), plan.w_dims = dims_of(*w), plan.y_dims = dims_of(*operands->y);
+  const Dims &x_dims = plan.x_dims, &w_dims = plan.w_dims;
   const size_t rank = x_dims.size();
   if (rank < 3 || rank > 5 || w_dims.size() != rank) return std::nullopt;
-  const int64_t group = node.get_int("group", 1);
-  const int64_t out_channels = w_dims[0], group_out = out_channels / group;
-  const cpu_kernels::KernelContext context{node, backend, 17};
+  plan.group = node.get_int("group", 1);
+  plan.out_channels = w_dims[0], plan.group_out = plan.out_channels / plan.group;
+  const int64_t out_channels = plan.out_channels;
+  const cpu_kernels::KernelContext context{node, "cpu", 17};
   Result<SpatialGeometry> geometry = cpu_kernels::compute_spatial_geometry(
       context, Dims(x_dims.begin() + 2, x_dims.end()), Dims(w_dims.begin() + 2, w_dims.end()), false);
   if (!geometry.is_ok()) return std::nullopt;
-  const SpatialGeometry& g = geometry.value();
-  const int spatial = static_cast<int>(rank - 2);
-  const int64_t depth = w_dims[1] * g.kernel_size();
-  const Value* x_zero = optional_input(node, x_zero_index);
-  if (x_zero != nullptr && (x_zero->desc().dtype != x->desc().dtype || x_zero->desc().element_count() != 1)) {
+  plan.g = geometry.value();
+  const int64_t depth = w_dims[1] * plan.g.kernel_size();
+  plan.x_zero = optional_input(node, x_zero_index);
+  if (plan.x_zero != nullptr &&
+      (plan.x_zero->desc().dtype != x->desc().dtype || plan.x_zero->desc().element_count() != 1)) {
     return std::nullopt;
   }
   std::optional<ShiftedWeights> weights =
       shift_weights(*w->constant(), optional_input(node, w_zero_index), out_channels, depth, depth, 1);
   if (!weights) return std::nullopt;
+  plan.weights = std::move(*weights);
 
   // Requantisation by oneDNN: constant scales, no compensation.
-  Requantize requantize;
-  std::vector<float> output_scales;
-  const Value* bias = qlinear ? optional_input(node, 8) : nullptr;
+  plan.bias = qlinear ? optional_input(node, 8) : nullptr;
   if (qlinear) {
-    requantize = {1,
-                  4,
-                  6,
-                  optional_input(node, 7) != nullptr ? 7 : -1,
-                  bias != nullptr ? 8 : -1,
-                  optional_input(node, 4)->desc().element_count() > 1,
-                  y_dtype == DataType::kInt8};
+    plan.requantize = {1,
+                       4,
+                       6,
+                       optional_input(node, 7) != nullptr ? 7 : -1,
+                       plan.bias != nullptr ? 8 : -1,
+                       optional_input(node, 4)->desc().element_count() > 1,
+                       operands->y->desc().dtype == DataType::kInt8};
     const auto x_scale = constant_floats(node, 1, 1), w_scale = constant_floats(node, 4, out_channels),
                y_scale = constant_floats(node, 6, 1);
-    if (x_scale && w_scale && y_scale && !weights->compensated) {
+    if (x_scale && w_scale && y_scale && !plan.weights.compensated) {
       for (int64_t m = 0; m < out_channels; ++m) {
-        output_scales.push_back((*x_scale)[0] * (*w_scale)[w_scale->size() == 1 ? 0 : m] / (*y_scale)[0]);
+        plan.output_scales.push_back((*x_scale)[0] * (*w_scale)[w_scale->size() == 1 ? 0 : m] / (*y_scale)[0]);
       }
     }
   }
-  const bool onednn_requantizes = !output_scales.empty();
   // The int32 sums oneDNN writes are exact under the bound; a requantised sum is converted
   // to float like the reference's (see the top of the file).
-  if (!onednn_requantizes && weights->bound > kExactSum) {
-    GE_LOG_DEBUG("{}: int8 sums may exceed 2^24 (bound {}): reference kernel", node.describe(), weights->bound);
+  if (plan.output_scales.empty() && plan.weights.bound > kExactSum) {
+    GE_LOG_DEBUG("{}: int8 sums may exceed 2^24 (bound {}): reference kernel", node.describe(), plan.weights.bound);
     return std::nullopt;
   }
+  // Channels-last tensors only where oneDNN reads and writes them with no host step (the
+  // host steps read [N][C][spatial]): format_capability offers exactly these.
+  const bool channels_last = !x->desc().is_plain() || !operands->y->desc().is_plain();
+  if (channels_last && (plan.output_scales.empty() || rank != 4)) return std::nullopt;
+  return plan;
+}
+
+}  // namespace
+
+bool int8_conv_takes_channels_last(const Node& node, const Options& options) {
+  if (options.int8 != Options::Int8::kAuto || !is_onnx_domain(node) || node.op_type() != "QLinearConv") return false;
+  const std::optional<Int8ConvPlan> plan = plan_int8_conv(node);
+  return plan && plan->x_dims.size() == 4 && !plan->output_scales.empty();
+}
+
+std::optional<PreparedKernel> prepare_int8_conv(const Node& node, std::string_view backend, const Options& options) {
+  const std::optional<Int8ConvPlan> plan = plan_int8_conv(node);
+  if (!plan) return std::nullopt;
+  const bool qlinear = plan->operands.qlinear;
+  const Value *x = plan->operands.x, *y = plan->operands.y;
+  const DataType y_dtype = y->desc().dtype;
+  const Dims &x_dims = plan->x_dims, &w_dims = plan->w_dims, &y_dims = plan->y_dims;
+  const size_t rank = x_dims.size();
+  const int64_t group = plan->group, out_channels = plan->out_channels, group_out = plan->group_out;
+  const SpatialGeometry& g = plan->g;
+  const int spatial = static_cast<int>(rank - 2);
+  const Value* x_zero = plan->x_zero;
+  const ShiftedWeights* weights = &plan->weights;
+  const Requantize& requantize = plan->requantize;
+  const std::vector<float>& output_scales = plan->output_scales;
+  const Value* bias = plan->bias;
+  const bool onednn_requantizes = !output_scales.empty();
+  const bool x_last = !x->desc().is_plain(), y_last = !y->desc().is_plain();
 
   Dims weight_dims = w_dims;
   Tag weight_tag = plain_tag(rank);
@@ -640,6 +690,11 @@ std::optional<PreparedKernel> prepare_int8_conv(const Node& node, std::string_vi
   const dnnl::memory::desc x_plain(x_dims, dnnl_type(x->desc().dtype), plain_tag(rank));
   const dt sum_type = onednn_requantizes ? dnnl_type(y_dtype) : dt::s32;
   const dnnl::memory::desc y_plain(y_dims, sum_type, plain_tag(rank));
+  // Where the tensors are stored: plain, or channels-last ("nhwc": layout assignment kept
+  // them so between int8 convolutions, format_capability).
+  const dnnl::memory::desc x_channels_last(x_dims, x_plain.data_type(), channels_last(rank));
+  const dnnl::memory::desc y_channels_last(y_dims, sum_type, channels_last(rank));
+  const dnnl::memory::desc y_stored = y_last ? y_channels_last : y_plain;
   const dnnl::memory::desc bias_md = onednn_requantizes && bias != nullptr
                                          ? dnnl::memory::desc({out_channels}, dt::s32, Tag::a)
                                          : dnnl::memory::desc();
@@ -664,23 +719,29 @@ std::optional<PreparedKernel> prepare_int8_conv(const Node& node, std::string_vi
                                            weight_any, bias_md, dst, strides, dilations, pads_l, pads_r);
       return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
     };
+    const dnnl::memory::desc x_any(x_dims, x_plain.data_type(), Tag::any), y_any(y_dims, sum_type, Tag::any);
     std::optional<dnnl::convolution_forward::primitive_desc> pd;
-    try {
-      pd = make_pd(x_plain, y_plain);
-      if (!is_jit(pd->impl_info_str())) pd.reset();
-    } catch (const dnnl::error&) {
-      pd.reset();
+    if (x_last || y_last) {
+      // A channels-last side is fixed; whatever implementation takes it (always a JIT
+      // one with VNNI) runs, since no other kernel reads that format.
+      pd = make_pd(x_last ? x_channels_last : x_any, y_last ? y_channels_last : y_any);
+    } else {
+      try {
+        pd = make_pd(x_plain, y_plain);
+        if (!is_jit(pd->impl_info_str())) pd.reset();
+      } catch (const dnnl::error&) {
+        pd.reset();
+      }
+      if (!pd) pd = make_pd(x_any, y_any);
+      if (!is_jit(pd->impl_info_str())) return std::nullopt;  // a reference int8 kernel is no faster than ours
     }
-    if (!pd) {
-      pd = make_pd(dnnl::memory::desc(x_dims, x_plain.data_type(), Tag::any),
-                   dnnl::memory::desc(y_dims, sum_type, Tag::any));
-    }
-    if (!is_jit(pd->impl_info_str())) return std::nullopt;  // a reference int8 kernel is no faster than ours
 
     std::vector<ProgramArg> args = zero_points.emit(builder);
     ArgSource src{ArgSource::kInput, 0, 0, nullptr};
     const int64_t x_spatial = g.input_size(), y_spatial = g.output_size();
-    if (pd->src_desc() == dnnl::memory::desc(x_dims, x_plain.data_type(), channels_last(rank))) {
+    if (x_last) {
+      // Read as stored.
+    } else if (pd->src_desc() == x_channels_last) {
       src = {ArgSource::kWorkspace, 0, builder.reserve_workspace(x_plain.get_size()), nullptr};
       builder.add_host(&transpose_step,
                        std::make_shared<const Transpose>(
@@ -718,7 +779,7 @@ std::optional<PreparedKernel> prepare_int8_conv(const Node& node, std::string_vi
       finish->multiplier_offset = builder.reserve_workspace(static_cast<size_t>(out_channels) * sizeof(float));
     }
     ArgSource dst = result;
-    if (pd->dst_desc() != y_plain)
+    if (pd->dst_desc() != y_stored)
       dst = {ArgSource::kWorkspace, 0, builder.reserve_workspace(pd->dst_desc().get_size()), nullptr};
     const Tensor shifted = Tensor::from_vector<int8_t>(w_dims, weights->values);
     void* packed = prepack(builder, shifted, weight_user, pd->weights_desc());
@@ -734,12 +795,12 @@ std::optional<PreparedKernel> prepare_int8_conv(const Node& node, std::string_vi
     }
     builder.add(dnnl::convolution_forward(*pd), std::move(args), pd->scratchpad_desc());
     if (dst.kind != result.kind || dst.offset != result.offset) {
-      if (pd->dst_desc() == dnnl::memory::desc(y_dims, sum_type, channels_last(rank))) {
+      if (!y_last && pd->dst_desc() == y_channels_last) {
         const int element = sum_type == dt::s32 ? 4 : 1;
         builder.add_host(&transpose_step, std::make_shared<const Transpose>(
                                               Transpose{y_dims[0], y_spatial, out_channels, element, dst, result}));
       } else {
-        builder.add_reorder(pd->dst_desc(), dst, y_plain, result);
+        builder.add_reorder(pd->dst_desc(), dst, y_stored, result);
       }
     }
     std::string name = fast_kernel_name(backend, node, pd->impl_info_str());

@@ -12,6 +12,7 @@
 
 #include "dnnl_program.h"
 #include "dnnl_util.h"
+#include "ge/cpu_kernels/kernel_library.h"
 #include "ge/graph.h"
 #include "ge/plugin_api/kernel.h"
 #include "ge/tensor.h"
@@ -65,11 +66,7 @@ inline int32_t load_8bit(const void* data, bool is_signed) {
                    : static_cast<int32_t>(*static_cast<const uint8_t*>(data));
 }
 
-/// Whether a oneDNN implementation is generated code (not its reference loops).
-inline bool is_jit(const char* implementation) {
-  const std::string_view name = implementation != nullptr ? implementation : "";
-  return name.starts_with("jit") || name.starts_with("brg");
-}
+using cpu_dnnl::is_jit;
 
 /// A weight zero point read per output row: none (0), one for all rows, or one per row.
 struct WeightZeroPoints {
@@ -98,7 +95,9 @@ struct Int8Operands {
   bool qlinear = false;
   size_t w_index = 1, w_zero_index = 3;
 };
-inline std::optional<Int8Operands> int8_operands(const Node& node, std::string_view qlinear_op) {
+/// `channels_last`: x and y may also be stored channels-last ("nhwc", rank 4).
+inline std::optional<Int8Operands> int8_operands(const Node& node, std::string_view qlinear_op,
+                                                 bool channels_last = false) {
   Int8Operands o;
   o.qlinear = node.op_type() == qlinear_op;
   o.w_index = o.qlinear ? 3 : 1;
@@ -107,7 +106,11 @@ inline std::optional<Int8Operands> int8_operands(const Node& node, std::string_v
   o.w = optional_input(node, o.w_index);
   o.y = node.output(0);
   if (!is_8bit(o.x) || !is_8bit(o.w) || o.w->constant() == nullptr) return std::nullopt;
-  if (!o.x->desc().is_plain() || !o.y->desc().is_plain()) return std::nullopt;
+  auto stored = [&](const Value* value) {
+    return value->desc().is_plain() ||
+           (channels_last && cpu_kernels::is_channels_last_format(value->desc().format, static_cast<size_t>(value->desc().rank())));
+  };
+  if (!stored(o.x) || !stored(o.y)) return std::nullopt;
   if (o.qlinear ? !is_8bit(o.y) : o.y->desc().dtype != DataType::kInt32) return std::nullopt;
   return o;
 }

@@ -92,9 +92,12 @@ class Int8Case {
     graph_.add_output(node_->output(0));
     return *node_;
   }
-  Tensor run(const PreparedKernel& kernel) {
+  const Tensor& data(size_t input) const { return data_.at(input); }
+  /// Runs `kernel` on the case's inputs, input 0 replaced by `x0` when it is defined.
+  Tensor run(const PreparedKernel& kernel, const Tensor& x0 = Tensor()) {
     std::vector<const void*> in;
     for (const Tensor& t : data_) in.push_back(t.defined() ? t.raw_data() : nullptr);
+    if (x0.defined()) in[0] = x0.raw_data();
     Tensor out = Tensor::zeros(output_dtype_, output_dims_);
     std::memset(out.raw_data(), 0x5A, out.byte_size());
     void* outputs[] = {out.raw_data()};
@@ -314,9 +317,61 @@ TEST(DnnlInt8, ConvIntegerMatchesReferenceExactly) {
 
 TEST(DnnlInt8, ConvIntegerOnTheFloatRouteMatchesReferenceExactly) { conv_integer_cases(Route::kFloat); }
 
+// 8-bit [N, C, H, W] stored plain -> channels-last ([N][H][W][C]), or back.
+Tensor reorder_bytes(const Tensor& t, bool to_channels_last) {
+  const std::vector<int64_t>& d = t.shape();
+  const int64_t n = d[0], c = d[1], hw = d[2] * d[3];
+  Tensor out = Tensor::zeros(t.dtype(), d);
+  const auto* from = static_cast<const uint8_t*>(t.raw_data());
+  auto* to = static_cast<uint8_t*>(out.raw_data());
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t s = 0; s < hw; ++s) {
+        const int64_t plain = (i * c + ch) * hw + s, last = (i * hw + s) * c + ch;
+        if (to_channels_last)
+          to[last] = from[plain];
+        else
+          to[plain] = from[last];
+      }
+    }
+  }
+  return out;
+}
+
+// The int8 route with input, output or both stored channels-last ("nhwc", as layout
+// assignment keeps quantised activations between int8 convolutions) gives the reference
+// kernel's bytes in that layout, where format_capability offers it.
+void check_channels_last(Int8Case& c, const std::string& what, int threads) {
+  if (!int8_conv_takes_channels_last(c.node(), Options{threads})) return;
+  const FormatCapability capability = format_capability(c.node(), Options{threads});
+  ASSERT_EQ(capability.inputs.size(), c.node().input_count()) << what;
+  EXPECT_EQ(capability.inputs[0], std::vector<std::string>{"nhwc"}) << what;
+  ASSERT_EQ(capability.outputs.size(), 1u) << what;
+  EXPECT_EQ(capability.outputs[0], std::vector<std::string>{"nhwc"}) << what;
+  Result<PreparedKernel> reference = cpu_kernels::prepare(c.node(), "cpu");
+  ASSERT_TRUE(reference.is_ok()) << what << ": " << reference.status().to_string();
+  const Tensor expected = c.run(*reference);
+  TensorDesc& x = c.node().input(0)->mutable_desc();
+  TensorDesc& y = c.node().output(0)->mutable_desc();
+  for (const auto& [x_last, y_last] : {std::pair{true, true}, {true, false}, {false, true}}) {
+    x.format = x_last ? "nhwc" : "";
+    y.format = y_last ? "nhwc" : "";
+    const std::string which = what + (x_last ? " x nhwc" : "") + (y_last ? " y nhwc" : "");
+    std::optional<PreparedKernel> fast = prepare(c.node(), "cpu", Options{threads});
+    ASSERT_TRUE(fast.has_value()) << which << ": no fast path";
+    EXPECT_NE(fast->name.find(".dnnl:"), std::string::npos) << fast->name;
+    Tensor got = c.run(*fast, x_last ? reorder_bytes(c.data(0), true) : Tensor());
+    if (y_last) got = reorder_bytes(got, false);
+    ASSERT_EQ(expected.byte_size(), got.byte_size());
+    EXPECT_EQ(std::memcmp(expected.raw_data(), got.raw_data(), expected.byte_size()), 0) << which << ": " << fast->name;
+  }
+  x.format.clear();
+  y.format.clear();
+}
+
 void qlinear_conv_cases(Route route) {
   std::mt19937 rng(11);
-  int index = 0;
+  int index = 0, channels_last_cases = 0;
   for (const ConvShape& s : conv_shapes()) {
     for (const WeightVariant& v : kWeightVariants) {
       ++index;
@@ -359,8 +414,14 @@ void qlinear_conv_cases(Route route) {
                   "QLinearConv " + conv_name(s, v, x_dtype) + (with_bias ? " bias" : "") +
                       (constant_scales ? "" : " runtime scales"),
                   expected_variant(route, needs_compensation(v), constant_scales), threads_for(index), route);
+      if (route == Route::kChosen) {
+        channels_last_cases += int8_conv_takes_channels_last(c.node(), Options{});
+        check_channels_last(c, "QLinearConv " + conv_name(s, v, x_dtype), threads_for(index));
+      }
     }
   }
+  // Rank-4 cases with constant scales and weights that need no compensation.
+  if (route == Route::kChosen) EXPECT_GE(channels_last_cases, 5);
 }
 
 TEST(DnnlInt8, QLinearConvMatchesReferenceExactly) {

@@ -155,10 +155,14 @@ std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend
   return std::nullopt;
 }
 
-FormatCapability format_capability(const Node& node) {
+FormatCapability format_capability(const Node& node, const Options& options) {
   FormatCapability capability;
   if (has_empty_value(node)) return capability;
-  if (is_conv(node)) {
+  if (int8_conv_takes_channels_last(node, options)) {
+    capability.inputs.resize(node.input_count());
+    capability.inputs[0] = {"nhwc"};
+    capability.outputs = {{"nhwc"}};
+  } else if (is_conv(node)) {
     if (node.input_count() < 2 || node.input(1) == nullptr || node.input(1)->constant() == nullptr) return capability;
     capability.inputs.resize(node.input_count());
     capability.inputs[0] = blocked_formats(node.input(0));

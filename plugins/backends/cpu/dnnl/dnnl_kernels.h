@@ -41,8 +41,9 @@ struct Options {
 std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend_name, const Options& options);
 
 /// The storage formats the fast path of `node` runs natively (blocked activations for
-/// convolutions and pooling). Plain only for nodes without a fast path.
-FormatCapability format_capability(const Node& node);
+/// convolutions and pooling, channels-last 8-bit activations for int8 convolutions).
+/// Plain only for nodes without a fast path.
+FormatCapability format_capability(const Node& node, const Options& options = {});
 
 /// The channel block of the blocked activation formats on this CPU (nChw16c with
 /// AVX-512, nChw8c otherwise): what oneDNN's fastest kernels use.

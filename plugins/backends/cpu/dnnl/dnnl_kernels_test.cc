@@ -1,6 +1,6 @@
 // Every fast path (oneDNN's, and the Winograd convolution the dispatcher tries first)
-// against the reference kernel over a sweep of shapes, attributes and storage formats. Tolerance: |fast - reference| <= 1e-4 * (1 + |reference|)
-// (float32 sums of up to a few thousand products reassociated by oneDNN's blocking).
+// against the reference kernel over a sweep of shapes, attributes and storage formats. Tolerance: |fast - reference| <=
+// 1e-4 * (1 + |reference|) (float32 sums of up to a few thousand products reassociated by oneDNN's blocking).
 
 #include <gtest/gtest.h>
 
@@ -1011,6 +1011,34 @@ TEST(DnnlPrepack, KernelsPackingOneTensorTheSameWayShareTheBuffer) {
   const int64_t at = ((((9 / 8) * 1 + 5 / 8) * 3 + 1) * 3 + 2) * 64 + (5 % 8) * 8 + 9 % 8;
   EXPECT_EQ(static_cast<const float*>(a)[at], expected);
   EXPECT_EQ(static_cast<const float*>(c)[at], expected);
+}
+
+// ge::TransData between plain and channels-last ("nhwc": one block of all C channels) or
+// channel-blocked storage, both ways, over planes that are not multiples of its tiles.
+TEST(TransData, ReordersPlainToAndFromChannelsLastAndChannelBlocks) {
+  const std::vector<std::vector<int64_t>> shapes = {{2, 5, 3, 7}, {1, 64, 33, 35}, {1, 32, 4, 4}};
+  uint32_t seed = 40;
+  for (const std::vector<int64_t>& dims : shapes) {
+    for (const std::string format : {"nhwc", "nChw16c", "nChw8c"}) {
+      const int64_t block = format == "nhwc" ? dims[1] : format == "nChw16c" ? 16 : 8;
+      if (dims[1] % block != 0) continue;
+      const std::string what = format + " " + std::to_string(dims[1]) + " channels";
+      const Tensor plain = random_tensor(dims, ++seed);
+      NodeCase to("TransData", "ge");
+      to.input(plain).output(dims, format);
+      Result<PreparedKernel> kernel = cpu_kernels::prepare(to.node(), "cpu");
+      ASSERT_TRUE(kernel.is_ok()) << what << ": " << kernel.status().to_string();
+      const Tensor stored = to.run(*kernel, {plain});
+      const Tensor expected = to_format(plain, block, true);
+      EXPECT_EQ(std::memcmp(stored.raw_data(), expected.raw_data(), expected.byte_size()), 0) << what;
+      NodeCase back("TransData", "ge");
+      back.input(stored, format).output(dims);
+      kernel = cpu_kernels::prepare(back.node(), "cpu");
+      ASSERT_TRUE(kernel.is_ok()) << what << ": " << kernel.status().to_string();
+      const Tensor round_trip = back.run(*kernel, {stored});
+      EXPECT_EQ(std::memcmp(round_trip.raw_data(), plain.raw_data(), plain.byte_size()), 0) << what;
+    }
+  }
 }
 
 }  // namespace

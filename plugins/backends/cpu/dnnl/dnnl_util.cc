@@ -30,7 +30,9 @@ std::optional<dnnl::memory::desc> stored_desc(const Value& value) {
 
 std::optional<dnnl::memory::desc> stored_desc(const Dims& dims, const std::string& format, DnnlType type) {
   Tag tag = plain_tag(dims.size());
-  if (!format.empty()) {
+  if (cpu_kernels::is_channels_last_format(format, dims.size())) {
+    tag = Tag::nhwc;
+  } else if (!format.empty()) {
     const int64_t block = cpu_kernels::channel_block_of_format(format, dims.size());
     if (dims.size() == 4 && block == 16) tag = Tag::nChw16c;
     else if (dims.size() == 4 && block == 8) tag = Tag::nChw8c;
@@ -40,6 +42,12 @@ std::optional<dnnl::memory::desc> stored_desc(const Dims& dims, const std::strin
   }
   if (tag == Tag::undef) return std::nullopt;
   return dnnl::memory::desc(dims, type, tag);
+}
+
+bool is_jit(const char* implementation) {
+  const std::string_view name = implementation != nullptr ? implementation : "";
+  // brg*: batch-reduce GEMM kernels; brdgmm: their depthwise (diagonal) form.
+  return name.starts_with("jit") || name.starts_with("brg") || name.starts_with("brdgmm");
 }
 
 bool is_float32(const Value* value) { return value != nullptr && value->desc().dtype == DataType::kFloat32; }

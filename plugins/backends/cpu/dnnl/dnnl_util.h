@@ -68,6 +68,10 @@ dnnl::primitive_attr kernel_attributes(const dnnl::post_ops& ops = dnnl::post_op
 /// the ge::Fused* ops) to `ops`; false when oneDNN has no equivalent.
 bool append_activation(const Node& node, dnnl::post_ops& ops);
 
+/// Whether a oneDNN implementation ("jit:avx512_core", "jit_1x1:avx2", "brgconv:avx512_core",
+/// "brdgmm_dw:avx512_core") is generated code, not its gemm-based or reference loops.
+bool is_jit(const char* implementation);
+
 /// "cpu.Conv.dnnl:jit:avx512_core" from the backend, the node's op type and oneDNN's
 /// implementation name.
 std::string fast_kernel_name(std::string_view backend, const Node& node, const char* implementation);

@@ -135,13 +135,22 @@ Status CpuBackend::set_precision(Precision precision) {
   return Status::ok();
 }
 
+bool CpuBackend::has_native_arithmetic(DataType type) const {
+  if (type != DataType::kBFloat16) return type != DataType::kFloat16;
+  const std::vector<std::string>& providers = settings_.providers;
+  return fast_paths_ && std::find(providers.begin(), providers.end(), "dnnl") != providers.end() &&
+         has_bfloat16_arithmetic();
+}
+
 bool CpuBackend::supports(const Node& node, std::string* reason) const {
   try {
     // A node in a blocked format has no reference kernel: the fast path must take it.
     // Its capability answers without preparing (which would create primitives and
     // prepack weights only to throw them away).
     if (fast_paths_ && cpu_kernels::has_non_plain_format(node) && !cpu_kernels::is_format_agnostic(node)) {
-      if (formats_accepted(node, cpu_dnnl::format_capability(node))) return true;
+      if (formats_accepted(node, cpu_dnnl::format_capability(node, fast_options(settings_.with_environment())))) {
+        return true;
+      }
       // A format the capability does not prefer (another CPU's block) may still be one the
       // fast path reorders: only preparing tells.
       if (cpu_dnnl::prepare(node, name(), fast_options(settings_.with_environment()))) return true;
@@ -197,7 +206,7 @@ FormatCapability CpuBackend::format_capability(const Node& node) const {
   try {
     const std::vector<std::string>& providers = settings_.providers;
     if (fast_paths_ && std::find(providers.begin(), providers.end(), "dnnl") != providers.end()) {
-      capability = cpu_dnnl::format_capability(node);
+      capability = cpu_dnnl::format_capability(node, fast_options(settings_.with_environment()));
     }
     capability.format_agnostic = cpu_kernels::is_format_agnostic(node);
   } catch (const std::exception&) {

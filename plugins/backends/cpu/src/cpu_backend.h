@@ -60,6 +60,10 @@ class CpuBackend final : public Backend {
   /// may cap): without it kUnsupported, the precision unchanged.
   Status set_precision(Precision precision) override;
   Precision precision() const { return precision_.load(); }
+  /// float16: false (its fast paths and reference kernels compute it in float32 and round
+  /// each output). bfloat16: whether the fast paths compute it natively (this CPU's
+  /// bfloat16 arithmetic, with the oneDNN provider on).
+  bool has_native_arithmetic(DataType type) const override;
   /// Whether this CPU, as oneDNN dispatches on it, has bfloat16 arithmetic.
   static bool has_bfloat16_arithmetic();
   /// A trampoline that calls the span's kernels in order: one dispatch for the span.

@@ -212,8 +212,16 @@ bool has_non_plain_format(const Node& node) {
   return false;
 }
 
+// Quantising ops that convert element by element with one scale and zero point (a
+// per-axis or blocked scale has more than one element, which is_format_agnostic refuses).
+bool converts_elementwise(const Node& node) {
+  if (is_onnx_domain(node.domain())) return node.op_type() == "QuantizeLinear" || node.op_type() == "DequantizeLinear";
+  return node.domain() == "ge" && node.op_type() == "QLinearAdd";
+}
+
 bool is_format_agnostic(const Node& node) {
-  if (!is_elementwise_op(node) || node.output_count() != 1) return false;
+  const bool converts = converts_elementwise(node);
+  if ((!converts && !is_elementwise_op(node)) || node.output_count() != 1) return false;
   const TensorDesc& out = node.output(0)->desc();
   if (!out.is_static()) return false;
   for (const Value* value : node.inputs()) {
@@ -221,7 +229,7 @@ bool is_format_agnostic(const Node& node) {
     const TensorDesc& in = value->desc();
     if (!in.is_static()) return false;
     if (in.element_count() == 1 && in.is_plain()) continue;
-    if (in.shape != out.shape || in.format != out.format || in.dtype != out.dtype) return false;
+    if (in.shape != out.shape || in.format != out.format || (in.dtype != out.dtype && !converts)) return false;
   }
   return true;
 }

@@ -2,8 +2,10 @@
 // storage format (TensorDesc::format). The formats come from the input and output descs;
 // both share the logical shape [N, C, spatial...]. Supported: plain <-> channel-blocked
 // "nC<spatial>Bc" (nChw8c, nChw16c, nCw16c, nCdhw16c, ...) with C a multiple of B, so
-// neither side has padding. A plain -> plain or equal-format TransData is a copy.
+// neither side has padding, and plain <-> channels-last "nhwc" (the block is all of C).
+// A plain -> plain or equal-format TransData is a copy.
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -31,19 +33,21 @@ int trans_data_kernel(const KernelArgs& args) {
     if (x != y) std::memcpy(y, x, p.bytes);
     return kKernelOk;
   }
+  // Each block of channels is a [block][spatial] plane stored as [spatial][block]:
+  // transposed in tiles that stay in cache on both sides.
+  constexpr int64_t kTile = 32;
   const int64_t b = p.block, hw = p.spatial, image = p.channels * hw;
+  const int64_t rows = p.to_blocked ? b : hw, cols = p.to_blocked ? hw : b;
   for (int64_t n = 0; n < p.outer; ++n) {
-    const T* xi = x + n * image;
-    T* yi = y + n * image;
     for (int64_t cb = 0; cb < p.channels / b; ++cb) {
-      for (int64_t s = 0; s < hw; ++s) {
-        for (int64_t c = 0; c < b; ++c) {
-          const int64_t plain = (cb * b + c) * hw + s;
-          const int64_t blocked = (cb * hw + s) * b + c;
-          if (p.to_blocked)
-            yi[blocked] = xi[plain];
-          else
-            yi[plain] = xi[blocked];
+      const T* from = x + n * image + cb * b * hw;
+      T* to = y + n * image + cb * b * hw;
+      for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
+        for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+          const int64_t r1 = std::min(r0 + kTile, rows), c1 = std::min(c0 + kTile, cols);
+          for (int64_t r = r0; r < r1; ++r) {
+            for (int64_t c = c0; c < c1; ++c) to[c * rows + r] = from[r * cols + c];
+          }
         }
       }
     }
@@ -64,8 +68,9 @@ Result<PreparedKernel> prepare_trans_data(const KernelContext& context) {
       return unsupported_feature(context, "a reorder between two non-plain formats (" + from + " -> " + to + ")");
     }
     const std::string& blocked = from.empty() ? to : from;
-    const int64_t block = channel_block_of_format(blocked, dims.size());
-    if (block == 0) return unsupported_feature(context, "format '" + blocked + "' for shape " + shape_to_string(dims));
+    const int64_t block =
+        is_channels_last_format(blocked, dims.size()) ? dims[1] : channel_block_of_format(blocked, dims.size());
+    if (block <= 0) return unsupported_feature(context, "format '" + blocked + "' for shape " + shape_to_string(dims));
     if (dims[1] % block != 0) {
       return invalid_node(context, "format " + blocked + " needs the " + std::to_string(dims[1]) +
                                        " channels to be a multiple of " + std::to_string(block));
@@ -101,6 +106,8 @@ int64_t channel_block_of_format(const std::string& format, size_t rank) {
   if (digits == "16") return 16;
   return 0;
 }
+
+bool is_channels_last_format(const std::string& format, size_t rank) { return rank == 4 && format == "nhwc"; }
 
 void add_trans_data_kernels(std::vector<OpKernel>& table) {
   table.push_back({"ge::TransData", all_fixed_size_types(), &prepare_trans_data});

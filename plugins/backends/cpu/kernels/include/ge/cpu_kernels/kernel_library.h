@@ -61,12 +61,19 @@ bool has_non_plain_format(const Node& node);
 
 /// Whether `node`'s reference kernel is elementwise over its operands, so that it runs
 /// unchanged on tensors of any storage format (see ge::FormatCapability): the op is
-/// elementwise and every input either has the output's shape or one element.
+/// elementwise and every input either has the output's shape or one element. The
+/// quantising ops with one scale and zero point (QuantizeLinear, DequantizeLinear,
+/// ge::QLinearAdd) count: their full-shape operands may differ in element type.
 bool is_format_agnostic(const Node& node);
 
 /// The channel block of a channel-blocked format name for a tensor of `rank`
 /// ("nChw16c" at rank 4 -> 16, "nCw8c" at rank 3 -> 8); 0 for plain or unknown names.
 int64_t channel_block_of_format(const std::string& format, size_t rank);
+
+/// Whether `format` is the channels-last format of a tensor of `rank`: "nhwc" at rank 4
+/// (logical [N, C, H, W] stored as [N][H][W][C]; what oneDNN's int8 convolutions read and
+/// write).
+bool is_channels_last_format(const std::string& format, size_t rank);
 
 /// The op types (ONNX domain) that have a kernel, sorted.
 std::vector<std::string> supported_op_types();
