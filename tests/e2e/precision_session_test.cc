@@ -30,8 +30,8 @@ bool cpu_has_bf16() {
          std::getenv("DNNL_MAX_CPU_ISA") == nullptr;
 }
 
-/// y = Relu(x @ w), x float32[rows,32] (rows symbolic when `rows` is 0): the MatMul writes
-/// no graph output, so mixed computes it in bfloat16 too.
+/// y = Relu(Neg(x) @ w), x float32[rows,32] (rows symbolic when `rows` is 0): the MatMul
+/// reads no graph input and writes no graph output, so mixed computes it in bfloat16 too.
 std::unique_ptr<Graph> dense_graph(int64_t rows) {
   auto g = std::make_unique<Graph>("dense");
   g->set_opset_import("", 17);
@@ -40,7 +40,8 @@ std::unique_ptr<Graph> dense_graph(int64_t rows) {
   std::vector<float> weights(32 * 32);
   for (size_t i = 0; i < weights.size(); ++i) weights[i] = std::sin(0.37f * static_cast<float>(i)) * 0.3f;
   Value* w = g->add_initializer("w", Tensor::from_vector<float>({32, 32}, weights));
-  Node* matmul = g->add_node("MatMul", {x, w}, 1, "dense", {"h"});
+  Node* neg = g->add_node("Neg", {x}, 1, "neg", {"n"});
+  Node* matmul = g->add_node("MatMul", {neg->output(0), w}, 1, "dense", {"h"});
   Node* relu = g->add_node("Relu", {matmul->output(0)}, 1, "relu", {"y"});
   g->add_output(relu->output(0));
   return g;

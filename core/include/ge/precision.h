@@ -16,8 +16,8 @@ enum class Precision {
   /// rounded to bfloat16, float32 accumulation and output); everything else float32.
   kBf16,
   /// As kBf16, but the numerically sensitive heavy ops stay float32: products of two
-  /// activations (attention scores and their weighting) and the heavy ops that write a
-  /// graph output.
+  /// activations (attention scores and their weighting), the heavy ops that write a
+  /// graph output and those that read a graph input (the model's first layers).
   kMixed,
 };
 

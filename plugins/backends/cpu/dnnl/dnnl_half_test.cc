@@ -600,8 +600,9 @@ TEST(DnnlPrecision, Bf16ModeRunsHeavyOpsInBfloat16) {
   }
 }
 
-// kMixed's rule: a product of two activations and a heavy op writing a graph output stay
-// float32; other heavy float32 ops run in bfloat16; nothing but the heavy ops does.
+// kMixed's rule: a product of two activations, a heavy op writing a graph output and one
+// reading a graph input (directly or through a layout reorder) stay float32; other heavy
+// float32 ops run in bfloat16; nothing but the heavy ops does.
 TEST(DnnlPrecision, MixedKeepsActivationProductsAndGraphOutputsInFloat32) {
   Graph graph;
   graph.set_opset_import("", 17);
@@ -611,6 +612,13 @@ TEST(DnnlPrecision, MixedKeepsActivationProductsAndGraphOutputsInFloat32) {
   conv->output(0)->set_desc(TensorDesc::of(DataType::kFloat32, {1, 16, 6, 6}));
   Node* relu = graph.add_node("Relu", {conv->output(0)}, 1, "relu", {"r"});
   relu->output(0)->set_desc(TensorDesc::of(DataType::kFloat32, {1, 16, 6, 6}));
+  Node* inner = graph.add_node("Conv", {relu->output(0), w}, 1, "inner", {"i"});
+  inner->output(0)->set_desc(TensorDesc::of(DataType::kFloat32, {1, 16, 4, 4}));
+  Node* reorder = graph.add_node("TransData", {x}, 1, "reorder", {"xb"}, "ge");
+  reorder->output(0)->set_desc(TensorDesc::of(DataType::kFloat32, {1, 16, 8, 8}));
+  reorder->output(0)->mutable_desc().format = "nChw16c";
+  Node* blocked = graph.add_node("Conv", {reorder->output(0), w}, 1, "blocked", {"b"});
+  blocked->output(0)->set_desc(TensorDesc::of(DataType::kFloat32, {1, 16, 6, 6}));
   Value* q = graph.add_input("q", TensorDesc::of(DataType::kFloat32, {4, 8, 16}));
   Value* k = graph.add_input("k", TensorDesc::of(DataType::kFloat32, {4, 16, 8}));
   Node* scores = graph.add_node("MatMul", {q, k}, 1, "scores", {"s"});
@@ -628,11 +636,13 @@ TEST(DnnlPrecision, MixedKeepsActivationProductsAndGraphOutputsInFloat32) {
   half_conv->output(0)->set_desc(TensorDesc::of(DataType::kFloat16, {1, 16, 6, 6}));
 
   const Options fp32{1, Precision::kFp32}, bf16{1, Precision::kBf16}, mixed{1, Precision::kMixed};
-  EXPECT_TRUE(computes_in_bf16(*conv, mixed));
+  EXPECT_FALSE(computes_in_bf16(*conv, mixed)) << "reads a graph input";
+  EXPECT_FALSE(computes_in_bf16(*blocked, mixed)) << "reads a graph input through a reorder";
+  EXPECT_TRUE(computes_in_bf16(*inner, mixed));
   EXPECT_FALSE(computes_in_bf16(*scores, mixed)) << "a product of two activations";
   EXPECT_TRUE(computes_in_bf16(*projection, mixed));
   EXPECT_FALSE(computes_in_bf16(*head, mixed)) << "writes a graph output";
-  for (Node* node : {conv, scores, projection, head}) {
+  for (Node* node : {conv, inner, blocked, scores, projection, head}) {
     EXPECT_TRUE(computes_in_bf16(*node, bf16)) << node->name();
     EXPECT_FALSE(computes_in_bf16(*node, fp32)) << node->name();
   }
@@ -646,7 +656,10 @@ TEST(DnnlPrecision, MixedKeepsActivationProductsAndGraphOutputsInFloat32) {
   EXPECT_EQ(scores_kernel->name.find(".bf16"), std::string::npos) << scores_kernel->name;
   std::optional<PreparedKernel> conv_kernel = prepare(*conv, "cpu", mixed);
   ASSERT_TRUE(conv_kernel.has_value());
-  EXPECT_TRUE(conv_kernel->name.ends_with(".bf16")) << conv_kernel->name;
+  EXPECT_FALSE(conv_kernel->name.ends_with(".bf16")) << conv_kernel->name;
+  std::optional<PreparedKernel> inner_kernel = prepare(*inner, "cpu", mixed);
+  ASSERT_TRUE(inner_kernel.has_value());
+  EXPECT_TRUE(inner_kernel->name.ends_with(".bf16")) << inner_kernel->name;
 }
 
 // Half-precision convolutions offer the native channel blocks as float32 ones do.

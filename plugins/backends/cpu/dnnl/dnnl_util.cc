@@ -105,7 +105,12 @@ bool computes_in_bf16(const Node& node, const Options& options) {
   for (const Value* output : node.outputs()) {
     if (output != nullptr && node.graph() != nullptr && node.graph()->is_output(output)) return false;
   }
-  return true;
+  // The model's inputs: the first layer reads them as given (through a layout reorder).
+  const Value* x = node.input(0);
+  while (x->producer() != nullptr && x->producer()->domain() == "ge" && x->producer()->op_type() == "TransData") {
+    x = x->producer()->input(0);
+  }
+  return !x->is_graph_input();
 }
 
 const char* precision_suffix(DnnlType storage, bool bf16_arithmetic) {

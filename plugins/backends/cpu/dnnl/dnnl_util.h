@@ -51,8 +51,8 @@ dnnl::memory::desc with_type(const dnnl::memory::desc& desc, DnnlType type);
 /// True when the precision mode runs `node` (Conv, ConvTranspose, MatMul, Gemm and their
 /// ge::Fused forms, of float32 tensors) in bfloat16: src and weights rounded to bfloat16,
 /// float32 accumulation, bias and output. kBf16: every such node. kMixed: not a MatMul
-/// whose two operands are both computed (attention scores and their weighting) and not a
-/// node writing a graph output. kFp32: none.
+/// whose two operands are both computed (attention scores and their weighting), not a
+/// node writing a graph output and not one reading a graph input. kFp32: none.
 bool computes_in_bf16(const Node& node, const Options& options);
 
 /// The suffix a kernel's name carries for its arithmetic: ".bf16" where the primitive
