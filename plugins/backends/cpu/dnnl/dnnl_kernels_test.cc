@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "dnnl_fast_paths.h"
 #include "dnnl_kernels.h"
 #include "dnnl_program.h"
 #include "winograd_conv.h"
@@ -1037,6 +1038,81 @@ TEST(TransData, ReordersPlainToAndFromChannelsLastAndChannelBlocks) {
       ASSERT_TRUE(kernel.is_ok()) << what << ": " << kernel.status().to_string();
       const Tensor round_trip = back.run(*kernel, {stored});
       EXPECT_EQ(std::memcmp(round_trip.raw_data(), plain.raw_data(), plain.byte_size()), 0) << what;
+    }
+  }
+}
+
+// Runs `kernel` of `node` on `inputs` (null for an omitted one) into a fresh output.
+Tensor run_node_kernel(const Node& node, const PreparedKernel& kernel, const std::vector<const Tensor*>& inputs) {
+  std::vector<const void*> in;
+  for (const Tensor* t : inputs) in.push_back(t != nullptr ? t->raw_data() : nullptr);
+  Tensor out = Tensor::zeros(node.output(0)->desc().dtype, node.output(0)->desc().static_dims());
+  std::memset(out.raw_data(), 0xA5, out.byte_size());
+  void* outputs[] = {out.raw_data()};
+  std::vector<unsigned char> workspace(kernel.workspace_bytes + 1);
+  const KernelArgs args{in.data(), outputs, workspace.data(), kernel.params.get()};
+  EXPECT_EQ(kernel.function(args), 0) << kernel.name;
+  return out;
+}
+
+// Large elementwise ops only the reference kernels run split across the kernel's threads
+// (prepare_split): the same bytes as the reference kernel, its name, over element counts
+// that are and are not a multiple of the split's unit, in a channels-last tensor too.
+TEST(SplitElementwise, ReferenceKernelsOnSlicesGiveTheWholeKernelsBytes) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
+  for (const std::vector<int64_t>& dims : std::vector<std::vector<int64_t>>{{1, 64, 56, 56}, {2, 3, 181, 173}}) {
+    const int64_t count = dims[0] * dims[1] * dims[2] * dims[3];
+    Tensor x = Tensor::zeros(DataType::kFloat32, dims);
+    for (int64_t i = 0; i < count; ++i) x.data<float>()[i] = dist(rng);
+    Tensor q = Tensor::zeros(DataType::kUInt8, dims), r = Tensor::zeros(DataType::kUInt8, dims);
+    for (int64_t i = 0; i < count; ++i) {
+      q.data<uint8_t>()[i] = static_cast<uint8_t>(rng());
+      r.data<uint8_t>()[i] = static_cast<uint8_t>(rng());
+    }
+    const Tensor scale = Tensor::from_vector<float>({}, {0.037f}), zero = Tensor::from_vector<uint8_t>({}, {131});
+    const Tensor scale_b = Tensor::from_vector<float>({}, {0.021f}), zero_b = Tensor::from_vector<uint8_t>({}, {97});
+    struct OpCase {
+      std::string op, domain;
+      std::vector<const Tensor*> inputs;
+      DataType output;
+    };
+    const std::vector<OpCase> cases = {
+        {"QuantizeLinear", "", {&x, &scale, &zero}, DataType::kUInt8},
+        {"DequantizeLinear", "", {&q, &scale, &zero}, DataType::kFloat32},
+        {"QLinearAdd", "ge", {&q, &scale, &zero, &r, &scale_b, &zero_b, &scale_b, &zero}, DataType::kUInt8},
+        {"Erf", "", {&x}, DataType::kFloat32}};
+    for (const OpCase& c : cases) {
+      for (const std::string format : {"", "nhwc"}) {
+        Graph graph;
+        graph.set_opset_import("", 17);
+        graph.set_opset_import("ge", 1);
+        std::vector<Value*> values;
+        for (size_t i = 0; i < c.inputs.size(); ++i) {
+          const Tensor& t = *c.inputs[i];
+          Value* v = t.element_count() == 1 ? graph.add_initializer("c" + std::to_string(i), t)
+                                            : graph.add_input("x" + std::to_string(i), TensorDesc::of(t.dtype(), dims));
+          if (t.element_count() != 1) v->mutable_desc().format = format;
+          values.push_back(v);
+        }
+        Node* node = graph.add_node(c.op, values, 1, "n", {"y"});
+        node->set_domain(c.domain);
+        node->output(0)->set_desc(TensorDesc::of(c.output, dims));
+        node->output(0)->mutable_desc().format = format;
+        const std::string what = c.op + " " + std::to_string(count) + (format.empty() ? "" : " nhwc");
+        Result<PreparedKernel> reference = cpu_kernels::prepare(*node, "cpu");
+        ASSERT_TRUE(reference.is_ok()) << what << ": " << reference.status().to_string();
+        const Tensor expected = run_node_kernel(*node, *reference, c.inputs);
+        EXPECT_FALSE(prepare_split(*node, "cpu", Options{1}).has_value()) << what << ": one thread does not split";
+        for (int threads : {2, 3}) {
+          std::optional<PreparedKernel> split = prepare_split(*node, "cpu", Options{threads});
+          ASSERT_TRUE(split.has_value()) << what;
+          EXPECT_EQ(split->name, reference->name) << what;
+          const Tensor got = run_node_kernel(*node, *split, c.inputs);
+          EXPECT_EQ(std::memcmp(got.raw_data(), expected.raw_data(), expected.byte_size()), 0)
+              << what << " on " << threads << " threads";
+        }
+      }
     }
   }
 }
