@@ -457,6 +457,7 @@ int run(int argc, char** argv) {
       // Per-run figures over the runs traced (all of them unless the loop ran long).
       std::cout << format_op_time_table(profile.tasks, traced_runs, profile.device, profile.simulated_time);
       std::cout << format_node_time_table(profile.tasks, traced_runs, 10);
+      std::cout << format_compute_rate(session.graph(), profile.tasks, traced_runs);
       if (report_precision) {
         std::cout << format_node_precisions(profile.tasks, session.precision(), session.requested_precision(),
                                             options.verbosity > 1 ? 0 : 20);

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <unordered_map>
+
+#include "ge/graph_queries.h"
 
 namespace ge::tools {
 namespace {
@@ -123,6 +126,71 @@ std::string format_op_time_table(const std::vector<TaskTraceRecord>& tasks, size
   }
   out += name_column("total") + figures(all_ns, all_tasks, runs, all_ns) + "\n";
   return out;
+}
+
+std::optional<double> compute_operations(const Node& node) {
+  auto dims_of = [](const Value* value) -> std::optional<std::vector<int64_t>> {
+    if (value == nullptr || !value->desc().is_static()) return std::nullopt;
+    return value->desc().static_dims();
+  };
+  auto product_from = [](const std::vector<int64_t>& dims, size_t first) {
+    double product = 1;
+    for (size_t i = first; i < dims.size(); ++i) product *= static_cast<double>(dims[i]);
+    return product;
+  };
+  const std::string& op = node.op_type();
+  const bool onnx = is_onnx_domain(node), ge = node.domain() == "ge";
+  const std::optional<std::vector<int64_t>> y = dims_of(node.output(0));
+  if (!y) return std::nullopt;
+  const double outputs = product_from(*y, 0);
+  if ((onnx && (op == "Conv" || op == "ConvInteger" || op == "QLinearConv")) || (ge && op == "FusedConv")) {
+    // W [M, C / group, k...]: C / group times the kernel's taps per output.
+    const std::optional<std::vector<int64_t>> w = dims_of(node.input(op == "QLinearConv" ? 3 : 1));
+    if (!w || w->size() < 2) return std::nullopt;
+    return 2 * outputs * product_from(*w, 1);
+  }
+  if ((onnx && op == "ConvTranspose") || (ge && op == "FusedConvTranspose")) {
+    // W [C, M / group, k...]: each input element meets M / group times the kernel's taps.
+    const std::optional<std::vector<int64_t>> x = dims_of(node.input(0)), w = dims_of(node.input(1));
+    if (!x || !w || w->size() < 2) return std::nullopt;
+    return 2 * product_from(*x, 0) * product_from(*w, 1);
+  }
+  if ((onnx && (op == "MatMul" || op == "MatMulInteger" || op == "QLinearMatMul")) || (ge && op == "FusedMatMul")) {
+    const std::optional<std::vector<int64_t>> a = dims_of(node.input(0));
+    if (!a || a->empty()) return std::nullopt;
+    return 2 * outputs * static_cast<double>(a->back());
+  }
+  if ((onnx && op == "Gemm") || (ge && op == "FusedGemm")) {
+    const std::optional<std::vector<int64_t>> a = dims_of(node.input(0));
+    if (!a || a->size() != 2) return std::nullopt;
+    return 2 * outputs * static_cast<double>(node.get_int("transA", 0) != 0 ? (*a)[0] : (*a)[1]);
+  }
+  return std::nullopt;
+}
+
+std::string format_compute_rate(const Graph& graph, const std::vector<TaskTraceRecord>& tasks, size_t runs) {
+  std::unordered_map<std::string, double> operations;  // by Node::describe(), as the trace names nodes
+  for (const auto& node : graph.nodes()) {
+    if (std::optional<double> count = compute_operations(*node)) operations[node->describe()] = *count;
+  }
+  std::unordered_map<std::string, double> seen;  // node -> its operations, once
+  double ns = 0;
+  for (const TaskTraceRecord& task : tasks) {
+    auto it = operations.find(task.node);
+    if (task.node.empty() || it == operations.end()) continue;
+    ns += std::max(0.0, task.end_ns - task.start_ns);
+    seen[task.node] = it->second;
+  }
+  if (seen.empty() || ns <= 0 || runs == 0) return {};
+  double per_run = 0;
+  for (const auto& [node, count] : seen) per_run += count;
+  const double ms_per_run = ns / 1e6 / static_cast<double>(runs);
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "compute: %.3g GOP per run in %zu convolutions and matmuls, %.1f GOP/s over their %.3f ms per run "
+                "(against the core's peak: bench/peak)\n",
+                per_run / 1e9, seen.size(), per_run / 1e6 / ms_per_run, ms_per_run);
+  return line;
 }
 
 }  // namespace ge::tools

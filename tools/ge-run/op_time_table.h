@@ -2,10 +2,12 @@
 /// ge-run -v: where the device's time went, per op type, from its task trace.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "ge/graph.h"
 #include "ge/plugin_api/backend.h"
 
 namespace ge::tools {
@@ -41,5 +43,19 @@ std::vector<OpTime> summarize_node_times(const std::vector<TaskTraceRecord>& tas
 /// their time per run, share of all counted task time and kernel. Empty when the trace
 /// names no node.
 std::string format_node_time_table(const std::vector<TaskTraceRecord>& tasks, size_t runs, size_t limit);
+
+/// Operations (multiply-adds times 2) of one run of `node` when it is a convolution or a
+/// matmul: Conv, ConvTranspose, MatMul, Gemm, their ge::Fused* forms and the integer ones
+/// (ConvInteger, QLinearConv, MatMulInteger, QLinearMatMul), counted as the direct
+/// algorithm does (a Winograd convolution multiplies less). nullopt for any other node or
+/// shapes that are not static.
+std::optional<double> compute_operations(const Node& node);
+
+/// The line -v prints after the tables: the operations of `graph`'s convolutions and
+/// matmuls per run and the rate their kernels achieved over the device time the trace
+/// gives them ("compute: 8.18 GOP per run in 53 convolutions and matmuls, 131.7 GOP/s
+/// over their 62.1 ms per run"), to set against the core's peak (bench/peak). Empty when
+/// no traced task ran such a node.
+std::string format_compute_rate(const Graph& graph, const std::vector<TaskTraceRecord>& tasks, size_t runs);
 
 }  // namespace ge::tools

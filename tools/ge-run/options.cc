@@ -289,8 +289,10 @@ Running:
                           a kernel's event names its node (args.node)
   -v, -vv                 more logging; -v also prints per-pass timings and, after the
                           runs, the device time per op type (kernel, total, per run,
-                          share, tasks) and the ten slowest nodes; -vv adds the
-                          pattern-fusion rejections
+                          share, tasks), the ten slowest nodes and the operations
+                          per second of the convolutions and matmuls (bench/peak
+                          measures the core's peak); -vv adds the pattern-fusion
+                          rejections
   -h, --help              print this help
 
 Exit status: 0 success, 1 user error or output mismatch, 2 internal error.
