@@ -18,6 +18,7 @@
 #include "bias_add_fusion.h"
 #include "conv_bn_fusion.h"
 #include "conv_residual_fusion.h"
+#include "einsum_to_matmul.h"
 #include "ge/plugin_api/pass_options.h"
 #include "ge/plugin_api/plugin.h"
 #include "gelu_fusion.h"
@@ -32,14 +33,16 @@
 namespace {
 
 /// Registers PassType in `phase` (fuse unless given), before autofusion and the passes in
-/// `before`.
+/// `before`, after those in `after`.
 template <typename PassType>
 ge::Status add(ge::Registrar& registrar, std::vector<std::string>& known, int min_opt_level,
-               std::vector<std::string> before = {}, ge::PassPhase phase = ge::PassPhase::kFuse) {
+               std::vector<std::string> before = {}, ge::PassPhase phase = ge::PassPhase::kFuse,
+               std::vector<std::string> after = {}) {
   ge::PassInfo info;
   info.name = PassType().name();
   info.min_opt_level = min_opt_level;
   info.phase = phase;
+  info.run_after = std::move(after);
   info.run_before = std::move(before);
   info.run_before.push_back("autofusion");
   info.create = [] { return std::make_unique<PassType>(); };
@@ -55,6 +58,9 @@ ge::Status register_fusions(ge::Registrar& registrar) {
     std::vector<std::string> known;  // every pass's "<pass>.<option>" keys
     // In phase fold, before constant_folding folds DequantizeLinear(weights) into floats.
     GE_RETURN_IF_ERROR(add<QdqFusion>(registrar, known, 2, {"constant_folding"}, ge::PassPhase::kFold));
+    // Canonical first: the MatMul fusions below then take the products Einsums wrote.
+    GE_RETURN_IF_ERROR(add<EinsumToMatMul>(registrar, known, 2, {}, ge::PassPhase::kCanonicalize,
+                                           {"noop_elimination", "widen_half_precision"}));
     GE_RETURN_IF_ERROR(add<BiasAddFusion>(registrar, known, 2));
     GE_RETURN_IF_ERROR(add<ConvBatchNormFusion>(registrar, known, 2));
     GE_RETURN_IF_ERROR(add<MatMulAddFusion>(registrar, known, 2));

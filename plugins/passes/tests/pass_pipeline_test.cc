@@ -28,17 +28,18 @@ Result<std::vector<std::string>> pipeline(const PluginHost& host, int opt_level)
 // The order the numeric positions gave before phases replaced them: noop_elimination 100,
 // constant_folding 200, cse 300, the fusions 400..520 in the order below, autofusion 600,
 // dce 900, layout_assignment 1000; fuse_qdq (phase fold, before constant_folding) and
-// widen_half_precision (phase canonicalize, after noop_elimination) came later.
+// widen_half_precision (phase canonicalize, after noop_elimination) and einsum_to_matmul
+// (canonicalize) came later.
 TEST(BuiltInPipeline, IsTheOrderTheNumericPositionsGaveAtEveryLevel) {
   const PluginEnvironment& env = PluginEnvironment::get();
   ASSERT_TRUE(env.require(kPassPlugins).is_ok()) << env.require(kPassPlugins).to_string();
   const std::vector<std::vector<std::string>> expected = {
       {},
       {"noop_elimination", "constant_folding", "cse", "dce"},
-      {"noop_elimination", "widen_half_precision", "fuse_qdq", "constant_folding", "cse", "fuse_bias_add",
+      {"noop_elimination", "widen_half_precision", "einsum_to_matmul", "fuse_qdq", "constant_folding", "cse", "fuse_bias_add",
        "fuse_conv_bn", "fuse_matmul_add", "reduce_then_matmul", "fuse_layer_norm", "fuse_softmax", "fuse_hard_swish",
        "dce", "layout_assignment"},
-      {"noop_elimination", "widen_half_precision", "fuse_qdq", "constant_folding", "cse", "fuse_bias_add",
+      {"noop_elimination", "widen_half_precision", "einsum_to_matmul", "fuse_qdq", "constant_folding", "cse", "fuse_bias_add",
        "fuse_conv_bn", "fuse_matmul_add", "reduce_then_matmul", "fuse_layer_norm", "fuse_softmax", "fuse_hard_swish",
        "fuse_gelu", "fuse_matmul_bias", "fuse_conv_residual", "fuse_activation", "autofusion", "dce",
        "layout_assignment"}};
@@ -108,7 +109,7 @@ TEST_F(MovedPasses, PhaseAfterAndBeforeOptionsMoveAPass) {
   Result<std::vector<std::string>> names = pipeline(host, 3);
   ASSERT_TRUE(names.is_ok()) << names.status().to_string();
   EXPECT_EQ(*names,
-            (std::vector<std::string>{"dce", "noop_elimination", "fuse_qdq", "constant_folding", "cse", "fuse_bias_add",
+            (std::vector<std::string>{"dce", "noop_elimination", "einsum_to_matmul", "fuse_qdq", "constant_folding", "cse", "fuse_bias_add",
                                       "fuse_conv_bn", "fuse_matmul_add", "reduce_then_matmul", "fuse_layer_norm",
                                       "fuse_softmax", "fuse_hard_swish", "fuse_matmul_bias", "fuse_conv_residual",
                                       "fuse_activation", "autofusion", "layout_assignment", "fuse_gelu"}));
