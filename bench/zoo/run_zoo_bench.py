@@ -30,7 +30,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 ORT_BENCH = os.path.join(ROOT, "bench", "compare", "ort", "bench.js")  # --input NAME=FILE.pb
-OP_ROW = re.compile(r"^  (\S+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)%\s+(\d+)\s+(.*)$")
+OP_ROW = re.compile(r"^  (\S+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)%\s+(\d+)(?:\s+(.*))?$")
 # ge-run's median is over every run: the first ones of a model whose shapes are specialised
 # at run time (or whose If bodies are) compile. This many more runs keep them out of it, as
 # bench.js's warm-up runs do for ONNX Runtime.
@@ -60,7 +60,7 @@ def reference_time(out):
             break
         row = OP_ROW.match(line)
         if row:
-            op, ms, kernel = row.group(1), float(row.group(3)), row.group(6)
+            op, ms, kernel = row.group(1), float(row.group(3)), row.group(6) or ""
             if op == "total":
                 total = ms
                 break
