@@ -1,6 +1,7 @@
 #include "einsum_to_matmul.h"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <string>
 #include <vector>
@@ -101,14 +102,11 @@ Status EinsumToMatMul::run(Graph& graph, PassContext& context, bool& changed) {
     } else if (!is_float_type(node->input(0)->desc().dtype) ||
                node->input(1)->desc().dtype != node->input(0)->desc().dtype) {
       reason = "not float operands of one type";
-    } else if (!node->input(0)->desc().has_rank() || !node->input(1)->desc().has_rank()) {
-      reason = "operands of unknown rank";
+    } else if (!node->input(0)->desc().has_rank() || node->input(1)->desc().rank() != node->input(0)->desc().rank() ||
+               node->input(0)->desc().rank() < 2) {
+      reason = "operands of unknown or different ranks, or below 2";
     } else {
       plan = einsum_plan(*node, reason);
-    }
-    if (plan && (node->input(0)->desc().rank() != node->input(1)->desc().rank() || node->input(0)->desc().rank() < 2)) {
-      plan.reset();
-      reason = "operand ranks differ from the equation's";
     }
     if (!plan) {
       GE_LOG_DEBUG("einsum_to_matmul: {} stays an Einsum: {}", node->describe(), reason);

@@ -4,9 +4,9 @@
 // last, shorter unit) runs on consecutive slices of the flat tensors, each thread a run of
 // units. Elementwise over flat indices (cpu_kernels::is_format_agnostic), so the result is
 // the whole kernel's, byte for byte, in any storage format. The kernel keeps the reference
-// kernel's name and workspace: a model file compiled at one thread count runs at another.
+// kernel's name (which needs no workspace): a model file compiled at one thread count runs
+// at another.
 
-#include <algorithm>
 #include <array>
 #include <atomic>
 #include <memory>
@@ -100,16 +100,20 @@ std::optional<PreparedKernel> prepare_split(const Node& node, std::string_view b
   }
   const TensorDesc& out = node.output(0)->desc();
   if (out.rank() < 1 || out.element_count() < kMinimumElements) return std::nullopt;
+  // Kernels that need no workspace and no zeroed memory: slices of one launch share none.
+  auto usable = [](const Result<PreparedKernel>& kernel) {
+    return kernel.is_ok() && kernel->workspace_bytes == 0 && !kernel->zeroed.any();
+  };
   Result<PreparedKernel> whole = cpu_kernels::prepare(node, backend);
-  if (!whole.is_ok() || whole->workspace_bytes != 0 || whole->zeroed.any()) return std::nullopt;
+  if (!usable(whole)) return std::nullopt;
   auto split = std::make_shared<Split>();
   split->count = out.element_count();
   Result<PreparedKernel> unit = prepare_unit(node, backend, kGrain);
-  if (!unit.is_ok() || unit->workspace_bytes != 0 || unit->zeroed.any()) return std::nullopt;
+  if (!usable(unit)) return std::nullopt;
   split->unit = std::move(*unit);
   if (split->count % kGrain != 0) {
     Result<PreparedKernel> tail = prepare_unit(node, backend, split->count % kGrain);
-    if (!tail.is_ok() || tail->workspace_bytes != 0 || tail->zeroed.any()) return std::nullopt;
+    if (!usable(tail)) return std::nullopt;
     split->tail = std::move(*tail);
   }
   for (const Value* input : node.inputs()) {
@@ -119,9 +123,7 @@ std::optional<PreparedKernel> prepare_split(const Node& node, std::string_view b
   split->output_stride = element_size(out.dtype);
   ProgramBuilder builder;
   builder.add_host(&split_step, std::move(split));
-  PreparedKernel kernel = std::move(builder).build(whole->name, options.threads);
-  kernel.workspace_bytes = std::max(kernel.workspace_bytes, whole->workspace_bytes);
-  return kernel;
+  return std::move(builder).build(whole->name, options.threads);
 }
 
 }  // namespace ge::cpu_dnnl
