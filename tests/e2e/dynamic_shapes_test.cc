@@ -3,6 +3,8 @@
 // change shape from one iteration to the next.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -50,9 +52,14 @@ Tensor random_rows(std::mt19937& rng, int64_t rows) {
 
 std::vector<int64_t> int64s(const Tensor& t) { return {t.values<int64_t>().begin(), t.values<int64_t>().end()}; }
 
-TEST(ShapeSpecialisation, TwentySignaturesMatchThePerOpExecutor) {
+// With specialise_after 1 every signature compiles on its first run; with 2 (the
+// default) a signature runs on the per-op plans until it comes back.
+class SpecialiseAfter : public ::testing::TestWithParam<int> {};
+
+TEST_P(SpecialiseAfter, TwentySignaturesMatchThePerOpExecutor) {
   SessionOptions cached;
   cached.specialisation_cache_size = 3;  // fewer than the signatures: entries get evicted
+  cached.specialise_after = GetParam();
   auto specialised = session_for(kSymbolicRows, cached);
   ASSERT_TRUE(specialised.is_ok()) << specialised.status().to_string();
   ASSERT_TRUE((*specialised)->specialises());
@@ -68,9 +75,12 @@ TEST(ShapeSpecialisation, TwentySignaturesMatchThePerOpExecutor) {
   std::mt19937 rng(7);
   std::uniform_int_distribution<int64_t> rows(1, 9);
   std::set<int64_t> seen;
+  std::map<int64_t, int> sightings;
+  uint64_t first_sightings = 0;
   for (int i = 0; i < 20; ++i) {
     const int64_t n = rows(rng);
     seen.insert(n);
+    first_sightings += ++sightings[n] < GetParam() ? 1 : 0;
     const Tensor x = random_rows(rng, n);
     std::vector<Tensor> got, want;
     ASSERT_TRUE((*specialised)->run({{"x", x}}, got).is_ok()) << "rows " << n;
@@ -83,12 +93,155 @@ TEST(ShapeSpecialisation, TwentySignaturesMatchThePerOpExecutor) {
     for (size_t k = 0; k < g.size(); ++k) EXPECT_NEAR(g[k], w[k], 1e-6f) << "rows " << n << " element " << k;
   }
   const SpecialisationStatistics& stats = (*specialised)->specialisations()->statistics();
-  EXPECT_GE(stats.misses, seen.size());
-  EXPECT_EQ(stats.hits + stats.misses, 20u);
+  if (GetParam() == 1) EXPECT_GE(stats.misses, seen.size());
+  EXPECT_GE(stats.unseen, GetParam() == 1 ? 0u : first_sightings);
+  EXPECT_EQ(stats.hits + stats.misses + stats.unseen, 20u);
   EXPECT_EQ(stats.sunk, stats.misses) << "every signature of this graph is static once known";
   EXPECT_EQ(stats.per_op, 0u);
   EXPECT_LE(stats.entries, 3u);
   EXPECT_EQ(stats.evictions, stats.misses - stats.entries);
+}
+
+INSTANTIATE_TEST_SUITE_P(ShapeSpecialisation, SpecialiseAfter, ::testing::Values(1, 2));
+
+/// A decoder-like step: rows x[N,4] through a dense layer, appended to a cache past[P,3]
+/// (present [P+N,3]), attention scores of the new rows over the whole cache, softmaxed.
+constexpr const char* kGrowingCache = R"(graph main (opset ""=17) {
+  input %x : float32[N,4]
+  input %past : float32[P,3]
+  init %w : float32[4,3] = [0.5, -1, 2, 1, 0.25, -0.5, -2, 1.5, 1, 0.75, 0.5, -1]
+  %h = MatMul(%x, %w) "dense"
+  %present = Concat(%past, %h) {axis: int = 0} "append"
+  %kt = Transpose(%present) {perm: ints = [1, 0]} "keys"
+  %scores = MatMul(%h, %kt) "scores"
+  %p = Softmax(%scores) {axis: int = -1} "softmax"
+  output %p
+  output %present
+})";
+
+// A loop whose signature changes on every run (P grows by one, as in decoding) compiles
+// nothing: each step runs on a per-op plan that reuses the kernels of every node whose
+// shapes the step did not change, and matches the plain per-op executor. A signature
+// that comes back is compiled then.
+TEST(ShapeSpecialisation, ASignatureSeenOnceRunsOnPlansThatShareKernels) {
+  auto session = session_for(kGrowingCache);
+  ASSERT_TRUE(session.is_ok()) << session.status().to_string();
+  ASSERT_TRUE((*session)->specialises());
+  SessionOptions per_op;
+  per_op.specialisation_cache_size = 0;
+  auto reference = session_for(kGrowingCache, per_op);
+  ASSERT_TRUE(reference.is_ok()) << reference.status().to_string();
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::vector<float> cache;
+  constexpr int kSteps = 12;
+  for (int step = 0; step < kSteps; ++step) {
+    std::vector<float> row(4);
+    for (float& v : row) v = value(rng);
+    const int64_t p = static_cast<int64_t>(cache.size() / 3);
+    const NamedTensors inputs = {{"x", Tensor::from_vector<float>({1, 4}, row)},
+                                 {"past", Tensor::from_vector<float>({p, 3}, cache)}};
+    std::vector<Tensor> got, want;
+    Status s = (*session)->run(inputs, got);
+    ASSERT_TRUE(s.is_ok()) << "step " << step << ": " << s.to_string();
+    ASSERT_TRUE((*reference)->run(inputs, want).is_ok());
+    ASSERT_EQ(got.at(0).shape(), (std::vector<int64_t>{1, p + 1}));
+    ASSERT_EQ(got.at(1).shape(), (std::vector<int64_t>{p + 1, 3}));
+    for (size_t k = 0; k < 2; ++k) {
+      const std::vector<float> g = floats(got[k]), w = floats(want.at(k));
+      ASSERT_EQ(g.size(), w.size());
+      for (size_t e = 0; e < g.size(); ++e) EXPECT_NEAR(g[e], w[e], 1e-6f) << "step " << step << " output " << k;
+    }
+    cache = floats(got[1]);
+  }
+  const SpecialisationStatistics& stats = (*session)->specialisations()->statistics();
+  EXPECT_EQ(stats.misses, 0u) << "no signature was compiled";
+  EXPECT_EQ(stats.unseen, static_cast<uint64_t>(kSteps));
+  const std::optional<KernelStatistics> kernels = (*session)->kernel_statistics();
+  ASSERT_TRUE(kernels.has_value());
+  // The dense layer's shapes never change: prepared once, reused by every later step.
+  EXPECT_GE(kernels->reused, static_cast<uint64_t>(kSteps - 1));
+  // A signature run again is compiled on its second run, and gives the same numbers.
+  const NamedTensors again = {{"x", Tensor::from_vector<float>({1, 4}, {0.5f, -0.25f, 1.0f, 0.0f})},
+                              {"past", Tensor::from_vector<float>({2, 3}, {1, 2, 3, 4, 5, 6})}};
+  std::vector<Tensor> first, second;
+  ASSERT_TRUE((*session)->run(again, first).is_ok());
+  ASSERT_TRUE((*session)->run(again, second).is_ok());
+  EXPECT_EQ(stats.misses, 1u);
+  EXPECT_EQ(stats.sunk, 1u);
+  const std::vector<float> a = floats(first.at(0)), b = floats(second.at(0));
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t k = 0; k < a.size(); ++k) EXPECT_NEAR(a[k], b[k], 1e-6f);
+}
+
+// The shape arithmetic an exporter writes before a Reshape (Shape, Gather, Unsqueeze,
+// Concat, a Shape with start/end) is computed when a signature's plan is made: the Reshape
+// then has static dims and its kernel comes with the plan. Each plan computes its own.
+TEST(ShapeSpecialisation, APlanComputesTheShapeValuesOfItsSignature) {
+  SessionOptions per_signature;
+  per_signature.specialise_after = 100;  // every run on the per-op plans
+  auto session = session_for(R"(graph main (opset ""=17) {
+  input %x : float32[N,4]
+  init %zero : int64[] = [0]
+  init %two : int64[] = [2]
+  init %pair : int64[1] = [2]
+  init %axes : int64[1] = [0]
+  %s = Shape(%x) "shape"
+  %n = Gather(%s, %zero) {axis: int = 0} "rows"
+  %two_n = Mul(%n, %two) "double"
+  %rows = Unsqueeze(%two_n, %axes) "as_list"
+  %tail = Shape(%x) {start: int = -1} "last_dim"
+  %half = Div(%tail, %pair) "half"
+  %target = Concat(%rows, %half) {axis: int = 0} "target"
+  %y = Reshape(%x, %target) "reshape"
+  %z = Relu(%y) "relu"
+  output %z
+  output %target
+})", per_signature);
+  ASSERT_TRUE(session.is_ok()) << session.status().to_string();
+  std::mt19937 rng(2);
+  for (int64_t n : {3, 5, 3, 1}) {
+    const Tensor x = random_rows(rng, n);
+    std::vector<Tensor> out;
+    Status s = (*session)->run({{"x", x}}, out);
+    ASSERT_TRUE(s.is_ok()) << s.to_string();
+    EXPECT_EQ(out.at(0).shape(), (std::vector<int64_t>{2 * n, 2}));
+    EXPECT_EQ(int64s(out.at(1)), (std::vector<int64_t>{2 * n, 2}));
+    const std::vector<float> in = floats(x), got = floats(out[0]);
+    ASSERT_EQ(in.size(), got.size());
+    for (size_t k = 0; k < in.size(); ++k) EXPECT_EQ(got[k], std::max(in[k], 0.0f)) << "rows " << n;
+  }
+  const std::optional<KernelStatistics> kernels = (*session)->kernel_statistics();
+  ASSERT_TRUE(kernels.has_value());
+  // Rows 3 again reuses the first plan's kernels (it may still be cached: at least the
+  // Relu and Reshape of rows 1 are new, and nothing is prepared per op at run time).
+  EXPECT_GT(kernels->reused, 0u);
+  EXPECT_EQ(kernels->folded, 3u * 7u) << "three plans (rows 3, 5, 1), each computing its seven shape values ahead";
+  EXPECT_EQ((*session)->specialisations()->statistics().misses, 0u);
+}
+
+// A random op is never computed ahead of a run, even where its inputs are constants and
+// its output is a few integers: every run draws again.
+TEST(ShapeSpecialisation, APlanNeverComputesARandomOpAhead) {
+  SessionOptions per_signature;
+  per_signature.specialise_after = 100;
+  auto session = session_for(R"(graph main (opset ""=17) {
+  input %x : float32[N]
+  init %logits : float32[1,3] = [0, 0, 0]
+  %draw = Multinomial(%logits) {sample_size: int = 16, dtype: int = 7} "draw"
+  %y = Relu(%x) "relu"
+  output %draw
+  output %y
+})", per_signature);
+  ASSERT_TRUE(session.is_ok()) << session.status().to_string();
+  std::set<std::vector<int64_t>> draws;
+  for (int i = 0; i < 6; ++i) {
+    std::vector<Tensor> out;
+    ASSERT_TRUE((*session)->run({{"x", Tensor::from_vector<float>({2}, {-1, 1})}}, out).is_ok());
+    draws.insert(int64s(out.at(0)));
+  }
+  EXPECT_GT(draws.size(), 1u) << "six runs of 16 draws from three classes all alike";
+  EXPECT_EQ((*session)->kernel_statistics()->folded, 0u);
 }
 
 TEST(ShapeSpecialisation, ARepeatedSignatureAllocatesNothing) {
@@ -97,10 +250,12 @@ TEST(ShapeSpecialisation, ARepeatedSignatureAllocatesNothing) {
   std::mt19937 rng(3);
   const Tensor x = random_rows(rng, 5);
   std::vector<Tensor> out;
-  for (int i = 0; i < 2; ++i) ASSERT_TRUE((*session)->run({{"x", x}}, out).is_ok());
+  // Per op once, compiled on the second run, whose outputs live through the third.
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE((*session)->run({{"x", x}}, out).is_ok());
   const uint64_t misses = (*session)->tensor_pool().statistics().misses;
   for (int i = 0; i < 10; ++i) ASSERT_TRUE((*session)->run({{"x", x}}, out).is_ok());
   EXPECT_EQ((*session)->tensor_pool().statistics().misses, misses);
+  EXPECT_EQ((*session)->specialisations()->statistics().unseen, 1u);
   EXPECT_EQ((*session)->specialisations()->statistics().misses, 1u);
   EXPECT_EQ((*session)->specialisations()->statistics().hits, 11u);
 }
@@ -199,9 +354,10 @@ TEST(ShapeSpecialisation, ASignatureThatStaysDynamicRunsPerOpAndIsRemembered) {
     EXPECT_EQ(int64s(out.at(0)), (std::vector<int64_t>{1, 9}));
   }
   const SpecialisationStatistics& stats = (*session)->specialisations()->statistics();
+  EXPECT_EQ(stats.unseen, 1u);
   EXPECT_EQ(stats.misses, 1u);
   EXPECT_EQ(stats.per_op, 1u);
-  EXPECT_EQ(stats.hits, 2u);
+  EXPECT_EQ(stats.hits, 1u);
 }
 
 /// Runs `text` through a partitioning session and a plain per-op one on the same inputs

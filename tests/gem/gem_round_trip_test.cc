@@ -760,7 +760,12 @@ TEST(GemGears, ARunWhoseShapesMatchAGearUsesItsPlans) {
   EXPECT_EQ((*loaded)->describe_execution().rfind("2 dynamic gear(s) in front of specialised per input shape: ", 0), 0u)
       << (*loaded)->describe_execution();
   ASSERT_NE((*loaded)->specialisations(), nullptr);
-  EXPECT_EQ((*loaded)->specialisations()->statistics().misses, 1u) << "rows 3 is specialised";
+  EXPECT_EQ((*loaded)->specialisations()->statistics().unseen, 1u) << "rows 3 runs per op until it comes back";
+  std::vector<Tensor> got, want;
+  ASSERT_TRUE((*loaded)->run({{"x", rows_input(3)}}, got).is_ok());
+  ASSERT_TRUE(dynamic->run({{"x", rows_input(3)}}, want).is_ok());
+  expect_bitwise_equal(got, want);
+  EXPECT_EQ((*loaded)->specialisations()->statistics().misses, 1u) << "rows 3 is specialised on its second run";
 }
 
 TEST(GemGears, MalformedGearsAreRefused) {

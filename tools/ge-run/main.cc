@@ -158,6 +158,11 @@ void print_runtime_statistics(const Session& session, std::optional<uint64_t> wa
               << " cluster runs, " << partition->body_runs << " subgraph bodies sunk, " << partition->per_op_body_runs
               << " run per op\n";
   }
+  if (const std::optional<KernelStatistics> kernels = session.kernel_statistics()) {
+    std::cout << "plan kernels: " << kernels->prepared << " prepared, " << kernels->reused
+              << " reused from another signature's plan, " << kernels->evicted << " evicted, " << kernels->folded
+              << " steps computed ahead (shape values)\n";
+  }
   if (session.gear_count() > 0) {
     std::cout << "dynamic gears: " << session.gear_count() << " loaded, " << session.gear_hits() << " runs used one\n";
   }
@@ -321,6 +326,7 @@ int run(int argc, char** argv) {
   if (compiled_model && !options.backend_given) session_options.backend.clear();
   session_options.super_kernel_max_bytes = options.super_kernel_max_bytes;
   session_options.specialisation_cache_size = options.specialisations;
+  session_options.specialise_after = options.specialise_after;
   session_options.memory_order = options.memory_order;
   session_options.shrink = options.shrink;
   const auto compile_start = std::chrono::steady_clock::now();

@@ -19,7 +19,7 @@ constexpr uint32_t kSharedGroups = kPluginFlags | kPassFlags | kDumpFlags | kCom
 /// ge-run's own options that take a value (given as the next argument or after '=').
 constexpr std::string_view kValueOptions[] = {
     "--input", "--output-dir", "--repeat",       "--expected-dir", "--rtol",          "--atol",          "--memory-order",
-    "--profile", "--specialisations", "--duration", "--autofusion",  "--dump-tensors", "--super-kernels",
+    "--profile", "--specialisations", "--specialise-after", "--duration", "--autofusion",  "--dump-tensors", "--super-kernels",
 };
 // Its own options that shape compilation: a compiled .gem has run its passes and stored its plan.
 constexpr std::string_view kCompileOptions[] = {"--memory-order", "--super-kernels"};
@@ -87,6 +87,8 @@ Status apply_value(RunOptions& options, const std::string& option, const std::st
   } else if (option == "--specialisations") {
     GE_ASSIGN_OR_RETURN(int cached, parse_int_value(option, value, 0, 4096));
     options.specialisations = static_cast<size_t>(cached);
+  } else if (option == "--specialise-after") {
+    GE_ASSIGN_OR_RETURN(options.specialise_after, parse_int_value(option, value, 1, 1 << 20));
   } else if (option == "--memory-order") {
     if (value == "stable") {
       options.memory_order = ExecutionOrder::kStable;
@@ -264,6 +266,9 @@ Memory (static-shape graphs run from one planned arena):
                           BYTES each as one super kernel (default 0: off)
   --specialisations N     a model with dynamic input dims is compiled per input-shape
                           signature; keep up to N of them (default 8; 0: run it per op)
+  --specialise-after K    compile a signature on its Kth run (default 2); until then it
+                          runs per op on plans that share the kernels prepared for the
+                          same node shapes (a decode loop compiles nothing per step)
   --memory-limit BYTES    most memory the session may hold (suffixes K, M, G, T:
                           e.g. 4G, 512M; default: the machine's physical memory); a
                           weight, prepacked copy, value, run or plan that needs

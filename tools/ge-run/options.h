@@ -40,6 +40,7 @@ struct RunOptions : SessionFlags {
   double rtol = 1e-5;
   double atol = 1e-5;
   size_t specialisations = 8;  ///< --specialisations: shape-keyed compilations kept (0: per op)
+  int specialise_after = 2;    ///< --specialise-after: a signature is compiled on its Kth run
   size_t super_kernel_max_bytes = 0;  ///< --super-kernels
   ExecutionOrder memory_order = ExecutionOrder::kStable;  ///< --memory-order
   std::optional<std::filesystem::path> profile;           ///< --profile FILE (Chrome trace JSON)

@@ -183,6 +183,9 @@ TEST(OptionsTest, Threads) {
   EXPECT_EQ(parse_ok({"m.onnx"}).specialisations, 8u);
   EXPECT_EQ(parse_ok({"m.onnx", "--specialisations", "0"}).specialisations, 0u);
   EXPECT_NE(error_of({"m.onnx", "--specialisations", "-1"}).find("--specialisations"), std::string::npos);
+  EXPECT_EQ(parse_ok({"m.onnx"}).specialise_after, 2);
+  EXPECT_EQ(parse_ok({"m.onnx", "--specialise-after", "1"}).specialise_after, 1);
+  EXPECT_NE(error_of({"m.onnx", "--specialise-after", "0"}).find("--specialise-after"), std::string::npos);
   EXPECT_EQ(parse_ok({"m.onnx", "--threads=1"}).threads, 1);
   EXPECT_NE(error_of({"m.onnx", "--threads", "0"}).find("--threads"), std::string::npos);
   EXPECT_NE(error_of({"m.onnx", "--threads", "many"}).find("got 'many'"), std::string::npos);

@@ -50,7 +50,8 @@ struct ExecutorOptions {
   /// bodies of If/Loop/Scan without host ops, are compiled per signature of their inputs
   /// once that signature is seen twice. Unset: every node runs per op.
   SinkCompiler sink;
-  /// Plans (one per input signature) and specialisations per body kept, LRU.
+  /// Plans (one per input signature) and specialisations per body kept, LRU; also the
+  /// kernels kept per node for the plans to share (KernelStatistics).
   size_t cache_size = 8;
 };
 
@@ -66,6 +67,15 @@ struct PartitionStatistics {
   size_t body_clusters = 0;     ///< clusters inside bodies that hold host ops
 };
 
+/// Kernels prepared for the plans of input signatures: a plan reuses the kernel another
+/// plan prepared for the same node with the same input and output descs.
+struct KernelStatistics {
+  uint64_t prepared = 0;  ///< kernels the backend prepared (for plans and per op)
+  uint64_t reused = 0;    ///< plan steps that took a kernel prepared for an earlier plan
+  uint64_t evicted = 0;   ///< shared kernels dropped (more variants of a node than the cache size)
+  uint64_t folded = 0;    ///< plan steps computed when their plan was made (shape values), never run
+};
+
 class Executor {
  public:
   ~Executor();
@@ -79,6 +89,7 @@ class Executor {
   /// The pool the executor's tensors come from (statistics: ge/tensor_pool.h).
   const TensorPool& pool() const;
   PartitionStatistics partition_statistics() const;
+  KernelStatistics kernel_statistics() const;
   /// The clusters (their nodes, static or specialised at run time) and the nodes run per
   /// op of the latest plan and of the bodies partitioned since, one block per graph.
   std::string describe_partition() const;

@@ -58,6 +58,12 @@ struct SessionOptions {
   /// signature (ge/specialisation_cache.h): up to this many specialisations are kept,
   /// least recently used evicted. 0: such graphs always run per op.
   size_t specialisation_cache_size = 8;
+  /// A signature is specialised (compiled for its static shapes) on its Nth run; until
+  /// then it runs on the per-op executor of the graph compiled once, whose plans share
+  /// every kernel prepared for the same node shapes (so a decode loop, whose shapes
+  /// change on every step, pays no compile per step). 1: on its first run. A backend
+  /// without a host-accessible device specialises on the first run whatever this says.
+  int specialise_after = 2;
   /// Bytes the session may hold at once: the weights (read from the model, on every
   /// backend), a graph input or output, a value, a run's live tensors, the task sink's
   /// arena. What would go past it is a
@@ -224,6 +230,8 @@ class Session {
   /// How the per-op executor (of the latest run's specialisation, if any) partitions its
   /// graph, or null when the session runs one static plan.
   std::optional<PartitionStatistics> partition_statistics() const;
+  /// The kernels that executor's plans prepared and shared, or null as above.
+  std::optional<KernelStatistics> kernel_statistics() const;
   /// Dynamic gears loaded from a model file (static plans picked by exact input shapes),
   /// and how many runs used one.
   size_t gear_count() const;

@@ -2,10 +2,13 @@
 #include "ge/executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <list>
 #include <map>
 #include <new>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -35,6 +38,19 @@ struct Step {
   std::vector<const Value*> implicit;  // a host op's values read through its subgraphs' captures
   int cluster = -1;           // index into Plan::clusters when the node runs inside one
   bool cluster_head = false;  // the cluster's first step: it runs the whole cluster
+  /// A top-level plan's node: its position among the executor graph's nodes (the key of
+  /// the kernels shared between plans); -1 in a subgraph body.
+  std::ptrdiff_t position = -1;
+  std::string description;  // node->describe(), for the task trace
+  /// Every output was computed when the plan was made (a shape value): the step never runs.
+  bool folded = false;
+  PreparedKernel kernel;
+};
+
+/// A kernel prepared for one node of the executor's graph in some plan, with the input
+/// and output descs it was prepared for.
+struct SharedKernel {
+  std::vector<TensorDesc> descs;
   PreparedKernel kernel;
 };
 
@@ -61,6 +77,9 @@ struct Plan {
   // Per step: the values whose last data use it is (inputs and a host op's captures),
   // released from the frame once it ran; not graph outputs, inputs or initializers.
   std::vector<std::vector<const Value*>> release_after;
+  /// A top-level plan without clusters: its initializers and the values computed when it
+  /// was made (Step::folded); else the graph's initializers are the constants.
+  std::optional<std::unordered_map<const Value*, RuntimeValue>> constants;
 };
 
 /// An If/Loop/Scan body: without host ops, sunk whole per signature of its inputs
@@ -184,6 +203,12 @@ struct Executor::Impl {
   // and the order of each subgraph.
   std::unordered_map<const Node*, std::pair<std::vector<TensorDesc>, PreparedKernel>> kernel_cache;
   std::unordered_map<const Graph*, std::vector<Node*>> subgraph_orders;
+  // Kernels shared between top-level plans, per node position in `graph`: a plan for a new
+  // input signature reuses the kernel (prepacked weights, primitives) of every node whose
+  // input and output descs an earlier plan prepared it for. Most recent first, at most
+  // options.cache_size per node; they outlive the plans they were prepared for.
+  std::vector<std::list<SharedKernel>> shared_kernels;
+  KernelStatistics kernel_statistics;
   // The token the current run watches (RunOptions::cancellation), else null.
   const CancellationToken* cancellation = nullptr;
 
@@ -196,6 +221,8 @@ struct Executor::Impl {
   }
 
   Result<std::unique_ptr<Plan>> build_plan(const std::vector<TensorDesc>& descs) {
+    const auto start = std::chrono::steady_clock::now();
+    const KernelStatistics before = kernel_statistics;
     auto plan = std::make_unique<Plan>();
     plan->input_descs = descs;
     plan->owned = graph->clone();
@@ -203,10 +230,34 @@ struct Executor::Impl {
     Graph& g = *plan->graph;
     std::vector<Value*> inputs = g.runtime_inputs();
     for (size_t i = 0; i < inputs.size(); ++i) inputs[i]->set_desc(descs[i]);
-    GE_RETURN_IF_ERROR(ops->infer_graph(g).with_context("specialising to the given input shapes"));
+    std::unordered_map<const Node*, std::ptrdiff_t> positions;
+    for (const auto& node : g.nodes()) positions.emplace(node.get(), static_cast<std::ptrdiff_t>(positions.size()));
+    std::unordered_map<const Value*, Tensor> known;
+    GE_RETURN_IF_ERROR(infer_plan(g, positions, known).with_context("specialising to the given input shapes"));
     GE_RETURN_IF_ERROR(add_steps(*plan));
+    for (Step& step : plan->steps) step.position = positions.at(step.node);
+    if (!options.sink) {
+      // Without clusters, the shape values computed for the plan are its constants, and
+      // the steps that made them do not run again (with clusters, the compile folds them).
+      auto& constants = plan->constants.emplace();
+      for (const Value* init : g.initializers()) constants.emplace(init, RuntimeValue::of(*init->constant()));
+      for (Step& step : plan->steps) {
+        step.folded = !step.node->outputs().empty() &&
+                      std::all_of(step.node->outputs().begin(), step.node->outputs().end(),
+                                  [&](const Value* out) { return known.count(out) != 0; });
+        kernel_statistics.folded += step.folded ? 1 : 0;
+      }
+      for (auto& [value, tensor] : known) constants.emplace(value, RuntimeValue::of(std::move(tensor)));
+    }
     if (options.sink) GE_RETURN_IF_ERROR(partition_plan(*plan, /*top_level=*/true));
     GE_RETURN_IF_ERROR(prepare_steps(*plan));
+    if (logger().should_log(spdlog::level::info)) {
+      std::string shapes;
+      for (const TensorDesc& desc : descs) shapes += (shapes.empty() ? "" : ", ") + desc.to_string();
+      GE_LOG_INFO("planned '{}' for ({}) per op in {:.1f} ms: {} kernel(s) prepared, {} reused",
+                  graph->name(), shapes, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
+                  kernel_statistics.prepared - before.prepared, kernel_statistics.reused - before.reused);
+    }
     return plan;
   }
 
@@ -214,17 +265,143 @@ struct Executor::Impl {
   /// they are for (a body's static inference can disagree with a run).
   Status prepare_steps(Plan& plan) {
     for (Step& step : plan.steps) {
-      if (step.host || step.dynamic || step.cluster >= 0) continue;
-      GE_ASSIGN_OR_RETURN(step.kernel, detail::guard_plugin_call(
-                                           "backend '" + backend->name() + "' (preparing " + step.node->describe() + ")",
-                                           [&] { return backend->prepare(*step.node); }));
-      GE_RETURN_IF_ERROR(detail::count_held_bytes(step.kernel, pool.get(), step.node->describe()));
+      if (step.host || step.dynamic || step.cluster >= 0 || step.folded) continue;
+      GE_ASSIGN_OR_RETURN(step.kernel, shared_kernel(*step.node, step.position));
       step.prepared = true;
       for (const Value* in : step.node->inputs()) {
         step.prepared_shapes.push_back(in != nullptr ? in->desc().static_dims() : std::vector<int64_t>{});
       }
     }
     return Status::ok();
+  }
+
+  /// Infers a plan's graph for its input descs, computing on the way the small integer
+  /// values that shapes are made of (Shape, Size, and the Gather/Concat/Unsqueeze/Slice/
+  /// arithmetic over them that exporters write before a Reshape, Expand or Slice), so that
+  /// the values those shapes feed get static dims at plan time: their kernels are then
+  /// prepared with the plan (and shared between plans) instead of per op at every run.
+  Status infer_plan(Graph& g, const std::unordered_map<const Node*, std::ptrdiff_t>& positions,
+                    std::unordered_map<const Value*, Tensor>& known) {
+    const InputDataProvider provider = [&known](const Node& node, size_t index) -> const Tensor* {
+      const Value* in = node.input(index);
+      if (in == nullptr) return nullptr;
+      if (const Tensor* constant = in->constant()) return constant;
+      auto found = known.find(in);
+      return found == known.end() ? nullptr : &found->second;
+    };
+    GE_ASSIGN_OR_RETURN(std::vector<Node*> order, g.topological_order());
+    for (Node* node : order) {
+      GE_RETURN_IF_ERROR(ops->infer_node(*node, provider).with_context("shape inference in graph '" + g.name() + "'"));
+      if (!is_shape_value(*node)) continue;
+      GE_ASSIGN_OR_RETURN(std::optional<std::vector<Tensor>> values, shape_values(*node, provider, positions.at(node)));
+      if (!values) continue;
+      for (size_t i = 0; i < values->size(); ++i) known.emplace(node->output(i), std::move((*values)[i]));
+    }
+    return Status::ok();
+  }
+
+  /// Whether every output of `node` is a static integer tensor of a few elements, the
+  /// kind of value a shape is computed from; never a host op or a node with a subgraph.
+  static bool is_shape_value(const Node& node) {
+    constexpr int64_t kMaxElements = 64;
+    if (is_host_op(node) || is_random_op(node) || node.output_count() == 0) return false;
+    for (const auto& [key, attribute] : node.attributes()) {
+      if (attribute.holds<Attribute::GraphPtr>() || attribute.holds<std::vector<Attribute::GraphPtr>>()) return false;
+    }
+    for (const Value* out : node.outputs()) {
+      const TensorDesc& desc = out->desc();
+      if (desc.kind != ValueKind::kTensor || !desc.is_static() || !desc.is_plain()) return false;
+      if (desc.dtype != DataType::kInt64 && desc.dtype != DataType::kInt32) return false;
+      if (desc.element_count() > kMaxElements) return false;
+    }
+    return true;
+  }
+
+  /// The outputs of a shape-value node whose inputs are known (constants or values
+  /// computed here; a Shape or Size needs only its input's static dims), computed with
+  /// its kernel; nullopt when an input is not known.
+  Result<std::optional<std::vector<Tensor>>> shape_values(const Node& node, const InputDataProvider& known,
+                                                          std::ptrdiff_t position) {
+    using Values = std::optional<std::vector<Tensor>>;
+    if (node.domain().empty() && (node.op_type() == "Shape" || node.op_type() == "Size") && node.input_count() == 1 &&
+        node.input(0) != nullptr && node.input(0)->desc().is_static() && node.output(0)->desc().dtype == DataType::kInt64) {
+      const std::vector<int64_t> dims = node.input(0)->desc().static_dims();
+      const auto rank = static_cast<int64_t>(dims.size());
+      if (node.op_type() == "Size") {
+        int64_t count = 1;
+        for (int64_t d : dims) count *= d;
+        return Values(std::vector<Tensor>{Tensor::from_vector<int64_t>({}, {count})});
+      }
+      // ONNX Shape: dims[start:end], negative bounds from the back, clamped to [0, rank].
+      auto bound = [rank](int64_t b) { return std::clamp(b < 0 ? b + rank : b, int64_t{0}, rank); };
+      const int64_t start = bound(node.get_int("start", 0)), end = bound(node.get_int("end", rank));
+      std::vector<int64_t> slice(dims.begin() + start, dims.begin() + std::max(start, end));
+      if (node.output(0)->desc().element_count() != static_cast<int64_t>(slice.size())) return Values();
+      const auto count = static_cast<int64_t>(slice.size());
+      return Values(std::vector<Tensor>{Tensor::from_vector<int64_t>({count}, std::move(slice))});
+    }
+    std::vector<const void*> input_addresses(node.input_count(), nullptr);
+    for (size_t i = 0; i < node.input_count(); ++i) {
+      if (node.input(i) == nullptr) continue;
+      const Tensor* data = known(node, i);
+      if (data == nullptr) return Values();
+      input_addresses[i] = data->raw_data();
+    }
+    GE_ASSIGN_OR_RETURN(PreparedKernel kernel, shared_kernel(node, position));
+    std::vector<Tensor> outputs;
+    std::vector<void*> output_addresses;
+    for (const Value* out : node.outputs()) {
+      outputs.push_back(Tensor::zeros(out->desc().dtype, out->desc().static_dims()));
+      output_addresses.push_back(outputs.back().raw_data());
+    }
+    std::shared_ptr<void> workspace;
+    if (kernel.workspace_bytes > 0) workspace = pool->allocate_bytes(kernel.workspace_bytes);
+    if (workspace != nullptr && kernel.zeroed.workspace) std::memset(workspace.get(), 0, kernel.workspace_bytes);
+    KernelTask task;
+    task.function = kernel.function;
+    task.args.inputs = input_addresses.data();
+    task.args.outputs = output_addresses.data();
+    task.args.workspace = workspace.get();
+    task.args.params = kernel.params.get();
+    task.name = kernel.name.c_str();
+    const Task tasks[] = {task};
+    GE_RETURN_IF_ERROR(stream->run(tasks).with_context("computing " + node.describe() + " at plan time"));
+    GE_RETURN_IF_ERROR(stream->synchronize());
+    return Values(std::move(outputs));
+  }
+
+  /// The kernel of `node` for its current descs: one that a plan prepared earlier for the
+  /// node at `position` (>= 0) with the same input and output descs, else a fresh one.
+  Result<PreparedKernel> shared_kernel(const Node& node, std::ptrdiff_t position) {
+    std::list<SharedKernel>* variants = nullptr;
+    std::vector<TensorDesc> descs;
+    if (position >= 0) {
+      if (shared_kernels.size() <= static_cast<size_t>(position)) shared_kernels.resize(graph->node_count());
+      variants = &shared_kernels.at(static_cast<size_t>(position));
+      descs.reserve(node.input_count() + node.output_count());
+      for (const Value* in : node.inputs()) descs.push_back(in != nullptr ? in->desc() : TensorDesc{});
+      for (const Value* out : node.outputs()) descs.push_back(out->desc());
+      auto found = std::find_if(variants->begin(), variants->end(), [&](const SharedKernel& k) { return k.descs == descs; });
+      if (found != variants->end()) {
+        ++kernel_statistics.reused;
+        if (found != variants->begin()) variants->splice(variants->begin(), *variants, found);
+        return variants->front().kernel;
+      }
+    }
+    GE_ASSIGN_OR_RETURN(PreparedKernel kernel,
+                        detail::guard_plugin_call("backend '" + backend->name() + "' (preparing " + node.describe() + ")",
+                                                  [&] { return backend->prepare(node); }));
+    GE_RETURN_IF_ERROR(detail::count_held_bytes(kernel, pool.get(), node.describe()));
+    ++kernel_statistics.prepared;
+    GE_LOG_DEBUG("executor: prepared {} ({}) for a plan", node.describe(), kernel.name);
+    if (variants != nullptr) {
+      variants->push_front(SharedKernel{std::move(descs), kernel});
+      if (variants->size() > std::max<size_t>(options.cache_size, 1)) {
+        variants->pop_back();
+        ++kernel_statistics.evicted;
+      }
+    }
+    return kernel;
   }
 
   /// The steps of `plan.graph` in topological order, classified by its current descs.
@@ -235,6 +412,7 @@ struct Executor::Impl {
     for (Node* node : order) {
       Step step;
       step.node = node;
+      step.description = node->describe();
       step.host = is_host_op(*node);
       for (const Value* in : node->inputs()) {
         if (in != nullptr) last_use[in] = plan.steps.size();
@@ -507,7 +685,7 @@ struct Executor::Impl {
       const std::vector<Value*> graph_inputs = graph->runtime_inputs();
       for (size_t i = 0; i < graph_inputs.size() && i < descs.size(); ++i) graph_inputs[i]->set_desc(descs[i]);
       GE_ASSIGN_OR_RETURN(std::unique_ptr<ModelRunner> runner, options.sink(std::move(graph)));
-      return Specialisation{std::move(runner), nullptr};
+      return Specialisation{std::move(runner), nullptr, Status::ok()};
     };
   }
 
@@ -688,11 +866,9 @@ struct Executor::Impl {
       if (cached_kernel.function == nullptr || cached_descs != descs) {
         std::string reason;
         if (!backend->supports(node, &reason)) return unsupported(unsupported_message(node, *backend, reason));
-        GE_ASSIGN_OR_RETURN(PreparedKernel prepared,
-                            detail::guard_plugin_call("backend '" + backend->name() + "' (preparing " + node.describe() + ")",
-                                                      [&] { return backend->prepare(node); }));
-        GE_RETURN_IF_ERROR(detail::count_held_bytes(prepared, pool.get(), node.describe()));
-        cached_kernel = std::move(prepared);
+        // A top-level plan's node shares kernels with the other plans (another signature's
+        // run may have prepared it for these shapes); a body's is prepared here.
+        GE_ASSIGN_OR_RETURN(cached_kernel, shared_kernel(node, step != nullptr ? step->position : -1));
         cached_descs = descs;
       }
       kernel = &cached_kernel;
@@ -727,6 +903,9 @@ struct Executor::Impl {
     task.args.workspace = workspace.get();
     task.args.params = kernel->params.get();
     task.name = kernel->name.c_str();
+    // For the device's task trace and error messages; lives on this frame like the arrays.
+    const std::string described = step != nullptr ? std::string() : node.describe();
+    task.node = step != nullptr ? step->description.c_str() : described.c_str();
     // The argument arrays and workspace live on this frame: run and wait before they go.
     if (!kernel->zeroed.any()) {
       const Task tasks[] = {task};
@@ -762,7 +941,7 @@ struct Executor::Impl {
     const std::vector<Value*> inputs = g.runtime_inputs();
     frame.values.reserve(inputs.size() + plan.steps.size());  // no rehash while the steps run
     for (size_t i = 0; i < inputs.size(); ++i) frame.values[inputs[i]] = std::move(bound[i]);
-    frame.constants = &constants_of(g);
+    frame.constants = plan.constants ? &*plan.constants : &constants_of(g);
     GE_RETURN_IF_ERROR(run_steps(plan, frame));
     GE_RETURN_IF_ERROR(stream->synchronize());
     outputs.clear();
@@ -786,7 +965,7 @@ struct Executor::Impl {
         GE_ASSIGN_OR_RETURN(bool sunk, run_cluster(cluster, frame));
         if (sunk) sunk_until = s + cluster.steps;
       }
-      if (s >= sunk_until) GE_RETURN_IF_ERROR(run_node(*step.node, frame, &step));
+      if (s >= sunk_until && !step.folded) GE_RETURN_IF_ERROR(run_node(*step.node, frame, &step));
       for (const Value* value : plan.release_after[s]) frame.values.erase(value);
     }
     return Status::ok();
@@ -801,6 +980,8 @@ const Graph& Executor::graph() const { return *impl_->graph; }
 const TensorPool& Executor::pool() const { return *impl_->pool; }
 
 PartitionStatistics Executor::partition_statistics() const { return impl_->partition; }
+
+KernelStatistics Executor::kernel_statistics() const { return impl_->kernel_statistics; }
 
 std::string Executor::describe_partition() const { return impl_->partition_text; }
 

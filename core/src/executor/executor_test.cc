@@ -163,6 +163,46 @@ TEST(Executor, SpecialisesNamedDimsPerRun) {
   EXPECT_NE(mismatch.message().find("named dims must agree"), std::string::npos) << mismatch.message();
 }
 
+// A plan for a new input signature takes the kernel an earlier plan prepared for a node
+// whose input and output descs did not change (prepacked weights are not made again), and
+// prepares only the nodes whose shapes did; the kernels kept per node are bounded.
+TEST(Executor, PlansShareTheKernelsOfNodesWhoseShapesDidNotChange) {
+  for (const size_t cache_size : {size_t{8}, size_t{1}}) {
+    SCOPED_TRACE("cache_size " + std::to_string(cache_size));
+    Fixture f;
+    auto g = std::make_unique<Graph>();
+    Value* x = g->add_input("x", TensorDesc(DataType::kFloat32, {Dim::named("N")}));
+    Value* z = g->add_input("z", TensorDesc(DataType::kFloat32, {Dim::named("M")}));
+    g->add_output(g->add_node("AddOne", {x}, 1, "a")->output(0));
+    g->add_output(g->add_node("Twice", {z}, 1, "b")->output(0));
+    ASSERT_TRUE(f.ops.infer_graph(*g).is_ok());
+    ExecutorOptions options;
+    options.cache_size = cache_size;
+    auto exec = Executor::create(std::move(g), f.backend, f.ops, options);
+    ASSERT_TRUE(exec.is_ok()) << exec.status().to_string();
+    auto run = [&](std::vector<float> xs, std::vector<float> zs) {
+      std::vector<Tensor> out;
+      const int64_t n = static_cast<int64_t>(xs.size()), m = static_cast<int64_t>(zs.size());
+      Status s = (*exec)->run({{"x", Tensor::from_vector<float>({n}, xs)}, {"z", Tensor::from_vector<float>({m}, zs)}}, out);
+      EXPECT_TRUE(s.is_ok()) << s.to_string();
+      if (!s.is_ok()) return;
+      for (size_t i = 0; i < xs.size(); ++i) EXPECT_EQ(out[0].data<float>()[i], xs[i] + 1);
+      for (size_t i = 0; i < zs.size(); ++i) EXPECT_EQ(out[1].data<float>()[i], zs[i] * 2);
+    };
+    run({1, 2, 3}, {4, 5});
+    EXPECT_EQ(f.backend.prepared, 2);
+    run({6, 7, 8}, {1, 2, 3, 4});  // N unchanged: AddOne's kernel comes from the first plan
+    EXPECT_EQ(f.backend.prepared, 3);
+    EXPECT_EQ((*exec)->kernel_statistics().reused, 1u);
+    run({9}, {5, 6});  // M as in the first plan: Twice's kernel is that plan's, if still kept
+    const KernelStatistics stats = (*exec)->kernel_statistics();
+    EXPECT_EQ(f.backend.prepared, cache_size == 1 ? 5 : 4);
+    EXPECT_EQ(stats.reused, cache_size == 1 ? 1u : 2u);
+    EXPECT_EQ(stats.prepared, static_cast<uint64_t>(f.backend.prepared));
+    EXPECT_EQ(stats.evicted, cache_size == 1 ? 3u : 0u);
+  }
+}
+
 TEST(Executor, InfersDataDependentShapesAtRunTime) {
   Fixture f;
   auto g = std::make_unique<Graph>();

@@ -3,6 +3,7 @@
 // specialisations with the gears of a model file (ge/session.h).
 #include "ge/session.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,7 +78,11 @@ Result<std::unique_ptr<detail::Executable>> Session::load_per_op(const PluginHos
                               "' has no host-accessible device, which the per-op executor needs: only input "
                               "shapes whose specialisation runs in the task sink run");
   } else {
-    GE_ASSIGN_OR_RETURN(fallback, Executor::create(std::move(graph), backend, *ops_, executor_options));
+    // Signatures not yet specialised run node by node on plans that share kernels: a
+    // cluster sunk per signature would be a compile per signature.
+    ExecutorOptions per_signature = executor_options;
+    per_signature.sink = nullptr;
+    GE_ASSIGN_OR_RETURN(fallback, Executor::create(std::move(graph), backend, *ops_, per_signature));
   }
   // A signature whose graph still has host ops or data-dependent shapes after the
   // passes runs on an executor of its own: the passes folded what the static shapes
@@ -98,15 +103,17 @@ Result<std::unique_ptr<detail::Executable>> Session::load_per_op(const PluginHos
     GE_RETURN_IF_ERROR(optimise(*graph, std::move(dump), &before_layout)
                            .with_context("the specialisation for inputs " + shapes));
     Result<std::unique_ptr<ModelRunner>> runner = load(*graph);
-    if (runner.is_ok()) return Specialisation{std::move(runner).value(), nullptr};
+    if (runner.is_ok()) return Specialisation{std::move(runner).value(), nullptr, Status::ok()};
     if (runner.status().code() != StatusCode::kUnsupported) return runner.status();
     if (before_layout) graph = std::move(before_layout);
     GE_LOG_INFO("specialised graph '{}' runs per op, partitioned: {}", graph->name(), runner.status().message());
     GE_ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
                         Executor::create(std::move(graph), backend, *ops_, executor_options));
-    return Specialisation{nullptr, std::move(executor)};
+    return Specialisation{nullptr, std::move(executor), Status::ok()};
   };
-  auto cache = std::make_unique<SpecialisationCache>(options.specialisation_cache_size, std::move(specialise));
+  const int specialise_after = fallback ? std::max(options.specialise_after, 1) : 1;
+  auto cache = std::make_unique<SpecialisationCache>(options.specialisation_cache_size, std::move(specialise),
+                                                     specialise_after);
   // With a fallback the executor holds the graph; without, it is the graph to report.
   return detail::specialising_executable(std::move(cache), std::move(fallback), std::move(graph),
                                          std::move(unavailable), std::move(restore));

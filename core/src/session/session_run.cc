@@ -56,6 +56,11 @@ std::optional<PartitionStatistics> Session::partition_statistics() const {
   return executor != nullptr ? std::optional<PartitionStatistics>(executor->partition_statistics()) : std::nullopt;
 }
 
+std::optional<KernelStatistics> Session::kernel_statistics() const {
+  const Executor* executor = executable_->executor();
+  return executor != nullptr ? std::optional<KernelStatistics>(executor->kernel_statistics()) : std::nullopt;
+}
+
 std::string Session::describe_partition() const {
   const Executor* executor = executable_->executor();
   return executor != nullptr ? executor->describe_partition() : std::string();

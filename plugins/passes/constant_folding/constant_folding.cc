@@ -11,12 +11,6 @@
 namespace ge::passes {
 namespace {
 
-bool is_random(const Node& node) {
-  static const std::set<std::string> random = {"RandomNormal", "RandomUniform", "RandomNormalLike",
-                                               "RandomUniformLike", "Multinomial", "Bernoulli", "Dropout"};
-  return is_onnx_domain(node) && random.count(node.op_type()) != 0;
-}
-
 bool has_subgraphs(const Node& node) {
   for (const auto& [name, attribute] : node.attributes()) {
     if (attribute.holds<Attribute::GraphPtr>() || attribute.holds<std::vector<Attribute::GraphPtr>>()) return true;
@@ -96,7 +90,7 @@ class Folder {
   }
 
   Result<bool> fold(Node& node) {
-    if (node.output_count() == 0 || is_random(node) || has_subgraphs(node) || is_host_op(node)) return false;
+    if (node.output_count() == 0 || is_random_op(node) || has_subgraphs(node) || is_host_op(node)) return false;
     for (const Value* out : node.outputs()) {
       if (!out->name().empty() && (out->desc().kind != ValueKind::kTensor || over_cap(out->desc()))) return false;
     }

@@ -15,10 +15,8 @@ namespace {
 
 bool mergeable(const Node& node, const std::unordered_set<const Node*>& with_control_edges) {
   static const std::set<std::string> domains = {"", "ai.onnx", "ai.onnx.ml", "ge"};
-  static const std::set<std::string> random = {"RandomNormal", "RandomUniform", "RandomNormalLike",
-                                               "RandomUniformLike", "Multinomial", "Bernoulli", "Dropout"};
   if (!domains.count(node.domain()) || node.output_count() == 0 || with_control_edges.count(&node)) return false;
-  if (is_onnx_domain(node) && random.count(node.op_type())) return false;
+  if (is_random_op(node)) return false;
   for (const auto& [name, attribute] : node.attributes()) {
     if (attribute.holds<Attribute::GraphPtr>() || attribute.holds<std::vector<Attribute::GraphPtr>>()) return false;
   }
