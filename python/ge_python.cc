@@ -249,9 +249,12 @@ py::list describe(const std::vector<Value*>& values) {
 class PythonSession {
  public:
   PythonSession(const fs::path& model, const std::optional<std::string>& backend, const RegistryFiles& plugins,
-                int threads, int opt_level, const std::optional<std::string>& precision_text) {
+                int threads, int opt_level, const std::optional<std::string>& precision_text, int specialise_after) {
     check_opt_level(opt_level);
     const std::optional<Precision> precision = check_precision(precision_text);
+    if (specialise_after < 1) {
+      throw py::value_error("specialise_after must be at least 1, got " + std::to_string(specialise_after));
+    }
     model_ = model.string();
     Status status = without_gil([&]() -> Status {
       std::error_code error;
@@ -262,6 +265,7 @@ class PythonSession {
       options.backend = backend.value_or(compiled ? "" : "cpu");  // a .gem: the backend it was compiled for
       options.passes.opt_level = opt_level;
       options.threads = threads;
+      options.specialise_after = specialise_after;
       options.precision = precision.value_or(Precision::kFp32);  // a .gem: kFp32 takes its own
       created_ = Clock::now();
       GE_ASSIGN_OR_RETURN(session_, compiled ? create_session_from_model_file(*host_, model, options)
@@ -455,16 +459,17 @@ PYBIND11_MODULE(ge, m) {
                             "A compiled model. run() may be called from several threads at once: the GIL is "
                             "released while the engine runs.")
       .def(py::init<const fs::path&, const std::optional<std::string>&, const RegistryFiles&, int, int,
-                    const std::optional<std::string>&>(),
+                    const std::optional<std::string>&, int>(),
            py::arg("model"), py::arg("backend") = py::none(), py::arg("plugins") = py::none(), py::arg("threads") = 0,
-           py::arg("opt_level") = 2, py::arg("precision") = py::none(),
+           py::arg("opt_level") = 2, py::arg("precision") = py::none(), py::arg("specialise_after") = 2,
            "Compiles an .onnx model for `backend` (default cpu) at `opt_level` (0-3), or loads a .gem file "
            "(on the backend it was compiled for unless `backend` is given; opt_level does not apply). "
            "`plugins`: extra registry files, read before GE_PLUGINS and the built-in registry. "
            "`threads`: threads per heavy kernel, 0 for the backend's default. `precision`: 'fp32', 'bf16' or "
            "'mixed', what the heavy ops of a float32 model compute in (None: fp32, or a .gem's own; another "
            "than a .gem's is a ValueError); a backend without bfloat16 arithmetic warns once and runs fp32 "
-           "(see Session.precision).")
+           "(see Session.precision). `specialise_after`: a model with dynamic input dims is compiled for an "
+           "input-shape signature on its Nth run; before, the signature runs per op on plans that share kernels.")
       .def("run", &PythonSession::run, py::arg("inputs"), py::kw_only(), py::arg("profile") = py::none(),
            "Runs once on {name: numpy array}; returns {output name: numpy array}. `profile`: also write a "
            "Chrome trace of this run (compile stages, the run, the device's tasks) to that file. Ctrl-C "

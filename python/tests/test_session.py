@@ -270,6 +270,16 @@ class DtypesAndDynamicShapesTest(unittest.TestCase):
             x = np.linspace(-1, 1, batch * 4, dtype=np.float32).reshape(batch, 4)
             np.testing.assert_array_equal(session.run({"x": x})["y"], np.maximum(x, 0))
 
+    def test_specialise_after(self):
+        path = dynamic_model(os.path.join(self.tmp.name, "dynamic_after.onnx"))
+        for after in (1, 2, 3):
+            session = ge.Session(path, specialise_after=after)
+            x = np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4)
+            for _ in range(3):
+                np.testing.assert_array_equal(session.run({"x": x})["y"], np.maximum(x, 0))
+        with self.assertRaisesRegex(ValueError, "specialise_after must be at least 1, got 0"):
+            ge.Session(path, specialise_after=0)
+
     def test_dtypes_pass_through(self):
         session = ge.Session(dtypes_model(os.path.join(self.tmp.name, "dtypes.onnx")))
         self.assertEqual([(i.name, i.dtype) for i in session.inputs],

@@ -244,6 +244,65 @@ TEST(ShapeSpecialisation, APlanNeverComputesARandomOpAhead) {
   EXPECT_EQ((*session)->kernel_statistics()->folded, 0u);
 }
 
+/// The kernel the device ran for node 'conv' in one run of `session` (task tracing on).
+std::string conv_kernel_of_run(Session& session, const Tensor& x) {
+  Result<Backend*> backend = PluginEnvironment::get().host().backend(session.backend_name());
+  EXPECT_TRUE(backend.is_ok());
+  if (!backend.is_ok()) return {};
+  Device& device = (*backend)->device();
+  EXPECT_TRUE(device.set_task_tracing(true).is_ok());
+  std::vector<Tensor> out;
+  const Status status = session.run({{"x", x}}, out);
+  const std::vector<TaskTraceRecord> trace = device.take_task_trace();
+  (void)device.set_task_tracing(false);
+  EXPECT_TRUE(status.is_ok()) << status.to_string();
+  for (const TaskTraceRecord& task : trace) {
+    if (task.node.find("'conv'") != std::string::npos) return task.name;
+  }
+  ADD_FAILURE() << "no kernel of node 'conv' ran";
+  return {};
+}
+
+bool is_winograd(const std::string& kernel) { return kernel.find("wino") != std::string::npos; }
+
+// A plan for a signature seen once asks for kernels cheap to prepare (no Winograd weight
+// transform, kTransientPlanAttribute); the signature compiled on its second run gets the
+// backend's usual pick, and both compute the same convolution.
+TEST(ShapeSpecialisation, ATransientPlanPreparesNoWinogradConvolution) {
+  std::string weights;
+  for (int i = 0; i < 32 * 32 * 9; ++i) weights += (i ? ", " : "") + std::to_string(((i * 37) % 19 - 9) / 64.0);
+  const std::string text = R"(graph main (opset ""=17) {
+  input %x : float32[N,32,12,12]
+  init %w : float32[32,32,3,3] = [)" + weights + R"(]
+  %y = Conv(%x, %w) {pads: ints = [1, 1, 1, 1]} "conv"
+  output %y
+})";
+  auto session = session_for(text);
+  ASSERT_TRUE(session.is_ok()) << session.status().to_string();
+  SessionOptions compile_first;
+  compile_first.specialise_after = 1;
+  auto compiled = session_for(text, compile_first);
+  ASSERT_TRUE(compiled.is_ok()) << compiled.status().to_string();
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::vector<float> data(2 * 32 * 12 * 12);
+  for (float& v : data) v = value(rng);
+  const Tensor x = Tensor::from_vector<float>({2, 32, 12, 12}, data);
+  const std::string transient = conv_kernel_of_run(**session, x);
+  EXPECT_FALSE(is_winograd(transient)) << transient;
+  EXPECT_EQ(conv_kernel_of_run(**session, x), conv_kernel_of_run(**compiled, x)) << "compiled on its second run";
+  std::vector<Tensor> once, twice;
+  SessionOptions per_signature;
+  per_signature.specialise_after = 100;
+  auto plans = session_for(text, per_signature);
+  ASSERT_TRUE(plans.is_ok());
+  ASSERT_TRUE((*plans)->run({{"x", x}}, once).is_ok());
+  ASSERT_TRUE((*compiled)->run({{"x", x}}, twice).is_ok());
+  const std::vector<float> a = floats(once.at(0)), b = floats(twice.at(0));
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t k = 0; k < a.size(); ++k) EXPECT_NEAR(a[k], b[k], 1e-4f) << k;
+}
+
 TEST(ShapeSpecialisation, ARepeatedSignatureAllocatesNothing) {
   auto session = session_for(kSymbolicRows);
   ASSERT_TRUE(session.is_ok()) << session.status().to_string();

@@ -53,6 +53,10 @@ struct ExecutorOptions {
   /// Plans (one per input signature) and specialisations per body kept, LRU; also the
   /// kernels kept per node for the plans to share (KernelStatistics).
   size_t cache_size = 8;
+  /// Plans are for signatures that may not come back (a session compiles those that do):
+  /// their nodes carry kTransientPlanAttribute (ge/plugin_api/backend.h) while the backend
+  /// prepares their kernels.
+  bool transient_plans = false;
 };
 
 /// What the partition of the latest plan looks like, for -v and tests.

@@ -266,7 +266,13 @@ struct Executor::Impl {
   Status prepare_steps(Plan& plan) {
     for (Step& step : plan.steps) {
       if (step.host || step.dynamic || step.cluster >= 0 || step.folded) continue;
-      GE_ASSIGN_OR_RETURN(step.kernel, shared_kernel(*step.node, step.position));
+      // The hint is there while the backend prepares the kernel only: ONNX inference (of a
+      // step run per op) refuses attributes its schema does not declare.
+      const bool hint = options.transient_plans && step.position >= 0;
+      if (hint) step.node->set_attribute(kTransientPlanAttribute, Attribute(int64_t{1}));
+      Result<PreparedKernel> kernel = shared_kernel(*step.node, step.position);
+      if (hint) step.node->remove_attribute(kTransientPlanAttribute);
+      GE_ASSIGN_OR_RETURN(step.kernel, std::move(kernel));
       step.prepared = true;
       for (const Value* in : step.node->inputs()) {
         step.prepared_shapes.push_back(in != nullptr ? in->desc().static_dims() : std::vector<int64_t>{});

@@ -82,6 +82,7 @@ Result<std::unique_ptr<detail::Executable>> Session::load_per_op(const PluginHos
     // cluster sunk per signature would be a compile per signature.
     ExecutorOptions per_signature = executor_options;
     per_signature.sink = nullptr;
+    per_signature.transient_plans = true;
     GE_ASSIGN_OR_RETURN(fallback, Executor::create(std::move(graph), backend, *ops_, per_signature));
   }
   // A signature whose graph still has host ops or data-dependent shapes after the

@@ -31,6 +31,13 @@ struct FormatCapability {
   bool format_agnostic = false;
 };
 
+/// A hint the per-op executor puts on the nodes of a plan made for an input-shape
+/// signature seen once so far (an int attribute, 1): the kernel may never run for these
+/// shapes again, so a backend should prefer one that is cheap to prepare over one that
+/// pays a shape-specific weight transform to run faster (the cpu backend: no Winograd).
+/// A signature that comes back is compiled without it.
+inline constexpr const char* kTransientPlanAttribute = "_ge_transient_plan";
+
 /// A backend: what it runs, how to prepare kernels, and its device.
 class Backend {
  public:

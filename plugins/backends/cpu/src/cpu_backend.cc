@@ -165,7 +165,10 @@ bool CpuBackend::supports(const Node& node, std::string* reason) const {
 Result<PreparedKernel> CpuBackend::prepare(const Node& node) const {
   // No exception may leave the plugin; the library only throws std::bad_alloc.
   try {
-    const CpuKernelSettings settings = settings_.with_environment();
+    CpuKernelSettings settings = settings_.with_environment();
+    // A plan for shapes that may not come back: Winograd's weight transform (about 10 ms
+    // per ResNet layer) costs more than it saves in a run or two.
+    if (node.has_attribute(kTransientPlanAttribute)) settings.winograd = false;
     const bool dnnl = fast_paths_ && std::find(settings.providers.begin(), settings.providers.end(), "dnnl") !=
                                          settings.providers.end();
     if (cpu_kernels::has_non_plain_format(node) && !cpu_kernels::is_format_agnostic(node)) {
