@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstddef>
 #include <map>
 #include <numeric>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "ge/box_suppression.h"
 #include "ge/graph_queries.h"
 
 namespace ge::onnx_ops {
@@ -169,30 +172,6 @@ std::optional<std::vector<int64_t>> one_hot_dims(const Node& node, const InputDa
 
 // --- NonMaxSuppression --------------------------------------------------------------
 
-struct Corners {
-  float y1, x1, y2, x2;
-};
-
-Corners corners(const float* box, bool center_point_box) {
-  if (center_point_box) {
-    const float half_w = box[2] / 2.0f, half_h = box[3] / 2.0f;
-    return {box[1] - half_h, box[0] - half_w, box[1] + half_h, box[0] + half_w};
-  }
-  return {std::min(box[0], box[2]), std::min(box[1], box[3]), std::max(box[0], box[2]), std::max(box[1], box[3])};
-}
-
-bool suppresses(const Corners& a, const Corners& b, float threshold) {
-  const float area_a = (a.y2 - a.y1) * (a.x2 - a.x1);
-  const float area_b = (b.y2 - b.y1) * (b.x2 - b.x1);
-  if (area_a <= 0.0f || area_b <= 0.0f) return false;
-  const float height = std::max(0.0f, std::min(a.y2, b.y2) - std::max(a.y1, b.y1));
-  const float width = std::max(0.0f, std::min(a.x2, b.x2) - std::max(a.x1, b.x1));
-  const float intersection = height * width;
-  const float union_area = area_a + area_b - intersection;
-  if (intersection <= 0.0f || union_area <= 0.0f) return false;
-  return intersection / union_area > threshold;
-}
-
 std::optional<int64_t> scalar_int(const Tensor* t) {
   if (t == nullptr || t->element_count() != 1) return std::nullopt;
   if (t->dtype() != DataType::kInt64 && t->dtype() != DataType::kInt32) return std::nullopt;
@@ -245,29 +224,14 @@ std::optional<std::vector<int64_t>> non_max_suppression_dims(const Node& node, c
 int64_t count_non_max_suppression(const float* boxes, const float* scores, int64_t batches, int64_t classes,
                                   int64_t boxes_per_batch, bool center_point_box, int64_t max_per_class,
                                   float iou_threshold, const float* score_threshold) {
-  using data_dependent::Corners;
-  std::vector<int64_t> candidates(static_cast<size_t>(boxes_per_batch));
-  std::vector<Corners> kept;
+  std::vector<std::byte> scratch(BoxSuppression::scratch_bytes(boxes_per_batch));
+  BoxSuppression suppression(scratch.data(), boxes_per_batch);
   int64_t rows = 0;
   for (int64_t b = 0; b < batches; ++b) {
-    const float* batch_boxes = boxes + b * boxes_per_batch * 4;
+    suppression.set_boxes(boxes + b * boxes_per_batch * 4, boxes_per_batch, center_point_box);
     for (int64_t c = 0; c < classes; ++c) {
-      const float* class_scores = scores + (b * classes + c) * boxes_per_batch;
-      int64_t count = 0;
-      for (int64_t i = 0; i < boxes_per_batch; ++i) {
-        if (score_threshold == nullptr || class_scores[i] > *score_threshold) candidates[static_cast<size_t>(count++)] = i;
-      }
-      std::sort(candidates.begin(), candidates.begin() + count, [class_scores](int64_t l, int64_t r) {
-        return class_scores[l] != class_scores[r] ? class_scores[l] > class_scores[r] : l < r;
-      });
-      kept.clear();
-      for (int64_t k = 0; k < count && static_cast<int64_t>(kept.size()) < max_per_class; ++k) {
-        const Corners box = data_dependent::corners(batch_boxes + candidates[static_cast<size_t>(k)] * 4, center_point_box);
-        bool keep = true;
-        for (size_t s = 0; s < kept.size() && keep; ++s) keep = !data_dependent::suppresses(box, kept[s], iou_threshold);
-        if (keep) kept.push_back(box);
-      }
-      rows += static_cast<int64_t>(kept.size());
+      rows += suppression.select(scores + (b * classes + c) * boxes_per_batch, max_per_class, iou_threshold,
+                                 score_threshold, [](int64_t) {});
     }
   }
   return rows;

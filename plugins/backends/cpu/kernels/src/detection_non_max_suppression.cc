@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "ge/box_suppression.h"
 #include "op_kernels.h"
 #include "special_common.h"
 #include "special_kernels.h"
@@ -32,31 +33,6 @@ struct NmsParams {
   size_t input_count = 0;  // the node's: inputs 2-4 are optional
 };
 
-struct Corners {
-  float y1, x1, y2, x2;
-};
-
-Corners corners(const float* box, bool center_point_box) {
-  if (center_point_box) {
-    const float half_w = box[2] / 2.0f, half_h = box[3] / 2.0f;
-    return {box[1] - half_h, box[0] - half_w, box[1] + half_h, box[0] + half_w};
-  }
-  return {std::min(box[0], box[2]), std::min(box[1], box[3]), std::max(box[0], box[2]), std::max(box[1], box[3])};
-}
-
-// Whether `a` and `b` overlap by more than `threshold` (intersection over union).
-bool suppresses(const Corners& a, const Corners& b, float threshold) {
-  const float area_a = (a.y2 - a.y1) * (a.x2 - a.x1);
-  const float area_b = (b.y2 - b.y1) * (b.x2 - b.x1);
-  if (area_a <= 0.0f || area_b <= 0.0f) return false;
-  const float height = std::max(0.0f, std::min(a.y2, b.y2) - std::max(a.y1, b.y1));
-  const float width = std::max(0.0f, std::min(a.x2, b.x2) - std::max(a.x1, b.x1));
-  const float intersection = height * width;
-  const float union_area = area_a + area_b - intersection;
-  if (intersection <= 0.0f || union_area <= 0.0f) return false;
-  return intersection / union_area > threshold;
-}
-
 int non_max_suppression_kernel(const KernelArgs& args) {
   const auto& p = *static_cast<const NmsParams*>(args.params);
   const auto* boxes = static_cast<const float*>(args.inputs[0]);
@@ -72,37 +48,21 @@ int non_max_suppression_kernel(const KernelArgs& args) {
   const float score_threshold = filter_scores ? min_score[0] : 0.0f;
   if (iou_threshold < 0.0f || iou_threshold > 1.0f) return kInvalidRuntimeValue;
   if (p.boxes > 0 && args.workspace == nullptr) return kKernelMissingAddress;
-  auto* candidates = static_cast<int64_t*>(args.workspace);
-  int64_t* kept = candidates + p.boxes;
-
+  BoxSuppression suppression(args.workspace, p.boxes);
   int64_t rows = 0;
   for (int64_t b = 0; b < p.batches; ++b) {
-    const float* batch_boxes = boxes + b * p.boxes * 4;
+    suppression.set_boxes(boxes + b * p.boxes * 4, p.boxes, p.center_point_box);
     for (int64_t c = 0; c < p.classes; ++c) {
       const float* class_scores = scores + (b * p.classes + c) * p.boxes;
-      int64_t count = 0;
-      for (int64_t i = 0; i < p.boxes; ++i) {
-        if (!filter_scores || class_scores[i] > score_threshold) candidates[count++] = i;
-      }
-      std::sort(candidates, candidates + count, [class_scores](int64_t l, int64_t r) {
-        return class_scores[l] != class_scores[r] ? class_scores[l] > class_scores[r] : l < r;
-      });
-      int64_t kept_count = 0;
-      for (int64_t k = 0; k < count && kept_count < max_per_class; ++k) {
-        const Corners box = corners(batch_boxes + candidates[k] * 4, p.center_point_box);
-        bool keep = true;
-        for (int64_t s = 0; s < kept_count && keep; ++s) {
-          keep = !suppresses(box, corners(batch_boxes + kept[s] * 4, p.center_point_box), iou_threshold);
-        }
-        if (!keep) continue;
-        kept[kept_count++] = candidates[k];
-        if (rows < p.output_rows) {
-          out[rows * 3] = b;
-          out[rows * 3 + 1] = c;
-          out[rows * 3 + 2] = candidates[k];
-        }
-        ++rows;
-      }
+      suppression.select(class_scores, max_per_class, iou_threshold, filter_scores ? &score_threshold : nullptr,
+                         [&](int64_t index) {
+                           if (rows < p.output_rows) {
+                             out[rows * 3] = b;
+                             out[rows * 3 + 1] = c;
+                             out[rows * 3 + 2] = index;
+                           }
+                           ++rows;
+                         });
     }
   }
   return rows == p.output_rows ? kKernelOk : kRuntimeSizeMismatch;
@@ -153,7 +113,7 @@ Result<PreparedKernel> prepare_non_max_suppression(const KernelContext& context)
   }
   p.output_rows = out_dims[0];
   GE_RETURN_IF_ERROR(check_output(context, 0, DataType::kInt64, out_dims));
-  const size_t workspace = static_cast<size_t>(2 * p.boxes) * sizeof(int64_t);
+  const size_t workspace = BoxSuppression::scratch_bytes(p.boxes);
   return make_kernel(context, &non_max_suppression_kernel, p, workspace);
 }
 
