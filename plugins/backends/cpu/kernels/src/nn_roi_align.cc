@@ -30,6 +30,7 @@ struct RoiAlignParams {
   double spatial_scale = 1.0;
   bool half_pixel = true;
   bool max_mode = false;
+  int64_t table_samples = 0;  // samples of one region the workspace holds
 };
 
 struct Sample {
@@ -97,20 +98,40 @@ int roi_align_kernel(const KernelArgs& args) {
     const int64_t grid_h = p.sampling_ratio > 0 ? p.sampling_ratio : static_cast<int64_t>(std::ceil(bin_h));
     const int64_t grid_w = p.sampling_ratio > 0 ? p.sampling_ratio : static_cast<int64_t>(std::ceil(bin_w));
     const double count = static_cast<double>(std::max<int64_t>(grid_h * grid_w, 1));
+    // The samples depend on the region, not the channel: computed once into the workspace
+    // (in the order the channels then read them), else, where an adaptive grid needs more
+    // than it holds, again per channel.
+    const int64_t per_bin = grid_h * grid_w;
+    const bool tabulated = args.workspace != nullptr && per_bin * p.pooled_height * p.pooled_width <= p.table_samples;
+    auto sample_at = [&](int64_t ph, int64_t pw, int64_t iy, int64_t ix) {
+      const double sy =
+          start_h + static_cast<double>(ph) * bin_h + (static_cast<double>(iy) + 0.5) * bin_h / static_cast<double>(grid_h);
+      const double sx =
+          start_w + static_cast<double>(pw) * bin_w + (static_cast<double>(ix) + 0.5) * bin_w / static_cast<double>(grid_w);
+      return bilinear_sample(sy, sx, p.height, p.width);
+    };
+    auto* table = static_cast<Sample*>(args.workspace);
+    if (tabulated) {
+      Sample* next = table;
+      for (int64_t ph = 0; ph < p.pooled_height; ++ph) {
+        for (int64_t pw = 0; pw < p.pooled_width; ++pw) {
+          for (int64_t iy = 0; iy < grid_h; ++iy) {
+            for (int64_t ix = 0; ix < grid_w; ++ix) *next++ = sample_at(ph, pw, iy, ix);
+          }
+        }
+      }
+    }
     for (int64_t c = 0; c < p.channels; ++c) {
       const T* x_plane = x + (image * p.channels + c) * plane;
       T* out = y + (r * p.channels + c) * p.pooled_height * p.pooled_width;
+      const Sample* next = table;
       for (int64_t ph = 0; ph < p.pooled_height; ++ph) {
         for (int64_t pw = 0; pw < p.pooled_width; ++pw) {
           double value = 0;
           bool first = true;
           for (int64_t iy = 0; iy < grid_h; ++iy) {
-            const double sy = start_h + static_cast<double>(ph) * bin_h +
-                              (static_cast<double>(iy) + 0.5) * bin_h / static_cast<double>(grid_h);
             for (int64_t ix = 0; ix < grid_w; ++ix) {
-              const double sx = start_w + static_cast<double>(pw) * bin_w +
-                                (static_cast<double>(ix) + 0.5) * bin_w / static_cast<double>(grid_w);
-              const Sample s = bilinear_sample(sy, sx, p.height, p.width);
+              const Sample s = tabulated ? *next++ : sample_at(ph, pw, iy, ix);
               if (p.max_mode) {
                 double sample = s.weight[0] * load(x_plane[s.position[0]]);
                 for (int k = 1; k < 4; ++k) sample = std::max(sample, s.weight[k] * load(x_plane[s.position[k]]));
@@ -171,9 +192,16 @@ Result<PreparedKernel> prepare_roi_align(const KernelContext& context) {
     return invalid_node(context, "output_height and output_width must be >= 1 and sampling_ratio >= 0");
   }
   GE_RETURN_IF_ERROR(check_output(context, 0, dtype, {p.rois, p.channels, p.pooled_height, p.pooled_width}));
+  // A fixed sampling ratio: every region's samples; adaptive: up to 4 x 4 per bin. At most
+  // 4 MiB of them (else each channel computes its samples again).
+  constexpr int64_t kMaxTable = (int64_t{4} << 20) / static_cast<int64_t>(sizeof(Sample));
+  const int64_t grid = p.sampling_ratio > 0 ? std::min<int64_t>(p.sampling_ratio, kMaxTable) : 4;
+  const int64_t bins = p.pooled_height * p.pooled_width;
+  const bool fits = p.channels > 1 && bins <= kMaxTable && grid * grid <= kMaxTable / bins;
+  p.table_samples = fits ? bins * grid * grid : 0;
   KernelFunction function =
       select_kernel(dtype, nn::FloatingTypes{}, []<typename T>() -> KernelFunction { return &roi_align_kernel<T>; });
-  return make_kernel(context, function, p);
+  return make_kernel(context, function, p, static_cast<size_t>(p.table_samples) * sizeof(Sample));
 }
 
 }  // namespace

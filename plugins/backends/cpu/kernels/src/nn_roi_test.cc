@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
+#include <vector>
 
 #include "kernel_test_util.h"
 #include "nn_kernels.h"
@@ -25,6 +27,60 @@ void roi_align(KernelTest& test, const char* coordinates, const char* mode) {
       .attribute("mode", mode)
       .attribute("sampling_ratio", int64_t{2})
       .output(F::kFloat32, {1, 1, 1, 1});
+}
+
+// With several channels the kernel computes a region's samples once for all of them (up
+// to 4 x 4 per bin when the grid is adaptive, else again per channel); each channel must
+// equal the one-channel run of its plane, in both modes, for fixed and adaptive grids,
+// with regions small and large (adaptive grids over 4) and partly outside the image.
+TEST(NnRoiAlignKernel, ChannelsShareTheirRegionsSamples) {
+  constexpr int64_t kChannels = 3, kHeight = 20, kWidth = 24, kRois = 5;
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::vector<float> x(static_cast<size_t>(2 * kChannels * kHeight * kWidth));
+  for (float& v : x) v = value(rng);
+  const std::vector<float> rois = {0, 0, 3, 2, 1.5f, 2.5f, 17, 19, -3, -2, 9, 7, 4, 4, 23.5f, 19.5f, 10, 3, 10.5f, 3.2f};
+  const std::vector<int64_t> batch = {0, 1, 1, 0, 1};
+  for (const char* mode : {"avg", "max"}) {
+    for (const int64_t ratio : {int64_t{0}, int64_t{2}}) {
+      SCOPED_TRACE(std::string(mode) + " sampling_ratio " + std::to_string(ratio));
+      KernelTest all("RoiAlign", 16);
+      all.input(f32({2, kChannels, kHeight, kWidth}, x))
+          .input(f32({kRois, 4}, rois))
+          .input(i64({kRois}, batch))
+          .attribute("mode", mode)
+          .attribute("sampling_ratio", ratio)
+          .attribute("spatial_scale", 0.75f)
+          .attribute("output_height", int64_t{3})
+          .attribute("output_width", int64_t{4})
+          .output(F::kFloat32, {kRois, kChannels, 3, 4});
+      GE_RUN_KERNEL(together, all);
+      for (int64_t c = 0; c < kChannels; ++c) {
+        std::vector<float> plane;
+        for (int64_t n = 0; n < 2; ++n) {
+          const auto begin = x.begin() + (n * kChannels + c) * kHeight * kWidth;
+          plane.insert(plane.end(), begin, begin + kHeight * kWidth);
+        }
+        KernelTest one("RoiAlign", 16);
+        one.input(f32({2, 1, kHeight, kWidth}, plane))
+            .input(f32({kRois, 4}, rois))
+            .input(i64({kRois}, batch))
+            .attribute("mode", mode)
+            .attribute("sampling_ratio", ratio)
+            .attribute("spatial_scale", 0.75f)
+            .attribute("output_height", int64_t{3})
+            .attribute("output_width", int64_t{4})
+            .output(F::kFloat32, {kRois, 1, 3, 4});
+        GE_RUN_KERNEL(alone, one);
+        for (int64_t r = 0; r < kRois; ++r) {
+          for (int64_t k = 0; k < 12; ++k) {
+            EXPECT_EQ(together[0].data<float>()[(r * kChannels + c) * 12 + k], alone[0].data<float>()[r * 12 + k])
+                << "region " << r << " channel " << c << " bin " << k;
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST(NnRoiAlignKernel, HalfPixelClampsSamplesAtTheEdge) {
