@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <random>
+#include <vector>
+
 #include "kernel_test_util.h"
 
 namespace ge::cpu_kernels::testing {
@@ -29,6 +33,42 @@ TEST(BatchNormalizationKernel, PerChannelDefaultEpsilon) {
                        {-1.341635f, -0.4472118f, 0.4472118f, 1.341635f, -0.4999982f, 0.5000006f, 1.499999f, 2.499998f,
                         -2.49997f, -1.49999f, -0.50001f, 0.49997f},
                        1e-6);
+}
+
+// Float32 inference runs as Y = X * a + b per channel (the "affine" kernel): on random
+// data, with float16 parameters too (opset 15), within float32 rounding of the formula
+// worked out in double.
+TEST(BatchNormalizationKernel, Float32InferenceIsOnePerChannelMultiplyAdd) {
+  constexpr int64_t kBatch = 2, kChannels = 5, kInner = 37;
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> value(-4.0f, 4.0f), positive(0.1f, 3.0f);
+  std::vector<float> x(static_cast<size_t>(kBatch * kChannels * kInner)), scale, bias, mean, var;
+  for (float& v : x) v = value(rng);
+  for (int64_t c = 0; c < kChannels; ++c) {
+    scale.push_back(value(rng)), bias.push_back(value(rng)), mean.push_back(value(rng)), var.push_back(positive(rng));
+  }
+  KernelTest test("BatchNormalization", 15);
+  test.input(f32({kBatch, kChannels, kInner}, x))
+      .initializer(f32({kChannels}, scale))
+      .initializer(f32({kChannels}, bias))
+      .initializer(f32({kChannels}, mean))
+      .initializer(f32({kChannels}, var))
+      .output(F::kFloat32, {kBatch, kChannels, kInner});
+  Result<PreparedKernel> kernel = test.prepare();
+  ASSERT_TRUE(kernel.is_ok()) << kernel.status().to_string();
+  EXPECT_NE(kernel->name.find("affine"), std::string::npos) << kernel->name;
+  GE_RUN_KERNEL(out, test);
+  for (int64_t n = 0; n < kBatch; ++n) {
+    for (int64_t c = 0; c < kChannels; ++c) {
+      for (int64_t i = 0; i < kInner; ++i) {
+        const int64_t k = (n * kChannels + c) * kInner + i;
+        const double want = (x[k] - double{mean[c]}) / std::sqrt(double{var[c]} + 1e-5) * scale[c] + bias[c];
+        const double magnitude = std::fabs(double{x[k]} * scale[c] / std::sqrt(double{var[c]})) + std::fabs(bias[c]) +
+                                 std::fabs(mean[c] * scale[c] / std::sqrt(double{var[c]}));
+        EXPECT_NEAR(out[0].data<float>()[k], want, 4e-7 * magnitude + 1e-7) << n << ", " << c << ", " << i;
+      }
+    }
+  }
 }
 
 TEST(BatchNormalizationKernel, Epsilon) {
