@@ -80,6 +80,8 @@ std::optional<EltwiseOp> eltwise_op(const Node& node) {
   using Alg = dnnl::algorithm;
   const std::string& op = node.op_type();
   if (node.domain() == "ge") {
+    // ge::HardSwish (fuse_hard_swish) is ONNX's HardSwish under GE's name (any opset).
+    if (op == "HardSwish") return EltwiseOp{Alg::eltwise_hardswish};
     if (op != "Gelu") return std::nullopt;
     const std::string approximate = node.get_string("approximate", "none");
     if (approximate == "none") return EltwiseOp{Alg::eltwise_gelu_erf};

@@ -914,6 +914,10 @@ TEST(DnnlEltwise, UnaryActivationsMatchReferenceInEveryFormat) {
     check(*plain, op, 8, blocked.get());
     ++seed;
   }
+  // ge::HardSwish, what fuse_hard_swish writes, runs the same primitive.
+  NodeCase fused("HardSwish", "ge");
+  fused.input(random_tensor({1, 16, 32, 40}, seed, 4.0f)).output({1, 16, 32, 40});
+  check(fused, "ge::HardSwish");
   NodeCase small("Sigmoid");  // below 16K elements the reference loop runs it
   small.input(random_tensor({4, 33}, 1)).output({4, 33});
   EXPECT_FALSE(prepare(small.node(), "cpu", Options{1}).has_value());

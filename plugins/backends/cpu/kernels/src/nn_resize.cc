@@ -365,6 +365,46 @@ int build_taps(const ResizeParams& p, const KernelArgs& args, const TapTables& t
   return kKernelOk;
 }
 
+// Nearest: copies, one output row (the last axis) at a time. The leading axes give a row
+// its source offset once; a row whose source row and outside flags are the previous
+// row's (upscaling replicates rows) is a copy of that output row.
+template <typename T>
+int nearest_rows(const ResizeParams& p, const TapTables& tables, const std::array<int64_t, kMaxResizeRank>& axis_base,
+                 const T* x, T* y) {
+  const int last = p.rank - 1;
+  const int64_t width = p.out_dims[last];
+  const int64_t rows = p.output_count / width;
+  const int64_t* columns = tables.offsets + axis_base[last] * p.taps;
+  const uint8_t* columns_outside = tables.outside + axis_base[last];
+  std::array<int64_t, kMaxResizeRank> position{};  // output multi-index of the row, last axis 0
+  int64_t previous_base = -1;
+  for (int64_t r = 0; r < rows; ++r) {
+    T* out = y + r * width;
+    bool outside = false;
+    int64_t base = 0;
+    for (int a = 0; a < last; ++a) {
+      outside = outside || tables.outside[axis_base[a] + position[a]] != 0;
+      base += tables.offsets[(axis_base[a] + position[a]) * p.taps];
+    }
+    if (outside) {
+      std::fill(out, out + width, store<T>(p.extrapolation));
+      base = -1;
+    } else if (base == previous_base) {
+      std::copy(out - width, out, out);
+    } else {
+      for (int64_t j = 0; j < width; ++j) {
+        out[j] = columns_outside[j] != 0 ? store<T>(p.extrapolation) : x[base + columns[j * p.taps]];  // exact copies
+      }
+    }
+    previous_base = base;
+    for (int a = last - 1; a >= 0; --a) {
+      if (++position[a] < p.out_dims[a]) break;
+      position[a] = 0;
+    }
+  }
+  return kKernelOk;
+}
+
 template <typename T>
 int resize_kernel(const KernelArgs& args) {
   const auto& p = *static_cast<const ResizeParams*>(args.params);
@@ -381,16 +421,13 @@ int resize_kernel(const KernelArgs& args) {
   std::array<int64_t, kMaxResizeRank> axis_base{};  // first table entry of each axis
   for (int a = 1; a < p.rank; ++a) axis_base[a] = axis_base[a - 1] + p.out_dims[a - 1];
 
+  if (p.mode == Mode::kNearest) return nearest_rows(p, tables, axis_base, x, y);
   std::array<int64_t, kMaxResizeRank> position{};  // output multi-index
   for (int64_t flat = 0; flat < p.output_count; ++flat) {
     bool outside = false;
     for (int a = 0; a < p.rank; ++a) outside = outside || tables.outside[axis_base[a] + position[a]] != 0;
     if (outside) {
       y[flat] = store<T>(p.extrapolation);
-    } else if (p.mode == Mode::kNearest) {
-      int64_t offset = 0;
-      for (int a = 0; a < p.rank; ++a) offset += tables.offsets[(axis_base[a] + position[a]) * p.taps];
-      y[flat] = x[offset];  // a copy: exact for every dtype
     } else {
       // Sum over every combination of the axes' taps.
       std::array<int64_t, kMaxResizeRank> tap{};
