@@ -405,6 +405,61 @@ int nearest_rows(const ResizeParams& p, const TapTables& tables, const std::arra
   return kKernelOk;
 }
 
+// Linear, cubic or antialiased filters resizing only the last two axes (the leading ones
+// identity, one tap of weight 1, as build_taps makes an axis it leaves alone): per plane,
+// the taps of a row and of a column are looked up once, not per tap combination of every
+// axis. The sum is the generic loop's, term by term in the same order, so the results
+// are the same. False (nothing written) when the leading axes are not all identity.
+template <typename T>
+bool interpolate_planes(const ResizeParams& p, const TapTables& tables, const std::array<int64_t, kMaxResizeRank>& base,
+                        const std::array<int64_t, kMaxResizeRank>& axis_taps, const T* x, T* y) {
+  if (p.rank < 2) return false;
+  const int h = p.rank - 2, w = p.rank - 1;
+  int64_t planes = 1;
+  for (int a = 0; a < h; ++a) {
+    if (axis_taps[a] != 1 || p.out_dims[a] != p.in_dims[a]) return false;
+    for (int64_t i = 0; i < p.out_dims[a]; ++i) {
+      const int64_t entry = base[a] + i;
+      if (tables.outside[entry] != 0 || tables.weights[entry * p.taps] != 1.0) return false;
+    }
+    planes *= p.out_dims[a];
+  }
+  const int64_t height = p.out_dims[h], width = p.out_dims[w];
+  std::array<int64_t, kMaxResizeRank> position{};  // of the plane over the leading axes
+  for (int64_t plane = 0; plane < planes; ++plane) {
+    int64_t source = 0;
+    for (int a = 0; a < h; ++a) source += tables.offsets[(base[a] + position[a]) * p.taps];
+    T* out = y + plane * height * width;
+    for (int64_t oy = 0; oy < height; ++oy) {
+      const int64_t row = base[h] + oy;
+      const int64_t* row_offsets = tables.offsets + row * p.taps;
+      const double* row_weights = tables.weights + row * p.taps;
+      for (int64_t ox = 0; ox < width; ++ox) {
+        const int64_t column = base[w] + ox;
+        if (tables.outside[row] != 0 || tables.outside[column] != 0) {
+          out[oy * width + ox] = store<T>(p.extrapolation);
+          continue;
+        }
+        const int64_t* column_offsets = tables.offsets + column * p.taps;
+        const double* column_weights = tables.weights + column * p.taps;
+        double sum = 0;
+        for (int64_t ty = 0; ty < axis_taps[h]; ++ty) {
+          for (int64_t tx = 0; tx < axis_taps[w]; ++tx) {
+            const double weight = row_weights[ty] * column_weights[tx];
+            if (weight != 0) sum += weight * load(x[source + row_offsets[ty] + column_offsets[tx]]);
+          }
+        }
+        out[oy * width + ox] = store<T>(sum);
+      }
+    }
+    for (int a = h - 1; a >= 0; --a) {
+      if (++position[a] < p.out_dims[a]) break;
+      position[a] = 0;
+    }
+  }
+  return true;
+}
+
 template <typename T>
 int resize_kernel(const KernelArgs& args) {
   const auto& p = *static_cast<const ResizeParams*>(args.params);
@@ -422,6 +477,7 @@ int resize_kernel(const KernelArgs& args) {
   for (int a = 1; a < p.rank; ++a) axis_base[a] = axis_base[a - 1] + p.out_dims[a - 1];
 
   if (p.mode == Mode::kNearest) return nearest_rows(p, tables, axis_base, x, y);
+  if (interpolate_planes(p, tables, axis_base, axis_taps, x, y)) return kKernelOk;
   std::array<int64_t, kMaxResizeRank> position{};  // output multi-index
   for (int64_t flat = 0; flat < p.output_count; ++flat) {
     bool outside = false;
