@@ -11,6 +11,7 @@
 
 #include "ge/graph_text.h"
 #include "ge/session.h"
+#include "kernel_trace.h"
 #include "plugin_test_env.h"
 
 namespace ge {
@@ -244,23 +245,8 @@ TEST(ShapeSpecialisation, APlanNeverComputesARandomOpAhead) {
   EXPECT_EQ((*session)->kernel_statistics()->folded, 0u);
 }
 
-/// The kernel the device ran for node 'conv' in one run of `session` (task tracing on).
 std::string conv_kernel_of_run(Session& session, const Tensor& x) {
-  Result<Backend*> backend = PluginEnvironment::get().host().backend(session.backend_name());
-  EXPECT_TRUE(backend.is_ok());
-  if (!backend.is_ok()) return {};
-  Device& device = (*backend)->device();
-  EXPECT_TRUE(device.set_task_tracing(true).is_ok());
-  std::vector<Tensor> out;
-  const Status status = session.run({{"x", x}}, out);
-  const std::vector<TaskTraceRecord> trace = device.take_task_trace();
-  (void)device.set_task_tracing(false);
-  EXPECT_TRUE(status.is_ok()) << status.to_string();
-  for (const TaskTraceRecord& task : trace) {
-    if (task.node.find("'conv'") != std::string::npos) return task.name;
-  }
-  ADD_FAILURE() << "no kernel of node 'conv' ran";
-  return {};
+  return e2e_testing::kernel_of_node(session, {{"x", x}}, "conv");
 }
 
 bool is_winograd(const std::string& kernel) { return kernel.find("wino") != std::string::npos; }

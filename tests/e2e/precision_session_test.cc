@@ -14,6 +14,7 @@
 
 #include "ge/model_file.h"
 #include "ge/session.h"
+#include "kernel_trace.h"
 #include "plugin_test_env.h"
 
 namespace ge {
@@ -62,25 +63,10 @@ Result<std::unique_ptr<Session>> session_for(int64_t rows, Precision precision, 
   return Session::create(env.host(), dense_graph(rows), options);
 }
 
-/// Runs `session` once on `rows` rows with the device tracing; the kernel the device ran
-/// for node 'dense' (the MatMul, maybe fused).
+/// The kernel the device ran for node 'dense' (the MatMul, maybe fused) in one run of
+/// `session` on `rows` rows.
 std::string dense_kernel_of_run(Session& session, int64_t rows, std::vector<Tensor>* outputs = nullptr) {
-  Result<Backend*> backend = PluginEnvironment::get().host().backend(session.backend_name());
-  EXPECT_TRUE(backend.is_ok());
-  if (!backend.is_ok()) return {};
-  Device& device = (*backend)->device();
-  EXPECT_TRUE(device.set_task_tracing(true).is_ok());
-  std::vector<Tensor> result;
-  const Status status = session.run({{"x", rows_of(rows)}}, result);
-  const std::vector<TaskTraceRecord> trace = device.take_task_trace();
-  (void)device.set_task_tracing(false);
-  EXPECT_TRUE(status.is_ok()) << status.to_string();
-  if (outputs != nullptr) *outputs = std::move(result);
-  for (const TaskTraceRecord& task : trace) {
-    if (task.node.find("'dense'") != std::string::npos) return task.name;
-  }
-  ADD_FAILURE() << "no kernel of node 'dense' ran";
-  return {};
+  return e2e_testing::kernel_of_node(session, {{"x", rows_of(rows)}}, "dense", outputs);
 }
 
 bool is_bf16_kernel(const std::string& name) { return name.size() > 5 && name.substr(name.size() - 5) == ".bf16"; }

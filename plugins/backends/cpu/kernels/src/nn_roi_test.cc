@@ -44,16 +44,20 @@ TEST(NnRoiAlignKernel, ChannelsShareTheirRegionsSamples) {
   for (const char* mode : {"avg", "max"}) {
     for (const int64_t ratio : {int64_t{0}, int64_t{2}}) {
       SCOPED_TRACE(std::string(mode) + " sampling_ratio " + std::to_string(ratio));
+      // KernelTest is not movable: each is configured in place.
+      auto configure = [&](KernelTest& test, const std::vector<float>& data, int64_t channels) {
+        test.input(f32({2, channels, kHeight, kWidth}, data))
+            .input(f32({kRois, 4}, rois))
+            .input(i64({kRois}, batch))
+            .attribute("mode", mode)
+            .attribute("sampling_ratio", ratio)
+            .attribute("spatial_scale", 0.75f)
+            .attribute("output_height", int64_t{3})
+            .attribute("output_width", int64_t{4})
+            .output(F::kFloat32, {kRois, channels, 3, 4});
+      };
       KernelTest all("RoiAlign", 16);
-      all.input(f32({2, kChannels, kHeight, kWidth}, x))
-          .input(f32({kRois, 4}, rois))
-          .input(i64({kRois}, batch))
-          .attribute("mode", mode)
-          .attribute("sampling_ratio", ratio)
-          .attribute("spatial_scale", 0.75f)
-          .attribute("output_height", int64_t{3})
-          .attribute("output_width", int64_t{4})
-          .output(F::kFloat32, {kRois, kChannels, 3, 4});
+      configure(all, x, kChannels);
       GE_RUN_KERNEL(together, all);
       for (int64_t c = 0; c < kChannels; ++c) {
         std::vector<float> plane;
@@ -62,15 +66,7 @@ TEST(NnRoiAlignKernel, ChannelsShareTheirRegionsSamples) {
           plane.insert(plane.end(), begin, begin + kHeight * kWidth);
         }
         KernelTest one("RoiAlign", 16);
-        one.input(f32({2, 1, kHeight, kWidth}, plane))
-            .input(f32({kRois, 4}, rois))
-            .input(i64({kRois}, batch))
-            .attribute("mode", mode)
-            .attribute("sampling_ratio", ratio)
-            .attribute("spatial_scale", 0.75f)
-            .attribute("output_height", int64_t{3})
-            .attribute("output_width", int64_t{4})
-            .output(F::kFloat32, {kRois, 1, 3, 4});
+        configure(one, plane, 1);
         GE_RUN_KERNEL(alone, one);
         for (int64_t r = 0; r < kRois; ++r) {
           for (int64_t k = 0; k < 12; ++k) {
