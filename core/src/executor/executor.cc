@@ -380,14 +380,22 @@ struct Executor::Impl {
   /// node at `position` (>= 0) with the same input and output descs, else a fresh one.
   Result<PreparedKernel> shared_kernel(const Node& node, std::ptrdiff_t position) {
     std::list<SharedKernel>* variants = nullptr;
-    std::vector<TensorDesc> descs;
     if (position >= 0) {
       if (shared_kernels.size() <= static_cast<size_t>(position)) shared_kernels.resize(graph->node_count());
       variants = &shared_kernels.at(static_cast<size_t>(position));
-      descs.reserve(node.input_count() + node.output_count());
-      for (const Value* in : node.inputs()) descs.push_back(in != nullptr ? in->desc() : TensorDesc{});
-      for (const Value* out : node.outputs()) descs.push_back(out->desc());
-      auto found = std::find_if(variants->begin(), variants->end(), [&](const SharedKernel& k) { return k.descs == descs; });
+      // Compared in place: descs are copied only for a kernel prepared here.
+      auto same_descs = [&node](const SharedKernel& k) {
+        if (k.descs.size() != node.input_count() + node.output_count()) return false;
+        size_t i = 0;
+        for (const Value* in : node.inputs()) {
+          if (in != nullptr ? !(k.descs[i++] == in->desc()) : !(k.descs[i++] == TensorDesc{})) return false;
+        }
+        for (const Value* out : node.outputs()) {
+          if (!(k.descs[i++] == out->desc())) return false;
+        }
+        return true;
+      };
+      auto found = std::find_if(variants->begin(), variants->end(), same_descs);
       if (found != variants->end()) {
         ++kernel_statistics.reused;
         if (found != variants->begin()) variants->splice(variants->begin(), *variants, found);
@@ -401,6 +409,10 @@ struct Executor::Impl {
     ++kernel_statistics.prepared;
     GE_LOG_DEBUG("executor: prepared {} ({}) for a plan", node.describe(), kernel.name);
     if (variants != nullptr) {
+      std::vector<TensorDesc> descs;
+      descs.reserve(node.input_count() + node.output_count());
+      for (const Value* in : node.inputs()) descs.push_back(in != nullptr ? in->desc() : TensorDesc{});
+      for (const Value* out : node.outputs()) descs.push_back(out->desc());
       variants->push_front(SharedKernel{std::move(descs), kernel});
       if (variants->size() > std::max<size_t>(options.cache_size, 1)) {
         variants->pop_back();
