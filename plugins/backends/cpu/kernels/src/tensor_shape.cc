@@ -66,7 +66,17 @@ int fill_kernel(const KernelArgs& args) {
   if (p.count == 0) return kKernelOk;
   auto* y = static_cast<unsigned char*>(args.outputs[0]);
   if (y == nullptr) return kKernelMissingAddress;
-  for (int64_t i = 0; i < p.count; ++i) std::memcpy(y + i * p.element_bytes, p.value.data(), p.element_bytes);
+  // One element, then the filled part doubled (log2(count) copies), or a memset where
+  // every byte of the value is the same (zeros, -1).
+  const auto element = static_cast<size_t>(p.element_bytes);
+  const size_t total = static_cast<size_t>(p.count) * element;
+  if (std::all_of(p.value.begin(), p.value.begin() + static_cast<std::ptrdiff_t>(element),
+                  [&](unsigned char byte) { return byte == p.value[0]; })) {
+    std::memset(y, p.value[0], total);
+  } else {
+    std::memcpy(y, p.value.data(), element);
+    for (size_t filled = element; filled < total; filled *= 2) std::memcpy(y + filled, y, std::min(filled, total - filled));
+  }
   if (p.diagonal) {
     for (int64_t i = 0; i < p.rows; ++i) {
       const int64_t j = i + p.k;

@@ -46,6 +46,19 @@ TEST(ConstantOfShapeKernel, FillsWithTheValueAttribute) {
   expect_tensor<float>(zeros[0], {2}, {0, 0});
 }
 
+// Large fills: a value of distinct bytes (copied by doubling, an odd count so the last
+// copy is partial) and one of equal bytes (memset), every element checked.
+TEST(ConstantOfShapeKernel, LargeFillsReachEveryElement) {
+  KernelTest doubled("ConstantOfShape", 9);
+  doubled.input(i64({2}, {37, 101})).attribute("value", f32({1}, {1.5f})).output(F::kFloat32, {37, 101});
+  GE_RUN_KERNEL(halves, doubled);
+  expect_tensor<float>(halves[0], {37, 101}, std::vector<float>(37 * 101, 1.5f));
+  KernelTest same_bytes("ConstantOfShape", 9);
+  same_bytes.input(i64({1}, {1001})).attribute("value", i64({1}, {-1})).output(F::kInt64, {1001});
+  GE_RUN_KERNEL(minus_ones, same_bytes);
+  expect_tensor<int64_t>(minus_ones[0], {1001}, std::vector<int64_t>(1001, -1));
+}
+
 TEST(EyeLikeKernel, OffDiagonalWithDtype) {
   KernelTest test("EyeLike", 9);
   test.input(i32({3, 4}, std::vector<int32_t>(12, 5)))
