@@ -100,10 +100,10 @@ class BoxSuppression {
   /// One block, written so that GCC vectorises it: std::min/max rather than conditionals,
   /// the conditions combined with &, no division by a union of no area (denorm_min leaves
   /// every positive union as it is); compiled for AVX-512 and AVX2 too, picked at load.
-  /// As ONNX Runtime: a box of no area overlaps nothing,
-  /// and the ratio itself is compared.
-  __attribute__((target_clones("avx512f", "avx2", "default"))) static bool block_overlaps(const float box[5], const float* ky1, const float* kx1, const float* ky2,
-                             const float* kx2, const float* karea, int live, float threshold) {
+  /// As ONNX Runtime: a box of no area overlaps nothing, and the ratio itself is compared.
+  __attribute__((target_clones("avx512f", "avx2", "default"))) static bool block_overlaps(
+      const float box[5], const float* ky1, const float* kx1, const float* ky2, const float* kx2, const float* karea,
+      int live, float threshold) {
     int any = 0;
     for (int lane = 0; lane < static_cast<int>(kBlock); ++lane) {
       const float top = std::max(box[0], ky1[lane]), bottom = std::min(box[2], ky2[lane]);

@@ -119,6 +119,28 @@ struct Frame {
   }
 };
 
+/// Whether an attribute of `node` holds a subgraph (If branches, Loop/Scan bodies), null
+/// or not.
+bool has_subgraph_attribute(const Node& node) {
+  for (const auto& [key, attribute] : node.attributes()) {
+    if (attribute.holds<Attribute::GraphPtr>() || attribute.holds<std::vector<Attribute::GraphPtr>>()) return true;
+  }
+  return false;
+}
+
+/// The launch of `kernel` on these addresses.
+KernelTask kernel_task(const PreparedKernel& kernel, const std::vector<const void*>& inputs,
+                       const std::vector<void*>& outputs, void* workspace) {
+  KernelTask task;
+  task.function = kernel.function;
+  task.args.inputs = inputs.data();
+  task.args.outputs = outputs.data();
+  task.args.workspace = workspace;
+  task.args.params = kernel.params.get();
+  task.name = kernel.name.c_str();
+  return task;
+}
+
 std::string unsupported_message(const Node& node, const Backend& backend, const std::string& reason) {
   std::string types;
   for (const Value* in : node.inputs()) {
@@ -310,10 +332,7 @@ struct Executor::Impl {
   /// kind of value a shape is computed from; never a host op or a node with a subgraph.
   static bool is_shape_value(const Node& node) {
     constexpr int64_t kMaxElements = 64;
-    if (is_host_op(node) || is_random_op(node) || node.output_count() == 0) return false;
-    for (const auto& [key, attribute] : node.attributes()) {
-      if (attribute.holds<Attribute::GraphPtr>() || attribute.holds<std::vector<Attribute::GraphPtr>>()) return false;
-    }
+    if (is_host_op(node) || is_random_op(node) || node.output_count() == 0 || has_subgraph_attribute(node)) return false;
     for (const Value* out : node.outputs()) {
       const TensorDesc& desc = out->desc();
       if (desc.kind != ValueKind::kTensor || !desc.is_static() || !desc.is_plain()) return false;
@@ -363,14 +382,7 @@ struct Executor::Impl {
     std::shared_ptr<void> workspace;
     if (kernel.workspace_bytes > 0) workspace = pool->allocate_bytes(kernel.workspace_bytes);
     if (workspace != nullptr && kernel.zeroed.workspace) std::memset(workspace.get(), 0, kernel.workspace_bytes);
-    KernelTask task;
-    task.function = kernel.function;
-    task.args.inputs = input_addresses.data();
-    task.args.outputs = output_addresses.data();
-    task.args.workspace = workspace.get();
-    task.args.params = kernel.params.get();
-    task.name = kernel.name.c_str();
-    const Task tasks[] = {task};
+    const Task tasks[] = {kernel_task(kernel, input_addresses, output_addresses, workspace.get())};
     GE_RETURN_IF_ERROR(stream->run(tasks).with_context("computing " + node.describe() + " at plan time"));
     GE_RETURN_IF_ERROR(stream->synchronize());
     return Values(std::move(outputs));
@@ -469,12 +481,7 @@ struct Executor::Impl {
   /// inputs are static (NonZero, a Reshape to computed dims) depends on data: it runs per
   /// op.
   static ClusterKind cluster_kind(const Step& step) {
-    if (step.host) return ClusterKind::kNone;
-    for (const auto& [key, attribute] : step.node->attributes()) {
-      if (attribute.holds<Attribute::GraphPtr>() || attribute.holds<std::vector<Attribute::GraphPtr>>()) {
-        return ClusterKind::kNone;
-      }
-    }
+    if (step.host || has_subgraph_attribute(*step.node)) return ClusterKind::kNone;
     bool dynamic_input = false;
     for (const Value* in : step.node->inputs()) {
       if (in == nullptr) continue;
@@ -914,13 +921,7 @@ struct Executor::Impl {
     } catch (const std::bad_alloc&) {
       return out_of_memory(node.describe(), allocated, kernel->workspace_bytes);
     }
-    KernelTask task;
-    task.function = kernel->function;
-    task.args.inputs = input_addresses.data();
-    task.args.outputs = output_addresses.data();
-    task.args.workspace = workspace.get();
-    task.args.params = kernel->params.get();
-    task.name = kernel->name.c_str();
+    KernelTask task = kernel_task(*kernel, input_addresses, output_addresses, workspace.get());
     // For the device's task trace and error messages; lives on this frame like the arrays.
     const std::string described = step != nullptr ? std::string() : node.describe();
     task.node = step != nullptr ? step->description.c_str() : described.c_str();
