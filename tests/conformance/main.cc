@@ -39,7 +39,9 @@ int fail(const Status& status) { return tools::fail("ge-conformance", status); }
 
 /// Loads the registries as the tools do; any plugin failure is an error here.
 Status load_plugins(PluginHost& host, const ConformanceOptions& options, const fs::path& registry) {
-  GE_RETURN_IF_ERROR(tools::load_plugins(host, options.plugin_files, registry));
+  tools::SessionFlags flags;
+  flags.plugin_files = options.plugin_files;
+  GE_RETURN_IF_ERROR(tools::load_plugins(host, flags, registry));
   if (!host.failures().empty()) {
     std::string message = std::to_string(host.failures().size()) + " plugin failure(s):";
     for (const Status& failure : host.failures()) message += "\n  " + failure.to_string();

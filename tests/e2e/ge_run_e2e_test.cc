@@ -413,6 +413,35 @@ TEST_F(GeRunE2ETest, MissingInputFile) {
   EXPECT_CONTAINS(r.output, "absent.pb' does not exist");
 }
 
+TEST_F(GeRunE2ETest, PluginOptionSetsABackendSettingOverTheRegistry) {
+  // The registry's default kernel providers put oneDNN in front; the reference kernels only.
+  Outcome fast = ge_run({kModel, "-O0", "--input", "random", "-v"});
+  EXPECT_EQ(fast.exit_code, 0) << fast.output;
+  EXPECT_CONTAINS(fast.output, "cpu.Conv.dnnl");
+  Outcome reference = ge_run({kModel, "-O0", "-v", "--plugin-option",
+                              "cpu.kernel_providers=[reference]", "--expected-dir", kData.string(), "--input",
+                              (kData / "input_0.pb").string()});
+  EXPECT_EQ(reference.exit_code, 0) << reference.output;
+  EXPECT_EQ(reference.output.find(".dnnl"), std::string::npos) << reference.output;
+  EXPECT_CONTAINS(reference.output, "cpu.Conv.im2col");
+  EXPECT_CONTAINS(reference.output, ": OK, max abs error");
+}
+
+TEST_F(GeRunE2ETest, ABadPluginOptionExitsOneNamingIt) {
+  Outcome typed = ge_run({kModel, "--input", "random", "--plugin-option", "cpu.winograd=maybe"});
+  EXPECT_EQ(typed.exit_code, 1) << typed.output;
+  EXPECT_CONTAINS(typed.output, "option winograd must be a bool, got \"maybe\"");
+  Outcome misspelt = ge_run({kModel, "--input", "random", "--plugin-option", "cpu.winogrd=false"});
+  EXPECT_EQ(misspelt.exit_code, 1) << misspelt.output;
+  EXPECT_CONTAINS(misspelt.output, "did you mean 'winograd'?");
+  Outcome unknown = ge_run({kModel, "--input", "random", "--plugin-option", "gpu.threads=2"});
+  EXPECT_EQ(unknown.exit_code, 1) << unknown.output;
+  EXPECT_CONTAINS(unknown.output, "--plugin-option gpu.threads: no registry defines a plugin named 'gpu'");
+  Outcome malformed = ge_run({kModel, "--input", "random", "--plugin-option", "cpu"});
+  EXPECT_EQ(malformed.exit_code, 1) << malformed.output;
+  EXPECT_CONTAINS(malformed.output, "--plugin-option expects PLUGIN.KEY=VALUE");
+}
+
 TEST_F(GeRunE2ETest, UnknownBackend) {
   Outcome r = ge_run({kModel, "--input", "random", "--backend", "no_such_backend"});
   EXPECT_EQ(r.exit_code, 1) << r.output;

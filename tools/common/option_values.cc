@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <optional>
+#include <string_view>
 #include <system_error>
 
 namespace ge::tools {
@@ -45,6 +46,60 @@ Result<Precision> parse_precision_value(const std::string& option, const std::st
   const std::optional<Precision> precision = parse_precision(text);
   if (!precision) return invalid_argument(option + " expects fp32, bf16 or mixed, got '" + text + "'");
   return *precision;
+}
+
+namespace {
+
+std::string_view trimmed(std::string_view text) {
+  const size_t first = text.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
+std::string unquoted(std::string_view text) {
+  text = trimmed(text);
+  if (text.size() >= 2 && (text.front() == '"' || text.front() == '\'') && text.back() == text.front()) {
+    text = text.substr(1, text.size() - 2);
+  }
+  return std::string(text);
+}
+
+}  // namespace
+
+Result<PluginSetting> parse_plugin_setting(const std::string& option, const std::string& text) {
+  const size_t dot = text.find('.');
+  const size_t eq = text.find('=');
+  if (dot == std::string::npos || eq == std::string::npos || dot == 0 || eq < dot + 2) {
+    return invalid_argument(option + " expects PLUGIN.KEY=VALUE (e.g. cpu.winograd=false), got '" + text + "'");
+  }
+  PluginSetting setting{text.substr(0, dot), text.substr(dot + 1, eq - dot - 1), false};
+  const std::string_view value = trimmed(std::string_view(text).substr(eq + 1));
+  int64_t integer = 0;
+  double number = 0;
+  if (value == "true" || value == "false") {
+    setting.value = value == "true";
+  } else if (auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), integer);
+             !value.empty() && ec == std::errc() && end == value.data() + value.size()) {
+    setting.value = integer;
+  } else if (auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
+             !value.empty() && ec == std::errc() && end == value.data() + value.size()) {
+    setting.value = number;
+  } else if (value.size() >= 2 && value.front() == '[' && value.back() == ']') {
+    std::vector<std::string> items;
+    const std::string_view inner = trimmed(value.substr(1, value.size() - 2));
+    for (size_t start = 0; !inner.empty();) {
+      const size_t comma = inner.find(',', start);
+      std::string item = unquoted(inner.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+      if (item.empty()) return invalid_argument(option + " '" + text + "': an empty item in the list");
+      items.push_back(std::move(item));
+      if (comma == std::string_view::npos) break;
+      start = comma + 1;
+    }
+    setting.value = std::move(items);
+  } else {
+    setting.value = unquoted(value);
+  }
+  return setting;
 }
 
 }  // namespace ge::tools

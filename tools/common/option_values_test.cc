@@ -33,5 +33,36 @@ TEST(OptionValues, PassListsAndPrecisions) {
             "--precision expects fp32, bf16 or mixed, got 'fp16'");
 }
 
+TEST(OptionValues, PluginSettingsReadAsARegistryLineWould) {
+  auto value_of = [](const std::string& text) { return parse_plugin_setting("--plugin-option", text)->value; };
+  Result<PluginSetting> setting = parse_plugin_setting("--plugin-option", "cpu.winograd=false");
+  ASSERT_TRUE(setting.is_ok()) << setting.status().to_string();
+  EXPECT_EQ(setting->plugin, "cpu");
+  EXPECT_EQ(setting->key, "winograd");
+  EXPECT_EQ(setting->value, PluginOptions::Value(false));
+  EXPECT_EQ(value_of("cpu.threads=4"), PluginOptions::Value(int64_t{4}));
+  EXPECT_EQ(value_of("cpu.threads=-2"), PluginOptions::Value(int64_t{-2}));
+  EXPECT_EQ(value_of("p.ratio=0.5"), PluginOptions::Value(0.5));
+  EXPECT_EQ(value_of("cpu.int8=f32"), PluginOptions::Value(std::string("f32")));
+  EXPECT_EQ(value_of("cpu.int8=\"f32\""), PluginOptions::Value(std::string("f32")));
+  EXPECT_EQ(value_of("cpu.int8=\"true\""), PluginOptions::Value(std::string("true")));
+  EXPECT_EQ(value_of("cpu.mode="), PluginOptions::Value(std::string()));
+  EXPECT_EQ(value_of("cpu.kernel_providers=[dnnl, \"reference\"]"),
+            PluginOptions::Value(std::vector<std::string>{"dnnl", "reference"}));
+  EXPECT_EQ(value_of("cpu.kernel_providers=[]"), PluginOptions::Value(std::vector<std::string>{}));
+  // The key may hold dots after the plugin's name; the value may hold '='.
+  setting = parse_plugin_setting("--plugin-option", "my.pass.key=a=b");
+  ASSERT_TRUE(setting.is_ok());
+  EXPECT_EQ(setting->plugin, "my");
+  EXPECT_EQ(setting->key, "pass.key");
+  EXPECT_EQ(setting->value, PluginOptions::Value(std::string("a=b")));
+  for (const char* bad : {"cpu", "cpu.winograd", "winograd=false", ".winograd=false", "cpu.=false", "cpu=x.y"}) {
+    EXPECT_EQ(parse_plugin_setting("--plugin-option", bad).status().message(),
+              std::string("--plugin-option expects PLUGIN.KEY=VALUE (e.g. cpu.winograd=false), got '") + bad + "'");
+  }
+  EXPECT_EQ(parse_plugin_setting("--plugin-option", "cpu.kernel_providers=[dnnl,,reference]").status().message(),
+            "--plugin-option 'cpu.kernel_providers=[dnnl,,reference]': an empty item in the list");
+}
+
 }  // namespace
 }  // namespace ge::tools

@@ -20,6 +20,14 @@ const std::vector<SharedOption> kOptions = {
        f.plugin_files.emplace_back(v);
        return Status::ok();
      }},
+    {"--plugin-option", kPluginFlags, true, false,
+     "PLUGIN.KEY=VALUE  a plugin's setting over its registry entry's [PLUGIN.options] (repeatable; e.g. "
+     "cpu.winograd=false, cpu.kernel_providers=[dnnl,reference])",
+     [](SessionFlags& f, const std::string& v) {
+       GE_ASSIGN_OR_RETURN(PluginSetting setting, parse_plugin_setting("--plugin-option", v));
+       f.plugin_settings.push_back(std::move(setting));
+       return Status::ok();
+     }},
     {"--backend", kPluginFlags, true, false, "NAME  the backend to compile for and run on (default cpu)",
      [](SessionFlags& f, const std::string& v) {
        GE_RETURN_IF_ERROR(non_empty(v, "--backend", "a backend name"));

@@ -18,6 +18,7 @@
 #include "ge/precision.h"
 #include "ge/session.h"
 #include "ge/status.h"
+#include "option_values.h"
 
 namespace ge::tools {
 
@@ -35,6 +36,8 @@ struct SessionFlags {
   double stream_memory_ratio = 1.1;                 ///< --stream-memory-ratio (0: no limit)
   /// --precision; absent: fp32 (a .gem: its own).
   std::optional<Precision> precision;
+  /// --plugin-option PLUGIN.KEY=VALUE, in order: over the registry's [PLUGIN.options].
+  std::vector<PluginSetting> plugin_settings;
   /// The shared options given, in order, by name ("-O", "--passes", ...).
   std::vector<std::string> given;
 
@@ -46,7 +49,7 @@ struct SessionFlags {
 
 /// Groups of shared options a tool accepts.
 enum SessionFlagGroup : uint32_t {
-  kPluginFlags = 1u << 0,   ///< --plugins, --backend, -v
+  kPluginFlags = 1u << 0,   ///< --plugins, --plugin-option, --backend, -v
   kPassFlags = 1u << 1,     ///< -O, --passes, --disable-pass, --verify-each, --check-passes, tolerances
   kDumpFlags = 1u << 2,     ///< --dump-graph, --dump-graph-constants
   kCompileFlags = 1u << 3,  ///< --memory-assigner, --streams, --stream-memory-ratio, --precision, --threads,

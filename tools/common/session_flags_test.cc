@@ -25,7 +25,7 @@ TEST(SessionFlags, EachOptionLandsInItsSessionOption) {
       parse({"--backend", "npu_sim", "-O3", "--passes=cse,dce", "--disable-pass", "fusion", "--threads", "4",
              "--memory-limit", "2G", "--memory-assigner", "naive", "--streams=2", "--stream-memory-ratio", "0",
              "--precision", "bf16", "--plugins", "a.toml", "-vv", "--verify-each", "--check-passes", "--check-rtol",
-             "1e-3"},
+             "1e-3", "--plugin-option", "cpu.winograd=false", "--plugin-option=cpu.int8=off"},
             kAll);
   ASSERT_TRUE(flags.is_ok()) << flags.status().to_string();
   const SessionOptions options = flags->session_options();
@@ -44,6 +44,9 @@ TEST(SessionFlags, EachOptionLandsInItsSessionOption) {
   EXPECT_DOUBLE_EQ(options.stream_memory_ratio, 0.0);
   EXPECT_EQ(options.precision, Precision::kBf16);
   EXPECT_EQ(flags->plugin_files.size(), 1u);
+  ASSERT_EQ(flags->plugin_settings.size(), 2u);
+  EXPECT_EQ(flags->plugin_settings[0].key, "winograd");
+  EXPECT_EQ(flags->plugin_settings[1].value, PluginOptions::Value(std::string("off")));
   EXPECT_EQ(flags->verbosity, 2);
   EXPECT_TRUE(flags->was_given("-O"));
   EXPECT_FALSE(flags->was_given("--dump-graph"));

@@ -1,5 +1,6 @@
 #include "tool_driver.h"
 
+#include <algorithm>
 #include <iostream>
 #include <system_error>
 
@@ -18,16 +19,27 @@ fs::path executable_dir(const char* argv0) {
 
 fs::path default_registry(const char* argv0) { return executable_dir(argv0) / "ge_plugins.toml"; }
 
-Status load_plugins(PluginHost& host, const std::vector<fs::path>& plugin_files, const fs::path& default_registry) {
-  const std::vector<fs::path> registries = PluginHost::discover(plugin_files, default_registry);
+Status load_plugins(PluginHost& host, const SessionFlags& flags, const fs::path& default_registry) {
+  const std::vector<fs::path> registries = PluginHost::discover(flags.plugin_files, default_registry);
   if (registries.empty()) {
     return not_found("no plugin registry found: none given with --plugins, GE_PLUGINS is unset or empty, and '" +
                      default_registry.string() + "' does not exist");
   }
+  for (const PluginSetting& setting : flags.plugin_settings) host.set_plugin_option(setting.plugin, setting.key, setting.value);
   for (const fs::path& registry : registries) {
     // Every failure is kept in host.failures(); go on to report each one.
     const Status status = host.load_registry(registry);
     if (!status.is_ok()) GE_LOG_DEBUG("registry '{}': {}", registry.string(), status.to_string());
+  }
+  for (const PluginSetting& setting : flags.plugin_settings) {
+    const std::vector<PluginRecord>& records = host.records();
+    if (std::any_of(records.begin(), records.end(), [&](const PluginRecord& r) { return r.name == setting.plugin; })) {
+      continue;
+    }
+    std::string names;
+    for (const PluginRecord& record : records) names += (names.empty() ? "" : ", ") + record.name;
+    return not_found("--plugin-option " + setting.plugin + "." + setting.key + ": no registry defines a plugin named '" +
+                     setting.plugin + "' (the plugins: " + names + ")");
   }
   return Status::ok();
 }

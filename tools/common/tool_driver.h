@@ -9,6 +9,7 @@
 
 #include "ge/plugin_host.h"
 #include "ge/status.h"
+#include "session_flags.h"
 
 namespace ge::tools {
 
@@ -23,11 +24,13 @@ std::filesystem::path executable_dir(const char* argv0);
 /// The registry a tool reads when none is given: ge_plugins.toml beside the executable.
 std::filesystem::path default_registry(const char* argv0);
 
-/// Loads every registry PluginHost::discover finds for `plugin_files` (--plugins), GE_PLUGINS
-/// and `default_registry`. A missing registry is kNotFound naming the three places; a plugin
-/// that fails to load stays in host.failures() (each tool decides whether that is fatal).
-Status load_plugins(PluginHost& host, const std::vector<std::filesystem::path>& plugin_files,
-                    const std::filesystem::path& default_registry);
+/// Loads every registry PluginHost::discover finds for `flags.plugin_files` (--plugins),
+/// GE_PLUGINS and `default_registry`, each plugin with `flags.plugin_settings`
+/// (--plugin-option) over its registry options. A missing registry is kNotFound naming the
+/// three places; a setting for a plugin no registry defines is kNotFound naming it and
+/// the plugins there are; a plugin that fails to load (an unknown or ill-typed option
+/// included) stays in host.failures() (each tool decides whether that is fatal).
+Status load_plugins(PluginHost& host, const SessionFlags& flags, const std::filesystem::path& default_registry);
 
 /// Prints "TOOL: error (CODE): MESSAGE" to stderr; returns kExitInternalError for kInternal,
 /// kExitUserError otherwise.

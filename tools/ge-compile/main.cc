@@ -190,7 +190,7 @@ int run(int argc, char** argv) {
 
   PluginHost host;
   const auto plugins_start = std::chrono::steady_clock::now();
-  if (Status status = load_plugins(host, options.plugin_files, default_registry(argv[0])); !status.is_ok()) {
+  if (Status status = load_plugins(host, options, default_registry(argv[0])); !status.is_ok()) {
     return fail(status);
   }
   if (!host.failures().empty()) {

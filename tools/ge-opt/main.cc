@@ -189,7 +189,7 @@ int run(int argc, char** argv) {
   if (options.verbosity > 0) increase_verbosity(options.verbosity);
 
   PluginHost host;
-  if (Status status = load_plugins(host, options.plugin_files, default_registry(argv[0])); !status.is_ok()) {
+  if (Status status = load_plugins(host, options, default_registry(argv[0])); !status.is_ok()) {
     return fail(kTool, status);
   }
   for (const Status& failure : host.failures()) std::cerr << kTool << ": plugin failure: " << failure.to_string() << "\n";

@@ -279,7 +279,7 @@ int run(int argc, char** argv) {
   if (options.autofusion == "interpret" || options.autofusion == "codegen") {
     host.set_plugin_option("cpu", "autofuse_mode", options.autofusion);
   }
-  if (Status status = load_plugins(host, options.plugin_files, default_registry(argv[0])); !status.is_ok()) {
+  if (Status status = load_plugins(host, options, default_registry(argv[0])); !status.is_ok()) {
     return fail(status);
   }
   if (options.list_plugins) {

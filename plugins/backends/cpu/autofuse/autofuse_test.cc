@@ -24,16 +24,16 @@
 #include "autofuse_compiler.h"
 #include "autofuse_kernels.h"
 #include "ge/autofuse/loop_ir.h"
-#include "ge/cpu_kernels/kernel_library.h"
-#include "half_float.h"
-#include "kernel_test_util.h"
+#include "ge/reference_kernels/half_float.h"
+#include "ge/reference_kernels/kernel_library.h"
+#include "testing/kernel_test_util.h"
 
 namespace ge::cpu_autofuse {
 namespace {
 
 using autofuse::Op;
 using autofuse::Program;
-using cpu_kernels::testing::KernelTest;
+using reference_kernels::testing::KernelTest;
 
 std::vector<int64_t> broadcast(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
   std::vector<int64_t> out(std::max(a.size(), b.size()), 1);
@@ -60,7 +60,7 @@ Tensor random_input(std::mt19937& rng, DataType dtype, const std::vector<int64_t
     if (dtype == DataType::kBool) {
       static_cast<unsigned char*>(t.raw_data())[e] = rng() % 2;
     } else if (dtype == DataType::kFloat16) {
-      static_cast<uint16_t*>(t.raw_data())[e] = cpu_kernels::float16_from_float(uniform(rng));
+      static_cast<uint16_t*>(t.raw_data())[e] = reference_kernels::float16_from_float(uniform(rng));
     } else if (dtype == DataType::kInt64) {
       const int64_t small = static_cast<int64_t>(rng() % 7) - 3;
       t.data<int64_t>()[e] = rng() % 8 == 0 ? (int64_t{1} << 40) + 2 * small + 1 : small;
@@ -468,7 +468,7 @@ TEST_F(AutofuseTest, InterpreterMatchesUnfusedKernels) {
     seen.merge(features(c.program));
     ASSERT_TRUE(autofuse::validate(c.program).is_ok()) << autofuse::print(c.program);
     FusedNode fused(c, "interpret");
-    Result<PreparedKernel> kernel = cpu_kernels::prepare(*fused.node, "cpu");
+    Result<PreparedKernel> kernel = reference_kernels::prepare(*fused.node, "cpu");
     ASSERT_TRUE(kernel.is_ok()) << kernel.status().to_string() << "\n" << autofuse::print(c.program);
     const std::vector<Tensor> expected = run_unfused(c);
     expect_same(launch(kernel.value(), c), expected, 0, "case " + std::to_string(n) + ":\n" + autofuse::print(c.program));
@@ -485,7 +485,7 @@ TEST_F(AutofuseTest, GeneratedCodeMatchesInterpreter) {
     const Case c = random_case(rng, n >= 40);
     seen.merge(features(c.program));
     FusedNode fused(c);
-    Result<PreparedKernel> interpreted = cpu_kernels::prepare(*fused.node, "cpu");
+    Result<PreparedKernel> interpreted = reference_kernels::prepare(*fused.node, "cpu");
     ASSERT_TRUE(interpreted.is_ok()) << interpreted.status().to_string();
     std::optional<PreparedKernel> generated = prepare(*fused.node, "cpu", 1 + n % 2, /*mode=*/{}, /*vector_math=*/false);
     ASSERT_TRUE(generated.has_value()) << autofuse::print(c.program);
@@ -568,7 +568,7 @@ TEST_F(AutofuseTest, SoftmaxRowsMatchTheSoftmaxKernel) {
       const Tensor expected = run_softmax_kernels(c, log);
       ASSERT_TRUE(expected.defined()) << what;
       FusedNode fused(c);
-      Result<PreparedKernel> interpreted = cpu_kernels::prepare(*fused.node, "cpu");
+      Result<PreparedKernel> interpreted = reference_kernels::prepare(*fused.node, "cpu");
       ASSERT_TRUE(interpreted.is_ok()) << interpreted.status().to_string();
       std::optional<PreparedKernel> generated = prepare(*fused.node, "cpu", 2);
       ASSERT_TRUE(generated.has_value()) << what;
@@ -638,7 +638,7 @@ TEST_F(AutofuseTest, SoftmaxOverAnOuterAxisMatchesTheSoftmaxKernel) {
       const Tensor expected = run_kernel(softmax, DataType::kFloat32, dims);
       ASSERT_TRUE(expected.defined());
       FusedNode fused(c);
-      Result<PreparedKernel> interpreted = cpu_kernels::prepare(*fused.node, "cpu");
+      Result<PreparedKernel> interpreted = reference_kernels::prepare(*fused.node, "cpu");
       ASSERT_TRUE(interpreted.is_ok()) << interpreted.status().to_string();
       std::optional<PreparedKernel> generated = prepare(*fused.node, "cpu", 2);
       ASSERT_TRUE(generated.has_value());
@@ -684,7 +684,7 @@ TEST_F(AutofuseTest, ExpOfLargeNegativeArgumentsIsExpf) {
   p.code.push_back({Op::kExp, 0, -1, -1, 0});
   p.outputs.push_back({1, {n}});
   FusedNode fused(c);
-  Result<PreparedKernel> interpreted = cpu_kernels::prepare(*fused.node, "cpu");
+  Result<PreparedKernel> interpreted = reference_kernels::prepare(*fused.node, "cpu");
   ASSERT_TRUE(interpreted.is_ok());
   std::optional<PreparedKernel> scalar = prepare(*fused.node, "cpu", 1, /*mode=*/{}, /*vector_math=*/false);
   ASSERT_TRUE(scalar.has_value());
@@ -724,7 +724,7 @@ TEST_F(AutofuseTest, VectorMathStaysWithinAFewUlp) {
   p.outputs.push_back({last, {3, 1000}});
   ASSERT_TRUE(autofuse::validate(p).is_ok());
   FusedNode fused(c);
-  Result<PreparedKernel> interpreted = cpu_kernels::prepare(*fused.node, "cpu");
+  Result<PreparedKernel> interpreted = reference_kernels::prepare(*fused.node, "cpu");
   ASSERT_TRUE(interpreted.is_ok());
   std::optional<PreparedKernel> generated = prepare(*fused.node, "cpu", 2);
   ASSERT_TRUE(generated.has_value());
@@ -760,7 +760,7 @@ Case conversion_case(DataType dtype, const std::vector<T>& values, const std::ve
 void expect_bytes(const Case& c, size_t output, const void* expected, const std::string& what) {
   ASSERT_TRUE(autofuse::validate(c.program).is_ok()) << autofuse::print(c.program);
   FusedNode fused(c);
-  Result<PreparedKernel> interpreted = cpu_kernels::prepare(*fused.node, "cpu");
+  Result<PreparedKernel> interpreted = reference_kernels::prepare(*fused.node, "cpu");
   ASSERT_TRUE(interpreted.is_ok()) << interpreted.status().to_string();
   std::optional<PreparedKernel> generated = prepare(*fused.node, "cpu", 1);
   ASSERT_TRUE(generated.has_value());
@@ -784,8 +784,8 @@ TEST_F(AutofuseTest, Float16LoadsEveryBitPatternExactly) {
   std::vector<float> widened(patterns.size());
   std::vector<uint16_t> back(patterns.size());
   for (size_t i = 0; i < patterns.size(); ++i) {
-    widened[i] = cpu_kernels::float16_to_float(patterns[i]);
-    back[i] = cpu_kernels::float16_from_float(widened[i]);
+    widened[i] = reference_kernels::float16_to_float(patterns[i]);
+    back[i] = reference_kernels::float16_from_float(widened[i]);
   }
   for (bool lanes : {false, true}) {
     const Case c = conversion_case(DataType::kFloat16, patterns, {DataType::kFloat32, DataType::kFloat16}, lanes);
@@ -802,8 +802,8 @@ TEST_F(AutofuseTest, Float16LoadsEveryBitPatternExactly) {
 TEST_F(AutofuseTest, Float16StoresRoundToNearestEven) {
   std::vector<float> values;
   for (uint32_t low = 0; low < 0x7c00; ++low) {
-    const float a = cpu_kernels::float16_to_float(static_cast<uint16_t>(low));
-    const float middle = (a + (low == 0x7bff ? 65536.0f : cpu_kernels::float16_to_float(static_cast<uint16_t>(low + 1)))) / 2;
+    const float a = reference_kernels::float16_to_float(static_cast<uint16_t>(low));
+    const float middle = (a + (low == 0x7bff ? 65536.0f : reference_kernels::float16_to_float(static_cast<uint16_t>(low + 1)))) / 2;
     for (float x : {a, middle, std::nextafter(middle, 0.0f), std::nextafter(middle, INFINITY)}) {
       values.push_back(x);
       values.push_back(-x);
@@ -815,7 +815,7 @@ TEST_F(AutofuseTest, Float16StoresRoundToNearestEven) {
   }
   if (values.size() % 2 != 0) values.push_back(1.0f);
   std::vector<uint16_t> expected(values.size());
-  for (size_t i = 0; i < values.size(); ++i) expected[i] = cpu_kernels::float16_from_float(values[i]);
+  for (size_t i = 0; i < values.size(); ++i) expected[i] = reference_kernels::float16_from_float(values[i]);
   for (bool lanes : {false, true}) {
     expect_bytes(conversion_case(DataType::kFloat32, values, {DataType::kFloat16}, lanes), lanes ? 1 : 0,
                  expected.data(), lanes ? "lanes" : "flat");
@@ -834,7 +834,7 @@ TEST_F(AutofuseTest, WithoutACompilerTheInterpreterRuns) {
   const std::optional<PreparedKernel> generated = prepare(*fused.node, "cpu", 1);
   ::setenv("PATH", path.c_str(), 1);
   EXPECT_FALSE(generated.has_value());
-  Result<PreparedKernel> interpreted = cpu_kernels::prepare(*fused.node, "cpu");
+  Result<PreparedKernel> interpreted = reference_kernels::prepare(*fused.node, "cpu");
   ASSERT_TRUE(interpreted.is_ok());
   expect_same(launch(interpreted.value(), c), run_unfused(c), 0, "interpreted");
 }

@@ -8,8 +8,8 @@
 #include "dnnl_fast_paths.h"
 #include "dnnl_program.h"
 #include "dnnl_util.h"
-#include "ge/cpu_kernels/kernel_library.h"
 #include "ge/logging.h"
+#include "ge/reference_kernels/kernel_library.h"
 
 namespace ge::cpu_dnnl {
 
@@ -30,7 +30,7 @@ std::optional<PreparedKernel> prepare_concat(const Node& node, std::string_view 
       return md ? std::optional(with_type(*md, moved)) : std::nullopt;
     }
     Dims dims = dims_of(value);
-    const int64_t block = cpu_kernels::channel_block_of_format(value.desc().format, dims.size());
+    const int64_t block = reference_kernels::channel_block_of_format(value.desc().format, dims.size());
     if (value.desc().is_plain() || dims.size() < 3 || dims[1] % 2 != 0 || block < 2) return std::nullopt;
     dims[1] /= 2;
     const std::string half_block = "nChw" + std::to_string(block / 2) + "c";

@@ -26,21 +26,21 @@
 #include "dnnl_program.h"
 #include "dnnl_util.h"
 #include "ge/logging.h"
-#include "kernel_util.h"
-#include "spatial_geometry.h"
+#include "ge/reference_kernels/kernel_util.h"
+#include "ge/reference_kernels/spatial_geometry.h"
 #include "winograd_conv.h"
 
 namespace ge::cpu_dnnl {
 namespace {
 
-using cpu_kernels::KernelContext;
-using cpu_kernels::SpatialGeometry;
+using reference_kernels::KernelContext;
+using reference_kernels::SpatialGeometry;
 
 // The geometry's arrays hold rank 1-3 padded with leading unit axes: the node's axes
 // are the last `rank` entries.
-Dims tail(const std::array<int64_t, cpu_kernels::kMaxSpatialRank>& values, int rank, int64_t minus = 0) {
+Dims tail(const std::array<int64_t, reference_kernels::kMaxSpatialRank>& values, int rank, int64_t minus = 0) {
   Dims out;
-  for (int i = cpu_kernels::kMaxSpatialRank - rank; i < cpu_kernels::kMaxSpatialRank; ++i)
+  for (int i = reference_kernels::kMaxSpatialRank - rank; i < reference_kernels::kMaxSpatialRank; ++i)
     out.push_back(values[i] - minus);
   return out;
 }
@@ -91,7 +91,7 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
   if (rank < 3 || rank > 5) return std::nullopt;
   const int64_t group = node.get_int("group", 1);
   KernelContext context{node, backend, 17};
-  Result<SpatialGeometry> geometry = cpu_kernels::compute_spatial_geometry(
+  Result<SpatialGeometry> geometry = reference_kernels::compute_spatial_geometry(
       context, Dims(x_dims.begin() + 2, x_dims.end()), Dims(w_dims.begin() + 2, w_dims.end()), false);
   if (!geometry.is_ok()) return std::nullopt;
   const SpatialGeometry& g = geometry.value();

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "ge/cpu_kernels/kernel_library.h"
+#include "ge/reference_kernels/kernel_library.h"
 
 #include "dnnl_fast_paths.h"
 #include "dnnl_openmp.h"
@@ -137,11 +137,11 @@ std::optional<PreparedKernel> prepare_depth_to_space(const Node& node, std::stri
   const int64_t expanded = d.kh * d.kw * d.channels;
   const std::string& x_format = node.input(0)->desc().format;
   const std::string& y_format = node.output(0)->desc().format;
-  const int64_t y_block = y_format.empty() ? 0 : cpu_kernels::channel_block_of_format(y_format, y_dims.size());
+  const int64_t y_block = y_format.empty() ? 0 : reference_kernels::channel_block_of_format(y_format, y_dims.size());
   if (!y_format.empty() && (y_block == 0 || d.channels % y_block != 0)) return std::nullopt;
   // The products in the source's channel blocks where whole taps fill them (or one block
   // holds them all), else nhwc.
-  int64_t block = x_format.empty() ? 0 : cpu_kernels::channel_block_of_format(x_format, x_dims.size());
+  int64_t block = x_format.empty() ? 0 : reference_kernels::channel_block_of_format(x_format, x_dims.size());
   if (block != 8 && block != 16) block = 0;
   const bool whole_taps = block != 0 && d.channels % block == 0 && (y_block == 0 || y_block == block);
   const bool one_block = block != 0 && expanded <= block && y_block == 0;

@@ -60,7 +60,7 @@ std::optional<PreparedKernel> prepare_int8_matmul_float(const Node& node, std::s
 /// what format_capability offers, so that quantised activations stay channels-last
 /// between int8 convolutions.
 bool int8_conv_takes_channels_last(const Node& node, const Options& options);
-/// A large elementwise op no other fast path takes (cpu_kernels::is_format_agnostic, at
+/// A large elementwise op no other fast path takes (reference_kernels::is_format_agnostic, at
 /// least 131072 elements, more than one thread): its reference kernel run on slices split
 /// across the kernel's threads, with the reference kernel's name (dnnl_split.cc).
 std::optional<PreparedKernel> prepare_split(const Node& node, std::string_view backend, const Options& options);

@@ -24,9 +24,9 @@
 
 #include "dnnl_kernels.h"
 #include "dnnl_util.h"
-#include "ge/cpu_kernels/kernel_library.h"
 #include "ge/graph.h"
 #include "ge/minifloat.h"
+#include "ge/reference_kernels/kernel_library.h"
 #include "ge/tensor.h"
 
 namespace ge::cpu_dnnl {
@@ -153,7 +153,7 @@ class HalfCase {
   }
   // The float32 reference kernel on the stored values.
   Tensor run_reference() {
-    Result<PreparedKernel> reference = cpu_kernels::prepare(reference_node(), "cpu");
+    Result<PreparedKernel> reference = reference_kernels::prepare(reference_node(), "cpu");
     EXPECT_TRUE(reference.is_ok()) << reference.status().to_string();
     if (!reference.is_ok()) return Tensor();
     std::vector<Tensor> values;
@@ -523,7 +523,7 @@ TEST(DnnlHalf, ReferenceMatMulAndGemmTakeHalfTypes) {
         .attribute("alpha", Attribute(0.5f))
         .attribute("beta", Attribute(2.0f));
     for (HalfCase* c : {&matmul, &gemm}) {
-      Result<PreparedKernel> kernel = cpu_kernels::prepare(c->node(), "cpu");
+      Result<PreparedKernel> kernel = reference_kernels::prepare(c->node(), "cpu");
       ASSERT_TRUE(kernel.is_ok()) << type_name(type) << ": " << kernel.status().to_string();
       EXPECT_LE(worst_error(c->run(*kernel), c->run_reference()), tolerance(type)) << type_name(type);
     }

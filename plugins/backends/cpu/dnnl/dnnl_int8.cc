@@ -51,17 +51,17 @@
 #include "dnnl_openmp.h"
 #include "dnnl_program.h"
 #include "dnnl_util.h"
-#include "ge/cpu_kernels/kernel_library.h"
 #include "ge/graph_queries.h"
 #include "ge/logging.h"
-#include "kernel_util.h"
-#include "spatial_geometry.h"
+#include "ge/reference_kernels/kernel_library.h"
+#include "ge/reference_kernels/kernel_util.h"
+#include "ge/reference_kernels/spatial_geometry.h"
 
 namespace ge::cpu_dnnl {
 namespace int8_detail {
 
 using dt = dnnl::memory::data_type;
-using cpu_kernels::SpatialGeometry;
+using reference_kernels::SpatialGeometry;
 
 // The weights as s8 and their compensation (see the top of the file). `rows` output
 // channels (or columns) of `depth` taps each, element (row, tap) at row * row_step + tap
@@ -123,11 +123,11 @@ struct ZeroPointLoads {
 int load_zero_points(const KernelArgs& args, const void* params) {
   for (const ZeroPointLoads::Load& load : static_cast<const ZeroPointLoads*>(params)->loads) {
     const void* data = args.inputs[load.input];
-    if (data == nullptr || args.workspace == nullptr) return cpu_kernels::kKernelMissingAddress;
+    if (data == nullptr || args.workspace == nullptr) return reference_kernels::kKernelMissingAddress;
     const int32_t value = load_8bit(data, load.is_signed);
     std::memcpy(workspace_at(args, load.offset), &value, sizeof value);
   }
-  return cpu_kernels::kKernelOk;
+  return reference_kernels::kKernelOk;
 }
 
 // The requantisation of the reference kernels: y = saturate(round_half_even(float(sum) *
@@ -168,7 +168,7 @@ struct ConvFinish {
   size_t sums_offset = 0;  // workspace bytes: the int32 sums (qlinear); else the output holds them
   size_t plane_offset = 0, window_offset = 0, multiplier_offset = 0;  // workspace bytes
   size_t partial_offset[2] = {0, 0};                                  // workspace bytes: window_sums' first two passes
-  std::array<std::vector<cpu_kernels::TapRange>, cpu_kernels::kMaxSpatialRank> taps;  // per axis, per output position
+  std::array<std::vector<reference_kernels::TapRange>, reference_kernels::kMaxSpatialRank> taps;  // per axis, per output position
 };
 
 // window[o] = sum over the taps of output position o of plane[input position], taps
@@ -176,7 +176,7 @@ struct ConvFinish {
 // pass per axis (last, middle, first), each summing its taps into a partial buffer
 // [in0][in1][out2], then [in0][out1][out2], then the window.
 void window_pass(const int32_t* from, int64_t outer, int64_t in, int64_t out, int64_t inner, int64_t stride,
-                 int64_t pad, int64_t dilation, const std::vector<cpu_kernels::TapRange>& taps, int32_t* to) {
+                 int64_t pad, int64_t dilation, const std::vector<reference_kernels::TapRange>& taps, int32_t* to) {
   for (int64_t a = 0; a < outer; ++a) {
     for (int64_t o = 0; o < out; ++o) {
       int32_t* row = to + (a * out + o) * inner;
@@ -250,7 +250,7 @@ int finish_conv(const KernelArgs& args, const void* params) {
   const Requantize& q = p.requantize;
   if (args.inputs[0] == nullptr || args.outputs[0] == nullptr || args.workspace == nullptr ||
       (p.x_zero >= 0 && args.inputs[p.x_zero] == nullptr)) {
-    return cpu_kernels::kKernelMissingAddress;
+    return reference_kernels::kKernelMissingAddress;
   }
   const int32_t x_zero = p.x_zero >= 0 ? load_8bit(args.inputs[p.x_zero], p.x_signed) : 0;
   auto* sums = reinterpret_cast<int32_t*>(p.qlinear ? workspace_at(args, p.sums_offset) : args.outputs[0]);
@@ -265,7 +265,7 @@ int finish_conv(const KernelArgs& args, const void* params) {
     const auto* y_scale = static_cast<const float*>(input_at(args, q.y_scale));
     if (x_scale == nullptr || w_scale == nullptr || y_scale == nullptr ||
         (q.y_zero >= 0 && !input_at(args, q.y_zero)) || (q.bias >= 0 && !input_at(args, q.bias))) {
-      return cpu_kernels::kKernelMissingAddress;
+      return reference_kernels::kKernelMissingAddress;
     }
     for (int64_t m = 0; m < p.out_channels; ++m) {
       multipliers[m] = x_scale[0] * w_scale[q.w_scale_per_channel ? m : 0] / y_scale[0];
@@ -293,7 +293,7 @@ int finish_conv(const KernelArgs& args, const void* params) {
       }
     }
   }
-  if (!p.qlinear) return cpu_kernels::kKernelOk;
+  if (!p.qlinear) return reference_kernels::kKernelOk;
   // Bias and requantisation: each of the batch x out_channels rows alone.
   parallel_chunks(p.batch * p.out_channels, 1, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
@@ -312,7 +312,7 @@ int finish_conv(const KernelArgs& args, const void* params) {
       }
     }
   });
-  return cpu_kernels::kKernelOk;
+  return reference_kernels::kKernelOk;
 }
 
 // Byte tensors (and int32 sums) between the stored layout [N][C][spatial] and oneDNN's
@@ -411,7 +411,7 @@ int transpose_step(const KernelArgs& args, const void* params) {
   const auto& p = *static_cast<const Transpose*>(params);
   const auto* from = static_cast<const char*>(locate(args, p.from));
   auto* to = static_cast<char*>(locate(args, p.to));
-  if (from == nullptr || to == nullptr) return cpu_kernels::kKernelMissingAddress;
+  if (from == nullptr || to == nullptr) return reference_kernels::kKernelMissingAddress;
   const int64_t image = p.rows * p.cols * p.element;
   // Work units: blocks of source rows of every image, split across the team.
   const int64_t block = p.element == 4 ? kInt32RowBlock : kByteRowBlock;
@@ -428,14 +428,14 @@ int transpose_step(const KernelArgs& args, const void* params) {
       }
     }
   });
-  return cpu_kernels::kKernelOk;
+  return reference_kernels::kKernelOk;
 }
 
 Tag channels_last(size_t rank) { return rank == 3 ? Tag::acb : rank == 4 ? Tag::acdb : Tag::acdeb; }
 
-Dims spatial_tail(const std::array<int64_t, cpu_kernels::kMaxSpatialRank>& values, int rank, int64_t minus = 0) {
+Dims spatial_tail(const std::array<int64_t, reference_kernels::kMaxSpatialRank>& values, int rank, int64_t minus = 0) {
   Dims out;
-  for (int i = cpu_kernels::kMaxSpatialRank - rank; i < cpu_kernels::kMaxSpatialRank; ++i)
+  for (int i = reference_kernels::kMaxSpatialRank - rank; i < reference_kernels::kMaxSpatialRank; ++i)
     out.push_back(values[i] - minus);
   return out;
 }
@@ -526,7 +526,7 @@ int finish_matmul(const KernelArgs& args, const void* params) {
   const Requantize& q = p.requantize;
   if (args.inputs[0] == nullptr || args.outputs[0] == nullptr || args.workspace == nullptr ||
       (p.a_zero >= 0 && args.inputs[p.a_zero] == nullptr)) {
-    return cpu_kernels::kKernelMissingAddress;
+    return reference_kernels::kKernelMissingAddress;
   }
   auto* sums = reinterpret_cast<int32_t*>(p.qlinear ? workspace_at(args, p.sums_offset) : args.outputs[0]);
   if (!p.compensation.empty()) {
@@ -543,12 +543,12 @@ int finish_matmul(const KernelArgs& args, const void* params) {
       }
     });
   }
-  if (!p.qlinear) return cpu_kernels::kKernelOk;
+  if (!p.qlinear) return reference_kernels::kKernelOk;
   const auto* a_scale = static_cast<const float*>(input_at(args, q.x_scale));
   const auto* b_scale = static_cast<const float*>(input_at(args, q.w_scale));
   const auto* y_scale = static_cast<const float*>(input_at(args, q.y_scale));
   if (a_scale == nullptr || b_scale == nullptr || y_scale == nullptr || (q.y_zero >= 0 && !input_at(args, q.y_zero))) {
-    return cpu_kernels::kKernelMissingAddress;
+    return reference_kernels::kKernelMissingAddress;
   }
   auto* multipliers = reinterpret_cast<float*>(workspace_at(args, p.multiplier_offset));
   for (int64_t j = 0; j < p.columns; ++j) {
@@ -565,7 +565,7 @@ int finish_matmul(const KernelArgs& args, const void* params) {
                          static_cast<uint8_t*>(args.outputs[0]) + begin * p.columns);
     }
   });
-  return cpu_kernels::kKernelOk;
+  return reference_kernels::kKernelOk;
 }
 
 }  // namespace int8_detail
@@ -604,8 +604,8 @@ std::optional<Int8ConvPlan> plan_int8_conv(const Node& node) {
   plan.group = node.get_int("group", 1);
   plan.out_channels = w_dims[0], plan.group_out = plan.out_channels / plan.group;
   const int64_t out_channels = plan.out_channels;
-  const cpu_kernels::KernelContext context{node, "cpu", 17};
-  Result<SpatialGeometry> geometry = cpu_kernels::compute_spatial_geometry(
+  const reference_kernels::KernelContext context{node, "cpu", 17};
+  Result<SpatialGeometry> geometry = reference_kernels::compute_spatial_geometry(
       context, Dims(x_dims.begin() + 2, x_dims.end()), Dims(w_dims.begin() + 2, w_dims.end()), false);
   if (!geometry.is_ok()) return std::nullopt;
   plan.g = geometry.value();
@@ -700,10 +700,10 @@ std::optional<PreparedKernel> prepare_int8_conv(const Node& node, std::string_vi
                                          : dnnl::memory::desc();
   const Dims strides = spatial_tail(g.strides, spatial), dilations = spatial_tail(g.dilations, spatial, 1);
   const Dims pads_l = spatial_tail(g.pads_begin, spatial), pads_r = spatial_tail(g.pads_end, spatial);
-  std::array<std::vector<cpu_kernels::TapRange>, cpu_kernels::kMaxSpatialRank> taps;
-  for (int axis = 0; axis < cpu_kernels::kMaxSpatialRank; ++axis) {
+  std::array<std::vector<reference_kernels::TapRange>, reference_kernels::kMaxSpatialRank> taps;
+  for (int axis = 0; axis < reference_kernels::kMaxSpatialRank; ++axis) {
     for (int64_t o = 0; o < g.output[axis]; ++o) {
-      taps[axis].push_back(cpu_kernels::taps_within(o * g.strides[axis] - g.pads_begin[axis], g.kernel[axis],
+      taps[axis].push_back(reference_kernels::taps_within(o * g.strides[axis] - g.pads_begin[axis], g.kernel[axis],
                                                     g.dilations[axis], 0, g.input[axis]));
     }
   }

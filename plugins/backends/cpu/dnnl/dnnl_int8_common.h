@@ -12,9 +12,9 @@
 
 #include "dnnl_program.h"
 #include "dnnl_util.h"
-#include "ge/cpu_kernels/kernel_library.h"
 #include "ge/graph.h"
 #include "ge/plugin_api/kernel.h"
+#include "ge/reference_kernels/kernel_library.h"
 #include "ge/tensor.h"
 
 namespace ge::cpu_dnnl::int8_detail {
@@ -108,7 +108,7 @@ inline std::optional<Int8Operands> int8_operands(const Node& node, std::string_v
   if (!is_8bit(o.x) || !is_8bit(o.w) || o.w->constant() == nullptr) return std::nullopt;
   auto stored = [&](const Value* value) {
     return value->desc().is_plain() ||
-           (channels_last && cpu_kernels::is_channels_last_format(value->desc().format, static_cast<size_t>(value->desc().rank())));
+           (channels_last && reference_kernels::is_channels_last_format(value->desc().format, static_cast<size_t>(value->desc().rank())));
   };
   if (!stored(o.x) || !stored(o.y)) return std::nullopt;
   if (o.qlinear ? !is_8bit(o.y) : o.y->desc().dtype != DataType::kInt32) return std::nullopt;

@@ -43,11 +43,11 @@
 #include "dnnl_openmp.h"
 #include "dnnl_program.h"
 #include "dnnl_util.h"
-#include "ge/cpu_kernels/kernel_library.h"
 #include "ge/graph_queries.h"
 #include "ge/logging.h"
-#include "kernel_util.h"
-#include "spatial_geometry.h"
+#include "ge/reference_kernels/kernel_library.h"
+#include "ge/reference_kernels/kernel_util.h"
+#include "ge/reference_kernels/spatial_geometry.h"
 
 namespace ge::cpu_dnnl {
 namespace int8_float_detail {
@@ -85,7 +85,7 @@ void widen_range(const X* x, int64_t begin, int64_t end, float offset, float* to
 int widen_step(const KernelArgs& args, const void* params) {
   const auto& p = *static_cast<const Widen*>(params);
   if (args.inputs[0] == nullptr || args.workspace == nullptr || (p.zero >= 0 && args.inputs[p.zero] == nullptr)) {
-    return cpu_kernels::kKernelMissingAddress;
+    return reference_kernels::kKernelMissingAddress;
   }
   const float zero = p.zero >= 0 ? static_cast<float>(load_8bit(args.inputs[p.zero], p.is_signed)) : 0.f;
   auto* to = reinterpret_cast<float*>(workspace_at(args, p.offset));
@@ -96,7 +96,7 @@ int widen_step(const KernelArgs& args, const void* params) {
       widen_range(static_cast<const uint8_t*>(args.inputs[0]), begin, end, zero, to);
     }
   });
-  return cpu_kernels::kKernelOk;
+  return reference_kernels::kKernelOk;
 }
 
 // Host step: the chunks' float sums (plain, each `count` elements) added as int32, then
@@ -184,7 +184,7 @@ void requantize_any(const float* const* chunks, size_t chunk_count, int64_t begi
 
 int finish_step(const KernelArgs& args, const void* params) {
   const auto& p = *static_cast<const Finish*>(params);
-  if (args.outputs[0] == nullptr || args.workspace == nullptr) return cpu_kernels::kKernelMissingAddress;
+  if (args.outputs[0] == nullptr || args.workspace == nullptr) return reference_kernels::kKernelMissingAddress;
   std::vector<const float*> chunks;
   for (size_t offset : p.chunk_offsets) chunks.push_back(reinterpret_cast<const float*>(workspace_at(args, offset)));
   const size_t chunk_count = chunks.size();
@@ -193,7 +193,7 @@ int finish_step(const KernelArgs& args, const void* params) {
     parallel_chunks(p.count, 16384, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) y[i] = chunk_sum(chunks.data(), chunk_count, i);
     });
-    return cpu_kernels::kKernelOk;
+    return reference_kernels::kKernelOk;
   }
   const auto* x_scale = static_cast<const float*>(input_at(args, p.x_scale));
   const auto* w_scale = static_cast<const float*>(input_at(args, p.w_scale));
@@ -201,7 +201,7 @@ int finish_step(const KernelArgs& args, const void* params) {
   const auto* bias = static_cast<const int32_t*>(input_at(args, p.bias));
   if (x_scale == nullptr || w_scale == nullptr || y_scale == nullptr || (p.y_zero >= 0 && !input_at(args, p.y_zero)) ||
       (p.bias >= 0 && bias == nullptr)) {
-    return cpu_kernels::kKernelMissingAddress;
+    return reference_kernels::kKernelMissingAddress;
   }
   auto* multipliers = reinterpret_cast<float*>(workspace_at(args, p.multiplier_offset));
   for (int64_t m = 0; m < p.channels; ++m) {
@@ -227,7 +227,7 @@ int finish_step(const KernelArgs& args, const void* params) {
       }
     }
   });
-  return cpu_kernels::kKernelOk;
+  return reference_kernels::kKernelOk;
 }
 
 // The largest |x - x_zero_point|: from a constant zero point, else 255.
@@ -369,11 +369,11 @@ std::optional<PreparedKernel> prepare_int8_conv_float(const Node& node, std::str
   if (group < 1 || in_channels % group != 0 || out_channels % group != 0 || w_dims[1] * group != in_channels) {
     return std::nullopt;
   }
-  const cpu_kernels::KernelContext context{node, backend, 17};
-  Result<cpu_kernels::SpatialGeometry> geometry = cpu_kernels::compute_spatial_geometry(
+  const reference_kernels::KernelContext context{node, backend, 17};
+  Result<reference_kernels::SpatialGeometry> geometry = reference_kernels::compute_spatial_geometry(
       context, Dims(x_dims.begin() + 2, x_dims.end()), Dims(w_dims.begin() + 2, w_dims.end()), false);
   if (!geometry.is_ok()) return std::nullopt;
-  const cpu_kernels::SpatialGeometry& g = geometry.value();
+  const reference_kernels::SpatialGeometry& g = geometry.value();
   const int spatial = static_cast<int>(rank - 2);
   const int64_t taps = g.kernel_size(), depth = w_dims[1] * taps;
   const Value* x_zero = optional_input(node, 2);
@@ -392,9 +392,9 @@ std::optional<PreparedKernel> prepare_int8_conv_float(const Node& node, std::str
     GE_LOG_DEBUG("{}: int8 sums cannot be cut into float-exact chunks: reference kernel", node.describe());
     return std::nullopt;
   }
-  auto spatial_tail = [&](const std::array<int64_t, cpu_kernels::kMaxSpatialRank>& values, int64_t minus) {
+  auto spatial_tail = [&](const std::array<int64_t, reference_kernels::kMaxSpatialRank>& values, int64_t minus) {
     Dims out;
-    for (int i = cpu_kernels::kMaxSpatialRank - spatial; i < cpu_kernels::kMaxSpatialRank; ++i)
+    for (int i = reference_kernels::kMaxSpatialRank - spatial; i < reference_kernels::kMaxSpatialRank; ++i)
       out.push_back(values[i] - minus);
     return out;
   };

@@ -18,8 +18,8 @@
 
 #include "dnnl_fast_paths.h"
 #include "dnnl_kernels.h"
-#include "ge/cpu_kernels/kernel_library.h"
 #include "ge/graph.h"
+#include "ge/reference_kernels/kernel_library.h"
 #include "ge/tensor.h"
 
 namespace ge::cpu_dnnl {
@@ -137,7 +137,7 @@ std::optional<PreparedKernel> prepare_on(Route route, const Node& node, int thre
 // The fast path must take the node (its name containing `variant`) and agree exactly.
 void check_exact(Int8Case& c, const std::string& what, const std::string& variant, int threads = 1,
                  Route route = Route::kChosen) {
-  Result<PreparedKernel> reference = cpu_kernels::prepare(c.node(), "cpu");
+  Result<PreparedKernel> reference = reference_kernels::prepare(c.node(), "cpu");
   ASSERT_TRUE(reference.is_ok()) << what << ": " << reference.status().to_string();
   std::optional<PreparedKernel> fast = prepare_on(route, c.node(), threads);
   ASSERT_TRUE(fast.has_value()) << what << ": no fast path";
@@ -348,7 +348,7 @@ void check_channels_last(Int8Case& c, const std::string& what, int threads) {
   EXPECT_EQ(capability.inputs[0], std::vector<std::string>{"nhwc"}) << what;
   ASSERT_EQ(capability.outputs.size(), 1u) << what;
   EXPECT_EQ(capability.outputs[0], std::vector<std::string>{"nhwc"}) << what;
-  Result<PreparedKernel> reference = cpu_kernels::prepare(c.node(), "cpu");
+  Result<PreparedKernel> reference = reference_kernels::prepare(c.node(), "cpu");
   ASSERT_TRUE(reference.is_ok()) << what << ": " << reference.status().to_string();
   const Tensor expected = c.run(*reference);
   TensorDesc& x = c.node().input(0)->mutable_desc();

@@ -9,8 +9,8 @@
 #include <optional>
 #include <string_view>
 
-#include "ge/plugin_api/backend.h"
 #include "ge/graph.h"
+#include "ge/plugin_api/backend.h"
 #include "ge/plugin_api/kernel.h"
 #include "ge/precision.h"
 #include "ge/status.h"

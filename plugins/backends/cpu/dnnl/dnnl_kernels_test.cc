@@ -14,10 +14,10 @@
 #include "dnnl_fast_paths.h"
 #include "dnnl_kernels.h"
 #include "dnnl_program.h"
-#include "winograd_conv.h"
-#include "ge/cpu_kernels/kernel_library.h"
 #include "ge/graph.h"
+#include "ge/reference_kernels/kernel_library.h"
 #include "ge/tensor.h"
+#include "winograd_conv.h"
 
 namespace ge::cpu_dnnl {
 namespace {
@@ -142,7 +142,7 @@ void expect_close(const Tensor& fast, const Tensor& reference, const std::string
 // and compares; when `block` > 0 also runs the fast path with input 0 (and input 3, the
 // residual) and the output in the blocked format.
 void check(NodeCase& plain, const std::string& what, int64_t block = 0, NodeCase* blocked = nullptr) {
-  Result<PreparedKernel> reference = cpu_kernels::prepare(plain.node(), "cpu");
+  Result<PreparedKernel> reference = reference_kernels::prepare(plain.node(), "cpu");
   ASSERT_TRUE(reference.is_ok()) << what << ": " << reference.status().to_string();
   std::optional<PreparedKernel> fast = prepare(plain.node(), "cpu", Options{1});
   ASSERT_TRUE(fast.has_value()) << what << ": no fast path";
@@ -310,7 +310,7 @@ TEST(DnnlConv, ResidualPostOpMatchesAddThenActivation) {
   NodeCase conv("Conv");
   conv.input(x).constant(w).constant(b).output({1, 32, 8, 8});
   conv.attribute("pads", Attribute(std::vector<int64_t>{1, 1, 1, 1}));
-  Result<PreparedKernel> reference = cpu_kernels::prepare(conv.node(), "cpu");
+  Result<PreparedKernel> reference = reference_kernels::prepare(conv.node(), "cpu");
   ASSERT_TRUE(reference.is_ok()) << reference.status().to_string();
   Tensor expected = conv.run(*reference, conv.data());
   for (int64_t i = 0; i < expected.element_count(); ++i) {
@@ -358,7 +358,7 @@ TEST(WinogradConv, MatchesReferenceOverShapesPadsAndActivations) {
     const Tensor z = random_tensor({k.n, k.m, out_h, out_w}, seed++);
     NodeCase conv("Conv");
     conv.input(x).constant(w).constant(b).output({k.n, k.m, out_h, out_w}).attribute("pads", Attribute(k.pads));
-    Result<PreparedKernel> reference = cpu_kernels::prepare(conv.node(), "cpu");
+    Result<PreparedKernel> reference = reference_kernels::prepare(conv.node(), "cpu");
     ASSERT_TRUE(reference.is_ok()) << reference.status().to_string();
     const Tensor convolved = conv.run(*reference, conv.data());
     for (const auto& [activation, params] : activations) {
@@ -477,7 +477,7 @@ TEST(DnnlWinogradConv, MatchesReferenceWithResidualInPlaceAndOut) {
     const std::vector<int64_t> pads{1, 1, 1, 1};
     NodeCase conv("Conv");
     conv.input(x).constant(w).constant(b).output({k.n, k.m, k.h, k.w}).attribute("pads", Attribute(pads));
-    Result<PreparedKernel> reference = cpu_kernels::prepare(conv.node(), "cpu");
+    Result<PreparedKernel> reference = reference_kernels::prepare(conv.node(), "cpu");
     ASSERT_TRUE(reference.is_ok()) << reference.status().to_string();
     const Tensor convolved = conv.run(*reference, conv.data());
     for (const bool residual : {false, true}) {
@@ -645,7 +645,7 @@ TEST(DnnlPool, MatchesReferenceOverShapesAndFormats) {
       std::optional<PreparedKernel> fast = prepare(blocked->node(), "cpu", Options{1});
       ASSERT_TRUE(fast.has_value());
       std::vector<Tensor> inputs{to_format(x, 16, true)};
-      expect_close(blocked->run(*fast, inputs), plain->run(cpu_kernels::prepare(plain->node(), "cpu").value(), {x}),
+      expect_close(blocked->run(*fast, inputs), plain->run(reference_kernels::prepare(plain->node(), "cpu").value(), {x}),
                    k.op + " blocked input");
     } else {
       check(*plain, k.op + " k" + std::to_string(k.k) + " ceil" + std::to_string(k.ceil), 16, blocked.get());
@@ -692,7 +692,7 @@ TEST(DnnlPool, MaxPoolsPropagateNaNInEveryFormat) {
       NodeCase plain(op);
       plain.input(x).output({1, 32, out, out});
       for (const auto& [name, value] : c.node().attributes()) plain.attribute(name, value);
-      const Tensor expected = plain.run(cpu_kernels::prepare(plain.node(), "cpu").value(), {x});
+      const Tensor expected = plain.run(reference_kernels::prepare(plain.node(), "cpu").value(), {x});
       Tensor stored = c.run(*fast, {c.data()[0]});
       if (!global && !format.empty()) stored = to_format(stored, format == "nChw8c" ? 8 : 16, false);
       compare(stored, expected, op + " " + (format.empty() ? "plain" : format) + " (" + fast->name + ")");
@@ -813,7 +813,7 @@ TEST(DnnlConcat, BlockedInputsMatchReference) {
     ASSERT_TRUE(fast.has_value());
     std::vector<Tensor> inputs = blocked->data();
     for (Tensor& t : inputs) t = to_format(t, 8, true);
-    const Tensor expected = plain->run(cpu_kernels::prepare(plain->node(), "cpu").value(), plain->data());
+    const Tensor expected = plain->run(reference_kernels::prepare(plain->node(), "cpu").value(), plain->data());
     expect_close(to_format(blocked->run(*fast, inputs), 8, false), expected, "Concat axis 1 blocked");
   }
   auto spatial = [](const std::string& format) {
@@ -828,7 +828,7 @@ TEST(DnnlConcat, BlockedInputsMatchReference) {
   ASSERT_TRUE(fast.has_value());
   std::vector<Tensor> inputs = blocked->data();
   for (Tensor& t : inputs) t = to_format(t, 8, true);
-  const Tensor expected = plain->run(cpu_kernels::prepare(plain->node(), "cpu").value(), plain->data());
+  const Tensor expected = plain->run(reference_kernels::prepare(plain->node(), "cpu").value(), plain->data());
   expect_close(to_format(blocked->run(*fast, inputs), 8, false), expected, "Concat axis 2 blocked");
 }
 
@@ -1031,14 +1031,14 @@ TEST(TransData, ReordersPlainToAndFromChannelsLastAndChannelBlocks) {
       const Tensor plain = random_tensor(dims, ++seed);
       NodeCase to("TransData", "ge");
       to.input(plain).output(dims, format);
-      Result<PreparedKernel> kernel = cpu_kernels::prepare(to.node(), "cpu");
+      Result<PreparedKernel> kernel = reference_kernels::prepare(to.node(), "cpu");
       ASSERT_TRUE(kernel.is_ok()) << what << ": " << kernel.status().to_string();
       const Tensor stored = to.run(*kernel, {plain});
       const Tensor expected = to_format(plain, block, true);
       EXPECT_EQ(std::memcmp(stored.raw_data(), expected.raw_data(), expected.byte_size()), 0) << what;
       NodeCase back("TransData", "ge");
       back.input(stored, format).output(dims);
-      kernel = cpu_kernels::prepare(back.node(), "cpu");
+      kernel = reference_kernels::prepare(back.node(), "cpu");
       ASSERT_TRUE(kernel.is_ok()) << what << ": " << kernel.status().to_string();
       const Tensor round_trip = back.run(*kernel, {stored});
       EXPECT_EQ(std::memcmp(round_trip.raw_data(), plain.raw_data(), plain.byte_size()), 0) << what;
@@ -1104,7 +1104,7 @@ TEST(SplitElementwise, ReferenceKernelsOnSlicesGiveTheWholeKernelsBytes) {
         node->output(0)->set_desc(TensorDesc::of(c.output, dims));
         node->output(0)->mutable_desc().format = format;
         const std::string what = c.op + " " + std::to_string(count) + (format.empty() ? "" : " nhwc");
-        Result<PreparedKernel> reference = cpu_kernels::prepare(*node, "cpu");
+        Result<PreparedKernel> reference = reference_kernels::prepare(*node, "cpu");
         ASSERT_TRUE(reference.is_ok()) << what << ": " << reference.status().to_string();
         const Tensor expected = run_node_kernel(*node, *reference, c.inputs);
         EXPECT_FALSE(prepare_split(*node, "cpu", Options{1}).has_value()) << what << ": one thread does not split";

@@ -18,8 +18,8 @@
 #include "dnnl_program.h"
 #include "dnnl_util.h"
 #include "ge/logging.h"
-#include "kernel_util.h"
-#include "spatial_geometry.h"
+#include "ge/reference_kernels/kernel_util.h"
+#include "ge/reference_kernels/spatial_geometry.h"
 
 namespace ge::cpu_dnnl {
 namespace {
@@ -128,7 +128,7 @@ int propagate_nan_of(const NanPropagation& p, const T* x, T* y, T nan) {
     if (window_has_nan(p, x, index)) y[p.y.offset(index)] = nan;
     int d = rank - 1;
     while (d >= 0 && ++index[d] == p.y_dims[d]) index[d--] = 0;
-    if (d < 0) return cpu_kernels::kKernelOk;
+    if (d < 0) return reference_kernels::kKernelOk;
   }
 }
 
@@ -139,21 +139,21 @@ int propagate_nan(const KernelArgs& args, const void* params) {
   const auto& p = *static_cast<const NanPropagation*>(params);
   const void* x = resolve(args, p.x_source);
   void* y = resolve(args, p.y_source);
-  if (x == nullptr || y == nullptr) return cpu_kernels::kKernelMissingAddress;
+  if (x == nullptr || y == nullptr) return reference_kernels::kKernelMissingAddress;
   if (p.bf16) {
     const auto* x16 = static_cast<const uint16_t*>(x);
-    if (!contains_nan_bf16(x16, p.x_elements)) return cpu_kernels::kKernelOk;
+    if (!contains_nan_bf16(x16, p.x_elements)) return reference_kernels::kKernelOk;
     return propagate_nan_of<uint16_t>(p, x16, static_cast<uint16_t*>(y), uint16_t{0x7FC0});
   }
   const auto* x32 = static_cast<const float*>(x);
-  if (!contains_nan(x32, p.x_elements)) return cpu_kernels::kKernelOk;
+  if (!contains_nan(x32, p.x_elements)) return reference_kernels::kKernelOk;
   return propagate_nan_of<float>(p, x32, static_cast<float*>(y), std::numeric_limits<float>::quiet_NaN());
 }
 
 }  // namespace
 
 std::optional<PreparedKernel> prepare_pool(const Node& node, std::string_view backend, const Options& options) {
-  using cpu_kernels::kMaxSpatialRank;
+  using reference_kernels::kMaxSpatialRank;
   const Value* x = node.input(0);
   const Value* y = node.output(0);
   const DnnlType storage = storage_type(x);
@@ -170,13 +170,13 @@ std::optional<PreparedKernel> prepare_pool(const Node& node, std::string_view ba
       pads_r(spatial, 0);
   bool include_pad = false;
   if (!global) {
-    cpu_kernels::KernelContext context{node, backend, 17};
+    reference_kernels::KernelContext context{node, backend, 17};
     const Dims kernel_shape = node.get_ints("kernel_shape");
     if (static_cast<int>(kernel_shape.size()) != spatial) return std::nullopt;
-    Result<cpu_kernels::SpatialGeometry> geometry = cpu_kernels::compute_spatial_geometry(
+    Result<reference_kernels::SpatialGeometry> geometry = reference_kernels::compute_spatial_geometry(
         context, Dims(x_dims.begin() + 2, x_dims.end()), kernel_shape, node.get_int("ceil_mode", 0) != 0);
     if (!geometry.is_ok()) return std::nullopt;
-    const cpu_kernels::SpatialGeometry& g = geometry.value();
+    const reference_kernels::SpatialGeometry& g = geometry.value();
     include_pad = !max && node.get_int("count_include_pad", 0) != 0;
     for (int i = 0; i < spatial; ++i) {
       const int a = kMaxSpatialRank - spatial + i;

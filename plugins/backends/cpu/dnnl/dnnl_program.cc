@@ -21,8 +21,8 @@
 
 #include "ge/alignment.h"
 #include "ge/minifloat.h"
-#include "ge/cpu_kernels/kernel_library.h"
-#include "thread_budget.h"
+#include "ge/reference_kernels/kernel_library.h"
+#include "ge/reference_kernels/thread_budget.h"
 
 namespace ge::cpu_dnnl {
 namespace {
@@ -125,7 +125,7 @@ int convert_half(const KernelArgs& args, const void* params) {
   const auto& p = *static_cast<const HalfConversion*>(params);
   void* from = resolve(args, p.from);
   void* to = resolve(args, p.to);
-  if (from == nullptr || to == nullptr) return cpu_kernels::kKernelMissingAddress;
+  if (from == nullptr || to == nullptr) return reference_kernels::kKernelMissingAddress;
   // Split over the launch's OpenMP team in whole 64-byte lines of the float side, as the
   // oneDNN primitives around this step use it.
   if (p.count < kParallelConversion) {
@@ -135,7 +135,7 @@ int convert_half(const KernelArgs& args, const void* params) {
       convert_range(p, from, to, static_cast<size_t>(begin), static_cast<size_t>(end));
     });
   }
-  return cpu_kernels::kKernelOk;
+  return reference_kernels::kKernelOk;
 }
 
 // Half precision the host converts (float16; bfloat16 without bf16 arithmetic).
@@ -192,23 +192,23 @@ int run(const Program& program, Slot& slot, const KernelArgs& args) {
     }
     for (size_t a = 0; a < step.args.size(); ++a) {
       void* address = resolve(args, step.args[a].source);
-      if (address == nullptr) return cpu_kernels::kKernelMissingAddress;
+      if (address == nullptr) return reference_kernels::kKernelMissingAddress;
       if (dnnl_memory_set_data_handle(slot.args[s][a].memory, address) != dnnl_success)
-        return cpu_kernels::kKernelLibraryFailure;
+        return reference_kernels::kKernelLibraryFailure;
     }
     if (dnnl_primitive_execute(step.primitive.get(), slot.stream.get(), static_cast<int>(slot.args[s].size()),
                                slot.args[s].data()) != dnnl_success) {
-      return cpu_kernels::kKernelLibraryFailure;
+      return reference_kernels::kKernelLibraryFailure;
     }
   }
-  return cpu_kernels::kKernelOk;
+  return reference_kernels::kKernelOk;
 }
 
 int launch(const KernelArgs& args) {
   const auto& program = *static_cast<const Program*>(args.params);
   // The thread policy (thread_budget.h). OpenMP's count is per calling thread: set it
   // only where it differs (a thread-local read otherwise).
-  const cpu_kernels::FastKernelLaunch in_flight(program.threads);
+  const reference_kernels::FastKernelLaunch in_flight(program.threads);
   const int threads = in_flight.threads();
   if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
   for (Slot& slot : program.slots) {
@@ -223,7 +223,7 @@ int launch(const KernelArgs& args) {
     build_slot(program, slot);
     return run(program, slot, args);
   } catch (...) {
-    return cpu_kernels::kKernelLibraryFailure;
+    return reference_kernels::kKernelLibraryFailure;
   }
 }
 

@@ -2,7 +2,7 @@
 // DequantizeLinear, ge::QLinearAdd with one scale, Erf, ...), split across the kernel's
 // threads: the reference kernel prepared for a unit of kGrain elements (and one for the
 // last, shorter unit) runs on consecutive slices of the flat tensors, each thread a run of
-// units. Elementwise over flat indices (cpu_kernels::is_format_agnostic), so the result is
+// units. Elementwise over flat indices (reference_kernels::is_format_agnostic), so the result is
 // the whole kernel's, byte for byte, in any storage format. The kernel keeps the reference
 // kernel's name (which needs no workspace): a model file compiled at one thread count runs
 // at another.
@@ -18,7 +18,7 @@
 #include "dnnl_fast_paths.h"
 #include "dnnl_openmp.h"
 #include "dnnl_program.h"
-#include "ge/cpu_kernels/kernel_library.h"
+#include "ge/reference_kernels/kernel_library.h"
 
 namespace ge::cpu_dnnl {
 namespace {
@@ -39,8 +39,8 @@ struct Split {
 
 int split_step(const KernelArgs& args, const void* params) {
   const auto& p = *static_cast<const Split*>(params);
-  if (args.outputs[0] == nullptr) return cpu_kernels::kKernelMissingAddress;
-  std::atomic<int> failure{cpu_kernels::kKernelOk};
+  if (args.outputs[0] == nullptr) return reference_kernels::kKernelMissingAddress;
+  std::atomic<int> failure{reference_kernels::kKernelOk};
   parallel_chunks(p.count, kGrain, [&](int64_t begin, int64_t end) {
     std::array<const void*, kMaxInputs> inputs{};
     for (int64_t at = begin; at < end; at += kGrain) {
@@ -52,7 +52,7 @@ int split_step(const KernelArgs& args, const void* params) {
       void* output = static_cast<char*>(args.outputs[0]) + at * static_cast<int64_t>(p.output_stride);
       const KernelArgs unit{inputs.data(), &output, nullptr, kernel.params.get()};
       const int code = kernel.function(unit);
-      if (code != cpu_kernels::kKernelOk) failure.store(code, std::memory_order_relaxed);
+      if (code != reference_kernels::kKernelOk) failure.store(code, std::memory_order_relaxed);
     }
   });
   return failure.load();
@@ -88,14 +88,14 @@ Result<PreparedKernel> prepare_unit(const Node& node, std::string_view backend, 
   unit->set_domain(node.domain());
   for (const auto& [key, attribute] : node.attributes()) unit->set_attribute(key, attribute);
   unit->output(0)->set_desc(TensorDesc::of(out.dtype, dims));
-  return cpu_kernels::prepare(*unit, backend);
+  return reference_kernels::prepare(*unit, backend);
 }
 
 }  // namespace
 
 std::optional<PreparedKernel> prepare_split(const Node& node, std::string_view backend, const Options& options) {
   if (options.threads <= 1 || node.output_count() != 1 || node.input_count() > kMaxInputs ||
-      !cpu_kernels::is_format_agnostic(node)) {
+      !reference_kernels::is_format_agnostic(node)) {
     return std::nullopt;
   }
   const TensorDesc& out = node.output(0)->desc();
@@ -104,7 +104,7 @@ std::optional<PreparedKernel> prepare_split(const Node& node, std::string_view b
   auto usable = [](const Result<PreparedKernel>& kernel) {
     return kernel.is_ok() && kernel->workspace_bytes == 0 && !kernel->zeroed.any();
   };
-  Result<PreparedKernel> whole = cpu_kernels::prepare(node, backend);
+  Result<PreparedKernel> whole = reference_kernels::prepare(node, backend);
   if (!usable(whole)) return std::nullopt;
   auto split = std::make_shared<Split>();
   split->count = out.element_count();

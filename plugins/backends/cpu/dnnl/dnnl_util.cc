@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 
-#include "ge/cpu_kernels/kernel_library.h"
 #include "ge/graph_queries.h"
+#include "ge/reference_kernels/kernel_library.h"
 
 namespace ge::cpu_dnnl {
 
@@ -30,10 +30,10 @@ std::optional<dnnl::memory::desc> stored_desc(const Value& value) {
 
 std::optional<dnnl::memory::desc> stored_desc(const Dims& dims, const std::string& format, DnnlType type) {
   Tag tag = plain_tag(dims.size());
-  if (cpu_kernels::is_channels_last_format(format, dims.size())) {
+  if (reference_kernels::is_channels_last_format(format, dims.size())) {
     tag = Tag::nhwc;
   } else if (!format.empty()) {
-    const int64_t block = cpu_kernels::channel_block_of_format(format, dims.size());
+    const int64_t block = reference_kernels::channel_block_of_format(format, dims.size());
     if (dims.size() == 4 && block == 16) tag = Tag::nChw16c;
     else if (dims.size() == 4 && block == 8) tag = Tag::nChw8c;
     else if (dims.size() == 3 && block == 16) tag = Tag::nCw16c;

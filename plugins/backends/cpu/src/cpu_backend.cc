@@ -10,7 +10,7 @@
 #include "autofuse_kernels.h"
 #include "dnnl_kernels.h"
 #include "dnnl_util.h"
-#include "ge/cpu_kernels/kernel_library.h"
+#include "ge/reference_kernels/kernel_library.h"
 
 namespace ge {
 namespace {
@@ -147,7 +147,7 @@ bool CpuBackend::supports(const Node& node, std::string* reason) const {
     // A node in a blocked format has no reference kernel: the fast path must take it.
     // Its capability answers without preparing (which would create primitives and
     // prepack weights only to throw them away).
-    if (fast_paths_ && cpu_kernels::has_non_plain_format(node) && !cpu_kernels::is_format_agnostic(node)) {
+    if (fast_paths_ && reference_kernels::has_non_plain_format(node) && !reference_kernels::is_format_agnostic(node)) {
       if (formats_accepted(node, cpu_dnnl::format_capability(node, fast_options(settings_.with_environment())))) {
         return true;
       }
@@ -155,7 +155,7 @@ bool CpuBackend::supports(const Node& node, std::string* reason) const {
       // fast path reorders: only preparing tells.
       if (cpu_dnnl::prepare(node, name(), fast_options(settings_.with_environment()))) return true;
     }
-    return cpu_kernels::supports(node, name(), reason);
+    return reference_kernels::supports(node, name(), reason);
   } catch (const std::exception& error) {
     if (reason != nullptr) *reason = node.describe() + ": cpu backend: " + error.what();
     return false;
@@ -171,15 +171,15 @@ Result<PreparedKernel> CpuBackend::prepare(const Node& node) const {
     if (node.has_attribute(kTransientPlanAttribute)) settings.winograd = false;
     const bool dnnl = fast_paths_ && std::find(settings.providers.begin(), settings.providers.end(), "dnnl") !=
                                          settings.providers.end();
-    if (cpu_kernels::has_non_plain_format(node) && !cpu_kernels::is_format_agnostic(node)) {
+    if (reference_kernels::has_non_plain_format(node) && !reference_kernels::is_format_agnostic(node)) {
       // Blocked storage (layout assignment asked the fast paths, format_capability).
       if (dnnl) {
         if (std::optional<PreparedKernel> fast = cpu_dnnl::prepare(node, name(), fast_options(settings))) return *fast;
       }
-      return cpu_kernels::prepare(node, name());  // names the format it cannot run
+      return reference_kernels::prepare(node, name());  // names the format it cannot run
     }
     // The reference prepare step validates the node (attributes, shapes) for every provider.
-    GE_ASSIGN_OR_RETURN(PreparedKernel reference, cpu_kernels::prepare(node, name()));
+    GE_ASSIGN_OR_RETURN(PreparedKernel reference, reference_kernels::prepare(node, name()));
     for (const std::string& provider : fast_paths_ ? settings.providers : std::vector<std::string>{}) {
       if (provider == "reference") break;
       if (provider == "autofuse") {
@@ -211,7 +211,7 @@ FormatCapability CpuBackend::format_capability(const Node& node) const {
     if (fast_paths_ && std::find(providers.begin(), providers.end(), "dnnl") != providers.end()) {
       capability = cpu_dnnl::format_capability(node, fast_options(settings_.with_environment()));
     }
-    capability.format_agnostic = cpu_kernels::is_format_agnostic(node);
+    capability.format_agnostic = reference_kernels::is_format_agnostic(node);
   } catch (const std::exception&) {
     return {};
   }

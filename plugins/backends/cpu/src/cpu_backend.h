@@ -1,6 +1,6 @@
 #pragma once
 /// The "cpu" backend: oneDNN fast paths (plugins/backends/cpu/dnnl) where they take a
-/// node, the reference kernels of ge_cpu_kernels for everything else, on a CpuDevice.
+/// node, the reference kernels of ge_reference_kernels for everything else, on a CpuDevice.
 
 #include <atomic>
 #include <string>
@@ -47,11 +47,11 @@ class CpuBackend final : public Backend {
   /// node, op, dtype and backend otherwise.
   bool supports(const Node& node, std::string* reason) const override;
   /// The node's fast kernel when one takes it, else its reference kernel (see
-  /// cpu_kernels::prepare). Never throws.
+  /// reference_kernels::prepare). Never throws.
   Result<PreparedKernel> prepare(const Node& node) const override;
   Device& device() override { return device_; }
   /// Blocked activations for convolutions and pooling; elementwise kernels run any
-  /// format (see cpu_kernels::is_format_agnostic).
+  /// format (see reference_kernels::is_format_agnostic).
   FormatCapability format_capability(const Node& node) const override;
   /// Threads of each fast kernel prepared afterwards; 0: the machine's cores.
   Status set_intra_op_threads(int threads) override;

@@ -117,6 +117,10 @@ TEST(CpuPlugin, BadKernelSettingsAreErrorsNamingTheOption) {
       {"int8 = \"fast\"", "option int8 = \"fast\" is none of"},
       {"autofuse_mode = \"jit\"", "option autofuse_mode = \"jit\""},
       {"winograde = false", "winograd"},
+      {"winograd = \"maybe\"", "option winograd must be a bool, got \"maybe\""},
+      {"intra_op_threads = 2.5", "option intra_op_threads must be an integer, got 2.5"},
+      {"kernel_providers = \"reference\"", "option kernel_providers must be a list of strings"},
+      {"int8 = false", "option int8 must be a string, got false"},
   };
   for (const auto& [options, expected] : cases) {
     PluginHost host;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cpu_event.h"
-#include "ge/cpu_kernels/kernel_library.h"
+#include "ge/reference_kernels/kernel_library.h"
 
 namespace ge {
 namespace {
@@ -75,7 +75,7 @@ Status run_work(const Task& task, size_t index) {
       return internal_error("cpu stream: " + describe(*kernel, index) + " threw: " + error.what());
     }
     if (code != 0) {
-      return invalid_argument("cpu stream: " + describe(*kernel, index) + " " + cpu_kernels::describe_kernel_failure(code));
+      return invalid_argument("cpu stream: " + describe(*kernel, index) + " " + reference_kernels::describe_kernel_failure(code));
     }
   } else if (const auto* copy = std::get_if<MemcpyTask>(&task)) {
     // memmove: the planner may place a copy's source and destination in one region.

@@ -28,11 +28,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "ge/cpu_kernels/kernel_library.h"
 #include "ge/logging.h"
-#include "kernel_util.h"
-#include "spatial_geometry.h"
-#include "thread_budget.h"
+#include "ge/reference_kernels/kernel_library.h"
+#include "ge/reference_kernels/kernel_util.h"
+#include "ge/reference_kernels/spatial_geometry.h"
+#include "ge/reference_kernels/thread_budget.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -343,7 +343,7 @@ int launch(const KernelArgs& args) {
   const int64_t batches = (p.tiles + p.batch - 1) / p.batch;
   // At most p.threads (the workspace holds that many batches), fewer when other fast
   // kernels run at the same moment (thread_budget.h).
-  const cpu_kernels::FastKernelLaunch in_flight(p.threads);
+  const reference_kernels::FastKernelLaunch in_flight(p.threads);
   const int threads = in_flight.threads();
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
@@ -365,7 +365,7 @@ int launch(const KernelArgs& args) {
 // --- prepare ----------------------------------------------------------------------------
 
 bool blocked_by_8(const Value* value) {
-  return value != nullptr && cpu_kernels::channel_block_of_format(value->desc().format, 4) == kBlock;
+  return value != nullptr && reference_kernels::channel_block_of_format(value->desc().format, 4) == kBlock;
 }
 
 bool is_float32_constant(const Value* value) {
@@ -418,11 +418,11 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
   }
   const std::vector<int64_t> xd = x->desc().static_dims(), wd = w->desc().static_dims(), yd = y->desc().static_dims();
   if (wd[2] != 3 || wd[3] != 3 || wd[1] != xd[1] || wd[0] != yd[1]) return std::nullopt;
-  cpu_kernels::KernelContext context{node, backend, 17};
-  Result<cpu_kernels::SpatialGeometry> geometry =
-      cpu_kernels::compute_spatial_geometry(context, {xd[2], xd[3]}, {3, 3}, false);
+  reference_kernels::KernelContext context{node, backend, 17};
+  Result<reference_kernels::SpatialGeometry> geometry =
+      reference_kernels::compute_spatial_geometry(context, {xd[2], xd[3]}, {3, 3}, false);
   if (!geometry.is_ok()) return std::nullopt;
-  const cpu_kernels::SpatialGeometry& g = geometry.value();
+  const reference_kernels::SpatialGeometry& g = geometry.value();
   for (int axis = 1; axis < 3; ++axis) {
     if (g.strides[axis] != 1 || g.dilations[axis] != 1) return std::nullopt;
   }

@@ -6,8 +6,8 @@
 #include <new>
 
 #include "ge/autofuse/loop_ir.h"
-#include "ge/cpu_kernels/kernel_library.h"
 #include "ge/logging.h"
+#include "ge/reference_kernels/kernel_library.h"
 
 namespace ge {
 namespace {
@@ -38,7 +38,7 @@ bool NpuSimBackend::device_created() const {
 
 bool NpuSimBackend::supports(const Node& node, std::string* reason) const {
   try {
-    return cpu_kernels::supports(node, name(), reason);
+    return reference_kernels::supports(node, name(), reason);
   } catch (const std::exception& error) {
     if (reason != nullptr) *reason = node.describe() + ": npu_sim backend: " + error.what();
     return false;
@@ -67,7 +67,7 @@ Result<PreparedKernel> NpuSimBackend::prepare_super_kernel(std::span<const Kerne
 
 Result<PreparedKernel> NpuSimBackend::prepare(const Node& node) const {
   try {
-    GE_ASSIGN_OR_RETURN(PreparedKernel inner, cpu_kernels::prepare(node, name()));
+    GE_ASSIGN_OR_RETURN(PreparedKernel inner, reference_kernels::prepare(node, name()));
     auto params = std::make_shared<NpuSimKernelParams>();
     params->inner = inner.function;
     params->inner_params = inner.params;

@@ -1,5 +1,5 @@
 #pragma once
-/// The "npu_sim" backend: the reference CPU kernels (ge_cpu_kernels) wrapped so that the
+/// The "npu_sim" backend: the reference CPU kernels (ge_reference_kernels) wrapped so that the
 /// simulated device can bounds-check every address of every launch and cost it.
 
 #include <memory>

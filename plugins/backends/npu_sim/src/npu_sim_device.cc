@@ -7,8 +7,8 @@
 #include <type_traits>
 #include <variant>
 
-#include "ge/cpu_kernels/kernel_library.h"
 #include "ge/memory_limit.h"
+#include "ge/reference_kernels/kernel_library.h"
 
 namespace ge {
 
@@ -282,7 +282,7 @@ Status NpuSimDevice::run_kernel(const KernelTask& kernel, const std::string& tas
     GE_RETURN_IF_ERROR(check_range(kernel.args.workspace, params->workspace_bytes, task + " workspace"));
   }
   const int code = kernel.function(kernel.args);
-  if (code != 0) return invalid_argument(task + " " + cpu_kernels::describe_kernel_failure(code));
+  if (code != 0) return invalid_argument(task + " " + reference_kernels::describe_kernel_failure(code));
   const double throughput = params->matrix ? config_.matrix_elements_per_ns : config_.vector_elements_per_ns;
   compute_ns += std::max(static_cast<double>(bytes) / config_.bandwidth_bytes_per_ns, static_cast<double>(params->elements) / throughput);
   return Status::ok();

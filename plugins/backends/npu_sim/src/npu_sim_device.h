@@ -5,7 +5,7 @@
 /// queue depth, events, and a device-side scheduler that runs queued tasks in stream
 /// order, honouring event waits, and gives every task a simulated start and end from the
 /// cost model.
-/// Compute runs the reference CPU kernels (ge_cpu_kernels) on the simulated memory.
+/// Compute runs the reference CPU kernels (ge_reference_kernels) on the simulated memory.
 ///
 /// Streams of one device are not thread-safe against each other: one host thread drives
 /// a device (the scheduler runs on the submitting thread).
