@@ -38,6 +38,12 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using RegistryFiles = std::optional<std::vector<fs::path>>;  // plugins=: a list, or None
+/// plugin_options=: {"PLUGIN.KEY": value}, each over the registry's [PLUGIN.options].
+struct PluginSetting {
+  std::string plugin, key;
+  PluginOptions::Value value;
+};
+using PluginSettings = std::vector<PluginSetting>;
 
 /// Set at import: the registry of the plugins built with GE, at GE_PYTHON_REGISTRY (a path
 /// CMake computes, relative to this module's folder, the same in the build tree and in an
@@ -167,9 +173,47 @@ void check_opt_level(int opt_level) {
   }
 }
 
+/// plugin_options= as settings: keys "PLUGIN.KEY", values a bool, int, float, str or a list
+/// of str (what a registry's [PLUGIN.options] line holds). Needs the GIL.
+PluginSettings plugin_settings(const std::optional<py::dict>& options) {
+  PluginSettings settings;
+  for (const auto& [key_object, value] : options.value_or(py::dict())) {
+    if (!py::isinstance<py::str>(key_object)) throw py::type_error("plugin_options keys must be 'PLUGIN.KEY' strings");
+    const std::string key = key_object.cast<std::string>();
+    const size_t dot = key.find('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 == key.size()) {
+      throw py::value_error("plugin_options key '" + key + "' is not PLUGIN.KEY (e.g. 'cpu.winograd')");
+    }
+    PluginSetting setting{key.substr(0, dot), key.substr(dot + 1), false};
+    if (py::isinstance<py::bool_>(value)) {
+      setting.value = value.cast<bool>();
+    } else if (py::isinstance<py::int_>(value)) {
+      setting.value = value.cast<int64_t>();
+    } else if (py::isinstance<py::float_>(value)) {
+      setting.value = value.cast<double>();
+    } else if (py::isinstance<py::str>(value)) {
+      setting.value = value.cast<std::string>();
+    } else if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
+      std::vector<std::string> items;
+      for (py::handle item : value) {
+        if (!py::isinstance<py::str>(item)) throw py::type_error("plugin_options['" + key + "']: a list of str only");
+        items.push_back(item.cast<std::string>());
+      }
+      setting.value = std::move(items);
+    } else {
+      throw py::type_error("plugin_options['" + key + "'] must be a bool, int, float, str or list of str, got " +
+                           std::string(py::str(py::type::of(value).attr("__name__"))));
+    }
+    settings.push_back(std::move(setting));
+  }
+  return settings;
+}
+
 /// Every registry PluginHost::discover() finds (plugins=, then GE_PLUGINS, then the
-/// built-in one), loaded. `strict`: any plugin failure is an error, as in ge-run.
-Result<std::shared_ptr<PluginHost>> load_plugins(const RegistryFiles& extra, bool strict) {
+/// built-in one), loaded with `settings` over their options. `strict`: any plugin failure
+/// is an error, as in ge-run; so is a setting for a plugin no registry defines.
+Result<std::shared_ptr<PluginHost>> load_plugins(const RegistryFiles& extra, bool strict,
+                                                 const PluginSettings& settings = {}) {
   const std::vector<fs::path> registries =
       PluginHost::discover(extra.value_or(std::vector<fs::path>{}), default_registry);
   if (registries.empty()) {
@@ -177,6 +221,7 @@ Result<std::shared_ptr<PluginHost>> load_plugins(const RegistryFiles& extra, boo
                      default_registry.string() + "' does not exist");
   }
   auto host = std::make_shared<PluginHost>();
+  for (const PluginSetting& setting : settings) host->set_plugin_option(setting.plugin, setting.key, setting.value);
   for (const fs::path& registry : registries) (void)host->load_registry(registry);  // failures kept in the host
   size_t entry_failures = 0;
   for (const PluginRecord& record : host->records()) entry_failures += record.status.is_ok() ? 0 : 1;
@@ -184,6 +229,13 @@ Result<std::shared_ptr<PluginHost>> load_plugins(const RegistryFiles& extra, boo
     std::string message = std::to_string(host->failures().size()) + " plugin failure(s):";
     for (const Status& failure : host->failures()) message += "\n  " + failure.message();
     return plugin_error(message);
+  }
+  for (const PluginSetting& setting : settings) {
+    const std::vector<PluginRecord>& records = host->records();
+    if (std::none_of(records.begin(), records.end(), [&](const PluginRecord& r) { return r.name == setting.plugin; })) {
+      return not_found("plugin_options['" + setting.plugin + "." + setting.key + "']: no registry defines a plugin named '" +
+                       setting.plugin + "'");
+    }
   }
   return host;
 }
@@ -249,8 +301,10 @@ py::list describe(const std::vector<Value*>& values) {
 class PythonSession {
  public:
   PythonSession(const fs::path& model, const std::optional<std::string>& backend, const RegistryFiles& plugins,
-                int threads, int opt_level, const std::optional<std::string>& precision_text, int specialise_after) {
+                int threads, int opt_level, const std::optional<std::string>& precision_text, int specialise_after,
+                const std::optional<py::dict>& plugin_options) {
     check_opt_level(opt_level);
+    const PluginSettings settings = plugin_settings(plugin_options);
     const std::optional<Precision> precision = check_precision(precision_text);
     if (specialise_after < 1) {
       throw py::value_error("specialise_after must be at least 1, got " + std::to_string(specialise_after));
@@ -259,7 +313,7 @@ class PythonSession {
     Status status = without_gil([&]() -> Status {
       std::error_code error;
       if (!fs::is_regular_file(model, error)) return not_found("model file '" + model_ + "' does not exist");
-      GE_ASSIGN_OR_RETURN(host_, load_plugins(plugins, /*strict=*/true));
+      GE_ASSIGN_OR_RETURN(host_, load_plugins(plugins, /*strict=*/true, settings));
       SessionOptions options;
       const bool compiled = model.extension() == ".gem";
       options.backend = backend.value_or(compiled ? "" : "cpu");  // a .gem: the backend it was compiled for
@@ -395,26 +449,31 @@ class PythonSession {
 };
 
 void compile(const fs::path& model, const fs::path& output, const std::string& backend, const RegistryFiles& plugins,
-             int opt_level, const std::string& precision_text) {
+             int opt_level, const std::string& precision_text, const std::optional<py::dict>& plugin_options) {
   check_opt_level(opt_level);
   const Precision precision = *check_precision(precision_text);
+  const PluginSettings settings = plugin_settings(plugin_options);
   check(without_gil([&]() -> Status {
-    GE_ASSIGN_OR_RETURN(std::shared_ptr<PluginHost> host, load_plugins(plugins, /*strict=*/true));
+    GE_ASSIGN_OR_RETURN(std::shared_ptr<PluginHost> host, load_plugins(plugins, /*strict=*/true, settings));
     SessionOptions options;
     options.backend = backend;
     options.passes.opt_level = opt_level;
     options.precision = precision;
-    GE_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::create(*host, model, options));
-    ModelFileInfo info;  // as ge-compile writes it (tools/ge-compile/main.cc)
+    // As ge-compile compiles (tools/ge-compile/main.cc): no device is touched.
+    GE_ASSIGN_OR_RETURN(Parser * parser, host->parser_for(model));
+    GE_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, parser->parse_file(model));
+    Result<Compilation> compiled = ge::compile(*host, std::move(graph), options);
+    if (!compiled.is_ok()) return compiled.status().with_context(model.string());
+    ModelFileInfo info;
     info.backend = backend;
     info.opt_level = opt_level;
-    info.precision = session->precision();  // fp32 where the backend has no bf16 arithmetic
+    info.precision = compiled->precision();  // fp32 where the backend has no bf16 arithmetic
     info.producer = "ge python " GE_VERSION_STRING;
     info.source_model = model.filename().string();
     info.plugins = required_plugins(*host, backend);
     std::optional<CompiledPlans> plans;
-    if (const ModelRunner* runner = session->runner()) plans = runner->compiled_plans();
-    return write_model_file(output, session->graph(), info, plans ? &*plans : nullptr, session->memory_statistics());
+    if (const CompiledModel* sink = compiled->task_sink()) plans = sink->plans();
+    return write_model_file(output, compiled->graph(), info, plans ? &*plans : nullptr, compiled->memory_statistics());
   }));
 }
 
@@ -459,9 +518,10 @@ PYBIND11_MODULE(ge, m) {
                             "A compiled model. run() may be called from several threads at once: the GIL is "
                             "released while the engine runs.")
       .def(py::init<const fs::path&, const std::optional<std::string>&, const RegistryFiles&, int, int,
-                    const std::optional<std::string>&, int>(),
+                    const std::optional<std::string>&, int, const std::optional<py::dict>&>(),
            py::arg("model"), py::arg("backend") = py::none(), py::arg("plugins") = py::none(), py::arg("threads") = 0,
            py::arg("opt_level") = 2, py::arg("precision") = py::none(), py::arg("specialise_after") = 2,
+           py::arg("plugin_options") = py::none(),
            "Compiles an .onnx model for `backend` (default cpu) at `opt_level` (0-3), or loads a .gem file "
            "(on the backend it was compiled for unless `backend` is given; opt_level does not apply). "
            "`plugins`: extra registry files, read before GE_PLUGINS and the built-in registry. "
@@ -469,7 +529,9 @@ PYBIND11_MODULE(ge, m) {
            "'mixed', what the heavy ops of a float32 model compute in (None: fp32, or a .gem's own; another "
            "than a .gem's is a ValueError); a backend without bfloat16 arithmetic warns once and runs fp32 "
            "(see Session.precision). `specialise_after`: a model with dynamic input dims is compiled for an "
-           "input-shape signature on its Nth run; before, the signature runs per op on plans that share kernels.")
+           "input-shape signature on its Nth run; before, the signature runs per op on plans that share kernels. "
+           "`plugin_options`: {'PLUGIN.KEY': value} over the registry's [PLUGIN.options], as ge-run's "
+           "--plugin-option (e.g. {'cpu.winograd': False, 'cpu.kernel_providers': ['dnnl', 'reference']}).")
       .def("run", &PythonSession::run, py::arg("inputs"), py::kw_only(), py::arg("profile") = py::none(),
            "Runs once on {name: numpy array}; returns {output name: numpy array}. `profile`: also write a "
            "Chrome trace of this run (compile stages, the run, the device's tasks) to that file. Ctrl-C "
@@ -485,8 +547,10 @@ PYBIND11_MODULE(ge, m) {
 
   m.def("compile", &compile, py::arg("model"), py::arg("output_path"), py::arg("backend") = "cpu",
         py::arg("plugins") = py::none(), py::arg("opt_level") = 2, py::arg("precision") = "fp32",
-        "Compiles `model` for `backend` into a .gem file at `output_path`, as ge-compile does; the file "
-        "records `precision` (fp32 where the backend has no bfloat16 arithmetic) and runs in it.");
+        py::arg("plugin_options") = py::none(),
+        "Compiles `model` for `backend` into a .gem file at `output_path`, as ge-compile does (no device is "
+        "created); the file records `precision` (fp32 where the backend has no bfloat16 arithmetic) and runs "
+        "in it. `plugin_options`: as for Session.");
   m.def("list_plugins", &list_plugins, py::arg("plugins") = py::none(),
         "Every plugin entry of the registries read (as ge.Session reads them): dicts with name, kind, "
         "library, registry, version, loaded and error.");

@@ -155,6 +155,31 @@ class SampleModelTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "opt_level must be 0, 1, 2 or 3, got 7"):
             ge.Session(SAMPLE, opt_level=7)
 
+    def test_plugin_options_reach_the_plugins(self):
+        session = ge.Session(SAMPLE, opt_level=0, plugin_options={"cpu.kernel_providers": ["reference"],
+                                                                  "cpu.winograd": False})
+        np.testing.assert_allclose(session.run({"input": self.x})["output"], self.expected, rtol=0, atol=1e-4)
+        # The backend reads them: a list that does not end with the reference kernels is refused.
+        with self.assertRaisesRegex(RuntimeError, "the list must end with 'reference'"):
+            ge.Session(SAMPLE, plugin_options={"cpu.kernel_providers": ("dnnl",)})
+        with self.assertRaisesRegex(RuntimeError, "option winograd must be a bool, got \"maybe\""):
+            ge.Session(SAMPLE, plugin_options={"cpu.winograd": "maybe"})
+        with self.assertRaisesRegex(ValueError, "no registry defines a plugin named 'gpu'"):
+            ge.Session(SAMPLE, plugin_options={"gpu.threads": 2})
+        with self.assertRaisesRegex(ValueError, "plugin_options key 'cpu' is not PLUGIN.KEY"):
+            ge.Session(SAMPLE, plugin_options={"cpu": 1})
+        with self.assertRaisesRegex(TypeError, "must be a bool, int, float, str or list of str, got dict"):
+            ge.Session(SAMPLE, plugin_options={"cpu.winograd": {}})
+        gem = os.path.join(self.tmp.name, "reference.gem")
+        ge.compile(SAMPLE, gem, plugin_options={"cpu.kernel_providers": ["reference"]})
+        reference_only = ge.Session(gem, plugin_options={"cpu.kernel_providers": ["reference"]})
+        np.testing.assert_allclose(reference_only.run({"input": self.x})["output"], self.expected, rtol=0, atol=1e-4)
+        # Loaded with the default providers, its stored plan no longer fits the kernels.
+        with self.assertRaisesRegex(ValueError, "was compiled for kernel 'cpu.Conv.im2col'.*recompile the model"):
+            ge.Session(gem)
+        with self.assertRaisesRegex(RuntimeError, "did you mean 'winograd'"):
+            ge.compile(SAMPLE, gem, plugin_options={"cpu.winogrd": False})
+
     def test_metadata(self):
         self.assertEqual(self.session.inputs, [("input", np.dtype(np.float32), [1, 3, 16, 16])])
         self.assertEqual(self.session.outputs, [("output", np.dtype(np.float32), [1, 10])])
