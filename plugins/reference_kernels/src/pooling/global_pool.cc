@@ -22,56 +22,47 @@ struct GlobalPoolParams {
   double p = 2;
 };
 
-template <typename T>
-int global_average_pool_kernel(const KernelArgs& args) {
+/// y[plane] = reduce(the plane's elements, params) for each [N, C] plane.
+template <typename T, typename Reduce>
+int reduce_planes(const KernelArgs& args, Reduce reduce) {
   const auto& p = *static_cast<const GlobalPoolParams*>(args.params);
   const auto* x = static_cast<const T*>(args.inputs[0]);
   auto* y = static_cast<T*>(args.outputs[0]);
   if (p.planes == 0) return kKernelOk;  // empty tensors have no address
   if (x == nullptr || y == nullptr) return kKernelMissingAddress;
-  for (int64_t plane = 0; plane < p.planes; ++plane) {
-    double sum = 0.0;  // double keeps the float32 reference accurate
-    const T* x_plane = x + plane * p.plane_size;
-    for (int64_t i = 0; i < p.plane_size; ++i) sum += static_cast<double>(x_plane[i]);
-    y[plane] = static_cast<T>(sum / static_cast<double>(p.plane_size));
-  }
+  for (int64_t plane = 0; plane < p.planes; ++plane) y[plane] = reduce(x + plane * p.plane_size, p);
   return kKernelOk;
 }
 
 template <typename T>
+int global_average_pool_kernel(const KernelArgs& args) {
+  return reduce_planes<T>(args, [](const T* values, const GlobalPoolParams& p) {
+    double sum = 0.0;  // double keeps the float32 reference accurate
+    for (int64_t i = 0; i < p.plane_size; ++i) sum += static_cast<double>(values[i]);
+    return static_cast<T>(sum / static_cast<double>(p.plane_size));
+  });
+}
+
+template <typename T>
 int global_max_pool_kernel(const KernelArgs& args) {
-  const auto& p = *static_cast<const GlobalPoolParams*>(args.params);
-  const auto* x = static_cast<const T*>(args.inputs[0]);
-  auto* y = static_cast<T*>(args.outputs[0]);
-  if (p.planes == 0) return kKernelOk;  // empty tensors have no address
-  if (x == nullptr || y == nullptr) return kKernelMissingAddress;
-  for (int64_t plane = 0; plane < p.planes; ++plane) {
-    const T* values = x + plane * p.plane_size;
+  return reduce_planes<T>(args, [](const T* values, const GlobalPoolParams& p) {
     double best = -INFINITY;
     for (int64_t i = 0; i < p.plane_size; ++i) {
       const double v = load(values[i]);
       if (v > best || std::isnan(v)) best = v;
       if (std::isnan(best)) break;  // NaN wins, as in numpy's max
     }
-    y[plane] = store<T>(best);
-  }
-  return kKernelOk;
+    return store<T>(best);
+  });
 }
 
 template <typename T>
 int global_lp_pool_kernel(const KernelArgs& args) {
-  const auto& p = *static_cast<const GlobalPoolParams*>(args.params);
-  const auto* x = static_cast<const T*>(args.inputs[0]);
-  auto* y = static_cast<T*>(args.outputs[0]);
-  if (p.planes == 0) return kKernelOk;  // empty tensors have no address
-  if (x == nullptr || y == nullptr) return kKernelMissingAddress;
-  for (int64_t plane = 0; plane < p.planes; ++plane) {
-    const T* values = x + plane * p.plane_size;
+  return reduce_planes<T>(args, [](const T* values, const GlobalPoolParams& p) {
     double sum = 0;
     for (int64_t i = 0; i < p.plane_size; ++i) sum += std::pow(std::fabs(load(values[i])), p.p);
-    y[plane] = store<T>(std::pow(sum, 1.0 / p.p));
-  }
-  return kKernelOk;
+    return store<T>(std::pow(sum, 1.0 / p.p));
+  });
 }
 
 Result<PreparedKernel> prepare_global_pool(const KernelContext& context) {
