@@ -44,7 +44,7 @@ Status check_activation(const Node& node) {
   const int expected = activation_param_count(activation);
   if (expected < 0) {
     return invalid_argument(node.describe() + ": attribute 'activation' is '" + activation +
-                            "', expected one of Relu, Sigmoid, Tanh, HardSwish, LeakyRelu, HardSigmoid, Clip, Gelu");
+                            "', expected one of Relu, Sigmoid, Tanh, HardSwish, LeakyRelu, HardSigmoid, Clip, Gelu, Swish");
   }
   const std::vector<float> params = node.get_floats("activation_params");
   if (static_cast<int>(params.size()) != expected) {
@@ -228,7 +228,8 @@ Status infer_qlinear_add(Node& node) {
 
 int activation_param_count(const std::string& activation) {
   static const std::map<std::string, int> counts = {{"Relu", 0},      {"Sigmoid", 0},     {"Tanh", 0}, {"HardSwish", 0},
-                                                    {"LeakyRelu", 1}, {"HardSigmoid", 2}, {"Clip", 2}, {"Gelu", 1}};
+                                                    {"LeakyRelu", 1}, {"HardSigmoid", 2}, {"Clip", 2}, {"Gelu", 1},
+                                                    {"Swish", 0}};
   auto it = counts.find(activation);
   return it == counts.end() ? -1 : it->second;
 }

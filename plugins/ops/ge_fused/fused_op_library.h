@@ -24,8 +24,9 @@
 ///   program (ge/autofuse/loop_ir.h, text form) says what it computes; its outputs are
 ///   float32 of the dims the program lists.
 ///
-/// `activation` is one of Relu, Sigmoid, Tanh, HardSwish (no params), LeakyRelu [alpha],
-/// HardSigmoid [alpha, beta], Clip [min, max]; an empty or absent `activation` is none.
+/// `activation` is one of Relu, Sigmoid, Tanh, HardSwish, Swish (y * Sigmoid(y); no
+/// params), LeakyRelu [alpha], HardSigmoid [alpha, beta], Clip [min, max], Gelu
+/// [approximate: 1 tanh, 0 erf]; an empty or absent `activation` is none.
 
 #include <map>
 #include <string>

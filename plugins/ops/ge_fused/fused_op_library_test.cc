@@ -80,11 +80,11 @@ TEST(FusedOpLibrary, RejectsBadActivationsAndBiases) {
   EXPECT_EQ(infer(R"(graph g (opset ""=17, "ge"=1) {
   input %a : float32[2,3]
   input %b : float32[3,4]
-  %y = ge::FusedMatMul(%a, %b) {activation: string = "Swish"} "mm"
+  %y = ge::FusedMatMul(%a, %b) {activation: string = "Mish"} "mm"
   output %y
 })"),
-            "shape inference in graph 'g': ge::FusedMatMul 'mm': attribute 'activation' is 'Swish', expected one of "
-            "Relu, Sigmoid, Tanh, HardSwish, LeakyRelu, HardSigmoid, Clip, Gelu");
+            "shape inference in graph 'g': ge::FusedMatMul 'mm': attribute 'activation' is 'Mish', expected one of "
+            "Relu, Sigmoid, Tanh, HardSwish, LeakyRelu, HardSigmoid, Clip, Gelu, Swish");
   EXPECT_EQ(infer(R"(graph g (opset ""=17, "ge"=1) {
   input %a : float32[2,3]
   input %b : float32[3,4]

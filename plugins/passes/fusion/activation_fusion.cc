@@ -12,8 +12,15 @@ std::vector<Pattern> ActivationFusion::patterns() const {
   p.op({"Relu", "Clip", "Sigmoid", "HardSigmoid", "LeakyRelu", "Tanh", "HardSwish", "ge::HardSwish", "ge::Gelu"}, {producer},
        "activation")
       .allow_extra_inputs();
+  // SiLU as exporters write it, y * Sigmoid(y) (torch's nn.SiLU): the Swish activation.
+  Pattern swish("op_swish");
+  PatternOp& swish_producer = swish.op({"Conv", "ConvTranspose", "Gemm", "MatMul", "ge::FusedMatMul"}, {swish.any("a")},
+                                       "producer")
+                                  .allow_extra_inputs();
+  swish.op("Mul", {swish_producer, swish.op("Sigmoid", {swish_producer}, "sigmoid")}, "activation").commutative();
   std::vector<Pattern> list;
   list.push_back(std::move(p));
+  list.push_back(std::move(swish));
   return list;
 }
 
@@ -41,7 +48,7 @@ Status ActivationFusion::replacement(const Match& match, Replacement& r) const {
   for (Value* in : producer.inputs()) inputs.push_back(r.use(in));
   Node* fused = r.add_node(fused_type, inputs, producer.name(), "ge");
   for (const auto& [key, attribute] : producer.attributes()) fused->set_attribute(key, attribute);
-  fused->set_attribute("activation", act.op_type());
+  fused->set_attribute("activation", match.node("sigmoid") != nullptr ? std::string("Swish") : act.op_type());
   std::vector<float> params = *fused_activation_params(act);
   if (!params.empty()) fused->set_attribute("activation_params", params);
   return Status::ok();

@@ -186,7 +186,7 @@ TEST(DnnlConv, MatchesReferenceOverShapesAndFormats) {
     const Tensor w = random_tensor({k.m, k.c / k.group, k.k, k.k}, seed++, 0.3f);
     const Tensor b = random_tensor({k.m}, seed++);
     for (const std::string& activation : {std::string(), std::string("Relu"), std::string("HardSwish"),
-                                          std::string("Clip"), std::string("HardSigmoid")}) {
+                                          std::string("Clip"), std::string("HardSigmoid"), std::string("Swish")}) {
       auto make = [&](bool use_blocked) {
         auto c = std::make_unique<NodeCase>(activation.empty() ? "Conv" : "FusedConv", activation.empty() ? "" : "ge");
         const bool in_blocked = use_blocked && k.c % 16 == 0, out_blocked = use_blocked && k.m % 16 == 0;

@@ -142,6 +142,8 @@ bool append_activation(const Node& node, dnnl::post_ops& ops) {
     ops.append_eltwise(1.f, Alg::eltwise_tanh, 0.f, 0.f);
   } else if (name == "HardSwish") {
     ops.append_eltwise(1.f, Alg::eltwise_hardswish, 0.f, 0.f);
+  } else if (name == "Swish") {
+    ops.append_eltwise(1.f, Alg::eltwise_swish, 1.f, 0.f);  // y * Sigmoid(1 * y)
   } else if (name == "HardSigmoid") {
     ops.append_eltwise(1.f, Alg::eltwise_linear, param(0, 0.2f), param(1, 0.5f));
     ops.append_eltwise(1.f, Alg::eltwise_clip, 0.f, 1.f);

@@ -28,7 +28,7 @@
 namespace ge::reference_kernels {
 namespace {
 
-enum class Activation { kNone, kRelu, kSigmoid, kTanh, kHardSwish, kLeakyRelu, kHardSigmoid, kClip, kGelu };
+enum class Activation { kNone, kRelu, kSigmoid, kTanh, kHardSwish, kLeakyRelu, kHardSigmoid, kClip, kGelu, kSwish };
 
 struct ActivationParams {
   Activation kind = Activation::kNone;
@@ -49,6 +49,7 @@ Result<ActivationParams> read_activation(const KernelContext& context) {
                                 {"Sigmoid", Activation::kSigmoid, 0, 0, 0},
                                 {"Tanh", Activation::kTanh, 0, 0, 0},
                                 {"HardSwish", Activation::kHardSwish, 0, 0, 0},
+                                {"Swish", Activation::kSwish, 0, 0, 0},
                                 {"LeakyRelu", Activation::kLeakyRelu, 1, 0.01f, 0},
                                 {"HardSigmoid", Activation::kHardSigmoid, 2, 0.2f, 0.5f},
                                 {"Clip", Activation::kClip, 2, -INFINITY, INFINITY},
@@ -115,6 +116,12 @@ void apply_activation(T* y, int64_t count, const ActivationParams& p) {
       return;
     case Activation::kClip:
       for (int64_t i = 0; i < count; ++i) y[i] = y[i] < a ? a : (y[i] > b ? b : y[i]);
+      return;
+    case Activation::kSwish:  // y * Sigmoid(y) (SiLU), as the Mul of the Sigmoid it replaces
+      for (int64_t i = 0; i < count; ++i) {
+        const double v = static_cast<double>(y[i]);
+        y[i] = static_cast<T>(v / (1.0 + std::exp(-v)));
+      }
       return;
     case Activation::kGelu:  // the formulas of the standalone ge::Gelu kernel
       for (int64_t i = 0; i < count; ++i) {

@@ -136,12 +136,19 @@ TEST(FusedKernels, GeluExactAndTanh) {
   expect_tensor<float>(tanh_out[0], {4}, {-0.15880801f, 0.f, 0.34571401f, 1.95459769f});
 }
 
-TEST(FusedKernels, ActivationOnlyWithKnownNames) {
+TEST(FusedKernels, SwishIsTheProductWithTheSigmoid) {
+  // The conv gives [4.5, 2.5, -1.5, -5.5]; v / (1 + exp(-v)) from Python's math module.
   auto swish = fused_conv("Swish", {});
-  auto prepared = in_ge_domain(*swish).prepare();
+  GE_RUN_KERNEL(swish_out, in_ge_domain(*swish));
+  expect_tensor<float>(swish_out[0], {1, 2, 1, 2}, {4.45055876f, 2.31035455f, -0.27363829f, -0.02238576f});
+}
+
+TEST(FusedKernels, ActivationOnlyWithKnownNames) {
+  auto mish = fused_conv("Mish", {});
+  auto prepared = in_ge_domain(*mish).prepare();
   ASSERT_FALSE(prepared.is_ok());
   EXPECT_EQ(prepared.status().code(), StatusCode::kUnsupported);
-  EXPECT_NE(prepared.status().message().find("activation 'Swish'"), std::string::npos) << prepared.status().message();
+  EXPECT_NE(prepared.status().message().find("activation 'Mish'"), std::string::npos) << prepared.status().message();
 }
 
 TEST(FusedKernels, FusedOpsNeedTheGeDomain) {
