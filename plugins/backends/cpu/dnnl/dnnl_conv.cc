@@ -55,6 +55,23 @@ bool winograd_shape(const Dims& w_dims, int64_t group, const Dims& strides, cons
          std::all_of(dilations.begin(), dilations.end(), [](int64_t d) { return d == 0; });
 }
 
+/// The node's fused activation as oneDNN eltwise steps in place on `data` (what
+/// append_activation would add as post-ops); throws dnnl::error where it has none.
+void add_activation_steps(ProgramBuilder& builder, const Node& node, const dnnl::memory::desc& desc,
+                          const ArgSource& data) {
+  dnnl::post_ops ops;
+  if (!append_activation(node, ops)) throw dnnl::error(dnnl_unimplemented, "activation");
+  for (int i = 0; i < ops.len(); ++i) {
+    float scale = 1, alpha = 0, beta = 0;
+    dnnl::algorithm algorithm = dnnl::algorithm::undef;
+    ops.get_params_eltwise(i, scale, algorithm, alpha, beta);
+    const dnnl::eltwise_forward::desc step(dnnl::prop_kind::forward_inference, algorithm, desc, alpha, beta);
+    const dnnl::eltwise_forward::primitive_desc pd(step, kernel_attributes(dnnl::post_ops()), cpu_engine());
+    builder.add(dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, desc, data}, {DNNL_ARG_DST, desc, data}},
+                pd.scratchpad_desc());
+  }
+}
+
 /// Host step: output 0 = input 3 (the residual the `sum` post-op accumulates onto).
 int copy_residual_to_output(const KernelArgs& args, const void* params) {
   const size_t bytes = *static_cast<const size_t*>(params);
@@ -118,34 +135,42 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
   const Dims strides = tail(g.strides, spatial), dilations = tail(g.dilations, spatial, 1);
   const Dims pads_l = tail(g.pads_begin, spatial), pads_r = tail(g.pads_end, spatial);
   auto make_pd = [&](const dnnl::memory::desc& src, const dnnl::memory::desc& dst, Residual residual,
-                     dnnl::algorithm algorithm = dnnl::algorithm::convolution_direct) {
+                     dnnl::algorithm algorithm = dnnl::algorithm::convolution_direct, bool with_activation = true) {
     dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, algorithm, src, weight_any, bias_md, dst,
                                          strides, dilations, pads_l, pads_r);
     dnnl::post_ops ops;
     if (residual == Residual::kBinary) ops.append_binary(dnnl::algorithm::binary_add, dst);
     if (residual == Residual::kSum) ops.append_sum(1.0f);
-    if (fused && !append_activation(node, ops)) throw dnnl::error(dnnl_unimplemented, "activation");
+    if (fused && with_activation && !append_activation(node, ops)) throw dnnl::error(dnnl_unimplemented, "activation");
     const dnnl::primitive_attr attr = kernel_attributes(ops);
     return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
   };
   try {
     // Winograd first (see the top of the file): on the stored layouts, else on its own
     // (channel-blocked) with reorders around it, which cost far less than it saves.
+    // oneDNN's Winograd takes few activations as post-ops (not Swish, Gelu, ...): one it
+    // refuses runs after it, as eltwise steps in place on what it wrote.
     std::optional<dnnl::convolution_forward::primitive_desc> winograd;
+    bool activation_after = false;
     const dnnl::memory::desc src_any(x_dims, src_type, Tag::any), dst_any(y_dims, dst_type, Tag::any);
     const dnnl::memory::desc x_typed = with_type(*x_stored, src_type), y_typed = with_type(*y_stored, dst_type);
     // oneDNN's Winograd convolutions are float32 only.
     if (spatial == 2 && src_type == DnnlType::f32 && winograd_shape(w_dims, group, strides, dilations) &&
         options.winograd) {
       const Residual sum = z != nullptr ? Residual::kSum : Residual::kNone;
-      for (const auto& [src, dst] : {std::pair{x_typed, y_typed}, std::pair{src_any, dst_any}}) {
-        try {
-          winograd = make_pd(src, dst, sum, dnnl::algorithm::convolution_winograd);
-          if (is_jit(winograd->impl_info_str())) break;
-        } catch (const dnnl::error&) {
-          // none for this shape or these layouts
+      for (const bool with_activation : {true, false}) {
+        if (!with_activation && (!fused || node.get_string("activation", "").empty())) break;
+        for (const auto& [src, dst] : {std::pair{x_typed, y_typed}, std::pair{src_any, dst_any}}) {
+          try {
+            winograd = make_pd(src, dst, sum, dnnl::algorithm::convolution_winograd, with_activation);
+            if (is_jit(winograd->impl_info_str())) break;
+          } catch (const dnnl::error&) {
+            // none for this shape or these layouts
+          }
+          winograd.reset();
         }
-        winograd.reset();
+        activation_after = winograd && !with_activation;
+        if (winograd) break;
       }
     }
     // Else a direct JIT convolution on the stored layouts when oneDNN has one: it needs no
@@ -217,6 +242,7 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
       args.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, pd.dst_desc(), residual});
     }
     builder.add(dnnl::convolution_forward(pd), std::move(args), pd.scratchpad_desc());
+    if (activation_after) add_activation_steps(builder, node, pd.dst_desc(), dst);
     builder.finish_output(pd.dst_desc(), dst, *y_stored);
     return std::move(builder).build(
         fast_kernel_name(backend, node, pd.impl_info_str()) + precision_suffix(storage, bf16_mode), options.threads);

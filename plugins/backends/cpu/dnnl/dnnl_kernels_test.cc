@@ -532,6 +532,43 @@ TEST(DnnlWinogradConv, MatchesReferenceWithResidualInPlaceAndOut) {
   EXPECT_EQ(off->name.find("wino"), std::string::npos) << off->name;
 }
 
+// An activation oneDNN's Winograd does not take as a post-op (Swish, Gelu) runs after it,
+// in place on what it wrote: the kernel stays Winograd and agrees with the reference
+// FusedConv, with and without a residual, on blocked and plain outputs.
+TEST(DnnlWinogradConv, ActivationsItRefusesRunAfterIt) {
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "oneDNN's Winograd kernels need AVX-512";
+  const Tensor x = random_tensor({1, 32, 14, 14}, 600);
+  const Tensor w = random_tensor({48, 32, 3, 3}, 601, 0.1f);
+  const Tensor b = random_tensor({48}, 602);
+  const Tensor z = random_tensor({1, 48, 14, 14}, 603);
+  for (const std::string activation : {"Swish", "Gelu", "HardSigmoid"}) {
+    for (const std::string format : {"nChw16c", ""}) {
+      for (const bool residual : {false, true}) {
+        const std::string what = "Winograd + " + activation + (residual ? " residual " : " ") + format;
+        auto make = [&](bool stored) {
+          auto c = std::make_unique<NodeCase>("FusedConv", "ge");
+          c->input(x, stored ? format : "").constant(w).constant(b);
+          if (residual) c->input(z, stored ? format : "");
+          c->output({1, 48, 14, 14}, stored ? format : "")
+              .attribute("pads", Attribute(std::vector<int64_t>{1, 1, 1, 1}))
+              .attribute("activation", Attribute(activation));
+          if (activation == "Gelu") c->attribute("activation_params", Attribute(std::vector<float>{0.f}));
+          if (activation == "HardSigmoid") {
+            c->attribute("activation_params", Attribute(std::vector<float>{0.2f, 0.5f}));
+          }
+          return c;
+        };
+        auto plain = make(false);
+        auto stored = make(true);
+        std::optional<PreparedKernel> fast = prepare(stored->node(), "cpu", Options{1});
+        ASSERT_TRUE(fast.has_value()) << what;
+        EXPECT_NE(fast->name.find("wino"), std::string::npos) << what << ": " << fast->name;
+        check(*plain, what, 16, stored.get());
+      }
+    }
+  }
+}
+
 TEST(DnnlMatMul, MatchesReference) {
   struct Case {
     std::vector<int64_t> a, b, y;
