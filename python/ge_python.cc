@@ -39,10 +39,6 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using RegistryFiles = std::optional<std::vector<fs::path>>;  // plugins=: a list, or None
 /// plugin_options=: {"PLUGIN.KEY": value}, each over the registry's [PLUGIN.options].
-struct PluginSetting {
-  std::string plugin, key;
-  PluginOptions::Value value;
-};
 using PluginSettings = std::vector<PluginSetting>;
 
 /// Set at import: the registry of the plugins built with GE, at GE_PYTHON_REGISTRY (a path
@@ -230,13 +226,7 @@ Result<std::shared_ptr<PluginHost>> load_plugins(const RegistryFiles& extra, boo
     for (const Status& failure : host->failures()) message += "\n  " + failure.message();
     return plugin_error(message);
   }
-  for (const PluginSetting& setting : settings) {
-    const std::vector<PluginRecord>& records = host->records();
-    if (std::none_of(records.begin(), records.end(), [&](const PluginRecord& r) { return r.name == setting.plugin; })) {
-      return not_found("plugin_options['" + setting.plugin + "." + setting.key + "']: no registry defines a plugin named '" +
-                       setting.plugin + "'");
-    }
-  }
+  GE_RETURN_IF_ERROR(host->check_plugin_options_applied());
   return host;
 }
 

@@ -96,5 +96,32 @@ TEST(PassOptions, AnUnknownKeyIsAnErrorNamingItAndThePass) {
             "plugin 'x': unknown option 'colour' in [plugin.options] (known options: none)");
 }
 
+TEST(PluginOptionsTypes, AValueOfTheWrongTypeIsAnErrorNamingTheOptionAndTheType) {
+  using Type = PluginOptions::Type;
+  const std::vector<PluginOptions::Known> known = {
+      {"on", Type::kBool}, {"n", Type::kInt}, {"ratio", Type::kNumber}, {"mode", Type::kString}, {"list", Type::kStrings}};
+  PluginOptions good;
+  good.set("on", true);
+  good.set("n", int64_t{3});
+  good.set("ratio", int64_t{2});  // an integer is a number too
+  good.set("mode", std::string("fast"));
+  good.set("list", std::vector<std::string>{"a"});
+  EXPECT_TRUE(good.check_known_options("plugin 'p'", known).is_ok());
+  auto message = [&](const std::string& key, PluginOptions::Value value) {
+    PluginOptions options;
+    options.set(key, std::move(value));
+    return options.check_known_options("plugin 'p'", known).message();
+  };
+  EXPECT_EQ(message("on", std::string("maybe")), "plugin 'p': option on must be a bool, got \"maybe\"");
+  EXPECT_EQ(message("n", 2.5), "plugin 'p': option n must be an integer, got 2.5");
+  EXPECT_EQ(message("ratio", false), "plugin 'p': option ratio must be a number, got false");
+  EXPECT_EQ(message("mode", int64_t{1}), "plugin 'p': option mode must be a string, got 1");
+  EXPECT_EQ(message("list", std::string("a")), "plugin 'p': option list must be a list of strings, got \"a\"");
+  // Unknown keys first, as check_known_keys words them.
+  EXPECT_EQ(message("onn", true),
+            "plugin 'p': unknown option 'onn' in [plugin.options]; did you mean 'on'? (known options: on, n, ratio, "
+            "mode, list)");
+}
+
 }  // namespace
 }  // namespace ge

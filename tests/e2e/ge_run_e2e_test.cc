@@ -436,7 +436,7 @@ TEST_F(GeRunE2ETest, ABadPluginOptionExitsOneNamingIt) {
   EXPECT_CONTAINS(misspelt.output, "did you mean 'winograd'?");
   Outcome unknown = ge_run({kModel, "--input", "random", "--plugin-option", "gpu.threads=2"});
   EXPECT_EQ(unknown.exit_code, 1) << unknown.output;
-  EXPECT_CONTAINS(unknown.output, "--plugin-option gpu.threads: no registry defines a plugin named 'gpu'");
+  EXPECT_CONTAINS(unknown.output, "setting gpu.threads: no registry defines a plugin named 'gpu'");
   Outcome malformed = ge_run({kModel, "--input", "random", "--plugin-option", "cpu"});
   EXPECT_EQ(malformed.exit_code, 1) << malformed.output;
   EXPECT_CONTAINS(malformed.output, "--plugin-option expects PLUGIN.KEY=VALUE");

@@ -24,13 +24,6 @@ Result<std::vector<std::string>> parse_pass_list(const std::string& option, cons
 /// fp32, bf16 or mixed.
 Result<Precision> parse_precision_value(const std::string& option, const std::string& text);
 
-/// One plugin's setting from the command line: PLUGIN.KEY=VALUE (--plugin-option).
-struct PluginSetting {
-  std::string plugin;
-  std::string key;
-  PluginOptions::Value value;
-};
-
 /// Parses "PLUGIN.KEY=VALUE" as a registry's `[PLUGIN.options]` line `KEY = VALUE` would
 /// read: true/false a bool, an integer, a number, [a, b, c] a list of strings, anything
 /// else (quotes optional) a string. A missing plugin, key or '=' is an error naming

@@ -1,6 +1,5 @@
 #include "tool_driver.h"
 
-#include <algorithm>
 #include <iostream>
 #include <system_error>
 
@@ -31,17 +30,7 @@ Status load_plugins(PluginHost& host, const SessionFlags& flags, const fs::path&
     const Status status = host.load_registry(registry);
     if (!status.is_ok()) GE_LOG_DEBUG("registry '{}': {}", registry.string(), status.to_string());
   }
-  for (const PluginSetting& setting : flags.plugin_settings) {
-    const std::vector<PluginRecord>& records = host.records();
-    if (std::any_of(records.begin(), records.end(), [&](const PluginRecord& r) { return r.name == setting.plugin; })) {
-      continue;
-    }
-    std::string names;
-    for (const PluginRecord& record : records) names += (names.empty() ? "" : ", ") + record.name;
-    return not_found("--plugin-option " + setting.plugin + "." + setting.key + ": no registry defines a plugin named '" +
-                     setting.plugin + "' (the plugins: " + names + ")");
-  }
-  return Status::ok();
+  return host.check_plugin_options_applied();
 }
 
 int fail(std::string_view tool, const Status& status) {

@@ -28,7 +28,7 @@ std::filesystem::path default_registry(const char* argv0);
 /// GE_PLUGINS and `default_registry`, each plugin with `flags.plugin_settings`
 /// (--plugin-option) over its registry options. A missing registry is kNotFound naming the
 /// three places; a setting for a plugin no registry defines is kNotFound naming it and
-/// the plugins there are; a plugin that fails to load (an unknown or ill-typed option
+/// the plugins there are (PluginHost::check_plugin_options_applied); a plugin that fails to load (an unknown or ill-typed option
 /// included) stays in host.failures() (each tool decides whether that is fatal).
 Status load_plugins(PluginHost& host, const SessionFlags& flags, const std::filesystem::path& default_registry);
 

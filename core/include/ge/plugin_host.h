@@ -62,6 +62,10 @@ class PluginHost {
   /// over what its registry entry's [plugin.options] says (ge-run --autofusion sets the
   /// cpu backend's `autofuse_mode`). Applies to the registries loaded afterwards.
   void set_plugin_option(const std::string& plugin, const std::string& key, PluginOptions::Value value);
+  /// Ok when every set_plugin_option names a plugin a registry loaded so far defines; else
+  /// kNotFound for the first that does not: "setting gpu.threads: no registry defines a
+  /// plugin named 'gpu' (the plugins: ...)". Call it after the last registry.
+  Status check_plugin_options_applied() const;
 
   const std::vector<std::filesystem::path>& registry_files() const { return registry_files_; }
   const std::vector<PluginRecord>& records() const { return records_; }

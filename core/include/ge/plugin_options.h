@@ -33,8 +33,29 @@ class PluginOptions {
   /// misspelt option is an error rather than silently ignored.
   Status check_known_keys(const std::string& owner, const std::vector<std::string>& known) const;
 
+  /// The type an option's value must have: Value's alternatives, in order.
+  enum class Type { kBool, kInt, kNumber, kString, kStrings };
+  struct Known {
+    std::string key;
+    Type type;
+  };
+  /// check_known_keys over the keys of `known`, then each value given against its key's
+  /// type (an integer is a number too): a wrong one is kInvalidArgument naming `owner`, the
+  /// option, the type it must be and the value ("option winograd must be a bool, got
+  /// "maybe""), where the typed lookups would take their fallback in silence.
+  Status check_known_options(const std::string& owner, const std::vector<Known>& known) const;
+
  private:
   std::map<std::string, Value> values_;
+};
+
+/// One setting of a plugin's option from outside its registry entry (a tool's
+/// --plugin-option PLUGIN.KEY=VALUE, Python's plugin_options): PluginHost::set_plugin_option's
+/// arguments.
+struct PluginSetting {
+  std::string plugin;
+  std::string key;
+  PluginOptions::Value value;
 };
 
 }  // namespace ge

@@ -281,6 +281,17 @@ void PluginHost::set_plugin_option(const std::string& plugin, const std::string&
   impl_->option_overrides[plugin].set(key, std::move(value));
 }
 
+Status PluginHost::check_plugin_options_applied() const {
+  for (const auto& [plugin, options] : impl_->option_overrides) {
+    if (std::any_of(records_.begin(), records_.end(), [&](const PluginRecord& r) { return r.name == plugin; })) continue;
+    std::string names;
+    for (const PluginRecord& record : records_) names += (names.empty() ? "" : ", ") + record.name;
+    return not_found("setting " + plugin + "." + options.values().begin()->first +
+                     ": no registry defines a plugin named '" + plugin + "' (the plugins: " + names + ")");
+  }
+  return Status::ok();
+}
+
 Status PluginHost::load_registry(const std::filesystem::path& registry_file) {
   Result<std::string> text = read_registry_file(registry_file);
   if (!text.is_ok()) {

@@ -2,7 +2,10 @@
 #include "ge/plugin_options.h"
 
 #include <algorithm>
+#include <sstream>
 #include <string_view>
+#include <type_traits>
+#include <variant>
 
 namespace ge {
 namespace {
@@ -40,6 +43,38 @@ Status PluginOptions::check_known_keys(const std::string& owner, const std::vect
     return invalid_argument(owner + ": unknown option '" + key + "' in [plugin.options]" +
                             (closest.empty() ? std::string() : "; did you mean '" + closest + "'?") +
                             " (known options: " + (list.empty() ? std::string("none") : list) + ")");
+  }
+  return Status::ok();
+}
+
+Status PluginOptions::check_known_options(const std::string& owner, const std::vector<Known>& known) const {
+  std::vector<std::string> keys;
+  for (const Known& option : known) keys.push_back(option.key);
+  GE_RETURN_IF_ERROR(check_known_keys(owner, keys));
+  static const char* const kTypeNames[] = {"a bool", "an integer", "a number", "a string", "a list of strings"};
+  for (const Known& option : known) {
+    const auto found = values_.find(option.key);
+    if (found == values_.end()) continue;
+    const size_t given = found->second.index();
+    const size_t expected = static_cast<size_t>(option.type);
+    if (given == expected || (option.type == Type::kNumber && std::holds_alternative<int64_t>(found->second))) continue;
+    const std::string text = std::visit(
+        [](const auto& value) -> std::string {
+          using V = std::decay_t<decltype(value)>;
+          if constexpr (std::is_same_v<V, bool>) {
+            return value ? "true" : "false";
+          } else if constexpr (std::is_same_v<V, std::string>) {
+            return "\"" + value + "\"";
+          } else if constexpr (std::is_same_v<V, std::vector<std::string>>) {
+            return "a list";
+          } else {
+            std::ostringstream text;  // 2.5, not std::to_string's 2.500000
+            text << value;
+            return text.str();
+          }
+        },
+        found->second);
+    return invalid_argument(owner + ": option " + option.key + " must be " + kTypeNames[expected] + ", got " + text);
   }
   return Status::ok();
 }

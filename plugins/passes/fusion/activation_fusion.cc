@@ -5,18 +5,23 @@
 
 namespace ge::fusion {
 
+namespace {
+
+/// The ops an activation fuses into.
+const std::vector<std::string> kProducers = {"Conv", "ConvTranspose", "Gemm", "MatMul", "ge::FusedMatMul"};
+
+}  // namespace
+
 std::vector<Pattern> ActivationFusion::patterns() const {
   Pattern p("op_activation");
-  PatternOp& producer = p.op({"Conv", "ConvTranspose", "Gemm", "MatMul", "ge::FusedMatMul"}, {p.any("a")}, "producer").allow_extra_inputs();
+  PatternOp& producer = p.op(kProducers, {p.any("a")}, "producer").allow_extra_inputs();
   // ge::HardSwish: fuse_hard_swish's op where the model's opset predates HardSwish.
   p.op({"Relu", "Clip", "Sigmoid", "HardSigmoid", "LeakyRelu", "Tanh", "HardSwish", "ge::HardSwish", "ge::Gelu"}, {producer},
        "activation")
       .allow_extra_inputs();
   // SiLU as exporters write it, y * Sigmoid(y) (torch's nn.SiLU): the Swish activation.
   Pattern swish("op_swish");
-  PatternOp& swish_producer = swish.op({"Conv", "ConvTranspose", "Gemm", "MatMul", "ge::FusedMatMul"}, {swish.any("a")},
-                                       "producer")
-                                  .allow_extra_inputs();
+  PatternOp& swish_producer = swish.op(kProducers, {swish.any("a")}, "producer").allow_extra_inputs();
   swish.op("Mul", {swish_producer, swish.op("Sigmoid", {swish_producer}, "sigmoid")}, "activation").commutative();
   std::vector<Pattern> list;
   list.push_back(std::move(p));

@@ -12,10 +12,7 @@
 #include <exception>
 #include <memory>
 #include <string>
-#include <type_traits>
 #include <utility>
-#include <variant>
-#include <vector>
 
 #include "cpu_backend.h"
 #include "ge/plugin_api/plugin.h"
@@ -32,44 +29,19 @@ void pin_library() {
   }
 }
 
-/// A value of the wrong type ("winograd = maybe") is an error naming the option, the type it
-/// needs and the value, not a default taken in silence.
-ge::Status check_option_types(const ge::PluginOptions& options) {
-  // The index of each option's type in PluginOptions::Value.
-  const std::vector<std::pair<std::string, size_t>> expected = {
-      {"synchronous", 0}, {"winograd", 0},      {"threads", 1},         {"intra_op_threads", 1},
-      {"int8", 3},        {"autofuse_mode", 3}, {"kernel_providers", 4}};
-  static const char* const kTypeNames[] = {"a bool", "an integer", "a number", "a string", "a list of strings"};
-  for (const auto& [key, index] : expected) {
-    const auto found = options.values().find(key);
-    if (found == options.values().end() || found->second.index() == index) continue;
-    std::string given = std::visit(
-        [](const auto& value) -> std::string {
-          using V = std::decay_t<decltype(value)>;
-          if constexpr (std::is_same_v<V, bool>) {
-            return value ? "true" : "false";
-          } else if constexpr (std::is_same_v<V, std::string>) {
-            return "\"" + value + "\"";
-          } else if constexpr (std::is_same_v<V, std::vector<std::string>>) {
-            return "a list";
-          } else {
-            return std::to_string(value);
-          }
-        },
-        found->second);
-    return ge::invalid_argument("backend 'cpu': option " + key + " must be " + kTypeNames[index] + ", got " + given);
-  }
-  return ge::Status::ok();
-}
-
 ge::Status register_cpu_backend(ge::Registrar& registrar) {
   pin_library();
   try {
-    GE_RETURN_IF_ERROR(check_option_types(registrar.options()));
+    using Type = ge::PluginOptions::Type;
+    GE_RETURN_IF_ERROR(registrar.options().check_known_options(
+        "backend 'cpu'", {{"synchronous", Type::kBool},
+                          {"threads", Type::kInt},
+                          {"intra_op_threads", Type::kInt},
+                          {"kernel_providers", Type::kStrings},
+                          {"winograd", Type::kBool},
+                          {"int8", Type::kString},
+                          {"autofuse_mode", Type::kString}}));
     GE_ASSIGN_OR_RETURN(ge::CpuDeviceOptions options, ge::CpuDeviceOptions::from_options(registrar.options()));
-    GE_RETURN_IF_ERROR(registrar.options().check_known_keys(
-        "backend 'cpu'", {"synchronous", "threads", "intra_op_threads", "kernel_providers", "winograd", "int8",
-                          "autofuse_mode"}));
     GE_ASSIGN_OR_RETURN(ge::CpuKernelSettings settings, ge::CpuKernelSettings::from_options(registrar.options()));
     auto backend = std::make_shared<ge::CpuBackend>();
     backend->set_kernel_settings(std::move(settings));
