@@ -282,7 +282,9 @@ void PluginHost::set_plugin_option(const std::string& plugin, const std::string&
 }
 
 Status PluginHost::check_plugin_options_applied() const {
-  for (const auto& [plugin, options] : impl_->option_overrides) {
+  for (const auto& override : impl_->option_overrides) {
+    const std::string& plugin = override.first;  // not a structured binding: clang 14 captures none
+    const PluginOptions& options = override.second;
     if (std::any_of(records_.begin(), records_.end(), [&](const PluginRecord& r) { return r.name == plugin; })) continue;
     std::string names;
     for (const PluginRecord& record : records_) names += (names.empty() ? "" : ", ") + record.name;
