@@ -221,6 +221,82 @@ TEST(ShapeSpecialisation, APlanComputesTheShapeValuesOfItsSignature) {
   EXPECT_EQ((*session)->specialisations()->statistics().misses, 0u);
 }
 
+// Once its plans fill the cache, a new signature retargets the least recently used plan
+// in place: only the nodes downstream of the input whose shape changed are inferred
+// again (their shape values computed afresh, their kernels shared or prepared), the rest
+// keep their descs and kernels. Every run matches the plain per-op executor, including
+// signatures that come back after their plan was retargeted away.
+TEST(ShapeSpecialisation, ANewSignatureRetargetsTheLeastRecentlyUsedPlan) {
+  const std::string text = R"(graph main (opset ""=17) {
+  input %x : float32[N,4]
+  input %y : float32[M,3]
+  init %zero : int64[] = [0]
+  init %two : int64[] = [2]
+  init %pair : int64[1] = [2]
+  init %axes : int64[1] = [0]
+  init %w : float32[3,2] = [0.5, -1, 2, 1, 0.25, -0.5]
+  %s = Shape(%x) "shape"
+  %n = Gather(%s, %zero) {axis: int = 0} "rows"
+  %two_n = Mul(%n, %two) "double"
+  %rows = Unsqueeze(%two_n, %axes) "as_list"
+  %tail = Shape(%x) {start: int = -1} "last_dim"
+  %half = Div(%tail, %pair) "half"
+  %target = Concat(%rows, %half) {axis: int = 0} "target"
+  %r = Reshape(%x, %target) "reshape"
+  %z = Relu(%r) "relu"
+  %yw = MatMul(%y, %w) "dense"
+  %ys = Softmax(%yw) {axis: int = -1} "softmax"
+  output %z
+  output %target
+  output %ys
+})";
+  SessionOptions per_signature;
+  per_signature.specialise_after = 100;  // every run on the per-op plans
+  per_signature.specialisation_cache_size = 2;
+  auto session = session_for(text, per_signature);
+  ASSERT_TRUE(session.is_ok()) << session.status().to_string();
+  SessionOptions per_op;
+  per_op.specialisation_cache_size = 0;
+  auto reference = session_for(text, per_op);
+  ASSERT_TRUE(reference.is_ok()) << reference.status().to_string();
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> value(-2.0f, 2.0f);
+  auto random = [&](int64_t rows, int64_t cols) {
+    std::vector<float> data(static_cast<size_t>(rows * cols));
+    for (float& v : data) v = value(rng);
+    return Tensor::from_vector<float>({rows, cols}, data);
+  };
+  const std::vector<std::pair<int64_t, int64_t>> signatures = {{3, 2}, {5, 2}, {1, 2}, {4, 2}, {4, 5},
+                                                               {3, 5}, {3, 2}, {6, 1}, {3, 2}, {1, 2}};
+  for (const auto& [n, m] : signatures) {
+    SCOPED_TRACE("x rows " + std::to_string(n) + ", y rows " + std::to_string(m));
+    const NamedTensors inputs = {{"x", random(n, 4)}, {"y", random(m, 3)}};
+    std::vector<Tensor> got, want;
+    Status s = (*session)->run(inputs, got);
+    ASSERT_TRUE(s.is_ok()) << s.to_string();
+    ASSERT_TRUE((*reference)->run(inputs, want).is_ok());
+    ASSERT_EQ(got.size(), 3u);
+    EXPECT_EQ(got[0].shape(), (std::vector<int64_t>{2 * n, 2}));
+    EXPECT_EQ(int64s(got[1]), (std::vector<int64_t>{2 * n, 2}));
+    const std::vector<float> x = floats(inputs[0].second), z = floats(got[0]);
+    ASSERT_EQ(x.size(), z.size());
+    for (size_t k = 0; k < x.size(); ++k) EXPECT_EQ(z[k], std::max(x[k], 0.0f));
+    ASSERT_EQ(got[2].shape(), (std::vector<int64_t>{m, 2}));
+    const std::vector<float> g = floats(got[2]), w = floats(want.at(2));
+    ASSERT_EQ(g.size(), w.size());
+    for (size_t k = 0; k < g.size(); ++k) EXPECT_NEAR(g[k], w[k], 1e-6f);
+  }
+  const std::optional<KernelStatistics> kernels = (*session)->kernel_statistics();
+  ASSERT_TRUE(kernels.has_value());
+  EXPECT_EQ(kernels->plans_built, 2u) << "two plans fill the cache; every later new signature retargets one";
+  EXPECT_GE(kernels->plans_retargeted, 6u);
+  // A change of x's rows leaves the dense layer and softmax of y as they were, and a
+  // change of y's leaves x's shape arithmetic, Reshape and Relu.
+  EXPECT_GT(kernels->nodes_kept, 0u);
+  EXPECT_GT(kernels->nodes_reinferred, 0u);
+  EXPECT_EQ((*session)->specialisations()->statistics().misses, 0u);
+}
+
 // A random op is never computed ahead of a run, even where its inputs are constants and
 // its output is a few integers: every run draws again.
 TEST(ShapeSpecialisation, APlanNeverComputesARandomOpAhead) {

@@ -162,6 +162,9 @@ void print_runtime_statistics(const Session& session, std::optional<uint64_t> wa
     std::cout << "plan kernels: " << kernels->prepared << " prepared, " << kernels->reused
               << " reused from another signature's plan, " << kernels->evicted << " evicted, " << kernels->folded
               << " steps computed ahead (shape values)\n";
+    std::cout << "plans per op: " << kernels->plans_built << " built from a copy of the graph, "
+              << kernels->plans_retargeted << " retargeted in place (" << kernels->nodes_reinferred
+              << " nodes inferred again, " << kernels->nodes_kept << " kept)\n";
   }
   if (session.gear_count() > 0) {
     std::cout << "dynamic gears: " << session.gear_count() << " loaded, " << session.gear_hits() << " runs used one\n";

@@ -78,6 +78,12 @@ struct KernelStatistics {
   uint64_t reused = 0;    ///< plan steps that took a kernel prepared for an earlier plan
   uint64_t evicted = 0;   ///< shared kernels dropped (more variants of a node than the cache size)
   uint64_t folded = 0;    ///< plan steps computed when their plan was made (shape values), never run
+  uint64_t plans_built = 0;  ///< plans made from a clone of the graph (inferred whole)
+  /// Plans made by retargeting the least recently used one in place (the cache full):
+  /// only the nodes downstream of a changed input desc were inferred again.
+  uint64_t plans_retargeted = 0;
+  uint64_t nodes_reinferred = 0;  ///< nodes those retargets inferred again
+  uint64_t nodes_kept = 0;        ///< nodes they kept as they were (descs, kernel, shape values)
 };
 
 class Executor {

@@ -231,6 +231,7 @@ struct Executor::Impl {
   // options.cache_size per node; they outlive the plans they were prepared for.
   std::vector<std::list<SharedKernel>> shared_kernels;
   KernelStatistics kernel_statistics;
+  std::vector<const Node*> template_nodes;  // `graph`'s nodes by position, for retarget_plan
   // The token the current run watches (RunOptions::cancellation), else null.
   const CancellationToken* cancellation = nullptr;
 
@@ -273,6 +274,7 @@ struct Executor::Impl {
     }
     if (options.sink) GE_RETURN_IF_ERROR(partition_plan(*plan, /*top_level=*/true));
     GE_RETURN_IF_ERROR(prepare_steps(*plan));
+    ++kernel_statistics.plans_built;
     if (logger().should_log(spdlog::level::info)) {
       std::string shapes;
       for (const TensorDesc& desc : descs) shapes += (shapes.empty() ? "" : ", ") + desc.to_string();
@@ -286,21 +288,148 @@ struct Executor::Impl {
   /// Prepares the kernels of the static steps outside clusters, noting the input shapes
   /// they are for (a body's static inference can disagree with a run).
   Status prepare_steps(Plan& plan) {
-    for (Step& step : plan.steps) {
-      if (step.host || step.dynamic || step.cluster >= 0 || step.folded) continue;
-      // The hint is there while the backend prepares the kernel only: ONNX inference (of a
-      // step run per op) refuses attributes its schema does not declare.
-      const bool hint = options.transient_plans && step.position >= 0;
-      if (hint) step.node->set_attribute(kTransientPlanAttribute, Attribute(int64_t{1}));
-      Result<PreparedKernel> kernel = shared_kernel(*step.node, step.position);
-      if (hint) step.node->remove_attribute(kTransientPlanAttribute);
-      GE_ASSIGN_OR_RETURN(step.kernel, std::move(kernel));
-      step.prepared = true;
-      for (const Value* in : step.node->inputs()) {
-        step.prepared_shapes.push_back(in != nullptr ? in->desc().static_dims() : std::vector<int64_t>{});
-      }
+    for (Step& step : plan.steps) GE_RETURN_IF_ERROR(prepare_step(step));
+    return Status::ok();
+  }
+
+  Status prepare_step(Step& step) {
+    step.prepared = false;
+    step.prepared_shapes.clear();
+    if (step.host || step.dynamic || step.cluster >= 0 || step.folded) return Status::ok();
+    // The hint is there while the backend prepares the kernel only: ONNX inference (of a
+    // step run per op) refuses attributes its schema does not declare.
+    const bool hint = options.transient_plans && step.position >= 0;
+    if (hint) step.node->set_attribute(kTransientPlanAttribute, Attribute(int64_t{1}));
+    Result<PreparedKernel> kernel = shared_kernel(*step.node, step.position);
+    if (hint) step.node->remove_attribute(kTransientPlanAttribute);
+    GE_ASSIGN_OR_RETURN(step.kernel, std::move(kernel));
+    step.prepared = true;
+    for (const Value* in : step.node->inputs()) {
+      step.prepared_shapes.push_back(in != nullptr ? in->desc().static_dims() : std::vector<int64_t>{});
     }
     return Status::ok();
+  }
+
+  /// Whether `plan` may be retargeted in place (retarget_plan): a top-level plan of its
+  /// own graph, without clusters, host ops, subgraphs or steps whose shapes come from data
+  /// (those change its graph's descs while it runs).
+  bool retargetable(const Plan& plan) const {
+    if (options.sink || plan.owned == nullptr || !plan.constants || !plan.clusters.empty()) return false;
+    return std::none_of(plan.steps.begin(), plan.steps.end(), [](const Step& step) {
+      return step.host || step.dynamic || step.position < 0 || has_subgraph_attribute(*step.node);
+    });
+  }
+
+  /// Makes `plan` the plan of the input `descs` in place, without cloning the graph: a
+  /// node none of whose inputs changed (desc, or the value computed ahead for it) keeps
+  /// its output descs, shape values and kernel; only the nodes downstream of a changed
+  /// input are inferred again, have their shape values computed again and take their
+  /// kernel from the shared ones (or a fresh one), exactly as build_plan would give them.
+  /// What a decode loop's step pays for its new cache length is then the attention's
+  /// nodes, not the graph. On an error the plan is left half retargeted: drop it.
+  Status retarget_plan(Plan& plan, const std::vector<TensorDesc>& descs) {
+    const auto start = std::chrono::steady_clock::now();
+    const KernelStatistics before = kernel_statistics;
+    Graph& g = *plan.graph;
+    std::unordered_map<const Value*, RuntimeValue>& constants = *plan.constants;
+    if (template_nodes.empty()) {
+      for (const auto& node : graph->nodes()) template_nodes.push_back(node.get());
+    }
+    std::string from;
+    for (const TensorDesc& desc : plan.input_descs) from += (from.empty() ? "" : ", ") + desc.to_string();
+    std::unordered_set<const Value*> changed;
+    const std::vector<Value*> inputs = g.runtime_inputs();
+    for (size_t i = 0; i < inputs.size() && i < descs.size(); ++i) {
+      if (inputs[i]->desc() == descs[i]) continue;
+      inputs[i]->set_desc(descs[i]);
+      changed.insert(inputs[i]);
+    }
+    plan.input_descs = descs;
+    const InputDataProvider provider = [&constants](const Node& node, size_t index) -> const Tensor* {
+      const Value* in = node.input(index);
+      if (in == nullptr) return nullptr;
+      if (const Tensor* constant = in->constant()) return constant;
+      auto found = constants.find(in);
+      return found == constants.end() || !found->second.holds_tensor() ? nullptr : &found->second.tensor;
+    };
+    for (Step& step : plan.steps) {
+      Node& node = *step.node;
+      const bool dirty = std::any_of(node.inputs().begin(), node.inputs().end(),
+                                     [&changed](const Value* in) { return in != nullptr && changed.count(in) != 0; });
+      if (!dirty) {
+        ++kernel_statistics.nodes_kept;
+        kernel_statistics.reused += step.prepared ? 1 : 0;
+        continue;
+      }
+      ++kernel_statistics.nodes_reinferred;
+      const Node& source = *template_nodes.at(static_cast<size_t>(step.position));
+      std::vector<TensorDesc> old_descs;
+      std::vector<std::optional<RuntimeValue>> old_values(node.output_count());
+      for (size_t i = 0; i < node.output_count(); ++i) {
+        Value* out = node.output(i);
+        old_descs.push_back(out->desc());
+        out->set_desc(source.output(i)->desc());  // as the clone build_plan infers starts
+        if (auto found = constants.find(out); found != constants.end()) {
+          old_values[i] = std::move(found->second);
+          constants.erase(found);
+        }
+      }
+      GE_RETURN_IF_ERROR(ops->infer_node(node, provider)
+                             .with_context("shape inference in graph '" + g.name() + "'")
+                             .with_context("specialising to the given input shapes"));
+      if (is_shape_value(node)) {
+        GE_ASSIGN_OR_RETURN(std::optional<std::vector<Tensor>> values, shape_values(node, provider, step.position));
+        if (values) {
+          for (size_t i = 0; i < values->size(); ++i) constants.emplace(node.output(i), RuntimeValue::of(std::move((*values)[i])));
+        }
+      }
+      for (size_t i = 0; i < node.output_count(); ++i) {
+        const Value* out = node.output(i);
+        auto found = constants.find(out);
+        const bool same_value = found == constants.end()
+                                    ? !old_values[i].has_value()
+                                    : old_values[i].has_value() && same_tensor(found->second.tensor, old_values[i]->tensor);
+        if (!(out->desc() == old_descs[i]) || !same_value) changed.insert(out);
+      }
+      // No Backend::supports here (build_plan asks it of every node): a step prepared now
+      // fails in prepare with the backend's reason, a dynamic one asks it per op.
+      step.dynamic = is_dynamic_step(g, node);
+      step.folded = !node.outputs().empty() && std::all_of(node.outputs().begin(), node.outputs().end(),
+                                                           [&](const Value* out) { return constants.count(out) != 0; });
+      kernel_statistics.folded += step.folded ? 1 : 0;
+      step.kernel = PreparedKernel{};
+      GE_RETURN_IF_ERROR(prepare_step(step));
+    }
+    ++kernel_statistics.plans_retargeted;
+    if (logger().should_log(spdlog::level::info)) {
+      std::string to;
+      for (const TensorDesc& desc : descs) to += (to.empty() ? "" : ", ") + desc.to_string();
+      GE_LOG_INFO("retargeted the plan of '{}' for ({}) to ({}) per op in {:.2f} ms: {} of {} node(s) inferred again, {} "
+                  "kernel(s) prepared, {} reused",
+                  graph->name(), from, to, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
+                  kernel_statistics.nodes_reinferred - before.nodes_reinferred, plan.steps.size(),
+                  kernel_statistics.prepared - before.prepared, kernel_statistics.reused - before.reused);
+    }
+    return Status::ok();
+  }
+
+  static bool same_tensor(const Tensor& a, const Tensor& b) {
+    return a.dtype() == b.dtype() && a.shape() == b.shape() && a.dtype() != DataType::kString &&
+           std::memcmp(a.raw_data(), b.raw_data(), a.byte_size()) == 0;
+  }
+
+  /// Whether `node` of `g` runs per op with shapes inferred at run time: an output whose
+  /// shape is not static (data-dependent), or an input whose shape is only known then.
+  static bool is_dynamic_step(const Graph& g, const Node& node) {
+    for (const Value* out : node.outputs()) {
+      if (!out->desc().is_static() && !is_omitted_output(g, out)) return true;
+    }
+    // A static output can still depend on an input whose shape is only known at run
+    // time (e.g. a declared graph output fed by a data-dependent value).
+    for (const Value* in : node.inputs()) {
+      if (in != nullptr && in->desc().kind == ValueKind::kTensor && !in->desc().is_static()) return true;
+    }
+    return false;
   }
 
   /// Infers a plan's graph for its input descs, computing on the way the small integer
@@ -453,14 +582,7 @@ struct Executor::Impl {
           step.implicit.push_back(in);
         }
       }
-      for (const Value* out : node->outputs()) {
-        if (!out->desc().is_static() && !is_omitted_output(g, out)) step.dynamic = true;
-      }
-      // A static output can still depend on an input whose shape is only known at run
-      // time (e.g. a declared graph output fed by a data-dependent value).
-      for (const Value* in : node->inputs()) {
-        if (in != nullptr && in->desc().kind == ValueKind::kTensor && !in->desc().is_static()) step.dynamic = true;
-      }
+      step.dynamic = is_dynamic_step(g, *node);
       if (!step.host) {
         std::string reason;
         if (!backend->supports(*node, &reason)) return unsupported(unsupported_message(*node, *backend, reason));
@@ -945,6 +1067,13 @@ struct Executor::Impl {
     return stream->run(tasks).with_context(node.describe());
   }
 
+  void clear_per_op_caches() {
+    kernel_cache.clear();
+    subgraph_orders.clear();
+    bodies.clear();
+    constant_values.clear();
+  }
+
   const std::unordered_map<const Value*, RuntimeValue>& constants_of(const Graph& g) {
     auto [it, fresh] = constant_values.try_emplace(&g);
     if (fresh) {
@@ -1069,16 +1198,24 @@ Status Executor::run_values(const NamedValues& inputs, std::vector<RuntimeValue>
   std::list<std::unique_ptr<Plan>>& plans = impl_->plans;
   auto found = std::find_if(plans.begin(), plans.end(), [&](const auto& plan) { return plan->input_descs == descs; });
   if (found == plans.end()) {
-    if (plans.size() >= std::max<size_t>(impl_->options.cache_size, 1)) {
-      // The per-op caches key on the evicted plan's nodes and subgraphs.
-      plans.pop_back();
-      impl_->kernel_cache.clear();
-      impl_->subgraph_orders.clear();
-      impl_->bodies.clear();
-      impl_->constant_values.clear();
+    const bool full = plans.size() >= std::max<size_t>(impl_->options.cache_size, 1);
+    if (full && impl_->retargetable(*plans.back())) {
+      // The least recently used plan becomes this signature's: nodes, steps and per-op
+      // caches stay (they key on nodes that live on).
+      plans.splice(plans.begin(), plans, std::prev(plans.end()));
+      if (Status status = impl_->retarget_plan(*plans.front(), descs); !status.is_ok()) {
+        plans.pop_front();
+        impl_->clear_per_op_caches();
+        return status;
+      }
+    } else {
+      if (full) {
+        plans.pop_back();
+        impl_->clear_per_op_caches();  // they key on the evicted plan's nodes and subgraphs
+      }
+      GE_ASSIGN_OR_RETURN(std::unique_ptr<Plan> plan, impl_->build_plan(descs));
+      plans.push_front(std::move(plan));
     }
-    GE_ASSIGN_OR_RETURN(std::unique_ptr<Plan> plan, impl_->build_plan(descs));
-    plans.push_front(std::move(plan));
   } else if (found != plans.begin()) {
     plans.splice(plans.begin(), plans, found);
   }

@@ -115,8 +115,20 @@ double estimated_work(const Node& node) {
 // about a microsecond, more than a second thread saves on a small kernel.
 constexpr double kParallelWork = 2e6;
 
+// Below this much work a transient plan's node whose inputs are all computed (nothing to
+// prepack) runs on the reference kernel: creating a oneDNN primitive costs 30-100
+// microseconds, about what the reference kernel needs for 2 MFLOP (a decode step's
+// attention products and softmaxes are far below, and are new shapes at every step).
+constexpr double kTransientWork = 2e6;
+
+bool reads_a_constant(const Node& node) {
+  return std::any_of(node.inputs().begin(), node.inputs().end(),
+                     [](const Value* in) { return in != nullptr && in->constant() != nullptr; });
+}
+
 std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend_name, const Options& requested) {
   if (has_empty_value(node)) return std::nullopt;
+  if (requested.transient && estimated_work(node) < kTransientWork && !reads_a_constant(node)) return std::nullopt;
   Options options = requested;
   if (estimated_work(node) < kParallelWork) options.threads = 1;
   const ScopedOpenMpThreads threads(std::max(1, options.threads));

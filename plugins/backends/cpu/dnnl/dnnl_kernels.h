@@ -33,6 +33,11 @@ struct Options {
   /// reference kernels run the integer ops).
   enum class Int8 : uint8_t { kAuto, kFloat32, kOff };
   Int8 int8 = Int8::kAuto;
+  /// For a plan whose shapes may not come back (kTransientPlanAttribute): a small op
+  /// that prepacks nothing is left to the reference kernel, which runs it in less time
+  /// than creating its primitive takes. Only where the reference kernel can run the node
+  /// (plain storage).
+  bool transient = false;
 };
 
 /// The fast kernel for `node` (static descs, already accepted by the reference kernel's

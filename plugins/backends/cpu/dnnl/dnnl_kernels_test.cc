@@ -629,6 +629,32 @@ TEST(DnnlMatMul, ActivationProductsRunBrgemmOnAvx512) {
   }
 }
 
+// A transient plan (a signature that may not come back: a decode step's new cache
+// length) leaves a small op with nothing to prepack to the reference kernel, which runs
+// it in less time than creating its primitive takes; a large product, or one of a
+// constant operand, still gets oneDNN's kernel.
+TEST(DnnlMatMul, TransientPlansLeaveSmallActivationProductsToTheReferenceKernel) {
+  Options transient{1};
+  transient.transient = true;
+  NodeCase scores("MatMul");  // one query over 80 keys, 8 heads: 82 kFLOP
+  scores.input(random_tensor({1, 8, 1, 64}, 801)).input(random_tensor({1, 8, 64, 80}, 802)).output({1, 8, 1, 80});
+  EXPECT_FALSE(prepare(scores.node(), "cpu", transient).has_value());
+  NodeCase softmax("Softmax");
+  softmax.input(random_tensor({1, 8, 1, 80}, 803)).output({1, 8, 1, 80}).attribute("axis", Attribute(int64_t{-1}));
+  EXPECT_FALSE(prepare(softmax.node(), "cpu", transient).has_value());
+  EXPECT_TRUE(prepare(softmax.node(), "cpu", Options{1}).has_value()) << "oneDNN's softmax, when not transient";
+  NodeCase dense("MatMul");  // a constant B is prepacked whatever the plan
+  dense.input(random_tensor({1, 1, 64}, 804)).constant(random_tensor({64, 32}, 805)).output({1, 1, 32});
+  EXPECT_TRUE(prepare(dense.node(), "cpu", transient).has_value());
+  if (native_block() != 16) return;  // activation products run oneDNN on AVX-512 only
+  EXPECT_TRUE(prepare(scores.node(), "cpu", Options{1}).has_value());
+  NodeCase attention("MatMul");  // BERT-base's QK^T: 25 MFLOP
+  attention.input(random_tensor({1, 12, 128, 64}, 806)).input(random_tensor({1, 12, 64, 128}, 807)).output({1, 12, 128, 128});
+  std::optional<PreparedKernel> large = prepare(attention.node(), "cpu", transient);
+  ASSERT_TRUE(large.has_value());
+  EXPECT_NE(large->name.find(".dnnl:brg"), std::string::npos) << large->name;
+}
+
 TEST(DnnlGemm, MatchesReferenceWithTransposes) {
   uint32_t seed = 200;
   for (int trans_a : {0, 1}) {

@@ -193,7 +193,9 @@ Result<PreparedKernel> CpuBackend::prepare(const Node& node) const {
           return *fused;
         }
       } else if (provider == "dnnl") {
-        if (std::optional<PreparedKernel> fast = cpu_dnnl::prepare(node, name(), fast_options(settings))) return *fast;
+        cpu_dnnl::Options options = fast_options(settings);
+        options.transient = node.has_attribute(kTransientPlanAttribute);
+        if (std::optional<PreparedKernel> fast = cpu_dnnl::prepare(node, name(), options)) return *fast;
       }
     }
     return reference;
