@@ -251,6 +251,31 @@ Tensor to_tensor(py::handle value, const std::string& name) {
   return Tensor::share(*type, std::move(shape), data, std::move(owner));
 }
 
+/// A caller's numpy array as the tensor a run writes output `name` into (Session.run's
+/// `outputs`): it must be an ndarray, writeable and C-contiguous, of a dtype GE has; the
+/// tensor keeps the array alive. Its dtype and shape are checked against the run's.
+Tensor bound_tensor(py::handle value, const std::string& name) {
+  if (!py::isinstance<py::array>(value)) {
+    throw py::type_error("outputs['" + name + "'] must be a numpy array, got " + std::string(py::repr(value.get_type())));
+  }
+  py::array array = py::reinterpret_borrow<py::array>(value);
+  if (!array.writeable()) throw py::value_error("outputs['" + name + "'] is read-only: bind a writeable array");
+  if (!(array.flags() & py::array::c_style)) {
+    throw py::value_error("outputs['" + name + "'] is not C-contiguous: bind a contiguous array (numpy.ascontiguousarray)");
+  }
+  if (array.dtype().byteorder() == '>') throw py::value_error("outputs['" + name + "'] is big-endian");
+  const std::string dtype_name = py::str(array.dtype().attr("name"));
+  const std::optional<DataType> type = data_type_from_name(dtype_name);
+  if (!type || !numpy_has(*type)) throw py::value_error("outputs['" + name + "'] has numpy dtype " + dtype_name + ", which GE does not take");
+  std::vector<int64_t> shape(array.shape(), array.shape() + array.ndim());
+  void* data = array.mutable_data();
+  std::shared_ptr<void> owner(new py::object(std::move(array)), [](void* object) {
+    py::gil_scoped_acquire gil;
+    delete static_cast<py::object*>(object);
+  });
+  return Tensor::share(*type, std::move(shape), data, std::move(owner));
+}
+
 /// `tensor` as a numpy array: a view that keeps the tensor alive, or a copy (`copy`).
 py::array to_array(Tensor tensor, const std::string& name, bool copy) {
   if (!numpy_has(tensor.dtype())) {
@@ -327,7 +352,7 @@ class PythonSession {
   }
 
   /// Runs once, the GIL released; concurrent calls run concurrently (Session::run).
-  py::dict run(const py::dict& feeds, const std::optional<fs::path>& profile) {
+  py::dict run(const py::dict& feeds, const std::optional<fs::path>& profile, const std::optional<py::dict>& bind) {
     NamedTensors inputs;
     for (const auto& [key, value] : feeds) {
       if (!py::isinstance<py::str>(key)) {
@@ -336,9 +361,18 @@ class PythonSession {
       const std::string name = py::cast<std::string>(key);
       inputs.emplace_back(name, to_tensor(value, name));
     }
+    NamedTensors bound;
+    for (const auto& [key, value] : bind.value_or(py::dict())) {
+      if (!py::isinstance<py::str>(key)) {
+        throw py::type_error("output names must be str, got " + std::string(py::repr(key)));
+      }
+      const std::string name = py::cast<std::string>(key);
+      bound.emplace_back(name, bound_tensor(value, name));
+    }
     std::vector<Tensor> outputs;
     InterruptibleRun interruptible;
-    const RunOptions options = interruptible.options();
+    RunOptions options = interruptible.options();
+    if (!bound.empty()) options.bound_outputs = &bound;
     const Status status = without_gil([&] {
       return profile ? run_profiled(inputs, outputs, *profile, options) : run_shared(inputs, outputs, options);
     });
@@ -351,6 +385,10 @@ class PythonSession {
     std::set<const void*> returned;
     py::dict result;
     for (size_t k = 0; k < outputs.size() && k < values.size(); ++k) {
+      if (bind && bind->contains(values[k]->name()) && returned.insert(outputs[k].raw_data()).second) {
+        result[py::str(values[k]->name())] = (*bind)[py::str(values[k]->name())];  // the caller's own array
+        continue;
+      }
       const auto* begin = static_cast<const char*>(outputs[k].raw_data());
       const bool in_input = std::any_of(inputs.begin(), inputs.end(), [&](const auto& input) {
         const auto* data = static_cast<const char*>(input.second.raw_data());
@@ -523,7 +561,11 @@ PYBIND11_MODULE(ge, m) {
            "`plugin_options`: {'PLUGIN.KEY': value} over the registry's [PLUGIN.options], as ge-run's "
            "--plugin-option (e.g. {'cpu.winograd': False, 'cpu.kernel_providers': ['dnnl', 'reference']}).")
       .def("run", &PythonSession::run, py::arg("inputs"), py::kw_only(), py::arg("profile") = py::none(),
-           "Runs once on {name: numpy array}; returns {output name: numpy array}. `profile`: also write a "
+           py::arg("outputs") = py::none(),
+           "Runs once on {name: numpy array}; returns {output name: numpy array}. `outputs`: {output name: "
+           "numpy array} written in place and returned as themselves (a decode loop reuses its buffers): each "
+           "writeable, C-contiguous, of the dtype and shape the run computes (else ValueError), overlapping no "
+           "input and no other bound output. `profile`: also write a "
            "Chrome trace of this run (compile stages, the run, the device's tasks) to that file. Ctrl-C "
            "(SIGINT) during a run on the main thread stops it at its next node or loop iteration and raises "
            "KeyboardInterrupt (or what the Python SIGINT handler raises); the session stays usable.")

@@ -14,7 +14,8 @@ target_sources(ge_core PRIVATE
   ${GE_RUNTIME_DIR}/src/runtime/model_runner_preparation.cc
   ${GE_RUNTIME_DIR}/src/runtime/model_runner_tasks.cc
   ${GE_RUNTIME_DIR}/src/runtime/model_runner_weights.cc
-  ${GE_RUNTIME_DIR}/src/executor/runtime_input_binding.cc)
+  ${GE_RUNTIME_DIR}/src/executor/runtime_input_binding.cc
+  ${GE_RUNTIME_DIR}/src/executor/output_binding.cc)
 add_library(ge_runtime INTERFACE)
 add_library(ge::runtime ALIAS ge_runtime)
 target_link_libraries(ge_runtime INTERFACE ge_core)

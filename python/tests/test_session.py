@@ -327,5 +327,48 @@ class DtypesAndDynamicShapesTest(unittest.TestCase):
         np.testing.assert_array_equal(session.run(feeds)["k"], expected["k"])
 
 
+    def test_bound_outputs_are_written_in_place(self):
+        """outputs={name: array}: the run writes into the caller's array and returns it;
+        a decode-like loop reuses its buffers at a new shape every run (symbolic dims);
+        the constant output 'k' and a pass-through one are copied into theirs."""
+        session = ge.Session(dynamic_model(os.path.join(self.tmp.name, "bound.onnx")))
+        for batch in (1, 3, 2, 5):
+            x = np.linspace(-1, 1, batch * 4, dtype=np.float32).reshape(batch, 4)
+            y = np.full((batch, 4), -7, np.float32)
+            out = session.run({"x": x}, outputs={"y": y})
+            self.assertIs(out["y"], y)
+            np.testing.assert_array_equal(y, np.maximum(x, 0))
+        dtypes = ge.Session(dtypes_model(os.path.join(self.tmp.name, "bound_dtypes.onnx")))
+        feeds = {"i": np.array([1, -2, 3], np.int32), "l": np.array([1, -2, 4], np.int64),
+                 "h": np.array([-1.5, 2, -0.25], np.float16), "d": np.array([-1, 2, -3], np.float64),
+                 "b": np.array([True, False, True])}
+        k, same, neg = np.zeros(3, np.float32), np.zeros(3, np.int32), np.zeros(3, np.int64)
+        out = dtypes.run(feeds, outputs={"k": k, "same": same, "l_neg": neg})
+        self.assertIs(out["k"], k)
+        np.testing.assert_array_equal(k, [1, 2, 3])
+        np.testing.assert_array_equal(same, feeds["i"])
+        np.testing.assert_array_equal(neg, -feeds["l"])
+
+    def test_bound_outputs_that_cannot_be_right_raise(self):
+        session = ge.Session(dynamic_model(os.path.join(self.tmp.name, "bound_bad.onnx")))
+        x = np.ones((2, 4), np.float32)
+        with self.assertRaisesRegex(ValueError, r"output 'y' is bound to float32\[3,4\], but this run computes float32\[2,4\]"):
+            session.run({"x": x}, outputs={"y": np.zeros((3, 4), np.float32)})
+        with self.assertRaisesRegex(ValueError, r"output 'y' is bound to float64\[2,4\]"):
+            session.run({"x": x}, outputs={"y": np.zeros((2, 4), np.float64)})
+        with self.assertRaisesRegex(ValueError, "bound output 'z' is not an output of the model"):
+            session.run({"x": x}, outputs={"z": np.zeros((2, 4), np.float32)})
+        with self.assertRaisesRegex(ValueError, "overlaps the memory of input 'x'"):
+            session.run({"x": x}, outputs={"y": x})
+        with self.assertRaisesRegex(ValueError, "not C-contiguous"):
+            session.run({"x": x}, outputs={"y": np.zeros((4, 2), np.float32).T})
+        read_only = np.zeros((2, 4), np.float32)
+        read_only.flags.writeable = False
+        with self.assertRaisesRegex(ValueError, "read-only"):
+            session.run({"x": x}, outputs={"y": read_only})
+        with self.assertRaisesRegex(TypeError, "must be a numpy array"):
+            session.run({"x": x}, outputs={"y": [0.0] * 8})
+        np.testing.assert_array_equal(session.run({"x": x})["y"], x)
+
 if __name__ == "__main__":
     unittest.main()

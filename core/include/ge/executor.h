@@ -35,6 +35,13 @@ struct RunOptions {
   /// ModelRunner::execute every CapturedModel::kCancellationSlice tasks; once tripped, the
   /// run stops there with kCancelled. Must outlive the run.
   const CancellationToken* cancellation = nullptr;
+  /// Caller-bound outputs (IOBinding): graph output names with the tensors the run writes
+  /// them into (the caller's memory, e.g. Tensor::borrow); the output returned is that
+  /// tensor. Each must have the dtype and shape this run computes for its output (else
+  /// kInvalidArgument naming both) and overlap no input and no other bound output. The
+  /// task sink and the per-op executor's kernels write it in place; an output computed
+  /// elsewhere (a constant, a cluster's) is copied into it once. Must outlive the run.
+  const NamedTensors* bound_outputs = nullptr;
 };
 
 /// Compiles a standalone graph whose runtime inputs have static descs (shapes are

@@ -22,6 +22,7 @@
 #include "../memory/held_bytes.h"
 #include "../ops/host_ops.h"
 #include "../plugin_host/plugin_call.h"
+#include "output_binding.h"
 #include "runtime_input_binding.h"
 
 namespace ge {
@@ -234,6 +235,10 @@ struct Executor::Impl {
   std::vector<const Node*> template_nodes;  // `graph`'s nodes by position, for retarget_plan
   // The token the current run watches (RunOptions::cancellation), else null.
   const CancellationToken* cancellation = nullptr;
+  // The current run's caller-bound outputs per graph output (Executor::run), and per
+  // value of the plan it runs: a kernel producing one writes into the caller's buffer.
+  std::vector<const Tensor*> bindings;
+  std::unordered_map<const Value*, const Tensor*> bound_values;
 
   /// kCancelled naming where the run stopped once its token is tripped; one atomic load
   /// otherwise.
@@ -1035,6 +1040,12 @@ struct Executor::Impl {
       for (size_t i = 0; i < node.output_count(); ++i) {
         const Value* out = node.output(i);
         if (is_omitted_output(g, out)) continue;
+        if (const Tensor* bound = bound_tensor(frame, out)) {
+          Tensor tensor = *bound;
+          output_addresses[i] = tensor.raw_data();
+          frame.values[out] = RuntimeValue::of(std::move(tensor));
+          continue;
+        }
         Tensor tensor = pool->allocate(out->desc().dtype, out->desc().static_dims());
         output_addresses[i] = tensor.raw_data();
         frame.values[out] = RuntimeValue::of(std::move(tensor));
@@ -1067,6 +1078,19 @@ struct Executor::Impl {
     return stream->run(tasks).with_context(node.describe());
   }
 
+  /// The caller's tensor bound to `out` when the top-level graph's run produces it with
+  /// the bound dtype and shape (else it is computed in the pool and the binding check
+  /// names the difference).
+  const Tensor* bound_tensor(const Frame& frame, const Value* out) const {
+    if (bound_values.empty() || frame.parent != nullptr) return nullptr;
+    auto found = bound_values.find(out);
+    if (found == bound_values.end()) return nullptr;
+    const Tensor& bound = *found->second;
+    const TensorDesc& desc = out->desc();
+    if (bound.dtype() != desc.dtype || !desc.is_static() || bound.shape() != desc.static_dims()) return nullptr;
+    return &bound;
+  }
+
   void clear_per_op_caches() {
     kernel_cache.clear();
     subgraph_orders.clear();
@@ -1090,6 +1114,10 @@ struct Executor::Impl {
     frame.values.reserve(inputs.size() + plan.steps.size());  // no rehash while the steps run
     for (size_t i = 0; i < inputs.size(); ++i) frame.values[inputs[i]] = std::move(bound[i]);
     frame.constants = plan.constants ? &*plan.constants : &constants_of(g);
+    bound_values.clear();
+    for (size_t i = 0; i < bindings.size() && i < g.outputs().size(); ++i) {
+      if (bindings[i] != nullptr) bound_values.try_emplace(g.outputs()[i], bindings[i]);
+    }
     GE_RETURN_IF_ERROR(run_steps(plan, frame));
     GE_RETURN_IF_ERROR(stream->synchronize());
     outputs.clear();
@@ -1166,6 +1194,16 @@ Result<std::unique_ptr<Executor>> Executor::create(std::unique_ptr<Graph> graph,
 }
 
 Status Executor::run(const NamedTensors& inputs, std::vector<Tensor>& outputs, const RunOptions& options) {
+  struct Unbind {  // the bindings are this run's only
+    Impl& impl;
+    ~Unbind() {
+      impl.bindings.clear();
+      impl.bound_values.clear();
+    }
+  } unbind{*impl_};
+  if (options.bound_outputs != nullptr && !options.bound_outputs->empty()) {
+    GE_ASSIGN_OR_RETURN(impl_->bindings, bind_outputs(impl_->graph->outputs(), *options.bound_outputs, inputs));
+  }
   NamedValues values;
   values.reserve(inputs.size());
   for (const auto& [name, tensor] : inputs) values.emplace_back(name, RuntimeValue::of(tensor));
@@ -1179,7 +1217,7 @@ Status Executor::run(const NamedTensors& inputs, std::vector<Tensor>& outputs, c
     }
     outputs.push_back(std::move(results[i].tensor));
   }
-  return Status::ok();
+  return impl_->bindings.empty() ? Status::ok() : deliver_bound_outputs(impl_->graph->outputs(), impl_->bindings, outputs);
 }
 
 Status Executor::run_values(const NamedValues& inputs, std::vector<RuntimeValue>& outputs, const RunOptions& options) {

@@ -1,6 +1,7 @@
 // Executing a loaded model: binding caller buffers (zero copy, or staged when misaligned
 // or on a device the host cannot address), replaying the capture, asynchronous launches.
 #include "model_runner_impl.h"
+#include "../executor/output_binding.h"
 
 #include <algorithm>
 
@@ -237,10 +238,20 @@ Status ModelRunner::execute(const NamedTensors& inputs, std::vector<Tensor>& out
     if (bound[i] == nullptr)
       return invalid_argument("graph '" + g.name() + "': input '" + m.runtime_inputs[i]->name() + "' is not bound");
   }
+  std::vector<const Tensor*> bindings(g.outputs().size(), nullptr);
+  if (options.bound_outputs != nullptr && !options.bound_outputs->empty()) {
+    GE_ASSIGN_OR_RETURN(bindings, bind_outputs(g.outputs(), *options.bound_outputs, inputs));
+  }
   outputs.clear();
-  for (const Value* out : g.outputs()) {
-    outputs.push_back(m.output_pool ? m.output_pool->allocate(out->desc().dtype, out->desc().static_dims())
-                                    : Tensor::zeros(out->desc().dtype, out->desc().static_dims()));
+  for (size_t i = 0; i < g.outputs().size(); ++i) {
+    const TensorDesc& desc = g.outputs()[i]->desc();
+    if (const Tensor* bound = bindings[i]) {  // written in place (or through staging)
+      GE_RETURN_IF_ERROR(check_bound_output(g.outputs()[i]->name(), *bound, desc.dtype, desc.static_dims()));
+      outputs.push_back(*bound);
+      continue;
+    }
+    outputs.push_back(m.output_pool ? m.output_pool->allocate(desc.dtype, desc.static_dims())
+                                    : Tensor::zeros(desc.dtype, desc.static_dims()));
   }
   std::vector<const void*> in_addresses(bound.size());
   std::vector<void*> out_addresses(outputs.size());

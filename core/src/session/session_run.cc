@@ -5,6 +5,7 @@
 #include <new>
 
 #include "executable.h"
+#include "../executor/output_binding.h"
 #include "ge/memory_limit.h"
 
 namespace ge {
@@ -32,7 +33,16 @@ Session::Session() = default;
 Session::~Session() = default;
 
 Status Session::run(const NamedTensors& inputs, std::vector<Tensor>& outputs, const RunOptions& options) {
-  return guard_allocations(*pool_, [&] { return executable_->run_tensors(inputs, outputs, options); });
+  if (options.bound_outputs == nullptr || options.bound_outputs->empty()) {
+    return guard_allocations(*pool_, [&] { return executable_->run_tensors(inputs, outputs, options); });
+  }
+  const std::vector<Value*>& graph_outputs = graph().outputs();
+  GE_ASSIGN_OR_RETURN(const std::vector<const Tensor*> bindings,
+                      bind_outputs(graph_outputs, *options.bound_outputs, inputs));
+  GE_RETURN_IF_ERROR(guard_allocations(*pool_, [&] { return executable_->run_tensors(inputs, outputs, options); }));
+  // Whatever way of running wrote them elsewhere (a constant output, a cluster's, a
+  // device without host memory): copied into the caller's buffers now.
+  return deliver_bound_outputs(graph_outputs, bindings, outputs);
 }
 
 Status Session::run_values(const NamedValues& inputs, std::vector<RuntimeValue>& outputs, const RunOptions& options) {
