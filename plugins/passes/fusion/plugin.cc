@@ -19,6 +19,7 @@
 #include "conv_bn_fusion.h"
 #include "conv_residual_fusion.h"
 #include "einsum_to_matmul.h"
+#include "pad_fusion.h"
 #include "ge/plugin_api/pass_options.h"
 #include "ge/plugin_api/plugin.h"
 #include "gelu_fusion.h"
@@ -61,6 +62,7 @@ ge::Status register_fusions(ge::Registrar& registrar) {
     // Canonical first: the MatMul fusions below then take the products Einsums wrote.
     GE_RETURN_IF_ERROR(add<EinsumToMatMul>(registrar, known, 2, {}, ge::PassPhase::kCanonicalize,
                                            {"noop_elimination", "widen_half_precision"}));
+    GE_RETURN_IF_ERROR(add<PadFusion>(registrar, known, 2));
     GE_RETURN_IF_ERROR(add<BiasAddFusion>(registrar, known, 2));
     GE_RETURN_IF_ERROR(add<ConvBatchNormFusion>(registrar, known, 2));
     GE_RETURN_IF_ERROR(add<MatMulAddFusion>(registrar, known, 2));

@@ -36,10 +36,10 @@ TEST(BuiltInPipeline, IsTheOrderTheNumericPositionsGaveAtEveryLevel) {
   const std::vector<std::vector<std::string>> expected = {
       {},
       {"noop_elimination", "constant_folding", "cse", "dce"},
-      {"noop_elimination", "widen_half_precision", "einsum_to_matmul", "fuse_qdq", "constant_folding", "cse", "fuse_bias_add",
+      {"noop_elimination", "widen_half_precision", "einsum_to_matmul", "fuse_qdq", "constant_folding", "cse", "fuse_pad", "fuse_bias_add",
        "fuse_conv_bn", "fuse_matmul_add", "reduce_then_matmul", "fuse_layer_norm", "fuse_softmax", "fuse_hard_swish",
        "dce", "layout_assignment"},
-      {"noop_elimination", "widen_half_precision", "einsum_to_matmul", "fuse_qdq", "constant_folding", "cse", "fuse_bias_add",
+      {"noop_elimination", "widen_half_precision", "einsum_to_matmul", "fuse_qdq", "constant_folding", "cse", "fuse_pad", "fuse_bias_add",
        "fuse_conv_bn", "fuse_matmul_add", "reduce_then_matmul", "fuse_layer_norm", "fuse_softmax", "fuse_hard_swish",
        "fuse_gelu", "fuse_matmul_bias", "fuse_conv_residual", "fuse_activation", "autofusion", "dce",
        "layout_assignment"}};
@@ -109,7 +109,7 @@ TEST_F(MovedPasses, PhaseAfterAndBeforeOptionsMoveAPass) {
   Result<std::vector<std::string>> names = pipeline(host, 3);
   ASSERT_TRUE(names.is_ok()) << names.status().to_string();
   EXPECT_EQ(*names,
-            (std::vector<std::string>{"dce", "noop_elimination", "einsum_to_matmul", "fuse_qdq", "constant_folding", "cse", "fuse_bias_add",
+            (std::vector<std::string>{"dce", "noop_elimination", "einsum_to_matmul", "fuse_qdq", "constant_folding", "cse", "fuse_pad", "fuse_bias_add",
                                       "fuse_conv_bn", "fuse_matmul_add", "reduce_then_matmul", "fuse_layer_norm",
                                       "fuse_softmax", "fuse_hard_swish", "fuse_matmul_bias", "fuse_conv_residual",
                                       "fuse_activation", "autofusion", "layout_assignment", "fuse_gelu"}));
