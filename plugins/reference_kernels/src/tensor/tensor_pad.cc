@@ -4,8 +4,9 @@
 // the prepared output shape. Positive pads add as numpy.pad does (the ONNX reference);
 // negative pads crop first, and the padding modes then read the cropped tensor (numpy.pad
 // rejects negative pads; ONNX Runtime crops first, so a "wrap" pad after a crop repeats
-// the cropped data). Each output element maps back to one input element (or to the
-// constant), axis by axis.
+// the cropped data). Each output row (the last axis) maps back to one input row, or is
+// all the constant: its middle is one copy, and only its padding is mapped element by
+// element (swin_t's window padding spent 13 ms per run in the per-element loop).
 
 #include <algorithm>
 #include <array>
@@ -131,18 +132,40 @@ int pad_kernel(const KernelArgs& args) {
   } else {
     std::memcpy(&constant, p.value.data(), sizeof(T));
   }
-  Index index{};
-  for (int64_t flat = 0; flat < p.count; ++flat) {
+  if (p.rank == 0) {  // a scalar pads to itself
+    if (x == nullptr) return kKernelMissingAddress;
+    y[0] = x[0];
+    return kKernelOk;
+  }
+  // Row by row along the last axis: an output row reads one input row (or is all the
+  // constant), copied in one run between the row's begin and end padding.
+  const int inner = p.rank - 1;
+  const int64_t row_length = p.y_dims[inner], kept = windows.kept[inner], begin = windows.pad_begin[inner];
+  const int64_t copied_end = std::clamp<int64_t>(begin + kept, 0, row_length);
+  const int64_t copied_begin = std::min(begin, copied_end);
+  Index index{};  // the row's coordinates on the outer axes
+  for (T* out = y; out < y + p.count; out += row_length) {
     int64_t offset = 0;
     bool inside = true;
-    for (int d = 0; d < p.rank && inside; ++d) {
+    for (int d = 0; d < inner && inside; ++d) {
       const int64_t c = source_coordinate(index[d] - windows.pad_begin[d], windows.kept[d], p.mode);
       inside = c >= 0;
       offset += (windows.crop_begin[d] + c) * p.x_strides[d];
     }
-    if (inside && x == nullptr) return kKernelMissingAddress;
-    y[flat] = inside ? x[offset] : constant;
-    for (int d = p.rank - 1; d >= 0; --d) {
+    if (!inside) {
+      std::fill(out, out + row_length, constant);
+    } else {
+      if (x == nullptr) return kKernelMissingAddress;
+      const T* row = x + offset + windows.crop_begin[inner];
+      auto padded = [&](int64_t i) {
+        const int64_t c = source_coordinate(i - begin, kept, p.mode);
+        return c >= 0 ? row[c] : constant;
+      };
+      for (int64_t i = 0; i < copied_begin; ++i) out[i] = padded(i);
+      std::copy(row + (copied_begin - begin), row + (copied_end - begin), out + copied_begin);
+      for (int64_t i = copied_end; i < row_length; ++i) out[i] = padded(i);
+    }
+    for (int d = inner - 1; d >= 0; --d) {
       if (++index[d] < p.y_dims[d]) break;
       index[d] = 0;
     }
