@@ -719,6 +719,33 @@ TEST(DnnlPool, MatchesReferenceOverShapesAndFormats) {
 // oneDNN's max pooling drops NaN ([nan, 1, 2] gives 2); the fast path puts it back: a
 // window holding a NaN is NaN, as in the reference kernel, numpy and PyTorch. NaNs in
 // the first and the second channel block, at a corner, inside and at the far edge.
+// Plain 5-D pools (S3D's, video models') run oneDNN's jit kernel in channel blocks behind
+// reorders, not its plain loop; so does a window a few taps wider than the input (S3D's
+// 3x3x3 MaxPool over 2 frames), and both match the reference kernel.
+TEST(DnnlPool, PlainFiveDimensionalPoolsAndWindowsPastTheInputRunTheJitKernel) {
+  struct Case {
+    std::string op;
+    std::vector<int64_t> x, kernel, strides, pads, y;
+  };
+  const Case cases[] = {
+      {"MaxPool", {1, 16, 4, 9, 9}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1, 0, 1, 1}, {1, 16, 4, 5, 5}},
+      {"MaxPool", {1, 24, 2, 5, 5}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1, 1, 1, 1}, {1, 24, 2, 5, 5}},
+      {"AveragePool", {2, 8, 3, 6, 6}, {2, 2, 2}, {1, 2, 2}, {0, 0, 0, 0, 0, 0}, {2, 8, 2, 3, 3}},
+      {"MaxPool", {1, 8, 2, 2}, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 8, 2, 2}}};
+  uint32_t seed = 330;
+  for (const Case& k : cases) {
+    NodeCase c(k.op);
+    c.input(random_tensor(k.x, seed++)).output(k.y);
+    c.attribute("kernel_shape", Attribute(k.kernel)).attribute("strides", Attribute(k.strides));
+    c.attribute("pads", Attribute(k.pads));
+    const std::string what = k.op + " " + std::to_string(k.x.size()) + "-D kernel " + std::to_string(k.kernel[0]);
+    std::optional<PreparedKernel> fast = prepare(c.node(), "cpu", Options{1});
+    ASSERT_TRUE(fast.has_value()) << what;
+    EXPECT_NE(fast->name.find(".dnnl:jit"), std::string::npos) << what << ": " << fast->name;
+    check(c, what);
+  }
+}
+
 TEST(DnnlPool, MaxPoolsPropagateNaNInEveryFormat) {
   Tensor x = random_tensor({1, 32, 9, 9}, 350);
   for (int64_t at : std::vector<int64_t>{0, (5 * 9 + 4) * 9 + 4, (17 * 9 + 8) * 9 + 8, (31 * 9 + 2) * 9 + 7}) {

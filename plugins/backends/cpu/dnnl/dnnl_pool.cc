@@ -26,6 +26,9 @@ namespace {
 
 // Element offsets of a float32 or bfloat16 tensor stored in one of oneDNN's blocked layouts (plain
 // ones included): outer strides, then the inner blocks, innermost last.
+// The widest window (per axis) oneDNN pools where it is wider than the input.
+constexpr int64_t kMaxTapsPastTheInput = 16;
+
 struct BlockedLayout {
   int rank = 0;
   int64_t offset0 = 0;
@@ -181,9 +184,10 @@ std::optional<PreparedKernel> prepare_pool(const Node& node, std::string_view ba
     for (int i = 0; i < spatial; ++i) {
       const int a = kMaxSpatialRank - spatial + i;
       if (g.output[a] != y_dims[2 + i]) return std::nullopt;
-      // A window wider than the input (kernel_shape 2^62 under auto_pad SAME is legal):
-      // oneDNN walks every tap of it, the reference kernel only those inside.
-      if (g.kernel[a] > g.input[a]) return std::nullopt;
+      // A window far wider than the input (kernel_shape 2^62 under auto_pad SAME is legal):
+      // oneDNN walks every tap of it, the reference kernel only those inside. A few taps
+      // over the edge (S3D's 3x3x3 MaxPool over 2 frames) cost oneDNN nothing.
+      if (g.kernel[a] > g.input[a] && g.kernel[a] > kMaxTapsPastTheInput) return std::nullopt;
       strides[i] = g.strides[a];
       kernel[i] = g.kernel[a];
       dilations[i] = g.dilations[a] - 1;
@@ -201,12 +205,17 @@ std::optional<PreparedKernel> prepare_pool(const Node& node, std::string_view ba
   try {
     // bfloat16 natively, float16 in float32 (converted at the boundary).
     const DnnlType type = compute_type(storage);
-    // A plain 4-D input pools in the CPU's channel blocks, behind reorders: oneDNN's plain
-    // kernel (simple_nchw) is a plain loop: 13.4 ms per run for ResNet-50's stem
+    // A plain 4-D or 5-D input pools in the CPU's channel blocks, behind reorders: oneDNN's
+    // plain kernel (simple_nchw) is a plain loop: 13.4 ms per run for ResNet-50's stem
     // MaxPool [1,64,112,112] on one AVX2 core, where the reorders and the jit kernel take
-    // 1.3 ms (measured on QDQ ResNet-50, -v).
+    // 1.3 ms (measured on QDQ ResNet-50, -v); S3D's [1,64,8,112,112] MaxPool 85 ms against
+    // 3.3 ms (AVX-512).
     dnnl::memory::desc x_md = with_type(*x_stored, type);
-    if (rank == 4 && x->desc().is_plain()) x_md = dnnl::memory::desc(x_dims, type, native_block() == 16 ? Tag::nChw16c : Tag::nChw8c);
+    if ((rank == 4 || rank == 5) && x->desc().is_plain()) {
+      const bool wide = native_block() == 16;
+      const Tag blocked = rank == 4 ? (wide ? Tag::nChw16c : Tag::nChw8c) : (wide ? Tag::nCdhw16c : Tag::nCdhw8c);
+      x_md = dnnl::memory::desc(x_dims, type, blocked);
+    }
     const dnnl::memory::desc y_any(y_dims, type, Tag::any);
     dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, algorithm, x_md, y_any, strides, kernel,
                                         dilations, pads_l, pads_r);
