@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -129,6 +131,42 @@ TEST(NonMaxSuppressionKernel, ManyBoxesMatchThePlainDefinition) {
           .input(f32({1}, {iou}))
           .input(f32({1}, {0.1f}))
           .attribute("center_point_box", int64_t{center ? 1 : 0})
+          .output(F::kInt64, {rows, 3});
+      GE_RUN_KERNEL(out, test);
+      expect_tensor<int64_t>(out[0], {rows, 3}, want);
+    }
+  }
+}
+
+// torchvision's batched_nms: every class's boxes moved apart by an offset, suppressed as
+// one class, thousands kept. The candidate is then held to the kept boxes near its left
+// edge only; the selection must still be the plain one, with boxes of NaN corners (which
+// overlap nothing) among them, and with one box of an infinite corner (every candidate
+// then compares with the whole kept list).
+TEST(NonMaxSuppressionKernel, OffsetClassesAndNonFiniteBoxesMatchThePlainDefinition) {
+  std::mt19937 rng(31);
+  std::uniform_real_distribution<float> where(0.0f, 50.0f), size(0.5f, 20.0f);
+  std::uniform_int_distribution<int> score(0, 1000);
+  constexpr int64_t kGroups = 30, kPerGroup = 60, kBoxes = kGroups * kPerGroup;
+  for (const bool infinite : {false, true}) {
+    std::vector<float> boxes, scores;
+    for (int64_t i = 0; i < kBoxes; ++i) {
+      const float offset = static_cast<float>(i % kGroups) * 71.0f;
+      const float y = where(rng) + offset, x = where(rng) + offset, h = size(rng), w = size(rng);
+      if (i % 97 == 5) boxes.insert(boxes.end(), {y, std::nanf(""), y + h, x + w});
+      else if (infinite && i == 400) boxes.insert(boxes.end(), {y, -std::numeric_limits<float>::infinity(), y + h, x + w});
+      else boxes.insert(boxes.end(), {y, x, y + h, x + w});
+      scores.push_back(static_cast<float>(score(rng)) / 1000.0f);
+    }
+    for (const float iou : {0.2f, 0.5f}) {
+      const std::vector<int64_t> want = plain_selection(boxes, scores, 1, 1, kBoxes, false, kBoxes, iou, -1.0f);  // no score threshold
+      ASSERT_GT(want.size(), 3u * 300u) << "hundreds kept";
+      const auto rows = static_cast<int64_t>(want.size() / 3);
+      KernelTest test("NonMaxSuppression", 11);
+      test.input(f32({1, kBoxes, 4}, boxes))
+          .input(f32({1, 1, kBoxes}, scores))
+          .input(i64({1}, {kBoxes}))
+          .input(f32({1}, {iou}))
           .output(F::kInt64, {rows, 3});
       GE_RUN_KERNEL(out, test);
       expect_tensor<int64_t>(out[0], {rows, 3}, want);
