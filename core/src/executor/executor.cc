@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <list>
 #include <map>
 #include <new>
@@ -52,8 +53,29 @@ struct Step {
 /// and output descs it was prepared for.
 struct SharedKernel {
   std::vector<TensorDesc> descs;
+  size_t key = 0;  // descs_key of descs: compared first
   PreparedKernel kernel;
 };
+
+/// A hash of the input and output descs of `node` (dtype, kind, dims, formats), for
+/// SharedKernel lookups to compare whole descs only when it agrees.
+size_t descs_key(const Node& node) {
+  size_t key = node.input_count() * 31 + node.output_count();
+  auto mix = [&key](size_t v) { key ^= v + 0x9e3779b97f4a7c15ULL + (key << 6) + (key >> 2); };
+  auto add = [&](const Value* value) {
+    if (value == nullptr) return mix(0x51u);
+    const TensorDesc& desc = value->desc();
+    mix(static_cast<size_t>(desc.dtype) * 8 + static_cast<size_t>(desc.kind));
+    mix(desc.shape ? desc.shape->size() : size_t{0xffff});
+    if (desc.shape) {
+      for (const Dim& dim : *desc.shape) mix(dim.is_static() ? static_cast<size_t>(dim.value) : std::hash<std::string>{}(dim.symbol));
+    }
+    if (!desc.format.empty()) mix(std::hash<std::string>{}(desc.format));
+  };
+  for (const Value* in : node.inputs()) add(in);
+  for (const Value* out : node.outputs()) add(out);
+  return key;
+}
 
 /// Consecutive steps run as one task-sink execute: static ones compiled with the plan,
 /// dynamic ones (downstream of a data-dependent shape) per signature of their inputs once
@@ -526,12 +548,14 @@ struct Executor::Impl {
   /// node at `position` (>= 0) with the same input and output descs, else a fresh one.
   Result<PreparedKernel> shared_kernel(const Node& node, std::ptrdiff_t position) {
     std::list<SharedKernel>* variants = nullptr;
+    size_t key = 0;
     if (position >= 0) {
       if (shared_kernels.size() <= static_cast<size_t>(position)) shared_kernels.resize(graph->node_count());
       variants = &shared_kernels.at(static_cast<size_t>(position));
       // Compared in place: descs are copied only for a kernel prepared here.
-      auto same_descs = [&node](const SharedKernel& k) {
-        if (k.descs.size() != node.input_count() + node.output_count()) return false;
+      key = descs_key(node);
+      auto same_descs = [&node, key](const SharedKernel& k) {
+        if (k.key != key || k.descs.size() != node.input_count() + node.output_count()) return false;
         size_t i = 0;
         for (const Value* in : node.inputs()) {
           if (in != nullptr ? !(k.descs[i++] == in->desc()) : !(k.descs[i++] == TensorDesc{})) return false;
@@ -549,7 +573,8 @@ struct Executor::Impl {
       }
     }
     GE_ASSIGN_OR_RETURN(PreparedKernel kernel,
-                        detail::guard_plugin_call("backend '" + backend->name() + "' (preparing " + node.describe() + ")",
+                        detail::guard_plugin_call([&] { return "backend '" + backend->name() + "' (preparing " +
+                                                               node.describe() + ")"; },
                                                   [&] { return backend->prepare(node); }));
     GE_RETURN_IF_ERROR(detail::count_held_bytes(kernel, pool.get(), node.describe()));
     ++kernel_statistics.prepared;
@@ -559,7 +584,7 @@ struct Executor::Impl {
       descs.reserve(node.input_count() + node.output_count());
       for (const Value* in : node.inputs()) descs.push_back(in != nullptr ? in->desc() : TensorDesc{});
       for (const Value* out : node.outputs()) descs.push_back(out->desc());
-      variants->push_front(SharedKernel{std::move(descs), kernel});
+      variants->push_front(SharedKernel{std::move(descs), key, kernel});
       if (variants->size() > std::max<size_t>(options.cache_size, 1)) {
         variants->pop_back();
         ++kernel_statistics.evicted;

@@ -45,8 +45,9 @@ Status OpRegistry::infer_node(Node& node, const InputDataProvider& data) const {
   std::vector<std::string> formats;
   formats.reserve(node.output_count());
   for (const Value* output : node.outputs()) formats.push_back(output->desc().format);
-  Status status = detail::guard_plugin_call("op library '" + library->name() + "' (inferring " + node.describe() + ")",
-                                            [&] { return library->infer(node, node_opset(node), data, *this); });
+  Status status = detail::guard_plugin_call(
+      [&] { return "op library '" + library->name() + "' (inferring " + node.describe() + ")"; },
+      [&] { return library->infer(node, node_opset(node), data, *this); });
   for (size_t i = 0; i < formats.size() && i < node.output_count(); ++i) {
     node.output(i)->mutable_desc().format = formats[i];
   }

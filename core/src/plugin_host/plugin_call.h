@@ -14,17 +14,25 @@
 namespace ge::detail {
 
 /// Runs `call` (returning Status or Result<T>); `what` names the plugin and the call,
-/// e.g. "pass 'fuse_activation' (run)".
-template <typename Call>
-auto guard_plugin_call(const std::string& what, Call&& call) -> decltype(call()) {
+/// e.g. "pass 'fuse_activation' (run)": a string, or a callable making it (built only
+/// when the call throws: per-node calls on a hot path, a plan's inference and kernels).
+template <typename What, typename Call>
+auto guard_plugin_call(const What& what, Call&& call) -> decltype(call()) {
+  auto named = [&what]() -> std::string {
+    if constexpr (std::is_invocable_r_v<std::string, const What&>) {
+      return what();
+    } else {
+      return std::string(what);
+    }
+  };
   try {
     return call();
   } catch (const std::bad_alloc&) {
     throw;
   } catch (const std::exception& error) {
-    return plugin_error(what + " threw an exception: " + error.what());
+    return plugin_error(named() + " threw an exception: " + error.what());
   } catch (...) {
-    return plugin_error(what + " threw a non-standard exception");
+    return plugin_error(named() + " threw a non-standard exception");
   }
 }
 
