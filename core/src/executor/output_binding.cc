@@ -27,7 +27,9 @@ Result<std::vector<const Tensor*>> bind_outputs(const std::vector<Value*>& graph
     if (data != nullptr && tensor.byte_size() > 0) spans.push_back({"input '" + name + "'", data, data + tensor.byte_size()});
   }
   const size_t input_spans = spans.size();
-  for (const auto& [name, tensor] : bound) {
+  for (const auto& binding : bound) {
+    const std::string& name = binding.first;  // named, not a structured binding: clang 14 captures none
+    const Tensor& tensor = binding.second;
     auto at = std::find_if(graph_outputs.begin(), graph_outputs.end(), [&](const Value* v) { return v->name() == name; });
     if (at == graph_outputs.end()) {
       std::string names;
