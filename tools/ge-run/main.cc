@@ -149,7 +149,7 @@ void print_runtime_statistics(const Session& session, std::optional<uint64_t> wa
               << s.misses << " misses (" << s.sunk << " sunk, " << s.per_op << " per op), " << s.evictions
               << " evictions, compile " << milliseconds(std::chrono::duration<double, std::milli>(s.compile_time).count())
               << " ms\n";
-    for (const std::string& signature : cache->signatures()) std::cout << "  (" << signature << ")\n";
+    for (const std::string& signature : cache->signatures()) std::cout << "  " << signature << "\n";
   }
   if (const std::optional<PartitionStatistics> partition = session.partition_statistics()) {
     std::cout << "partition: " << partition->clusters << " cluster(s) (" << partition->dynamic_clusters

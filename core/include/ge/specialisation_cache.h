@@ -71,7 +71,9 @@ class SpecialisationCache {
   Result<ModelRunner*> find_or_compile(std::span<const Tensor* const> tensors);
 
   const SpecialisationStatistics& statistics() const { return statistics_; }
-  /// "a,b" summaries of the cached signatures, most recently used first (for -v).
+  /// The cached signatures, most recently used first (for -v): "float32[1,8] (task sink,
+  /// compiled in 12.3 ms, 40 runs)"; the way of running is "task sink", "partitioned"
+  /// (a per-op executor of the specialised graph) or "per op" (refused; the fallback).
   std::vector<std::string> signatures() const;
 
   /// The signature key of `descs` (dtype and dims of each), and the same of tensors.
@@ -86,6 +88,8 @@ class SpecialisationCache {
     std::string key;
     std::string summary;
     Specialisation compiled;
+    double compile_ms = 0;  // what compiling it took
+    uint64_t runs = 1;      // finds of it, the compiling one included
   };
   size_t capacity_;
   Compile compile_;

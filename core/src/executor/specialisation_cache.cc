@@ -64,6 +64,7 @@ Result<Specialisation*> SpecialisationCache::find_keyed(std::string key,
                                                         const std::function<std::vector<TensorDesc>()>& make_descs) {
   if (auto found = index_.find(key); found != index_.end()) {
     ++statistics_.hits;
+    ++found->second->runs;
     if (found->second != entries_.begin()) entries_.splice(entries_.begin(), entries_, found->second);
     return &entries_.front().compiled;
   }
@@ -102,7 +103,8 @@ Result<Specialisation*> SpecialisationCache::find_keyed(std::string key,
     entries_.pop_back();
     ++statistics_.evictions;
   }
-  entries_.push_front(Entry{key, std::move(summary), std::move(specialisation)});
+  entries_.push_front(Entry{key, std::move(summary), std::move(specialisation),
+                            std::chrono::duration<double, std::milli>(statistics_.last_compile_time).count()});
   index_.emplace(std::move(key), entries_.begin());
   statistics_.entries = entries_.size();
   return &entries_.front().compiled;
@@ -111,7 +113,9 @@ Result<Specialisation*> SpecialisationCache::find_keyed(std::string key,
 std::vector<std::string> SpecialisationCache::signatures() const {
   std::vector<std::string> result;
   for (const Entry& entry : entries_) {
-    result.push_back(entry.summary + (entry.compiled.runner ? "" : entry.compiled.executor ? " (partitioned)" : " (per op)"));
+    const char* way = entry.compiled.runner ? "task sink" : entry.compiled.executor ? "partitioned" : "per op";
+    result.push_back(fmt::format("{} ({}, compiled in {:.1f} ms, {} run{})", entry.summary, way, entry.compile_ms,
+                                 entry.runs, entry.runs == 1 ? "" : "s"));
   }
   return result;
 }

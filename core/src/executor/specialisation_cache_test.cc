@@ -53,7 +53,13 @@ TEST(SpecialisationCache, EvictsTheLeastRecentlyUsedSignature) {
   ASSERT_TRUE(cache.find_or_compile(signature({2})).is_ok());
   ASSERT_TRUE(cache.find_or_compile(signature({1})).is_ok());  // 1 is now the most recent
   ASSERT_TRUE(cache.find_or_compile(signature({3})).is_ok());  // evicts 2
-  EXPECT_EQ(cache.signatures(), (std::vector<std::string>{"float32[3] (per op)", "float32[1] (per op)"}));
+  // Most recent first, each with its way of running, compile time and runs.
+  const std::vector<std::string> held = cache.signatures();
+  ASSERT_EQ(held.size(), 2u);
+  EXPECT_EQ(held[0].rfind("float32[3] (per op, compiled in ", 0), 0u) << held[0];
+  EXPECT_TRUE(held[0].ends_with(" ms, 1 run)")) << held[0];
+  EXPECT_EQ(held[1].rfind("float32[1] (per op, compiled in ", 0), 0u) << held[1];
+  EXPECT_TRUE(held[1].ends_with(" ms, 2 runs)")) << held[1];
   ASSERT_TRUE(cache.find_or_compile(signature({2})).is_ok());  // compiled again
   EXPECT_EQ(recorder.compiled.size(), 4u);
   EXPECT_EQ(cache.statistics().evictions, 2u);
