@@ -362,8 +362,10 @@ struct Executor::Impl {
     if (template_nodes.empty()) {
       for (const auto& node : graph->nodes()) template_nodes.push_back(node.get());
     }
-    std::string from;
-    for (const TensorDesc& desc : plan.input_descs) from += (from.empty() ? "" : ", ") + desc.to_string();
+    std::string from;  // for the log line only: not made on the hot path otherwise
+    if (logger().should_log(spdlog::level::info)) {
+      for (const TensorDesc& desc : plan.input_descs) from += (from.empty() ? "" : ", ") + desc.to_string();
+    }
     std::unordered_set<const Value*> changed;
     const std::vector<Value*> inputs = g.runtime_inputs();
     for (size_t i = 0; i < inputs.size() && i < descs.size(); ++i) {
