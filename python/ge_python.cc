@@ -230,6 +230,18 @@ Result<std::shared_ptr<PluginHost>> load_plugins(const RegistryFiles& extra, boo
   return host;
 }
 
+/// `array`'s buffer as a tensor of `type` that keeps the array alive, releasing it under
+/// the GIL from whichever thread drops it (inputs and bound outputs alike).
+Tensor share_array(py::array array, DataType type) {
+  std::vector<int64_t> shape(array.shape(), array.shape() + array.ndim());
+  void* data = const_cast<void*>(array.data());
+  std::shared_ptr<void> owner(new py::object(std::move(array)), [](void* object) {
+    py::gil_scoped_acquire gil;
+    delete static_cast<py::object*>(object);
+  });
+  return Tensor::share(type, std::move(shape), data, std::move(owner));
+}
+
 /// A numpy array (or anything numpy converts) as a tensor sharing its buffer; the tensor
 /// keeps the array alive, and releases it under the GIL from whichever thread drops it.
 Tensor to_tensor(py::handle value, const std::string& name) {
@@ -242,13 +254,7 @@ Tensor to_tensor(py::handle value, const std::string& name) {
     throw py::value_error("input '" + name + "' has numpy dtype " + dtype_name +
                           ", which GE does not take: use bool, (u)int8-64, float16/32/64 or complex64/128");
   }
-  std::vector<int64_t> shape(array.shape(), array.shape() + array.ndim());
-  void* data = const_cast<void*>(array.data());
-  std::shared_ptr<void> owner(new py::object(std::move(array)), [](void* object) {
-    py::gil_scoped_acquire gil;
-    delete static_cast<py::object*>(object);
-  });
-  return Tensor::share(*type, std::move(shape), data, std::move(owner));
+  return share_array(std::move(array), *type);
 }
 
 /// A caller's numpy array as the tensor a run writes output `name` into (Session.run's
@@ -267,13 +273,7 @@ Tensor bound_tensor(py::handle value, const std::string& name) {
   const std::string dtype_name = py::str(array.dtype().attr("name"));
   const std::optional<DataType> type = data_type_from_name(dtype_name);
   if (!type || !numpy_has(*type)) throw py::value_error("outputs['" + name + "'] has numpy dtype " + dtype_name + ", which GE does not take");
-  std::vector<int64_t> shape(array.shape(), array.shape() + array.ndim());
-  void* data = array.mutable_data();
-  std::shared_ptr<void> owner(new py::object(std::move(array)), [](void* object) {
-    py::gil_scoped_acquire gil;
-    delete static_cast<py::object*>(object);
-  });
-  return Tensor::share(*type, std::move(shape), data, std::move(owner));
+  return share_array(std::move(array), *type);
 }
 
 /// `tensor` as a numpy array: a view that keeps the tensor alive, or a copy (`copy`).
