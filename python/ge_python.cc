@@ -313,32 +313,79 @@ py::list describe(const std::vector<Value*>& values) {
   return list;
 }
 
+/// {name: [d0, d1, ...] or 'DTYPE[d0,d1,...]'} as InputShapes (ge/input_shapes.h).
+std::vector<InputShape> python_input_shapes(const std::optional<py::dict>& shapes) {
+  std::vector<InputShape> out;
+  for (const auto& [key, value] : shapes.value_or(py::dict())) {
+    if (!py::isinstance<py::str>(key)) throw py::type_error("input_shapes keys must be str, got " + std::string(py::repr(key)));
+    const std::string name = py::cast<std::string>(key);
+    if (py::isinstance<py::str>(value)) {
+      Result<std::vector<InputShape>> parsed = parse_input_shapes(name + "=" + py::cast<std::string>(value));
+      if (!parsed.is_ok()) throw py::value_error("input_shapes: " + parsed.status().message());
+      out.insert(out.end(), parsed->begin(), parsed->end());
+      continue;
+    }
+    InputShape shape;
+    shape.name = name;
+    try {
+      shape.dims = py::cast<std::vector<int64_t>>(value);
+    } catch (const py::cast_error&) {
+      throw py::type_error("input_shapes['" + name + "'] must be a sequence of ints or a 'DTYPE[D0,...]' string, got " +
+                           std::string(py::repr(value)));
+    }
+    out.push_back(std::move(shape));
+  }
+  return out;
+}
+
 class PythonSession {
  public:
-  PythonSession(const fs::path& model, const std::optional<std::string>& backend, const RegistryFiles& plugins,
+  PythonSession(const py::object& model_arg, const std::optional<std::string>& backend, const RegistryFiles& plugins,
                 int threads, int opt_level, const std::optional<std::string>& precision_text, int specialise_after,
-                const std::optional<py::dict>& plugin_options) {
+                const std::optional<py::dict>& plugin_options, const std::optional<py::dict>& input_shapes,
+                const std::string& model_format) {
     check_opt_level(opt_level);
     const PluginSettings settings = plugin_settings(plugin_options);
     const std::optional<Precision> precision = check_precision(precision_text);
     if (specialise_after < 1) {
       throw py::value_error("specialise_after must be at least 1, got " + std::to_string(specialise_after));
     }
-    model_ = model.string();
+    // A model is a file, or the bytes of one (`model_format` names the parser: 'onnx', 'torchscript').
+    const bool in_memory = py::isinstance<py::bytes>(model_arg);
+    const std::string bytes = in_memory ? py::cast<std::string>(model_arg) : std::string();
+    const fs::path model = in_memory ? fs::path() : py::cast<fs::path>(model_arg);
+    ParseOptions parse;
+    parse.input_shapes = python_input_shapes(input_shapes);
+    model_ = in_memory ? "<" + model_format + " model in memory>" : model.string();
     Status status = without_gil([&]() -> Status {
       std::error_code error;
-      if (!fs::is_regular_file(model, error)) return not_found("model file '" + model_ + "' does not exist");
+      if (!in_memory && !fs::is_regular_file(model, error)) return not_found("model file '" + model_ + "' does not exist");
       GE_ASSIGN_OR_RETURN(host_, load_plugins(plugins, /*strict=*/true, settings));
       SessionOptions options;
-      const bool compiled = model.extension() == ".gem";
+      const bool compiled = !in_memory && model.extension() == ".gem";
       options.backend = backend.value_or(compiled ? "" : "cpu");  // a .gem: the backend it was compiled for
       options.passes.opt_level = opt_level;
       options.threads = threads;
       options.specialise_after = specialise_after;
       options.precision = precision.value_or(Precision::kFp32);  // a .gem: kFp32 takes its own
+      options.parse = parse;
       created_ = Clock::now();
-      GE_ASSIGN_OR_RETURN(session_, compiled ? create_session_from_model_file(*host_, model, options)
-                                             : Session::create(*host_, model, options));
+      if (in_memory) {
+        Parser* parser = nullptr;
+        std::string names;
+        for (const std::shared_ptr<Parser>& p : host_->parsers()) {
+          if (p->name() == model_format) parser = p.get();
+          names += (names.empty() ? "" : ", ") + p->name();
+        }
+        if (parser == nullptr) {
+          return not_found("no parser plugin named '" + model_format + "' is loaded (loaded: " + names + ")");
+        }
+        GE_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, parser->parse_bytes_with(bytes, {}, parse));
+        GE_ASSIGN_OR_RETURN(session_, Session::create(*host_, std::move(graph), options));
+      } else {
+        GE_ASSIGN_OR_RETURN(session_, compiled ? create_session_from_model_file(*host_, model, options)
+                                               : Session::create(*host_, model, options));
+      }
       loaded_ = Clock::now();
       if (compiled && precision && session_->requested_precision() != *precision) {
         return invalid_argument("model file '" + model_ + "' was compiled with precision " +
@@ -525,7 +572,7 @@ py::list list_plugins(const RegistryFiles& plugins) {
 }  // namespace
 }  // namespace ge::python
 
-PYBIND11_MODULE(ge, m) {
+PYBIND11_MODULE(_ge, m) {
   using namespace ge::python;
   namespace fs = std::filesystem;
   m.doc() = "GE, an open graph engine: compile and run ONNX models and .gem files on numpy arrays.";
@@ -545,11 +592,13 @@ PYBIND11_MODULE(ge, m) {
   py::class_<PythonSession>(m, "Session",
                             "A compiled model. run() may be called from several threads at once: the GIL is "
                             "released while the engine runs.")
-      .def(py::init<const fs::path&, const std::optional<std::string>&, const RegistryFiles&, int, int,
-                    const std::optional<std::string>&, int, const std::optional<py::dict>&>(),
+      .def(py::init<const py::object&, const std::optional<std::string>&, const RegistryFiles&, int, int,
+                    const std::optional<std::string>&, int, const std::optional<py::dict>&,
+                    const std::optional<py::dict>&, const std::string&>(),
            py::arg("model"), py::arg("backend") = py::none(), py::arg("plugins") = py::none(), py::arg("threads") = 0,
            py::arg("opt_level") = 2, py::arg("precision") = py::none(), py::arg("specialise_after") = 2,
-           py::arg("plugin_options") = py::none(),
+           py::arg("plugin_options") = py::none(), py::arg("input_shapes") = py::none(),
+           py::arg("model_format") = "onnx",
            "Compiles an .onnx model for `backend` (default cpu) at `opt_level` (0-3), or loads a .gem file "
            "(on the backend it was compiled for unless `backend` is given; opt_level does not apply). "
            "`plugins`: extra registry files, read before GE_PLUGINS and the built-in registry. "
@@ -559,7 +608,10 @@ PYBIND11_MODULE(ge, m) {
            "(see Session.precision). `specialise_after`: a model with dynamic input dims is compiled for an "
            "input-shape signature on its Nth run; before, the signature runs per op on plans that share kernels. "
            "`plugin_options`: {'PLUGIN.KEY': value} over the registry's [PLUGIN.options], as ge-run's "
-           "--plugin-option (e.g. {'cpu.winograd': False, 'cpu.kernel_providers': ['dnnl', 'reference']}).")
+           "--plugin-option (e.g. {'cpu.winograd': False, 'cpu.kernel_providers': ['dnnl', 'reference']}). "
+           "`model` may also be the bytes of a model, parsed by the parser plugin `model_format` names ('onnx', "
+           "'torchscript'). `input_shapes`: {name: [d0, ...] or 'DTYPE[d0,...]'}, as ge-run's --input-shape: "
+           "fixes dynamic dims, and gives a TorchScript archive the shapes it does not store.")
       .def("run", &PythonSession::run, py::arg("inputs"), py::kw_only(), py::arg("profile") = py::none(),
            py::arg("outputs") = py::none(),
            "Runs once on {name: numpy array}; returns {output name: numpy array}. `outputs`: {output name: "

@@ -19,6 +19,7 @@ if [[ "${1:-}" != "--tools" ]]; then
     clang libclang-rt-14-dev
     pybind11-dev python3-dev
     python3-torch python3-torchvision
+    libtorch-dev  # the TorchScript parser plugin, the only part of GE that links libtorch
   )
 fi
 missing=()

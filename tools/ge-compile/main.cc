@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "ge/input_shapes.h"
 #include "ge/logging.h"
 #include "ge/memory_limit.h"
 #include "ge/model_file.h"
@@ -20,7 +21,6 @@
 #include "ge/plugin_host.h"
 #include "ge/session.h"
 #include "ge/status.h"
-#include "input_shapes.h"
 #include "option_values.h"
 #include "session_flags.h"
 #include "tool_driver.h"
@@ -221,14 +221,17 @@ int run(int argc, char** argv) {
   const auto compile_start = std::chrono::steady_clock::now();
   Result<Parser*> parser = host.parser_for(*options.model);
   if (!parser.is_ok()) return fail(parser.status());
-  Result<std::unique_ptr<Graph>> graph = (*parser)->parse_file(*options.model);
-  if (!graph.is_ok()) return fail(graph.status());
+  // One --input-shape is the parser's to take (a TorchScript archive stores no input shapes).
+  ParseOptions parse_options;
+  if (options.input_shapes.size() == 1) {
+    Result<std::vector<InputShape>> shapes = parse_input_shapes(options.input_shapes[0]);
+    if (!shapes.is_ok()) return fail(shapes.status().with_context("--input-shape"));
+    parse_options.input_shapes = std::move(shapes).value();
+  }
+  Result<std::unique_ptr<Graph>> graph = (*parser)->parse_file_with(*options.model, parse_options);
+  if (!graph.is_ok()) return fail(options.input_shapes.size() == 1 ? graph.status().with_context("--input-shape") : graph.status());
   const bool gear_mode = options.input_shapes.size() > 1;
   std::unique_ptr<Graph> original = gear_mode ? (*graph)->clone() : nullptr;
-  if (options.input_shapes.size() == 1) {
-    if (Status status = apply_input_shapes(**graph, options.input_shapes[0]); !status.is_ok())
-      return fail(status.with_context("--input-shape"));
-  }
 
   const SessionOptions session_options = options.session_options();
   // Compiled as a session would compile it, with no device touched: nothing is

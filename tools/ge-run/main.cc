@@ -225,7 +225,7 @@ Result<std::unique_ptr<Session>> compile_model(const PluginHost& host, const fs:
                                                SessionOptions session_options) {
   if (!session_options.passes.check_passes) return Session::create(host, model, session_options);
   GE_ASSIGN_OR_RETURN(Parser * parser, host.parser_for(model));
-  Result<std::unique_ptr<Graph>> graph = parser->parse_file(model);
+  Result<std::unique_ptr<Graph>> graph = parser->parse_file_with(model, session_options.parse);
   if (!graph.is_ok()) return graph.status().with_context(model.string());
   GE_ASSIGN_OR_RETURN(NamedValues check_inputs, bind_inputs(**graph, options.inputs, options.memory_limit));
   GE_ASSIGN_OR_RETURN(session_options.passes.check_inputs, plain_tensors(check_inputs, "--check-passes"));
@@ -329,6 +329,7 @@ int run(int argc, char** argv) {
   if (compiled_model && !options.backend_given) session_options.backend.clear();
   session_options.super_kernel_max_bytes = options.super_kernel_max_bytes;
   session_options.specialisation_cache_size = options.specialisations;
+  session_options.parse.input_shapes = options.input_shapes;
   session_options.specialise_after = options.specialise_after;
   session_options.memory_order = options.memory_order;
   session_options.shrink = options.shrink;

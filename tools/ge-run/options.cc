@@ -20,9 +20,10 @@ constexpr uint32_t kSharedGroups = kPluginFlags | kPassFlags | kDumpFlags | kCom
 constexpr std::string_view kValueOptions[] = {
     "--input", "--output-dir", "--repeat",       "--expected-dir", "--rtol",          "--atol",          "--memory-order",
     "--profile", "--specialisations", "--specialise-after", "--duration", "--autofusion",  "--dump-tensors", "--super-kernels",
+    "--input-shape",
 };
 // Its own options that shape compilation: a compiled .gem has run its passes and stored its plan.
-constexpr std::string_view kCompileOptions[] = {"--memory-order", "--super-kernels"};
+constexpr std::string_view kCompileOptions[] = {"--memory-order", "--super-kernels", "--input-shape"};
 
 /// Its own options that take none.
 constexpr std::string_view kFlagOptions[] = {"--list-plugins", "--help", "--shrink", "--check-precision"};
@@ -84,6 +85,9 @@ Status apply_value(RunOptions& options, const std::string& option, const std::st
   } else if (option == "--super-kernels") {
     GE_ASSIGN_OR_RETURN(int bytes, parse_int_value(option, value, 0, 1 << 30));
     options.super_kernel_max_bytes = static_cast<size_t>(bytes);
+  } else if (option == "--input-shape") {
+    GE_ASSIGN_OR_RETURN(std::vector<InputShape> shapes, parse_input_shapes(value));
+    options.input_shapes.insert(options.input_shapes.end(), shapes.begin(), shapes.end());
   } else if (option == "--specialisations") {
     GE_ASSIGN_OR_RETURN(int cached, parse_int_value(option, value, 0, 4096));
     options.specialisations = static_cast<size_t>(cached);
@@ -264,6 +268,11 @@ Memory (static-shape graphs run from one planned arena):
                           events between the streams (0: no limit, branches side by side)
   --super-kernels BYTES   launch runs of consecutive kernels whose nodes write at most
                           BYTES each as one super kernel (default 0: off)
+  --input-shape NAME:D0,D1,...
+                          fix an input's dims (NAME=DTYPE[D0,D1,...] also its dtype; -1
+                          or ? keeps a dim dynamic; ';' separates inputs; repeatable):
+                          a model with dynamic dims compiles static, and a TorchScript
+                          archive (which stores no input shapes) learns them
   --specialisations N     a model with dynamic input dims is compiled per input-shape
                           signature; keep up to N of them (default 8; 0: run it per op)
   --specialise-after K    compile a signature on its Kth run (default 2); until then it

@@ -11,6 +11,7 @@
 #include "ge/pass_manager.h"
 #include "ge/precision.h"
 #include "ge/status.h"
+#include "ge/input_shapes.h"
 #include "session_flags.h"
 
 namespace ge::tools {
@@ -39,6 +40,7 @@ struct RunOptions : SessionFlags {
   std::optional<std::filesystem::path> expected_dir;
   double rtol = 1e-5;
   double atol = 1e-5;
+  std::vector<InputShape> input_shapes;  ///< --input-shape, in order
   size_t specialisations = 8;  ///< --specialisations: shape-keyed compilations kept (0: per op)
   int specialise_after = 2;    ///< --specialise-after: a signature is compiled on its Kth run
   size_t super_kernel_max_bytes = 0;  ///< --super-kernels

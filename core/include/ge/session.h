@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ge/executor.h"
+#include "ge/input_shapes.h"
 #include "ge/graph.h"
 #include "ge/memory_plan.h"
 #include "ge/op_registry.h"
@@ -36,6 +37,9 @@ struct SessionOptions {
   /// The backend to compile for and run on. Empty for a model file: the one it was
   /// compiled for (create_session_from_model_file).
   std::string backend = "cpu";
+  /// What create() from a model file tells its parser (ge/input_shapes.h): input shapes
+  /// that fix dynamic dims, or that a format storing none (TorchScript) needs.
+  ParseOptions parse;
   PassManagerOptions passes;
   /// Off: always the per-op executor, even for static-shape graphs.
   bool task_sink = true;

@@ -145,7 +145,7 @@ Result<std::unique_ptr<Session>> Session::create(const PluginHost& host, const s
   GE_ASSIGN_OR_RETURN(Parser* parser, host.parser_for(model));
   GE_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
                       detail::guard_plugin_call("parser '" + parser->name() + "' (parse_file)",
-                                                [&] { return parser->parse_file(model); }));
+                                                [&] { return parser->parse_file_with(model, options.parse); }));
   GE_LOG_INFO("parsed '{}' with parser '{}': {} nodes", model.string(), parser->name(), graph->node_count());
   clock.end("parse");
   Result<std::unique_ptr<Session>> session = create(host, std::move(graph), options);

@@ -31,8 +31,9 @@ namespace ge {
 // kernel task runs (a new member: its layout changed); 13: PreparedKernel::held_bytes (the
 // bytes a kernel holds, e.g. prepacked weights, for the memory limit: its layout changed); 14:
 // Backend::set_precision (a new virtual: the vtable changed); 15:
-// Backend::has_native_arithmetic (a new virtual).
-inline constexpr uint32_t kPluginAbiVersion = 15;
+// Backend::has_native_arithmetic (a new virtual); 16: Parser::parse_file_with and
+// parse_bytes_with (ParseOptions: input shapes; new virtuals).
+inline constexpr uint32_t kPluginAbiVersion = 16;
 
 /// Where a plugin puts its components. Each add_* fails on a duplicate component name or
 /// on a kind the registry entry did not declare.

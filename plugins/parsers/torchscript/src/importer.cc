@@ -1,0 +1,405 @@
+#include "importer.h"
+
+#include <cstring>
+#include <sstream>
+
+namespace ge::torchscript {
+namespace {
+
+/// Ops that read only a tensor's metadata: their results are constants of the example
+/// shapes, whatever the data.
+bool reads_metadata_only(const jit::Node* node) {
+  static const std::unordered_set<std::string> kinds = {"aten::size", "aten::dim", "prim::dtype", "prim::device",
+                                                        "aten::numel", "prim::shape", "prim::layout",
+                                                        // Values of the shape alone:
+                                                        "aten::zeros_like", "aten::ones_like", "aten::full_like",
+                                                        "aten::new_zeros", "aten::new_ones", "aten::new_full"};
+  return kinds.count(node->kind().toQualString()) != 0;
+}
+
+std::string source_of(const jit::Node* node) {
+  if (!node->sourceRange().source()) return "an unknown source line (a node TorchScript's passes made)";
+  const auto flc = node->sourceRange().file_line_col();
+  if (flc) {
+    const auto& [file, line, col] = *flc;
+    return file + ":" + std::to_string(line);
+  }
+  std::string text = node->sourceRange().text().str();
+  const size_t newline = text.find('\n');
+  if (newline != std::string::npos) text.resize(newline);
+  return text.empty() ? "an unknown source line" : "'" + text + "'";
+}
+
+bool is_number(const jit::Value* value) {
+  const c10::TypeKind kind = value->type()->kind();
+  return kind == c10::TypeKind::IntType || kind == c10::TypeKind::FloatType || kind == c10::TypeKind::BoolType ||
+         kind == c10::TypeKind::NumberType;
+}
+
+std::string schema_of(const jit::Node* node) {
+  if (const c10::FunctionSchema* schema = node->maybeSchema()) {
+    std::ostringstream s;
+    s << *schema;
+    return s.str();
+  }
+  return node->kind().toQualString();
+}
+
+std::string clean_name(const std::string& debug_name) {
+  std::string name = debug_name;
+  const size_t dot = name.rfind('.');
+  if (dot != std::string::npos && dot + 1 < name.size() &&
+      name.find_first_not_of("0123456789", dot + 1) == std::string::npos) {
+    name.resize(dot);
+  }
+  return name;
+}
+
+Tensor to_ge_tensor(const at::Tensor& source) {
+  const at::Tensor t = source.detach().contiguous().cpu();
+  const DataType dtype = to_data_type(t.scalar_type());
+  std::vector<int64_t> shape(t.sizes().begin(), t.sizes().end());
+  Tensor out = Tensor::zeros(dtype, shape);
+  if (out.byte_size() != 0) std::memcpy(out.raw_data(), t.data_ptr(), out.byte_size());
+  return out;
+}
+
+}  // namespace
+
+void fail(const std::string& message) { throw MappingError{message}; }
+
+DataType to_data_type(c10::ScalarType type) {
+  switch (type) {
+    case c10::ScalarType::Float: return DataType::kFloat32;
+    case c10::ScalarType::Double: return DataType::kFloat64;
+    case c10::ScalarType::Half: return DataType::kFloat16;
+    case c10::ScalarType::BFloat16: return DataType::kBFloat16;
+    case c10::ScalarType::Long: return DataType::kInt64;
+    case c10::ScalarType::Int: return DataType::kInt32;
+    case c10::ScalarType::Short: return DataType::kInt16;
+    case c10::ScalarType::Char: return DataType::kInt8;
+    case c10::ScalarType::Byte: return DataType::kUInt8;
+    case c10::ScalarType::Bool: return DataType::kBool;
+    default: fail(std::string("tensors of dtype ") + c10::toString(type) + " have no GE dtype");
+  }
+}
+
+Importer::Importer(Graph& out, const jit::Graph& graph, std::unordered_map<const jit::Value*, c10::IValue> recorded)
+    : out_(out), graph_(graph), recorded_(std::move(recorded)) {}
+
+void Importer::mark_dynamic() {
+  for (size_t i = 1; i < graph_.inputs().size(); ++i) dynamic_.insert(graph_.inputs()[i]);
+  for (const jit::Node* node : graph_.nodes()) {
+    if (reads_metadata_only(node)) continue;
+    bool any = false;
+    for (const jit::Value* in : node->inputs()) any = any || dynamic_.count(in) != 0;
+    if (any) {
+      for (const jit::Value* o : node->outputs()) dynamic_.insert(o);
+    }
+  }
+}
+
+std::string Importer::fresh_name(const std::string& hint) {
+  std::string base = hint.empty() ? "v" : hint;
+  std::string name = base;
+  while (out_.find_value(name) != nullptr) name = base + "_" + std::to_string(next_name_++);
+  return name;
+}
+
+Status Importer::run(const std::vector<std::string>& input_names) {
+  mark_dynamic();
+  for (size_t i = 1; i < graph_.inputs().size(); ++i) {
+    const jit::Value* in = graph_.inputs()[i];
+    const at::Tensor& t = example(in);
+    TensorDesc desc;
+    desc.dtype = to_data_type(t.scalar_type());
+    std::vector<Dim> dims;
+    for (int64_t d : t.sizes()) dims.push_back(Dim::of(d));
+    desc.shape = std::move(dims);
+    tensors_[in] = out_.add_input(input_names.at(i - 1), std::move(desc));
+  }
+  for (const jit::Node* node : graph_.nodes()) {
+    bool computes = false;
+    for (const jit::Value* o : node->outputs()) computes = computes || dynamic_.count(o) != 0;
+    if (!computes) continue;  // a constant: recorded, made an initializer where a tensor is needed
+    GE_RETURN_IF_ERROR(map_node(node));
+  }
+  size_t index = 0;
+  for (const jit::Value* result : graph_.outputs()) {
+    std::vector<Value*> values;
+    if (auto it = lists_.find(result); it != lists_.end()) {
+      values = it->second;
+    } else if (result->type()->kind() == c10::TypeKind::TensorType) {
+      try {
+        values.push_back(tensors_.count(result) ? tensors_.at(result) : constant_tensor(result, std::nullopt));
+      } catch (const MappingError& e) {
+        return invalid_argument("the graph's output " + result->debugName() + ": " + e.message);
+      }
+    } else {
+      return unsupported("the graph returns a " + result->type()->str() +
+                           " ('" + result->debugName() + "'): GE returns tensors, tuples and lists of tensors");
+    }
+    for (Value* v : values) {
+      Node* identity = out_.add_node("Identity", {v}, 1, fresh_name("output_" + std::to_string(index)),
+                                     {fresh_name("output_" + std::to_string(index))});
+      out_.add_output(identity->output(0));
+      ++index;
+    }
+  }
+  return Status::ok();
+}
+
+Status Importer::map_node(const jit::Node* node) {
+  const std::string kind = node->kind().toQualString();
+  try {
+    if (kind == "prim::ListConstruct" || kind == "prim::TupleConstruct") {
+      // A list of tensors; one with other elements (Tensor?[] with None) is left to the
+      // op that reads it (aten::index reads its ListConstruct).
+      std::vector<Value*> values;
+      for (size_t i = 0; i < node->inputs().size(); ++i) {
+        if (!is_tensor_input(node, i)) return Status::ok();
+        values.push_back(tensor(node, i));
+      }
+      bind_list(node->output(), std::move(values));
+      return Status::ok();
+    }
+    if (kind == "prim::DictConstruct") {  // (key, value, key, value, ...): the values, in order
+      std::vector<Value*> values;
+      for (size_t i = 1; i < node->inputs().size(); i += 2) {
+        if (!is_tensor_input(node, i)) fail("a dict whose values are not tensors is not mapped");
+        values.push_back(tensor(node, i));
+      }
+      bind_list(node->output(), std::move(values));
+      return Status::ok();
+    }
+    if (kind == "prim::ListUnpack" || kind == "prim::TupleUnpack") {
+      const std::vector<Value*> values = tensor_list(node, 0);
+      if (values.size() != node->outputs().size()) fail("unpacks " + std::to_string(node->outputs().size()) +
+                                                        " values from a list of " + std::to_string(values.size()));
+      for (size_t i = 0; i < values.size(); ++i) bind(node->outputs()[i], values[i]);
+      return Status::ok();
+    }
+    if (kind == "aten::__getitem__" || kind == "prim::TupleIndex" || (kind == "aten::select" && !is_tensor_input(node, 0))) {
+      const std::vector<Value*> values = tensor_list(node, 0);
+      int64_t i = integer(node, 1);
+      if (i < 0) i += static_cast<int64_t>(values.size());
+      if (i < 0 || i >= static_cast<int64_t>(values.size())) fail("index out of the list's range");
+      bind(node->output(), values[static_cast<size_t>(i)]);
+      return Status::ok();
+    }
+    const MappingTable& table = mappings();
+    auto it = table.find(kind);
+    bool makes_numbers_only = true;
+    for (const jit::Value* o : node->outputs()) makes_numbers_only = makes_numbers_only && is_number(o);
+    if (it == table.end() && makes_numbers_only) {
+      return unsupported("'" + kind + "' (schema: " + schema_of(node) + ") at " + source_of(node) +
+                         " turns a tensor computed from the inputs into a Python number: values and control flow "
+                         "that depend on the input's data are not mapped (GE imports the module for its input "
+                         "shapes, as torch.jit.trace records it)");
+    }
+    if (it == table.end()) {
+      return unsupported("unsupported TorchScript op '" + kind + "' (schema: " + schema_of(node) + ") at " +
+                           source_of(node));
+    }
+    it->second(*this, node);
+    for (const jit::Value* o : node->outputs()) {
+      if (dynamic_.count(o) && !o->uses().empty() && !tensors_.count(o) && !lists_.count(o)) {
+        fail("output '" + o->debugName() + "' (" + o->type()->str() +
+             ") is computed from the input's data but GE maps only tensors of it");
+      }
+    }
+  } catch (const MappingError& e) {
+    return invalid_argument("'" + kind + "' (schema: " + schema_of(node) + ") at " + source_of(node) + ": " +
+                            e.message);
+  } catch (const std::exception& e) {
+    return internal_error("'" + kind + "' at " + source_of(node) + ": " + e.what());
+  }
+  return Status::ok();
+}
+
+const at::Tensor& Importer::example(const jit::Value* value) const {
+  auto it = recorded_.find(value);
+  if (it == recorded_.end() || !it->second.isTensor()) fail("'" + value->debugName() + "' has no example tensor");
+  return it->second.toTensor();
+}
+
+std::vector<at::Tensor> Importer::example_list(const jit::Value* value) const {
+  auto it = recorded_.find(value);
+  if (it == recorded_.end()) fail("'" + value->debugName() + "' has no example value");
+  if (it->second.isTensorList()) return it->second.toTensorVector();
+  if (it->second.isTuple()) {
+    std::vector<at::Tensor> tensors;
+    for (const c10::IValue& item : it->second.toTuple()->elements()) {
+      if (!item.isTensor()) fail("'" + value->debugName() + "' holds a " + item.tagKind() + ", not a tensor");
+      tensors.push_back(item.toTensor());
+    }
+    return tensors;
+  }
+  fail("'" + value->debugName() + "' is a " + it->second.tagKind() + ", not a list of tensors");
+}
+
+bool Importer::is_tensor_input(const jit::Node* node, size_t i) const {
+  const jit::Value* v = node->inputs().at(i);
+  if (tensors_.count(v)) return true;
+  auto it = recorded_.find(v);
+  if (it != recorded_.end()) return it->second.isTensor();
+  if (v->node()->kind() == c10::prim::Constant) return v->type()->kind() == c10::TypeKind::TensorType;
+  return false;
+}
+
+const c10::IValue& Importer::constant(const jit::Node* node, size_t i) const {
+  const jit::Value* v = node->inputs().at(i);
+  if (dynamic_.count(v)) {
+    fail("input " + std::to_string(i) + " ('" + v->debugName() + "') is computed from the input's data; GE needs it constant");
+  }
+  auto it = recorded_.find(v);
+  if (it == recorded_.end()) fail("input " + std::to_string(i) + " ('" + v->debugName() + "') has no recorded value");
+  return it->second;
+}
+
+bool Importer::is_none(const jit::Node* node, size_t i) const {
+  if (i >= node->inputs().size()) return true;
+  const jit::Value* v = node->inputs()[i];
+  if (dynamic_.count(v)) return false;
+  auto it = recorded_.find(v);
+  return it != recorded_.end() && it->second.isNone();
+}
+
+int64_t Importer::integer(const jit::Node* node, size_t i) const {
+  const c10::IValue& v = constant(node, i);
+  if (v.isInt()) return v.toInt();
+  if (v.isBool()) return v.toBool() ? 1 : 0;
+  if (v.isTensor() && v.toTensor().numel() == 1) return v.toTensor().item<int64_t>();
+  fail("input " + std::to_string(i) + " is a " + v.tagKind() + ", not an integer");
+}
+
+double Importer::real(const jit::Node* node, size_t i) const {
+  const c10::IValue& v = constant(node, i);
+  if (v.isDouble()) return v.toDouble();
+  if (v.isInt()) return static_cast<double>(v.toInt());
+  if (v.isBool()) return v.toBool() ? 1.0 : 0.0;
+  if (v.isTensor() && v.toTensor().numel() == 1) return v.toTensor().item<double>();
+  fail("input " + std::to_string(i) + " is a " + v.tagKind() + ", not a number");
+}
+
+bool Importer::boolean(const jit::Node* node, size_t i) const {
+  const c10::IValue& v = constant(node, i);
+  if (v.isBool()) return v.toBool();
+  if (v.isInt()) return v.toInt() != 0;
+  fail("input " + std::to_string(i) + " is a " + v.tagKind() + ", not a bool");
+}
+
+std::vector<int64_t> Importer::ints(const jit::Node* node, size_t i) const {
+  const c10::IValue& v = constant(node, i);
+  if (v.isIntList()) return v.toIntVector();
+  if (v.isInt()) return {v.toInt()};
+  fail("input " + std::to_string(i) + " is a " + v.tagKind() + ", not a list of integers");
+}
+
+Value* Importer::constant_tensor(const jit::Value* value, std::optional<DataType> scalar_dtype) {
+  const int key = scalar_dtype ? static_cast<int>(*scalar_dtype) : -1;
+  if (auto it = constants_.find({value, key}); it != constants_.end()) return it->second;
+  auto rec = recorded_.find(value);
+  if (rec == recorded_.end()) fail("'" + value->debugName() + "' has no recorded value");
+  const c10::IValue& v = rec->second;
+  Tensor data;
+  if (v.isTensor()) {
+    data = to_ge_tensor(v.toTensor());
+  } else if (v.isDouble() || v.isInt() || v.isBool()) {
+    const DataType dtype = scalar_dtype.value_or(v.isDouble() ? DataType::kFloat32
+                                                  : v.isInt() ? DataType::kInt64 : DataType::kBool);
+    const double number = v.isDouble() ? v.toDouble() : v.isInt() ? static_cast<double>(v.toInt()) : v.toBool();
+    data = to_ge_tensor(at::scalar_tensor(number, at::TensorOptions().dtype(at::kDouble)).to(
+        c10::ScalarType(dtype == DataType::kFloat32 ? at::kFloat
+                        : dtype == DataType::kFloat64 ? at::kDouble
+                        : dtype == DataType::kFloat16 ? at::kHalf
+                        : dtype == DataType::kBFloat16 ? at::kBFloat16
+                        : dtype == DataType::kInt64 ? at::kLong
+                        : dtype == DataType::kInt32 ? at::kInt
+                        : dtype == DataType::kBool ? at::kBool
+                        : dtype == DataType::kUInt8 ? at::kByte : at::kChar)));
+  } else if (v.isIntList()) {
+    const std::vector<int64_t> values = v.toIntVector();
+    data = Tensor::from_vector<int64_t>({static_cast<int64_t>(values.size())}, values);
+  } else {
+    fail("'" + value->debugName() + "' is a " + v.tagKind() + ", not a tensor");
+  }
+  Value* init = out_.add_initializer(fresh_name(clean_name(value->debugName())), std::move(data));
+  constants_[{value, key}] = init;
+  return init;
+}
+
+Value* Importer::tensor(const jit::Node* node, size_t i, std::optional<DataType> scalar_dtype) {
+  const jit::Value* v = node->inputs().at(i);
+  if (auto it = tensors_.find(v); it != tensors_.end()) return it->second;
+  if (dynamic_.count(v)) fail("input " + std::to_string(i) + " ('" + v->debugName() + "') was not mapped to a tensor");
+  return constant_tensor(v, scalar_dtype);
+}
+
+std::vector<Value*> Importer::tensor_list(const jit::Node* node, size_t i) {
+  const jit::Value* v = node->inputs().at(i);
+  if (auto it = lists_.find(v); it != lists_.end()) return it->second;
+  if (dynamic_.count(v)) fail("input " + std::to_string(i) + " is a list GE could not map");
+  auto rec = recorded_.find(v);
+  if (rec == recorded_.end() || !(rec->second.isTensorList() || rec->second.isTuple())) {
+    fail("input " + std::to_string(i) + " is not a list of tensors");
+  }
+  std::vector<Value*> values;
+  std::vector<c10::IValue> items;
+  if (rec->second.isTensorList()) {
+    for (const at::Tensor& t : rec->second.toTensorVector()) items.emplace_back(t);
+  } else {
+    items = rec->second.toTuple()->elements().vec();
+  }
+  for (const c10::IValue& item : items) {
+    if (!item.isTensor()) fail("input " + std::to_string(i) + " holds a " + item.tagKind() + ", not a tensor");
+    values.push_back(out_.add_initializer(fresh_name(clean_name(v->debugName())), to_ge_tensor(item.toTensor())));
+  }
+  lists_[v] = values;
+  return values;
+}
+
+Node* Importer::add(const std::string& op_type, std::vector<Value*> inputs, size_t outputs,
+                    std::map<std::string, Attribute> attributes) {
+  const std::string name = fresh_name(op_type + "_" + std::to_string(next_name_++));
+  std::vector<std::string> names;
+  for (size_t i = 0; i < outputs; ++i) names.push_back(fresh_name(name + "_out" + std::to_string(i)));
+  Node* node = out_.add_node(op_type, std::move(inputs), outputs, name, std::move(names));
+  for (auto& [key, value] : attributes) node->set_attribute(key, std::move(value));
+  return node;
+}
+
+Value* Importer::op(const std::string& op_type, std::vector<Value*> inputs, std::map<std::string, Attribute> attributes) {
+  return add(op_type, std::move(inputs), 1, std::move(attributes))->output(0);
+}
+
+Value* Importer::const_i64(const std::vector<int64_t>& values) {
+  return out_.add_initializer(fresh_name("const"),
+                              Tensor::from_vector<int64_t>({static_cast<int64_t>(values.size())}, values));
+}
+
+Value* Importer::scalar(double value, DataType dtype) {
+  Tensor t = Tensor::zeros(dtype, {});
+  switch (dtype) {
+    case DataType::kFloat32: *t.data<float>() = static_cast<float>(value); break;
+    case DataType::kFloat64: *t.data<double>() = value; break;
+    case DataType::kInt64: *t.data<int64_t>() = static_cast<int64_t>(value); break;
+    case DataType::kInt32: *t.data<int32_t>() = static_cast<int32_t>(value); break;
+    case DataType::kBool: *t.data<bool>() = value != 0; break;
+    default: {
+      Tensor f = Tensor::from_vector<float>({}, {static_cast<float>(value)});
+      return cast(out_.add_initializer(fresh_name("const"), std::move(f)), dtype);
+    }
+  }
+  return out_.add_initializer(fresh_name("const"), std::move(t));
+}
+
+Value* Importer::cast(Value* value, DataType to) {
+  return op("Cast", {value}, {{"to", static_cast<int64_t>(to)}});
+}
+
+void Importer::bind(const jit::Value* out, Value* value) { tensors_[out] = value; }
+
+void Importer::bind_list(const jit::Value* out, std::vector<Value*> values) { lists_[out] = std::move(values); }
+
+}  // namespace ge::torchscript

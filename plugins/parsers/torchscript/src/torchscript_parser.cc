@@ -1,0 +1,216 @@
+#include "torchscript_parser.h"
+
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/passes/constant_propagation.h>
+#include <torch/csrc/jit/passes/dead_code_elimination.h>
+#include <torch/csrc/jit/passes/inliner.h>
+#include <torch/csrc/jit/passes/lower_tuples.h>
+#include <torch/csrc/jit/passes/remove_mutation.h>
+#include <torch/csrc/jit/runtime/interpreter.h>
+#include <torch/csrc/jit/serialization/import.h>
+#include <torch/version.h>
+
+#include "importer.h"
+
+namespace ge::torchscript {
+namespace fs = std::filesystem;
+namespace {
+
+/// The first line of a libtorch error (the rest is a C++ backtrace).
+std::string first_line(const std::string& what) {
+  const size_t newline = what.find('\n');
+  return newline == std::string::npos ? what : what.substr(0, newline);
+}
+
+std::string clean_input_name(const std::string& debug_name) {
+  std::string name = debug_name;
+  const size_t dot = name.rfind('.');
+  if (dot != std::string::npos && dot + 1 < name.size() &&
+      name.find_first_not_of("0123456789", dot + 1) == std::string::npos) {
+    name.resize(dot);
+  }
+  return name;
+}
+
+c10::ScalarType to_scalar_type(DataType dtype) {
+  switch (dtype) {
+    case DataType::kFloat32: return at::kFloat;
+    case DataType::kFloat64: return at::kDouble;
+    case DataType::kFloat16: return at::kHalf;
+    case DataType::kBFloat16: return at::kBFloat16;
+    case DataType::kInt64: return at::kLong;
+    case DataType::kInt32: return at::kInt;
+    case DataType::kInt16: return at::kShort;
+    case DataType::kInt8: return at::kChar;
+    case DataType::kUInt8: return at::kByte;
+    case DataType::kBool: return at::kBool;
+    default: return at::kFloat;
+  }
+}
+
+/// An example input: seeded normal values for floats, zeros for integers and bools.
+at::Tensor example_input(const InputShape& shape) {
+  const c10::ScalarType type = to_scalar_type(shape.dtype.value_or(DataType::kFloat32));
+  if (c10::isFloatingType(type)) {
+    return at::randn(shape.dims, at::TensorOptions().dtype(at::kFloat)).to(type);
+  }
+  return at::zeros(shape.dims, at::TensorOptions().dtype(type));
+}
+
+/// Runs `graph` (the frozen forward) on `inputs` once and records what every top-level
+/// value held: the graph returns them all for the run, then its outputs are restored.
+Result<std::unordered_map<const jit::Value*, c10::IValue>> record(jit::Graph& graph, const c10::IValue& self,
+                                                                    const std::vector<at::Tensor>& inputs) {
+  std::vector<jit::Value*> values(graph.inputs().begin(), graph.inputs().end());
+  for (jit::Node* node : graph.nodes()) {
+    for (jit::Value* o : node->outputs()) values.push_back(o);
+  }
+  const size_t original = graph.outputs().size();
+  for (jit::Value* v : values) graph.registerOutput(v);
+  std::vector<c10::IValue> stack;
+  stack.emplace_back(self);
+  for (const at::Tensor& t : inputs) stack.emplace_back(t);
+  std::string error;
+  try {
+    at::NoGradGuard no_grad;
+    jit::Code code(graph.copy(), "ge_record");
+    jit::InterpreterState state(code);
+    state.run(stack);
+  } catch (const std::exception& e) {
+    error = first_line(e.what());
+  }
+  while (graph.outputs().size() > original) graph.eraseOutput(graph.outputs().size() - 1);
+  if (!error.empty()) return invalid_argument("running the module on example inputs failed: " + error);
+  // The run returns the original outputs, then one per recorded value.
+  if (stack.size() != original + values.size()) {
+    return internal_error("the example run returned " + std::to_string(stack.size()) + " values, expected " +
+                          std::to_string(original + values.size()));
+  }
+  std::unordered_map<const jit::Value*, c10::IValue> recorded;
+  for (size_t i = 0; i < values.size(); ++i) recorded[values[i]] = stack[original + i];
+  return recorded;
+}
+
+Result<std::unique_ptr<Graph>> import_module(jit::Module module, const std::string& stored_shapes,
+                                             const ParseOptions& options) {
+  module.eval();
+  jit::Module frozen = jit::freeze(module);
+  std::shared_ptr<jit::Graph> graph = frozen.get_method("forward").graph()->copy();
+  jit::Inline(*graph);
+  jit::RemoveListMutation(graph);
+  jit::RemoveTensorMutation(graph);
+  jit::LowerSimpleTuples(graph);
+  jit::ConstantPropagation(graph);
+  jit::EliminateDeadCode(graph);
+
+  std::vector<InputShape> shapes = options.input_shapes;
+  if (!stored_shapes.empty()) {
+    Result<std::vector<InputShape>> parsed = parse_input_shapes(stored_shapes);
+    if (!parsed.is_ok()) return parsed.status().with_context(std::string("the archive's ") + kInputShapesFile);
+    const std::vector<InputShape> stored = std::move(parsed).value();
+    for (const InputShape& s : stored) {
+      bool given = false;
+      for (const InputShape& o : shapes) given = given || o.name == s.name;
+      if (!given) shapes.push_back(s);
+    }
+  }
+  // forward's arguments: a trailing ".N" (TorchScript's renaming) dropped, a repeated
+  // name suffixed with its position (ge.torch.input_names names them alike).
+  std::vector<std::string> names;
+  std::string known;
+  for (size_t i = 1; i < graph->inputs().size(); ++i) {
+    const jit::Value* in = graph->inputs()[i];
+    std::string name = clean_input_name(in->debugName());
+    if (std::find(names.begin(), names.end(), name) != names.end()) name += "_" + std::to_string(i - 1);
+    if (in->type()->kind() != c10::TypeKind::TensorType) {
+      return unsupported("forward's argument '" + name + "' is a " + in->type()->str() +
+                         ": GE maps tensor arguments only");
+    }
+    known += (known.empty() ? "'" : ", '") + name + "'";
+    names.push_back(name);
+  }
+  for (const InputShape& s : shapes) {
+    if (std::find(names.begin(), names.end(), s.name) == names.end()) {
+      return invalid_argument("the module has no input '" + s.name + "' (its inputs: " + (known.empty() ? "none" : known) + ")");
+    }
+  }
+  std::vector<at::Tensor> examples;
+  for (const std::string& name : names) {
+    const InputShape* shape = nullptr;
+    for (const InputShape& s : shapes) {
+      if (s.name == name) shape = &s;
+    }
+    if (shape == nullptr) {
+      return invalid_argument("a TorchScript archive stores no input shapes: give input '" + name +
+                              "' one (ge-run --input-shape " + name +
+                              ":D0,D1,...; ge.torch.save(module, example_inputs, path) stores them in the archive)");
+    }
+    for (int64_t d : shape->dims) {
+      if (d < 0) return unsupported("input '" + name + "': a TorchScript model is imported for static shapes; give every dim");
+    }
+    examples.push_back(example_input(*shape));
+  }
+  GE_ASSIGN_OR_RETURN(auto recorded, record(*graph, frozen._ivalue(), examples));
+  auto out = std::make_unique<Graph>("torchscript");
+  out->set_opset_import("", 17);
+  Importer importer(*out, *graph, std::move(recorded));
+  GE_RETURN_IF_ERROR(importer.run(names));
+  out->remove_unused_values();
+  return out;
+}
+
+template <typename Load>
+Result<std::unique_ptr<Graph>> load_and_import(const std::string& what, Load&& load, const ParseOptions& options) {
+  try {
+    jit::ExtraFilesMap extra{{kInputShapesFile, ""}};
+    jit::Module module = load(extra);
+    Result<std::unique_ptr<Graph>> graph = import_module(std::move(module), extra[kInputShapesFile], options);
+    if (!graph.is_ok()) return graph.status().with_context(what);
+    return graph;
+  } catch (const c10::Error& e) {
+    const std::string message = first_line(e.what_without_backtrace());
+    if (message.find("version") != std::string::npos) {
+      return parse_error(what + ": an unsupported TorchScript archive version (this GE reads what torch " +
+                         std::string(TORCH_VERSION) + " writes): " + message);
+    }
+    return parse_error(what + ": not a TorchScript archive libtorch can load: " + message);
+  } catch (const std::exception& e) {
+    return parse_error(what + ": not a TorchScript archive libtorch can load: " + first_line(e.what()));
+  } catch (...) {
+    return internal_error(what + ": libtorch threw a non-standard exception");
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Graph>> TorchScriptParser::parse_file(const fs::path& path) const {
+  return parse_file_with(path, {});
+}
+
+Result<std::unique_ptr<Graph>> TorchScriptParser::parse_bytes(const std::string& bytes, const fs::path& base_dir) const {
+  return parse_bytes_with(bytes, base_dir, {});
+}
+
+Result<std::unique_ptr<Graph>> TorchScriptParser::parse_file_with(const fs::path& path, const ParseOptions& options) const {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return not_found("'" + path.string() + "': no such TorchScript file");
+  return load_and_import(
+      path.string(), [&](jit::ExtraFilesMap& extra) { return jit::load(path.string(), at::kCPU, extra); }, options);
+}
+
+Result<std::unique_ptr<Graph>> TorchScriptParser::parse_bytes_with(const std::string& bytes, const fs::path&,
+                                                                   const ParseOptions& options) const {
+  return load_and_import(
+      "TorchScript archive in memory",
+      [&](jit::ExtraFilesMap& extra) {
+        std::istringstream in(bytes);
+        return jit::load(in, at::kCPU, extra);
+      },
+      options);
+}
+
+}  // namespace ge::torchscript
