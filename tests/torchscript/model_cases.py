@@ -48,6 +48,7 @@ def cases(large=False):
     img = torch.randn(1, 3, 224, 224)
     small = [
         ("resnet18", lambda: tv.resnet18(), img),
+        ("resnet18_scripted", lambda: torch.jit.script(tv.resnet18().eval()), img),
         ("mobilenet_v3_small", lambda: tv.mobilenet_v3_small(), img),
         ("shufflenet_v2_x0_5", lambda: tv.shufflenet_v2_x0_5(), img),
         ("squeezenet1_1", lambda: tv.squeezenet1_1(), img),
@@ -57,6 +58,7 @@ def cases(large=False):
     more = [
         ("resnet50", lambda: tv.resnet50(), img),
         ("mobilenet_v3_large", lambda: tv.mobilenet_v3_large(), img),
+        ("mobilenet_v3_large_scripted", lambda: torch.jit.script(tv.mobilenet_v3_large().eval()), img),
         ("efficientnet_b0", lambda: tv.efficientnet_b0(), img),
         ("densenet121", lambda: tv.densenet121(), img),
         ("regnet_y_400mf", lambda: tv.regnet_y_400mf(), img),

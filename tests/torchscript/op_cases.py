@@ -34,6 +34,29 @@ def Fn(fn):
     return {1: Fn1, 2: Fn2, 3: Fn3}[arity](fn)
 
 
+class ShapeBranchAndLoop(nn.Module):
+    """Scripted control flow that depends on shapes and attributes, not data."""
+
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(16, 16) for _ in range(3)])
+        self.use_norm = True
+        self.norm = nn.LayerNorm(16)
+
+    def forward(self, x):
+        if x.size(0) > 2:
+            x = x * 2.0
+        else:
+            x = x - 1.0
+        for i in range(x.size(0)):
+            x = x + float(i)
+        for layer in self.layers:
+            x = torch.relu(layer(x))
+        if self.use_norm:
+            x = self.norm(x)
+        return x
+
+
 def r(*shape):
     return torch.randn(*shape)
 
@@ -155,6 +178,7 @@ def cases():
     add("arange_mask", Fn(lambda a: a + torch.arange(a.size(1)).float()), x2)
     add("causal_mask", Fn(lambda a: a.masked_fill(torch.triu(torch.ones(4, 4, dtype=torch.bool), 1), float("-inf")).softmax(-1)),
         r(2, 4, 4))
+    add("script_shape_branch_and_loop", torch.jit.script(ShapeBranchAndLoop()), r(4, 16))
     add("tuple_output", Fn(lambda a, b: (a + b, a * b)), x2, x2)
     add("list_output", Fn(lambda a: [a.relu(), a.sigmoid()]), x2)
     return c

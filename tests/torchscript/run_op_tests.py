@@ -24,11 +24,14 @@ def flatten(value):
     return out
 
 
-def check(name, module, inputs, opt_level, rtol, atol, script=False):
+def check(name, module, inputs, opt_level, rtol, atol):
     module.eval()
     with torch.no_grad():
         expected = [t.numpy() for t in flatten(module(*inputs))]
-        archive = torch.jit.script(module) if script else torch.jit.trace(module, inputs, check_trace=False, strict=False)
+        if isinstance(module, torch.jit.ScriptModule):
+            archive = module
+        else:
+            archive = torch.jit.trace(module, inputs, check_trace=False, strict=False)
     data = io.BytesIO()
     torch.jit.save(archive, data)
     names = ge_torch.input_names(archive)

@@ -64,9 +64,40 @@ Tensor to_ge_tensor(const at::Tensor& source) {
   return out;
 }
 
+/// Whether any value `block` (and the blocks in it) uses from outside is in `dynamic`.
+bool uses_dynamic(const jit::Block* block, const std::unordered_set<const jit::Value*>& dynamic) {
+  for (const jit::Node* node : block->nodes()) {
+    for (const jit::Value* in : node->inputs()) {
+      if (dynamic.count(in)) return true;
+    }
+    for (const jit::Block* inner : node->blocks()) {
+      if (uses_dynamic(inner, dynamic)) return true;
+    }
+  }
+  for (const jit::Value* out : block->outputs()) {
+    if (dynamic.count(out)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void fail(const std::string& message) { throw MappingError{message}; }
+
+std::unordered_set<const jit::Value*> data_dependent_values(const jit::Graph& graph) {
+  std::unordered_set<const jit::Value*> dynamic;
+  for (size_t i = 1; i < graph.inputs().size(); ++i) dynamic.insert(graph.inputs()[i]);
+  for (const jit::Node* node : graph.nodes()) {
+    if (reads_metadata_only(node)) continue;
+    bool any = false;
+    for (const jit::Value* in : node->inputs()) any = any || dynamic.count(in) != 0;
+    for (const jit::Block* block : node->blocks()) any = any || uses_dynamic(block, dynamic);
+    if (any) {
+      for (const jit::Value* o : node->outputs()) dynamic.insert(o);
+    }
+  }
+  return dynamic;
+}
 
 DataType to_data_type(c10::ScalarType type) {
   switch (type) {
@@ -87,18 +118,6 @@ DataType to_data_type(c10::ScalarType type) {
 Importer::Importer(Graph& out, const jit::Graph& graph, std::unordered_map<const jit::Value*, c10::IValue> recorded)
     : out_(out), graph_(graph), recorded_(std::move(recorded)) {}
 
-void Importer::mark_dynamic() {
-  for (size_t i = 1; i < graph_.inputs().size(); ++i) dynamic_.insert(graph_.inputs()[i]);
-  for (const jit::Node* node : graph_.nodes()) {
-    if (reads_metadata_only(node)) continue;
-    bool any = false;
-    for (const jit::Value* in : node->inputs()) any = any || dynamic_.count(in) != 0;
-    if (any) {
-      for (const jit::Value* o : node->outputs()) dynamic_.insert(o);
-    }
-  }
-}
-
 std::string Importer::fresh_name(const std::string& hint) {
   std::string base = hint.empty() ? "v" : hint;
   std::string name = base;
@@ -107,7 +126,7 @@ std::string Importer::fresh_name(const std::string& hint) {
 }
 
 Status Importer::run(const std::vector<std::string>& input_names) {
-  mark_dynamic();
+  dynamic_ = data_dependent_values(graph_);
   for (size_t i = 1; i < graph_.inputs().size(); ++i) {
     const jit::Value* in = graph_.inputs()[i];
     const at::Tensor& t = example(in);

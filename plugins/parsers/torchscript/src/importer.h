@@ -31,6 +31,11 @@ struct MappingError {
 /// ATen's scalar type as GE's dtype; throws MappingError for one GE has not.
 DataType to_data_type(c10::ScalarType type);
 
+/// The values of `graph` computed from the data of its inputs (after `self`): a node's
+/// outputs are when any input is, or any value its blocks use from outside; ops that
+/// read only a tensor's metadata (aten::size, zeros_like, ...) make constants.
+std::unordered_set<const jit::Value*> data_dependent_values(const jit::Graph& graph);
+
 class Importer;
 /// Maps one node. Binds each tensor output it computes (Importer::bind, bind_list).
 using Mapping = std::function<void(Importer&, const jit::Node*)>;
@@ -91,7 +96,6 @@ class Importer {
  private:
   Value* constant_tensor(const jit::Value* value, std::optional<DataType> scalar_dtype);
   Status map_node(const jit::Node* node);
-  void mark_dynamic();
   std::string fresh_name(const std::string& hint);
 
   Graph& out_;

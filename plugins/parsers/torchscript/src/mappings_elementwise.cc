@@ -8,9 +8,6 @@
 namespace ge::torchscript {
 namespace {
 
-DataType input_dtype(const Importer& im, const jit::Node* n, size_t i) {
-  return to_data_type(im.input_example(n, i).scalar_type());
-}
 
 /// Input 0 in the output's dtype.
 Value* x_of(Importer& im, const jit::Node* n) { return operand(im, n, 0, im.output_dtype(n)); }
