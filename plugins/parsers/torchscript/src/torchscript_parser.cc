@@ -19,6 +19,8 @@
 #include <torch/version.h>
 
 #include "ge/logging.h"
+#include "ge/memory_limit.h"
+#include "ge/shape_arithmetic.h"
 #include "importer.h"
 
 namespace ge::torchscript {
@@ -209,8 +211,19 @@ Result<std::unique_ptr<Graph>> import_module(jit::Module module, const std::stri
                               "' one (ge-run --input-shape " + name +
                               ":D0,D1,...; ge.torch.save(module, example_inputs, path) stores them in the archive)");
     }
+    std::optional<int64_t> elements = 1;
     for (int64_t d : shape->dims) {
       if (d < 0) return unsupported("input '" + name + "': a TorchScript model is imported for static shapes; give every dim");
+      if (elements) elements = checked_multiply(*elements, d);
+    }
+    // The example run allocates the input: one larger than this machine's memory is refused.
+    const DataType dtype = shape->dtype.value_or(DataType::kFloat32);
+    const std::optional<int64_t> bytes =
+        elements ? checked_multiply(*elements, static_cast<int64_t>(std::max<size_t>(element_size(dtype), 1)))
+                 : std::nullopt;
+    if (!bytes || static_cast<uint64_t>(*bytes) > physical_memory_bytes()) {
+      return invalid_argument("input '" + name + "': a " + std::string(data_type_name(dtype)) +
+                              " tensor of that shape is larger than this machine's memory");
     }
     examples.push_back(example_input(*shape));
   }
