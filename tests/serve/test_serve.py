@@ -1,0 +1,287 @@
+"""ge-serve end to end on loopback: the Open Inference Protocol's REST endpoints queried
+with urllib, requests and curl, outputs checked against ge-run, every bad input of issue
+42, a bounded load test, repository load/unload, metrics and SIGTERM. ctest sets
+GE_BUILD_DIR (the build tree) and GE_SOURCE_DIR."""
+import concurrent.futures
+import json
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import tempfile
+import time
+import unittest
+import urllib.error
+import urllib.request
+
+import numpy as np
+
+BUILD = os.environ.get("GE_BUILD_DIR", "build/release")
+SOURCE = os.environ.get("GE_SOURCE_DIR", ".")
+BIN = os.path.join(BUILD, "bin")
+SAMPLE = os.path.join(SOURCE, "samples", "models", "small_cnn.onnx")
+
+
+def start_server(repo, *args):
+    process = subprocess.Popen([os.path.join(BIN, "ge-serve"), repo, "--port", "0", *args],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        if "listening on" in line:
+            return process, line.strip().split("http://")[1]
+    process.kill()
+    raise RuntimeError("ge-serve did not start: " + process.stderr.read())
+
+
+def call(address, path, body=None, method=None, headers=None, raw=False):
+    """(status, parsed JSON or raw bytes, headers)."""
+    data = body if isinstance(body, (bytes, type(None))) else json.dumps(body).encode()
+    headers = dict({"Content-Type": "application/json"}, **(headers or {}))
+    request = urllib.request.Request(f"http://{address}{path}", data=data, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            payload = response.read()
+            return response.status, payload if raw else json.loads(payload), dict(response.headers)
+    except urllib.error.HTTPError as e:
+        payload = e.read()
+        return e.code, json.loads(payload) if payload and not raw else payload, dict(e.headers)
+
+
+def ge_run_output(model, x, work):
+    np.save(os.path.join(work, "x.npy"), x)
+    out = os.path.join(work, "out")
+    subprocess.run([os.path.join(BIN, "ge-run"), model, "--input", f"input={os.path.join(work, 'x.npy')}",
+                    "--output-dir", out], check=True, capture_output=True)
+    from onnx import TensorProto, numpy_helper
+    tensor = TensorProto()
+    with open(os.path.join(out, "output_0.pb"), "rb") as f:
+        tensor.ParseFromString(f.read())
+    return numpy_helper.to_array(tensor)
+
+
+class ServeTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.work = tempfile.mkdtemp()
+        cls.repo = os.path.join(cls.work, "repo")
+        os.makedirs(os.path.join(cls.repo, "small_cnn", "1"))
+        shutil.copy(SAMPLE, os.path.join(cls.repo, "small_cnn", "1", "model.onnx"))
+        os.makedirs(os.path.join(cls.repo, "small_cnn", "2"))
+        shutil.copy(SAMPLE, os.path.join(cls.repo, "small_cnn", "2", "model.onnx"))
+        os.makedirs(os.path.join(cls.repo, "broken", "1"))
+        with open(os.path.join(cls.repo, "broken", "1", "model.onnx"), "wb") as f:
+            f.write(b"not an onnx model")
+        cls.server, cls.address = start_server(cls.repo, "--max-request-bytes", "64K", "--http-threads", "16")
+        rng = np.random.default_rng(0)
+        cls.x = rng.standard_normal((1, 3, 16, 16)).astype(np.float32)
+        cls.expected = ge_run_output(SAMPLE, cls.x, cls.work)
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.server.poll() is None:
+            cls.server.kill()
+            cls.server.wait()
+        shutil.rmtree(cls.work)
+
+    def infer_body(self, x=None):
+        x = self.x if x is None else x
+        return {"id": "r1", "inputs": [{"name": "input", "shape": list(x.shape), "datatype": "FP32",
+                                        "data": x.flatten().tolist()}]}
+
+    def test_health_and_metadata(self):
+        self.assertEqual(call(self.address, "/v2/health/live")[0], 200)
+        status, body, _ = call(self.address, "/v2/health/ready")
+        self.assertEqual((status, body["ready"]), (503, False))  # 'broken' did not load
+        status, body, _ = call(self.address, "/v2")
+        self.assertEqual(status, 200)
+        self.assertIn("model_repository", body["extensions"])
+        status, body, _ = call(self.address, "/v2/models/small_cnn")
+        self.assertEqual(status, 200)
+        self.assertEqual(body["inputs"], [{"name": "input", "datatype": "FP32", "shape": [1, 3, 16, 16]}])
+        self.assertEqual(body["outputs"], [{"name": "output", "datatype": "FP32", "shape": [1, 10]}])
+        self.assertEqual(body["versions"], ["1", "2"])
+        self.assertEqual(call(self.address, "/v2/models/small_cnn/versions/1/ready")[0], 200)
+        self.assertEqual(call(self.address, "/v2/models/small_cnn/versions/7/ready")[0], 404)
+
+    def test_infer_json_matches_ge_run(self):
+        status, body, _ = call(self.address, "/v2/models/small_cnn/infer", self.infer_body())
+        self.assertEqual(status, 200, body)
+        self.assertEqual(body["id"], "r1")
+        self.assertEqual(body["model_version"], "2")
+        out = body["outputs"][0]
+        self.assertEqual((out["name"], out["datatype"], out["shape"]), ("output", "FP32", [1, 10]))
+        np.testing.assert_allclose(np.array(out["data"], np.float32).reshape(1, 10), self.expected, rtol=1e-6, atol=1e-6)
+        status, body, _ = call(self.address, "/v2/models/small_cnn/versions/1/infer", self.infer_body())
+        self.assertEqual((status, body["model_version"]), (200, "1"))
+
+    def test_infer_binary_extension(self):
+        header = json.dumps({"inputs": [{"name": "input", "shape": [1, 3, 16, 16], "datatype": "FP32",
+                                         "parameters": {"binary_data_size": self.x.nbytes}}],
+                             "outputs": [{"name": "output", "parameters": {"binary_data": True}}]}).encode()
+        status, payload, headers = call(self.address, "/v2/models/small_cnn/infer", header + self.x.tobytes(),
+                                        headers={"Inference-Header-Content-Length": str(len(header)),
+                                                 "Content-Type": "application/octet-stream"}, raw=True)
+        self.assertEqual(status, 200, payload)
+        length = int(headers["Inference-Header-Content-Length"])
+        meta = json.loads(payload[:length])
+        self.assertEqual(meta["outputs"][0]["parameters"]["binary_data_size"], 40)
+        got = np.frombuffer(payload[length:], np.float32).reshape(1, 10)
+        np.testing.assert_array_equal(got, self.expected)
+
+    def test_requests_and_curl_clients(self):
+        import requests
+        reply = requests.post(f"http://{self.address}/v2/models/small_cnn/infer", json=self.infer_body(), timeout=60)
+        self.assertEqual(reply.status_code, 200)
+        np.testing.assert_allclose(np.array(reply.json()["outputs"][0]["data"], np.float32).reshape(1, 10),
+                                   self.expected, rtol=1e-6, atol=1e-6)
+        curl = shutil.which("curl")
+        if curl is None:
+            self.skipTest("curl is not installed (scripts/setup.sh installs it)")
+        result = subprocess.run([curl, "-s", "-X", "POST", f"http://{self.address}/v2/models/small_cnn/infer",
+                                 "-H", "Content-Type: application/json", "-d", json.dumps(self.infer_body())],
+                                capture_output=True, text=True, timeout=60, check=True)
+        np.testing.assert_allclose(np.array(json.loads(result.stdout)["outputs"][0]["data"], np.float32).reshape(1, 10),
+                                   self.expected, rtol=1e-6, atol=1e-6)
+
+    def test_bad_inputs_are_4xx_with_the_engines_message(self):
+        infer = "/v2/models/small_cnn/infer"
+        body = self.infer_body()
+        cases = [
+            (b"{not json", 400, "not valid JSON"),
+            ({"inputs": []}, 400, "lacks input 'input'"),
+            ({"nothing": 1}, 400, "no 'inputs' array"),
+            ({"inputs": [dict(body["inputs"][0], datatype="INT64")]}, 400, "is FP32, not INT64"),
+            ({"inputs": [dict(body["inputs"][0], shape=[1, 3, 8, 8])]}, 400, "dim 2 is 16, not 8"),
+            ({"inputs": [dict(body["inputs"][0], data=[1.0, 2.0])]}, 400, "has 2 elements, its shape 768"),
+            ({"inputs": [dict(body["inputs"][0], data=["a"] * 768)]}, 400, "is not a number"),
+            ({"inputs": [dict(body["inputs"][0], name="other")]}, 400, "no input 'other'"),
+            ({"inputs": body["inputs"] * 2}, 400, "given twice"),
+            (dict(body, outputs=[{"name": "nope"}]), 400, "no output 'nope'"),
+        ]
+        for request, code, message in cases:
+            status, reply, _ = call(self.address, infer, request, method="POST")
+            self.assertEqual(status, code, (request if isinstance(request, bytes) else json.dumps(request)[:80], reply))
+            self.assertIn(message, reply["error"])
+        status, reply, _ = call(self.address, "/v2/models/nosuch/infer", body)
+        self.assertEqual(status, 404)
+        self.assertIn("no model 'nosuch' is loaded", reply["error"])
+        status, reply, _ = call(self.address, "/v2/models/broken/infer", body)
+        self.assertEqual(status, 503)
+        self.assertIn("unavailable", reply["error"])
+        status, reply, _ = call(self.address, infer, b"{" + b" " * (70 * 1024) + b"}", method="POST")
+        self.assertEqual(status, 413)
+        self.assertIn("larger than the server accepts", reply["error"])
+        status, reply, _ = call(self.address, infer, b"{" + b" " * 9000 + b"}", method="POST",
+                                headers={"Content-Type": "application/x-www-form-urlencoded"})
+        self.assertEqual(status, 413)
+        self.assertIn("send it as application/json", reply["error"])
+        # The server still answers correctly after all of them.
+        status, body, _ = call(self.address, infer, self.infer_body())
+        self.assertEqual(status, 200)
+
+    def test_a_client_that_disconnects_mid_request_hurts_nobody(self):
+        host, port = self.address.split(":")
+        for partial in [b"POST /v2/models/small_cnn/infer HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n{\"inp",
+                        b"GET /v2/hea"]:
+            with socket.create_connection((host, int(port))) as s:
+                s.sendall(partial)
+            # Closed without the rest of the body.
+        status, body, _ = call(self.address, "/v2/models/small_cnn/infer", self.infer_body())
+        self.assertEqual(status, 200)
+
+    def test_load_test_16_clients(self):
+        rng = np.random.default_rng(1)
+        inputs = [rng.standard_normal((1, 3, 16, 16)).astype(np.float32) for _ in range(4)]
+        expected = [ge_run_output(SAMPLE, x, tempfile.mkdtemp(dir=self.work)) for x in inputs]
+
+        def client(k):
+            errors = 0
+            for i in range(250):
+                j = (k + i) % len(inputs)
+                status, body, _ = call(self.address, "/v2/models/small_cnn/infer", self.infer_body(inputs[j]))
+                if status != 200:
+                    errors += 1
+                    continue
+                got = np.array(body["outputs"][0]["data"], np.float32).reshape(1, 10)
+                if not np.allclose(got, expected[j], rtol=1e-6, atol=1e-6):
+                    errors += 1
+            return errors
+
+        with concurrent.futures.ThreadPoolExecutor(16) as pool:
+            errors = sum(pool.map(client, range(16)))
+        self.assertEqual(errors, 0)
+        status, text, _ = call(self.address, "/metrics", raw=True)
+        self.assertEqual(status, 200)
+        text = text.decode()
+        line = [l for l in text.splitlines() if l.startswith('ge_inference_requests_total{model="small_cnn",code="200"}')]
+        self.assertTrue(line and int(line[0].split()[-1]) >= 4000, text[:2000])
+        self.assertIn('ge_inference_request_duration_seconds_count{model="small_cnn"}', text)
+        self.assertIn("ge_inference_requests_in_flight 0", text)
+
+    def test_repository_index_unload_load(self):
+        status, index, _ = call(self.address, "/v2/repository/index", b"", method="POST")
+        self.assertEqual(status, 200)
+        states = {(m["name"], m.get("version", "")): m["state"] for m in index}
+        self.assertEqual(states[("small_cnn", "1")], "READY")
+        self.assertEqual(states[("broken", "")], "UNAVAILABLE")
+        os.makedirs(os.path.join(self.repo, "second", "1"))
+        shutil.copy(SAMPLE, os.path.join(self.repo, "second", "1", "model.onnx"))
+        self.assertEqual(call(self.address, "/v2/models/second/infer", self.infer_body())[0], 404)
+        self.assertEqual(call(self.address, "/v2/repository/models/second/load", b"", method="POST")[0], 200)
+        self.assertEqual(call(self.address, "/v2/models/second/infer", self.infer_body())[0], 200)
+        self.assertEqual(call(self.address, "/v2/repository/models/second/unload", b"", method="POST")[0], 200)
+        self.assertEqual(call(self.address, "/v2/models/second/infer", self.infer_body())[0], 404)
+        status, reply, _ = call(self.address, "/v2/repository/models/absent/load", b"", method="POST")
+        self.assertEqual(status, 404)
+        self.assertIn("no model 'absent'", reply["error"])
+
+
+class LifecycleTest(unittest.TestCase):
+    def test_sigterm_stops_after_the_requests_in_flight(self):
+        work = tempfile.mkdtemp()
+        try:
+            os.makedirs(os.path.join(work, "m", "1"))
+            shutil.copy(SAMPLE, os.path.join(work, "m", "1", "model.onnx"))
+            server, address = start_server(work)
+            self.assertEqual(call(address, "/v2/health/ready")[0], 200)
+            server.send_signal(signal.SIGTERM)
+            out, _ = server.communicate(timeout=60)
+            self.assertEqual(server.returncode, 0)
+            self.assertIn("stopped", out)
+        finally:
+            shutil.rmtree(work)
+
+    def test_bad_command_lines(self):
+        for args, message in [(["/nonexistent/repo"], "is not a folder"), ([], "no model repository"),
+                              (["/tmp", "--port", "70000"], "--port expects an integer"),
+                              (["/tmp", "--bogus"], "unknown option '--bogus'")]:
+            result = subprocess.run([os.path.join(BIN, "ge-serve"), *args], capture_output=True, text=True, timeout=60)
+            self.assertEqual(result.returncode, 1, args)
+            self.assertIn(message, result.stderr)
+
+    def test_bad_config_makes_the_model_unavailable(self):
+        work = tempfile.mkdtemp()
+        try:
+            os.makedirs(os.path.join(work, "m", "1"))
+            shutil.copy(SAMPLE, os.path.join(work, "m", "1", "model.onnx"))
+            with open(os.path.join(work, "m", "config.toml"), "w") as f:
+                f.write("treads = 2\n")
+            server, address = start_server(work)
+            try:
+                status, reply, _ = call(address, "/v2/models/m/infer", {"inputs": []})
+                self.assertEqual(status, 503)
+                self.assertIn("unknown key 'treads'", reply["error"])
+            finally:
+                server.kill()
+                server.wait()
+        finally:
+            shutil.rmtree(work)
+
+
+if __name__ == "__main__":
+    unittest.main()
