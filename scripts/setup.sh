@@ -8,7 +8,7 @@ packages=(
   libboost-dev libtomlplusplus-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   libprotobuf-dev protobuf-compiler libxxhash-dev libonnx-dev zlib1g-dev
   libdnnl-dev libre2-dev
-  libcpp-httplib-dev  # ge-serve's HTTP server
+  libcpp-httplib-dev libgrpc++-dev protobuf-compiler-grpc  # ge-serve: HTTP and gRPC
 )
 # What the test suite, the benchmarks, the fuzz targets and the Python module add
 # (torch and torchvision: the real-model zoo, tests/zoo, exports its models with them).
@@ -21,7 +21,7 @@ if [[ "${1:-}" != "--tools" ]]; then
     pybind11-dev python3-dev
     python3-torch python3-torchvision
     libtorch-dev  # the TorchScript parser plugin, the only part of GE that links libtorch
-    curl python3-requests  # ge-serve's tests query it with them
+    curl python3-requests python3-grpcio python3-grpc-tools  # ge-serve's tests query it with them
   )
 fi
 missing=()

@@ -24,15 +24,19 @@ BIN = os.path.join(BUILD, "bin")
 SAMPLE = os.path.join(SOURCE, "samples", "models", "small_cnn.onnx")
 
 
-def start_server(repo, *args):
-    process = subprocess.Popen([os.path.join(BIN, "ge-serve"), repo, "--port", "0", *args],
+def start_server(repo, *args, grpc_address=None):
+    """(process, REST address); with grpc_address=[] the gRPC address is appended to it."""
+    grpc_port = ["--grpc-port", "0" if grpc_address is not None else "-1"]
+    process = subprocess.Popen([os.path.join(BIN, "ge-serve"), repo, "--port", "0", *grpc_port, *args],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 120
     while time.time() < deadline:
         line = process.stdout.readline()
         if not line:
             break
-        if "listening on" in line:
+        if "gRPC listening on" in line and grpc_address is not None:
+            grpc_address.append(line.strip().split()[-1])
+        if "listening on http://" in line:
             return process, line.strip().split("http://")[1]
     process.kill()
     raise RuntimeError("ge-serve did not start: " + process.stderr.read())
@@ -76,7 +80,9 @@ class ServeTest(unittest.TestCase):
         os.makedirs(os.path.join(cls.repo, "broken", "1"))
         with open(os.path.join(cls.repo, "broken", "1", "model.onnx"), "wb") as f:
             f.write(b"not an onnx model")
-        cls.server, cls.address = start_server(cls.repo, "--max-request-bytes", "64K", "--http-threads", "16")
+        cls.grpc = []
+        cls.server, cls.address = start_server(cls.repo, "--max-request-bytes", "64K", "--http-threads", "16",
+                                               grpc_address=cls.grpc)
         rng = np.random.default_rng(0)
         cls.x = rng.standard_normal((1, 3, 16, 16)).astype(np.float32)
         cls.expected = ge_run_output(SAMPLE, cls.x, cls.work)
@@ -239,6 +245,80 @@ class ServeTest(unittest.TestCase):
         status, reply, _ = call(self.address, "/v2/repository/models/absent/load", b"", method="POST")
         self.assertEqual(status, 404)
         self.assertIn("no model 'absent'", reply["error"])
+
+
+    def grpc_stub(self):
+        stubs = os.environ.get("GE_GRPC_STUBS")
+        if not stubs or not os.path.isdir(stubs):
+            self.skipTest("no gRPC stubs (python3-grpc-tools) were generated")
+        import sys
+        if stubs not in sys.path:
+            sys.path.insert(0, stubs)
+        import grpc
+        import grpc_predict_v2_pb2 as pb
+        import grpc_predict_v2_pb2_grpc as rpc
+        self.assertTrue(self.grpc, "ge-serve printed no gRPC address")
+        return grpc, pb, rpc.GRPCInferenceServiceStub(grpc.insecure_channel(self.grpc[0]))
+
+    def grpc_request(self, pb, x, raw=True, **overrides):
+        tensor = pb.ModelInferRequest.InferInputTensor(name="input", datatype="FP32", shape=list(x.shape))
+        request = pb.ModelInferRequest(model_name="small_cnn", id="g1", inputs=[tensor])
+        if raw:
+            request.raw_input_contents.append(x.tobytes())
+        else:
+            request.inputs[0].contents.fp32_contents.extend(x.flatten().tolist())
+        for key, value in overrides.items():
+            setattr(request, key, value)
+        return request
+
+    def test_grpc_metadata_and_infer_match_ge_run(self):
+        grpc, pb, stub = self.grpc_stub()
+        self.assertTrue(stub.ServerLive(pb.ServerLiveRequest()).live)
+        self.assertFalse(stub.ServerReady(pb.ServerReadyRequest()).ready)  # 'broken'
+        self.assertTrue(stub.ModelReady(pb.ModelReadyRequest(name="small_cnn")).ready)
+        meta = stub.ModelMetadata(pb.ModelMetadataRequest(name="small_cnn"))
+        self.assertEqual((meta.inputs[0].name, meta.inputs[0].datatype, list(meta.inputs[0].shape)),
+                         ("input", "FP32", [1, 3, 16, 16]))
+        for raw in (True, False):
+            reply = stub.ModelInfer(self.grpc_request(pb, self.x, raw=raw))
+            self.assertEqual((reply.id, reply.outputs[0].name, list(reply.outputs[0].shape)), ("g1", "output", [1, 10]))
+            got = np.frombuffer(reply.raw_output_contents[0], np.float32).reshape(1, 10)
+            np.testing.assert_array_equal(got, self.expected)
+
+    def test_grpc_errors_are_statuses_with_the_engines_message(self):
+        grpc, pb, stub = self.grpc_stub()
+        cases = [
+            (self.grpc_request(pb, self.x, model_name="nosuch"), grpc.StatusCode.NOT_FOUND, "no model 'nosuch'"),
+            (self.grpc_request(pb, self.x, model_name="broken"), grpc.StatusCode.UNAVAILABLE, "unavailable"),
+            (self.grpc_request(pb, self.x[:, :, :8]), grpc.StatusCode.INVALID_ARGUMENT, "dim 2 is 16, not 8"),
+            (pb.ModelInferRequest(model_name="small_cnn"), grpc.StatusCode.INVALID_ARGUMENT, "lacks input 'input'"),
+        ]
+        wrong_size = self.grpc_request(pb, self.x)
+        wrong_size.raw_input_contents[0] = b"1234"
+        cases.append((wrong_size, grpc.StatusCode.INVALID_ARGUMENT, "4 raw bytes"))
+        wrong_type = self.grpc_request(pb, self.x)
+        wrong_type.inputs[0].datatype = "INT64"
+        cases.append((wrong_type, grpc.StatusCode.INVALID_ARGUMENT, "is FP32, not INT64"))
+        for request, code, message in cases:
+            with self.assertRaises(grpc.RpcError) as caught:
+                stub.ModelInfer(request)
+            self.assertEqual(caught.exception.code(), code)
+            self.assertIn(message, caught.exception.details())
+        self.assertEqual(len(stub.ModelInfer(self.grpc_request(pb, self.x)).raw_output_contents), 1)
+
+    def test_grpc_load_16_clients(self):
+        grpc, pb, stub = self.grpc_stub()
+
+        def client(k):
+            errors = 0
+            for _ in range(150):
+                reply = stub.ModelInfer(self.grpc_request(pb, self.x))
+                got = np.frombuffer(reply.raw_output_contents[0], np.float32).reshape(1, 10)
+                errors += 0 if np.array_equal(got, self.expected) else 1
+            return errors
+
+        with concurrent.futures.ThreadPoolExecutor(16) as pool:
+            self.assertEqual(sum(pool.map(client, range(16))), 0)
 
 
 class LifecycleTest(unittest.TestCase):

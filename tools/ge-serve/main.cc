@@ -15,6 +15,9 @@
 #include "ge/plugin_host.h"
 #include "model_repository.h"
 #include "server.h"
+#ifdef GE_SERVE_GRPC
+#include "grpc_service.h"
+#endif
 #include "tool_driver.h"
 
 namespace {
@@ -28,11 +31,14 @@ model.pt; an optional REPOSITORY/NAME/config.toml with backend, threads, opt_lev
 precision and input_shapes) over the Open Inference Protocol (KServe v2) REST API:
 /v2/health/{live,ready}, /v2, /v2/models/NAME[/versions/V][/ready], .../infer (JSON
 tensors and the binary tensor extension), /v2/repository/index and
-/v2/repository/models/NAME/{load,unload}; Prometheus metrics at /metrics. SIGTERM or
+/v2/repository/models/NAME/{load,unload}; and over gRPC (inference.GRPCInferenceService);
+Prometheus metrics at /metrics. SIGTERM or
 SIGINT stops it after the requests in flight.
 
   --host H                 address to listen on (default 127.0.0.1)
   --port P                 port (default 8000; 0: any free port, printed at start)
+  --grpc-port P            the gRPC GRPCInferenceService's port (default 8001; 0: any
+                           free port, printed; -1: no gRPC)
   --http-threads N         requests served at once (default 16)
   --max-request-bytes B    larger request bodies are refused with 413 (default 64M;
                            suffixes K, M, G)
@@ -67,6 +73,7 @@ Result<size_t> parse_bytes(const std::string& text) {
 struct Options {
   std::string repository;
   serve::ServerOptions server;
+  int grpc_port = 8001;
   tools::SessionFlags flags;
   bool verbose = false;
 };
@@ -90,6 +97,10 @@ Result<Options> parse_options(int argc, char** argv) {
       GE_ASSIGN_OR_RETURN(value, next());
       GE_ASSIGN_OR_RETURN(int64_t port, parse_int("--port", value, 0, 65535));
       o.server.port = static_cast<int>(port);
+    } else if (name == "--grpc-port") {
+      GE_ASSIGN_OR_RETURN(value, next());
+      GE_ASSIGN_OR_RETURN(int64_t port, parse_int("--grpc-port", value, -1, 65535));
+      o.grpc_port = static_cast<int>(port);
     } else if (name == "--http-threads") {
       GE_ASSIGN_OR_RETURN(value, next());
       GE_ASSIGN_OR_RETURN(int64_t n, parse_int("--http-threads", value, 1, 1024));
@@ -148,12 +159,25 @@ int main(int argc, char** argv) {
   std::printf("ge-serve: %zu model(s) loaded from %s\n", loaded, options->repository.c_str());
   std::fflush(stdout);
   serve::Server server(repository, options->server);
+#ifdef GE_SERVE_GRPC
+  serve::GrpcServer grpc(repository, server.metrics());
+  if (options->grpc_port >= 0) {
+    if (Status status = grpc.start(options->server.host, options->grpc_port); !status.is_ok()) {
+      return tools::fail("ge-serve", status);
+    }
+  }
+#else
+  if (options->grpc_port >= 0) std::printf("ge-serve: built without gRPC: REST only\n");
+#endif
   std::thread stopper([&] {
     int signal_number = 0;
     sigwait(&stop_signals, &signal_number);
     std::printf("ge-serve: signal %d: stopping after the requests in flight\n", signal_number);
     std::fflush(stdout);
     server.stop();
+#ifdef GE_SERVE_GRPC
+    grpc.stop();
+#endif
   });
   const Status status = server.run();
   if (!status.is_ok()) {

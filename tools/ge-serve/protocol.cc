@@ -179,22 +179,8 @@ Result<NamedTensors> parse_inputs(const json& request, const Graph& graph, std::
     if (!input.is_object()) return invalid_argument("an entry of 'inputs' is not an object");
     if (!input.contains("name") || !input["name"].is_string()) return invalid_argument("an input has no 'name'");
     const std::string name = input["name"].get<std::string>();
-    const Value* model_input = find_input(graph, name);
-    if (model_input == nullptr) {
-      std::string known;
-      for (const Value* v : graph.runtime_inputs()) known += (known.empty() ? "'" : ", '") + v->name() + "'";
-      return invalid_argument("the model has no input '" + name + "' (its inputs: " + known + ")");
-    }
-    for (const auto& [n, t] : tensors) {
-      if (n == name) return invalid_argument("input '" + name + "' is given twice");
-    }
-    const DataType dtype = model_input->desc().dtype;
     if (!input.contains("datatype") || !input["datatype"].is_string()) {
       return invalid_argument("input '" + name + "' has no 'datatype'");
-    }
-    const std::string datatype = input["datatype"].get<std::string>();
-    if (datatype != datatype_name(dtype)) {
-      return invalid_argument("input '" + name + "' is " + datatype_name(dtype) + ", not " + datatype);
     }
     if (!input.contains("shape") || !input["shape"].is_array()) return invalid_argument("input '" + name + "' has no 'shape'");
     std::vector<int64_t> shape;
@@ -204,25 +190,13 @@ Result<NamedTensors> parse_inputs(const json& request, const Graph& graph, std::
       }
       shape.push_back(d.get<int64_t>());
     }
-    if (model_input->desc().shape) {
-      const auto& dims = *model_input->desc().shape;
-      if (dims.size() != shape.size()) {
-        return invalid_argument("input '" + name + "' has rank " + std::to_string(dims.size()) + ", the request's shape " +
-                                std::to_string(shape.size()));
-      }
-      for (size_t i = 0; i < dims.size(); ++i) {
-        if (dims[i].is_static() && dims[i].value != shape[i]) {
-          return invalid_argument("input '" + name + "' dim " + std::to_string(i) + " is " + std::to_string(dims[i].value) +
-                                  ", not " + std::to_string(shape[i]));
-        }
-      }
+    for (const auto& [n, t] : tensors) {
+      if (n == name) return invalid_argument("input '" + name + "' is given twice");
     }
-    std::optional<int64_t> count = 1;
-    for (int64_t d : shape) count = count ? checked_multiply(*count, d) : std::nullopt;
+    GE_ASSIGN_OR_RETURN(Tensor tensor, checked_input_tensor(graph, name, input["datatype"].get<std::string>(), shape));
+    const DataType dtype = tensor.dtype();
     const size_t element = element_size(dtype);
-    if (!count || (*count > 0 && static_cast<uint64_t>(*count) > (uint64_t{1} << 40) / std::max<size_t>(element, 1))) {
-      return invalid_argument("input '" + name + "': the shape holds too many elements");
-    }
+    const std::optional<int64_t> count = tensor.element_count();
     const json* parameters = input.contains("parameters") ? &input["parameters"] : nullptr;
     if (parameters != nullptr && parameters->is_object() && parameters->contains("binary_data_size")) {
       const json& size_json = (*parameters)["binary_data_size"];
@@ -237,7 +211,6 @@ Result<NamedTensors> parse_inputs(const json& request, const Graph& graph, std::
         return invalid_argument("input '" + name + "': the body holds " + std::to_string(binary.size() - binary_offset) +
                                 " binary bytes, not " + std::to_string(size));
       }
-      Tensor tensor = Tensor::zeros(dtype, shape);
       if (size != 0) std::memcpy(tensor.raw_data(), binary.data() + binary_offset, size);
       binary_offset += size;
       tensors.emplace_back(name, std::move(tensor));
@@ -250,19 +223,63 @@ Result<NamedTensors> parse_inputs(const json& request, const Graph& graph, std::
       return invalid_argument("input '" + name + "' has " + std::to_string(leaves.size()) + " elements, its shape " +
                               std::to_string(*count));
     }
-    Tensor tensor = Tensor::zeros(dtype, shape);
     GE_RETURN_IF_ERROR(fill(tensor, leaves, name));
     tensors.emplace_back(name, std::move(tensor));
   }
   if (binary_offset != binary.size()) {
     return invalid_argument("the body has " + std::to_string(binary.size() - binary_offset) + " binary bytes no input claims");
   }
+  GE_RETURN_IF_ERROR(check_all_inputs(graph, tensors));
+  return tensors;
+}
+
+Status check_all_inputs(const Graph& graph, const NamedTensors& tensors) {
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (tensors[i].first == tensors[j].first) return invalid_argument("input '" + tensors[i].first + "' is given twice");
+    }
+  }
   for (const Value* v : graph.runtime_inputs()) {
     bool given = false;
     for (const auto& [n, t] : tensors) given = given || n == v->name();
     if (!given) return invalid_argument("the request lacks input '" + v->name() + "'");
   }
-  return tensors;
+  return Status::ok();
+}
+
+Result<Tensor> checked_input_tensor(const Graph& graph, const std::string& name, const std::string& datatype,
+                                    const std::vector<int64_t>& shape) {
+  const Value* model_input = find_input(graph, name);
+  if (model_input == nullptr) {
+    std::string known;
+    for (const Value* v : graph.runtime_inputs()) known += (known.empty() ? "'" : ", '") + v->name() + "'";
+    return invalid_argument("the model has no input '" + name + "' (its inputs: " + known + ")");
+  }
+  const DataType dtype = model_input->desc().dtype;
+  if (datatype != datatype_name(dtype)) {
+    return invalid_argument("input '" + name + "' is " + datatype_name(dtype) + ", not " + datatype);
+  }
+  if (model_input->desc().shape) {
+    const auto& dims = *model_input->desc().shape;
+    if (dims.size() != shape.size()) {
+      return invalid_argument("input '" + name + "' has rank " + std::to_string(dims.size()) + ", the request's shape " +
+                              std::to_string(shape.size()));
+    }
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (shape[i] < 0) return invalid_argument("input '" + name + "': the shape's dims must be non-negative");
+      if (dims[i].is_static() && dims[i].value != shape[i]) {
+        return invalid_argument("input '" + name + "' dim " + std::to_string(i) + " is " + std::to_string(dims[i].value) +
+                                ", not " + std::to_string(shape[i]));
+      }
+    }
+  }
+  std::optional<int64_t> count = 1;
+  for (int64_t d : shape) count = count && d >= 0 ? checked_multiply(*count, d) : std::nullopt;
+  const size_t element = std::max<size_t>(element_size(dtype), 1);
+  if (!count || (*count > 0 && static_cast<uint64_t>(*count) > (uint64_t{1} << 40) / element)) {
+    return invalid_argument("input '" + name + "': the shape holds too many elements");
+  }
+  return Tensor::zeros(dtype, shape);
 }
 
 Result<std::vector<RequestedOutput>> requested_outputs(const json& request, const Graph& graph) {

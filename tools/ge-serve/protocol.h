@@ -22,6 +22,14 @@ std::string datatype_name(DataType dtype);
 /// dynamic dim).
 nlohmann::json tensor_metadata(const Value& value);
 
+/// A zeroed tensor for request input `name` of `datatype` and `shape`, checked against the
+/// model: a known input, its datatype, its rank and static dims, a sane element count.
+Result<Tensor> checked_input_tensor(const Graph& graph, const std::string& name, const std::string& datatype,
+                                    const std::vector<int64_t>& shape);
+
+/// Every runtime input of `graph` given exactly once in `tensors`.
+Status check_all_inputs(const Graph& graph, const NamedTensors& tensors);
+
 /// The inputs of an infer request body, checked against the model's inputs: every input
 /// given once, known, of the model's datatype, its shape the model's (static dims) and
 /// the data's element count. The binary extension: an input with

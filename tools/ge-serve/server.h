@@ -52,6 +52,7 @@ class Server {
   Status run();
   /// Stops accepting; requests in flight finish. Safe from another thread.
   void stop();
+  Metrics& metrics() { return metrics_; }
 
  private:
   void routes();
