@@ -321,6 +321,67 @@ class ServeTest(unittest.TestCase):
             self.assertEqual(sum(pool.map(client, range(16))), 0)
 
 
+def dynamic_batch_copy(path):
+    """small_cnn with its batch dim made dynamic ('N')."""
+    import onnx
+    model = onnx.load(SAMPLE)
+    for value in (model.graph.input[0], model.graph.output[0]):
+        value.type.tensor_type.shape.dim[0].dim_param = "N"
+    onnx.save(model, path)
+
+
+class BatchingTest(unittest.TestCase):
+    def test_concurrent_requests_are_batched_and_split_back(self):
+        work = tempfile.mkdtemp()
+        try:
+            os.makedirs(os.path.join(work, "batched", "1"))
+            dynamic_batch_copy(os.path.join(work, "batched", "1", "model.onnx"))
+            with open(os.path.join(work, "batched", "config.toml"), "w") as f:
+                f.write("max_batch_size = 8\nbatch_delay_ms = 20\n")
+            os.makedirs(os.path.join(work, "static", "1"))
+            shutil.copy(SAMPLE, os.path.join(work, "static", "1", "model.onnx"))
+            with open(os.path.join(work, "static", "config.toml"), "w") as f:
+                f.write("max_batch_size = 8\n")
+            rng = np.random.default_rng(2)
+            inputs = [rng.standard_normal((1, 3, 16, 16)).astype(np.float32) for _ in range(8)]
+            expected = [ge_run_output(SAMPLE, x, tempfile.mkdtemp(dir=work)) for x in inputs]
+            server, address = start_server(work, "--http-threads", "16")
+            try:
+                def client(k):
+                    errors = 0
+                    for i in range(20):
+                        j = (k + i) % len(inputs)
+                        body = {"inputs": [{"name": "input", "shape": [1, 3, 16, 16], "datatype": "FP32",
+                                            "data": inputs[j].flatten().tolist()}]}
+                        status, reply, _ = call(address, "/v2/models/batched/infer", body)
+                        got = np.array(reply["outputs"][0]["data"], np.float32).reshape(1, 10) if status == 200 else None
+                        errors += 0 if got is not None and np.allclose(got, expected[j], rtol=1e-5, atol=1e-6) else 1
+                    return errors
+
+                with concurrent.futures.ThreadPoolExecutor(16) as pool:
+                    self.assertEqual(sum(pool.map(client, range(16))), 0)
+                # A request of two rows is batched too, and split back as two rows.
+                two = np.concatenate([inputs[0], inputs[1]])
+                status, reply, _ = call(address, "/v2/models/batched/infer", {"inputs": [
+                    {"name": "input", "shape": [2, 3, 16, 16], "datatype": "FP32", "data": two.flatten().tolist()}]})
+                self.assertEqual((status, reply["outputs"][0]["shape"]), (200, [2, 10]))
+                np.testing.assert_allclose(np.array(reply["outputs"][0]["data"], np.float32).reshape(2, 10),
+                                           np.concatenate(expected[:2]), rtol=1e-5, atol=1e-6)
+                text = call(address, "/metrics", raw=True)[1].decode()
+                values = {line.split("{")[0]: float(line.split()[-1]) for line in text.splitlines()
+                          if line.startswith("ge_batch") and 'model="batched"' in line}
+                self.assertEqual(values["ge_batched_requests_total"], 321)
+                self.assertLess(values["ge_batches_total"], values["ge_batched_requests_total"])  # some batched
+                status, reply, _ = call(address, "/v2/models/static/infer", {"inputs": []})
+                self.assertEqual(status, 503)
+                self.assertIn("max_batch_size needs every input's first dim dynamic", reply["error"])
+            finally:
+                server.kill()
+                server.wait()
+        finally:
+            shutil.rmtree(work)
+
+
 class LifecycleTest(unittest.TestCase):
     def test_sigterm_stops_after_the_requests_in_flight(self):
         work = tempfile.mkdtemp()

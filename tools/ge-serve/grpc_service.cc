@@ -171,7 +171,7 @@ class GrpcServer::Service final : public inference::GRPCInferenceService::Servic
       for (size_t k = 0; k < graph.outputs().size(); ++k) wanted.push_back(k);
     }
     std::vector<Tensor> outputs;
-    if (Status run = (*model)->session->run(inputs, outputs); !run.is_ok()) return to_grpc(run);
+    if (Status run = (*model)->run(std::move(inputs), outputs); !run.is_ok()) return to_grpc(run);
     reply.set_model_name(request.model_name());
     reply.set_model_version((*model)->version);
     reply.set_id(request.id());

@@ -49,9 +49,14 @@ Result<ModelConfig> read_model_config(const fs::path& file) {
       if (k == "backend") config.backend = value;
       if (k == "precision") config.precision = value;
       if (k == "input_shapes") config.input_shapes = value;
-    } else if (k == "threads" || k == "opt_level") {
+    } else if (k == "threads" || k == "opt_level" || k == "max_batch_size" || k == "batch_delay_ms") {
       if (!node.is_integer()) return bad_type("an integer");
       const int64_t value = *node.value<int64_t>();
+      if ((k == "max_batch_size" || k == "batch_delay_ms") && (value < 0 || value > 1000000)) {
+        return invalid_argument(file.string() + ": '" + k + "' must be in [0, 1000000]");
+      }
+      if (k == "max_batch_size") config.max_batch_size = value;
+      if (k == "batch_delay_ms") config.batch_delay_ms = value;
       if (k == "threads") config.threads = static_cast<int>(std::clamp<int64_t>(value, 0, 1024));
       if (k == "opt_level") {
         if (value < 0 || value > 3) return invalid_argument(file.string() + ": opt_level must be 0..3");
@@ -59,7 +64,7 @@ Result<ModelConfig> read_model_config(const fs::path& file) {
       }
     } else {
       return invalid_argument(file.string() + ": unknown key '" + k +
-                              "' (known: backend, threads, opt_level, precision, input_shapes)");
+                              "' (known: backend, threads, opt_level, precision, input_shapes, max_batch_size, batch_delay_ms)");
     }
   }
   if (!parse_precision(config.precision)) {
@@ -108,6 +113,17 @@ Result<std::vector<std::shared_ptr<const LoadedModel>>> ModelRepository::load_ve
                               : Session::create(host_, file->first, options);
     if (!session.is_ok()) return session.status().with_context("model '" + name + "' version " + version);
     model->session = std::move(session).value();
+    if (config.max_batch_size > 0) {
+      for (const Value* input : model->session->graph().runtime_inputs()) {
+        const TensorDesc& desc = input->desc();
+        if (!desc.shape || desc.shape->empty() || (*desc.shape)[0].is_static()) {
+          return invalid_argument("model '" + name + "': max_batch_size needs every input's first dim dynamic, and input '" +
+                                  input->name() + "' is " + desc.to_string());
+        }
+      }
+      model->batcher = std::make_unique<Batcher>(*model->session, config.max_batch_size,
+                                                 std::chrono::milliseconds(config.batch_delay_ms));
+    }
     GE_LOG_INFO("ge-serve: loaded model '{}' version {} from {}", name, version, file->first.string());
     loaded.push_back(std::move(model));
   }
@@ -193,6 +209,13 @@ std::vector<ModelState> ModelRepository::index() const {
     return a.name != b.name ? a.name < b.name : a.version < b.version;
   });
   return states;
+}
+
+std::vector<std::shared_ptr<const LoadedModel>> ModelRepository::loaded() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::shared_ptr<const LoadedModel>> all;
+  for (const auto& [name, versions] : models_) all.insert(all.end(), versions.begin(), versions.end());
+  return all;
 }
 
 bool ModelRepository::all_ready() const {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "batcher.h"
 #include "ge/plugin_host.h"
 #include "ge/session.h"
 #include "ge/status.h"
@@ -25,6 +26,8 @@ struct ModelConfig {
   int opt_level = 2;
   std::string precision = "fp32";
   std::string input_shapes;  ///< --input-shape's grammar ("x:1,3,224,224")
+  int64_t max_batch_size = 0;  ///< dynamic batching of up to this many rows; 0: off
+  int64_t batch_delay_ms = 2;  ///< the longest a request waits for its batch to fill
 };
 
 /// One loaded version of a model.
@@ -34,6 +37,11 @@ struct LoadedModel {
   std::filesystem::path file;
   std::string platform;  ///< "onnx", "gem", "torchscript"
   std::unique_ptr<Session> session;
+  std::unique_ptr<Batcher> batcher;  ///< with config max_batch_size > 0 (destroyed before the session)
+  /// Runs the session, through the batcher where there is one.
+  Status run(NamedTensors inputs, std::vector<Tensor>& outputs) const {
+    return batcher ? batcher->run(std::move(inputs), outputs) : session->run(inputs, outputs);
+  }
 };
 
 /// The state of a model the repository knows (index).
@@ -60,6 +68,8 @@ class ModelRepository {
   Result<std::shared_ptr<const LoadedModel>> find(const std::string& name, const std::string& version) const;
   /// Every model of the repository folder and its state.
   std::vector<ModelState> index() const;
+  /// Every loaded model version (for metrics).
+  std::vector<std::shared_ptr<const LoadedModel>> loaded() const;
   bool all_ready() const;
 
  private:

@@ -203,7 +203,7 @@ void Server::routes() {
       return finish();
     }
     std::vector<Tensor> outputs;
-    const Status run = (*model)->session->run(*inputs, outputs);
+    const Status run = (*model)->run(std::move(inputs).value(), outputs);
     if (!run.is_ok()) {
       reply_error(res, run);
       return finish();
@@ -251,7 +251,19 @@ void Server::routes() {
     reply_json(res, 200, json::object());
   });
   s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(metrics_.text(), "text/plain; version=0.0.4");
+    std::ostringstream batches;
+    batches << "# HELP ge_batches_total Session runs of dynamically batched models, and what they served.\n"
+            << "# TYPE ge_batches_total counter\n";
+    for (const auto& model : repository_.loaded()) {
+      if (!model->batcher) continue;
+      const BatchStatistics b = model->batcher->statistics();
+      const std::string labels = "{model=\"" + model->name + "\",version=\"" + model->version + "\"}";
+      batches << "ge_batches_total" << labels << " " << b.batches << "\n"
+              << "ge_batched_requests_total" << labels << " " << b.requests << "\n"
+              << "ge_batched_rows_total" << labels << " " << b.rows << "\n"
+              << "ge_batch_queue_seconds_total" << labels << " " << b.queue_seconds << "\n";
+    }
+    res.set_content(metrics_.text() + batches.str(), "text/plain; version=0.0.4");
   });
 }
 
