@@ -397,6 +397,48 @@ class LifecycleTest(unittest.TestCase):
         finally:
             shutil.rmtree(work)
 
+    def test_a_run_past_the_run_timeout_is_cancelled(self):
+        import onnx
+        from onnx import TensorProto, helper, numpy_helper
+        work = tempfile.mkdtemp()
+        try:
+            # 300 chained 256x256 products: far longer than 10 ms.
+            w = numpy_helper.from_array(np.eye(256, dtype=np.float32), "w")
+            nodes = [helper.make_node("MatMul", ["x" if i == 0 else f"h{i}", "w"], [f"h{i + 1}"]) for i in range(300)]
+            graph = helper.make_graph(nodes, "slow", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [256, 256])],
+                                      [helper.make_tensor_value_info("h300", TensorProto.FLOAT, [256, 256])], [w])
+            os.makedirs(os.path.join(work, "slow", "1"))
+            onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+                      os.path.join(work, "slow", "1", "model.onnx"))
+            grpc_address = []
+            server, address = start_server(work, "--run-timeout", "0.01", grpc_address=grpc_address)
+            try:
+                x = np.ones((256, 256), np.float32)
+                body = {"inputs": [{"name": "x", "shape": [256, 256], "datatype": "FP32", "data": x.flatten().tolist()}]}
+                status, reply, _ = call(address, "/v2/models/slow/infer", body)
+                self.assertEqual(status, 504, reply)
+                self.assertIn("run timeout", reply["error"])
+                stubs = os.environ.get("GE_GRPC_STUBS")
+                if stubs and os.path.isdir(stubs) and grpc_address:
+                    import sys
+                    sys.path.insert(0, stubs)
+                    import grpc
+                    import grpc_predict_v2_pb2 as pb
+                    import grpc_predict_v2_pb2_grpc as rpc
+                    stub = rpc.GRPCInferenceServiceStub(grpc.insecure_channel(grpc_address[0]))
+                    request = pb.ModelInferRequest(model_name="slow", inputs=[
+                        pb.ModelInferRequest.InferInputTensor(name="x", datatype="FP32", shape=[256, 256])])
+                    request.raw_input_contents.append(x.tobytes())
+                    with self.assertRaises(grpc.RpcError) as caught:
+                        stub.ModelInfer(request)
+                    self.assertEqual(caught.exception.code(), grpc.StatusCode.DEADLINE_EXCEEDED)
+                self.assertEqual(call(address, "/v2/health/live")[0], 200)
+            finally:
+                server.kill()
+                server.wait()
+        finally:
+            shutil.rmtree(work)
+
     def test_bad_command_lines(self):
         for args, message in [(["/nonexistent/repo"], "is not a folder"), ([], "no model repository"),
                               (["/tmp", "--port", "70000"], "--port expects an integer"),

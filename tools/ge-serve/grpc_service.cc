@@ -20,6 +20,7 @@ grpc::Status to_grpc(const Status& status) {
     case StatusCode::kInvalidArgument:
     case StatusCode::kParseError: return {grpc::StatusCode::INVALID_ARGUMENT, status.message()};
     case StatusCode::kUnsupported: return {grpc::StatusCode::UNAVAILABLE, status.message()};
+    case StatusCode::kCancelled: return {grpc::StatusCode::DEADLINE_EXCEEDED, status.message()};
     default: return {grpc::StatusCode::INTERNAL, status.message()};
   }
 }
@@ -31,6 +32,7 @@ int metric_code(const grpc::Status& status) {
     case grpc::StatusCode::NOT_FOUND: return 404;
     case grpc::StatusCode::INVALID_ARGUMENT: return 400;
     case grpc::StatusCode::UNAVAILABLE: return 503;
+    case grpc::StatusCode::DEADLINE_EXCEEDED: return 504;
     default: return 500;
   }
 }
@@ -70,7 +72,8 @@ Status fill_from_contents(Tensor& tensor, const inference::InferTensorContents& 
 
 class GrpcServer::Service final : public inference::GRPCInferenceService::Service {
  public:
-  Service(ModelRepository& repository, Metrics& metrics) : repository_(repository), metrics_(metrics) {}
+  Service(ModelRepository& repository, Metrics& metrics, Deadlines& deadlines, double run_timeout_seconds)
+      : repository_(repository), metrics_(metrics), deadlines_(deadlines), run_timeout_seconds_(run_timeout_seconds) {}
 
   grpc::Status ServerLive(grpc::ServerContext*, const inference::ServerLiveRequest*,
                           inference::ServerLiveResponse* reply) override {
@@ -171,7 +174,12 @@ class GrpcServer::Service final : public inference::GRPCInferenceService::Servic
       for (size_t k = 0; k < graph.outputs().size(); ++k) wanted.push_back(k);
     }
     std::vector<Tensor> outputs;
-    if (Status run = (*model)->run(std::move(inputs), outputs); !run.is_ok()) return to_grpc(run);
+    TimedRun timed(deadlines_, run_timeout_seconds_);
+    if (Status run = (*model)->run(std::move(inputs), outputs, timed.options); !run.is_ok()) {
+      return to_grpc(run.code() == StatusCode::kCancelled
+                         ? cancelled("the run took longer than the server's run timeout: " + run.message())
+                         : run);
+    }
     reply.set_model_name(request.model_name());
     reply.set_model_version((*model)->version);
     reply.set_id(request.id());
@@ -193,10 +201,12 @@ class GrpcServer::Service final : public inference::GRPCInferenceService::Servic
 
   ModelRepository& repository_;
   Metrics& metrics_;
+  Deadlines& deadlines_;
+  const double run_timeout_seconds_;
 };
 
-GrpcServer::GrpcServer(ModelRepository& repository, Metrics& metrics)
-    : service_(std::make_unique<Service>(repository, metrics)) {}
+GrpcServer::GrpcServer(ModelRepository& repository, Metrics& metrics, Deadlines& deadlines, double run_timeout_seconds)
+    : service_(std::make_unique<Service>(repository, metrics, deadlines, run_timeout_seconds)) {}
 
 GrpcServer::~GrpcServer() { stop(); }
 

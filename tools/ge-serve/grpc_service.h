@@ -16,7 +16,7 @@ namespace ge::serve {
 
 class GrpcServer {
  public:
-  GrpcServer(ModelRepository& repository, Metrics& metrics);
+  GrpcServer(ModelRepository& repository, Metrics& metrics, Deadlines& deadlines, double run_timeout_seconds);
   ~GrpcServer();
   /// Starts serving on host:port (0: any free port, printed); returns once listening.
   Status start(const std::string& host, int port);

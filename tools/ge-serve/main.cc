@@ -43,6 +43,9 @@ SIGINT stops it after the requests in flight.
   --max-request-bytes B    larger request bodies are refused with 413 (default 64M;
                            suffixes K, M, G)
   --request-timeout S      seconds to read a request or write a reply (default 60)
+  --run-timeout S          a run still going after S seconds is cancelled: 504 (gRPC
+                           DEADLINE_EXCEEDED) with the engine's message (default 60;
+                           fractions allowed; 0: no limit; not for batched runs)
   --plugins FILE           plugin registry to load (repeatable), as ge-run
   -v                       access logs (GE_LOG_LEVEL=info does the same)
 )";
@@ -112,6 +115,14 @@ Result<Options> parse_options(int argc, char** argv) {
       GE_ASSIGN_OR_RETURN(value, next());
       GE_ASSIGN_OR_RETURN(int64_t s, parse_int("--request-timeout", value, 1, 86400));
       o.server.request_timeout_seconds = static_cast<int>(s);
+    } else if (name == "--run-timeout") {
+      GE_ASSIGN_OR_RETURN(value, next());
+      char* end = nullptr;
+      const double seconds = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end != '\0' || !(seconds >= 0) || seconds > 86400) {
+        return invalid_argument("--run-timeout expects seconds in [0, 86400], got '" + value + "'");
+      }
+      o.server.run_timeout_seconds = seconds;
     } else if (name == "--plugins") {
       GE_ASSIGN_OR_RETURN(value, next());
       o.flags.plugin_files.emplace_back(value);
@@ -160,7 +171,7 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   serve::Server server(repository, options->server);
 #ifdef GE_SERVE_GRPC
-  serve::GrpcServer grpc(repository, server.metrics());
+  serve::GrpcServer grpc(repository, server.metrics(), server.deadlines(), options->server.run_timeout_seconds);
   if (options->grpc_port >= 0) {
     if (Status status = grpc.start(options->server.host, options->grpc_port); !status.is_ok()) {
       return tools::fail("ge-serve", status);

@@ -38,9 +38,10 @@ struct LoadedModel {
   std::string platform;  ///< "onnx", "gem", "torchscript"
   std::unique_ptr<Session> session;
   std::unique_ptr<Batcher> batcher;  ///< with config max_batch_size > 0 (destroyed before the session)
-  /// Runs the session, through the batcher where there is one.
-  Status run(NamedTensors inputs, std::vector<Tensor>& outputs) const {
-    return batcher ? batcher->run(std::move(inputs), outputs) : session->run(inputs, outputs);
+  /// Runs the session, through the batcher where there is one (a batch is not cancelled:
+  /// `options` apply to a run of this request alone).
+  Status run(NamedTensors inputs, std::vector<Tensor>& outputs, const RunOptions& options = {}) const {
+    return batcher ? batcher->run(std::move(inputs), outputs) : session->run(inputs, outputs, options);
   }
 };
 

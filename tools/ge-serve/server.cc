@@ -20,6 +20,7 @@ constexpr double kBounds[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0
 
 int http_code(const Status& status) {
   switch (status.code()) {
+    case StatusCode::kCancelled: return 504;
     case StatusCode::kNotFound: return 404;
     case StatusCode::kInvalidArgument:
     case StatusCode::kParseError: return 400;
@@ -43,6 +44,14 @@ std::pair<std::string, std::string> model_of(const httplib::Request& req) {
 }
 
 }  // namespace
+
+TimedRun::TimedRun(Deadlines& deadlines, double timeout_seconds) {
+  if (timeout_seconds <= 0) return;
+  options.cancellation = &token;
+  guard.emplace(deadlines, token,
+                std::chrono::steady_clock::now() +
+                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(timeout_seconds)));
+}
 
 void Metrics::observe(const std::string& model, int code, double seconds) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -203,7 +212,12 @@ void Server::routes() {
       return finish();
     }
     std::vector<Tensor> outputs;
-    const Status run = (*model)->run(std::move(inputs).value(), outputs);
+    TimedRun timed(deadlines_, options_.run_timeout_seconds);
+    Status run = (*model)->run(std::move(inputs).value(), outputs, timed.options);
+    if (run.code() == StatusCode::kCancelled) {
+      run = cancelled("the run took longer than the server's run timeout (" + std::to_string(options_.run_timeout_seconds) +
+                      " s): " + run.message());
+    }
     if (!run.is_ok()) {
       reply_error(res, run);
       return finish();

@@ -4,10 +4,12 @@
 
 #include <atomic>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "deadlines.h"
 #include "model_repository.h"
 
 namespace httplib {
@@ -42,6 +44,16 @@ struct ServerOptions {
   int http_threads = 16;                      ///< requests served at once
   size_t max_request_bytes = size_t{64} << 20;  ///< a larger body is 413
   int request_timeout_seconds = 60;           ///< reading a request or writing a response
+  double run_timeout_seconds = 60;            ///< a run still going after this is cancelled (0: no limit)
+};
+
+/// RunOptions whose cancellation trips at `timeout` seconds from now (0: never), for as
+/// long as the returned guard lives.
+struct TimedRun {
+  TimedRun(Deadlines& deadlines, double timeout_seconds);
+  CancellationToken token;
+  RunOptions options;
+  std::optional<Deadlines::Guard> guard;
 };
 
 class Server {
@@ -53,12 +65,14 @@ class Server {
   /// Stops accepting; requests in flight finish. Safe from another thread.
   void stop();
   Metrics& metrics() { return metrics_; }
+  Deadlines& deadlines() { return deadlines_; }
 
  private:
   void routes();
   ModelRepository& repository_;
   ServerOptions options_;
   Metrics metrics_;
+  Deadlines deadlines_;
   std::unique_ptr<httplib::Server> http_;
 };
 

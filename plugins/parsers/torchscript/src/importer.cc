@@ -45,16 +45,6 @@ std::string schema_of(const jit::Node* node) {
   return node->kind().toQualString();
 }
 
-std::string clean_name(const std::string& debug_name) {
-  std::string name = debug_name;
-  const size_t dot = name.rfind('.');
-  if (dot != std::string::npos && dot + 1 < name.size() &&
-      name.find_first_not_of("0123456789", dot + 1) == std::string::npos) {
-    name.resize(dot);
-  }
-  return name;
-}
-
 Tensor to_ge_tensor(const at::Tensor& source) {
   const at::Tensor t = source.detach().contiguous().cpu();
   const DataType dtype = to_data_type(t.scalar_type());
@@ -83,6 +73,16 @@ bool uses_dynamic(const jit::Block* block, const std::unordered_set<const jit::V
 }  // namespace
 
 void fail(const std::string& message) { throw MappingError{message}; }
+
+std::string clean_name(const std::string& debug_name) {
+  std::string name = debug_name;
+  const size_t dot = name.rfind('.');
+  if (dot != std::string::npos && dot + 1 < name.size() &&
+      name.find_first_not_of("0123456789", dot + 1) == std::string::npos) {
+    name.resize(dot);
+  }
+  return name;
+}
 
 std::unordered_set<const jit::Value*> data_dependent_values(const jit::Graph& graph) {
   std::unordered_set<const jit::Value*> dynamic;

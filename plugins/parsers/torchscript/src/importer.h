@@ -114,6 +114,9 @@ void add_elementwise_mappings(MappingTable& table);
 void add_shape_mappings(MappingTable& table);
 void add_transformer_mappings(MappingTable& table);
 
+/// A TorchScript value's debug name without the ".N" TorchScript appends to repeated names.
+std::string clean_name(const std::string& debug_name);
+
 /// Throws MappingError(message).
 [[noreturn]] void fail(const std::string& message);
 

@@ -33,16 +33,6 @@ std::string first_line(const std::string& what) {
   return newline == std::string::npos ? what : what.substr(0, newline);
 }
 
-std::string clean_input_name(const std::string& debug_name) {
-  std::string name = debug_name;
-  const size_t dot = name.rfind('.');
-  if (dot != std::string::npos && dot + 1 < name.size() &&
-      name.find_first_not_of("0123456789", dot + 1) == std::string::npos) {
-    name.resize(dot);
-  }
-  return name;
-}
-
 c10::ScalarType to_scalar_type(DataType dtype) {
   switch (dtype) {
     case DataType::kFloat32: return at::kFloat;
@@ -186,7 +176,7 @@ Result<std::unique_ptr<Graph>> import_module(jit::Module module, const std::stri
   std::string known;
   for (size_t i = 1; i < graph->inputs().size(); ++i) {
     const jit::Value* in = graph->inputs()[i];
-    std::string name = clean_input_name(in->debugName());
+    std::string name = clean_name(in->debugName());
     if (std::find(names.begin(), names.end(), name) != names.end()) name += "_" + std::to_string(i - 1);
     if (in->type()->kind() != c10::TypeKind::TensorType) {
       return unsupported("forward's argument '" + name + "' is a " + in->type()->str() +
