@@ -12,7 +12,9 @@ cost is in the figures; on 2 cores they compete with the server).
 Needs the gRPC stubs (python3-grpc-tools) for the gRPC rows."""
 import argparse
 import concurrent.futures
+import http.client
 import json
+import threading
 import os
 import shutil
 import statistics
@@ -20,7 +22,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
 import numpy as np
 
@@ -94,16 +95,23 @@ def main():
         del session
         server, address, grpc_address = start(args.build, work)
         try:
+            local = threading.local()
+            host, port = address.split(":")
+
             def rest(model="m"):
+                # One kept-alive connection per client thread, as a serving client keeps.
+                if not hasattr(local, "connection"):
+                    local.connection = http.client.HTTPConnection(host, int(port))
                 header = json.dumps({"inputs": [{"name": spec.name, "shape": shape, "datatype": "FP32",
                                                  "parameters": {"binary_data_size": x.nbytes}}],
                                      "parameters": {"binary_data_output": True}}).encode()
-                request = urllib.request.Request(
-                    f"http://{address}/v2/models/{model}/infer", data=header + x.tobytes(),
-                    headers={"Inference-Header-Content-Length": str(len(header)),
-                             "Content-Type": "application/octet-stream"})
-                with urllib.request.urlopen(request) as reply:
-                    reply.read()
+                local.connection.request("POST", f"/v2/models/{model}/infer", body=header + x.tobytes(),
+                                         headers={"Inference-Header-Content-Length": str(len(header)),
+                                                  "Content-Type": "application/octet-stream"})
+                reply = local.connection.getresponse()
+                reply.read()
+                if reply.status != 200:
+                    raise RuntimeError(f"HTTP {reply.status}")
 
             for clients in [int(c) for c in args.clients.split(",")]:
                 rate, p50, p99 = measure(rest, clients, args.seconds)

@@ -111,6 +111,7 @@ void Server::routes() {
   const int threads = std::max(1, options_.http_threads);
   s.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
   s.set_payload_max_length(options_.max_request_bytes);
+  s.set_tcp_nodelay(true);  // no 40 ms Nagle/delayed-ACK stall on kept-alive connections
   s.set_read_timeout(options_.request_timeout_seconds, 0);
   s.set_write_timeout(options_.request_timeout_seconds, 0);
   s.set_logger([](const httplib::Request& req, const httplib::Response& res) {
