@@ -439,6 +439,23 @@ class LifecycleTest(unittest.TestCase):
         finally:
             shutil.rmtree(work)
 
+    def test_access_log_is_one_json_object_per_request(self):
+        work = tempfile.mkdtemp()
+        try:
+            os.makedirs(os.path.join(work, "m", "1"))
+            shutil.copy(SAMPLE, os.path.join(work, "m", "1", "model.onnx"))
+            server, address = start_server(work, "-v")
+            self.assertEqual(call(address, "/v2/models/m")[0], 200)
+            self.assertEqual(call(address, "/v2/models/nosuch")[0], 404)
+            server.send_signal(signal.SIGTERM)
+            _, err = server.communicate(timeout=60)
+            lines = [json.loads(l.split("access ", 1)[1]) for l in err.splitlines() if "] access {" in l]
+            self.assertEqual([(l["method"], l["path"], l["status"]) for l in lines],
+                             [("GET", "/v2/models/m", 200), ("GET", "/v2/models/nosuch", 404)])
+            self.assertTrue(all(l["remote"] and l["response_bytes"] > 0 for l in lines))
+        finally:
+            shutil.rmtree(work)
+
     def test_bad_command_lines(self):
         for args, message in [(["/nonexistent/repo"], "is not a folder"), ([], "no model repository"),
                               (["/tmp", "--port", "70000"], "--port expects an integer"),

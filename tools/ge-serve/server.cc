@@ -114,8 +114,12 @@ void Server::routes() {
   s.set_tcp_nodelay(true);  // no 40 ms Nagle/delayed-ACK stall on kept-alive connections
   s.set_read_timeout(options_.request_timeout_seconds, 0);
   s.set_write_timeout(options_.request_timeout_seconds, 0);
+  // One JSON object per request (structured access log), through GE's logger at info.
   s.set_logger([](const httplib::Request& req, const httplib::Response& res) {
-    GE_LOG_INFO("ge-serve: {} {} {} -> {} ({} bytes)", req.remote_addr, req.method, req.path, res.status, res.body.size());
+    if (!logger().should_log(spdlog::level::info)) return;
+    const json line = {{"remote", req.remote_addr}, {"method", req.method},       {"path", req.path},
+                       {"status", res.status},      {"request_bytes", req.body.size()}, {"response_bytes", res.body.size()}};
+    GE_LOG_INFO("access {}", line.dump());
   });
   s.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
     std::string what = "unknown exception";
