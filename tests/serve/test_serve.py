@@ -367,10 +367,17 @@ class BatchingTest(unittest.TestCase):
                 self.assertEqual((status, reply["outputs"][0]["shape"]), (200, [2, 10]))
                 np.testing.assert_allclose(np.array(reply["outputs"][0]["data"], np.float32).reshape(2, 10),
                                            np.concatenate(expected[:2]), rtol=1e-5, atol=1e-6)
+                # Three rows run padded to four (the last row repeated); the reply has three.
+                three = np.concatenate(inputs[:3])
+                status, reply, _ = call(address, "/v2/models/batched/infer", {"inputs": [
+                    {"name": "input", "shape": [3, 3, 16, 16], "datatype": "FP32", "data": three.flatten().tolist()}]})
+                self.assertEqual((status, reply["outputs"][0]["shape"]), (200, [3, 10]))
+                np.testing.assert_allclose(np.array(reply["outputs"][0]["data"], np.float32).reshape(3, 10),
+                                           np.concatenate(expected[:3]), rtol=1e-5, atol=1e-6)
                 text = call(address, "/metrics", raw=True)[1].decode()
                 values = {line.split("{")[0]: float(line.split()[-1]) for line in text.splitlines()
                           if line.startswith("ge_batch") and 'model="batched"' in line}
-                self.assertEqual(values["ge_batched_requests_total"], 321)
+                self.assertEqual(values["ge_batched_requests_total"], 322)
                 self.assertLess(values["ge_batches_total"], values["ge_batched_requests_total"])  # some batched
                 status, reply, _ = call(address, "/v2/models/static/infer", {"inputs": []})
                 self.assertEqual(status, 503)

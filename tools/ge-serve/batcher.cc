@@ -108,16 +108,22 @@ void Batcher::work() {
 }
 
 void Batcher::run_batch(std::vector<std::unique_ptr<Pending>>& batch) {
-  if (batch.size() == 1) {
+  const int64_t one = batch[0]->rows;
+  if (batch.size() == 1 && (one & (one - 1)) == 0) {  // one request of a power of two rows: as it is
     std::vector<Tensor> outputs;
     const Status status = session_.run(batch[0]->inputs, outputs);
     batch[0]->done.set_value(status.is_ok() ? Result<std::vector<Tensor>>(std::move(outputs))
                                             : Result<std::vector<Tensor>>(status));
     return;
   }
-  // Stack every input along its first dim.
-  int64_t total = 0;
-  for (const auto& p : batch) total += p->rows;
+  // Stack every input along its first dim, padded up to a power of two (at most
+  // max_batch_size) by repeating the last row: a dynamic model then meets a few batch
+  // sizes, each compiled once, not one signature per row count.
+  int64_t rows = 0;
+  for (const auto& p : batch) rows += p->rows;
+  int64_t total = 1;
+  while (total < rows) total *= 2;
+  total = std::min(total, std::max(rows, max_batch_size_));
   NamedTensors stacked;
   for (size_t i = 0; i < batch[0]->inputs.size(); ++i) {
     const Tensor& first = batch[0]->inputs[i].second;
@@ -129,6 +135,11 @@ void Batcher::run_batch(std::vector<std::unique_ptr<Pending>>& batch) {
       const Tensor& part = p->inputs[i].second;
       if (part.byte_size() != 0) std::memcpy(static_cast<char*>(t.raw_data()) + offset, part.raw_data(), part.byte_size());
       offset += part.byte_size();
+    }
+    const size_t row_bytes = rows > 0 ? offset / static_cast<size_t>(rows) : 0;
+    for (int64_t r = rows; r < total && row_bytes != 0; ++r) {
+      char* base = static_cast<char*>(t.raw_data());
+      std::memcpy(base + static_cast<size_t>(r) * row_bytes, base + static_cast<size_t>(rows - 1) * row_bytes, row_bytes);
     }
     stacked.emplace_back(batch[0]->inputs[i].first, std::move(t));
   }

@@ -1,8 +1,10 @@
 #pragma once
 /// Dynamic batching for one model (config.toml: max_batch_size, batch_delay_ms): requests
 /// queue, a worker stacks the queued ones that agree on every dim but the first along that
-/// dim (up to max_batch_size rows, waiting at most batch_delay_ms after the first), runs
-/// the session once and splits every output back along its first dim.
+/// dim (up to max_batch_size rows, waiting at most batch_delay_ms after the first), pads the
+/// batch to a power of two rows (the last row repeated; a dynamic model compiles a few
+/// batch sizes, not one per row count), runs the session once and splits every output
+/// back along its first dim.
 
 #include <chrono>
 #include <condition_variable>
