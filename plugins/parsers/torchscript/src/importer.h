@@ -69,7 +69,7 @@ class Importer {
   std::vector<int64_t> ints(const jit::Node* node, size_t i) const;
   /// The example run's tensor of a value (input i's, output o's): dtype and sizes.
   const at::Tensor& example(const jit::Value* value) const;
-  const at::Tensor& input_example(const jit::Node* node, size_t i) const { return example(node->inputs()[i]); }
+  const at::Tensor& input_example(const jit::Node* node, size_t i) const { return example(node->inputs().at(i)); }
   const at::Tensor& output_example(const jit::Node* node, size_t o = 0) const { return example(node->outputs()[o]); }
   /// The example run's tensors of a list-valued output.
   std::vector<at::Tensor> example_list(const jit::Value* value) const;

@@ -104,7 +104,7 @@ void map_index_select(Importer& im, const jit::Node* n) {
 
 void map_index(Importer& im, const jit::Node* n) {
   // aten::index(self, Tensor?[] indices): one integer index tensor, the others None.
-  const jit::Node* list = n->inputs()[1]->node();
+  const jit::Node* list = n->inputs().at(1)->node();
   if (list->kind() != c10::prim::ListConstruct) fail("indices that are not a list literal are not mapped");
   int64_t axis = -1;
   for (size_t i = 0; i < list->inputs().size(); ++i) {
