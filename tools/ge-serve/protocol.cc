@@ -190,9 +190,6 @@ Result<NamedTensors> parse_inputs(const json& request, const Graph& graph, std::
       }
       shape.push_back(d.get<int64_t>());
     }
-    for (const auto& [n, t] : tensors) {
-      if (n == name) return invalid_argument("input '" + name + "' is given twice");
-    }
     GE_ASSIGN_OR_RETURN(Tensor tensor, checked_input_tensor(graph, name, input["datatype"].get<std::string>(), shape));
     const DataType dtype = tensor.dtype();
     const size_t element = element_size(dtype);
