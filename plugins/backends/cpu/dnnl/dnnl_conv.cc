@@ -163,7 +163,10 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
         for (const auto& [src, dst] : {std::pair{x_typed, y_typed}, std::pair{src_any, dst_any}}) {
           try {
             winograd = make_pd(src, dst, sum, dnnl::algorithm::convolution_winograd, with_activation);
-            if (is_jit(winograd->impl_info_str())) break;
+            // A transient plan takes Winograd only where its weight transform exists: one
+            // made for a compiled signature whose blocking these shapes share.
+            const bool transform_paid = !options.transient || prepacked(*w->constant(), weight_user, winograd->weights_desc());
+            if (is_jit(winograd->impl_info_str()) && transform_paid) break;
           } catch (const dnnl::error&) {
             // none for this shape or these layouts
           }

@@ -36,7 +36,8 @@ struct Options {
   /// For a plan whose shapes may not come back (kTransientPlanAttribute): a small op
   /// that prepacks nothing is left to the reference kernel, which runs it in less time
   /// than creating its primitive takes. Only where the reference kernel can run the node
-  /// (plain storage).
+  /// (plain storage) about as fast (not convolutions or pools). Winograd convolutions only
+  /// where another kernel already made their weight transform (shared, see prepack).
   bool transient = false;
 };
 

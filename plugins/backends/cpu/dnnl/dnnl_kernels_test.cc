@@ -655,6 +655,50 @@ TEST(DnnlMatMul, TransientPlansLeaveSmallActivationProductsToTheReferenceKernel)
   EXPECT_NE(large->name.find(".dnnl:brg"), std::string::npos) << large->name;
 }
 
+// A transient plan still runs convolutions and pools on oneDNN, however small: their
+// reference loops are far slower than creating a primitive (ResNet-18's stem MaxPool at
+// 160x192 took 5.3 ms there, 0.13 ms on oneDNN's jit kernel). A Winograd convolution
+// runs Winograd only where another kernel already made its weight transform (a compiled
+// signature's): a transient plan makes none, and takes the direct kernel instead.
+TEST(DnnlTransientPlans, KeepPoolsOnOneDnnAndShareWinogradTransformsOnly) {
+  Options transient{1};
+  transient.transient = true;
+  NodeCase pool("MaxPool");  // 55 kFLOP of work, under the transient threshold
+  pool.input(random_tensor({1, 16, 24, 24}, 811)).output({1, 16, 12, 12});
+  pool.attribute("kernel_shape", Attribute(std::vector<int64_t>{3, 3}));
+  pool.attribute("strides", Attribute(std::vector<int64_t>{2, 2}));
+  pool.attribute("pads", Attribute(std::vector<int64_t>{1, 1, 1, 1}));
+  std::optional<PreparedKernel> pooled = prepare(pool.node(), "cpu", transient);
+  ASSERT_TRUE(pooled.has_value());
+  EXPECT_NE(pooled->name.find(".dnnl:"), std::string::npos) << pooled->name;
+  check(pool, "transient MaxPool");
+  if (!__builtin_cpu_supports("avx512f")) return;  // oneDNN's Winograd kernels need AVX-512
+  const Tensor w = random_tensor({64, 64, 3, 3}, 812, 0.1f);
+  auto conv_at = [&](int64_t size) {
+    auto c = std::make_unique<NodeCase>("Conv");
+    c->input(random_tensor({1, 64, size, size}, 813), "nChw16c").constant(w).output({1, 64, size, size}, "nChw16c");
+    c->attribute("pads", Attribute(std::vector<int64_t>{1, 1, 1, 1}));
+    return c;
+  };
+  std::unique_ptr<NodeCase> first = conv_at(20);
+  std::optional<PreparedKernel> direct = prepare(first->node(), "cpu", transient);
+  ASSERT_TRUE(direct.has_value());
+  EXPECT_EQ(direct->name.find("wino"), std::string::npos) << "no transform exists yet: " << direct->name;
+  std::optional<PreparedKernel> compiled = prepare(first->node(), "cpu", Options{1});
+  ASSERT_TRUE(compiled.has_value());
+  ASSERT_NE(compiled->name.find("wino"), std::string::npos) << compiled->name;
+  // While the compiled kernel holds the transform, a transient plan of the same shape
+  // (and of any shape whose Winograd blocking is the same) shares it.
+  std::optional<PreparedKernel> shared = prepare(first->node(), "cpu", transient);
+  ASSERT_TRUE(shared.has_value());
+  EXPECT_NE(shared->name.find("wino"), std::string::npos) << shared->name;
+  compiled.reset();
+  shared.reset();
+  std::optional<PreparedKernel> again = prepare(first->node(), "cpu", transient);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->name.find("wino"), std::string::npos) << "the transform went with its kernels: " << again->name;
+}
+
 TEST(DnnlGemm, MatchesReferenceWithTransposes) {
   uint32_t seed = 200;
   for (int trans_a : {0, 1}) {

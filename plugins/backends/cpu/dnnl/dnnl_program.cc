@@ -406,6 +406,14 @@ void page_out(const void* data, size_t bytes) {
 /// when the last kernel using the packed copy does.
 class PrepackCache {
  public:
+  bool holds(const Tensor& source, const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto range = entries_.equal_range(source.raw_data());
+    return std::any_of(range.first, range.second, [&](const auto& entry) {
+      return entry.second.from == from && entry.second.to == to && !entry.second.packed.expired();
+    });
+  }
+
   std::shared_ptr<void> get_or_pack(const Tensor& source, const dnnl::memory::desc& from,
                                     const dnnl::memory::desc& to) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -482,6 +490,10 @@ PrepackCache& prepack_cache() {
 }
 
 }  // namespace
+
+bool prepacked(const Tensor& data, const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
+  return from == to || prepack_cache().holds(data, from, to);
+}
 
 void* prepack(ProgramBuilder& builder, const Tensor& data, const dnnl::memory::desc& from,
               const dnnl::memory::desc& to) {

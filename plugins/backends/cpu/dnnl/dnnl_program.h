@@ -100,6 +100,10 @@ class ProgramBuilder {
 void* prepack(ProgramBuilder& builder, const Tensor& data, const dnnl::memory::desc& from,
               const dnnl::memory::desc& to);
 
+/// Whether `data` laid out as `from` is already held packed as `to` by some kernel (or
+/// needs no packing): what prepack would then share instead of reordering.
+bool prepacked(const Tensor& data, const dnnl::memory::desc& from, const dnnl::memory::desc& to);
+
 /// Allocates `bytes` aligned for oneDNN (64 bytes), owned by a shared_ptr.
 std::shared_ptr<void> aligned_buffer(size_t bytes);
 

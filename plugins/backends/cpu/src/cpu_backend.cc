@@ -165,16 +165,19 @@ bool CpuBackend::supports(const Node& node, std::string* reason) const {
 Result<PreparedKernel> CpuBackend::prepare(const Node& node) const {
   // No exception may leave the plugin; the library only throws std::bad_alloc.
   try {
-    CpuKernelSettings settings = settings_.with_environment();
-    // A plan for shapes that may not come back: Winograd's weight transform (about 10 ms
-    // per ResNet layer) costs more than it saves in a run or two.
-    if (node.has_attribute(kTransientPlanAttribute)) settings.winograd = false;
+    const CpuKernelSettings settings = settings_.with_environment();
+    // A plan for shapes that may not come back (cpu_dnnl::Options::transient): no Winograd
+    // weight transform is made for it (about 10 ms per ResNet layer, more than it saves in
+    // a run or two), one another kernel made is shared.
+    const bool transient = node.has_attribute(kTransientPlanAttribute);
     const bool dnnl = fast_paths_ && std::find(settings.providers.begin(), settings.providers.end(), "dnnl") !=
                                          settings.providers.end();
     if (reference_kernels::has_non_plain_format(node) && !reference_kernels::is_format_agnostic(node)) {
       // Blocked storage (layout assignment asked the fast paths, format_capability).
       if (dnnl) {
-        if (std::optional<PreparedKernel> fast = cpu_dnnl::prepare(node, name(), fast_options(settings))) return *fast;
+        cpu_dnnl::Options options = fast_options(settings);
+        options.transient = transient;
+        if (std::optional<PreparedKernel> fast = cpu_dnnl::prepare(node, name(), options)) return *fast;
       }
       return reference_kernels::prepare(node, name());  // names the format it cannot run
     }
@@ -194,7 +197,7 @@ Result<PreparedKernel> CpuBackend::prepare(const Node& node) const {
         }
       } else if (provider == "dnnl") {
         cpu_dnnl::Options options = fast_options(settings);
-        options.transient = node.has_attribute(kTransientPlanAttribute);
+        options.transient = transient;
         if (std::optional<PreparedKernel> fast = cpu_dnnl::prepare(node, name(), options)) return *fast;
       }
     }
