@@ -123,16 +123,25 @@ constexpr double kParallelWork = 2e6;
 // attention products and softmaxes are far below, and are new shapes at every step).
 constexpr double kTransientWork = 2e6;
 
-// Ops whose reference kernels run small shapes about as fast as a primitive would (a
-// blocked GEMM, one pass over the elements): a transient plan leaves them small ones.
-// Not convolutions or pools, whose reference loops run 10-50x slower per operation
-// (ResNet-18's stem MaxPool at 160x192: 5.3 ms on the reference kernel, 0.13 ms jit).
-bool cheap_on_the_reference_kernel(const Node& node) {
+// Whether a transient plan's `node` runs fast enough on its reference kernel: below
+// kTransientWork for products and single-pass element-wise ops; for ops that compute an
+// exponential or a square root per element, up to 4096 elements (their reference loops
+// take about 20 ns an element: BERT's Softmax over [1,12,200,200] took 9 ms there, 0.4
+// ms on oneDNN's); never for convolutions, pools and other spatial ops, whose reference
+// loops run 10-50x slower per operation (ResNet-18's stem MaxPool at 160x192: 5.3 ms
+// on the reference kernel, 0.13 ms jit).
+bool reference_suffices_when_transient(const Node& node) {
   if (is_conv(node) || is_deconv(node) || is_pool(node)) return false;
   if (!is_onnx_domain(node) && node.domain() != "ge") return false;
   static const std::set<std::string, std::less<>> kSpatial{"Resize", "LRN", "InstanceNormalization",
                                                             "BatchNormalization", "RoiAlign", "GridSample"};
-  return !kSpatial.contains(node.op_type());
+  if (kSpatial.contains(node.op_type())) return false;
+  static const std::set<std::string, std::less<>> kPerElementMath{"Softmax", "LogSoftmax", "LayerNormalization"};
+  if (kPerElementMath.contains(node.op_type())) {
+    const Value* y = node.output(0);
+    return y != nullptr && y->desc().is_static() && y->desc().element_count() <= 4096;
+  }
+  return estimated_work(node) < kTransientWork;
 }
 
 bool reads_a_constant(const Node& node) {
@@ -142,8 +151,8 @@ bool reads_a_constant(const Node& node) {
 
 std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend_name, const Options& requested) {
   if (has_empty_value(node)) return std::nullopt;
-  if (requested.transient && estimated_work(node) < kTransientWork && !reads_a_constant(node) &&
-      cheap_on_the_reference_kernel(node) && !reference_kernels::has_non_plain_format(node)) {
+  if (requested.transient && !reads_a_constant(node) && reference_suffices_when_transient(node) &&
+      !reference_kernels::has_non_plain_format(node)) {
     return std::nullopt;
   }
   Options options = requested;

@@ -657,7 +657,8 @@ TEST(DnnlMatMul, TransientPlansLeaveSmallActivationProductsToTheReferenceKernel)
 
 // A transient plan still runs convolutions and pools on oneDNN, however small: their
 // reference loops are far slower than creating a primitive (ResNet-18's stem MaxPool at
-// 160x192 took 5.3 ms there, 0.13 ms on oneDNN's jit kernel). A Winograd convolution
+// 160x192 took 5.3 ms there, 0.13 ms on oneDNN's jit kernel); and a Softmax of more than
+// a few thousand elements (about 20 ns an element on the reference kernel). A Winograd convolution
 // runs Winograd only where another kernel already made its weight transform (a compiled
 // signature's): a transient plan makes none, and takes the direct kernel instead.
 TEST(DnnlTransientPlans, KeepPoolsOnOneDnnAndShareWinogradTransformsOnly) {
@@ -672,6 +673,11 @@ TEST(DnnlTransientPlans, KeepPoolsOnOneDnnAndShareWinogradTransformsOnly) {
   ASSERT_TRUE(pooled.has_value());
   EXPECT_NE(pooled->name.find(".dnnl:"), std::string::npos) << pooled->name;
   check(pool, "transient MaxPool");
+  NodeCase scores("Softmax");  // attention scores of 12 heads over 100 tokens: 120000 exponentials
+  scores.input(random_tensor({1, 12, 100, 100}, 814)).output({1, 12, 100, 100}).attribute("axis", Attribute(int64_t{-1}));
+  std::optional<PreparedKernel> softmax = prepare(scores.node(), "cpu", transient);
+  ASSERT_TRUE(softmax.has_value());
+  EXPECT_NE(softmax->name.find(".dnnl:"), std::string::npos) << softmax->name;
   if (!__builtin_cpu_supports("avx512f")) return;  // oneDNN's Winograd kernels need AVX-512
   const Tensor w = random_tensor({64, 64, 3, 3}, 812, 0.1f);
   auto conv_at = [&](int64_t size) {
