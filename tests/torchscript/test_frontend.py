@@ -37,6 +37,54 @@ class DataDependentBranch(nn.Module):
         return x - 1
 
 
+class GatedBlock(nn.Module):
+    """An If on the input's data whose branches read weights, a value computed before
+    the If, and (in the then branch) an inner If on the data again."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 4, 3, padding=1)
+        self.scale = nn.Parameter(torch.tensor(0.5))
+
+    def forward(self, x, gate):
+        y = torch.relu(self.conv(x))
+        if gate.mean() > 0:
+            z = y * self.scale + x
+            if z.amax() > 1.0:
+                z = z / z.amax()
+        else:
+            z = torch.sigmoid(y) - x
+        return z + 1, y
+
+
+class BranchesOfTwoShapes(nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            return x[:2]
+        return x
+
+
+class RaisingBranch(nn.Module):
+    def forward(self, x):
+        if bool(x.min() < -100.0):
+            raise ValueError("out of range")
+        return x * 2
+
+
+class BranchInvalidForTheseShapes(nn.Module):
+    def forward(self, x):
+        if x.abs().sum() >= 0:  # always, but on the data: the else branch is never taken
+            return x * 2
+        return x.view(2, -1).view(-1)  # no view of 3 elements as 2 rows
+
+
+class DataDependentLoop(nn.Module):
+    def forward(self, x):
+        while bool(x.sum() < 100.0):
+            x = x * 2 + 1
+        return x
+
+
 class NonZero(nn.Module):
     def forward(self, x):
         return torch.nonzero(x > 0)
@@ -96,10 +144,41 @@ class TorchCompileTest(unittest.TestCase):
         self.assertIs(fallback, module)
         self.assertTrue(any("aten::nonzero" in str(w.message) and "eager" in str(w.message) for w in caught))
 
-    def test_data_dependent_control_flow_is_refused(self):
+    def test_an_if_on_the_inputs_data_runs_either_branch(self):
         scripted = torch.jit.script(DataDependentBranch())
-        with self.assertRaisesRegex(RuntimeError, "'aten::Bool'.*depend on the input's data"):
-            ge.torch.compile(scripted, (torch.randn(3),))
+        compiled = ge.torch.compile(scripted, (torch.randn(3),))
+        for x in (torch.tensor([1.0, 2.0, 3.0]), torch.tensor([-1.0, -2.0, 0.5])):
+            torch.testing.assert_close(compiled(x), scripted(x))
+
+    def test_nested_ifs_with_weights_and_outer_values(self):
+        torch.manual_seed(1)
+        scripted = torch.jit.script(GatedBlock().eval())
+        x = torch.randn(1, 4, 8, 8)
+        compiled = ge.torch.compile(scripted, (x, torch.randn(3)))
+        # Both branches, and the inner If both ways (a large x makes z's maximum exceed 1).
+        for xs, gate in ((x, torch.ones(3)), (x * 0.01, torch.ones(3)), (x, -torch.ones(3))):
+            got = compiled(xs, gate)
+            with torch.no_grad():
+                expected = scripted(xs, gate)
+            for g, e in zip(got, expected):
+                torch.testing.assert_close(g, e, rtol=1e-4, atol=1e-5)
+
+    def test_branches_returning_different_shapes_are_refused(self):
+        with self.assertRaisesRegex(RuntimeError, "prim::If.*same dtypes and shapes"):
+            ge.torch.compile(torch.jit.script(BranchesOfTwoShapes()), (torch.randn(4, 3),))
+
+    def test_a_check_that_raises_is_refused(self):
+        with self.assertRaisesRegex(RuntimeError, "prim::If.*raises an exception.*cannot raise at run time"):
+            ge.torch.compile(torch.jit.script(RaisingBranch()), (torch.randn(3),))
+
+    def test_a_branch_that_cannot_run_on_the_example_values_is_refused(self):
+        with self.assertRaisesRegex(
+                RuntimeError, r"branch the example run did not take could not be run.*shape '\[2, -1\]' is invalid"):
+            ge.torch.compile(torch.jit.script(BranchInvalidForTheseShapes()), (torch.randn(3),))
+
+    def test_a_loop_on_the_inputs_data_is_refused(self):
+        with self.assertRaisesRegex(RuntimeError, "prim::Loop.*loop whose trip count or condition depends"):
+            ge.torch.compile(torch.jit.script(DataDependentLoop()), (torch.randn(3),))
 
     def test_bad_fallback_value(self):
         with self.assertRaisesRegex(ValueError, "fallback"):

@@ -70,6 +70,16 @@ bool uses_dynamic(const jit::Block* block, const std::unordered_set<const jit::V
   return false;
 }
 
+/// Whether a block of `node` (or of a node in them) raises an exception.
+bool raises(const jit::Node* node) {
+  for (const jit::Block* block : node->blocks()) {
+    for (const jit::Node* inner : block->nodes()) {
+      if (inner->kind() == c10::prim::RaiseException || raises(inner)) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 void fail(const std::string& message) { throw MappingError{message}; }
@@ -84,19 +94,39 @@ std::string clean_name(const std::string& debug_name) {
   return name;
 }
 
-std::unordered_set<const jit::Value*> data_dependent_values(const jit::Graph& graph) {
-  std::unordered_set<const jit::Value*> dynamic;
-  for (size_t i = 1; i < graph.inputs().size(); ++i) dynamic.insert(graph.inputs()[i]);
-  for (const jit::Node* node : graph.nodes()) {
+void extend_data_dependent(const jit::Block* block, std::unordered_set<const jit::Value*>& dynamic) {
+  for (const jit::Node* node : block->nodes()) {
     if (reads_metadata_only(node)) continue;
     bool any = false;
     for (const jit::Value* in : node->inputs()) any = any || dynamic.count(in) != 0;
-    for (const jit::Block* block : node->blocks()) any = any || uses_dynamic(block, dynamic);
+    for (const jit::Block* inner : node->blocks()) any = any || uses_dynamic(inner, dynamic);
     if (any) {
       for (const jit::Value* o : node->outputs()) dynamic.insert(o);
     }
   }
+}
+
+std::unordered_set<const jit::Value*> data_dependent_values(const jit::Graph& graph) {
+  std::unordered_set<const jit::Value*> dynamic;
+  for (size_t i = 1; i < graph.inputs().size(); ++i) dynamic.insert(graph.inputs()[i]);
+  extend_data_dependent(graph.block(), dynamic);
   return dynamic;
+}
+
+c10::ScalarType to_scalar_type(DataType dtype) {
+  switch (dtype) {
+    case DataType::kFloat32: return at::kFloat;
+    case DataType::kFloat64: return at::kDouble;
+    case DataType::kFloat16: return at::kHalf;
+    case DataType::kBFloat16: return at::kBFloat16;
+    case DataType::kInt64: return at::kLong;
+    case DataType::kInt32: return at::kInt;
+    case DataType::kInt16: return at::kShort;
+    case DataType::kInt8: return at::kChar;
+    case DataType::kUInt8: return at::kByte;
+    case DataType::kBool: return at::kBool;
+    default: fail("GE's dtype " + std::string(data_type_name(dtype)) + " has no ATen scalar type");
+  }
 }
 
 DataType to_data_type(c10::ScalarType type) {
@@ -115,14 +145,140 @@ DataType to_data_type(c10::ScalarType type) {
   }
 }
 
-Importer::Importer(Graph& out, const jit::Graph& graph, std::unordered_map<const jit::Value*, c10::IValue> recorded)
-    : out_(out), graph_(graph), recorded_(std::move(recorded)) {}
+Importer::Importer(Graph& out, const jit::Graph& graph, Recording recorded)
+    : out_(out),
+      graph_(graph),
+      recording_(std::make_shared<Recording>(std::move(recorded))),
+      recorded_(recording_->values) {}
+
+Importer::Importer(Graph& out, Importer& parent, const jit::Block* block, std::string prefix)
+    : out_(out),
+      graph_(parent.graph_),
+      parent_(&parent),
+      block_(block),
+      prefix_(std::move(prefix)),
+      recording_(parent.recording_),
+      recorded_(recording_->values) {}
 
 std::string Importer::fresh_name(const std::string& hint) {
-  std::string base = hint.empty() ? "v" : hint;
+  // A branch's names carry its If's name: unique in the whole model, so none shadows a
+  // value of an enclosing graph (ONNX's rule for subgraphs).
+  std::string base = prefix_ + (hint.empty() ? "v" : hint);
   std::string name = base;
-  while (out_.find_value(name) != nullptr) name = base + "_" + std::to_string(next_name_++);
+  while (out_.resolve_name(name) != nullptr) name = base + "_" + std::to_string(next_name_++);
   return name;
+}
+
+Value* Importer::outer_tensor(const jit::Value* value) {
+  if (auto it = tensors_.find(value); it != tensors_.end()) return it->second;
+  if (parent_ == nullptr) return nullptr;
+  Value* outer = parent_->outer_tensor(value);
+  if (outer == nullptr) return nullptr;
+  Value* capture = out_.add_capture(outer->name(), outer->desc());
+  tensors_[value] = capture;
+  return capture;
+}
+
+std::vector<Value*> Importer::outer_list(const jit::Value* value) {
+  if (auto it = lists_.find(value); it != lists_.end()) return it->second;
+  if (parent_ == nullptr) return {};
+  std::vector<Value*> captures;
+  for (Value* outer : parent_->outer_list(value)) captures.push_back(out_.add_capture(outer->name(), outer->desc()));
+  if (!captures.empty()) lists_[value] = captures;
+  return captures;
+}
+
+Status Importer::map_nodes(const jit::Block* block) {
+  for (const jit::Node* node : block->nodes()) {
+    bool computes = false;
+    for (const jit::Value* o : node->outputs()) computes = computes || dynamic_.count(o) != 0;
+    // An If on the input's data that returns nothing still matters when it raises.
+    if (node->kind() == c10::prim::If && dynamic_.count(node->inputs().at(0))) computes = true;
+    if (!computes) continue;  // a constant: recorded, made an initializer where a tensor is needed
+    GE_RETURN_IF_ERROR(map_node(node));
+  }
+  return Status::ok();
+}
+
+Status Importer::import_branch() {
+  dynamic_ = parent_->dynamic_;
+  extend_data_dependent(block_, dynamic_);
+  GE_RETURN_IF_ERROR(map_nodes(block_));
+  for (const jit::Value* result : block_->outputs()) {
+    Value* value = nullptr;
+    try {
+      value = outer_tensor(result);
+      if (value == nullptr) value = constant_tensor(result, std::nullopt);
+    } catch (const MappingError& e) {
+      return invalid_argument("a branch's output " + result->debugName() + ": " + e.message);
+    }
+    const std::string name = fresh_name("output");
+    out_.add_output(out_.add_node("Identity", {value}, 1, name, {name})->output(0));
+  }
+  return Status::ok();
+}
+
+void Importer::map_if(const jit::Node* node) {
+  const jit::Value* condition = node->inputs().at(0);
+  if (dynamic_.count(condition) && raises(node)) {
+    fail("a branch on the input's data raises an exception (a check of the input): GE cannot raise at run time, "
+         "and dropping the check would run inputs the module refuses");
+  }
+  if (node->outputs().empty()) return;  // nothing observable
+  for (const jit::Value* o : node->outputs()) {
+    if (o->type()->kind() != c10::TypeKind::TensorType) {
+      fail("the If returns a " + o->type()->str() + " ('" + o->debugName() + "'); GE maps branches returning tensors");
+    }
+  }
+  if (!dynamic_.count(condition)) {
+    // Known from the example run (a branch inside a branch): the branch it took, inlined.
+    const jit::Block* taken = node->blocks().at(boolean(node, 0) ? 0 : 1);
+    if (auto failed = recording_->failed_blocks.find(taken); failed != recording_->failed_blocks.end()) {
+      fail("its branch could not be run on the example values: " + failed->second);
+    }
+    extend_data_dependent(taken, dynamic_);
+    const Status status = map_nodes(taken);
+    if (!status.is_ok()) fail("in its branch: " + status.message());
+    for (size_t i = 0; i < node->outputs().size(); ++i) {
+      const jit::Value* result = taken->outputs()[i];
+      Value* value = outer_tensor(result);
+      bind(node->outputs()[i], value != nullptr ? value : constant_tensor(result, std::nullopt));
+    }
+    return;
+  }
+  // Both branches run on the example values: each output's dtype and shape must agree,
+  // since what follows the If was recorded (and is mapped) for one of them.
+  for (const jit::Block* block : node->blocks()) {
+    if (auto failed = recording_->failed_blocks.find(block); failed != recording_->failed_blocks.end()) {
+      fail("its condition depends on the input's data, and the branch the example run did not take could not be "
+           "run on the example values: " + failed->second);
+    }
+  }
+  for (size_t i = 0; i < node->outputs().size(); ++i) {
+    const at::Tensor& a = example(node->blocks()[0]->outputs()[i]);
+    const at::Tensor& b = example(node->blocks()[1]->outputs()[i]);
+    if (a.scalar_type() != b.scalar_type() || a.sizes() != b.sizes()) {
+      std::ostringstream s;
+      s << "its branches return output " << i << " as " << c10::toString(a.scalar_type()) << a.sizes() << " and "
+        << c10::toString(b.scalar_type()) << b.sizes()
+        << "; GE imports a module for static shapes, so both branches must return the same dtypes and shapes";
+      fail(s.str());
+    }
+  }
+  Value* cond = tensor(node, 0);  // aten::Bool's one-element bool tensor
+  const std::string name = fresh_name("If_" + std::to_string(next_name_++));
+  std::shared_ptr<Graph> branches[2];
+  const char* labels[2] = {"then", "else"};
+  for (int b = 0; b < 2; ++b) {
+    branches[b] = std::make_shared<Graph>(name + "_" + labels[b]);
+    branches[b]->set_parent(&out_);
+    Importer branch(*branches[b], *this, node->blocks()[static_cast<size_t>(b)], name + "/" + labels[b] + "/");
+    const Status status = branch.import_branch();
+    if (!status.is_ok()) fail(std::string("in its ") + labels[b] + " branch: " + status.message());
+  }
+  Node* node_if = add("If", {cond}, node->outputs().size(),
+                      {{"then_branch", Attribute(branches[0])}, {"else_branch", Attribute(branches[1])}});
+  for (size_t i = 0; i < node->outputs().size(); ++i) bind(node->outputs()[i], node_if->output(i));
 }
 
 Status Importer::run(const std::vector<std::string>& input_names) {
@@ -137,12 +293,7 @@ Status Importer::run(const std::vector<std::string>& input_names) {
     desc.shape = std::move(dims);
     tensors_[in] = out_.add_input(input_names.at(i - 1), std::move(desc));
   }
-  for (const jit::Node* node : graph_.nodes()) {
-    bool computes = false;
-    for (const jit::Value* o : node->outputs()) computes = computes || dynamic_.count(o) != 0;
-    if (!computes) continue;  // a constant: recorded, made an initializer where a tensor is needed
-    GE_RETURN_IF_ERROR(map_node(node));
-  }
+  GE_RETURN_IF_ERROR(map_nodes(graph_.block()));
   size_t index = 0;
   for (const jit::Value* result : graph_.outputs()) {
     std::vector<Value*> values;
@@ -206,6 +357,19 @@ Status Importer::map_node(const jit::Node* node) {
       bind(node->output(), values[static_cast<size_t>(i)]);
       return Status::ok();
     }
+    if (kind == "prim::If") {
+      try {
+        map_if(node);
+      } catch (const MappingError& e) {
+        return unsupported("'prim::If' at " + source_of(node) + ": " + e.message);
+      }
+      return Status::ok();
+    }
+    if (kind == "prim::Loop") {
+      return unsupported("'prim::Loop' at " + source_of(node) +
+                         ": a loop whose trip count or condition depends on the input's data is not mapped (GE maps "
+                         "If branches on the data; loops whose trip count follows from the input shapes are unrolled)");
+    }
     const MappingTable& table = mappings();
     auto it = table.find(kind);
     bool makes_numbers_only = true;
@@ -259,7 +423,9 @@ std::vector<at::Tensor> Importer::example_list(const jit::Value* value) const {
 
 bool Importer::is_tensor_input(const jit::Node* node, size_t i) const {
   const jit::Value* v = node->inputs().at(i);
-  if (tensors_.count(v)) return true;
+  for (const Importer* scope = this; scope != nullptr; scope = scope->parent_) {
+    if (scope->tensors_.count(v)) return true;
+  }
   auto it = recorded_.find(v);
   if (it != recorded_.end()) return it->second.isTensor();
   if (v->node()->kind() == c10::prim::Constant) return v->type()->kind() == c10::TypeKind::TensorType;
@@ -328,15 +494,7 @@ Value* Importer::constant_tensor(const jit::Value* value, std::optional<DataType
     const DataType dtype = scalar_dtype.value_or(v.isDouble() ? DataType::kFloat32
                                                   : v.isInt() ? DataType::kInt64 : DataType::kBool);
     const double number = v.isDouble() ? v.toDouble() : v.isInt() ? static_cast<double>(v.toInt()) : v.toBool();
-    data = to_ge_tensor(at::scalar_tensor(number, at::TensorOptions().dtype(at::kDouble)).to(
-        c10::ScalarType(dtype == DataType::kFloat32 ? at::kFloat
-                        : dtype == DataType::kFloat64 ? at::kDouble
-                        : dtype == DataType::kFloat16 ? at::kHalf
-                        : dtype == DataType::kBFloat16 ? at::kBFloat16
-                        : dtype == DataType::kInt64 ? at::kLong
-                        : dtype == DataType::kInt32 ? at::kInt
-                        : dtype == DataType::kBool ? at::kBool
-                        : dtype == DataType::kUInt8 ? at::kByte : at::kChar)));
+    data = to_ge_tensor(at::scalar_tensor(number, at::TensorOptions().dtype(at::kDouble)).to(to_scalar_type(dtype)));
   } else if (v.isIntList()) {
     const std::vector<int64_t> values = v.toIntVector();
     data = Tensor::from_vector<int64_t>({static_cast<int64_t>(values.size())}, values);
@@ -350,14 +508,14 @@ Value* Importer::constant_tensor(const jit::Value* value, std::optional<DataType
 
 Value* Importer::tensor(const jit::Node* node, size_t i, std::optional<DataType> scalar_dtype) {
   const jit::Value* v = node->inputs().at(i);
-  if (auto it = tensors_.find(v); it != tensors_.end()) return it->second;
+  if (Value* mapped = outer_tensor(v)) return mapped;
   if (dynamic_.count(v)) fail("input " + std::to_string(i) + " ('" + v->debugName() + "') was not mapped to a tensor");
   return constant_tensor(v, scalar_dtype);
 }
 
 std::vector<Value*> Importer::tensor_list(const jit::Node* node, size_t i) {
   const jit::Value* v = node->inputs().at(i);
-  if (auto it = lists_.find(v); it != lists_.end()) return it->second;
+  if (std::vector<Value*> mapped = outer_list(v); !mapped.empty()) return mapped;
   if (dynamic_.count(v)) fail("input " + std::to_string(i) + " is a list GE could not map");
   auto rec = recorded_.find(v);
   if (rec == recorded_.end() || !(rec->second.isTensorList() || rec->second.isTuple())) {

@@ -30,11 +30,23 @@ struct MappingError {
 
 /// ATen's scalar type as GE's dtype; throws MappingError for one GE has not.
 DataType to_data_type(c10::ScalarType type);
+/// GE's dtype as ATen's scalar type; throws MappingError for one ATen has not.
+c10::ScalarType to_scalar_type(DataType dtype);
 
 /// The values of `graph` computed from the data of its inputs (after `self`): a node's
 /// outputs are when any input is, or any value its blocks use from outside; ops that
 /// read only a tensor's metadata (aten::size, zeros_like, ...) make constants.
 std::unordered_set<const jit::Value*> data_dependent_values(const jit::Graph& graph);
+/// Adds to `dynamic` the values of `block` (a branch) computed from values in it.
+void extend_data_dependent(const jit::Block* block, std::unordered_set<const jit::Value*>& dynamic);
+
+/// What each value held on the example run, and why a branch has no recording (a
+/// branch the run did not take is run on its own, on the recorded values it reads; it may
+/// fail there: it raises, or indexes past what these values allow).
+struct Recording {
+  std::unordered_map<const jit::Value*, c10::IValue> values;
+  std::unordered_map<const jit::Block*, std::string> failed_blocks;
+};
 
 class Importer;
 /// Maps one node. Binds each tensor output it computes (Importer::bind, bind_list).
@@ -46,9 +58,9 @@ const MappingTable& mappings();
 
 class Importer {
  public:
-  /// `recorded`: what each value of `graph` held on the example run (values inside
-  /// blocks are absent). `dynamic`: the values computed from the inputs' data.
-  Importer(Graph& out, const jit::Graph& graph, std::unordered_map<const jit::Value*, c10::IValue> recorded);
+  /// `recorded`: what each value of `graph` held on the example run, the values of both
+  /// branches of an If whose condition depends on the inputs' data included.
+  Importer(Graph& out, const jit::Graph& graph, Recording recorded);
 
   /// Imports the whole graph into `out`: inputs named `input_names`.
   Status run(const std::vector<std::string>& input_names);
@@ -94,13 +106,29 @@ class Importer {
   void bind_list(const jit::Value* out, std::vector<Value*> values);
 
  private:
+  /// A branch's importer: `out` is the subgraph, `prefix` starts its names.
+  Importer(Graph& out, Importer& parent, const jit::Block* block, std::string prefix);
   Value* constant_tensor(const jit::Value* value, std::optional<DataType> scalar_dtype);
+  Status map_nodes(const jit::Block* block);
   Status map_node(const jit::Node* node);
+  /// prim::If: the recorded branch inlined when the condition is known, else an ONNX If
+  /// of both branches (which must return the same dtypes and shapes).
+  void map_if(const jit::Node* node);
+  /// Maps a branch's nodes into this (sub)graph and makes its outputs the graph's.
+  Status import_branch();
+  /// The tensor an enclosing importer mapped `value` to, captured into this graph by
+  /// name; null when none did (for lists: empty).
+  Value* outer_tensor(const jit::Value* value);
+  std::vector<Value*> outer_list(const jit::Value* value);
   std::string fresh_name(const std::string& hint);
 
   Graph& out_;
   const jit::Graph& graph_;
-  std::unordered_map<const jit::Value*, c10::IValue> recorded_;
+  Importer* parent_ = nullptr;
+  const jit::Block* block_ = nullptr;  // a branch's block
+  std::string prefix_;                 // a branch's name prefix
+  std::shared_ptr<Recording> recording_;
+  const std::unordered_map<const jit::Value*, c10::IValue>& recorded_;
   std::unordered_set<const jit::Value*> dynamic_;
   std::unordered_map<const jit::Value*, Value*> tensors_;
   std::unordered_map<const jit::Value*, std::vector<Value*>> lists_;

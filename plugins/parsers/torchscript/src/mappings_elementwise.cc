@@ -215,6 +215,13 @@ void add_elementwise_mappings(MappingTable& t) {
     im.bind(n->output(), im.op("Not", {operand(im, n, 0, DataType::kBool)}));
   };
   t["aten::bitwise_not"] = t["aten::logical_not"];
+  // bool(tensor), the condition of an If on the input's data: a one-element bool tensor
+  // (an ONNX If's condition).
+  t["aten::Bool"] = [](Importer& im, const jit::Node* n) {
+    if (!im.is_tensor_input(n, 0)) fail("bool() of a Python number computed from the input's data is not mapped");
+    im.bind(n->output(), im.cast(im.tensor(n, 0), DataType::kBool));
+  };
+  t["aten::is_nonzero"] = t["aten::Bool"];
   t["aten::add"] = arithmetic("Add", true);
   t["aten::sub"] = arithmetic("Sub", true);
   t["aten::rsub"] = arithmetic("Sub", true, /*reversed=*/true);

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <system_error>
 #include <thread>
@@ -33,29 +34,109 @@ std::string first_line(const std::string& what) {
   return newline == std::string::npos ? what : what.substr(0, newline);
 }
 
-c10::ScalarType to_scalar_type(DataType dtype) {
-  switch (dtype) {
-    case DataType::kFloat32: return at::kFloat;
-    case DataType::kFloat64: return at::kDouble;
-    case DataType::kFloat16: return at::kHalf;
-    case DataType::kBFloat16: return at::kBFloat16;
-    case DataType::kInt64: return at::kLong;
-    case DataType::kInt32: return at::kInt;
-    case DataType::kInt16: return at::kShort;
-    case DataType::kInt8: return at::kChar;
-    case DataType::kUInt8: return at::kByte;
-    case DataType::kBool: return at::kBool;
-    default: return at::kFloat;
-  }
-}
-
 /// An example input: seeded normal values for floats, zeros for integers and bools.
-at::Tensor example_input(const InputShape& shape) {
-  const c10::ScalarType type = to_scalar_type(shape.dtype.value_or(DataType::kFloat32));
+Result<at::Tensor> example_input(const InputShape& shape) {
+  c10::ScalarType type;
+  try {
+    type = to_scalar_type(shape.dtype.value_or(DataType::kFloat32));
+  } catch (const MappingError& e) {
+    return unsupported("input '" + shape.name + "': " + e.message);
+  }
   if (c10::isFloatingType(type)) {
     return at::randn(shape.dims, at::TensorOptions().dtype(at::kFloat)).to(type);
   }
   return at::zeros(shape.dims, at::TensorOptions().dtype(type));
+}
+
+/// Runs `graph` on `stack` (its inputs; replaced by its outputs); returns libtorch's error,
+/// empty when none. The run uses every core (torch's default may be one: its eager
+/// convolutions at one thread cost seconds on a ResNet-50); the caller's setting is
+/// restored after.
+std::string run_graph(const std::shared_ptr<jit::Graph>& graph, const std::string& name, std::vector<c10::IValue>& stack) {
+  std::string error;
+  const int threads = at::get_num_threads();
+  at::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  try {
+    at::NoGradGuard no_grad;
+    jit::Code code(graph, name);
+    jit::InterpreterState state(code);
+    state.run(stack);
+  } catch (const std::exception& e) {
+    // The interpreter's message opens with a fixed line and a TorchScript traceback; the
+    // last line is the op's own error.
+    const std::string what = e.what();
+    error = first_line(what);
+    if (error.starts_with("The following operation failed")) {
+      std::istringstream lines(what);
+      for (std::string line; std::getline(lines, line);) {
+        if (line.find_first_not_of(" \t") != std::string::npos) error = line;
+      }
+    }
+    if (error.empty()) error = "libtorch raised an error";
+  }
+  at::set_num_threads(threads);
+  return error;
+}
+
+/// Records what the values of `block` (a branch of an If) hold when it runs on its own,
+/// on the recorded values it reads from outside, into `recorded`; then the branches of
+/// the Ifs inside it. A branch that cannot run is noted in `recorded.failed_blocks` (the
+/// importer fails only if it needs that branch).
+void record_block(jit::Block* block, Recording& recorded) {
+  // The values the block reads from outside, in order of first use.
+  std::vector<jit::Value*> free;
+  std::unordered_set<const jit::Value*> defined, listed;
+  std::function<void(jit::Block*)> visit = [&](jit::Block* b) {
+    for (const jit::Value* p : b->inputs()) defined.insert(p);
+    auto use = [&](jit::Value* v) {
+      if (!defined.count(v) && listed.insert(v).second) free.push_back(v);
+    };
+    for (jit::Node* node : b->nodes()) {
+      for (jit::Value* in : node->inputs()) use(in);
+      for (jit::Block* inner : node->blocks()) visit(inner);
+      for (const jit::Value* o : node->outputs()) defined.insert(o);
+    }
+    for (jit::Value* o : b->outputs()) use(o);
+  };
+  visit(block);
+  auto graph = std::make_shared<jit::Graph>();
+  std::unordered_map<const jit::Value*, jit::Value*> map;
+  std::vector<c10::IValue> stack;
+  for (jit::Value* v : free) {
+    auto it = recorded.values.find(v);
+    if (it == recorded.values.end()) {
+      recorded.failed_blocks[block] = "it reads '" + v->debugName() + "', which has no recorded value";
+      return;
+    }
+    map[v] = graph->addInput()->setType(v->type());
+    stack.push_back(it->second);
+  }
+  std::vector<const jit::Value*> results;
+  for (jit::Node* node : block->nodes()) {
+    jit::Node* clone = graph->createClone(node, [&](jit::Value* v) { return map.at(v); });
+    graph->insertNode(clone);
+    for (size_t i = 0; i < node->outputs().size(); ++i) {
+      map[node->outputs()[i]] = clone->outputs()[i];
+      graph->registerOutput(clone->outputs()[i]);
+      results.push_back(node->outputs()[i]);
+    }
+  }
+  if (!results.empty()) {
+    if (std::string error = run_graph(graph, "ge_branch", stack); !error.empty()) {
+      recorded.failed_blocks[block] = error;
+      return;
+    }
+    if (stack.size() != results.size()) {
+      recorded.failed_blocks[block] = "the branch returned " + std::to_string(stack.size()) + " values, expected " +
+                                      std::to_string(results.size());
+      return;
+    }
+    for (size_t i = 0; i < results.size(); ++i) recorded.values[results[i]] = stack[i];
+  }
+  for (jit::Node* node : block->nodes()) {
+    if (node->kind() != c10::prim::If) continue;
+    for (jit::Block* inner : node->blocks()) record_block(inner, recorded);
+  }
 }
 
 /// Runs `graph` (the frozen forward) on `inputs` once and records what every top-level
@@ -71,20 +152,7 @@ Result<std::unordered_map<const jit::Value*, c10::IValue>> record(jit::Graph& gr
   std::vector<c10::IValue> stack;
   stack.emplace_back(self);
   for (const at::Tensor& t : inputs) stack.emplace_back(t);
-  std::string error;
-  // The example run uses every core (torch's default may be one: its eager convolutions
-  // at one thread cost seconds on a ResNet-50); the caller's setting is restored after.
-  const int threads = at::get_num_threads();
-  at::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-  try {
-    at::NoGradGuard no_grad;
-    jit::Code code(graph.copy(), "ge_record");
-    jit::InterpreterState state(code);
-    state.run(stack);
-  } catch (const std::exception& e) {
-    error = first_line(e.what());
-  }
-  at::set_num_threads(threads);
+  const std::string error = run_graph(graph.copy(), "ge_record", stack);
   while (graph.outputs().size() > original) graph.eraseOutput(graph.outputs().size() - 1);
   if (!error.empty()) return invalid_argument("running the module on example inputs failed: " + error);
   // The run returns the original outputs, then one per recorded value.
@@ -100,9 +168,10 @@ Result<std::unordered_map<const jit::Value*, c10::IValue>> record(jit::Graph& gr
 /// Control flow whose condition or trip count does not depend on the input's data (a
 /// shape, a module attribute) is specialised as the example run took it: the condition
 /// becomes a constant, TorchScript's passes fold the If and unroll the loop, and the
-/// graph is recorded again. Returns the final recording.
-Result<std::unordered_map<const jit::Value*, c10::IValue>> specialise_control_flow(
-    std::shared_ptr<jit::Graph>& graph, const c10::IValue& self, const std::vector<at::Tensor>& examples) {
+/// graph is recorded again. Returns the final recording, with both branches of each If
+/// whose condition depends on the inputs' data (record_block).
+Result<Recording> specialise_control_flow(std::shared_ptr<jit::Graph>& graph, const c10::IValue& self,
+                                          const std::vector<at::Tensor>& examples) {
   constexpr int kMaxRounds = 16;
   for (int round = 0;; ++round) {
     GE_ASSIGN_OR_RETURN(auto recorded, record(*graph, self, examples));
@@ -130,7 +199,14 @@ Result<std::unordered_map<const jit::Value*, c10::IValue>> specialise_control_fl
       }
       changed = true;
     }
-    if (!changed) return recorded;
+    if (!changed) {
+      Recording recording{std::move(recorded), {}};
+      for (jit::Node* node : graph->nodes()) {
+        if (node->kind() != c10::prim::If) continue;
+        for (jit::Block* block : node->blocks()) record_block(block, recording);
+      }
+      return recording;
+    }
     if (round == kMaxRounds) return unsupported("control flow still depends on values after " +
                                                 std::to_string(kMaxRounds) + " rounds of specialisation");
     jit::ConstantPropagation(graph);
@@ -215,7 +291,8 @@ Result<std::unique_ptr<Graph>> import_module(jit::Module module, const std::stri
       return invalid_argument("input '" + name + "': a " + std::string(data_type_name(dtype)) +
                               " tensor of that shape is larger than this machine's memory");
     }
-    examples.push_back(example_input(*shape));
+    GE_ASSIGN_OR_RETURN(at::Tensor example, example_input(*shape));
+    examples.push_back(std::move(example));
   }
   const double prepare_ms = ms_since(start);
   GE_ASSIGN_OR_RETURN(auto recorded, specialise_control_flow(graph, frozen._ivalue(), examples));
