@@ -365,6 +365,41 @@ TEST(ShapeSpecialisation, ATransientPlanPreparesNoWinogradConvolution) {
   for (size_t k = 0; k < a.size(); ++k) EXPECT_NEAR(a[k], b[k], 1e-4f) << k;
 }
 
+// Per op, a view (Unsqueeze, Reshape, ...) whose output is not a graph output shares its
+// input's bytes: the chain below allocates only the Relu's output. A view that is a graph
+// output is a copy: the caller's result never aliases its input.
+TEST(ShapeSpecialisation, ViewsPerOpShareTheirInputsBytesExceptGraphOutputs) {
+  const std::string text = R"(graph main (opset ""=17) {
+  input %x : float32[N,4096]
+  init %axes : int64[1] = [0]
+  init %flat : int64[1] = [-1]
+  %u = Unsqueeze(%x, %axes) "unsqueeze"
+  %r = Reshape(%u, %flat) "reshape"
+  %y = Relu(%r) "relu"
+  %z = Reshape(%x, %flat) "flat_copy"
+  output %y
+  output %z
+})";
+  SessionOptions per_op;
+  per_op.specialise_after = 100;
+  auto session = session_for(text, per_op);
+  ASSERT_TRUE(session.is_ok()) << session.status().to_string();
+  std::vector<float> data(2 * 4096);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>(i % 7) - 3.0f;
+  const Tensor x = Tensor::from_vector<float>({2, 4096}, data);
+  std::vector<Tensor> out;
+  ASSERT_TRUE((*session)->run({{"x", x}}, out).is_ok());
+  ASSERT_EQ(out.size(), 2u);
+  const std::vector<float> y = floats(out[0]), z = floats(out[1]);
+  ASSERT_EQ(y.size(), data.size());
+  ASSERT_EQ(z, data);
+  for (size_t i = 0; i < data.size(); ++i) ASSERT_EQ(y[i], std::max(data[i], 0.0f)) << i;
+  EXPECT_NE(out[1].raw_data(), x.raw_data()) << "a graph output is the caller's own copy";
+  // The two outputs were allocated; the views in between took nothing.
+  const TensorPoolStatistics pool = (*session)->tensor_pool().statistics();
+  EXPECT_EQ(pool.hits + pool.misses, 2u);
+}
+
 TEST(ShapeSpecialisation, ARepeatedSignatureAllocatesNothing) {
   auto session = session_for(kSymbolicRows);
   ASSERT_TRUE(session.is_ok()) << session.status().to_string();

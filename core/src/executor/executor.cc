@@ -1073,7 +1073,8 @@ struct Executor::Impl {
           frame.values[out] = RuntimeValue::of(std::move(tensor));
           continue;
         }
-        Tensor tensor = pool->allocate(out->desc().dtype, out->desc().static_dims());
+        Tensor tensor = in_place_view(g, node, inputs) ? inputs[0]->tensor.reshaped(out->desc().static_dims()).value()
+                                                        : pool->allocate(out->desc().dtype, out->desc().static_dims());
         output_addresses[i] = tensor.raw_data();
         frame.values[out] = RuntimeValue::of(std::move(tensor));
       }
@@ -1103,6 +1104,26 @@ struct Executor::Impl {
     }
     tasks.push_back(task);
     return stream->run(tasks).with_context(node.describe());
+  }
+
+  /// Whether `node` is a view (Reshape, Flatten, Squeeze, Unsqueeze, Identity) whose
+  /// output may share its input's bytes: plain storage of one dtype and byte size, and
+  /// an output that is not a graph output (nor bound to a caller's buffer). Values of a
+  /// per-op run are never written after their kernel ran, and these kernels copy only
+  /// between different addresses (as the memory plan's in-place outputs need): the view
+  /// moves nothing. A decode step's Unsqueezes of the KV cache copied 1.6 MB a step.
+  bool in_place_view(const Graph& g, const Node& node, const std::vector<const RuntimeValue*>& inputs) const {
+    static const std::unordered_set<std::string> kViews{"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"};
+    if (!node.domain().empty() || node.output_count() != 1 || !kViews.count(node.op_type())) return false;
+    if (inputs.empty() || inputs[0] == nullptr || !inputs[0]->holds_tensor()) return false;
+    const Value* out = node.output(0);
+    const Tensor& in = inputs[0]->tensor;
+    const TensorDesc& desc = out->desc();
+    if (g.is_output(out) || bound_values.count(out) || !desc.is_plain() || !node.input(0)->desc().is_plain()) {
+      return false;
+    }
+    return in.dtype() == desc.dtype && in.dtype() != DataType::kString && desc.is_static() &&
+           in.element_count() == desc.element_count() && in.raw_data() != nullptr;
   }
 
   /// The caller's tensor bound to `out` when the top-level graph's run produces it with
