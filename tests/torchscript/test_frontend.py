@@ -269,6 +269,12 @@ class ToolsTest(unittest.TestCase):
             result = run_tool("ge-run", self.path(name), "--input-shape", "input:1,3,8,8")
             self.assertEqual(result.returncode, 1, name + ": " + result.stderr)
             self.assertIn("not a TorchScript archive libtorch can load", result.stderr, name)
+            # ge-compile blames the file, not the shape it was given.
+            result = run_tool("ge-compile", self.path(name), "--input-shape", "input:1,3,8,8", "--output",
+                              self.path("m.gem"))
+            self.assertEqual(result.returncode, 1, name + ": " + result.stderr)
+            self.assertIn("not a TorchScript archive libtorch can load", result.stderr, name)
+            self.assertNotIn("--input-shape:", result.stderr, name)
 
     def test_an_archive_of_a_newer_version_says_so(self):
         model = self.path("m.pt")

@@ -229,7 +229,7 @@ int run(int argc, char** argv) {
     parse_options.input_shapes = std::move(shapes).value();
   }
   Result<std::unique_ptr<Graph>> graph = (*parser)->parse_file_with(*options.model, parse_options);
-  if (!graph.is_ok()) return fail(options.input_shapes.size() == 1 ? graph.status().with_context("--input-shape") : graph.status());
+  if (!graph.is_ok()) return fail(graph.status());  // the parser names a bad input shape itself
   const bool gear_mode = options.input_shapes.size() > 1;
   std::unique_ptr<Graph> original = gear_mode ? (*graph)->clone() : nullptr;
 
