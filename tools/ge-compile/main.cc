@@ -229,7 +229,11 @@ int run(int argc, char** argv) {
     parse_options.input_shapes = std::move(shapes).value();
   }
   Result<std::unique_ptr<Graph>> graph = (*parser)->parse_file_with(*options.model, parse_options);
-  if (!graph.is_ok()) return fail(graph.status());  // the parser names a bad input shape itself
+  if (!graph.is_ok()) {
+    // The shape's fault where the file parses without it (a corrupt archive is the file's).
+    const bool file_parses = options.input_shapes.size() == 1 && (*parser)->parse_file(*options.model).is_ok();
+    return fail(file_parses ? graph.status().with_context("--input-shape") : graph.status());
+  }
   const bool gear_mode = options.input_shapes.size() > 1;
   std::unique_ptr<Graph> original = gear_mode ? (*graph)->clone() : nullptr;
 

@@ -256,6 +256,7 @@ FusedOpLibrary::FusedOpLibrary() {
   add("HardSwish", 1, 1);
   add("TransData", 1, 1);   // a storage-format reorder (layout assignment): same shape and dtype
   add("QLinearAdd", 7, 8);  // A, A_scale, [A_zp], B, B_scale, [B_zp], C_scale, [C_zp]
+  add("ScatterRows", 4, 4);  // data, rows, updates, shape: ScatterElements(data, Expand(rows, shape), updates)
   autofused_.domain = kAutofuseDomain;
   autofused_.op_type = "Fused";
   autofused_.since_version = 1;
@@ -290,6 +291,31 @@ Status FusedOpLibrary::infer(Node& node, int64_t, const InputDataProvider& data,
     if (node.input(static_cast<size_t>(i)) == nullptr) {
       return invalid_argument(node.describe() + ": input " + std::to_string(i) + " is required");
     }
+  }
+  if (node.op_type() == "ScatterRows") {
+    const TensorDesc& data = node.input(0)->desc();
+    const TensorDesc& rows = node.input(1)->desc();
+    const TensorDesc& updates = node.input(2)->desc();
+    auto is_index = [](DataType t) { return t == DataType::kInt64 || t == DataType::kInt32; };
+    if (!is_index(rows.dtype) || node.input(3)->desc().dtype != DataType::kInt64 || updates.dtype != data.dtype) {
+      return invalid_argument(node.describe() + ": rows must be int32 or int64, shape int64, and updates " +
+                              std::string(data_type_name(updates.dtype)) + " the dtype of data (" +
+                              std::string(data_type_name(data.dtype)) + ")");
+    }
+    if (data.has_rank() && rows.has_rank() && (rows.rank() != data.rank() || data.rank() < 1)) {
+      return invalid_argument(node.describe() + ": rows " + rows.to_string() + " must have the rank (>= 1) of data " +
+                              data.to_string());
+    }
+    for (int64_t d = 1; rows.has_rank() && d < rows.rank(); ++d) {
+      const Dim& dim = (*rows.shape)[static_cast<size_t>(d)];
+      if (dim.is_static() && dim.value != 1) {
+        return invalid_argument(node.describe() + ": rows " + rows.to_string() + " must have unit dims after the first");
+      }
+    }
+    TensorDesc out = data;
+    out.format = node.output(0)->desc().format;
+    node.output(0)->set_desc(merged(node.output(0)->desc(), out));
+    return Status::ok();
   }
   if (node.op_type() == "TransData") {
     TensorDesc desc = node.input(0)->desc();

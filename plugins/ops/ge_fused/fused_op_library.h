@@ -19,6 +19,12 @@
 ///   and C of one type (uint8 or int8), float32 scalar scales, scalar zero points (absent:
 ///   0); C = QuantizeLinear(relu?(DequantizeLinear(A) + DequantizeLinear(B))) in float32,
 ///   A and B broadcasting as Add.
+/// - ge::ScatterRows(data, rows, updates, shape)   ScatterElements(data, Expand(rows,
+///   shape), updates) on axis 0, reduction none: `rows` has the rank of `data` and only
+///   unit dims after the first, so each row of `updates` goes to the row of the output
+///   its index names (negative from the end), and the broadcast index tensor is never
+///   made. Expand(rows, shape) must have the shape of `updates`, as ScatterElements
+///   requires of its indices.
 ///
 /// - ge_autofuse.Fused(inputs...) {program}   a group the autofusion pass fused: the
 ///   program (ge/autofuse/loop_ir.h, text form) says what it computes; its outputs are

@@ -29,6 +29,7 @@
 #include "matmul_bias_fusion.h"
 #include "qdq_fusion.h"
 #include "reduce_then_matmul.h"
+#include "scatter_rows_fusion.h"
 #include "softmax_fusion.h"
 
 namespace {
@@ -76,6 +77,7 @@ ge::Status register_fusions(ge::Registrar& registrar) {
     GE_RETURN_IF_ERROR(add<MatMulBiasFusion>(registrar, known, 3));
     GE_RETURN_IF_ERROR(add<ConvResidualFusion>(registrar, known, 3));
     GE_RETURN_IF_ERROR(add<ActivationFusion>(registrar, known, 3));
+    GE_RETURN_IF_ERROR(add<ScatterRowsFusion>(registrar, known, 3));
     return registrar.options().check_known_keys("plugin 'fusion'", known);
   } catch (const std::exception& error) {
     return ge::plugin_error(std::string("fusion passes: registration failed: ") + error.what());

@@ -41,7 +41,7 @@ TEST(BuiltInPipeline, IsTheOrderTheNumericPositionsGaveAtEveryLevel) {
        "dce", "layout_assignment"},
       {"noop_elimination", "widen_half_precision", "einsum_to_matmul", "fuse_qdq", "constant_folding", "cse", "fuse_pad", "fuse_bias_add",
        "fuse_conv_bn", "fuse_matmul_add", "reduce_then_matmul", "fuse_layer_norm", "fuse_softmax", "fuse_hard_swish",
-       "fuse_gelu", "fuse_matmul_bias", "fuse_conv_residual", "fuse_activation", "autofusion", "dce",
+       "fuse_gelu", "fuse_matmul_bias", "fuse_conv_residual", "fuse_activation", "fuse_scatter_rows", "autofusion", "dce",
        "layout_assignment"}};
   for (int level = 0; level <= 3; ++level) {
     Result<std::vector<std::string>> names = pipeline(env.host(), level);
@@ -112,7 +112,7 @@ TEST_F(MovedPasses, PhaseAfterAndBeforeOptionsMoveAPass) {
             (std::vector<std::string>{"dce", "noop_elimination", "einsum_to_matmul", "fuse_qdq", "constant_folding", "cse", "fuse_pad", "fuse_bias_add",
                                       "fuse_conv_bn", "fuse_matmul_add", "reduce_then_matmul", "fuse_layer_norm",
                                       "fuse_softmax", "fuse_hard_swish", "fuse_matmul_bias", "fuse_conv_residual",
-                                      "fuse_activation", "autofusion", "layout_assignment", "fuse_gelu"}));
+                                      "fuse_activation", "fuse_scatter_rows", "autofusion", "layout_assignment", "fuse_gelu"}));
 }
 
 TEST_F(MovedPasses, AnUnknownPhaseFailsThePluginWithAPreciseError) {

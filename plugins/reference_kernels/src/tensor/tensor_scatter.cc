@@ -240,9 +240,122 @@ Result<PreparedKernel> prepare_scatter_nd(const KernelContext& context) {
   return make_kernel(context, function, params);
 }
 
+// ---- ge::ScatterRows: ScatterElements(data, Expand(rows, shape), updates) on axis 0 ----
+
+struct ScatterRowsParams {
+  int64_t data_count = 0;
+  int rank = 0;
+  Index row_dims{}, update_dims{};
+  int64_t shape_length = 0;  // Expand's shape, read at launch
+  int64_t axis_dim = 0, row_stride = 0, update_row = 0;
+  bool whole_rows = false;  // an update row is a data row: one copy each
+  StridedView walk;         // over an update row, into a data row
+  bool index64 = true;
+};
+
+template <typename T>
+int scatter_rows_kernel(const KernelArgs& args) {
+  const auto& p = *static_cast<const ScatterRowsParams*>(args.params);
+  const auto* x = static_cast<const T*>(args.inputs[0]);
+  const IntList rows{args.inputs[1], p.index64, p.row_dims[0]};
+  const auto* updates = static_cast<const T*>(args.inputs[2]);
+  const auto* shape = static_cast<const int64_t*>(args.inputs[3]);
+  auto* y = static_cast<T*>(args.outputs[0]);
+  if (p.shape_length > 0 && shape == nullptr) return kKernelMissingAddress;
+  // Expand(rows, shape) must have the shape of updates (ScatterElements' indices do).
+  for (int d = 0; d < p.rank; ++d) {
+    const int64_t lead = p.rank - p.shape_length;
+    const int64_t wanted = d >= lead ? shape[d - lead] : 1;
+    const int64_t a = p.row_dims[d];
+    const int64_t expanded = a == 1 ? wanted : (wanted == 1 || wanted == a ? a : -1);
+    if (expanded != p.update_dims[d]) {
+      return kernel_error(kKernelRuntimeShapeMismatch, "the indices, rows expanded to the shape input, do not have "
+                                                       "the shape of updates on axis " + std::to_string(d));
+    }
+  }
+  if (p.data_count == 0) return kKernelOk;
+  if (x == nullptr || y == nullptr) return kKernelMissingAddress;
+  const int64_t count = p.update_dims[0];
+  if (count > 0 && p.update_row > 0 && (rows.data == nullptr || updates == nullptr)) return kKernelMissingAddress;
+  for (int64_t i = 0; i < (p.update_row > 0 ? p.row_dims[0] : 0); ++i) {
+    if (resolve_index(rows[i], p.axis_dim) < 0) return index_out_of_range(rows[i], p.axis_dim);
+  }
+  if (x != y) copy_elements(y, x, p.data_count);
+  if (p.update_row == 0) return kKernelOk;
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t row = resolve_index(rows[p.row_dims[0] == 1 ? 0 : i], p.axis_dim);
+    T* out = y + row * p.row_stride;
+    const T* in = updates + i * p.update_row;
+    if (p.whole_rows) {
+      copy_elements(out, in, p.update_row);
+    } else {
+      for_each_offset(p.walk, [&](int64_t flat, int64_t offset) { out[offset] = in[flat]; });
+    }
+  }
+  return kKernelOk;
+}
+
+template <typename T>
+struct ScatterRowsKernel {
+  static int run(const KernelArgs& args) { return scatter_rows_kernel<T>(args); }
+};
+
+Result<PreparedKernel> prepare_scatter_rows(const KernelContext& context) {
+  const DataType dtype = input_dtype(context, 0);
+  GE_ASSIGN_OR_RETURN(std::vector<int64_t> x_dims, input_dims(context, 0));
+  GE_ASSIGN_OR_RETURN(std::vector<int64_t> row_dims, input_dims(context, 1));
+  GE_ASSIGN_OR_RETURN(std::vector<int64_t> update_dims, input_dims(context, 2));
+  GE_ASSIGN_OR_RETURN(std::vector<int64_t> shape_dims, input_dims(context, 3));
+  GE_RETURN_IF_ERROR(check_index_dtype(context, 1, "rows"));
+  GE_RETURN_IF_ERROR(check_input_dtype(context, 2, dtype));
+  GE_RETURN_IF_ERROR(check_input_dtype(context, 3, DataType::kInt64));
+  GE_RETURN_IF_ERROR(check_rank(context, x_dims.size(), "an input"));
+  const size_t rank = x_dims.size();
+  bool unit_tail = row_dims.size() == rank;
+  for (size_t d = 1; unit_tail && d < rank; ++d) unit_tail = row_dims[d] == 1;
+  if (rank == 0 || !unit_tail || update_dims.size() != rank ||
+      (row_dims[0] != 1 && row_dims[0] != update_dims[0])) {
+    return invalid_node(context, "rows " + shape_to_string(row_dims) + " must be [K, 1, ...] or [1, 1, ...] of the rank "
+                                     "(>= 1) of data " + shape_to_string(x_dims) + ", and updates " +
+                                     shape_to_string(update_dims) + " [K, ...] of that rank");
+  }
+  if (shape_dims.size() != 1 || shape_dims[0] > static_cast<int64_t>(rank)) {
+    return invalid_node(context, "shape " + shape_to_string(shape_dims) + " must be 1-D of at most " +
+                                     std::to_string(rank) + " elements");
+  }
+  for (size_t d = 1; d < rank; ++d) {
+    if (update_dims[d] > x_dims[d]) {
+      return invalid_node(context, "updates " + shape_to_string(update_dims) + " exceed data " +
+                                       shape_to_string(x_dims) + " on axis " + std::to_string(d));
+    }
+  }
+  GE_RETURN_IF_ERROR(check_output(context, 0, dtype, x_dims));
+  ScatterRowsParams params;
+  params.data_count = product(x_dims);
+  params.rank = static_cast<int>(rank);
+  params.row_dims = to_index(row_dims);
+  params.update_dims = to_index(update_dims);
+  params.shape_length = shape_dims[0];
+  params.axis_dim = x_dims[0];
+  params.row_stride = product(x_dims, 1, rank);
+  params.update_row = product(update_dims, 1, rank);
+  params.whole_rows = std::equal(update_dims.begin() + 1, update_dims.end(), x_dims.begin() + 1);
+  const Index x_strides = strides_of(x_dims);
+  params.walk.rank = static_cast<int>(rank) - 1;
+  for (size_t d = 1; d < rank; ++d) {
+    params.walk.dims[d - 1] = update_dims[d];
+    params.walk.strides[d - 1] = x_strides[d];
+  }
+  params.index64 = input_dtype(context, 1) == DataType::kInt64;
+  KernelFunction function = select_scatter<ScatterRowsKernel>(dtype, Reduction::kNone);
+  GE_RETURN_IF_ERROR(check_scatter_dtype(context, function, Reduction::kNone));
+  return make_kernel(context, function, params);
+}
+
 }  // namespace
 
 void add_scatter_kernels(std::vector<OpKernel>& table) {
+  table.push_back({"ge::ScatterRows", copy_types(), &prepare_scatter_rows});
   table.push_back({"Scatter", copy_types(), &prepare_scatter_elements});
   table.push_back({"ScatterElements", copy_types(), &prepare_scatter_elements});
   table.push_back({"ScatterND", copy_types(), &prepare_scatter_nd});

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ge/reference_kernels/kernel_util.h"
 #include "testing/kernel_test_util.h"
 #include "testing/tensor_test_support.h"
 
@@ -77,6 +78,73 @@ TEST(ScatterNdKernel, Opset18ReductionMaxAndMinOfElements) {
   scatter_nd(min, "min", i64({3, 2}, {0, 1, 2, 0, 0, 1}), i64({3}, {10, -4, 9}));
   GE_RUN_KERNEL(min_out, min);
   expect_tensor<int64_t>(min_out[0], {3, 2}, {1, 8, 3, 4, -4, 6});
+}
+
+// ge::ScatterRows(data, rows, updates, shape) is ScatterElements(data, Expand(rows,
+// shape), updates) on axis 0: each case runs both, the indices expanded here.
+struct RowCase {
+  std::vector<int64_t> data_dims, row_dims, update_dims, shape;
+  std::vector<int64_t> rows;
+};
+
+Tensor counting(std::vector<int64_t> dims, float start) {
+  std::vector<float> values(static_cast<size_t>(product(dims)));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = start + static_cast<float>(i);
+  return f32(dims, values);
+}
+
+TEST(ScatterRowsKernel, MatchesScatterElementsOnTheExpandedIndices) {
+  const RowCase cases[] = {
+      {{5, 3, 2, 2}, {3, 1, 1, 1}, {3, 3, 2, 2}, {3, 3, 2, 2}, {4, 0, -2}},  // whole rows, a negative index
+      {{5, 3, 2, 2}, {3, 1, 1, 1}, {3, 2, 1, 2}, {3, 2, 1, 2}, {1, 3, 1}},   // part rows, a duplicate: the last wins
+      {{4, 3}, {1, 1}, {2, 3}, {2, 3}, {2}},                                 // one index for every update row
+      {{4, 3}, {2, 1}, {2, 2}, {2}, {3, 0}},                                 // a shorter shape, aligned right
+      {{6}, {2}, {2}, {2}, {5, 0}},                                          // 1-D
+  };
+  for (const RowCase& c : cases) {
+    const std::string what = "data " + shape_to_string(c.data_dims) + " updates " + shape_to_string(c.update_dims);
+    KernelTest rows("ScatterRows");
+    rows.input(counting(c.data_dims, 0)).input(i64(c.row_dims, c.rows)).input(counting(c.update_dims, 100));
+    rows.input(i64({static_cast<int64_t>(c.shape.size())}, c.shape)).output(F::kFloat32, c.data_dims);
+    rows.node().set_domain("ge");
+    Result<std::vector<Tensor>> got = rows.run();
+    ASSERT_TRUE(got.is_ok()) << what << ": " << got.status().to_string();
+    // The indices Expand would write: rows broadcast to the updates' shape.
+    std::vector<int64_t> expanded(static_cast<size_t>(product(c.update_dims)));
+    const int64_t per_row = product(c.update_dims, 1, c.update_dims.size());
+    for (size_t i = 0; i < expanded.size(); ++i) {
+      expanded[i] = c.rows[c.rows.size() == 1 ? 0 : i / static_cast<size_t>(per_row)];
+    }
+    KernelTest elements("ScatterElements");
+    elements.input(counting(c.data_dims, 0)).input(i64(c.update_dims, expanded)).input(counting(c.update_dims, 100));
+    elements.attribute("axis", int64_t{0}).output(F::kFloat32, c.data_dims);
+    GE_RUN_KERNEL(expected, elements);
+    expect_tensor<float>(got->at(0), c.data_dims, std::vector<float>(expected[0].values<float>().begin(),
+                                                                      expected[0].values<float>().end()));
+  }
+}
+
+TEST(ScatterRowsKernel, AnIndexOutOfRangeOrAShapeThatIsNotTheUpdatesIsALaunchError) {
+  KernelTest out_of_range("ScatterRows");
+  out_of_range.input(counting({3, 2}, 0)).input(i64({2, 1}, {0, 3})).input(counting({2, 2}, 9));
+  out_of_range.input(i64({2}, {2, 2})).output(F::kFloat32, {3, 2});
+  out_of_range.node().set_domain("ge");
+  int code = 0;
+  Result<std::vector<Tensor>> result = out_of_range.run(&code);
+  ASSERT_FALSE(result.is_ok());
+  EXPECT_EQ(code, kKernelIndexOutOfRange);
+  KernelTest mismatch("ScatterRows");  // Expand([2,1], [2,1]) is [2,1], the updates [2,2]
+  mismatch.input(counting({3, 2}, 0)).input(i64({2, 1}, {0, 1})).input(counting({2, 2}, 9));
+  mismatch.input(i64({2}, {2, 1})).output(F::kFloat32, {3, 2});
+  mismatch.node().set_domain("ge");
+  result = mismatch.run(&code);
+  ASSERT_FALSE(result.is_ok());
+  EXPECT_EQ(code, kKernelRuntimeShapeMismatch);
+  KernelTest wide_rows("ScatterRows");  // rows [2, 2]: not a row index
+  wide_rows.input(counting({3, 2}, 0)).input(i64({2, 2}, {0, 1, 1, 0})).input(counting({2, 2}, 9));
+  wide_rows.input(i64({2}, {2, 2})).output(F::kFloat32, {3, 2});
+  wide_rows.node().set_domain("ge");
+  EXPECT_FALSE(wide_rows.prepare().is_ok());
 }
 
 }  // namespace
