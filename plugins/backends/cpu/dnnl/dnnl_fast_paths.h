@@ -64,6 +64,10 @@ bool int8_conv_takes_channels_last(const Node& node, const Options& options);
 /// least 131072 elements, more than one thread): its reference kernel run on slices split
 /// across the kernel's threads, with the reference kernel's name (dnnl_split.cc).
 std::optional<PreparedKernel> prepare_split(const Node& node, std::string_view backend, const Options& options);
+/// A RoiAlign of at least 16 regions on more than one thread: its reference kernel run on
+/// runs of 8 regions split across the kernel's threads, each thread tabulating its samples
+/// in a table of its own; the reference kernel's name and workspace (dnnl_split.cc).
+std::optional<PreparedKernel> prepare_roi_split(const Node& node, std::string_view backend, const Options& options);
 /// Multiply-adds (times 2) of one launch of those ops; nullopt for any other op.
 std::optional<double> int8_work(const Node& node);
 

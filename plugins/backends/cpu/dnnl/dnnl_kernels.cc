@@ -188,6 +188,7 @@ std::optional<PreparedKernel> prepare(const Node& node, std::string_view backend
     if (is_onnx_domain(node) && node.op_type() == "Concat") return prepare_concat(node, backend_name, options);
     if (std::optional<PreparedKernel> kernel = prepare_binary(node, backend_name, options)) return kernel;
     if (std::optional<PreparedKernel> kernel = prepare_eltwise(node, backend_name, options)) return kernel;
+    if (std::optional<PreparedKernel> kernel = prepare_roi_split(node, backend_name, options)) return kernel;
     // Memory-bound: it splits from far less work than kParallelWork.
     if (std::optional<PreparedKernel> kernel = prepare_split(node, backend_name, requested)) return kernel;
   } catch (const std::exception&) {

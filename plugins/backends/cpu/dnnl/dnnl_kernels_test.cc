@@ -1261,5 +1261,57 @@ TEST(SplitElementwise, ReferenceKernelsOnSlicesGiveTheWholeKernelsBytes) {
   }
 }
 
+// RoiAlign's regions split across the kernel's threads (prepare_roi_split): the bytes of
+// the reference kernel, its name and workspace, for region counts that are and are not a
+// multiple of the split's unit, averages with a fixed sampling ratio and maxima with an
+// adaptive one, and boxes on both images.
+TEST(SplitRoiAlign, RegionsOnThreadsGiveTheWholeKernelsBytes) {
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> value(-2.0f, 2.0f), corner(0.0f, 30.0f), extent(1.0f, 20.0f);
+  Tensor x = Tensor::zeros(DataType::kFloat32, {2, 16, 24, 32});
+  for (int64_t i = 0; i < x.element_count(); ++i) x.data<float>()[i] = value(rng);
+  for (const int64_t rois : {37, 48}) {
+    Tensor boxes = Tensor::zeros(DataType::kFloat32, {rois, 4});
+    Tensor batch = Tensor::zeros(DataType::kInt64, {rois});
+    for (int64_t r = 0; r < rois; ++r) {
+      float* b = boxes.data<float>() + r * 4;
+      b[0] = corner(rng);
+      b[1] = corner(rng) * 0.7f;
+      b[2] = b[0] + extent(rng);
+      b[3] = b[1] + extent(rng);
+      batch.data<int64_t>()[r] = r % 2;
+    }
+    for (const std::string mode : {"avg", "max"}) {
+      Graph graph;
+      graph.set_opset_import("", 16);
+      Value* in[] = {graph.add_input("x", TensorDesc::of(DataType::kFloat32, {2, 16, 24, 32})),
+                     graph.add_input("rois", TensorDesc::of(DataType::kFloat32, {rois, 4})),
+                     graph.add_input("batch", TensorDesc::of(DataType::kInt64, {rois}))};
+      Node* node = graph.add_node("RoiAlign", {in[0], in[1], in[2]}, 1, "roi", {"y"});
+      node->set_attribute("output_height", Attribute(int64_t{5}));
+      node->set_attribute("output_width", Attribute(int64_t{4}));
+      node->set_attribute("spatial_scale", Attribute(0.5f));
+      node->set_attribute("sampling_ratio", Attribute(int64_t{mode == "avg" ? 2 : 0}));
+      node->set_attribute("mode", Attribute(mode));
+      node->output(0)->set_desc(TensorDesc::of(DataType::kFloat32, {rois, 16, 5, 4}));
+      const std::string what = "RoiAlign " + mode + " of " + std::to_string(rois) + " regions";
+      Result<PreparedKernel> reference = reference_kernels::prepare(*node, "cpu");
+      ASSERT_TRUE(reference.is_ok()) << what << ": " << reference.status().to_string();
+      const std::vector<const Tensor*> inputs{&x, &boxes, &batch};
+      const Tensor expected = run_node_kernel(*node, *reference, inputs);
+      EXPECT_FALSE(prepare_roi_split(*node, "cpu", Options{1}).has_value()) << what << ": one thread does not split";
+      for (int threads : {2, 3}) {
+        std::optional<PreparedKernel> split = prepare_roi_split(*node, "cpu", Options{threads});
+        ASSERT_TRUE(split.has_value()) << what;
+        EXPECT_EQ(split->name, reference->name) << what;
+        EXPECT_EQ(split->workspace_bytes, reference->workspace_bytes) << what;
+        const Tensor got = run_node_kernel(*node, *split, inputs);
+        EXPECT_EQ(std::memcmp(got.raw_data(), expected.raw_data(), expected.byte_size()), 0)
+            << what << " on " << threads << " threads";
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ge::cpu_dnnl
