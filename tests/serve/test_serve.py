@@ -417,6 +417,18 @@ class LifecycleTest(unittest.TestCase):
             os.makedirs(os.path.join(work, "slow", "1"))
             onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
                       os.path.join(work, "slow", "1", "model.onnx"))
+            # A chain over rows of a dynamic count, batched (1000 products of [rows, 1024] x
+            # [1024, 1024]: 8 GFLOP for two rows): the timeout holds there too.
+            wide = numpy_helper.from_array(np.eye(1024, dtype=np.float32), "w")
+            chain = [helper.make_node("MatMul", ["x" if i == 0 else f"h{i}", "w"], [f"h{i + 1}"]) for i in range(1000)]
+            batched = helper.make_graph(chain, "slow_batched",
+                                        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 1024])],
+                                        [helper.make_tensor_value_info("h1000", TensorProto.FLOAT, ["N", 1024])], [wide])
+            os.makedirs(os.path.join(work, "slow_batched", "1"))
+            onnx.save(helper.make_model(batched, opset_imports=[helper.make_opsetid("", 17)]),
+                      os.path.join(work, "slow_batched", "1", "model.onnx"))
+            with open(os.path.join(work, "slow_batched", "config.toml"), "w") as f:
+                f.write("max_batch_size = 4\nbatch_delay_ms = 1\n")
             grpc_address = []
             server, address = start_server(work, "--run-timeout", "0.01", grpc_address=grpc_address)
             try:
@@ -425,6 +437,12 @@ class LifecycleTest(unittest.TestCase):
                 status, reply, _ = call(address, "/v2/models/slow/infer", body)
                 self.assertEqual(status, 504, reply)
                 self.assertIn("run timeout", reply["error"])
+                for rows in (2, 8):  # in a batch; more rows than max_batch_size: alone
+                    rows_body = {"inputs": [{"name": "x", "shape": [rows, 1024], "datatype": "FP32",
+                                             "data": [1.0] * (rows * 1024)}]}
+                    status, reply, _ = call(address, "/v2/models/slow_batched/infer", rows_body)
+                    self.assertEqual(status, 504, reply)
+                    self.assertIn("run timeout", reply["error"])
                 stubs = os.environ.get("GE_GRPC_STUBS")
                 if stubs and os.path.isdir(stubs) and grpc_address:
                     import sys

@@ -28,6 +28,10 @@ int64_t rows_of(const NamedTensors& inputs) {
   return rows;
 }
 
+Status past_deadline(const char* where) {
+  return cancelled(std::string("the request was past the server's run timeout ") + where);
+}
+
 }  // namespace
 
 Batcher::Batcher(Session& session, int64_t max_batch_size, std::chrono::microseconds delay)
@@ -47,13 +51,15 @@ BatchStatistics Batcher::statistics() const {
   return statistics_;
 }
 
-Status Batcher::run(NamedTensors inputs, std::vector<Tensor>& outputs) {
+Status Batcher::run(NamedTensors inputs, std::vector<Tensor>& outputs, const RunOptions& options,
+                    std::optional<std::chrono::steady_clock::time_point> deadline) {
   const int64_t rows = rows_of(inputs);
-  if (rows < 1 || rows > max_batch_size_) return session_.run(inputs, outputs);  // alone
+  if (rows < 1 || rows > max_batch_size_) return session_.run(inputs, outputs, options);  // alone
   auto pending = std::make_unique<Pending>();
   pending->inputs = std::move(inputs);
   pending->rows = rows;
   pending->queued = std::chrono::steady_clock::now();
+  pending->deadline = deadline;
   std::future<Result<std::vector<Tensor>>> done = pending->done.get_future();
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -61,6 +67,9 @@ Status Batcher::run(NamedTensors inputs, std::vector<Tensor>& outputs) {
     queue_.push_back(std::move(pending));
   }
   wake_.notify_all();
+  // At the deadline the request is answered; its batch goes on for the others (the
+  // promise outlives this future).
+  if (deadline && done.wait_until(*deadline) == std::future_status::timeout) return past_deadline("in its batch");
   Result<std::vector<Tensor>> result = done.get();
   if (!result.is_ok()) return result.status();
   outputs = std::move(result).value();
@@ -86,7 +95,13 @@ void Batcher::work() {
     }
     std::vector<std::unique_ptr<Pending>> batch;
     int64_t rows = 0;
+    const auto started = std::chrono::steady_clock::now();
     for (auto it = queue_.begin(); it != queue_.end();) {
+      if ((*it)->deadline && *(*it)->deadline <= started) {  // timed out while queued: not run
+        (*it)->done.set_value(Result<std::vector<Tensor>>(past_deadline("while queued")));
+        it = queue_.erase(it);
+        continue;
+      }
       if (compatible((*it)->inputs, batch.empty() ? (*it)->inputs : batch.front()->inputs) &&
           rows + (*it)->rows <= max_batch_size_) {
         rows += (*it)->rows;
@@ -96,6 +111,7 @@ void Batcher::work() {
         ++it;
       }
     }
+    if (batch.empty()) continue;
     const auto now = std::chrono::steady_clock::now();
     statistics_.batches += 1;
     statistics_.requests += batch.size();
@@ -108,10 +124,24 @@ void Batcher::work() {
 }
 
 void Batcher::run_batch(std::vector<std::unique_ptr<Pending>>& batch) {
+  // Cancelled once the last deadline of its requests passes (none without deadlines).
+  CancellationToken token;
+  RunOptions options;
+  std::optional<std::chrono::steady_clock::time_point> latest;
+  bool every_request_has_one = true;
+  for (const auto& p : batch) {
+    every_request_has_one = every_request_has_one && p->deadline.has_value();
+    if (p->deadline) latest = latest ? std::max(*latest, *p->deadline) : *p->deadline;
+  }
+  std::optional<Deadlines::Guard> guard;
+  if (every_request_has_one && latest) {
+    options.cancellation = &token;
+    guard.emplace(deadlines_, token, *latest);
+  }
   const int64_t one = batch[0]->rows;
   if (batch.size() == 1 && (one & (one - 1)) == 0) {  // one request of a power of two rows: as it is
     std::vector<Tensor> outputs;
-    const Status status = session_.run(batch[0]->inputs, outputs);
+    const Status status = session_.run(batch[0]->inputs, outputs, options);
     batch[0]->done.set_value(status.is_ok() ? Result<std::vector<Tensor>>(std::move(outputs))
                                             : Result<std::vector<Tensor>>(status));
     return;
@@ -144,7 +174,7 @@ void Batcher::run_batch(std::vector<std::unique_ptr<Pending>>& batch) {
     stacked.emplace_back(batch[0]->inputs[i].first, std::move(t));
   }
   std::vector<Tensor> outputs;
-  Status status = session_.run(stacked, outputs);
+  Status status = session_.run(stacked, outputs, options);
   for (const Tensor& out : outputs) {
     if (status.is_ok() && (out.rank() == 0 || out.shape()[0] != total || out.dtype() == DataType::kString)) {
       status = invalid_argument("a batched output's first dim is not the batch's " + std::to_string(total) +

@@ -175,7 +175,7 @@ class GrpcServer::Service final : public inference::GRPCInferenceService::Servic
     }
     std::vector<Tensor> outputs;
     TimedRun timed(deadlines_, run_timeout_seconds_);
-    if (Status run = (*model)->run(std::move(inputs), outputs, timed.options); !run.is_ok()) {
+    if (Status run = (*model)->run(std::move(inputs), outputs, timed.options, timed.deadline); !run.is_ok()) {
       return to_grpc(run.code() == StatusCode::kCancelled
                          ? cancelled("the run took longer than the server's run timeout: " + run.message())
                          : run);

@@ -38,10 +38,12 @@ struct LoadedModel {
   std::string platform;  ///< "onnx", "gem", "torchscript"
   std::unique_ptr<Session> session;
   std::unique_ptr<Batcher> batcher;  ///< with config max_batch_size > 0 (destroyed before the session)
-  /// Runs the session, through the batcher where there is one (a batch is not cancelled:
-  /// `options` apply to a run of this request alone).
-  Status run(NamedTensors inputs, std::vector<Tensor>& outputs, const RunOptions& options = {}) const {
-    return batcher ? batcher->run(std::move(inputs), outputs) : session->run(inputs, outputs, options);
+  /// Runs the session, through the batcher where there is one. `options` (its
+  /// cancellation) apply to a run of this request alone; a batched request is answered
+  /// at `deadline` (its batch is cancelled once all its requests are past theirs).
+  Status run(NamedTensors inputs, std::vector<Tensor>& outputs, const RunOptions& options = {},
+             std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt) const {
+    return batcher ? batcher->run(std::move(inputs), outputs, options, deadline) : session->run(inputs, outputs, options);
   }
 };
 

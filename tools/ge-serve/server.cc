@@ -48,9 +48,9 @@ std::pair<std::string, std::string> model_of(const httplib::Request& req) {
 TimedRun::TimedRun(Deadlines& deadlines, double timeout_seconds) {
   if (timeout_seconds <= 0) return;
   options.cancellation = &token;
-  guard.emplace(deadlines, token,
-                std::chrono::steady_clock::now() +
-                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(timeout_seconds)));
+  deadline = std::chrono::steady_clock::now() +
+             std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(timeout_seconds));
+  guard.emplace(deadlines, token, *deadline);
 }
 
 void Metrics::observe(const std::string& model, int code, double seconds) {
@@ -218,7 +218,7 @@ void Server::routes() {
     }
     std::vector<Tensor> outputs;
     TimedRun timed(deadlines_, options_.run_timeout_seconds);
-    Status run = (*model)->run(std::move(inputs).value(), outputs, timed.options);
+    Status run = (*model)->run(std::move(inputs).value(), outputs, timed.options, timed.deadline);
     if (run.code() == StatusCode::kCancelled) {
       run = cancelled("the run took longer than the server's run timeout (" + std::to_string(options_.run_timeout_seconds) +
                       " s): " + run.message());

@@ -53,6 +53,7 @@ struct TimedRun {
   TimedRun(Deadlines& deadlines, double timeout_seconds);
   CancellationToken token;
   RunOptions options;
+  std::optional<std::chrono::steady_clock::time_point> deadline;  ///< none without a timeout
   std::optional<Deadlines::Guard> guard;
 };
 
