@@ -26,6 +26,7 @@
 #include "ge/model_file.h"
 #include "ge/plugin_host.h"
 #include "ge/session.h"
+#include "ge/specialisation_cache.h"
 #include "ge/status.h"
 #include "ge/trace.h"
 #include "ge/version.h"
@@ -447,6 +448,53 @@ class PythonSession {
     return result;
   }
 
+  /// What the session has compiled and prepared (what ge-run -v prints), read between
+  /// runs: it waits for runs in flight.
+  py::dict statistics() {
+    py::dict result;
+    py::list signatures;
+    py::dict specialisations, kernels, pool;
+    std::unique_lock lock(runs_, std::defer_lock);
+    {
+      py::gil_scoped_release release;  // a run in flight holds runs_ without the GIL
+      lock.lock();
+    }
+    if (const SpecialisationCache* cache = session_->specialisations()) {
+      for (const std::string& signature : cache->signatures()) signatures.append(signature);
+      const SpecialisationStatistics& s = cache->statistics();
+      specialisations["hits"] = s.hits;
+      specialisations["misses"] = s.misses;
+      specialisations["evictions"] = s.evictions;
+      specialisations["sunk"] = s.sunk;
+      specialisations["per_op"] = s.per_op;
+      specialisations["unseen"] = s.unseen;
+      specialisations["entries"] = s.entries;
+      specialisations["capacity"] = s.capacity;
+      specialisations["compile_ms"] = std::chrono::duration<double, std::milli>(s.compile_time).count();
+    }
+    if (const std::optional<KernelStatistics> k = session_->kernel_statistics()) {
+      kernels["prepared"] = k->prepared;
+      kernels["reused"] = k->reused;
+      kernels["evicted"] = k->evicted;
+      kernels["folded"] = k->folded;
+      kernels["plans_built"] = k->plans_built;
+      kernels["plans_retargeted"] = k->plans_retargeted;
+      kernels["nodes_reinferred"] = k->nodes_reinferred;
+      kernels["nodes_kept"] = k->nodes_kept;
+    }
+    const TensorPoolStatistics p = session_->tensor_pool().statistics();
+    pool["hits"] = p.hits;
+    pool["misses"] = p.misses;
+    pool["in_use_bytes"] = p.in_use_bytes;
+    pool["peak_in_use_bytes"] = p.peak_in_use_bytes;
+    pool["held_bytes"] = p.held_bytes;
+    result["signatures"] = signatures;
+    result["specialisations"] = specialisations;
+    result["kernels"] = kernels;
+    result["tensor_pool"] = pool;
+    return result;
+  }
+
   py::list inputs() const { return describe(session_->graph().runtime_inputs()); }
   py::list outputs() const { return describe(session_->graph().outputs()); }
   const std::string& backend() const { return session_->backend_name(); }
@@ -621,6 +669,12 @@ PYBIND11_MODULE(_ge, m) {
            "Chrome trace of this run (compile stages, the run, the device's tasks) to that file. Ctrl-C "
            "(SIGINT) during a run on the main thread stops it at its next node or loop iteration and raises "
            "KeyboardInterrupt (or what the Python SIGINT handler raises); the session stays usable.")
+      .def("statistics", &PythonSession::statistics,
+           "What the session compiled and prepared, as ge-run -v prints it: 'signatures' (each input-shape "
+           "signature held, how it runs, its compile time and runs), 'specialisations' (hits, misses, evictions, "
+           "sunk, per_op, unseen, entries, capacity, compile_ms), 'kernels' (the per-op plans: prepared, reused, "
+           "evicted, folded, plans_built, plans_retargeted, nodes_reinferred, nodes_kept) and 'tensor_pool' (hits, "
+           "misses, in_use_bytes, peak_in_use_bytes, held_bytes). Waits for runs in flight.")
       .def_property_readonly("inputs", &PythonSession::inputs, "The inputs to bind, as TensorInfo(name, dtype, shape).")
       .def_property_readonly("outputs", &PythonSession::outputs, "The outputs, as TensorInfo(name, dtype, shape).")
       .def_property_readonly("backend", &PythonSession::backend)

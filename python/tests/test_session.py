@@ -305,6 +305,27 @@ class DtypesAndDynamicShapesTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "specialise_after must be at least 1, got 0"):
             ge.Session(path, specialise_after=0)
 
+    def test_statistics_report_signatures_plans_and_the_pool(self):
+        session = ge.Session(dynamic_model(os.path.join(self.tmp.name, "dynamic_stats.onnx")))
+        empty = session.statistics()
+        self.assertEqual(empty["signatures"], [])
+        self.assertEqual(empty["specialisations"]["misses"], 0)
+        x = np.ones((2, 4), np.float32)
+        for _ in range(3):  # per op once, compiled on the second run, a hit on the third
+            session.run({"x": x})
+        session.run({"x": np.ones((5, 4), np.float32)})  # seen once: per op
+        stats = session.statistics()
+        self.assertEqual(len(stats["signatures"]), 1)
+        self.assertIn("float32[2,4]", stats["signatures"][0])
+        self.assertIn("task sink", stats["signatures"][0])
+        self.assertIn("2 runs", stats["signatures"][0])  # compiled on the second run, found on the third
+        self.assertEqual(stats["specialisations"]["misses"], 1)
+        self.assertEqual(stats["specialisations"]["hits"], 1)
+        self.assertEqual(stats["specialisations"]["unseen"], 2)
+        self.assertGreater(stats["specialisations"]["compile_ms"], 0)
+        self.assertEqual(stats["kernels"]["plans_built"], 2)
+        self.assertGreater(stats["tensor_pool"]["hits"] + stats["tensor_pool"]["misses"], 0)
+
     def test_dtypes_pass_through(self):
         session = ge.Session(dtypes_model(os.path.join(self.tmp.name, "dtypes.onnx")))
         self.assertEqual([(i.name, i.dtype) for i in session.inputs],
