@@ -43,7 +43,8 @@ struct LoadedModel {
   /// at `deadline` (its batch is cancelled once all its requests are past theirs).
   Status run(NamedTensors inputs, std::vector<Tensor>& outputs, const RunOptions& options = {},
              std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt) const {
-    return batcher ? batcher->run(std::move(inputs), outputs, options, deadline) : session->run(inputs, outputs, options);
+    return batcher ? batcher->run(std::move(inputs), outputs, options, deadline)
+                   : session->run(inputs, outputs, options);
   }
 };
 

@@ -48,8 +48,8 @@ std::pair<std::string, std::string> model_of(const httplib::Request& req) {
 TimedRun::TimedRun(Deadlines& deadlines, double timeout_seconds) {
   if (timeout_seconds <= 0) return;
   options.cancellation = &token;
-  deadline = std::chrono::steady_clock::now() +
-             std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(timeout_seconds));
+  deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                    std::chrono::duration<double>(timeout_seconds));
   guard.emplace(deadlines, token, *deadline);
 }
 

@@ -1074,7 +1074,7 @@ struct Executor::Impl {
           continue;
         }
         Tensor tensor = in_place_view(g, node, inputs) ? inputs[0]->tensor.reshaped(out->desc().static_dims()).value()
-                                                        : pool->allocate(out->desc().dtype, out->desc().static_dims());
+                                                       : pool->allocate(out->desc().dtype, out->desc().static_dims());
         output_addresses[i] = tensor.raw_data();
         frame.values[out] = RuntimeValue::of(std::move(tensor));
       }

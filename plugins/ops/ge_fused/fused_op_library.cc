@@ -309,7 +309,8 @@ Status FusedOpLibrary::infer(Node& node, int64_t, const InputDataProvider& data,
     for (int64_t d = 1; rows.has_rank() && d < rows.rank(); ++d) {
       const Dim& dim = (*rows.shape)[static_cast<size_t>(d)];
       if (dim.is_static() && dim.value != 1) {
-        return invalid_argument(node.describe() + ": rows " + rows.to_string() + " must have unit dims after the first");
+        return invalid_argument(node.describe() + ": rows " + rows.to_string() +
+                                " must have unit dims after the first");
       }
     }
     TensorDesc out = data;

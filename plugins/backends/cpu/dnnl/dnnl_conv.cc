@@ -165,7 +165,8 @@ std::optional<PreparedKernel> prepare_conv(const Node& node, std::string_view ba
             winograd = make_pd(src, dst, sum, dnnl::algorithm::convolution_winograd, with_activation);
             // A transient plan takes Winograd only where its weight transform exists: one
             // made for a compiled signature whose blocking these shapes share.
-            const bool transform_paid = !options.transient || prepacked(*w->constant(), weight_user, winograd->weights_desc());
+            const bool transform_paid =
+                !options.transient || prepacked(*w->constant(), weight_user, winograd->weights_desc());
             if (is_jit(winograd->impl_info_str()) && transform_paid) break;
           } catch (const dnnl::error&) {
             // none for this shape or these layouts

@@ -133,8 +133,8 @@ constexpr double kTransientWork = 2e6;
 bool reference_suffices_when_transient(const Node& node) {
   if (is_conv(node) || is_deconv(node) || is_pool(node)) return false;
   if (!is_onnx_domain(node) && node.domain() != "ge") return false;
-  static const std::set<std::string, std::less<>> kSpatial{"Resize", "LRN", "InstanceNormalization",
-                                                            "BatchNormalization", "RoiAlign", "GridSample"};
+  static const std::set<std::string, std::less<>> kSpatial{
+      "Resize", "LRN", "InstanceNormalization", "BatchNormalization", "RoiAlign", "GridSample"};
   if (kSpatial.contains(node.op_type())) return false;
   static const std::set<std::string, std::less<>> kPerElementMath{"Softmax", "LogSoftmax", "LayerNormalization"};
   if (kPerElementMath.contains(node.op_type())) {

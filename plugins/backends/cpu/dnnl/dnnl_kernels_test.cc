@@ -674,7 +674,9 @@ TEST(DnnlTransientPlans, KeepPoolsOnOneDnnAndShareWinogradTransformsOnly) {
   EXPECT_NE(pooled->name.find(".dnnl:"), std::string::npos) << pooled->name;
   check(pool, "transient MaxPool");
   NodeCase scores("Softmax");  // attention scores of 12 heads over 100 tokens: 120000 exponentials
-  scores.input(random_tensor({1, 12, 100, 100}, 814)).output({1, 12, 100, 100}).attribute("axis", Attribute(int64_t{-1}));
+  scores.input(random_tensor({1, 12, 100, 100}, 814))
+      .output({1, 12, 100, 100})
+      .attribute("axis", Attribute(int64_t{-1}));
   std::optional<PreparedKernel> softmax = prepare(scores.node(), "cpu", transient);
   ASSERT_TRUE(softmax.has_value());
   EXPECT_NE(softmax->name.find(".dnnl:"), std::string::npos) << softmax->name;

@@ -108,7 +108,8 @@ struct RoiSplit {
 int roi_split_step(const KernelArgs& args, const void* params) {
   const auto& p = *static_cast<const RoiSplit*>(params);
   if (p.rois == 0) return reference_kernels::kKernelOk;
-  if (args.inputs[0] == nullptr || args.inputs[1] == nullptr || args.inputs[2] == nullptr || args.outputs[0] == nullptr) {
+  if (args.inputs[0] == nullptr || args.inputs[1] == nullptr || args.inputs[2] == nullptr ||
+      args.outputs[0] == nullptr) {
     return reference_kernels::kKernelMissingAddress;
   }
   std::atomic<int> failure{reference_kernels::kKernelOk};
@@ -116,10 +117,12 @@ int roi_split_step(const KernelArgs& args, const void* params) {
     // Each thread its own sample table, made once per thread (the launch workspace is
     // the whole reference kernel's: one table).
     thread_local std::vector<double> table;
-    if (table.size() * sizeof(double) < p.table_bytes) table.resize((p.table_bytes + sizeof(double) - 1) / sizeof(double));
+    if (table.size() * sizeof(double) < p.table_bytes)
+      table.resize((p.table_bytes + sizeof(double) - 1) / sizeof(double));
     for (int64_t at = begin; at < end; at += kRoisPerUnit) {
       const PreparedKernel& kernel = end - at >= kRoisPerUnit ? p.unit : p.tail;
-      const void* inputs[3] = {args.inputs[0], static_cast<const char*>(args.inputs[1]) + at * static_cast<int64_t>(p.box_bytes),
+      const void* inputs[3] = {args.inputs[0],
+                               static_cast<const char*>(args.inputs[1]) + at * static_cast<int64_t>(p.box_bytes),
                                static_cast<const int64_t*>(args.inputs[2]) + at};
       void* output = static_cast<char*>(args.outputs[0]) + at * static_cast<int64_t>(p.pooled_bytes);
       const KernelArgs unit{inputs, &output, p.table_bytes > 0 ? table.data() : nullptr, kernel.params.get()};
@@ -138,7 +141,8 @@ Result<PreparedKernel> prepare_roi_unit(const Node& node, std::string_view backe
     for (const auto& [domain, version] : node.graph()->opset_imports()) graph.set_opset_import(domain, version);
   }
   const Value* x = node.input(0);
-  Value* image = x->constant() != nullptr ? graph.add_initializer("x", *x->constant()) : graph.add_input("x", x->desc());
+  Value* image =
+      x->constant() != nullptr ? graph.add_initializer("x", *x->constant()) : graph.add_input("x", x->desc());
   Value* boxes = graph.add_input("rois", TensorDesc::of(node.input(1)->desc().dtype, {rois, 4}));
   Value* batch = graph.add_input("batch_indices", TensorDesc::of(DataType::kInt64, {rois}));
   Node* unit = graph.add_node(node.op_type(), {image, boxes, batch}, 1, node.name(), {"y"});
@@ -176,7 +180,8 @@ std::optional<PreparedKernel> prepare_roi_split(const Node& node, std::string_vi
     split->tail = std::move(*tail);
   }
   split->box_bytes = 4 * element_size(node.input(1)->desc().dtype);
-  split->pooled_bytes = static_cast<size_t>(y_dims[1] * y_dims[2] * y_dims[3]) * element_size(node.output(0)->desc().dtype);
+  split->pooled_bytes =
+      static_cast<size_t>(y_dims[1] * y_dims[2] * y_dims[3]) * element_size(node.output(0)->desc().dtype);
   split->table_bytes = whole->workspace_bytes;
   ProgramBuilder builder;
   builder.add_host(&roi_split_step, std::move(split));

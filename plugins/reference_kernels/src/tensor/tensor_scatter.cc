@@ -269,8 +269,10 @@ int scatter_rows_kernel(const KernelArgs& args) {
     const int64_t a = p.row_dims[d];
     const int64_t expanded = a == 1 ? wanted : (wanted == 1 || wanted == a ? a : -1);
     if (expanded != p.update_dims[d]) {
-      return kernel_error(kKernelRuntimeShapeMismatch, "the indices, rows expanded to the shape input, do not have "
-                                                       "the shape of updates on axis " + std::to_string(d));
+      return kernel_error(kKernelRuntimeShapeMismatch,
+                          "the indices, rows expanded to the shape input, do not have "
+                          "the shape of updates on axis " +
+                              std::to_string(d));
     }
   }
   if (p.data_count == 0) return kKernelOk;
@@ -313,11 +315,12 @@ Result<PreparedKernel> prepare_scatter_rows(const KernelContext& context) {
   const size_t rank = x_dims.size();
   bool unit_tail = row_dims.size() == rank;
   for (size_t d = 1; unit_tail && d < rank; ++d) unit_tail = row_dims[d] == 1;
-  if (rank == 0 || !unit_tail || update_dims.size() != rank ||
-      (row_dims[0] != 1 && row_dims[0] != update_dims[0])) {
-    return invalid_node(context, "rows " + shape_to_string(row_dims) + " must be [K, 1, ...] or [1, 1, ...] of the rank "
-                                     "(>= 1) of data " + shape_to_string(x_dims) + ", and updates " +
-                                     shape_to_string(update_dims) + " [K, ...] of that rank");
+  if (rank == 0 || !unit_tail || update_dims.size() != rank || (row_dims[0] != 1 && row_dims[0] != update_dims[0])) {
+    return invalid_node(context, "rows " + shape_to_string(row_dims) +
+                                     " must be [K, 1, ...] or [1, 1, ...] of the rank "
+                                     "(>= 1) of data " +
+                                     shape_to_string(x_dims) + ", and updates " + shape_to_string(update_dims) +
+                                     " [K, ...] of that rank");
   }
   if (shape_dims.size() != 1 || shape_dims[0] > static_cast<int64_t>(rank)) {
     return invalid_node(context, "shape " + shape_to_string(shape_dims) + " must be 1-D of at most " +

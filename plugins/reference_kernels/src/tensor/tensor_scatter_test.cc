@@ -119,8 +119,8 @@ TEST(ScatterRowsKernel, MatchesScatterElementsOnTheExpandedIndices) {
     elements.input(counting(c.data_dims, 0)).input(i64(c.update_dims, expanded)).input(counting(c.update_dims, 100));
     elements.attribute("axis", int64_t{0}).output(F::kFloat32, c.data_dims);
     GE_RUN_KERNEL(expected, elements);
-    expect_tensor<float>(got->at(0), c.data_dims, std::vector<float>(expected[0].values<float>().begin(),
-                                                                      expected[0].values<float>().end()));
+    expect_tensor<float>(got->at(0), c.data_dims,
+                         std::vector<float>(expected[0].values<float>().begin(), expected[0].values<float>().end()));
   }
 }
 
