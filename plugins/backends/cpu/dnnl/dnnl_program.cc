@@ -408,22 +408,14 @@ class PrepackCache {
  public:
   bool holds(const Tensor& source, const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto range = entries_.equal_range(source.raw_data());
-    return std::any_of(range.first, range.second, [&](const auto& entry) {
-      return entry.second.from == from && entry.second.to == to && !entry.second.packed.expired();
-    });
+    return find_locked(source.raw_data(), from, to) != nullptr;
   }
 
   std::shared_ptr<void> get_or_pack(const Tensor& source, const dnnl::memory::desc& from,
                                     const dnnl::memory::desc& to) {
     std::lock_guard<std::mutex> lock(mutex_);
     const void* key = source.raw_data();
-    auto range = entries_.equal_range(key);
-    for (auto it = range.first; it != range.second; ++it) {
-      if (it->second.from == from && it->second.to == to) {
-        if (std::shared_ptr<void> packed = it->second.packed.lock()) return packed;
-      }
-    }
+    if (std::shared_ptr<void> packed = find_locked(key, from, to)) return packed;
     std::shared_ptr<void> buffer = aligned_buffer(to.get_size());
     // float16 widens to float32 first: oneDNN 2.6 reorders float16 only with its generic
     // kernel, and not at all into some weight formats (Winograd's).
@@ -467,6 +459,17 @@ class PrepackCache {
     std::weak_ptr<void> packed;
     uint64_t id = 0;
   };
+
+  /// The live packed copy of `key` laid out `from` -> `to`; null when none. mutex_ held.
+  std::shared_ptr<void> find_locked(const void* key, const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
+    auto range = entries_.equal_range(key);
+    for (auto it = range.first; it != range.second; ++it) {
+      if (it->second.from == from && it->second.to == to) {
+        if (std::shared_ptr<void> packed = it->second.packed.lock()) return packed;
+      }
+    }
+    return nullptr;
+  }
 
   void forget(const void* key, uint64_t id) {
     std::lock_guard<std::mutex> lock(mutex_);

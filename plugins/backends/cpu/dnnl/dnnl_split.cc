@@ -106,8 +106,7 @@ struct RoiSplit {
 };
 
 int roi_split_step(const KernelArgs& args, const void* params) {
-  const auto& p = *static_cast<const RoiSplit*>(params);
-  if (p.rois == 0) return reference_kernels::kKernelOk;
+  const auto& p = *static_cast<const RoiSplit*>(params);  // at least 2 * kRoisPerUnit regions
   if (args.inputs[0] == nullptr || args.inputs[1] == nullptr || args.inputs[2] == nullptr ||
       args.outputs[0] == nullptr) {
     return reference_kernels::kKernelMissingAddress;

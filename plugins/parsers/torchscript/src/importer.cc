@@ -207,8 +207,7 @@ Status Importer::import_branch() {
   for (const jit::Value* result : block_->outputs()) {
     Value* value = nullptr;
     try {
-      value = outer_tensor(result);
-      if (value == nullptr) value = constant_tensor(result, std::nullopt);
+      value = value_tensor(result);
     } catch (const MappingError& e) {
       return invalid_argument("a branch's output " + result->debugName() + ": " + e.message);
     }
@@ -239,11 +238,7 @@ void Importer::map_if(const jit::Node* node) {
     extend_data_dependent(taken, dynamic_);
     const Status status = map_nodes(taken);
     if (!status.is_ok()) fail("in its branch: " + status.message());
-    for (size_t i = 0; i < node->outputs().size(); ++i) {
-      const jit::Value* result = taken->outputs()[i];
-      Value* value = outer_tensor(result);
-      bind(node->outputs()[i], value != nullptr ? value : constant_tensor(result, std::nullopt));
-    }
+    for (size_t i = 0; i < node->outputs().size(); ++i) bind(node->outputs()[i], value_tensor(taken->outputs()[i]));
     return;
   }
   // Both branches run on the example values: each output's dtype and shape must agree,
@@ -301,7 +296,7 @@ Status Importer::run(const std::vector<std::string>& input_names) {
       values = it->second;
     } else if (result->type()->kind() == c10::TypeKind::TensorType) {
       try {
-        values.push_back(tensors_.count(result) ? tensors_.at(result) : constant_tensor(result, std::nullopt));
+        values.push_back(value_tensor(result));
       } catch (const MappingError& e) {
         return invalid_argument("the graph's output " + result->debugName() + ": " + e.message);
       }
@@ -508,8 +503,12 @@ Value* Importer::constant_tensor(const jit::Value* value, std::optional<DataType
 
 Value* Importer::tensor(const jit::Node* node, size_t i, std::optional<DataType> scalar_dtype) {
   const jit::Value* v = node->inputs().at(i);
+  return value_tensor(v, scalar_dtype, "input " + std::to_string(i) + " ('" + v->debugName() + "')");
+}
+
+Value* Importer::value_tensor(const jit::Value* v, std::optional<DataType> scalar_dtype, const std::string& what) {
   if (Value* mapped = outer_tensor(v)) return mapped;
-  if (dynamic_.count(v)) fail("input " + std::to_string(i) + " ('" + v->debugName() + "') was not mapped to a tensor");
+  if (dynamic_.count(v)) fail((what.empty() ? "'" + v->debugName() + "'" : what) + " was not mapped to a tensor");
   return constant_tensor(v, scalar_dtype);
 }
 

@@ -70,6 +70,11 @@ class Importer {
   /// per jit value; a Python number becomes a 0-d tensor of `scalar_dtype`, default its
   /// own kind's: int64, float32, bool).
   Value* tensor(const jit::Node* node, size_t i, std::optional<DataType> scalar_dtype = std::nullopt);
+  /// The same for a value: the tensor it was mapped to (here or in an enclosing graph,
+  /// captured), else its constant; throws when it depends on the input's data unmapped
+  /// (naming it `what`, else its name).
+  Value* value_tensor(const jit::Value* value, std::optional<DataType> scalar_dtype = std::nullopt,
+                      const std::string& what = {});
   /// A tensor-list input (prim::ListConstruct of tensors, or a list a mapping bound).
   std::vector<Value*> tensor_list(const jit::Node* node, size_t i);
   /// The constant (or recorded) value of input `i`; throws when it depends on input data.
